@@ -1,0 +1,37 @@
+"""scopeflow: TensorFlow 1's graph-and-session API on NumPy.
+
+``import scopeflow as tf`` (or ``import scopeflow.compat.v1 as tf``) runs TF1 code.
+"""
+
+from __future__ import annotations
+
+import warnings as _warnings
+
+from scopeflow.framework import dtypes, errors
+from scopeflow.framework.dtypes import *  # noqa: F403
+from scopeflow.framework.dtypes import DType, as_dtype
+from scopeflow.framework.graph import *  # noqa: F403
+from scopeflow.framework.opdef import describe
+from scopeflow.framework.random_seed import get_seed, set_random_seed
+from scopeflow.framework.tensor_shape import Dimension, TensorShape, dimension_value
+from scopeflow.ops import (
+    array_ops, constant_op, control_flow_ops, init_ops, math_ops, random_ops, state_ops)
+from scopeflow.ops.array_ops import *  # noqa: F403
+from scopeflow.ops.constant_op import constant
+from scopeflow.ops.control_flow_ops import group, no_op, tuple, with_dependencies  # noqa: A004
+from scopeflow.ops.init_ops import *  # noqa: F403
+from scopeflow.ops.math_ops import *  # noqa: F403
+from scopeflow.ops.random_ops import *  # noqa: F403
+from scopeflow.ops.state_ops import assign, assign_add, assign_sub
+from scopeflow.runtime.session import InteractiveSession, Session, get_default_session
+from scopeflow.variables import *  # noqa: F403
+
+bool = dtypes.bool_  # noqa: A001 - TF's name for the dtype
+newaxis = None
+__version__ = "0.1.0"
+
+# NumPy's floating-point warnings (overflow, 0/0) are TF's silent inf/nan: hide them, but
+# only for warnings raised from scopeflow's kernels and plans.
+_warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"scopeflow(\..*)?$")
+
+from scopeflow import compat  # noqa: E402  (the TF1 namespace above must exist first)

@@ -1,0 +1,103 @@
+"""``tf.errors``: TensorFlow's exception classes and status codes.
+
+Every error raised while running a graph is an ``OpError`` that names the op, its type
+and the user's line that created it (``op.creation_site``).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "OpError", "CancelledError", "UnknownError", "InvalidArgumentError",
+    "DeadlineExceededError", "NotFoundError", "AlreadyExistsError", "PermissionDeniedError",
+    "UnauthenticatedError", "ResourceExhaustedError", "FailedPreconditionError", "AbortedError",
+    "OutOfRangeError", "UnimplementedError", "InternalError", "UnavailableError",
+    "DataLossError", "OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED",
+    "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "UNAUTHENTICATED",
+    "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED",
+    "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "exception_type_from_error_code",
+]
+
+OK, CANCELLED, UNKNOWN, INVALID_ARGUMENT, DEADLINE_EXCEEDED, NOT_FOUND = 0, 1, 2, 3, 4, 5
+ALREADY_EXISTS, PERMISSION_DENIED, RESOURCE_EXHAUSTED, FAILED_PRECONDITION = 6, 7, 8, 9
+ABORTED, OUT_OF_RANGE, UNIMPLEMENTED, INTERNAL, UNAVAILABLE, DATA_LOSS = 10, 11, 12, 13, 14, 15
+UNAUTHENTICATED = 16
+
+
+class OpError(Exception):
+    """An error while running an op: ``.op``, ``.node_def``, ``.message``, ``.error_code``."""
+
+    error_code_default = UNKNOWN
+
+    def __init__(self, node_def, op, message, error_code=None, *args):
+        super().__init__(message)
+        self._node_def = node_def
+        self._op = op
+        self._message = message
+        self._error_code = self.error_code_default if error_code is None else error_code
+
+    @property
+    def message(self) -> str:
+        return self._message
+
+    @property
+    def op(self):
+        return self._op
+
+    @property
+    def node_def(self):
+        return self._node_def
+
+    @property
+    def error_code(self) -> int:
+        return self._error_code
+
+    def __str__(self):
+        return self._message
+
+    def __reduce__(self):
+        return type(self), (None, None, self._message, self._error_code)
+
+
+def _error_class(name, code, doc):
+    cls = type(name, (OpError,), {"__doc__": doc, "error_code_default": code})
+
+    def __init__(self, node_def, op, message, *args):  # noqa: N807 - TF's signature
+        OpError.__init__(self, node_def, op, message, code)
+
+    cls.__init__ = __init__
+    cls.__module__ = __name__
+    return cls
+
+
+CancelledError = _error_class("CancelledError", CANCELLED, "An operation was cancelled.")
+UnknownError = _error_class("UnknownError", UNKNOWN, "Unknown error.")
+InvalidArgumentError = _error_class(
+    "InvalidArgumentError", INVALID_ARGUMENT, "An op received an invalid argument.")
+DeadlineExceededError = _error_class(
+    "DeadlineExceededError", DEADLINE_EXCEEDED, "A deadline expired.")
+NotFoundError = _error_class("NotFoundError", NOT_FOUND, "A requested entity was not found.")
+AlreadyExistsError = _error_class("AlreadyExistsError", ALREADY_EXISTS, "Entity exists.")
+PermissionDeniedError = _error_class(
+    "PermissionDeniedError", PERMISSION_DENIED, "Permission denied.")
+UnauthenticatedError = _error_class("UnauthenticatedError", UNAUTHENTICATED, "Unauthenticated.")
+ResourceExhaustedError = _error_class(
+    "ResourceExhaustedError", RESOURCE_EXHAUSTED, "Some resource has been exhausted.")
+FailedPreconditionError = _error_class(
+    "FailedPreconditionError", FAILED_PRECONDITION,
+    "The system is not in a state to execute an operation (e.g. an uninitialized variable).")
+AbortedError = _error_class("AbortedError", ABORTED, "The operation was aborted.")
+OutOfRangeError = _error_class("OutOfRangeError", OUT_OF_RANGE, "Iterated past the valid range.")
+UnimplementedError = _error_class("UnimplementedError", UNIMPLEMENTED, "Not implemented.")
+InternalError = _error_class("InternalError", INTERNAL, "Internal invariant broken.")
+UnavailableError = _error_class("UnavailableError", UNAVAILABLE, "Service unavailable.")
+DataLossError = _error_class("DataLossError", DATA_LOSS, "Unrecoverable data loss or corruption.")
+
+_BY_CODE = {cls.error_code_default: cls for cls in [
+    CancelledError, UnknownError, InvalidArgumentError, DeadlineExceededError, NotFoundError,
+    AlreadyExistsError, PermissionDeniedError, UnauthenticatedError, ResourceExhaustedError,
+    FailedPreconditionError, AbortedError, OutOfRangeError, UnimplementedError, InternalError,
+    UnavailableError, DataLossError]}
+
+
+def exception_type_from_error_code(error_code: int) -> type:
+    return _BY_CODE[error_code]

@@ -1,0 +1,277 @@
+"""``OpDef``: one declaration per op type — shape rule, dtype rule, kernel, gradient.
+
+The registry built from these declarations is the single source for the executor,
+autodiff, graph export, ``describe(op_type)`` and the registry-driven op tests.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from scopeflow.framework import dtypes as _dtypes
+from scopeflow.framework.graph import Operation, Tensor, _graph_of, convert_to_tensor
+from scopeflow.framework.tensor_shape import TensorShape
+
+__all__ = ["OpDef", "REGISTRY", "describe", "same_shape", "broadcast_shape", "same_dtype",
+           "first_dtype", "unknown_shape_rule", "scalar_shape", "shape_str", "get_op_def"]
+
+_UNSET = object()
+
+
+class OpDef:
+    """Declares an op type.
+
+    Args:
+      type: graph-visible op type (``"MatMul"``); unique.
+      shape: ``shape(*input_shapes, **attrs) -> TensorShape | list[TensorShape]``; with
+        ``shape_from_tensors=True`` it receives the input tensors instead (for rules that
+        need constant inputs, like ``Reshape``). Raises ``ValueError`` on bad shapes.
+      dtype: ``dtype(*input_dtypes, **attrs) -> DType | list[DType]``; raises ``TypeError``.
+      kernel: NumPy implementation ``kernel(*arrays, **attrs)``; stateful kernels get an
+        ``OpRunContext`` first.
+      attrs: attribute names with their defaults; ``bind`` rejects any other.
+      num_outputs: an int, or ``f(attrs, n_inputs) -> int``.
+      grad: gradient rule ``grad(op, *dys) -> list`` (``None``: not differentiable).
+      broadcasting: autodiff reduces each input's gradient back to the input's shape.
+      aliases: the kernel may return an input (or a view of it) instead of a new array.
+      ref_inputs: indices of inputs that take a variable reference, not its value.
+      input_names: names for error messages, as TF's OpDef (``x``, ``y``).
+    """
+
+    def __init__(self, type, *, shape, dtype, kernel=None, attrs=None, num_outputs=1,
+                 grad=_UNSET, broadcasting=False, stateful=False, aliases=False, ref_inputs=(),
+                 shape_from_tensors=False, input_names=()):
+        if type in REGISTRY:
+            raise ValueError(f"Op type {type!r} is already registered")
+        self.type = type
+        self.shape_rule = shape
+        self.dtype_rule = dtype
+        self.kernel = kernel
+        self.attrs = dict(attrs or {})
+        self.num_outputs = num_outputs
+        self.grad = grad
+        self.broadcasting = broadcasting
+        self.stateful = stateful
+        self.aliases = aliases
+        self.ref_inputs = tuple(ref_inputs)
+        self.shape_from_tensors = shape_from_tensors
+        self.input_names = tuple(input_names)
+        REGISTRY[type] = self
+
+    # -- registration decorators ---------------------------------------------------------
+    def def_kernel(self, fn):
+        self.kernel = fn
+        return fn
+
+    def def_grad(self, fn):
+        self.grad = fn
+        return fn
+
+    @property
+    def has_grad_rule(self) -> bool:
+        return self.grad is not _UNSET
+
+    # -- building ------------------------------------------------------------------------
+    def bind(self, *inputs, name=None, **attrs):
+        """Adds an op of this type; returns its output (or tuple of outputs, or the op)."""
+        op = self.create(inputs, attrs, name)
+        outs = op._outputs
+        if len(outs) == 1:
+            return outs[0]
+        return outs if outs else op
+
+    def create(self, inputs, attrs=None, name=None, graph=None) -> Operation:
+        """Adds an op of this type to the graph of its inputs (or the default graph).
+
+        As TF's ``_apply_op_helper``: the op's name becomes a name scope, inputs that are
+        not tensors are converted inside it (``Add/y``), and when all inputs share one
+        dtype, Python values take the dtype of the first tensor input.
+        """
+        full_attrs = self._full_attrs(attrs or {})
+        if graph is None:
+            graph = _graph_of(inputs)
+        if all(type(x) is Tensor for x in inputs):
+            tensors = list(inputs)
+            for t in tensors:
+                if t._op._graph is not graph:
+                    raise ValueError(f"Tensor {t.name} must be from the same graph as the "
+                                     f"other inputs of {self.type}.")
+            return self._add(graph, tensors, full_attrs, name or self.type)
+        with graph.as_default(), graph.name_scope(name or self.type) as scope:
+            tensors = self._convert_inputs(inputs)
+            return self._add(graph, tensors, full_attrs, scope)
+
+    def _convert_inputs(self, inputs):
+        hint = None
+        if self.dtype_rule is same_dtype:
+            for x in inputs:
+                if isinstance(x, Tensor):
+                    hint = x.dtype.base_dtype
+                    break
+        names = self.input_names
+        out = []
+        for i, x in enumerate(inputs):
+            if isinstance(x, Tensor):
+                out.append(x)
+                continue
+            input_name = names[i] if i < len(names) else None
+            t = convert_to_tensor(x, name=input_name, preferred_dtype=hint)
+            if hint is None and self.dtype_rule is same_dtype:
+                hint = t.dtype.base_dtype
+            out.append(t)
+        return out
+
+    def _add(self, graph, tensors, attrs, name):
+        dtypes_out = self._infer_dtypes(tensors, attrs, name)
+        shapes_out = self._infer_shapes(tensors, attrs, name)
+        if len(shapes_out) != len(dtypes_out):
+            raise AssertionError(f"{self.type}: shape rule gave {len(shapes_out)} outputs, "
+                                 f"dtype rule {len(dtypes_out)}")
+        return graph._create_op(self, tensors, attrs, dtypes_out, shapes_out, name)
+
+    def _full_attrs(self, attrs):
+        unknown = set(attrs) - set(self.attrs)
+        if unknown:
+            raise TypeError(f"{self.type} got unexpected attribute(s) {sorted(unknown)}; "
+                            f"known: {sorted(self.attrs)}")
+        full = dict(self.attrs)
+        full.update(attrs)
+        return full
+
+    def _infer_dtypes(self, tensors, attrs, name):
+        in_dtypes = [t.dtype.base_dtype for t in tensors]
+        try:
+            out = self.dtype_rule(*in_dtypes, **attrs)
+        except DTypeMismatch as e:
+            names = self.input_names
+            arg = lambda i: names[i] if i < len(names) else str(i)  # noqa: E731
+            raise TypeError(f"Input '{arg(e.index)}' of '{self.type}' Op has type "
+                            f"{e.got.name} that does not match type {e.expected.name} of "
+                            f"argument '{arg(0)}'.") from None
+        except TypeError as e:
+            raise TypeError(f"{e} (op {self.type!r}, name {name or self.type!r})") from None
+        return list(out) if isinstance(out, (list, tuple)) else [out]
+
+    def _infer_shapes(self, tensors, attrs, name):
+        args = tensors if self.shape_from_tensors else [t.shape for t in tensors]
+        try:
+            out = self.shape_rule(*args, **attrs)
+        except ValueError as e:
+            shapes = ", ".join(shape_str(t.shape) for t in tensors)
+            raise ValueError(f"{e} for '{name or self.type}' (op: '{self.type}') with input "
+                             f"shapes: {shapes}.") from None
+        return list(out) if isinstance(out, (list, tuple)) else [out]
+
+    def __repr__(self):
+        return f"<OpDef {self.type}>"
+
+
+REGISTRY: dict[str, OpDef] = {}
+
+
+def get_op_def(op_type: str) -> OpDef:
+    try:
+        return REGISTRY[op_type]
+    except KeyError:
+        raise LookupError(f"No op type {op_type!r} is registered") from None
+
+
+def describe(op_type: str) -> str:
+    """Where each piece of an op type is defined (``file:line``), as a printable text."""
+    op_def = get_op_def(op_type)
+    lines = [f"{op_def.type}: attrs={op_def.attrs} stateful={op_def.stateful} "
+             f"broadcasting={op_def.broadcasting} aliases={op_def.aliases}"]
+    grad = op_def.grad
+    pieces = [("shape", op_def.shape_rule), ("dtype", op_def.dtype_rule),
+              ("kernel", op_def.kernel),
+              ("grad", "not differentiable" if grad is None else
+               "missing" if grad is _UNSET else grad)]
+    for label, fn in pieces:
+        if isinstance(fn, str):
+            lines.append(f"  {label:6} {fn}")
+            continue
+        try:
+            where = f"{inspect.getsourcefile(fn)}:{inspect.getsourcelines(fn)[1]}"
+        except (TypeError, OSError):
+            where = "(builtin)"
+        lines.append(f"  {label:6} {getattr(fn, '__qualname__', fn)!s:40} {where}")
+    return "\n".join(lines)
+
+
+# ── Standard rules ───────────────────────────────────────────────────────────────────
+def shape_str(shape: TensorShape) -> str:
+    """TF's ``[?,3]`` rendering of a shape in op error messages."""
+    dims = shape.as_tuple()
+    if dims is None:
+        return "?"
+    return "[" + ",".join("?" if d is None else str(d) for d in dims) + "]"
+
+
+def same_shape(x, *rest, **attrs):
+    return x
+
+
+def scalar_shape(*args, **attrs):
+    return TensorShape([])
+
+
+def unknown_shape_rule(*args, **attrs):
+    return TensorShape(None)
+
+
+def broadcast_shape(a: TensorShape, b: TensorShape, **attrs) -> TensorShape:
+    """NumPy broadcasting on static shapes; unknown dims stay unknown unless forced."""
+    da, db = a.as_tuple(), b.as_tuple()
+    if da is None or db is None:
+        return TensorShape(None)
+    n = max(len(da), len(db))
+    da = (1,) * (n - len(da)) + da
+    db = (1,) * (n - len(db)) + db
+    out = []
+    for x, y in zip(da, db):
+        if x == 1:
+            out.append(y)
+        elif y == 1:
+            out.append(x)
+        elif x is None:
+            out.append(y)
+        elif y is None or x == y:
+            out.append(x)
+        else:
+            raise ValueError(f"Dimensions must be equal, but are {x} and {y}")
+    return TensorShape(out)
+
+
+class DTypeMismatch(TypeError):
+    def __init__(self, index, got, expected):
+        super().__init__(f"Input {index} has type {got.name} that does not match type "
+                         f"{expected.name} of input 0")
+        self.index, self.got, self.expected = index, got, expected
+
+
+def same_dtype(*dts, **attrs):
+    """All inputs share one dtype, which is also the output's."""
+    first = dts[0]
+    for i, d in enumerate(dts[1:], 1):
+        if d is not first:
+            raise DTypeMismatch(i, d, first)
+    return first
+
+
+def first_dtype(x, *rest, **attrs):
+    return x
+
+
+def check_dtype(dtype, allowed, what):
+    """Raises TF-style ``TypeError`` when ``dtype`` is not one of ``allowed``."""
+    if dtype not in allowed:
+        names = ", ".join(d.name for d in allowed)
+        raise TypeError(f"Value passed to parameter '{what}' has DataType {dtype.name} not in "
+                        f"list of allowed values: {names}")
+    return dtype
+
+
+FLOATS = (_dtypes.float16, _dtypes.float32, _dtypes.float64)
+NUMERIC = FLOATS + (_dtypes.int8, _dtypes.int16, _dtypes.int32, _dtypes.int64, _dtypes.uint8,
+                    _dtypes.uint16, _dtypes.uint32, _dtypes.uint64, _dtypes.complex64,
+                    _dtypes.complex128)

@@ -1,0 +1,42 @@
+"""TF1's random-seed rules: a graph-level seed plus an op-level seed give an op's (seed, seed2).
+
+- graph seed set, op seed not: the op seed is the graph's op count when the op is built
+  (TF's ``_last_id``), so the same program yields the same sequence;
+- op seed set, graph seed not: the graph seed defaults to ``DEFAULT_GRAPH_SEED``;
+- neither: ``(None, None)``: a fresh, nondeterministic stream in each session.
+"""
+
+from __future__ import annotations
+
+from scopeflow.framework.graph import get_default_graph
+
+__all__ = ["get_seed", "set_random_seed", "DEFAULT_GRAPH_SEED"]
+
+DEFAULT_GRAPH_SEED = 87654321
+_MAXINT32 = 2**31 - 1
+
+
+def _truncate_seed(seed: int) -> int:
+    return seed % _MAXINT32
+
+
+def get_seed(op_seed):
+    """The ``(graph_seed, op_seed)`` pair an op should use, by TF's rules."""
+    graph = get_default_graph()
+    global_seed = graph.seed
+    if global_seed is not None:
+        if op_seed is None:
+            op_seed = graph._last_id
+        seeds = _truncate_seed(global_seed), _truncate_seed(op_seed)
+    elif op_seed is not None:
+        seeds = DEFAULT_GRAPH_SEED, _truncate_seed(op_seed)
+    else:
+        return None, None
+    if seeds == (0, 0):
+        return 0, _MAXINT32
+    return seeds
+
+
+def set_random_seed(seed):
+    """Sets the default graph's seed (``tf.set_random_seed``)."""
+    get_default_graph().seed = seed

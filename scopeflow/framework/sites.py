@@ -1,0 +1,54 @@
+"""Where the user created something: the first stack frame outside the scopeflow package.
+
+Recorded for every op (cheaply: a frame walk, no traceback objects) so that errors can
+point at the user's line instead of deep inside the framework.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_EXAMPLES_DIR = _PKG_DIR + "examples" + os.sep  # the package's examples are user code
+
+
+class Site(tuple):
+    """``(filename, lineno, function)`` of a user frame; ``str()`` gives ``file:line``."""
+
+    __slots__ = ()
+
+    def __new__(cls, filename, lineno, function):
+        return tuple.__new__(cls, (filename, lineno, function))
+
+    @property
+    def filename(self):
+        return self[0]
+
+    @property
+    def lineno(self):
+        return self[1]
+
+    @property
+    def function(self):
+        return self[2]
+
+    def __str__(self):
+        return f"{self[0]}:{self[1]}"
+
+
+UNKNOWN_SITE = Site("<unknown>", 0, "<unknown>")
+
+
+def user_site(depth: int = 1) -> Site:
+    """The innermost frame, starting ``depth`` frames up, whose file is not scopeflow's."""
+    try:
+        frame = sys._getframe(depth)
+    except ValueError:
+        return UNKNOWN_SITE
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not filename.startswith(_PKG_DIR) or filename.startswith(_EXAMPLES_DIR):
+            return Site(filename, frame.f_lineno, frame.f_code.co_name)
+        frame = frame.f_back
+    return UNKNOWN_SITE

@@ -1,0 +1,27 @@
+"""Static values of tensors at graph-build time (TF's ``tensor_util.constant_value``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scopeflow.framework.graph import Tensor
+
+__all__ = ["constant_value", "make_ndarray"]
+
+# op type -> fn(op) returning the op's static value or None; filled by op families.
+STATIC_VALUE_RULES: dict = {}
+
+
+def constant_value(tensor):
+    """The tensor's value as a NumPy array if it is known while building, else ``None``."""
+    if not isinstance(tensor, Tensor):
+        return np.asarray(tensor)
+    rule = STATIC_VALUE_RULES.get(tensor.op.type)
+    if rule is None:
+        return None
+    value = rule(tensor)
+    return None if value is None else np.asarray(value)
+
+
+def make_ndarray(value):
+    return np.array(value)

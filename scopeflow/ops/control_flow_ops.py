@@ -1,0 +1,70 @@
+"""Grouping and ordering: ``no_op``, ``group``, ``tuple``, ``with_dependencies``."""
+
+from __future__ import annotations
+
+from scopeflow.framework.graph import Operation, Tensor, _graph_of, control_dependencies, name_scope
+from scopeflow.framework.opdef import OpDef
+from scopeflow.ops import array_ops
+
+__all__ = ["no_op", "group", "tuple", "with_dependencies"]
+
+_builtin_tuple = tuple
+
+# ── NoOp ─────────────────────────────────────────────────────────────────────────────
+no_op_op = OpDef("NoOp", shape=lambda **a: [], dtype=lambda **a: [], grad=None)
+
+
+def no_op(name=None) -> Operation:
+    """An op that does nothing; useful as a target that runs its control inputs."""
+    return no_op_op.bind(name=name)
+
+
+def _as_op(x):
+    if isinstance(x, Operation):
+        return x
+    if isinstance(x, Tensor):
+        return x.op
+    if hasattr(x, "_as_control_op"):
+        return x._as_control_op()
+    raise TypeError(f"'{x!r}' is not an Operation or Tensor")
+
+
+def group(*inputs, name=None) -> Operation:
+    """One op that runs all of ``inputs`` (TF names it ``group_deps`` by default)."""
+    ops = [_as_op(x) for x in inputs if x is not None]
+    graph = _graph_of(ops)
+    with graph.as_default(), name_scope(name, "group_deps", ops) as scope:
+        if not ops:
+            return no_op(name=scope)
+        with control_dependencies(ops):
+            return no_op(name=scope)
+
+
+def with_dependencies(dependencies, output_tensor, name=None):
+    """``output_tensor``, but only after ``dependencies`` have run."""
+    with name_scope(name, "control_dependency", list(dependencies) + [output_tensor]) as scope:
+        with control_dependencies(dependencies):
+            if isinstance(output_tensor, Operation):
+                with control_dependencies([output_tensor]):
+                    return no_op(name=scope)
+            return array_ops.identity(output_tensor, name=scope)
+
+
+def tuple(tensors, name=None, control_inputs=None):  # noqa: A001 - TF's name
+    """The tensors, each gated on all of them having been computed (``tf.tuple``)."""
+    with name_scope(name, "tuple", tensors) as scope:
+        gating = [t.op if isinstance(t, Tensor) else t for t in tensors if t is not None]
+        if control_inputs:
+            gating += list(control_inputs)
+        gate = group(*gating)
+        out = []
+        for t in tensors:
+            if isinstance(t, Tensor):
+                out.append(with_dependencies([gate], t))
+            elif isinstance(t, Operation):
+                with control_dependencies([gate]):
+                    out.append(group(t))
+            else:
+                out.append(t)
+        del scope
+        return out

@@ -1,0 +1,5 @@
+"""init_ops"""
+
+from __future__ import annotations
+
+__all__: list[str] = []

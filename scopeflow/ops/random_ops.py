@@ -1,0 +1,5 @@
+"""random_ops"""
+
+from __future__ import annotations
+
+__all__: list[str] = []

@@ -1,0 +1,153 @@
+"""Variable state: ``VariableV2`` and the ops that assign to variables in a session."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scopeflow.framework import dtypes, errors
+from scopeflow.framework.graph import Tensor
+from scopeflow.framework.opdef import OpDef, broadcast_shape, shape_str
+from scopeflow.framework.tensor_shape import TensorShape
+from scopeflow.runtime.plan import UninitializedVariable
+
+__all__ = ["variable_op_v2", "assign", "assign_add", "assign_sub", "is_variable_initialized"]
+
+
+def _uninitialized(ctx, name):
+    return UninitializedVariable(ctx.op.graph._ops_by_name[name])
+
+
+# ── VariableV2 ───────────────────────────────────────────────────────────────────────
+def _variable_kernel(ctx, *, shape, dtype, container, shared_name):
+    try:
+        return ctx.state.vars[ctx.key]
+    except KeyError:
+        raise UninitializedVariable(ctx.op) from None
+
+
+variable_op = OpDef(
+    "VariableV2", shape=lambda *, shape, dtype, container, shared_name: shape,
+    dtype=lambda *, shape, dtype, container, shared_name: dtype._as_ref,
+    kernel=_variable_kernel, attrs={"shape": None, "dtype": None, "container": "",
+                                    "shared_name": ""},
+    stateful=True, aliases=True, grad=None)
+
+
+def variable_op_v2(shape, dtype, name="Variable", container="", shared_name=""):
+    """The raw TF1 variable op: its output is a reference to the session-held value."""
+    t = variable_op.bind(shape=TensorShape(shape), dtype=dtype.base_dtype, container=container,
+                         shared_name=shared_name, name=name)
+    t._ref_key = t.op.name
+    return t
+
+
+def _ref_output(t, ref):
+    t._ref_key = ref._ref_key
+    return t
+
+
+# ── Assign ───────────────────────────────────────────────────────────────────────────
+def _assign_shape(ref, value, *, validate_shape, use_locking):
+    if validate_shape:
+        return ref.merge_with(value) if ref.is_compatible_with(value) else _shape_mismatch(
+            ref, value)
+    return value
+
+
+def _shape_mismatch(a, b):
+    raise ValueError(f"Shapes must be equal rank, but are {a.ndims} and {b.ndims}"
+                     if a.ndims != b.ndims else
+                     f"Shapes {shape_str(a)} and {shape_str(b)} are incompatible")
+
+
+def _assign_dtype(ref, value, **attrs):
+    if ref is not value:
+        raise TypeError(f"Input 'value' of 'Assign' Op has type {value.name} that does not "
+                        f"match type {ref.name} of argument 'ref'.")
+    return ref._as_ref
+
+
+def _assign_kernel(ctx, ref, value, *, validate_shape, use_locking):
+    state = ctx.state.vars
+    old = state.get(ref)
+    if validate_shape and old is not None and old.shape != np.shape(value):
+        raise errors.InvalidArgumentError(
+            None, ctx.op, f"Assign requires shapes of both tensors to match. lhs shape= "
+            f"{list(old.shape)} rhs shape= {list(np.shape(value))}")
+    # The variable owns its memory: later in-place updates must not touch the source.
+    new = np.array(value, copy=True)
+    state[ref] = new
+    return new
+
+
+assign_op = OpDef("Assign", shape=_assign_shape, dtype=_assign_dtype, kernel=_assign_kernel,
+                  attrs={"validate_shape": True, "use_locking": True}, stateful=True,
+                  aliases=True, ref_inputs=(0,), grad=None, input_names=("ref", "value"))
+
+
+def assign(ref, value, validate_shape=None, use_locking=None, name=None):
+    """Stores ``value`` in the variable ``ref``; returns the ref (its new value)."""
+    if not isinstance(ref, Tensor):
+        return ref.assign(value, use_locking=use_locking, name=name)
+    return _ref_output(assign_op.bind(
+        ref, value, validate_shape=True if validate_shape is None else validate_shape,
+        use_locking=True if use_locking is None else use_locking, name=name or "Assign"), ref)
+
+
+# ── AssignAdd / AssignSub ────────────────────────────────────────────────────────────
+def _assign_update_shape(ref, value, *, use_locking):
+    broadcast_shape(ref, value)
+    return ref
+
+
+def _make_assign_update(op_type, ufunc):
+    def kernel(ctx, ref, value, *, use_locking):
+        try:
+            var = ctx.state.vars[ref]
+        except KeyError:
+            raise _uninitialized(ctx, ref) from None
+        if var.shape != np.shape(value) and np.broadcast_shapes(var.shape, np.shape(value)) \
+                != var.shape:
+            raise errors.InvalidArgumentError(
+                None, ctx.op, f"{op_type}: the value's shape {list(np.shape(value))} does not "
+                f"match the variable's {list(var.shape)}")
+        ufunc(var, value, out=var)  # in place: the session owns `var`
+        return var
+
+    return OpDef(op_type, shape=_assign_update_shape, dtype=_assign_dtype, kernel=kernel,
+                 attrs={"use_locking": False}, stateful=True, aliases=True, ref_inputs=(0,),
+                 grad=None, input_names=("ref", "value"))
+
+
+assign_add_op = _make_assign_update("AssignAdd", np.add)
+assign_sub_op = _make_assign_update("AssignSub", np.subtract)
+
+
+def assign_add(ref, value, use_locking=None, name=None):
+    """Adds ``value`` to the variable in place; returns the ref."""
+    if not isinstance(ref, Tensor):
+        return ref.assign_add(value, use_locking=use_locking, name=name)
+    return _ref_output(assign_add_op.bind(ref, value, use_locking=bool(use_locking),
+                                          name=name or "AssignAdd"), ref)
+
+
+def assign_sub(ref, value, use_locking=None, name=None):
+    """Subtracts ``value`` from the variable in place; returns the ref."""
+    if not isinstance(ref, Tensor):
+        return ref.assign_sub(value, use_locking=use_locking, name=name)
+    return _ref_output(assign_sub_op.bind(ref, value, use_locking=bool(use_locking),
+                                          name=name or "AssignSub"), ref)
+
+
+# ── IsVariableInitialized ────────────────────────────────────────────────────────────
+is_variable_initialized_op = OpDef(
+    "IsVariableInitialized", shape=lambda ref, *, dtype: TensorShape([]),
+    dtype=lambda ref, *, dtype: dtypes.bool_,
+    kernel=lambda ctx, ref, *, dtype: np.array(ref in ctx.state.vars),
+    attrs={"dtype": None}, stateful=True, ref_inputs=(0,), grad=None, input_names=("ref",))
+
+
+def is_variable_initialized(ref, name=None):
+    """A scalar bool: whether the variable has a value in the session."""
+    ref = getattr(ref, "_variable", ref)
+    return is_variable_initialized_op.bind(ref, dtype=ref.dtype.base_dtype, name=name)

@@ -1,0 +1,236 @@
+"""Execution plans: a pruned, ordered graph slice compiled once into straight-line Python.
+
+A plan is built per (fetches, feeds) signature: prune back from the fetches (fed tensors
+cut the walk, control inputs count), order by creation id (a topological order, since
+graphs are append-only), and generate one Python function whose body calls each kernel
+in turn with its attrs bound as literals. Local variables are the slots, ``del`` frees a
+value after its last use, and fetched values that may alias session state are copied.
+Running a plan is then one Python call with no per-op interpretation.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scopeflow.framework import errors
+from scopeflow.framework.graph import Operation, Tensor
+from scopeflow.framework.opdef import shape_str
+
+__all__ = ["Plan", "OpRunContext", "compile_plan", "UninitializedVariable"]
+
+PLAN_FILENAME = "<scopeflow plan>"
+_LITERAL_TYPES = (bool, int, str, type(None))
+
+
+class UninitializedVariable(Exception):
+    """Raised by a variable kernel; the session turns it into FailedPreconditionError."""
+
+    def __init__(self, op):
+        super().__init__(op.name)
+        self.op = op
+
+
+class OpRunContext:
+    """What a stateful kernel sees: the session's state and the op being run."""
+
+    __slots__ = ("state", "op", "key")
+
+    def __init__(self, state, op):
+        self.state = state
+        self.op = op
+        self.key = op.name
+
+
+class Plan:
+    """A compiled slice of the graph for one (fetches, feeds) signature."""
+
+    __slots__ = ("fn", "ops", "feeds", "feed_checks", "line_to_op", "variable_ops", "source")
+
+    def __init__(self, fn, ops, feeds, feed_checks, line_to_op, variable_ops, source):
+        self.fn = fn
+        self.ops = ops
+        self.feeds = feeds
+        self.feed_checks = feed_checks
+        self.line_to_op = line_to_op
+        self.variable_ops = variable_ops
+        self.source = source
+
+    def op_at_line(self, lineno):
+        return self.line_to_op.get(lineno)
+
+
+def _ref_source(tensor: Tensor):
+    """For a ref input: the variable op name, and the op that must run first (or None)."""
+    if tensor._ref_key is None:
+        raise TypeError(f"Input {tensor.name} must be a variable reference (a Variable), got a "
+                        f"value of dtype {tensor.dtype.name}")
+    producer = tensor.op
+    return tensor._ref_key, (None if producer.op_def.type in _VARIABLE_OP_TYPES else producer)
+
+
+_VARIABLE_OP_TYPES = {"VariableV2", "Variable"}
+
+
+def _prune(fetch_tensors, target_ops, fed: set) -> list[Operation]:
+    needed: set = set()
+    stack = [t.op for t in fetch_tensors if t not in fed] + list(target_ops)
+    while stack:
+        op = stack.pop()
+        if op in needed:
+            continue
+        needed.add(op)
+        ref_inputs = op._op_def.ref_inputs
+        for i, t in enumerate(op._inputs):
+            if t in fed:
+                continue
+            if i in ref_inputs:
+                _, dep = _ref_source(t)
+                if dep is not None:
+                    stack.append(dep)
+            else:
+                stack.append(t._op)
+        stack.extend(op._control_inputs)
+    return sorted(needed, key=lambda o: o._id)
+
+
+def _may_alias(ops, fed) -> set:
+    """Tensors whose value may share memory with session state, constants or feeds."""
+    aliasing = set(fed)
+    for op in ops:
+        od = op._op_def
+        if od.aliases and (od.stateful or not op._inputs
+                           or any(t in aliasing for t in op._inputs)):
+            aliasing.update(op._outputs)
+    return aliasing
+
+
+def _literal(value, namespace, hint):
+    if isinstance(value, _LITERAL_TYPES):
+        return repr(value)
+    name = f"_{hint}"
+    namespace[name] = value
+    return name
+
+
+def _fix_fetch(x):
+    """Fetch conversion for values of unknown rank: 0-d arrays become NumPy scalars."""
+    if isinstance(x, np.ndarray) and x.ndim == 0:
+        return x[()]
+    return x
+
+
+def _copy_fetch(x):
+    x = np.array(x, copy=True)
+    return x[()] if x.ndim == 0 else x
+
+
+def compile_plan(fetch_tensors, target_ops, feed_tensors, state) -> Plan:
+    """Compiles the slice of the graph that computes ``fetch_tensors`` and runs ``target_ops``."""
+    fed = set(feed_tensors)
+    ops = _prune(fetch_tensors, target_ops, fed)
+    for op in ops:
+        if op._op_def.type == "Placeholder":
+            dt = op._outputs[0].dtype
+            raise errors.InvalidArgumentError(
+                None, op,
+                f"You must feed a value for placeholder tensor '{op.name}' with dtype "
+                f"{_tf_dtype_name(dt)} and shape {shape_str(op._outputs[0].shape)}\n"
+                f"\t [[{op.describe_site()}]]")
+    aliasing = _may_alias(ops, fed)
+
+    namespace = {"__name__": "scopeflow.runtime.plan_exec", "_fix": _fix_fetch,
+                 "_copy": _copy_fetch}
+    var_of: dict[Tensor, str] = {}
+    args = ["state"]
+    for i, t in enumerate(feed_tensors):
+        var_of[t] = f"f{i}"
+        args.append(f"f{i}")
+
+    # Liveness: the last step that reads each tensor; fetched tensors live to the end.
+    last_use: dict[Tensor, int] = {}
+    for k, op in enumerate(ops):
+        for t in op._inputs:
+            last_use[t] = k
+    for t in fetch_tensors:
+        last_use[t] = len(ops)
+
+    lines = [f"def _plan({', '.join(args)}):"]
+    line_to_op: dict[int, Operation] = {}
+    variable_ops = []
+    for k, op in enumerate(ops):
+        od = op._op_def
+        if od.type in _VARIABLE_OP_TYPES:
+            variable_ops.append(op)
+        call_args = []
+        if od.stateful:
+            namespace[f"_ctx{k}"] = OpRunContext(state, op)
+            call_args.append(f"_ctx{k}")
+        for i, t in enumerate(op._inputs):
+            if i in od.ref_inputs and t not in fed:
+                call_args.append(repr(_ref_source(t)[0]))
+            else:
+                call_args.append(var_of[t])
+        for name, value in op._attrs.items():
+            call_args.append(f"{name}={_literal(value, namespace, f'a{k}_{name}')}")
+        outs = [t for t in op._outputs]
+        if od.type == "Const":  # no call needed: the value is bound into the plan
+            if op._outputs[0] not in fed:
+                var_of[op._outputs[0]] = f"_c{k}"
+                namespace[f"_c{k}"] = op._attrs["value"]
+            continue
+        if od.kernel is None:
+            if outs:
+                raise errors.UnimplementedError(
+                    None, op, f"Op type {od.type} has no kernel\n\t [[{op.describe_site()}]]")
+            continue  # NoOp: only its control inputs matter
+        namespace[f"_k{k}"] = od.kernel
+        call = f"_k{k}({', '.join(call_args)})"
+        out_vars = []
+        for t in outs:
+            if t in fed:
+                out_vars.append("_")
+            else:
+                var_of[t] = f"t{k}_{t._value_index}"
+                out_vars.append(var_of[t])
+        if not outs:
+            lines.append(f"    {call}")
+        elif len(outs) == 1:
+            lines.append(f"    {out_vars[0]} = {call}")
+        else:
+            lines.append(f"    {', '.join(out_vars)}, = {call}")
+        line_to_op[len(lines)] = op
+        # Free each value after its last reader (only the plan's own locals ``t*``).
+        dead = [var_of[t] for t in op._inputs if last_use.get(t) == k and t in var_of]
+        dead += [var_of[t] for t in outs if t not in last_use and t in var_of]
+        dead = [v for v in dead if v[0] == "t"]
+        if dead:
+            lines.append(f"    del {', '.join(sorted(set(dead)))}")
+
+    results = []
+    for t in fetch_tensors:
+        v = var_of[t]
+        rank = t.shape.ndims
+        if t in aliasing:
+            results.append(f"_copy({v})")
+        elif rank == 0:
+            results.append(f"{v}[()]")
+        elif rank is None:
+            results.append(f"_fix({v})")
+        else:
+            results.append(v)
+    lines.append(f"    return ({', '.join(results)}{',' if len(results) == 1 else ''})")
+    source = "\n".join(lines) + "\n"
+    exec(compile(source, PLAN_FILENAME, "exec"), namespace)  # noqa: S102 - our own codegen
+
+    feed_checks = []
+    for t in feed_tensors:
+        np_dtype = t.dtype.base_dtype.as_numpy_dtype
+        feed_checks.append((t, np_dtype, t.shape.as_tuple()))
+    return Plan(namespace["_plan"], ops, list(feed_tensors), feed_checks, line_to_op,
+                variable_ops, source)
+
+
+def _tf_dtype_name(dtype) -> str:
+    """TF's DataTypeString names used in runtime messages (``float``, ``double``...)."""
+    base = dtype.base_dtype.name
+    return {"float32": "float", "float64": "double", "float16": "half"}.get(base, base)

@@ -1,0 +1,364 @@
+"""``tf.Session`` and ``tf.InteractiveSession``: feeds, fetches, plans and per-session state."""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import threading
+import warnings
+
+import numpy as np
+
+from scopeflow.framework import errors
+from scopeflow.framework.graph import (
+    Graph,
+    GraphGrowthWarning,
+    Operation,
+    Tensor,
+    get_default_graph,
+)
+from scopeflow.runtime.plan import PLAN_FILENAME, UninitializedVariable, compile_plan
+
+__all__ = ["Session", "InteractiveSession", "get_default_session", "SessionState"]
+
+# Runs that must grow the graph, one after another, before we call it a loop (§10).
+GROWTH_STREAK_TO_WARN = 5
+
+
+class SessionState:
+    """Everything a session owns: variable values and random-stream positions."""
+
+    __slots__ = ("vars", "rngs", "__weakref__")
+
+    def __init__(self):
+        self.vars: dict[str, np.ndarray] = {}
+        self.rngs: dict[str, np.random.Generator] = {}
+
+
+# ── Default session stack ────────────────────────────────────────────────────────────
+class _DefaultSessionStack(threading.local):
+    def __init__(self):
+        super().__init__()
+        self.stack: list[Session] = []
+
+
+_default_sessions = _DefaultSessionStack()
+
+
+def get_default_session():
+    """The session of the innermost ``sess.as_default()`` (or InteractiveSession), or None."""
+    stack = _default_sessions.stack
+    return stack[-1] if stack else None
+
+
+# ── Fetch structures ─────────────────────────────────────────────────────────────────
+def _is_namedtuple(x) -> bool:
+    return isinstance(x, tuple) and hasattr(x, "_fields")
+
+
+class _FetchStructure:
+    """Flattens any nesting of lists/tuples/dicts/namedtuples of fetches and rebuilds it."""
+
+    __slots__ = ("elements", "build")
+
+    def __init__(self, graph, fetches):
+        self.elements: list = []
+        self.build = self._walk(graph, fetches)
+
+    def _walk(self, graph, fetch):
+        if fetch is None:
+            raise TypeError(f"Fetch argument {fetch!r} has invalid type {type(fetch)}, must be "
+                            "a string or Tensor. (Can not convert a NoneType into a Tensor or "
+                            "Operation.)")
+        if isinstance(fetch, (list, tuple)):
+            builders = [self._walk(graph, f) for f in fetch]
+            if _is_namedtuple(fetch):
+                cls = type(fetch)
+                return lambda vals: cls(*[b(vals) for b in builders])
+            if isinstance(fetch, tuple):
+                return lambda vals: tuple(b(vals) for b in builders)
+            return lambda vals: [b(vals) for b in builders]
+        if isinstance(fetch, (dict, collections.abc.Mapping)):
+            keys = list(fetch)
+            builders = [self._walk(graph, fetch[k]) for k in keys]
+            cls = type(fetch)
+
+            def build_dict(vals):
+                out = {k: b(vals) for k, b in zip(keys, builders)}
+                return out if cls is dict else cls(out)
+            return build_dict
+        element = _as_fetch_element(graph, fetch)
+        index = len(self.elements)
+        self.elements.append(element)
+        if isinstance(element, Operation):
+            return lambda vals: None
+        return lambda vals: vals[index]
+
+
+def _as_fetch_element(graph, fetch):
+    try:
+        element = graph.as_graph_element(fetch, allow_tensor=True, allow_operation=True)
+    except TypeError as e:
+        raise TypeError(f"Fetch argument {fetch!r} has invalid type {type(fetch)}, must be a "
+                        f"string or Tensor. ({e})") from None
+    except ValueError as e:
+        raise ValueError(f"Fetch argument {fetch!r} cannot be interpreted as a Tensor. "
+                         f"({e})") from None
+    except KeyError as e:
+        raise ValueError(f"Fetch argument {fetch!r} cannot be interpreted as a Tensor. "
+                         f"({e.args[0]})") from None
+    if not graph.is_fetchable(element):
+        raise ValueError(f"Operation {element.name!r} has been marked as not fetchable.")
+    return element
+
+
+# ── Session ──────────────────────────────────────────────────────────────────────────
+class Session:
+    """Runs ops of one graph; owns variable values and random streams (``tf.Session``)."""
+
+    def __init__(self, target="", graph=None, config=None):
+        if graph is None:
+            graph = get_default_graph()
+        elif not isinstance(graph, Graph):
+            raise TypeError(f"graph must be a tf.Graph, but got {type(graph)}")
+        self._graph = graph
+        self._target = target
+        self._config = config
+        self._state = SessionState()
+        self._plans: dict = {}
+        self._closed = False
+        self._default_cm = None
+
+    @property
+    def graph(self) -> Graph:
+        return self._graph
+
+    @property
+    def graph_def(self):
+        return self._graph.as_graph_def()
+
+    @property
+    def sess_str(self) -> str:
+        return self._target
+
+    # -- lifecycle -----------------------------------------------------------------------
+    def close(self):
+        self._closed = True
+        self._plans.clear()
+        self._state = SessionState()
+
+    def as_default(self):
+        """Makes this the default session for ``Tensor.eval``/``Operation.run`` in a block."""
+        return _as_default(self)
+
+    def __enter__(self):
+        self._default_cm = self.as_default()
+        self._default_cm.__enter__()
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        self._default_cm.__exit__(exc_type, exc, tb)
+        self._default_cm = None
+        self.close()
+        return False
+
+    def __del__(self):
+        pass
+
+    # -- running -------------------------------------------------------------------------
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        """Runs the ops needed for ``fetches``; returns their values in the same structure."""
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        if type(fetches) is Tensor or type(fetches) is Operation:
+            elements, build = [fetches], None
+            if fetches._op._graph is not self._graph if type(fetches) is Tensor else \
+                    fetches._graph is not self._graph:
+                _as_fetch_element(self._graph, fetches)
+        else:
+            structure = _FetchStructure(self._graph, fetches)
+            elements, build = structure.elements, structure.build
+        feed_tensors, feed_values = self._resolve_feeds(feed_dict)
+        values = self._run_elements(elements, feed_tensors, feed_values)
+        if build is None:
+            return values[0] if type(fetches) is Tensor else None
+        return build(values)
+
+    def _resolve_feeds(self, feed_dict):
+        if not feed_dict:
+            return (), ()
+        graph = self._graph
+        tensors, values = [], []
+        for key, value in feed_dict.items():
+            if type(key) is Tensor and key._op._graph is graph:
+                t = key
+            else:
+                t = self._feed_key_to_tensor(key)
+            if not graph.is_feedable(t):
+                raise ValueError(f"Tensor {t.name} may not be fed.")
+            tensors.append(t)
+            values.append(value)
+        return tuple(tensors), values
+
+    def _feed_key_to_tensor(self, key):
+        if hasattr(key, "_as_feed_tensor"):
+            key = key._as_feed_tensor()
+        try:
+            t = self._graph.as_graph_element(key, allow_tensor=True, allow_operation=False)
+        except (TypeError, ValueError, KeyError) as e:
+            msg = e.args[0] if e.args else str(e)
+            raise TypeError(f"Cannot interpret feed_dict key as Tensor: {msg}") from None
+        return t
+
+    def _run_elements(self, elements, feed_tensors, feed_values):
+        fetch_tensors, targets = [], []
+        for e in elements:
+            (fetch_tensors if type(e) is Tensor else targets).append(e)
+        key = (tuple(elements), feed_tensors)
+        plan = self._plans.get(key)
+        graph = self._graph
+        if plan is None:
+            plan = self._compile(fetch_tensors, targets, feed_tensors)
+            self._plans[key] = plan
+        if len(graph._ops) != graph._growth["last_size"]:
+            self._note_graph_growth()
+        graph._growth["runs"] += 1
+        args = [_check_feed(check, v) for check, v in zip(plan.feed_checks, feed_values)]
+        try:
+            out = plan.fn(self._state, *args)
+        except Exception as e:  # noqa: BLE001 - every kernel failure becomes a tf.errors.*
+            raise self._kernel_error(plan, e) from None
+        if targets:
+            # Rebuild the per-element list: tensors get their values, ops None.
+            it = iter(out)
+            return [next(it) if type(e) is Tensor else None for e in elements]
+        return out
+
+    def _compile(self, fetch_tensors, targets, feed_tensors):
+        return compile_plan(fetch_tensors, targets, feed_tensors, self._state)
+
+    def make_callable(self, fetches, feed_list=None, accept_options=False):
+        """A function running ``fetches`` with positional feeds, its plan compiled once."""
+        structure = _FetchStructure(self._graph, fetches)
+        feed_tensors = tuple(self._feed_key_to_tensor(f) for f in (feed_list or ()))
+        elements = structure.elements
+        single = type(fetches) is Tensor or type(fetches) is Operation
+
+        def call(*feed_args, **kwargs):
+            if len(feed_args) != len(feed_tensors):
+                raise ValueError(f"Expected {len(feed_tensors)} feed values, got "
+                                 f"{len(feed_args)}")
+            values = self._run_elements(elements, feed_tensors, feed_args)
+            if single:
+                return values[0] if type(fetches) is Tensor else None
+            return structure.build(values)
+        return call
+
+    # -- diagnostics ---------------------------------------------------------------------
+    def _note_graph_growth(self):
+        graph = self._graph
+        g = graph._growth
+        size = len(graph._ops)
+        grown, g["last_size"] = size - g["last_size"], size
+        if g["runs"] == 0:
+            return  # the graph's first run: everything was "new"
+        g["streak"] = g["streak"] + 1 if g.get("last_run") == g["runs"] - 1 else 1
+        g["last_run"] = g["runs"]
+        if g["streak"] >= GROWTH_STREAK_TO_WARN and not g["warned"]:
+            g["warned"] = True
+            newest = graph._ops[-1]
+            warnings.warn(
+                f"The graph grew by {grown} ops since the previous Session.run, in "
+                f"{g['streak']} runs in a row: the newest is '{newest.name}' ({newest.type}), "
+                f"created at {newest.creation_site}. Building ops inside a training loop slows "
+                "every step and leaks memory: build them once before the loop (and call "
+                "graph.finalize() to make this an error).", GraphGrowthWarning, stacklevel=4)
+
+    def _kernel_error(self, plan, exc):
+        op = _failing_op(plan, exc)
+        if isinstance(exc, UninitializedVariable):
+            return self._uninitialized_error(plan, exc.op)
+        if isinstance(exc, errors.OpError):
+            if exc.op is None and op is not None:
+                return type(exc)(None, op, f"{exc.message}\n\t [[{op.describe_site()}]]")
+            return exc
+        where = f"\n\t [[{op.describe_site()}]]" if op is not None else ""
+        err = errors.InvalidArgumentError(
+            None, op, f"{type(exc).__name__}: {exc}{where}")
+        err._original_exception = exc
+        return err
+
+    def _uninitialized_error(self, plan, first_op):
+        missing = [op for op in plan.variable_ops if op.name not in self._state.vars]
+        if first_op not in missing:
+            missing.insert(0, first_op)
+        listing = "\n".join(f"  {op.name} (created at {op.creation_site})" for op in missing)
+        return errors.FailedPreconditionError(
+            None, first_op,
+            f"Attempting to use uninitialized value {first_op.name}\n"
+            f"\t [[{first_op.describe_site()}]]\n"
+            f"This run needs {len(missing)} uninitialized variable(s):\n{listing}\n"
+            "Run tf.global_variables_initializer() after building all variables (or restore "
+            "them from a checkpoint) before using them.")
+
+
+def _failing_op(plan, exc):
+    tb = exc.__traceback__
+    op = None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == PLAN_FILENAME:
+            op = plan.op_at_line(tb.tb_lineno)
+        tb = tb.tb_next
+    return op
+
+
+def _check_feed(check, value):
+    tensor, np_dtype, dims = check
+    if type(value) is np.ndarray and value.dtype == np_dtype:
+        arr = value
+    else:
+        try:
+            arr = np.asarray(value, dtype=np_dtype)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"Cannot feed value {value!r} for Tensor {tensor.name}, which has "
+                            f"dtype {tensor.dtype.base_dtype.name}: {e}") from None
+        if isinstance(value, int) and not isinstance(value, bool) and arr.dtype.kind in "iu" \
+                and arr != value:
+            raise TypeError(f"Type of feed value {value} with type {type(value)} is not "
+                            f"compatible with Tensor type {tensor.dtype.base_dtype!r}. Try "
+                            "explicitly setting the type of the feed tensor to a larger type "
+                            "(e.g. int64).")
+    if dims is not None:
+        shape = arr.shape
+        if len(shape) != len(dims) or any(d is not None and d != s for d, s in zip(dims, shape)):
+            raise ValueError(f"Cannot feed value of shape {shape!r} for Tensor {tensor.name}, "
+                             f"which has shape {tensor.shape}")
+    return arr
+
+
+@contextlib.contextmanager
+def _as_default(session):
+    _default_sessions.stack.append(session)
+    try:
+        yield session
+    finally:
+        stack = _default_sessions.stack
+        if stack and stack[-1] is session:
+            stack.pop()
+        elif session in stack:
+            stack.remove(session)
+
+
+class InteractiveSession(Session):
+    """A session that installs itself as the default on creation (for shells and notebooks)."""
+
+    def __init__(self, target="", graph=None, config=None):
+        super().__init__(target, graph, config)
+        self._interactive_cm = _as_default(self)
+        self._interactive_cm.__enter__()
+
+    def close(self):
+        super().close()
+        if self._interactive_cm is not None:
+            self._interactive_cm.__exit__(None, None, None)
+            self._interactive_cm = None
