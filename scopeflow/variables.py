@@ -58,7 +58,10 @@ class Variable:
         self._save_slice_info = None
         init_from_fn = callable(initial_value)
         graph = get_default_graph()
-        with name_scope(name, "Variable", [] if init_from_fn else [initial_value]) as scope:
+        # As TF's init_scope: a variable and its initializer never inherit the control
+        # dependencies around its creation (they would make initialization depend on them).
+        with graph.control_dependencies(None), \
+                name_scope(name, "Variable", [] if init_from_fn else [initial_value]) as scope:
             if init_from_fn:
                 with name_scope("Initializer"):
                     initial_value = convert_to_tensor(initial_value(), name="initial_value",
@@ -143,6 +146,9 @@ class Variable:
         return (f"<tf.Variable '{self.name}' shape={self.shape} "
                 f"dtype={self.dtype.name}>")
 
+    # NumPy must defer to our operators: ``np_array * variable`` builds an op.
+    __array_priority__ = 100
+    __array_ufunc__ = None
     __hash__ = object.__hash__
 
     def __eq__(self, other):
@@ -219,25 +225,39 @@ register_tensor_conversion_function(Variable, _variable_conversion, priority=50)
 VariableV1 = Variable
 
 
-def _install_tensor_operators():
-    """Variables support every operator tensors do, acting on their snapshot."""
-    names = ["__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
-             "__truediv__", "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__",
-             "__rmod__", "__pow__", "__rpow__", "__matmul__", "__rmatmul__", "__neg__",
-             "__abs__", "__lt__", "__le__", "__gt__", "__ge__", "__getitem__", "__and__",
-             "__rand__", "__or__", "__ror__", "__xor__", "__rxor__", "__invert__", "__div__",
-             "__rdiv__"]
-    for n in names:
-        method = getattr(Tensor, n, None)
-        if method is None:
-            continue
+_BINARY_OPERATORS = (
+    "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
+    "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__",
+    "__rpow__", "__matmul__", "__rmatmul__", "__lt__", "__le__", "__gt__", "__ge__", "__and__",
+    "__rand__", "__or__", "__ror__", "__xor__", "__rxor__", "__div__", "__rdiv__")
+_OTHER_OPERATORS = ("__neg__", "__abs__", "__invert__", "__getitem__")
 
-        def make(n=n):
-            def op(self, *args):
-                return getattr(self._snapshot, n)(*args)
-            op.__name__ = n
-            return op
-        setattr(Variable, n, make())
+
+def _install_tensor_operators():
+    """Variables support every operator tensors do, acting on their snapshot ``v/read``.
+
+    Each method looks the operator up on ``Tensor`` when it is called, not when it is
+    installed, so it does not matter whether math_ops/array_ops (which install Tensor's
+    operators at their import) were imported before or after this module.
+    """
+    def make(n, binary):
+        def operator(self, *args):
+            method = getattr(Tensor, n, None)
+            if method is None:
+                if binary:
+                    return NotImplemented
+                raise TypeError(f"'Variable' does not support {n} (Tensor has no {n} yet)")
+            return method(self._snapshot, *args)
+        operator.__name__ = operator.__qualname__ = n
+        return operator
+
+    for n in _BINARY_OPERATORS:
+        setattr(Variable, n, make(n, True))
+    for n in _OTHER_OPERATORS:
+        setattr(Variable, n, make(n, False))
+
+
+_install_tensor_operators()
 
 
 # ── Collections and initializers ─────────────────────────────────────────────────────
@@ -290,10 +310,12 @@ def report_uninitialized_variables(var_list=None, name="report_uninitialized_var
     """A 1-D string tensor: the names of the variables in ``var_list`` without a value."""
     if var_list is None:
         var_list = global_variables() + local_variables()
-    with name_scope(name) as scope:
+    # Op names as TF: report_uninitialized_variables/{IsVariableInitialized*, stack,
+    # LogicalNot, Const, boolean_mask/...}; the result is boolean_mask's GatherV2.
+    with name_scope(name):
         if not var_list:
-            return constant_op.constant([], dtype=dtypes.string, name=scope)
-        mask = math_ops.logical_not(array_ops.stack(
-            [state_ops.is_variable_initialized(v) for v in var_list]))
+            return constant_op.constant([], dtype=dtypes.string)
+        initialized = [state_ops.is_variable_initialized(v) for v in var_list]
+        mask = math_ops.logical_not(array_ops.stack(initialized))
         names = constant_op.constant([v.op.name for v in var_list])
-        return array_ops.boolean_mask(names, mask, name=scope)
+        return array_ops.boolean_mask(names, mask)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 __all__ = [
@@ -46,7 +48,8 @@ class DType:
 
     @property
     def real_dtype(self) -> DType:
-        return {complex64: float32, complex128: float64}.get(self._base, self._base)
+        """The real part's type for complex types; otherwise the type itself (refs stay refs)."""
+        return {complex64: float32, complex128: float64}.get(self._base, self)
 
     @property
     def _is_ref_dtype(self) -> bool:
@@ -176,11 +179,17 @@ for _d in _ALL:
 _BY_NAME.update({"float": float32, "double": float64, "half": float16})
 _BY_ENUM = {d.as_datatype_enum: d for d in list(_BY_NAME.values())}
 _BY_NP = {np.dtype(d.as_numpy_dtype): d for d in _ALL if d.as_numpy_dtype is not None}
-_BY_PY = {float: float32, bool: bool_, object: string, str: string, bytes: string}
+# NOTE: `bool` is rebound to the DType above (TF's `tf.bool`); use the builtin explicitly.
+_BY_PY = {float: float32, builtins.bool: bool_, object: string}
+# As TF: the Python types int, str, bytes and complex are ambiguous and refused.
+_REFUSED_PY = (int, str, bytes, complex)
 
 
 def as_dtype(type_value) -> DType:
     """Converts a DType, name, NumPy dtype, enum or Python type to a ``DType``.
+
+    As TF, the Python type ``int`` is refused (its width is ambiguous): say tf.int32 or
+    tf.int64.
 
     >>> as_dtype(np.float32) is float32
     True
@@ -188,22 +197,22 @@ def as_dtype(type_value) -> DType:
     if isinstance(type_value, DType):
         return type_value
     if isinstance(type_value, str):
-        try:
+        if type_value in _BY_NAME:
             return _BY_NAME[type_value]
-        except KeyError:
-            raise TypeError(f"Cannot convert value {type_value!r} to a TensorFlow DType.") from None
-    if isinstance(type_value, int) and not isinstance(type_value, bool) and (
-            type_value in _BY_ENUM):
-        return _BY_ENUM[type_value]
-    if type_value in _BY_PY:
+    elif isinstance(type_value, int):  # an enum (TF accepts True as 1, too)
+        if type_value in _BY_ENUM:
+            return _BY_ENUM[type_value]
+    elif isinstance(type_value, type) and type_value in _BY_PY:
         return _BY_PY[type_value]
-    try:
-        npd = np.dtype(type_value)
-    except TypeError:
-        npd = None
-    if npd is not None:
-        if npd.kind in "SUO":
-            return string
-        if npd in _BY_NP:
-            return _BY_NP[npd]
-    raise TypeError(f"Cannot convert value {type_value!r} to a TensorFlow DType.")
+    elif type_value not in _REFUSED_PY:
+        try:
+            npd = np.dtype(type_value)
+        except (TypeError, ValueError):
+            npd = None
+        if npd is not None:
+            if npd.kind in "SUO":
+                return string
+            if npd in _BY_NP:
+                return _BY_NP[npd]
+    raise TypeError(f"Cannot convert the argument `type_value`: {type_value!r} to a TensorFlow "
+                    "DType.")

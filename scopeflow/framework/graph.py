@@ -132,8 +132,7 @@ class Tensor:
         """Refines the static shape; raises ``ValueError`` when it contradicts it."""
         shape = as_shape(shape)
         if not self._shape.is_compatible_with(shape):
-            raise ValueError(f"Tensor's shape {self._shape} is not compatible with supplied "
-                             f"shape {shape}")
+            raise ValueError(_merge_error(self._shape, shape))
         self._shape = self._shape.merge_with(shape)
 
     def consumers(self) -> list[Operation]:
@@ -166,7 +165,7 @@ class Tensor:
         return iter(array_ops.unstack(self))
 
     def __len__(self):
-        raise TypeError(f"len is not well defined for symbolic Tensors. ({self.name}) Please "
+        raise TypeError(f"len is not well defined for a symbolic Tensor ({self.name}). Please "
                         "call `x.shape` rather than `len(x)` for shape information.")
 
     def __array__(self, dtype=None, copy=None):
@@ -189,18 +188,41 @@ class Tensor:
         return self is not other
 
 
+def _merge_error(a: TensorShape, b: TensorShape) -> str:
+    """TF's C++ shape-merge message (``Dimension 0 in both shapes must be equal...``)."""
+    from scopeflow.framework.opdef import shape_str  # opdef imports this module
+    da, db = a.as_tuple(), b.as_tuple()
+    if len(da) != len(db):
+        return f"Shapes must be equal rank, but are {len(da)} and {len(db)}"
+    i = next(i for i, (x, y) in enumerate(zip(da, db)) if x is not None and y is not None
+             and x != y)
+    return (f"Dimension {i} in both shapes must be equal, but are {da[i]} and {db[i]}. "
+            f"Shapes are {shape_str(a)} and {shape_str(b)}.")
+
+
+# TF's texts, word for word (``Tensor.eval``/``Operation.run`` without a default session).
+_NO_SESSION = {
+    "eval": "Cannot evaluate tensor using `eval()`: No default session is registered. Use "
+            "`with sess.as_default()` or pass an explicit session to `eval(session=sess)`",
+    "run": "Cannot execute operation using `run()`: No default session is registered. Use "
+           "`with sess.as_default():` or pass an explicit session to `run(session=sess)`",
+}
+_WRONG_GRAPH = {
+    "eval": "Cannot use the given session to evaluate tensor: the tensor's graph is different "
+            "from the session's graph.",
+    "run": "Cannot use the given session to execute operation: the operation's graph is "
+           "different from the session's graph.",
+}
+
+
 def _run_in_session(fetch, feed_dict, session, what):
     from scopeflow.runtime import session as _session  # runtime sits above framework
     if session is None:
         session = _session.get_default_session()
         if session is None:
-            raise ValueError(
-                f"Cannot {what} {fetch.name!r} using the default session: no default session "
-                "is registered. Use `with sess.as_default():`, tf.InteractiveSession(), or "
-                f"pass an explicit session to `{what}(session=sess)`.")
+            raise ValueError(_NO_SESSION[what])
     if session.graph is not fetch.graph:
-        raise ValueError(f"Cannot use the given session to {what} {fetch.name!r}: the tensor's "
-                         "graph is different from the session's graph.")
+        raise ValueError(_WRONG_GRAPH[what])
     return session.run(fetch, feed_dict)
 
 
@@ -298,7 +320,11 @@ class Operation:
         try:
             return self._attrs[name]
         except KeyError:
-            raise ValueError(f"Operation '{self._name}' has no attr named '{name}'.") from None
+            pass
+        # TF's type attr ``T``: ops here infer it from their inputs instead of storing it.
+        if name == "T" and (self._inputs or self._outputs):
+            return (self._inputs or self._outputs)[0].dtype.base_dtype
+        raise ValueError(f"Operation '{self._name}' has no attr named '{name}'.")
 
     @property
     def attrs(self) -> dict:
@@ -456,10 +482,13 @@ class Graph:
         """Opens a name scope; yields its name with a trailing ``/`` (``""`` for the root)."""
         state = self._state()
         if name:
-            regex = _VALID_SCOPE_NAME if state.name_stack else _VALID_OP_NAME
-            if not regex.match(name):
-                raise ValueError(f"'{name}' is not a valid scope name. A scope name has to "
-                                 f"match the following pattern: {regex.pattern}")
+            if state.name_stack:
+                if not _VALID_SCOPE_NAME.match(name):
+                    raise ValueError(f"'{name}' is not a valid scope name. A scope name has to "
+                                     f"match the following pattern: {_VALID_SCOPE_NAME.pattern}")
+            elif not _VALID_OP_NAME.match(name):
+                raise ValueError(f"'{name}' is not a valid root scope name. A root scope name "
+                                 f"has to match the following pattern: {_VALID_OP_NAME.pattern}")
         old_stack = state.name_stack
         if not name:
             new_stack, returned = "", ""
@@ -506,11 +535,20 @@ class Graph:
 
     @contextlib.contextmanager
     def device(self, device_name_or_function):
-        """Records a device name on the ops created inside (placement is not simulated)."""
+        """Records a device name on the ops created inside (placement is not simulated).
+
+        As TF, names are canonicalised (``/cpu:0`` is ``/device:CPU:0``) and merged with the
+        enclosing device (fields given inside win); ``None`` clears it.
+        """
         state = self._state()
         if callable(device_name_or_function):
             raise NotImplementedError("device functions are not supported; pass a string")
-        state.device_stack.append(device_name_or_function or "")
+        if device_name_or_function is None:
+            spec = ""
+        else:
+            outer = state.device_stack[-1] if state.device_stack else ""
+            spec = _merge_devices(outer, device_name_or_function)
+        state.device_stack.append(spec)
         try:
             yield
         finally:
@@ -540,6 +578,9 @@ class Graph:
             name = name[:-1]
         else:
             name = self.unique_name(name)
+        if not _VALID_OP_NAME.match(name):
+            raise ValueError(f"`{name}` is not a valid node name. Accepted names conform to "
+                             f"Regex /{_VALID_OP_NAME!r}/")
         if name in self._ops_by_name:
             raise ValueError(f"Duplicate node name in graph: '{name}'")
         state = self._state()
@@ -611,15 +652,14 @@ class Graph:
             op = self._ops_by_name.get(op_name)
             if op is None:
                 raise KeyError(f"The name {name!r} refers to a Tensor which does not exist. "
-                               f"The operation, {op_name!r}, does not exist in this graph.")
+                               f"The operation, {op_name!r}, does not exist in the graph.")
             if out_n >= len(op._outputs):
                 raise KeyError(f"The name {name!r} refers to a Tensor which does not exist. The "
                                f"operation, {op_name!r}, exists but only has "
                                f"{len(op._outputs)} outputs.")
             return op._outputs[out_n]
         if ":" in name:
-            raise ValueError(f"The name {name!r} appears to refer to a Tensor, not a "
-                             f"{types_str}.")
+            raise ValueError(f"Name {name!r} appears to refer to a Tensor, not a {types_str}.")
         if not allow_operation:
             if name in self._ops_by_name:
                 raise ValueError(f"The name {name!r} refers to an Operation, not a {types_str}. "
@@ -692,6 +732,37 @@ class Graph:
         return name in self._ops_by_name
 
 
+# ── Device names ─────────────────────────────────────────────────────────────────────
+_DEVICE_FIELDS = ("job", "replica", "task", "device")
+
+
+def _parse_device(spec: str) -> dict:
+    """``/job:ps/task:1/cpu:0`` -> {"job": "ps", "task": "1", "device": "CPU:0"} (TF's rules)."""
+    out: dict = {}
+    for part in spec.split("/"):
+        if not part:
+            continue
+        fields = part.split(":")
+        key = fields[0].lower()
+        if key in ("job", "replica", "task") and len(fields) == 2:
+            out[key] = fields[1]
+        elif key == "device" and len(fields) in (2, 3):
+            dev_type = fields[1].upper() if fields[1].lower() in ("cpu", "gpu", "tpu") \
+                else fields[1]
+            out["device"] = ":".join([dev_type] + fields[2:])
+        elif len(fields) in (1, 2) and key in ("cpu", "gpu", "tpu"):
+            out["device"] = ":".join([key.upper()] + fields[1:])
+        else:
+            raise ValueError(f"Unknown attribute: '{part}' in '{spec}'")
+    return out
+
+
+def _merge_devices(outer: str, inner: str) -> str:
+    merged = _parse_device(outer)
+    merged.update(_parse_device(inner))
+    return "".join(f"/{k}:{merged[k]}" for k in _DEVICE_FIELDS if k in merged)
+
+
 # ── The default graph stack (thread-local) ───────────────────────────────────────────
 class _DefaultGraphStack(threading.local):
     def __init__(self):
@@ -737,14 +808,15 @@ def reset_default_graph():
 
 def _graph_of(values):
     """The graph the given values live in, checking they agree (TF's ``_get_graph_from_inputs``)."""
-    graph = None
+    graph = first = None
     for v in values:
         g = getattr(v, "graph", None)
         if isinstance(g, Graph):
             if graph is None:
-                graph = g
+                graph, first = g, v
             elif g is not graph:
-                raise ValueError(f"{v!r} must be from the same graph as the other inputs.")
+                raise ValueError(f"{v} must be from the same graph as {first} (graphs are {g!r} "
+                                 f"and {graph!r}).")
     return graph if graph is not None else get_default_graph()
 
 

@@ -212,7 +212,8 @@ class TensorShape:
 
     def assert_is_compatible_with(self, other):
         if not self.is_compatible_with(other):
-            raise ValueError(f"Shapes {self} and {as_shape(other)} are incompatible")
+            # TF shows `other` as given ([1, 3], not (1, 3)).
+            raise ValueError(f"Shapes {self} and {other} are incompatible")
 
     def merge_with(self, other) -> TensorShape:
         other = as_shape(other)

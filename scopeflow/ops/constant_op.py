@@ -16,15 +16,20 @@ _INT32 = np.iinfo(np.int32)
 
 
 def _infer_python_dtype(arr: np.ndarray, value) -> np.dtype:
-    """TF's inference for Python values: float -> float32, int -> int32 (int64 if needed)."""
+    """TF's inference for Python values: float -> float32, int -> int32 (int64 if needed).
+
+    NumPy arrays and scalars (``np.float64(1.0)``) keep their own dtype.
+    """
+    if isinstance(value, (np.ndarray, np.generic)):
+        return arr.dtype
     kind = arr.dtype.kind
-    if kind == "f" and arr.dtype == np.float64 and not isinstance(value, np.ndarray):
+    if kind == "f" and arr.dtype == np.float64:
         return np.dtype(np.float32)
-    if kind == "i" and not isinstance(value, (np.ndarray, np.generic)):
+    if kind in "iu":
         if arr.size == 0 or (arr.min() >= _INT32.min and arr.max() <= _INT32.max):
             return np.dtype(np.int32)
-        return np.dtype(np.int64)
-    if kind == "c" and not isinstance(value, (np.ndarray, np.generic)):
+        return arr.dtype  # int64, or uint64 past 2**63 - 1 (as TF)
+    if kind == "c":
         return np.dtype(np.complex128)
     return arr.dtype
 
@@ -37,33 +42,71 @@ def _to_bytes_array(arr):
     return out
 
 
+def _not_convertible(value):
+    return TypeError(f"Failed to convert elements of {value} to Tensor. Consider casting "
+                     "elements to a supported type. See https://www.tensorflow.org/api_docs/"
+                     "python/tf/dtypes for supported TF dtypes.")
+
+
+def _contains_tensor(value) -> bool:
+    if isinstance(value, Tensor) or hasattr(value, "_as_graph_element"):
+        return True
+    return isinstance(value, (list, tuple)) and any(_contains_tensor(v) for v in value)
+
+
+def _lossy(src_kind: str, target: np.dtype) -> bool:
+    """Python values TF refuses to convert: fractional/complex to int, non-bool to bool."""
+    return (src_kind in "fc" and target.kind in "iub" or src_kind == "c" and target.kind == "f"
+            or src_kind in "iuf" and target.kind == "b")
+
+
+def _first_offender(value, kinds):
+    """The first scalar in a nested Python ``value`` whose NumPy kind is in ``kinds``."""
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            found = _first_offender(v, kinds)
+            if found is not None:
+                return found
+        return None
+    return value if np.asarray(value).dtype.kind in kinds else None
+
+
 def to_numpy(value, dtype=None) -> np.ndarray:
     """``value`` as a NumPy array with TF's dtype (inferred, or ``dtype`` checked losslessly)."""
-    if isinstance(value, (list, tuple)) and any(isinstance(v, Tensor) for v in value):
-        raise TypeError("contains tensors")
-    arr = np.asarray(value)
-    if arr.dtype.kind in "SUO" or (dtype is not None and dtype.base_dtype is dtypes.string):
-        if dtype is not None and dtype.base_dtype is not dtypes.string:
-            raise TypeError(f"Expected {dtype.base_dtype.name}, but got {value!r} of type "
-                            f"'{type(value).__name__}'.")
+    if value is None:
+        raise ValueError("None values not supported.")
+    if _contains_tensor(value):
+        raise TypeError("Expected any non-tensor type, but got a tensor instead.")
+    try:
+        arr = np.asarray(value)
+    except OverflowError:
+        raise _not_convertible(value) from None  # ints past 64 bits (ragged lists: ValueError)
+    if arr.dtype.kind == "O" and not all(isinstance(v, (str, bytes)) for v in arr.reshape(-1)):
+        raise _not_convertible(value)
+    is_string = arr.dtype.kind in "SUO"
+    if is_string and _first_offender(value, "iufcb") is not None:
+        raise _not_convertible(value)  # NumPy would turn [b"a", 1] into strings; TF refuses
+    if is_string or (dtype is not None and dtype.base_dtype is dtypes.string):
+        if dtype is not None and (dtype.base_dtype is not dtypes.string or not is_string):
+            bad = _first_offender(value, "SUO" if is_string else "iufcb")
+            raise TypeError(f"Expected {dtype.base_dtype.name}, but got {bad} of type "
+                            f"'{type(bad).__name__}'.")
         return _to_bytes_array(arr)
     if dtype is None:
         return arr.astype(_infer_python_dtype(arr, value), copy=False)
     target = np.dtype(dtype.base_dtype.as_numpy_dtype)
     if arr.dtype == target:
         return arr
-    if not isinstance(value, (np.ndarray, np.generic)):
-        # TF refuses lossy conversion of Python values (1.5 or 1.0 to int32).
-        if arr.dtype.kind in "fc" and target.kind in "iub" or \
-                arr.dtype.kind == "c" and target.kind == "f" or \
-                arr.dtype.kind in "iuf" and target.kind == "b":
-            raise TypeError(f"Expected {dtype.base_dtype.name}, but got {value!r} of type "
-                            f"'{type(value).__name__}'.")
-        if arr.dtype.kind in "iu" and target.kind in "iu" and arr.size:
-            info = np.iinfo(target)
-            if arr.min() < info.min or arr.max() > info.max:
-                raise TypeError(f"Value {value!r} out of range for {dtype.base_dtype.name}")
-    return arr.astype(target)
+    if not isinstance(value, (np.ndarray, np.generic)) and _lossy(arr.dtype.kind, target):
+        # TF refuses lossy conversion of Python values (1.5 or 1.0 to int32, 1 to bool),
+        # naming the first element that does not fit.
+        kinds = "fc" if target.kind in "iu" else "c" if target.kind == "f" else "iuf"
+        bad = _first_offender(value, kinds)
+        raise TypeError(f"Expected {dtype.base_dtype.name}, but got {bad} of type "
+                        f"'{type(bad).__name__}'.")
+    # Out-of-range integers wrap, as TF's C++ conversion does (300 as int8 is 44).
+    with np.errstate(over="ignore", invalid="ignore"):
+        return arr.astype(target)
 
 
 # ── Const ────────────────────────────────────────────────────────────────────────────
@@ -83,13 +126,7 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False) ->
     """
     if dtype is not None:
         dtype = dtypes.as_dtype(dtype)
-    if isinstance(value, Tensor):
-        raise TypeError(f"tf.constant needs a Python or NumPy value, got the tensor {value.name};"
-                        " use tf.identity or tf.cast instead")
-    try:
-        arr = to_numpy(value, dtype)
-    except ValueError as e:
-        raise ValueError(str(e)) from None
+    arr = to_numpy(value, dtype)
     if shape is not None:
         arr = _fit_to_shape(arr, shape, verify_shape)
     arr = np.array(arr, copy=True) if arr.base is not None or arr is value else arr
@@ -104,12 +141,13 @@ def _fit_to_shape(arr, shape, verify_shape):
     if arr.shape == tuple(dims):
         return arr
     if verify_shape:
-        raise TypeError(f"Expected Tensor's shape: {tuple(dims)}, got {arr.shape}.")
+        raise TypeError(f"Expected Tensor's shape: {tuple(dims)}, but got {arr.shape}.")
     if arr.size == 1:
         return np.full(dims, arr.reshape(()), dtype=arr.dtype)
     if arr.size > n:
-        raise TypeError(f"Too many elements provided. Needed at most {n}, but received "
-                        f"{arr.size}")
+        raise ValueError(f"Too many elements provided. Takes at most {n}, but got {arr.size}.")
+    if arr.size == 0:
+        return np.zeros(dims, dtype=arr.dtype)
     flat = arr.reshape(-1)
     if arr.size < n:
         flat = np.concatenate([flat, np.repeat(flat[-1:], n - arr.size)])

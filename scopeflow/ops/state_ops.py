@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from scopeflow.framework import dtypes, errors
-from scopeflow.framework.graph import Tensor
-from scopeflow.framework.opdef import OpDef, broadcast_shape, shape_str
+from scopeflow.framework.graph import Tensor, _merge_error
+from scopeflow.framework.opdef import DTypeMismatch, OpDef, broadcast_shape
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.runtime.plan import UninitializedVariable
 
@@ -49,21 +49,15 @@ def _ref_output(t, ref):
 # ── Assign ───────────────────────────────────────────────────────────────────────────
 def _assign_shape(ref, value, *, validate_shape, use_locking):
     if validate_shape:
-        return ref.merge_with(value) if ref.is_compatible_with(value) else _shape_mismatch(
-            ref, value)
+        if not ref.is_compatible_with(value):
+            raise ValueError(_merge_error(ref, value))
+        return ref.merge_with(value)
     return value
-
-
-def _shape_mismatch(a, b):
-    raise ValueError(f"Shapes must be equal rank, but are {a.ndims} and {b.ndims}"
-                     if a.ndims != b.ndims else
-                     f"Shapes {shape_str(a)} and {shape_str(b)} are incompatible")
 
 
 def _assign_dtype(ref, value, **attrs):
     if ref is not value:
-        raise TypeError(f"Input 'value' of 'Assign' Op has type {value.name} that does not "
-                        f"match type {ref.name} of argument 'ref'.")
+        raise DTypeMismatch(1, value, ref)  # "Input 'value' of 'Assign' Op has type ..."
     return ref._as_ref
 
 

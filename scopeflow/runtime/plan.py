@@ -131,11 +131,12 @@ def compile_plan(fetch_tensors, target_ops, feed_tensors, state) -> Plan:
     for op in ops:
         if op._op_def.type == "Placeholder":
             dt = op._outputs[0].dtype
+            shape = op._outputs[0].shape
+            shape_part = "" if shape.ndims is None else f" and shape {shape_str(shape)}"
             raise errors.InvalidArgumentError(
                 None, op,
                 f"You must feed a value for placeholder tensor '{op.name}' with dtype "
-                f"{_tf_dtype_name(dt)} and shape {shape_str(op._outputs[0].shape)}\n"
-                f"\t [[{op.describe_site()}]]")
+                f"{_tf_dtype_name(dt)}{shape_part}\n\t [[{op.describe_site()}]]")
     aliasing = _may_alias(ops, fed)
 
     namespace = {"__name__": "scopeflow.runtime.plan_exec", "_fix": _fix_fetch,

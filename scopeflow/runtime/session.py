@@ -67,9 +67,8 @@ class _FetchStructure:
 
     def _walk(self, graph, fetch):
         if fetch is None:
-            raise TypeError(f"Fetch argument {fetch!r} has invalid type {type(fetch)}, must be "
-                            "a string or Tensor. (Can not convert a NoneType into a Tensor or "
-                            "Operation.)")
+            raise TypeError(f'Argument `fetch` = {fetch} has invalid type '
+                            f'"{type(fetch).__name__}". Cannot be None')
         if isinstance(fetch, (list, tuple)):
             builders = [self._walk(graph, f) for f in fetch]
             if _is_namedtuple(fetch):
@@ -99,14 +98,11 @@ def _as_fetch_element(graph, fetch):
     try:
         element = graph.as_graph_element(fetch, allow_tensor=True, allow_operation=True)
     except TypeError as e:
-        raise TypeError(f"Fetch argument {fetch!r} has invalid type {type(fetch)}, must be a "
-                        f"string or Tensor. ({e})") from None
-    except ValueError as e:
-        raise ValueError(f"Fetch argument {fetch!r} cannot be interpreted as a Tensor. "
+        raise TypeError(f'Argument `fetch` = {fetch} has invalid type "{type(fetch).__name__}" '
+                        f"must be a string or Tensor. ({e})") from None
+    except (ValueError, KeyError) as e:  # str(KeyError) quotes its text, as in TF's message
+        raise ValueError(f"Argument `fetch` = {fetch} cannot be interpreted as a Tensor. "
                          f"({e})") from None
-    except KeyError as e:
-        raise ValueError(f"Fetch argument {fetch!r} cannot be interpreted as a Tensor. "
-                         f"({e.args[0]})") from None
     if not graph.is_fetchable(element):
         raise ValueError(f"Operation {element.name!r} has been marked as not fetchable.")
     return element
@@ -277,7 +273,7 @@ class Session:
     def _kernel_error(self, plan, exc):
         op = _failing_op(plan, exc)
         if isinstance(exc, UninitializedVariable):
-            return self._uninitialized_error(plan, exc.op)
+            return self._uninitialized_error(plan, exc.op, op)
         if isinstance(exc, errors.OpError):
             if exc.op is None and op is not None:
                 return type(exc)(None, op, f"{exc.message}\n\t [[{op.describe_site()}]]")
@@ -288,18 +284,29 @@ class Session:
         err._original_exception = exc
         return err
 
-    def _uninitialized_error(self, plan, first_op):
+    def _uninitialized_error(self, plan, first_op, failing_op):
         missing = [op for op in plan.variable_ops if op.name not in self._state.vars]
         if first_op not in missing:
             missing.insert(0, first_op)
         listing = "\n".join(f"  {op.name} (created at {op.creation_site})" for op in missing)
+        culprit = _reader_of(plan, first_op) if failing_op in (None, first_op) else failing_op
         return errors.FailedPreconditionError(
-            None, first_op,
+            None, culprit,
             f"Attempting to use uninitialized value {first_op.name}\n"
-            f"\t [[{first_op.describe_site()}]]\n"
+            f"\t [[{culprit.describe_site()}]]\n"
             f"This run needs {len(missing)} uninitialized variable(s):\n{listing}\n"
             "Run tf.global_variables_initializer() after building all variables (or restore "
             "them from a checkpoint) before using them.")
+
+
+def _reader_of(plan, variable_op):
+    """The op TF blames for reading an uninitialized variable: its first consumer in the plan
+    (``v/read``), or the variable itself when it is fetched directly."""
+    var_out = variable_op._outputs[0]
+    for op in plan.ops:
+        if var_out in op._inputs and not op._op_def.ref_inputs:
+            return op
+    return variable_op
 
 
 def _failing_op(plan, exc):
@@ -319,15 +326,19 @@ def _check_feed(check, value):
     else:
         try:
             arr = np.asarray(value, dtype=np_dtype)
+            overflow = isinstance(value, int) and not isinstance(value, bool) and \
+                arr.dtype.kind in "iu" and arr != value
+        except OverflowError:
+            overflow = True
         except (TypeError, ValueError) as e:
-            raise TypeError(f"Cannot feed value {value!r} for Tensor {tensor.name}, which has "
-                            f"dtype {tensor.dtype.base_dtype.name}: {e}") from None
-        if isinstance(value, int) and not isinstance(value, bool) and arr.dtype.kind in "iu" \
-                and arr != value:
+            # TF lets NumPy's error through ("could not convert string to float: 'a'"); we
+            # keep its type and text and add which feed it was.
+            raise type(e)(f"{e} (feeding Tensor {tensor.name}, which has dtype "
+                          f"{tensor.dtype.base_dtype.name})") from None
+        if overflow:
             raise TypeError(f"Type of feed value {value} with type {type(value)} is not "
-                            f"compatible with Tensor type {tensor.dtype.base_dtype!r}. Try "
-                            "explicitly setting the type of the feed tensor to a larger type "
-                            "(e.g. int64).")
+                            f"compatible with Tensor type {np_dtype}. Try explicitly setting "
+                            "the type of the feed tensor to a larger type (e.g. int64).")
     if dims is not None:
         shape = arr.shape
         if len(shape) != len(dims) or any(d is not None and d != s for d, s in zip(dims, shape)):
