@@ -87,7 +87,8 @@ def to_numpy(value, dtype=None) -> np.ndarray:
     if is_string and _first_offender(value, "iufcb") is not None:
         raise _not_convertible(value)  # NumPy would turn [b"a", 1] into strings; TF refuses
     if is_string or (dtype is not None and dtype.base_dtype is dtypes.string):
-        if dtype is not None and (dtype.base_dtype is not dtypes.string or not is_string):
+        if dtype is not None and arr.size and (dtype.base_dtype is not dtypes.string
+                                               or not is_string):
             bad = _first_offender(value, "SUO" if is_string else "iufcb")
             raise TypeError(f"Expected {dtype.base_dtype.name}, but got {bad} of type "
                             f"'{type(bad).__name__}'.")

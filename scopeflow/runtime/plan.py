@@ -179,6 +179,14 @@ def compile_plan(fetch_tensors, target_ops, feed_tensors, state) -> Plan:
                 var_of[op._outputs[0]] = f"_c{k}"
                 namespace[f"_c{k}"] = op._attrs["value"]
             continue
+        if od.type in _VARIABLE_OP_TYPES:
+            # A variable is read where it is used, not where it was created: TF1 reads a ref
+            # when the consumer runs, so `with control_dependencies([assign]): identity(v)`
+            # sees the new value, and an uninitialized read fails at (and blames) the reader.
+            if op._outputs[0] not in fed:
+                namespace[f"_k{k}"] = od.kernel
+                var_of[op._outputs[0]] = f"_k{k}({', '.join(call_args)})"
+            continue
         if od.kernel is None:
             if outs:
                 raise errors.UnimplementedError(

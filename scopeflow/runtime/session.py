@@ -289,7 +289,8 @@ class Session:
         if first_op not in missing:
             missing.insert(0, first_op)
         listing = "\n".join(f"  {op.name} (created at {op.creation_site})" for op in missing)
-        culprit = _reader_of(plan, first_op) if failing_op in (None, first_op) else failing_op
+        # The op that read it (v/read, AssignAdd...); the variable itself when it is fetched.
+        culprit = first_op if failing_op is None else failing_op
         return errors.FailedPreconditionError(
             None, culprit,
             f"Attempting to use uninitialized value {first_op.name}\n"
@@ -297,16 +298,6 @@ class Session:
             f"This run needs {len(missing)} uninitialized variable(s):\n{listing}\n"
             "Run tf.global_variables_initializer() after building all variables (or restore "
             "them from a checkpoint) before using them.")
-
-
-def _reader_of(plan, variable_op):
-    """The op TF blames for reading an uninitialized variable: its first consumer in the plan
-    (``v/read``), or the variable itself when it is fetched directly."""
-    var_out = variable_op._outputs[0]
-    for op in plan.ops:
-        if var_out in op._inputs and not op._op_def.ref_inputs:
-            return op
-    return variable_op
 
 
 def _failing_op(plan, exc):
