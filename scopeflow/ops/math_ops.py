@@ -1,30 +1,158 @@
 """Math ops: elementwise arithmetic, comparisons, reductions, matmul, casts.
 
-Each op is one block: its ``OpDef`` (shape and dtype rules, NumPy kernel), its gradient
-rule, and its public builder. This module also installs the tensor operators (``+``,
-``@``, ``<``, ``[]``...), as TF's ``math_ops`` does.
+Each op is one block: its ``OpDef`` (shape and dtype rules, NumPy kernel) and its public
+builder. Gradients come later (autodiff); ops TF treats as not differentiable say
+``grad=None``. This module also installs the tensor operators (``+``, ``@``, ``<``...),
+as TF's ``math_ops`` does.
+
+Op types, default names, dtypes and shape-error texts follow TensorFlow 2.21 with TF1
+semantics (``tf.compat.v1``).
 """
 
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
-from scopeflow.framework import dtypes
-from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
-from scopeflow.framework.opdef import OpDef, broadcast_shape, same_dtype
+from scopeflow.framework import dtypes, errors
+from scopeflow.framework.graph import Tensor, _graph_of, convert_to_tensor, name_scope
+from scopeflow.framework.opdef import (
+    DTypeMismatch,
+    OpDef,
+    broadcast_shape,
+    check_dtype,
+    same_shape,
+    shape_str,
+)
+from scopeflow.framework.tensor_shape import TensorShape
+from scopeflow.framework.tensor_util import STATIC_VALUE_RULES, constant_value
 
-__all__ = ["add", "subtract", "multiply", "truediv", "divide", "realdiv"]
+__all__ = [
+    # elementwise binary
+    "add", "subtract", "multiply", "div", "truediv", "divide", "realdiv", "floordiv",
+    "floormod", "mod", "pow", "maximum", "minimum", "squared_difference", "add_n",
+    "scalar_mul", "clip_by_value",
+    # elementwise unary
+    "negative", "abs", "sign", "square", "sqrt", "rsqrt", "exp", "log", "log1p", "sin", "cos",
+    "tanh", "sigmoid", "reciprocal", "round", "floor", "ceil", "conj",
+    # comparisons, logic, selection
+    "less", "less_equal", "greater", "greater_equal", "equal", "not_equal", "logical_and",
+    "logical_or", "logical_not", "logical_xor", "where",
+    # reductions
+    "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_all",
+    "reduce_any", "reduce_logsumexp", "argmax", "argmin",
+    # linear algebra
+    "matmul", "tensordot",
+    # casts and sequences
+    "cast", "to_float", "to_double", "to_int32", "to_int64", "saturate_cast", "range",
+]
+
+_builtin_range = builtins.range  # this module defines TF's ``range``, ``abs``, ``round``, ``pow``
+
+# ── dtype sets (TF's type constraints, without the quantized and bfloat16 types) ─────
+_FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
+_COMPLEX = (dtypes.complex64, dtypes.complex128)
+_SIGNED = (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64)
+_UNSIGNED = (dtypes.uint8, dtypes.uint16, dtypes.uint32, dtypes.uint64)
+_REAL = _FLOATS + _SIGNED + _UNSIGNED
+_NUMERIC = _REAL + _COMPLEX
+_FLOAT_OR_COMPLEX = _FLOATS + _COMPLEX
+_SIGNED_NUMERIC = _FLOATS + _SIGNED + _COMPLEX
+_INDEX = (dtypes.int32, dtypes.int64)
 
 
-def _binary(op_def, x, y, name):
-    """Builds a broadcasting binary op; a Python ``y`` takes ``x``'s dtype, as in TF."""
-    return op_def.bind(x, y, name=name)
+# ── shared helpers ───────────────────────────────────────────────────────────────────
+def _is_symbolic(x) -> bool:
+    return isinstance(x, Tensor) or hasattr(x, "_as_tensor")
+
+
+def _apply(op_def, inputs, name=None, hinted=None, **attrs):
+    """``op_def.bind`` where Python inputs take the dtype of the first tensor input.
+
+    As TF's ``_apply_op_helper`` for ops with a type attr ``T``: the op's name becomes a
+    scope, and Python values are converted inside it (``Maximum/y``). ``hinted`` lists
+    the input positions sharing ``T`` (default: all).
+    """
+    inputs = list(inputs)
+    if all(type(x) is Tensor for x in inputs):
+        return op_def.create(inputs, attrs, name)._outputs[0]
+    hinted = _builtin_range(len(inputs)) if hinted is None else hinted
+    graph = _graph_of(inputs)
+    with graph.as_default(), graph.name_scope(name or op_def.type) as scope:
+        tensors = [convert_to_tensor(x) if _is_symbolic(x) else x for x in inputs]
+        hint = next((tensors[i].dtype.base_dtype for i in hinted
+                     if isinstance(tensors[i], Tensor)), None)
+        names = op_def.input_names
+        for i, x in enumerate(tensors):
+            if not isinstance(x, Tensor):
+                t = convert_to_tensor(x, name=names[i] if i < len(names) else None,
+                                      preferred_dtype=hint if i in hinted else None)
+                if hint is None and i in hinted:
+                    hint = t.dtype.base_dtype
+                tensors[i] = t
+        return op_def.create(tensors, attrs, scope)._outputs[0]
+
+
+def _same_dtype_in(allowed, what="x"):
+    """Dtype rule: every input has the first input's dtype, which must be in ``allowed``."""
+    def rule(first, *rest, **attrs):
+        for i, d in enumerate(rest, 1):
+            if d is not first:
+                raise DTypeMismatch(i, d, first)
+        return check_dtype(first, allowed, what)
+    return rule
+
+
+def _compare_dtype_in(allowed):
+    rule = _same_dtype_in(allowed)
+    return lambda *dts, **attrs: (rule(*dts), dtypes.bool_)[1]
+
+
+def _bool_only(op_type, names):
+    def rule(*dts, **attrs):
+        for n, d in zip(names, dts):
+            if d is not dtypes.bool_:
+                raise TypeError(f"Input '{n}' of '{op_type}' Op has type {d.name} that does "
+                                "not match expected type of bool.")
+        return dtypes.bool_
+    return rule
+
+
+def _merge_shapes(a: TensorShape, b: TensorShape) -> TensorShape:
+    """TF's ``InferenceContext::Merge``: equal ranks, dims equal where both are known."""
+    da, db = a.as_tuple(), b.as_tuple()
+    if da is None:
+        return b
+    if db is None:
+        return a
+    if len(da) != len(db):
+        raise ValueError(f"Shapes must be equal rank, but are {len(da)} and {len(db)}")
+    out = []
+    for i, (x, y) in enumerate(zip(da, db)):
+        if x is not None and y is not None and x != y:
+            raise ValueError(f"Dimension {i} in both shapes must be equal, but are {x} and {y}. "
+                             f"Shapes are {shape_str(a)} and {shape_str(b)}.")
+        out.append(x if x is not None else y)
+    return TensorShape(out)
+
+
+def _int_div_zero():
+    return errors.InvalidArgumentError(None, None, "Integer division by zero")
+
+
+def _is_int(x) -> bool:
+    return np.asarray(x).dtype.kind in "iu"
+
+
+def _check_divisor(y):
+    if not np.all(y):
+        raise _int_div_zero()
 
 
 # ── AddV2 ────────────────────────────────────────────────────────────────────────────
-add_op = OpDef("AddV2", shape=broadcast_shape, dtype=same_dtype, kernel=np.add,
+add_op = OpDef("AddV2", shape=broadcast_shape, dtype=_same_dtype_in(_NUMERIC), kernel=np.add,
                broadcasting=True, input_names=("x", "y"))
-add_op.def_grad(lambda op, dy: [dy, dy])
 
 
 def add(x, y, name=None) -> Tensor:
@@ -33,54 +161,1259 @@ def add(x, y, name=None) -> Tensor:
     >>> add(1.0, 2.0).op.type
     'AddV2'
     """
-    return add_op.bind(x, y, name=name or "Add")
+    return _apply(add_op, [x, y], name or "Add")
 
 
 # ── Sub ──────────────────────────────────────────────────────────────────────────────
-sub_op = OpDef("Sub", shape=broadcast_shape, dtype=same_dtype, kernel=np.subtract,
-               broadcasting=True, input_names=("x", "y"))
+sub_op = OpDef("Sub", shape=broadcast_shape, dtype=_same_dtype_in(_NUMERIC),
+               kernel=np.subtract, broadcasting=True, input_names=("x", "y"))
 
 
 def subtract(x, y, name=None) -> Tensor:
     """Elementwise ``x - y`` with broadcasting."""
-    return sub_op.bind(x, y, name=name or "Sub")
+    return _apply(sub_op, [x, y], name or "Sub")
 
 
 # ── Mul ──────────────────────────────────────────────────────────────────────────────
-mul_op = OpDef("Mul", shape=broadcast_shape, dtype=same_dtype, kernel=np.multiply,
-               broadcasting=True, input_names=("x", "y"))
+mul_op = OpDef("Mul", shape=broadcast_shape, dtype=_same_dtype_in(_NUMERIC),
+               kernel=np.multiply, broadcasting=True, input_names=("x", "y"))
 
 
 def multiply(x, y, name=None) -> Tensor:
     """Elementwise ``x * y`` with broadcasting."""
-    return mul_op.bind(x, y, name=name or "Mul")
+    return _apply(mul_op, [x, y], name or "Mul")
+
+
+def scalar_mul(scalar, x, name=None) -> Tensor:
+    """``scalar * x`` for a 0-D ``scalar`` (a ``Mul`` op; ``scalar`` takes ``x``'s dtype)."""
+    x = x if _is_symbolic(x) else convert_to_tensor(x)
+    scalar = convert_to_tensor(scalar, dtype=x.dtype.base_dtype, name="scalar")
+    if scalar.shape.ndims != 0:
+        raise ValueError(f"The input scalar must be a 0-D value. Received shape "
+                         f"{scalar.shape}.")
+    return _apply(mul_op, [scalar, x], name)
 
 
 # ── RealDiv ──────────────────────────────────────────────────────────────────────────
 def _realdiv_kernel(x, y):
-    return np.true_divide(x, y).astype(x.dtype, copy=False)
+    if _is_int(x):  # C++ integer division truncates toward zero
+        _check_divisor(y)
+        q = np.floor_divide(x, y)
+        return q + ((np.remainder(x, y) != 0) & ((x < 0) != (y < 0))).astype(q.dtype)
+    return np.true_divide(x, y)
 
 
-realdiv_op = OpDef("RealDiv", shape=broadcast_shape, dtype=same_dtype, kernel=_realdiv_kernel,
-                   broadcasting=True, input_names=("x", "y"))
+realdiv_op = OpDef("RealDiv", shape=broadcast_shape, dtype=_same_dtype_in(_NUMERIC),
+                   kernel=_realdiv_kernel, broadcasting=True, input_names=("x", "y"))
 
 
 def realdiv(x, y, name=None) -> Tensor:
-    """Elementwise ``x / y`` for real numbers."""
-    return realdiv_op.bind(x, y, name=name or "RealDiv")
+    """Elementwise ``x / y`` for real numbers (integers truncate toward zero)."""
+    return _apply(realdiv_op, [x, y], name or "RealDiv")
+
+
+# TF's ``_TRUEDIV_TABLE``: the float type integers are cast to before dividing.
+_TRUEDIV_TABLE = {dtypes.int8: dtypes.float32, dtypes.uint8: dtypes.float32,
+                  dtypes.int16: dtypes.float32, dtypes.uint16: dtypes.float32,
+                  dtypes.int32: dtypes.float64, dtypes.uint32: dtypes.float64,
+                  dtypes.int64: dtypes.float64, dtypes.uint64: dtypes.float64}
 
 
 def truediv(x, y, name=None) -> Tensor:
-    """Python 3 division: integers are cast to floating point first (as TF)."""
+    """Python 3 division: integers are cast to floating point first (int32 -> float64).
+
+    >>> truediv(3, 2).dtype.name
+    'float64'
+    """
     with name_scope(name, "truediv", [x, y]) as scope:
         x = convert_to_tensor(x, name="x")
         y = convert_to_tensor(y, name="y", preferred_dtype=x.dtype.base_dtype)
+        x_dtype, y_dtype = x.dtype.base_dtype, y.dtype.base_dtype
+        if x_dtype != y_dtype:
+            raise TypeError(f"`x` and `y` must have the same dtype, got {x_dtype!r} != "
+                            f"{y_dtype!r}.")
+        target = _TRUEDIV_TABLE.get(x_dtype)
+        if target is not None:
+            x, y = cast(x, target), cast(y, target)
+        return _apply(realdiv_op, [x, y], scope)
+
+
+def divide(x, y, name=None) -> Tensor:
+    """``x / y`` with Python 3 semantics (``truediv``)."""
+    return truediv(x, y, name=name)
+
+
+def div(x, y, name=None) -> Tensor:
+    """TF1's Python 2 division: floor division for integers, ``RealDiv`` for floats."""
+    with name_scope(name, "div", [x, y]) as scope:
+        x = convert_to_tensor(x, name="x")
+        y = convert_to_tensor(y, name="y", preferred_dtype=x.dtype.base_dtype)
+        if x.dtype.base_dtype != y.dtype.base_dtype:
+            raise TypeError(f"x and y must have the same dtype, got {x.dtype.base_dtype!r} != "
+                            f"{y.dtype.base_dtype!r}")
+        if x.dtype.is_floating or x.dtype.is_complex:
+            return _apply(realdiv_op, [x, y], scope)
+        return _apply(floordiv_op, [x, y], scope)
+
+
+# ── FloorDiv ─────────────────────────────────────────────────────────────────────────
+def _floordiv_kernel(x, y):
+    if _is_int(x):
+        _check_divisor(y)
+    return np.floor_divide(x, y)
+
+
+floordiv_op = OpDef("FloorDiv", shape=broadcast_shape, dtype=_same_dtype_in(_REAL),
+                    kernel=_floordiv_kernel, broadcasting=True, grad=None,
+                    input_names=("x", "y"))
+
+
+def floordiv(x, y, name=None) -> Tensor:
+    """Elementwise ``floor(x / y)`` (Python's ``//``), for integers and floats."""
+    with name_scope(name, "floordiv", [x, y]) as scope:
+        return _apply(floordiv_op, [x, y], scope)
+
+
+# ── FloorMod ─────────────────────────────────────────────────────────────────────────
+def _floormod_kernel(x, y):
+    if _is_int(x):
+        _check_divisor(y)
+    return np.remainder(x, y)
+
+
+floormod_op = OpDef("FloorMod", shape=broadcast_shape, dtype=_same_dtype_in(_REAL),
+                    kernel=_floormod_kernel, broadcasting=True, input_names=("x", "y"))
+
+
+def floormod(x, y, name=None) -> Tensor:
+    """Elementwise remainder of floor division (Python's ``%``: the sign of ``y``)."""
+    return _apply(floormod_op, [x, y], name or "FloorMod")
+
+
+mod = floormod
+
+
+# ── Pow ──────────────────────────────────────────────────────────────────────────────
+def _pow_kernel(x, y):
+    if _is_int(x) and np.any(np.asarray(y) < 0):
+        raise errors.InvalidArgumentError(
+            None, None, "Integers to negative integer powers are not allowed")
+    return np.power(x, y)
+
+
+pow_op = OpDef("Pow", shape=broadcast_shape, dtype=_same_dtype_in(_SIGNED_NUMERIC),
+               kernel=_pow_kernel, broadcasting=True, input_names=("x", "y"))
+
+
+def pow(x, y, name=None) -> Tensor:
+    """Elementwise ``x ** y``."""
+    with name_scope(name, "Pow", [x]) as scope:
+        return _apply(pow_op, [x, y], scope)
+
+
+# ── Maximum ──────────────────────────────────────────────────────────────────────────
+maximum_op = OpDef("Maximum", shape=broadcast_shape, dtype=_same_dtype_in(_REAL),
+                   kernel=np.maximum, broadcasting=True, input_names=("x", "y"))
+
+
+def maximum(x, y, name=None) -> Tensor:
+    """Elementwise larger of ``x`` and ``y`` (NaN if either is NaN)."""
+    return _apply(maximum_op, [x, y], name)
+
+
+# ── Minimum ──────────────────────────────────────────────────────────────────────────
+minimum_op = OpDef("Minimum", shape=broadcast_shape, dtype=_same_dtype_in(_REAL),
+                   kernel=np.minimum, broadcasting=True, input_names=("x", "y"))
+
+
+def minimum(x, y, name=None) -> Tensor:
+    """Elementwise smaller of ``x`` and ``y`` (NaN if either is NaN)."""
+    return _apply(minimum_op, [x, y], name)
+
+
+def clip_by_value(t, clip_value_min, clip_value_max, name=None) -> Tensor:
+    """Clips ``t`` to ``[clip_value_min, clip_value_max]`` (``Minimum`` then ``Maximum``).
+
+    Raises ``ValueError`` when the clip values would broadcast ``t`` to a larger shape.
+    """
+    with name_scope(name, "clip_by_value", [t, clip_value_min, clip_value_max]) as scope:
+        values = convert_to_tensor(t, name="t")
+        t_min = minimum(values, clip_value_max)
+        values.shape.assert_is_compatible_with(t_min.shape)
+        t_max = maximum(t_min, clip_value_min, name=scope)
+        values.shape.assert_is_compatible_with(t_max.shape)
+        return t_max
+
+
+# ── ClipByValue ──────────────────────────────────────────────────────────────────────
+def _clip_by_value_shape(t, lo, hi):
+    for s in (lo, hi):
+        if s.ndims:
+            _merge_shapes(t, s)
+    return t
+
+
+clip_by_value_op = OpDef(
+    "ClipByValue", shape=_clip_by_value_shape, dtype=_same_dtype_in(_REAL, "t"),
+    kernel=lambda t, lo, hi: np.minimum(np.maximum(t, lo), hi),
+    input_names=("t", "clip_value_min", "clip_value_max"))
+
+
+# ── SquaredDifference ────────────────────────────────────────────────────────────────
+def _squared_difference_kernel(x, y):
+    d = np.subtract(x, y)
+    return d * np.conj(d) if np.iscomplexobj(d) else np.square(d, out=d)
+
+
+squared_difference_op = OpDef(
+    "SquaredDifference", shape=broadcast_shape,
+    dtype=_same_dtype_in(_FLOATS + _COMPLEX + _INDEX), kernel=_squared_difference_kernel,
+    broadcasting=True, input_names=("x", "y"))
+
+
+def squared_difference(x, y, name=None) -> Tensor:
+    """Elementwise ``(x - y) * conj(x - y)``."""
+    return _apply(squared_difference_op, [x, y], name)
+
+
+# ── AddN ─────────────────────────────────────────────────────────────────────────────
+def _add_n_shape(*shapes):
+    cur = shapes[-1]
+    for i in _builtin_range(len(shapes) - 1, -1, -1):
+        try:
+            cur = _merge_shapes(shapes[i], cur)
+        except ValueError as e:
+            raise ValueError(f"{e}\n\tFrom merging shape {i} with other shapes.") from None
+    return cur
+
+
+def _add_n_dtype(*dts):
+    if any(d is not dts[0] for d in dts):
+        raise TypeError(f"Tensors in list passed to 'inputs' of 'AddN' Op have types "
+                        f"[{', '.join(d.name for d in dts)}] that don't all match.")
+    return check_dtype(dts[0], _NUMERIC, "inputs")
+
+
+def _add_n_kernel(*xs):
+    out = np.array(xs[0], copy=True)
+    for i, x in enumerate(xs[1:], 1):
+        if np.shape(x) != out.shape:
+            raise errors.InvalidArgumentError(
+                None, None, f"Inputs to operation AddN must have the same size and shape.  "
+                f"Input 0: {list(out.shape)} != input {i}: {list(np.shape(x))}")
+        out += x
+    return out
+
+
+add_n_op = OpDef("AddN", shape=_add_n_shape, dtype=_add_n_dtype, kernel=_add_n_kernel)
+
+
+def add_n(inputs, name=None) -> Tensor:
+    """Sums a list of tensors of one shape and dtype (one ``AddN`` op).
+
+    A single input is returned as is (through ``Identity`` when ``name`` is given).
+    """
+    if not inputs or isinstance(inputs, (str, bytes)) or not hasattr(inputs, "__iter__"):
+        raise ValueError("Inputs must be an iterable of at least one Tensor/IndexedSlices "
+                         "with the same dtype and shape.")
+    inputs = [convert_to_tensor(x) for x in inputs]
+    if len(inputs) == 1:
+        if name:
+            from scopeflow.ops import array_ops
+            return array_ops.identity(inputs[0], name=name)
+        return inputs[0]
+    return add_n_op.bind(*inputs, name=name)
+
+
+# ── Neg ──────────────────────────────────────────────────────────────────────────────
+neg_op = OpDef("Neg", shape=same_shape, dtype=_same_dtype_in(_SIGNED_NUMERIC),
+               kernel=np.negative, input_names=("x",))
+
+
+def negative(x, name=None) -> Tensor:
+    """Elementwise ``-x``."""
+    return neg_op.bind(x, name=name)
+
+
+# ── Abs ──────────────────────────────────────────────────────────────────────────────
+abs_op = OpDef("Abs", shape=same_shape, dtype=_same_dtype_in(_FLOATS + _SIGNED),
+               kernel=np.absolute, input_names=("x",))
+
+
+def abs(x, name=None) -> Tensor:
+    """Elementwise absolute value (real inputs)."""
+    return abs_op.bind(x, name=name)
+
+
+# ── Sign ─────────────────────────────────────────────────────────────────────────────
+sign_op = OpDef("Sign", shape=same_shape, dtype=_same_dtype_in(_SIGNED_NUMERIC),
+                kernel=np.sign, input_names=("x",))
+
+
+def sign(x, name=None) -> Tensor:
+    """Elementwise -1, 0 or 1 (NaN stays NaN)."""
+    return sign_op.bind(x, name=name)
+
+
+# ── Square ───────────────────────────────────────────────────────────────────────────
+square_op = OpDef("Square", shape=same_shape, dtype=_same_dtype_in(_NUMERIC),
+                  kernel=np.square, input_names=("x",))
+
+
+def square(x, name=None) -> Tensor:
+    """Elementwise ``x * x``."""
+    return square_op.bind(x, name=name)
+
+
+# ── Reciprocal ───────────────────────────────────────────────────────────────────────
+def _reciprocal_kernel(x):
+    if _is_int(x):
+        _check_divisor(x)
+        return np.floor_divide(1, x) if x.dtype.kind == "u" else \
+            np.where(np.absolute(x) == 1, x, 0).astype(x.dtype)
+    return np.reciprocal(x)
+
+
+reciprocal_op = OpDef("Reciprocal", shape=same_shape, dtype=_same_dtype_in(_SIGNED_NUMERIC),
+                      kernel=_reciprocal_kernel, input_names=("x",))
+
+
+def reciprocal(x, name=None) -> Tensor:
+    """Elementwise ``1 / x``."""
+    return reciprocal_op.bind(x, name=name)
+
+
+# ── Sqrt / Rsqrt / Exp / Log / Log1p / Sin / Cos / Tanh (floating point only) ────────
+def _float_unary(op_type, kernel):
+    return OpDef(op_type, shape=same_shape, dtype=_same_dtype_in(_FLOAT_OR_COMPLEX),
+                 kernel=kernel, input_names=("x",))
+
+
+sqrt_op = _float_unary("Sqrt", np.sqrt)
+
+
+def sqrt(x, name=None) -> Tensor:
+    """Elementwise square root (NaN for negative reals)."""
+    return sqrt_op.bind(x, name=name)
+
+
+rsqrt_op = _float_unary("Rsqrt", lambda x: np.reciprocal(np.sqrt(x)))
+
+
+def rsqrt(x, name=None) -> Tensor:
+    """Elementwise ``1 / sqrt(x)``."""
+    return rsqrt_op.bind(x, name=name)
+
+
+exp_op = _float_unary("Exp", np.exp)
+
+
+def exp(x, name=None) -> Tensor:
+    """Elementwise ``e ** x``."""
+    return exp_op.bind(x, name=name)
+
+
+log_op = _float_unary("Log", np.log)
+
+
+def log(x, name=None) -> Tensor:
+    """Elementwise natural logarithm."""
+    return log_op.bind(x, name=name)
+
+
+log1p_op = _float_unary("Log1p", np.log1p)
+
+
+def log1p(x, name=None) -> Tensor:
+    """Elementwise ``log(1 + x)``, accurate for small ``x``."""
+    return log1p_op.bind(x, name=name)
+
+
+sin_op = _float_unary("Sin", np.sin)
+
+
+def sin(x, name=None) -> Tensor:
+    """Elementwise sine."""
+    return sin_op.bind(x, name=name)
+
+
+cos_op = _float_unary("Cos", np.cos)
+
+
+def cos(x, name=None) -> Tensor:
+    """Elementwise cosine."""
+    return cos_op.bind(x, name=name)
+
+
+tanh_op = _float_unary("Tanh", np.tanh)
+
+
+def tanh(x, name=None) -> Tensor:
+    """Elementwise hyperbolic tangent."""
+    return tanh_op.bind(x, name=name)
+
+
+# ── Sigmoid ──────────────────────────────────────────────────────────────────────────
+def _sigmoid_kernel(x):
+    if np.iscomplexobj(x):
+        return np.reciprocal(1 + np.exp(-x))
+    e = np.exp(-np.absolute(x))  # never overflows
+    return np.where(x >= 0, np.reciprocal(1 + e), e / (1 + e))
+
+
+sigmoid_op = OpDef("Sigmoid", shape=same_shape, dtype=_same_dtype_in(_FLOAT_OR_COMPLEX),
+                   kernel=_sigmoid_kernel, input_names=("x",))
+
+
+def sigmoid(x, name=None) -> Tensor:
+    """Elementwise ``1 / (1 + exp(-x))``."""
+    return sigmoid_op.bind(x, name=name)
+
+
+# ── Round / Floor / Ceil (TF: gradient None) ─────────────────────────────────────────
+round_op = OpDef("Round", shape=same_shape, dtype=_same_dtype_in(_FLOATS + _SIGNED),
+                 kernel=np.round, grad=None, input_names=("x",))
+
+
+def round(x, name=None) -> Tensor:
+    """Rounds half to even (banker's rounding); integers are returned unchanged."""
+    x = convert_to_tensor(x, name="x")
+    if x.dtype.is_integer:
+        return x
+    return round_op.bind(x, name=name)
+
+
+floor_op = OpDef("Floor", shape=same_shape, dtype=_same_dtype_in(_FLOATS), kernel=np.floor,
+                 grad=None, input_names=("x",))
+
+
+def floor(x, name=None) -> Tensor:
+    """Elementwise largest integer not greater than ``x``."""
+    return floor_op.bind(x, name=name)
+
+
+ceil_op = OpDef("Ceil", shape=same_shape, dtype=_same_dtype_in(_FLOATS), kernel=np.ceil,
+                grad=None, input_names=("x",))
+
+
+def ceil(x, name=None) -> Tensor:
+    """Elementwise smallest integer not less than ``x``."""
+    return ceil_op.bind(x, name=name)
+
+
+# ── Conj ─────────────────────────────────────────────────────────────────────────────
+conj_op = OpDef("Conj", shape=same_shape, dtype=_same_dtype_in(_COMPLEX, "input"),
+                kernel=np.conj, input_names=("input",))
+
+
+def conj(x, name=None) -> Tensor:
+    """Complex conjugate; real tensors are returned unchanged."""
+    x = convert_to_tensor(x, name="x")
+    if x.dtype.is_complex:
+        return conj_op.bind(x, name=name)
+    if x.dtype.is_floating or x.dtype.is_integer:
+        return x
+    raise TypeError(f"Expected numeric or variant tensor, got dtype {x.dtype!r}.")
+
+
+# ── Comparisons (not differentiable) ─────────────────────────────────────────────────
+def _comparison(op_type, kernel, allowed, attrs=None):
+    return OpDef(op_type, shape=broadcast_shape, dtype=_compare_dtype_in(allowed),
+                 kernel=kernel, grad=None, attrs=attrs, input_names=("x", "y"))
+
+
+less_op = _comparison("Less", np.less, _REAL)
+
+
+def less(x, y, name=None) -> Tensor:
+    """Elementwise ``x < y`` (bool)."""
+    return _apply(less_op, [x, y], name)
+
+
+less_equal_op = _comparison("LessEqual", np.less_equal, _REAL)
+
+
+def less_equal(x, y, name=None) -> Tensor:
+    """Elementwise ``x <= y`` (bool)."""
+    return _apply(less_equal_op, [x, y], name)
+
+
+greater_op = _comparison("Greater", np.greater, _REAL)
+
+
+def greater(x, y, name=None) -> Tensor:
+    """Elementwise ``x > y`` (bool)."""
+    return _apply(greater_op, [x, y], name)
+
+
+greater_equal_op = _comparison("GreaterEqual", np.greater_equal, _REAL)
+
+
+def greater_equal(x, y, name=None) -> Tensor:
+    """Elementwise ``x >= y`` (bool)."""
+    return _apply(greater_equal_op, [x, y], name)
+
+
+_EQUALITY_TYPES = _NUMERIC + (dtypes.bool_, dtypes.string)
+equal_op = _comparison("Equal", lambda x, y, *, incompatible_shape_error:
+                       np.asarray(np.equal(x, y), dtype=bool), _EQUALITY_TYPES,
+                       {"incompatible_shape_error": True})
+
+
+def equal(x, y, name=None) -> Tensor:
+    """Elementwise ``x == y`` (bool). ``Tensor.__eq__`` stays identity, as in TF1."""
+    return _apply(equal_op, [x, y], name)
+
+
+not_equal_op = _comparison("NotEqual", lambda x, y, *, incompatible_shape_error:
+                           np.asarray(np.not_equal(x, y), dtype=bool), _EQUALITY_TYPES,
+                           {"incompatible_shape_error": True})
+
+
+def not_equal(x, y, name=None) -> Tensor:
+    """Elementwise ``x != y`` (bool)."""
+    return _apply(not_equal_op, [x, y], name)
+
+
+# ── LogicalAnd / LogicalOr / LogicalNot (not differentiable) ─────────────────────────
+logical_and_op = OpDef("LogicalAnd", shape=broadcast_shape,
+                       dtype=_bool_only("LogicalAnd", ("x", "y")), kernel=np.logical_and,
+                       grad=None, input_names=("x", "y"))
+
+
+def logical_and(x, y, name=None) -> Tensor:
+    """Elementwise ``x AND y`` of bool tensors."""
+    return _apply(logical_and_op, [x, y], name)
+
+
+logical_or_op = OpDef("LogicalOr", shape=broadcast_shape,
+                      dtype=_bool_only("LogicalOr", ("x", "y")), kernel=np.logical_or,
+                      grad=None, input_names=("x", "y"))
+
+
+def logical_or(x, y, name=None) -> Tensor:
+    """Elementwise ``x OR y`` of bool tensors."""
+    return _apply(logical_or_op, [x, y], name)
+
+
+logical_not_op = OpDef("LogicalNot", shape=same_shape, dtype=_bool_only("LogicalNot", ("x",)),
+                       kernel=np.logical_not, grad=None, input_names=("x",))
+
+
+def logical_not(x, name=None) -> Tensor:
+    """Elementwise ``NOT x`` of a bool tensor."""
+    return logical_not_op.bind(x, name=name)
+
+
+def logical_xor(x, y, name="LogicalXor") -> Tensor:
+    """``(x OR y) AND NOT (x AND y)``, built from three ops as TF does."""
+    return logical_and(logical_or(x, y), logical_not(logical_and(x, y)), name=name)
+
+
+# ── Select (TF1's tf.where with x and y) ─────────────────────────────────────────────
+def _select_shape(c, t, e):
+    out = _merge_shapes(t, e)
+    if c.ndims is None or out.ndims is None or c.ndims == 0:
+        return out
+    if c.ndims == 1 and out.ndims > 1:
+        _merge_shapes(c, TensorShape(out.as_tuple()[:1]))
+        return out
+    return _merge_shapes(out, c)
+
+
+def _select_dtype(c, t, e):
+    if c is not dtypes.bool_:
+        raise TypeError(f"Input 'condition' of 'Select' Op has type {c.name} that does not "
+                        "match expected type of bool.")
+    if e is not t:
+        raise TypeError(f"Input 'e' of 'Select' Op has type {e.name} that does not match type "
+                        f"{t.name} of argument 't'.")
+    return t
+
+
+def _select_kernel(c, t, e):
+    if np.shape(t) != np.shape(e):
+        raise errors.InvalidArgumentError(
+            None, None, f"'then' and 'else' must have the same size.  but received: "
+            f"{list(np.shape(t))} vs. {list(np.shape(e))}")
+    c = np.asarray(c)
+    if c.ndim == 1 and np.ndim(t) > 1:
+        c = c.reshape(c.shape + (1,) * (np.ndim(t) - 1))
+    elif c.ndim and c.shape != np.shape(t):
+        raise errors.InvalidArgumentError(
+            None, None, f"'condition' and 'then' must have the same size.  but received: "
+            f"{list(c.shape)} vs. {list(np.shape(t))}")
+    return np.where(c, t, e)
+
+
+select_op = OpDef("Select", shape=_select_shape, dtype=_select_dtype, kernel=_select_kernel,
+                  input_names=("condition", "t", "e"))
+
+
+# ── Where (coordinates of true elements; not differentiable) ─────────────────────────
+def _where_shape(x):
+    return TensorShape([None, x.ndims])
+
+
+where_op = OpDef("Where", shape=_where_shape,
+                 dtype=lambda x: (check_dtype(x, _NUMERIC + (dtypes.bool_,), "input"),
+                                  dtypes.int64)[1],
+                 kernel=lambda x: np.argwhere(x).astype(np.int64), grad=None,
+                 input_names=("input",))
+
+
+def where(condition, x=None, y=None, name=None) -> Tensor:
+    """TF1's ``tf.where``.
+
+    With ``x`` and ``y``: a ``Select`` op taking elements of ``x`` where ``condition`` is
+    true, else of ``y``. ``x`` and ``y`` must have one shape; ``condition`` has that shape,
+    or is a scalar, or a vector along the first dimension. With only ``condition``: a
+    ``Where`` op giving the int64 coordinates of the true elements, shape ``[n, rank]``.
+    """
+    if x is None and y is None:
+        with name_scope(name, "Where", [condition]) as scope:
+            condition = convert_to_tensor(condition, preferred_dtype=dtypes.bool_,
+                                          name="condition")
+            return where_op.bind(condition, name=scope)
+    if x is None or y is None:
+        raise ValueError("x and y must both be non-None or both be None.")
+    return _apply(select_op, [condition, x, y], name, hinted=(1, 2))
+
+
+# ── Reductions: Sum / Mean / Max / Min / Prod / All / Any ────────────────────────────
+def _static_axes(values, rank):
+    """Reduction axes as a sorted tuple in ``[0, rank)``; TF's message on bad ones."""
+    out = set()
+    for v in np.asarray(values).reshape(-1).tolist():
+        if not -rank <= v < rank:
+            raise ValueError(f"Invalid reduction dimension {v} for input with {rank} "
+                             "dimensions.")
+        out.add(v % rank)
+    return tuple(sorted(out))
+
+
+def _reduction_shape(x, axis, *, keep_dims):
+    if axis.shape.ndims is not None and axis.shape.ndims > 1:
+        raise ValueError(f"Shape must be at most rank 1 but is rank {axis.shape.ndims}")
+    rank = x.shape.ndims
+    values = constant_value(axis)
+    if values is None or rank is None:
+        return TensorShape([None] * rank if keep_dims and rank is not None else None)
+    axes = _static_axes(values, rank)
+    dims = x.shape.as_tuple()
+    if keep_dims:
+        return TensorShape([1 if i in axes else d for i, d in enumerate(dims)])
+    return TensorShape([d for i, d in enumerate(dims) if i not in axes])
+
+
+def _runtime_axes(x, axis):
+    nd = np.ndim(x)
+    out = set()
+    for v in np.asarray(axis).reshape(-1).tolist():
+        if not -nd <= v < nd:
+            raise errors.InvalidArgumentError(
+                None, None, f"Invalid reduction dimension ({v} for input with {nd} "
+                "dimension(s)")
+        out.add(v % nd)
+    return tuple(sorted(out))
+
+
+def _accumulator(x):
+    """NumPy accumulation dtype: float16 sums in float32 (as TF), others in their own."""
+    return np.float32 if x.dtype == np.float16 else x.dtype
+
+
+def _reduction(op_type, allowed, kernel, grad=...):
+    def dtype_rule(x, axis, *, keep_dims):
+        if allowed is None:
+            if x is not dtypes.bool_:
+                raise TypeError(f"Input 'input' of '{op_type}' Op has type {x.name} that does "
+                                "not match expected type of bool.")
+        else:
+            check_dtype(x, allowed, "input")
+        check_dtype(axis, _INDEX, "reduction_indices")
+        return x
+
+    def run(x, axis, *, keep_dims):
+        x = np.asarray(x)
+        return np.asarray(kernel(x, _runtime_axes(x, axis), keep_dims), dtype=x.dtype)
+
+    extra = {} if grad is ... else {"grad": grad}
+    return OpDef(op_type, shape=_reduction_shape, dtype=dtype_rule, kernel=run,
+                 attrs={"keep_dims": False}, shape_from_tensors=True,
+                 input_names=("input", "reduction_indices"), **extra)
+
+
+def _deprecated_lookup(new_name, new_value, old_name, old_value):
+    if new_value is not None and old_value is not None:
+        raise ValueError(f"Cannot specify both '{old_name}' and '{new_name}'.")
+    return new_value if new_value is not None else old_value
+
+
+def _reduce(op_def, input_tensor, axis, keepdims, name, reduction_indices, keep_dims):
+    axis = _deprecated_lookup("axis", axis, "reduction_indices", reduction_indices)
+    keepdims = bool(_deprecated_lookup("keepdims", keepdims, "keep_dims", keep_dims))
+    if axis is None:
+        x = convert_to_tensor(input_tensor)
+        axis = _all_axes(x)
+        out = op_def.bind(x, axis, keep_dims=keepdims, name=name)
+        if not keepdims:
+            out.set_shape([])  # TF's _may_reduce_to_scalar
+        return out
+    return op_def.bind(input_tensor, axis, keep_dims=keepdims, name=name)
+
+
+def _all_axes(x):
+    """TF's ``_ReductionDims`` for ``axis=None``: a Const, else ``range(0, rank(x))``."""
+    from scopeflow.ops import constant_op
+    rank = x.shape.ndims
+    if rank:
+        return constant_op.constant(np.arange(rank, dtype=np.int32))
+    if rank == 0:
+        rank_t = constant_op.constant(0, name="Rank")
+    else:
+        from scopeflow.ops import array_ops
+        if not hasattr(array_ops, "rank"):
+            raise NotImplementedError(
+                "reducing a tensor of unknown rank with axis=None needs array_ops.rank")
+        rank_t = array_ops.rank(x)
+    return range(0, rank_t)
+
+
+def _sum_kernel(x, axes, keep_dims):
+    return np.sum(x, axis=axes, dtype=_accumulator(x), keepdims=keep_dims)
+
+
+def _mean_kernel(x, axes, keep_dims):
+    count = 1
+    for a in axes:
+        count *= x.shape[a]
+    if x.dtype.kind in "iu":  # TF's integer mean: sum (wide), then divide toward zero
+        s = np.sum(x, axis=axes, dtype=np.int64 if x.dtype.kind == "i" else np.uint64,
+                   keepdims=keep_dims)
+        if count == 0:
+            return np.zeros_like(s)
+        return np.sign(s) * (np.absolute(s) // count)
+    return np.sum(x, axis=axes, dtype=_accumulator(x), keepdims=keep_dims) / count
+
+
+def _extreme(x, largest):
+    if x.dtype.kind == "f":
+        return -np.inf if largest else np.inf
+    info = np.iinfo(x.dtype)
+    return info.min if largest else info.max
+
+
+sum_op = _reduction("Sum", _NUMERIC, _sum_kernel)
+mean_op = _reduction("Mean", _NUMERIC, _mean_kernel)
+max_op = _reduction("Max", _REAL, lambda x, axes, kd: np.max(
+    x, axis=axes, keepdims=kd, initial=_extreme(x, True)))
+min_op = _reduction("Min", _REAL, lambda x, axes, kd: np.min(
+    x, axis=axes, keepdims=kd, initial=_extreme(x, False)))
+prod_op = _reduction("Prod", _NUMERIC, lambda x, axes, kd: np.prod(
+    x, axis=axes, dtype=_accumulator(x), keepdims=kd))
+all_op = _reduction("All", None, lambda x, axes, kd: np.all(x, axis=axes, keepdims=kd),
+                    grad=None)
+any_op = _reduction("Any", None, lambda x, axes, kd: np.any(x, axis=axes, keepdims=kd),
+                    grad=None)
+
+
+def reduce_sum(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+               keep_dims=None) -> Tensor:
+    """Sum over ``axis`` (an int, a list, or None for all); ``keepdims`` keeps size-1 dims.
+
+    >>> reduce_sum([[1, 2], [3, 4]], 1).shape.as_list()
+    [2]
+    """
+    return _reduce(sum_op, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_mean(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+                keep_dims=None) -> Tensor:
+    """Mean over ``axis``; integer means stay integers (rounded toward zero, as TF)."""
+    return _reduce(mean_op, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_max(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+               keep_dims=None) -> Tensor:
+    """Maximum over ``axis`` (``-inf`` / the dtype's min for empty reductions)."""
+    return _reduce(max_op, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_min(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+               keep_dims=None) -> Tensor:
+    """Minimum over ``axis`` (``inf`` / the dtype's max for empty reductions)."""
+    return _reduce(min_op, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_prod(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+                keep_dims=None) -> Tensor:
+    """Product over ``axis``."""
+    return _reduce(prod_op, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_all(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+               keep_dims=None) -> Tensor:
+    """Logical AND over ``axis`` of a bool tensor."""
+    return _reduce(all_op, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_any(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+               keep_dims=None) -> Tensor:
+    """Logical OR over ``axis`` of a bool tensor."""
+    return _reduce(any_op, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_logsumexp(input_tensor, axis=None, keepdims=None, name=None,
+                     reduction_indices=None, keep_dims=None) -> Tensor:
+    """``log(sum(exp(x)))`` over ``axis``, computed stably around the maximum.
+
+    The maximum is clipped to the dtype's finite range, so all ``-inf`` inputs give
+    ``-inf`` (TF uses IsFinite/SelectV2 for the same effect).
+    """
+    axis = _deprecated_lookup("axis", axis, "reduction_indices", reduction_indices)
+    keepdims = bool(_deprecated_lookup("keepdims", keepdims, "keep_dims", keep_dims))
+    from scopeflow.ops import array_ops
+    with name_scope(name, "ReduceLogSumExp", [input_tensor]) as scope:
+        x = convert_to_tensor(input_tensor)
+        check_dtype(x.dtype.base_dtype, _FLOATS, "x")
         dt = x.dtype.base_dtype
-        if dt.is_integer:
-            raise NotImplementedError("integer truediv needs cast")  # replaced below
-        return realdiv_op.bind(x, y, name=scope)
+        raw_max = reduce_max(x, axis, keepdims=True)
+        my_max = array_ops.stop_gradient(minimum(maximum(raw_max, dt.min), dt.max))
+        result = log(reduce_sum(exp(subtract(x, my_max)), axis, keepdims=keepdims))
+        if not keepdims:
+            my_max = reduce_sum(my_max, axis)  # drops the size-1 dims
+        return add(result, my_max, name=scope)
 
 
-divide = truediv
+# ── ArgMax / ArgMin (not differentiable) ─────────────────────────────────────────────
+def _arg_shape(x, dimension, *, output_type):
+    rank = x.shape.ndims
+    if dimension.shape.ndims not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {dimension.shape.ndims}")
+    if rank is None:
+        return TensorShape(None)
+    if rank == 0:
+        return TensorShape([])
+    value = constant_value(dimension)
+    if value is None:
+        return TensorShape([None] * (rank - 1))
+    d = int(value)
+    if not -rank <= d < rank:
+        raise ValueError(f"Dimension ({d}) must be in the range [{-rank}, {rank}), where "
+                         f"{rank} is the number of dimensions in the input.")
+    dims = list(x.shape.as_tuple())
+    del dims[d % rank]
+    return TensorShape(dims)
 
-_ = dtypes
+
+def _arg_dtype(x, dimension, *, output_type):
+    check_dtype(x, _REAL + (dtypes.bool_,), "input")
+    check_dtype(dimension, _INDEX, "dimension")
+    return check_dtype(output_type, _INDEX, "output_type")
+
+
+def _arg_kernel(largest):
+    def kernel(x, dimension, *, output_type):
+        x = np.asarray(x)
+        out_dt = output_type.as_numpy_dtype
+        nd, d = x.ndim, int(dimension)
+        if nd == 0:
+            return np.zeros((), out_dt)
+        if not -nd <= d < nd:
+            raise errors.InvalidArgumentError(
+                None, None, f"Expected dimension in the range [{-nd}, {nd}), but got {d}")
+        if x.shape[d] == 0:
+            raise errors.InvalidArgumentError(
+                None, None, f"Reduction axis {d} is empty in shape {list(x.shape)}")
+        if x.dtype.kind == "f" and np.isnan(x).any():  # TF's comparisons skip NaNs
+            x = np.where(np.isnan(x), -np.inf if largest else np.inf, x)
+        fn = np.argmax if largest else np.argmin
+        return np.asarray(fn(x, axis=d), dtype=out_dt)
+    return kernel
+
+
+def _arg_op(op_type, largest):
+    return OpDef(op_type, shape=_arg_shape, dtype=_arg_dtype, kernel=_arg_kernel(largest),
+                 attrs={"output_type": dtypes.int64}, grad=None, shape_from_tensors=True,
+                 input_names=("input", "dimension"))
+
+
+argmax_op = _arg_op("ArgMax", True)
+argmin_op = _arg_op("ArgMin", False)
+
+
+def _arg(op_def, input, axis, name, dimension, output_type):
+    axis = _deprecated_lookup("axis", axis, "dimension", dimension)
+    if axis is None:
+        axis = 0
+    return op_def.bind(input, axis, output_type=dtypes.as_dtype(output_type).base_dtype,
+                       name=name)
+
+
+def argmax(input, axis=None, name=None, dimension=None, output_type=dtypes.int64) -> Tensor:
+    """Index of the largest value along ``axis`` (default 0), as ``output_type`` (int64).
+
+    >>> argmax([[1, 5], [7, 2]], 1).dtype.name
+    'int64'
+    """
+    return _arg(argmax_op, input, axis, name, dimension, output_type)
+
+
+def argmin(input, axis=None, name=None, dimension=None, output_type=dtypes.int64) -> Tensor:
+    """Index of the smallest value along ``axis`` (default 0), as ``output_type`` (int64)."""
+    return _arg(argmin_op, input, axis, name, dimension, output_type)
+
+
+# ── MatMul ───────────────────────────────────────────────────────────────────────────
+_MATMUL_TYPES = _FLOATS + _INDEX + _UNSIGNED + _COMPLEX
+
+
+def _matmul_shape(a, b, *, transpose_a, transpose_b):
+    for s in (a, b):
+        if s.ndims is not None and s.ndims != 2:
+            raise ValueError(f"Shape must be rank 2 but is rank {s.ndims}")
+    da = a.as_tuple() or (None, None)
+    db = b.as_tuple() or (None, None)
+    (m, ka), (kb, n) = da[::-1] if transpose_a else da, db[::-1] if transpose_b else db
+    if ka is not None and kb is not None and ka != kb:
+        raise ValueError(f"Dimensions must be equal, but are {ka} and {kb}")
+    return TensorShape([m, n])
+
+
+def _matmul_kernel(a, b, *, transpose_a, transpose_b):
+    a = a.T if transpose_a else a
+    b = b.T if transpose_b else b
+    if a.shape[1] != b.shape[0]:
+        raise errors.InvalidArgumentError(
+            None, None, f"Matrix size-incompatible: In[0]: {list(a.shape)}, In[1]: "
+            f"{list(b.shape)}")
+    return np.matmul(a, b)
+
+
+matmul_op = OpDef("MatMul", shape=_matmul_shape, dtype=_same_dtype_in(_MATMUL_TYPES, "a"),
+                  kernel=_matmul_kernel, attrs={"transpose_a": False, "transpose_b": False},
+                  input_names=("a", "b"))
+
+
+# ── BatchMatMulV2 ────────────────────────────────────────────────────────────────────
+def _batch_matmul_shape(x, y, *, adj_x, adj_y):
+    if x.ndims is None or y.ndims is None:
+        return TensorShape(None)
+    for s in (x, y):
+        if s.ndims < 2:
+            raise ValueError(f"Shape must be at least rank 2 but is rank {s.ndims}")
+    dx, dy = x.as_tuple(), y.as_tuple()
+    m, kx = dx[-2:][::-1] if adj_x else dx[-2:]
+    ky, n = dy[-2:][::-1] if adj_y else dy[-2:]
+    if kx is not None and ky is not None and kx != ky:
+        raise ValueError(f"Dimensions must be equal, but are {kx} and {ky}")
+    batch = broadcast_shape(TensorShape(dx[:-2]), TensorShape(dy[:-2]))
+    return TensorShape(batch.as_tuple() + (m, n))
+
+
+def _adjoint(x):
+    x = np.swapaxes(x, -1, -2)
+    return np.conj(x) if np.iscomplexobj(x) else x
+
+
+def _batch_matmul_kernel(x, y, *, adj_x, adj_y):
+    x = _adjoint(x) if adj_x else x
+    y = _adjoint(y) if adj_y else y
+    try:
+        return np.matmul(x, y)
+    except ValueError:
+        raise errors.InvalidArgumentError(
+            None, None, f"Matrix size-incompatible or batch dims not broadcastable: "
+            f"In[0]: {list(np.shape(x))}, In[1]: {list(np.shape(y))}") from None
+
+
+batch_matmul_op = OpDef("BatchMatMulV2", shape=_batch_matmul_shape,
+                        dtype=_same_dtype_in(_MATMUL_TYPES), kernel=_batch_matmul_kernel,
+                        attrs={"adj_x": False, "adj_y": False}, broadcasting=True,
+                        input_names=("x", "y"))
+
+
+def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
+           a_is_sparse=False, b_is_sparse=False, name=None) -> Tensor:
+    """Matrix product ``a @ b``.
+
+    Rank-2 inputs make a ``MatMul`` op (``transpose_a``/``transpose_b``); higher or
+    unknown ranks make ``BatchMatMulV2`` (``adj_x``/``adj_y``) with broadcast batch
+    dimensions. ``adjoint_*`` also conjugates complex inputs. ``*_is_sparse`` are hints
+    and are ignored.
+
+    >>> matmul([[1., 2.]], [[3.], [4.]]).shape.as_list()
+    [1, 1]
+    """
+    with name_scope(name, "MatMul", [a, b]) as scope:
+        if transpose_a and adjoint_a:
+            raise ValueError("Only one of `transpose_a` and `adjoint_a` can be True. Received "
+                             f"`transpose_a`={transpose_a}, `adjoint_a`={adjoint_a}.")
+        if transpose_b and adjoint_b:
+            raise ValueError("Only one of `transpose_b` and `adjoint_b` can be True. Received "
+                             f"`transpose_b`={transpose_b}, `adjoint_b`={adjoint_b}.")
+        a = convert_to_tensor(a, name="a")
+        b = convert_to_tensor(b, name="b", preferred_dtype=a.dtype.base_dtype)
+        ra, rb = a.shape.ndims, b.shape.ndims
+        if ra is None or rb is None or ra > 2 or rb > 2:
+            return batch_matmul_op.bind(a, b, adj_x=bool(transpose_a or adjoint_a),
+                                        adj_y=bool(transpose_b or adjoint_b), name=scope)
+        if adjoint_a:
+            a, transpose_a = conj(a), True
+        if adjoint_b:
+            b, transpose_b = conj(b), True
+        return matmul_op.bind(a, b, transpose_a=bool(transpose_a),
+                              transpose_b=bool(transpose_b), name=scope)
+
+
+def tensordot(a, b, axes, name=None) -> Tensor:
+    """Sums products over ``axes`` of ``a`` and ``b`` (an int N: the last N of ``a`` with
+    the first N of ``b``; or a pair of axis lists), built from transpose/reshape/matmul.
+
+    Needs static shapes for the free and contracted dimensions.
+    """
+    from scopeflow.ops import array_ops
+    if not (hasattr(array_ops, "reshape") and hasattr(array_ops, "transpose")):
+        raise NotImplementedError("tensordot needs array_ops.reshape and array_ops.transpose")
+    with name_scope(name, "Tensordot", [a, b, axes]) as scope:
+        a = convert_to_tensor(a, name="a")
+        b = convert_to_tensor(b, name="b", preferred_dtype=a.dtype.base_dtype)
+        if not (a.shape.is_fully_defined() and b.shape.is_fully_defined()):
+            raise ValueError("tensordot in scopeflow needs fully defined static shapes; got "
+                             f"{a.shape} and {b.shape}")
+        sa, sb = a.shape.as_list(), b.shape.as_list()
+        a_axes, b_axes = _tensordot_axes(axes, len(sa), len(sb))
+        for i, j in zip(a_axes, b_axes):
+            if sa[i] != sb[j]:
+                raise ValueError(f"Dimensions must be equal, but are {sa[i]} and {sb[j]}")
+        a2, a_free = _tensordot_reshape(array_ops, a, sa, a_axes, contract_last=True)
+        b2, b_free = _tensordot_reshape(array_ops, b, sb, b_axes, contract_last=False)
+        product = matmul(a2, b2)
+        out_shape = a_free + b_free
+        if product.shape.as_list() == out_shape:
+            return product
+        return array_ops.reshape(product, out_shape, name=scope)
+
+
+def _tensordot_axes(axes, rank_a, rank_b):
+    if isinstance(axes, (int, np.integer)):
+        n = int(axes)
+        if n < 0 or n > min(rank_a, rank_b):
+            raise ValueError(f"'axes' must be at most min(rank(a), rank(b)) = "
+                             f"{min(rank_a, rank_b)}; got {n}")
+        return list(_builtin_range(rank_a - n, rank_a)), list(_builtin_range(n))
+    a_axes, b_axes = axes
+    a_axes = [a_axes] if isinstance(a_axes, (int, np.integer)) else list(a_axes)
+    b_axes = [b_axes] if isinstance(b_axes, (int, np.integer)) else list(b_axes)
+    if len(a_axes) != len(b_axes):
+        raise ValueError(f"Different number of contraction axes 'a' and 'b', "
+                         f"{len(a_axes)} != {len(b_axes)}.")
+    return [int(i) % rank_a for i in a_axes], [int(j) % rank_b for j in b_axes]
+
+
+def _tensordot_reshape(array_ops, t, shape, axes, contract_last):
+    free = [i for i in _builtin_range(len(shape)) if i not in axes]
+    free_dims = [shape[i] for i in free]
+    perm = free + axes if contract_last else axes + free
+    n_free = int(np.prod(free_dims)) if free_dims else 1
+    n_contract = int(np.prod([shape[i] for i in axes])) if axes else 1
+    new_shape = [n_free, n_contract] if contract_last else [n_contract, n_free]
+    if perm != list(_builtin_range(len(shape))):
+        t = array_ops.transpose(t, perm)
+    if [shape[i] for i in perm] != new_shape:
+        t = array_ops.reshape(t, new_shape)
+    return t, free_dims
+
+
+# ── Cast ─────────────────────────────────────────────────────────────────────────────
+_CASTABLE = _NUMERIC + (dtypes.bool_,)
+
+
+def _cast_dtype(x, *, SrcT, DstT, Truncate):
+    if x not in _CASTABLE or DstT not in _CASTABLE:
+        raise TypeError(f"Cast {x.name} to {DstT.name} is not supported")
+    return DstT
+
+
+def _cast_kernel(x, *, SrcT, DstT, Truncate):
+    x = np.asarray(x)
+    target = np.dtype(DstT.as_numpy_dtype)
+    if x.dtype.kind == "c" and target.kind != "c":
+        x = np.real(x)
+    return x.astype(target)  # float -> int truncates toward zero, as TF
+
+
+cast_op = OpDef("Cast", shape=same_shape, dtype=_cast_dtype, kernel=_cast_kernel,
+                attrs={"SrcT": None, "DstT": None, "Truncate": False}, input_names=("x",))
+
+
+def cast(x, dtype, name=None) -> Tensor:
+    """``x`` converted to ``dtype`` (a ``Cast`` op; ``x`` itself when already ``dtype``).
+
+    Floats cast to integers truncate toward zero; complex to real keeps the real part.
+
+    >>> cast([1.7, -1.7], "int32").dtype.name
+    'int32'
+    """
+    base = dtypes.as_dtype(dtype).base_dtype
+    if isinstance(x, Tensor) and x.dtype.base_dtype == base:
+        return x
+    with name_scope(name, "Cast", [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        if x.dtype.base_dtype == base:
+            return x
+        return cast_op.bind(x, SrcT=x.dtype.base_dtype, DstT=base, Truncate=False,
+                            name=scope)
+
+
+def to_float(x, name="ToFloat") -> Tensor:
+    """``cast(x, float32)`` (deprecated in TF1)."""
+    return cast(x, dtypes.float32, name=name)
+
+
+def to_double(x, name="ToDouble") -> Tensor:
+    """``cast(x, float64)`` (deprecated in TF1)."""
+    return cast(x, dtypes.float64, name=name)
+
+
+def to_int32(x, name="ToInt32") -> Tensor:
+    """``cast(x, int32)`` (deprecated in TF1)."""
+    return cast(x, dtypes.int32, name=name)
+
+
+def to_int64(x, name="ToInt64") -> Tensor:
+    """``cast(x, int64)`` (deprecated in TF1)."""
+    return cast(x, dtypes.int64, name=name)
+
+
+def saturate_cast(value, dtype, name=None) -> Tensor:
+    """Casts ``value`` to ``dtype``, first clamping it to ``dtype``'s range (``ClipByValue``)."""
+    from scopeflow.ops import constant_op
+    with name_scope(name, "saturate_cast", [value]) as scope:
+        value = convert_to_tensor(value, name="value")
+        dtype = dtypes.as_dtype(dtype).base_dtype
+        src = value.dtype.base_dtype
+        if not (src.is_bool or dtype.is_bool or src.is_complex or dtype.is_complex):
+            lo, hi = max(src.min, dtype.min), min(src.max, dtype.max)
+            if lo > src.min or hi < src.max:
+                np_src = src.as_numpy_dtype
+                lo_v, hi_v = np_src(lo), np_src(hi)
+                if src.is_floating and float(hi_v) > hi:  # rounding up would overflow
+                    hi_v = np.nextafter(hi_v, np_src(0))
+                value = clip_by_value_op.bind(
+                    value, constant_op.constant(lo_v, dtype=src),
+                    constant_op.constant(hi_v, dtype=src), name="clamp")
+        return cast(value, dtype, name=scope)
+
+
+# ── Range (not differentiable) ───────────────────────────────────────────────────────
+def _range_size(start, limit, delta):
+    if delta == 0:
+        raise ValueError("Requires delta != 0")
+    if delta > 0 and start > limit:
+        raise ValueError(f"Requires start <= limit when delta > 0: {start}/{limit}")
+    if delta < 0 and start < limit:
+        raise ValueError(f"Requires start >= limit when delta < 0: {start}/{limit}")
+    if isinstance(start, int) and isinstance(limit, int) and isinstance(delta, int):
+        return (builtins.abs(limit - start) + builtins.abs(delta) - 1) // builtins.abs(delta)
+    return int(np.ceil(builtins.abs((limit - start) / delta)))
+
+
+def _range_shape(start, limit, delta):
+    for t in (start, limit, delta):
+        if t.shape.ndims not in (None, 0):
+            raise ValueError(f"Shape must be rank 0 but is rank {t.shape.ndims}")
+    values = [constant_value(t) for t in (start, limit, delta)]
+    if any(v is None for v in values):
+        return TensorShape([None])
+    return TensorShape([_range_size(*(v.item() for v in values))])
+
+
+def _range_kernel(start, limit, delta):
+    dt = np.asarray(start).dtype
+    try:
+        n = _range_size(*(np.asarray(v).item() for v in (start, limit, delta)))
+    except ValueError as e:
+        raise errors.InvalidArgumentError(None, None, str(e)) from None
+    return (start + np.arange(n, dtype=dt) * delta).astype(dt, copy=False)
+
+
+range_op = OpDef("Range", shape=_range_shape, shape_from_tensors=True,
+                 dtype=_same_dtype_in(_FLOATS + _INDEX, "start"), kernel=_range_kernel,
+                 grad=None, input_names=("start", "limit", "delta"))
+
+
+def _range_static_value(t):
+    values = [constant_value(x) for x in t.op.inputs]
+    if any(v is None for v in values):
+        return None
+    return _range_kernel(*values)
+
+
+STATIC_VALUE_RULES["Range"] = _range_static_value
+STATIC_VALUE_RULES["Cast"] = lambda t: (
+    None if (v := constant_value(t.op.inputs[0])) is None else _cast_kernel(v, **t.op.attrs))
+
+_RANGE_HIERARCHY = [dtypes.int32, dtypes.int64, dtypes.float16, dtypes.float32, dtypes.float64]
+
+
+def range(start, limit=None, delta=1, dtype=None, name="range") -> Tensor:
+    """A 1-D tensor ``[start, start + delta, ...]`` up to (not including) ``limit``.
+
+    >>> range(5).shape.as_list()
+    [5]
+    """
+    if limit is None:
+        start, limit = 0, start
+    if dtype is not None:
+        dtype = dtypes.as_dtype(dtype).base_dtype
+    with name_scope(name, "Range", [start, limit, delta]) as scope:
+        args = []
+        for v, what in ((start, "start"), (limit, "limit"), (delta, "delta")):
+            args.append(v if _is_symbolic(v) else convert_to_tensor(v, dtype=dtype, name=what))
+        args = [convert_to_tensor(v) for v in args]
+        if dtype is None:
+            for t in args:
+                if t.dtype.base_dtype not in _RANGE_HIERARCHY:
+                    raise TypeError(f"Unsupported range dtype {t.dtype.name}")
+            dtype = max((t.dtype.base_dtype for t in args), key=_RANGE_HIERARCHY.index)
+        args = [cast(t, dtype) for t in args]
+        return range_op.bind(*args, name=scope)
+
+
+# ── Tensor operators (as TF's math_ops installs them) ────────────────────────────────
+def _binary_operator(fn, op_name):
+    def forward(x, y):
+        with name_scope(None, op_name, [x, y]) as scope:
+            return fn(x, y, name=scope)
+
+    def reflected(y, x):
+        with name_scope(None, op_name, [x, y]) as scope:
+            y = convert_to_tensor(y)
+            x = convert_to_tensor(x, dtype=y.dtype.base_dtype, name="x")
+            return fn(x, y, name=scope)
+
+    forward.__name__ = f"__{op_name}__"
+    reflected.__name__ = f"__r{op_name}__"
+    return forward, reflected
+
+
+def _install_tensor_operators():
+    binary = {"add": add, "sub": subtract, "mul": multiply, "truediv": truediv,
+              "div": div, "floordiv": floordiv, "mod": floormod, "pow": pow,
+              "matmul": matmul, "and": logical_and, "or": logical_or, "xor": logical_xor}
+    for op_name, fn in binary.items():
+        forward, reflected = _binary_operator(fn, op_name)
+        setattr(Tensor, f"__{op_name}__", forward)
+        setattr(Tensor, f"__r{op_name}__", reflected)
+    Tensor.__neg__ = lambda x: negative(x)
+    Tensor.__abs__ = lambda x: abs(x)
+    Tensor.__invert__ = lambda x: logical_not(x)
+    Tensor.__lt__ = lambda x, y: less(x, y)
+    Tensor.__le__ = lambda x, y: less_equal(x, y)
+    Tensor.__gt__ = lambda x, y: greater(x, y)
+    Tensor.__ge__ = lambda x, y: greater_equal(x, y)
+
+
+_install_tensor_operators()
