@@ -1,5 +1,262 @@
-"""random_ops"""
+"""Random ops: uniform, normal, truncated normal, uniform integers, shuffle.
+
+The kernels reproduce TensorFlow's CPU kernels bit for bit (``scopeflow/ops/philox.py``):
+an op with attrs ``(seed, seed2)`` yields, in a new session, exactly what TF yields, and
+successive runs in one session continue the stream. Each op's stream position lives in
+the session (``SessionState.rngs``, keyed by op name), so every new session replays it;
+``seed == seed2 == 0`` (no graph or op seed) draws a fresh OS seed per session.
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import numpy as np
+
+from scopeflow.framework import dtypes, random_seed
+from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
+from scopeflow.framework.opdef import OpDef, check_dtype
+from scopeflow.framework.tensor_shape import TensorShape, dimension_value
+from scopeflow.framework.tensor_util import constant_value
+from scopeflow.ops import philox
+from scopeflow.runtime.plan import OpRunContext
+
+__all__ = ["random_uniform", "random_normal", "truncated_normal", "random_shuffle"]
+
+_FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
+_INTS = (dtypes.int32, dtypes.int64)
+
+
+# ── shared rules ─────────────────────────────────────────────────────────────────────
+def _stream(ctx: OpRunContext, seed: int, seed2: int) -> philox.PhiloxStream:
+    """This op's generator in this session, created at the op's first run."""
+    stream = ctx.state.rngs.get(ctx.key)
+    if stream is None:
+        stream = ctx.state.rngs[ctx.key] = philox.PhiloxStream(seed, seed2)
+    return stream
+
+
+def _output_shape(shape_tensor: Tensor, *rest, **attrs) -> TensorShape:
+    """The static output shape from a 1-D shape tensor (its value, if known)."""
+    value = constant_value(shape_tensor)
+    if value is not None:
+        if value.ndim != 1:
+            raise ValueError(f"Shape must be rank 1 but is rank {value.ndim}")
+        return TensorShape([int(d) if d >= 0 else None for d in value.tolist()])
+    rank = shape_tensor.shape.as_tuple()
+    if rank is None or len(rank) != 1:
+        if rank is not None and len(rank) != 1:
+            raise ValueError(f"Shape must be rank 1 but is rank {len(rank)}")
+        return TensorShape(None)
+    return TensorShape(None) if rank[0] is None else TensorShape([None] * rank[0])
+
+
+def _dims(shape: np.ndarray, op_type: str) -> tuple[int, ...]:
+    if shape.ndim != 1:
+        raise ValueError(f"{op_type}: shape must be a vector of {{int32,int64}}, got shape "
+                         f"{list(shape.shape)}")
+    dims = tuple(int(d) for d in shape.tolist())
+    if any(d < 0 for d in dims):
+        raise ValueError(f"{op_type}: negative dimension in shape {list(dims)}")
+    return dims
+
+
+def _shape_dtype(shape_dtype):
+    return check_dtype(shape_dtype, _INTS, "T")
+
+
+def _seed_attrs(seed) -> dict:
+    seed1, seed2 = random_seed.get_seed(seed)
+    return {"seed": seed1 or 0, "seed2": seed2 or 0}
+
+
+def _shape_tensor(shape) -> Tensor:
+    """TF's ``tensor_util.shape_tensor``: a list/tuple/TensorShape becomes a ``shape`` const."""
+    if isinstance(shape, Tensor):
+        return shape
+    dtype = None
+    if isinstance(shape, TensorShape):
+        if not shape.is_fully_defined():
+            raise ValueError(f"Cannot convert a partially known TensorShape {shape} to a Tensor")
+        shape = shape.as_list()
+    if isinstance(shape, (tuple, list)):
+        if not shape:
+            shape, dtype = np.zeros([0], np.int32), dtypes.int32
+        elif any(isinstance(d, Tensor) for d in shape):
+            from scopeflow.ops import array_ops
+            return array_ops.stack(list(shape), name="shape")
+        else:
+            shape = tuple(dimension_value(d) for d in shape)
+    return convert_to_tensor(shape, dtype=dtype, name="shape")
+
+
+def _float_dtype(dtype, what):
+    dtype = dtypes.as_dtype(dtype).base_dtype
+    if dtype not in _FLOATS:
+        raise ValueError(f"Invalid dtype {dtype.name} for {what}: expected one of "
+                         f"{', '.join(d.name for d in _FLOATS)}")
+    return dtype
+
+
+def _random_float_dtype(shape, *, dtype, seed, seed2, T):
+    _shape_dtype(shape)
+    return check_dtype(dtype, _FLOATS, "dtype")
+
+
+def _random_float_op(op_type, sample):
+    """An op ``shape -> dtype`` tensor drawn by ``sample(stream, n, np_dtype)``."""
+
+    def kernel(ctx, shape, *, dtype, seed, seed2, T):
+        dims = _dims(shape, op_type)
+        n = int(np.prod(dims, dtype=np.int64))
+        out = sample(_stream(ctx, seed, seed2), n, dtype.as_numpy_dtype)
+        return out.reshape(dims)
+
+    kernel.__name__ = kernel.__qualname__ = f"_{op_type.lower()}_kernel"
+    return OpDef(op_type, shape=_output_shape, shape_from_tensors=True,
+                 dtype=_random_float_dtype,
+                 kernel=kernel, attrs={"dtype": dtypes.float32, "seed": 0, "seed2": 0,
+                                       "T": dtypes.int32},
+                 stateful=True, grad=None, input_names=("shape",))
+
+
+# ── RandomUniform / RandomUniformInt ─────────────────────────────────────────────────
+random_uniform_op = _random_float_op("RandomUniform", philox.uniform)
+
+
+def _random_uniform_int_shape(shape, minval, maxval, **attrs):
+    for name, t in (("minval", minval), ("maxval", maxval)):
+        if t.shape.ndims not in (None, 0):
+            raise ValueError(f"Shape must be rank 0 but is rank {t.shape.ndims} for {name}")
+    return _output_shape(shape)
+
+
+def _random_uniform_int_dtype(shape, minval, maxval, *, seed, seed2, Tout, T):
+    _shape_dtype(shape)
+    check_dtype(minval, _INTS, "Tout")
+    if maxval is not minval:
+        raise TypeError(f"minval and maxval must have the same dtype, got {minval.name} and "
+                        f"{maxval.name}")
+    return minval
+
+
+random_uniform_int_op = OpDef(
+    "RandomUniformInt", shape=_random_uniform_int_shape, shape_from_tensors=True,
+    dtype=_random_uniform_int_dtype,
+    attrs={"seed": 0, "seed2": 0, "Tout": dtypes.int32, "T": dtypes.int32}, stateful=True,
+    grad=None, input_names=("shape", "minval", "maxval"))
+
+
+@random_uniform_int_op.def_kernel
+def _random_uniform_int_kernel(ctx, shape, minval, maxval, *, seed, seed2, Tout, T):
+    dims = _dims(shape, "RandomUniformInt")
+    lo, hi = int(minval), int(maxval)
+    n = int(np.prod(dims, dtype=np.int64))
+    if n and lo >= hi:
+        raise ValueError(f"Need minval < maxval: {lo} >= {hi}")
+    out = philox.uniform_int(_stream(ctx, seed, seed2), n, lo, hi, Tout.as_numpy_dtype)
+    return out.reshape(dims)
+
+
+def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None,
+                   name=None) -> Tensor:
+    """Uniform values in ``[minval, maxval)`` (TF1's ``tf.random_uniform``).
+
+    Floats: ``RandomUniform`` in [0, 1), then ``* (maxval - minval) + minval`` (skipped
+    for the default range). Integers: ``RandomUniformInt``; ``maxval`` is required.
+
+    >>> random_uniform([2, 3], -1.0, 1.0).shape.as_list()
+    [2, 3]
+    """
+    dtype = dtypes.as_dtype(dtype).base_dtype
+    if dtype not in _FLOATS + _INTS:
+        raise ValueError(f"Invalid dtype {dtype.name} for random_uniform: expected a float "
+                         "or int32/int64")
+    if maxval is None:
+        if dtype.is_integer:
+            raise ValueError(f"Must specify maxval for integer dtype {dtype!r}")
+        maxval = 1
+    with name_scope(name, "random_uniform", [shape, minval, maxval]) as scope:
+        shape = _shape_tensor(shape)
+        minval_is_zero = isinstance(minval, int) and minval == 0
+        maxval_is_one = isinstance(maxval, int) and maxval == 1
+        if not minval_is_zero or not maxval_is_one or dtype.is_integer:
+            minval = convert_to_tensor(minval, dtype=dtype, name="min")
+            maxval = convert_to_tensor(maxval, dtype=dtype, name="max")
+        seeds = _seed_attrs(seed)
+        if dtype.is_integer:
+            return random_uniform_int_op.bind(shape, minval, maxval, Tout=dtype,
+                                              T=shape.dtype.base_dtype, name=scope, **seeds)
+        from scopeflow.ops import math_ops
+        result = random_uniform_op.bind(shape, dtype=dtype, T=shape.dtype.base_dtype, **seeds)
+        if minval_is_zero:
+            if not maxval_is_one:
+                result = math_ops.multiply(result, maxval)
+            return result
+        scaled = math_ops.multiply(result, math_ops.subtract(maxval, minval, name="sub"),
+                                   name="mul")
+        return math_ops.add(scaled, minval, name=scope)
+
+
+# ── RandomStandardNormal ─────────────────────────────────────────────────────────────
+random_standard_normal_op = _random_float_op("RandomStandardNormal", philox.normal)
+
+
+def _scaled_normal(op_def, default_name, shape, mean, stddev, dtype, seed, name):
+    dtype = _float_dtype(dtype, default_name)
+    with name_scope(name, default_name, [shape, mean, stddev]) as scope:
+        shape = _shape_tensor(shape)
+        mean = convert_to_tensor(mean, dtype=dtype, name="mean")
+        stddev = convert_to_tensor(stddev, dtype=dtype, name="stddev")
+        rnd = op_def.bind(shape, dtype=dtype, T=shape.dtype.base_dtype, **_seed_attrs(seed))
+        from scopeflow.ops import math_ops
+        return math_ops.add(math_ops.multiply(rnd, stddev, name="mul"), mean, name=scope)
+
+
+def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None,
+                  name=None) -> Tensor:
+    """Normal values: ``RandomStandardNormal * stddev + mean`` (TF1's ``tf.random_normal``).
+
+    >>> random_normal([4], stddev=2.0).op.type
+    'AddV2'
+    """
+    return _scaled_normal(random_standard_normal_op, "random_normal", shape, mean, stddev,
+                          dtype, seed, name)
+
+
+# ── TruncatedNormal ──────────────────────────────────────────────────────────────────
+truncated_normal_op = _random_float_op("TruncatedNormal", philox.truncated_normal)
+
+
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None,
+                     name=None) -> Tensor:
+    """Normal values redrawn until within two standard deviations of ``mean``.
+
+    >>> truncated_normal([3]).name
+    'truncated_normal:0'
+    """
+    return _scaled_normal(truncated_normal_op, "truncated_normal", shape, mean, stddev,
+                          dtype, seed, name)
+
+
+# ── RandomShuffle ────────────────────────────────────────────────────────────────────
+def _random_shuffle_kernel(ctx, value, *, seed, seed2):
+    stream = _stream(ctx, seed, seed2)
+    if value.ndim == 0:
+        raise ValueError("RandomShuffle: input must be at least 1-D (a vector), got a scalar")
+    if value.size <= 1 or value.shape[0] <= 1:
+        return value.copy()
+    return value[philox.shuffle_permutation(stream, value.shape[0])]
+
+
+random_shuffle_op = OpDef("RandomShuffle", shape=lambda value, **attrs: value,
+                          dtype=lambda value, **attrs: value, kernel=_random_shuffle_kernel,
+                          attrs={"seed": 0, "seed2": 0}, stateful=True, grad=None,
+                          input_names=("value",))
+
+
+def random_shuffle(value, seed=None, name=None) -> Tensor:
+    """``value`` with its first dimension in a random order (TF1's ``tf.random_shuffle``).
+
+    >>> random_shuffle([1, 2, 3]).op.type
+    'RandomShuffle'
+    """
+    return random_shuffle_op.bind(value, name=name, **_seed_attrs(seed))
