@@ -1,0 +1,177 @@
+"""Op-table rows for the array ops (scopeflow/ops/array_ops.py), with NumPy references."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .op_table import OpCase, rand
+
+
+def _ints(*shape, low=0, high=5, seed=0):
+    rng = np.random.default_rng(seed + sum(shape))
+    return rng.integers(low, high, size=shape).astype(np.int32)
+
+
+def _unknown(tf, x):
+    """``x`` behind a PlaceholderWithDefault of unknown dims: no shape shortcuts apply."""
+    return tf.placeholder_with_default(x, [None] * x.shape.ndims)
+
+
+def _one_hot_ref(idx, depth, on=1.0, off=0.0, axis=-1, dtype=np.float32):
+    out = np.where(idx[..., None] == np.arange(depth), on, off).astype(dtype)
+    return np.moveaxis(out, -1, axis)
+
+
+X23 = rand(2, 3)
+X234 = rand(2, 3, 4)
+
+ROWS = [
+    # ── Reshape ──
+    OpCase("Reshape", lambda tf, x: tf.reshape(x, [3, 2]), lambda x: x.reshape(3, 2), [X23]),
+    OpCase("Reshape", lambda tf, x: tf.reshape(x, [-1]), lambda x: x.reshape(-1), [X234],
+           id="Reshape-flatten"),
+    OpCase("Reshape", lambda tf, x: tf.reshape(x, [4, -1, 2]), lambda x: x.reshape(4, -1, 2),
+           [X234], id="Reshape-infer-middle"),
+    OpCase("Reshape", lambda tf, x, y: tf.reshape(x, tf.shape(y)), lambda x, y: x.reshape(y.shape),
+           [rand(6), rand(3, 2)], id="Reshape-shape-of"),
+    OpCase("Reshape", lambda tf, x: tf.reshape(x, []), lambda x: x.reshape(()), [rand(1)],
+           id="Reshape-scalar"),
+    # ── Transpose ──
+    OpCase("Transpose", lambda tf, x: tf.transpose(x), lambda x: x.T, [X234]),
+    OpCase("Transpose", lambda tf, x: tf.transpose(x, [1, 2, 0]),
+           lambda x: x.transpose(1, 2, 0), [X234], id="Transpose-perm"),
+    OpCase("Transpose", lambda tf, x: tf.transpose(x, [0, 1]), lambda x: x, [X23],
+           id="Transpose-identity"),
+    # ── ExpandDims ──
+    OpCase("ExpandDims", lambda tf, x: tf.expand_dims(x, 1), lambda x: x[:, None], [X23]),
+    OpCase("ExpandDims", lambda tf, x: tf.expand_dims(x, -1), lambda x: x[..., None], [X23],
+           id="ExpandDims-neg"),
+    OpCase("ExpandDims", lambda tf, x: tf.expand_dims(x, dim=0), lambda x: x[None], [rand(3)],
+           id="ExpandDims-dim-alias"),
+    # ── Squeeze ──
+    OpCase("Squeeze", lambda tf, x: tf.squeeze(x), lambda x: x.reshape(3), [rand(1, 3, 1)]),
+    OpCase("Squeeze", lambda tf, x: tf.squeeze(x, [-1]), lambda x: x.reshape(1, 3),
+           [rand(1, 3, 1)], id="Squeeze-neg-axis"),
+    OpCase("Squeeze", lambda tf, x: tf.squeeze(x, squeeze_dims=[0]), lambda x: x.reshape(3, 1),
+           [rand(1, 3, 1)], id="Squeeze-squeeze_dims"),
+    # ── ConcatV2 ──
+    OpCase("ConcatV2", lambda tf, x, y: tf.concat([x, y], 0),
+           lambda x, y: np.concatenate([x, y], 0), [X23, rand(4, 3)]),
+    OpCase("ConcatV2", lambda tf, x, y: tf.concat([x, y, x], -1),
+           lambda x, y: np.concatenate([x, y, x], -1), [X23, rand(2, 1)], id="ConcatV2-neg"),
+    OpCase("ConcatV2", lambda tf, x: tf.concat([x, [[7, 8]]], 0),
+           lambda x: np.concatenate([x, [[7, 8]]], 0), [_ints(3, 2)], id="ConcatV2-python"),
+    # ── Pack ──
+    OpCase("Pack", lambda tf, x, y: tf.stack([x, y]), lambda x, y: np.stack([x, y]), [X23, X23]),
+    OpCase("Pack", lambda tf, x, y: tf.stack([x, y], axis=-1),
+           lambda x, y: np.stack([x, y], -1), [X23, rand(2, 3, seed=1)], id="Pack-neg-axis"),
+    OpCase("Pack", lambda tf, x: tf.convert_to_tensor([x[0, 0], 2.0, x[1, 2]]),
+           lambda x: np.array([x[0, 0], 2.0, x[1, 2]], np.float32), [X23], id="Pack-autopack"),
+    OpCase("Pack", lambda tf, x: tf.convert_to_tensor([[x[0], 1], [2, 3]]),
+           lambda x: np.array([[x[0], 1], [2, 3]], np.int32), [_ints(2)],
+           id="Pack-autopack-nested"),
+    # ── Unpack ──
+    OpCase("Unpack", lambda tf, x: tf.unstack(x), lambda x: list(x), [X23]),
+    OpCase("Unpack", lambda tf, x: tf.unstack(x, axis=-1), lambda x: list(np.moveaxis(x, -1, 0)),
+           [X234], id="Unpack-neg-axis"),
+    OpCase("Unpack", lambda tf, x: tf.unstack(x, num=1), lambda x: list(x), [rand(1, 4)],
+           id="Unpack-one"),
+    # ── Split / SplitV ──
+    OpCase("Split", lambda tf, x: tf.split(x, 3, axis=1), lambda x: np.split(x, 3, 1), [X23]),
+    OpCase("Split", lambda tf, x: tf.split(x, 2, axis=-1), lambda x: np.split(x, 2, -1), [X234],
+           id="Split-neg"),
+    OpCase("SplitV", lambda tf, x: tf.split(x, [1, 2], 1), lambda x: np.split(x, [1], 1), [X23]),
+    OpCase("SplitV", lambda tf, x: tf.split(x, [1, -1, 1], 2), lambda x: np.split(x, [1, 3], 2),
+           [X234], id="SplitV-infer"),
+    # ── Tile ──
+    OpCase("Tile", lambda tf, x: tf.tile(x, [2, 3]), lambda x: np.tile(x, [2, 3]), [X23]),
+    OpCase("Tile", lambda tf, x: tf.tile(x, [1, 1]), lambda x: x, [X23], id="Tile-ones"),
+    # ── Pad / PadV2 / MirrorPad ──
+    OpCase("Pad", lambda tf, x: tf.pad(x, [[1, 0], [2, 1]]), lambda x: np.pad(x, [[1, 0], [2, 1]]),
+           [X23]),
+    OpCase("PadV2", lambda tf, x: tf.pad(x, [[1, 1], [0, 2]], constant_values=3),
+           lambda x: np.pad(x, [[1, 1], [0, 2]], constant_values=3), [X23]),
+    OpCase("MirrorPad", lambda tf, x: tf.pad(x, [[1, 1], [2, 2]], mode="REFLECT"),
+           lambda x: np.pad(x, [[1, 1], [2, 2]], mode="reflect"), [X23]),
+    OpCase("MirrorPad", lambda tf, x: tf.pad(x, [[2, 1], [3, 0]], mode="symmetric"),
+           lambda x: np.pad(x, [[2, 1], [3, 0]], mode="symmetric"), [X23],
+           id="MirrorPad-symmetric"),
+    # ── Slice ──
+    OpCase("Slice", lambda tf, x: tf.slice(x, [0, 1], [-1, 2]), lambda x: x[:, 1:3], [X23]),
+    OpCase("Slice", lambda tf, x: tf.slice(x, [1, 0, 2], [1, 3, -1]), lambda x: x[1:2, :, 2:],
+           [X234], id="Slice-3d"),
+    # ── StridedSlice (Tensor.__getitem__ and tf.strided_slice) ──
+    OpCase("StridedSlice", lambda tf, x: x[0], lambda x: x[0], [X23]),
+    OpCase("StridedSlice", lambda tf, x: x[-1, ::-1], lambda x: x[-1, ::-1], [X23],
+           id="StridedSlice-neg"),
+    OpCase("StridedSlice", lambda tf, x: x[1:, ::-2, ..., None], lambda x: x[1:, ::-2, ..., None],
+           [X234], id="StridedSlice-ellipsis-newaxis"),
+    OpCase("StridedSlice", lambda tf, x: x[..., 1], lambda x: x[..., 1], [X234],
+           id="StridedSlice-ellipsis-shrink"),
+    OpCase("StridedSlice", lambda tf, x: x[None, :, tf.newaxis, 2:0:-1],
+           lambda x: x[None, :, None, 2:0:-1], [X23], id="StridedSlice-newaxis"),
+    OpCase("StridedSlice", lambda tf, x: x[-10:10, 5:], lambda x: x[-10:10, 5:], [X23],
+           id="StridedSlice-clamped"),
+    OpCase("StridedSlice", lambda tf, x: x[1, 2], lambda x: x[1, 2], [X23],
+           id="StridedSlice-scalar"),
+    OpCase("StridedSlice", lambda tf, x, i: x[i, 1:], lambda x, i: x[i, 1:],
+           [X23, np.array(1, np.int32)], id="StridedSlice-tensor-index"),
+    OpCase("StridedSlice",
+           lambda tf, x: tf.strided_slice(x, [1, 0, 0], [0, 3, 4], [1, 2, -1], begin_mask=5,
+                                          end_mask=5),
+           lambda x: x[:, 0:3:2, ::-1], [X234], id="StridedSlice-masks"),
+    OpCase("StridedSlice",
+           lambda tf, x: tf.strided_slice(x, [1, 0, 2], [0, 3, 4], [1, 2, -1], begin_mask=1,
+                                          end_mask=5),
+           lambda x: x[:, 0:3:2, 2::-1], [X234], id="StridedSlice-end-mask-neg-stride"),
+    OpCase("StridedSlice",
+           lambda tf, x: tf.strided_slice(x, [0, 1, 0], [0, 2, 0], [1, 1, 1], ellipsis_mask=1,
+                                          new_axis_mask=4, shrink_axis_mask=2),
+           lambda x: x[..., 1, None], [X234], id="StridedSlice-ellipsis-mask"),
+    # ── GatherV2 ──
+    OpCase("GatherV2", lambda tf, x: tf.gather(x, [1, 0, 1]), lambda x: x[[1, 0, 1]], [X23]),
+    OpCase("GatherV2", lambda tf, x, i: tf.gather(x, i, axis=2), lambda x, i: np.take(x, i, 2),
+           [X234, _ints(2, 2, high=4)], id="GatherV2-axis"),
+    OpCase("GatherV2", lambda tf, x, i: tf.gather(x, i, axis=-1), lambda x, i: np.take(x, i, -1),
+           [X23, np.array(2, np.int32)], id="GatherV2-scalar-index"),
+    OpCase("GatherV2", lambda tf, x, i: tf.gather(x, i, axis=1, batch_dims=1),
+           lambda x, i: np.stack([x[b][i[b]] for b in range(2)]),
+           [X23, np.array([[0, 2], [1, 1]], np.int32)], id="GatherV2-batch_dims"),
+    # ── OneHot ──
+    OpCase("OneHot", lambda tf, i: tf.one_hot(i, 4), lambda i: _one_hot_ref(i, 4),
+           [np.array([0, 3, 5, -1], np.int32)]),
+    OpCase("OneHot", lambda tf, i: tf.one_hot(i, 3, on_value=5, off_value=-1, axis=0),
+           lambda i: _one_hot_ref(i, 3, 5, -1, 0, np.int32), [_ints(2, 2, high=3)],
+           id="OneHot-axis0"),
+    OpCase("OneHot", lambda tf, i: tf.one_hot(i, 2, dtype=tf.float64),
+           lambda i: _one_hot_ref(i, 2, dtype=np.float64), [np.array([1, 0], np.int32)],
+           id="OneHot-float64"),
+    # ── Shape / Size / Rank (unknown shapes: otherwise TF folds them into a Const) ──
+    OpCase("Shape", lambda tf, x: tf.shape(_unknown(tf, x)), lambda x: np.array(x.shape, np.int32),
+           [X234]),
+    OpCase("Shape", lambda tf, x: tf.shape(_unknown(tf, x), out_type=tf.int64),
+           lambda x: np.array(x.shape, np.int64), [X23], id="Shape-int64"),
+    OpCase("Size", lambda tf, x: tf.size(_unknown(tf, x)), lambda x: np.array(x.size, np.int32),
+           [X234]),
+    OpCase("Rank", lambda tf, x: tf.rank(tf.placeholder_with_default(x, None)),
+           lambda x: np.array(x.ndim, np.int32), [X234]),
+    # ── Fill (and zeros/ones of dynamic shapes) ──
+    OpCase("Fill", lambda tf: tf.fill([2, 3], 9.0), lambda: np.full([2, 3], 9.0, np.float32)),
+    OpCase("Fill", lambda tf, x: tf.zeros(tf.shape(_unknown(tf, x)), tf.int32),
+           lambda x: np.zeros(x.shape, np.int32), [X23], id="Fill-zeros"),
+    OpCase("Fill", lambda tf, x: tf.ones_like(x), lambda x: np.ones_like(x), [X23],
+           id="Fill-ones_like"),
+    # ── ZerosLike / OnesLike ──
+    OpCase("ZerosLike", lambda tf, x: tf.zeros_like(_unknown(tf, x)), lambda x: np.zeros_like(x),
+           [X23]),
+    OpCase("OnesLike", lambda tf, x: tf.array_ops.ones_like_op.bind(x), lambda x: np.ones_like(x),
+           [_ints(2, 2)]),
+    # ── boolean_mask (Reshape, Where, Squeeze, GatherV2) ──
+    OpCase("GatherV2", lambda tf, x, m: tf.boolean_mask(x, m), lambda x, m: x[m],
+           [X23, np.array([True, False])], id="boolean_mask"),
+    OpCase("GatherV2", lambda tf, x, m: tf.boolean_mask(x, m, axis=1), lambda x, m: x[:, m],
+           [X234, np.array([True, False, True])], id="boolean_mask-axis"),
+    OpCase("GatherV2", lambda tf, x, m: tf.boolean_mask(x, m), lambda x, m: x[m],
+           [X234, np.array([[True, False, True], [False, False, True]])],
+           id="boolean_mask-2d-mask"),
+]
