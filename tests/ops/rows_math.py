@@ -1,0 +1,251 @@
+"""Op-table rows for scopeflow/ops/math_ops.py (NumPy references)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .op_table import OpCase, rand
+
+f32, f64, i32, i64 = np.float32, np.float64, np.int32, np.int64
+
+
+def _a(values, dtype):
+    return np.array(values, dtype=dtype)
+
+
+def _pos(*shape, dtype=f32):
+    return rand(*shape, dtype=dtype, low=0.1, high=3.0)
+
+
+def _bools(*shape, seed=0):
+    return np.random.default_rng(seed + sum(shape)).random(shape) > 0.5
+
+
+def _ints(*shape, low=-5, high=6, dtype=i32, seed=0):
+    return np.random.default_rng(seed + sum(shape)).integers(low, high, shape).astype(dtype)
+
+
+def _nonzero_ints(*shape, dtype=i32, seed=1):
+    x = _ints(*shape, dtype=dtype, seed=seed)
+    return np.where(x == 0, 3, x).astype(dtype)
+
+
+def _trunc_div(x, y):
+    return (np.trunc(x / y)).astype(x.dtype)
+
+
+def _int_mean(x, axis=None, keepdims=False):
+    s = np.sum(x, axis=axis, dtype=np.int64, keepdims=keepdims)
+    n = x.size // max(np.size(s), 1)
+    return (np.sign(s) * (np.abs(s) // n)).astype(x.dtype)
+
+
+def _sigmoid(x):
+    return (1 / (1 + np.exp(-x.astype(f64)))).astype(x.dtype)
+
+
+def _select_ref(c, t, e):
+    return np.where(c.reshape(c.shape + (1,) * (t.ndim - c.ndim)) if c.ndim else c, t, e)
+
+
+def _adj(x):
+    return np.conj(np.swapaxes(x, -1, -2))
+
+
+ROWS = [
+    # ── elementwise binary ──────────────────────────────────────────────────────────
+    OpCase("AddV2", lambda tf, x, y: tf.add(x, y), np.add, [rand(2, 3), rand(3)]),
+    OpCase("AddV2", lambda tf, x, y: x + y, np.add, [rand(4, 1), rand(1, 5)],
+           id="AddV2-operator-broadcast"),
+    OpCase("AddV2", lambda tf, x: x + 1, lambda x: x + 1, [_ints(3, 2)], id="AddV2-int-scalar"),
+    OpCase("AddV2", lambda tf, x: 2.5 + x, lambda x: 2.5 + x, [rand(3, dtype=f64)],
+           id="AddV2-radd-f64"),
+    OpCase("Sub", lambda tf, x, y: tf.subtract(x, y), np.subtract, [rand(2, 3), rand(2, 1)]),
+    OpCase("Sub", lambda tf, x: 1 - x, lambda x: 1 - x, [_ints(4, dtype=i64)], id="Sub-rsub"),
+    OpCase("Mul", lambda tf, x, y: x * y, np.multiply, [rand(3, 1, 2), rand(4, 2)]),
+    OpCase("Mul", lambda tf, x: tf.scalar_mul(3, x), lambda x: 3 * x, [_ints(5)],
+           id="Mul-scalar_mul"),
+    OpCase("RealDiv", lambda tf, x, y: x / y, np.divide, [rand(2, 3), _pos(3)]),
+    OpCase("RealDiv", lambda tf, x, y: x / y,
+           lambda x, y: x.astype(f64) / y.astype(f64), [_ints(2, 3), _nonzero_ints(2, 3)],
+           id="RealDiv-truediv-int32-to-float64"),
+    OpCase("RealDiv", lambda tf, x, y: tf.truediv(x, y),
+           lambda x, y: x.astype(f32) / y.astype(f32),
+           [_ints(4, dtype=np.int16), _nonzero_ints(4, dtype=np.int16)],
+           id="RealDiv-truediv-int16-to-float32"),
+    OpCase("RealDiv", lambda tf, x, y: tf.realdiv(x, y), _trunc_div,
+           [_a([-7, 7, -7, 7, 6], i32), _a([2, 2, -2, -2, 3], i32)], id="RealDiv-int-truncates"),
+    OpCase("RealDiv", lambda tf, x, y: tf.div(x, y), np.divide, [rand(3), _pos(3)],
+           id="RealDiv-div-float"),
+    OpCase("FloorDiv", lambda tf, x, y: tf.div(x, y), np.floor_divide,
+           [_a([-7, 7, -7, 7], i32), _a([2, 2, -2, -2], i32)], id="FloorDiv-div-int"),
+    OpCase("FloorDiv", lambda tf, x, y: x // y, np.floor_divide, [rand(2, 3), _pos(3)]),
+    OpCase("FloorDiv", lambda tf, x, y: tf.floordiv(x, y), np.floor_divide,
+           [_ints(3, 4, dtype=i64), _nonzero_ints(4, dtype=i64)], id="FloorDiv-int64"),
+    OpCase("FloorMod", lambda tf, x, y: x % y, np.mod,
+           [_a([-7, 7, -7, 7], i32), _a([3, 3, -3, -3], i32)]),
+    OpCase("FloorMod", lambda tf, x, y: tf.mod(x, y), np.mod, [rand(2, 3), _pos(2, 3)],
+           id="FloorMod-float"),
+    OpCase("Pow", lambda tf, x, y: x ** y, np.power, [_pos(2, 3), rand(3)]),
+    OpCase("Pow", lambda tf, x: tf.pow(x, 3), lambda x: x ** 3, [_ints(5)], id="Pow-int"),
+    OpCase("Pow", lambda tf, x: 2.0 ** x, lambda x: np.float32(2.0) ** x, [rand(4)],
+           id="Pow-rpow"),
+    OpCase("Maximum", lambda tf, x, y: tf.maximum(x, y), np.maximum, [rand(2, 3), rand(3)]),
+    OpCase("Maximum", lambda tf, x: tf.maximum(x, 0), lambda x: np.maximum(x, 0), [_ints(6)],
+           id="Maximum-int-scalar"),
+    OpCase("Minimum", lambda tf, x, y: tf.minimum(x, y), np.minimum, [rand(2, 3), rand(2, 1)]),
+    OpCase("Minimum", lambda tf, x: tf.clip_by_value(x, -0.5, 0.5),
+           lambda x: np.clip(x, -0.5, 0.5), [rand(3, 4)], id="Minimum-clip_by_value"),
+    OpCase("Maximum", lambda tf, x: tf.clip_by_value(x, -2, 2), lambda x: np.clip(x, -2, 2),
+           [_ints(7)], id="Maximum-clip_by_value-int"),
+    OpCase("ClipByValue", lambda tf, x: tf.saturate_cast(x * 100, tf.uint8),
+           lambda x: np.clip(x * 100, 0, 255).astype(np.uint8), [rand(10)]),
+    OpCase("SquaredDifference", lambda tf, x, y: tf.squared_difference(x, y),
+           lambda x, y: (x - y) ** 2, [rand(2, 3), rand(3)]),
+    OpCase("AddN", lambda tf, x, y, z: tf.add_n([x, y, z]), lambda x, y, z: x + y + z,
+           [rand(2, 3), rand(2, 3, seed=1), rand(2, 3, seed=2)]),
+    OpCase("AddN", lambda tf, x, y: tf.add_n([x, y]), np.add, [_ints(4), _ints(4, seed=3)],
+           id="AddN-int"),
+    # ── elementwise unary ───────────────────────────────────────────────────────────
+    OpCase("Neg", lambda tf, x: -x, np.negative, [rand(2, 3)]),
+    OpCase("Neg", lambda tf, x: tf.negative(x), np.negative, [_ints(5)], id="Neg-int"),
+    OpCase("Abs", lambda tf, x: abs(x), np.abs, [rand(2, 3)]),
+    OpCase("Abs", lambda tf, x: tf.abs(x), np.abs, [_ints(5, dtype=i64)], id="Abs-int64"),
+    OpCase("Sign", lambda tf, x: tf.sign(x), np.sign, [_a([-2.0, 0.0, 3.5], f32)]),
+    OpCase("Sign", lambda tf, x: tf.sign(x), np.sign, [_ints(6)], id="Sign-int"),
+    OpCase("Square", lambda tf, x: tf.square(x), np.square, [rand(2, 3)]),
+    OpCase("Square", lambda tf, x: tf.square(x), np.square, [_ints(4)], id="Square-int"),
+    OpCase("Reciprocal", lambda tf, x: tf.reciprocal(x), np.reciprocal, [_pos(3, 2)]),
+    OpCase("Sqrt", lambda tf, x: tf.sqrt(x), np.sqrt, [_pos(2, 3)]),
+    OpCase("Sqrt", lambda tf, x: tf.sqrt(x), np.sqrt, [_pos(4, dtype=f64)], id="Sqrt-f64"),
+    OpCase("Rsqrt", lambda tf, x: tf.rsqrt(x), lambda x: 1 / np.sqrt(x), [_pos(2, 3)],
+           rtol=1e-5),
+    OpCase("Exp", lambda tf, x: tf.exp(x), np.exp, [rand(2, 3)], rtol=1e-5),
+    OpCase("Exp", lambda tf, x: tf.exp(x), np.exp, [rand(3, dtype=np.float16)], rtol=1e-3,
+           id="Exp-f16"),
+    OpCase("Log", lambda tf, x: tf.log(x), np.log, [_pos(2, 3)], rtol=1e-5),
+    OpCase("Log1p", lambda tf, x: tf.log1p(x), np.log1p, [_pos(2, 3)], rtol=1e-5),
+    OpCase("Sin", lambda tf, x: tf.sin(x), np.sin, [rand(2, 3)], rtol=1e-5),
+    OpCase("Cos", lambda tf, x: tf.cos(x), np.cos, [rand(2, 3)], rtol=1e-5),
+    OpCase("Tanh", lambda tf, x: tf.tanh(x), np.tanh, [rand(2, 3)], rtol=1e-5),
+    OpCase("Sigmoid", lambda tf, x: tf.sigmoid(x), _sigmoid,
+           [_a([-100, -20, -1, 0, 1, 20, 100], f32)], rtol=1e-5),
+    OpCase("Sigmoid", lambda tf, x: tf.sigmoid(x), _sigmoid, [rand(3, 4, dtype=f64)],
+           rtol=1e-12, id="Sigmoid-f64"),
+    OpCase("Round", lambda tf, x: tf.round(x), np.round,
+           [_a([0.5, 1.5, 2.5, -0.5, -1.5, 2.4, -2.6], f32)]),
+    OpCase("Floor", lambda tf, x: tf.floor(x), np.floor, [rand(2, 3)]),
+    OpCase("Ceil", lambda tf, x: tf.ceil(x), np.ceil, [rand(2, 3)]),
+    OpCase("Conj", lambda tf, x: tf.conj(x), np.conj,
+           [(rand(3) + 1j * rand(3, seed=4)).astype(np.complex64)]),
+    # ── comparisons and logic ───────────────────────────────────────────────────────
+    OpCase("Less", lambda tf, x, y: x < y, np.less, [rand(2, 3), rand(3)]),
+    OpCase("LessEqual", lambda tf, x, y: tf.less_equal(x, y), np.less_equal,
+           [_ints(2, 3), _ints(3, seed=5)]),
+    OpCase("Greater", lambda tf, x: x > 0, lambda x: x > 0, [rand(4)]),
+    OpCase("GreaterEqual", lambda tf, x, y: x >= y, np.greater_equal, [rand(2, 3), rand(2, 1)]),
+    OpCase("Equal", lambda tf, x, y: tf.equal(x, y), np.equal, [_ints(3, 4), _ints(4, seed=2)]),
+    OpCase("Equal", lambda tf, x, y: tf.equal(x, y), np.equal, [_bools(5), _bools(5, seed=3)],
+           id="Equal-bool"),
+    OpCase("NotEqual", lambda tf, x: tf.not_equal(x, 1.0), lambda x: x != 1.0,
+           [_a([1.0, 2.0, np.nan], f32)]),
+    OpCase("LogicalAnd", lambda tf, x, y: x & y, np.logical_and, [_bools(2, 3), _bools(3)]),
+    OpCase("LogicalOr", lambda tf, x, y: tf.logical_or(x, y), np.logical_or,
+           [_bools(4), _bools(4, seed=7)]),
+    OpCase("LogicalNot", lambda tf, x: ~x, np.logical_not, [_bools(5)]),
+    OpCase("LogicalAnd", lambda tf, x, y: x ^ y, np.logical_xor, [_bools(6), _bools(6, seed=9)],
+           id="LogicalAnd-xor"),
+    OpCase("Select", lambda tf, c, x, y: tf.where(c, x, y), _select_ref,
+           [_bools(2, 3), rand(2, 3), rand(2, 3, seed=1)]),
+    OpCase("Select", lambda tf, c, x, y: tf.where(c, x, y), _select_ref,
+           [_bools(2), _ints(2, 3), _ints(2, 3, seed=1)], id="Select-vector-condition"),
+    OpCase("Select", lambda tf, c, x, y: tf.where(c, x, y), _select_ref,
+           [np.array(True), rand(3), rand(3, seed=1)], id="Select-scalar-condition"),
+    OpCase("Where", lambda tf, c: tf.where(c), lambda c: np.argwhere(c), [_bools(3, 4)]),
+    OpCase("Where", lambda tf, x: tf.where(x), lambda x: np.argwhere(x), [_ints(2, 2, 3)],
+           id="Where-int-input"),
+    # ── reductions ──────────────────────────────────────────────────────────────────
+    OpCase("Sum", lambda tf, x: tf.reduce_sum(x), lambda x: np.sum(x), [rand(2, 3)], rtol=1e-5),
+    OpCase("Sum", lambda tf, x: tf.reduce_sum(x, 1), lambda x: np.sum(x, 1), [rand(2, 3)],
+           rtol=1e-5, id="Sum-axis1"),
+    OpCase("Sum", lambda tf, x: tf.reduce_sum(x, -1, keepdims=True),
+           lambda x: np.sum(x, -1, keepdims=True), [rand(2, 3, 4)], rtol=1e-5,
+           id="Sum-neg-axis-keepdims"),
+    OpCase("Sum", lambda tf, x: tf.reduce_sum(x, [0, 2]), lambda x: np.sum(x, (0, 2)),
+           [rand(2, 3, 4)], rtol=1e-5, id="Sum-axis-list"),
+    OpCase("Sum", lambda tf, x: tf.reduce_sum(x, reduction_indices=[1], keep_dims=True),
+           lambda x: np.sum(x, 1, keepdims=True), [_ints(3, 4)], id="Sum-tf1-aliases-int"),
+    OpCase("Sum", lambda tf, x: tf.reduce_sum(x, keepdims=True),
+           lambda x: np.sum(x, keepdims=True), [rand(2, 3)], rtol=1e-5, id="Sum-all-keepdims"),
+    OpCase("Sum", lambda tf, x: tf.reduce_sum(x, 0), lambda x: np.sum(x, 0, dtype=f32)
+           .astype(np.float16), [rand(8, 2, dtype=np.float16)], rtol=1e-3, atol=1e-3,
+           id="Sum-f16"),
+    OpCase("Sum", lambda tf, x: tf.reduce_sum(x), lambda x: np.sum(x), [rand(dtype=f32)],
+           id="Sum-scalar-input"),
+    OpCase("Mean", lambda tf, x: tf.reduce_mean(x, 0), lambda x: np.mean(x, 0), [rand(4, 3)],
+           rtol=1e-5),
+    OpCase("Mean", lambda tf, x: tf.reduce_mean(x, 1), lambda x: _int_mean(x, 1),
+           [_a([[-3, -4], [5, 6], [1, 2]], i32)], id="Mean-int-truncates"),
+    OpCase("Mean", lambda tf, x: tf.reduce_mean(x), lambda x: _int_mean(x),
+           [_a([2**30, 2**30, 2**30], i32)], id="Mean-int-no-overflow"),
+    OpCase("Max", lambda tf, x: tf.reduce_max(x, 1), lambda x: np.max(x, 1), [rand(3, 4)]),
+    OpCase("Max", lambda tf, x: tf.reduce_max(x), lambda x: np.max(x), [_ints(3, 4)],
+           id="Max-int-all"),
+    OpCase("Min", lambda tf, x: tf.reduce_min(x, [0, 1], keepdims=True),
+           lambda x: np.min(x, (0, 1), keepdims=True), [rand(2, 3, 2)]),
+    OpCase("Prod", lambda tf, x: tf.reduce_prod(x, -1), lambda x: np.prod(x, -1), [rand(2, 3)],
+           rtol=1e-5),
+    OpCase("Prod", lambda tf, x: tf.reduce_prod(x), lambda x: np.prod(x, dtype=i32),
+           [_ints(2, 2, low=1, high=4)], id="Prod-int"),
+    OpCase("All", lambda tf, x: tf.reduce_all(x, 1), lambda x: np.all(x, 1), [_bools(3, 2)]),
+    OpCase("Any", lambda tf, x: tf.reduce_any(x), lambda x: np.any(x), [_bools(3, 2)]),
+    OpCase("Max", lambda tf, x: tf.reduce_logsumexp(x, 1),
+           lambda x: np.log(np.sum(np.exp(x.astype(f64)), 1)).astype(f32), [rand(3, 4)],
+           rtol=1e-5, id="Max-reduce_logsumexp"),
+    OpCase("ArgMax", lambda tf, x: tf.argmax(x, 1), lambda x: np.argmax(x, 1), [rand(3, 4)]),
+    OpCase("ArgMax", lambda tf, x: tf.argmax(x), lambda x: np.argmax(x, 0), [rand(3, 4)],
+           id="ArgMax-default-axis0"),
+    OpCase("ArgMax", lambda tf, x: tf.argmax(x, -1, output_type=tf.int32),
+           lambda x: np.argmax(x, -1).astype(i32), [_ints(2, 5)], id="ArgMax-int32-output"),
+    OpCase("ArgMin", lambda tf, x: tf.argmin(x, dimension=0), lambda x: np.argmin(x, 0),
+           [rand(3, 4)]),
+    # ── linear algebra ──────────────────────────────────────────────────────────────
+    OpCase("MatMul", lambda tf, a, b: tf.matmul(a, b), np.matmul, [rand(2, 3), rand(3, 4)],
+           rtol=1e-5),
+    OpCase("MatMul", lambda tf, a, b: tf.matmul(a, b, transpose_a=True, transpose_b=True),
+           lambda a, b: a.T @ b.T, [rand(3, 2), rand(4, 3)], rtol=1e-5, id="MatMul-transposes"),
+    OpCase("MatMul", lambda tf, a, b: a @ b, np.matmul, [_ints(2, 3), _ints(3, 2, seed=1)],
+           id="MatMul-int-operator"),
+    OpCase("MatMul", lambda tf, a, b: tf.matmul(a, b, adjoint_b=True),
+           lambda a, b: a @ _adj(b), [rand(2, 3), rand(4, 3)], rtol=1e-5, id="MatMul-adjoint"),
+    OpCase("MatMul", lambda tf, a, b: tf.tensordot(a, b, 1), np.matmul,
+           [rand(2, 3), rand(3, 4)], rtol=1e-5, id="MatMul-tensordot-1"),
+    OpCase("MatMul", lambda tf, a, b: tf.tensordot(a, b, [[1, 0], [0, 2]]),
+           lambda a, b: np.tensordot(a, b, [[1, 0], [0, 2]]), [rand(2, 3, 4), rand(3, 5, 2)],
+           rtol=1e-5, id="MatMul-tensordot-lists"),
+    OpCase("MatMul", lambda tf, a, b: tf.tensordot(a, b, 0),
+           lambda a, b: np.tensordot(a, b, 0), [rand(2), rand(3)], id="MatMul-tensordot-outer"),
+    OpCase("BatchMatMulV2", lambda tf, a, b: tf.matmul(a, b), np.matmul,
+           [rand(5, 2, 3), rand(3, 4)], rtol=1e-5),
+    OpCase("BatchMatMulV2", lambda tf, a, b: tf.matmul(a, b), np.matmul,
+           [rand(4, 1, 2, 3), rand(5, 3, 6)], rtol=1e-5, id="BatchMatMulV2-broadcast-batch"),
+    OpCase("BatchMatMulV2", lambda tf, a, b: tf.matmul(a, b, transpose_a=True, adjoint_b=True),
+           lambda a, b: _adj(a) @ _adj(b), [rand(3, 4, 2), rand(3, 5, 4)], rtol=1e-5,
+           id="BatchMatMulV2-adjoints"),
+    # ── casts and sequences ─────────────────────────────────────────────────────────
+    OpCase("Cast", lambda tf, x: tf.cast(x, tf.int32), lambda x: np.trunc(x).astype(i32),
+           [_a([-1.7, 1.7, 2.5, -0.5, 0.0], f32)]),
+    OpCase("Cast", lambda tf, x: tf.to_float(x), lambda x: x.astype(f32), [_ints(2, 3)],
+           id="Cast-to_float"),
+    OpCase("Cast", lambda tf, x: tf.cast(x, tf.float32), lambda x: x.astype(f32), [_bools(4)],
+           id="Cast-bool-to-float"),
+    OpCase("Cast", lambda tf, x: tf.cast(x, tf.bool), lambda x: x != 0,
+           [_a([0.0, 0.5, -1.0], f32)], id="Cast-float-to-bool"),
+    OpCase("Cast", lambda tf, x: tf.to_int64(x), lambda x: x.astype(i64), [rand(3, dtype=f64)],
+           id="Cast-to_int64"),
+    OpCase("Range", lambda tf: tf.range(1, 10, 3), lambda: np.arange(1, 10, 3, dtype=i32)),
+    OpCase("Range", lambda tf: tf.range(0.0, 1.0, 0.3),
+           lambda: np.arange(4, dtype=f32) * f32(0.3), id="Range-float"),
+    OpCase("Range", lambda tf: tf.range(5, 1, -1), lambda: np.arange(5, 1, -1, dtype=i32),
+           id="Range-negative-delta"),
+]
