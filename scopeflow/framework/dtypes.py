@@ -204,7 +204,7 @@ def as_dtype(type_value) -> DType:
             return _BY_ENUM[type_value]
     elif isinstance(type_value, type) and type_value in _BY_PY:
         return _BY_PY[type_value]
-    elif type_value not in _REFUSED_PY:
+    elif not any(type_value is t for t in _REFUSED_PY):  # np.dtype('int64') == int
         try:
             npd = np.dtype(type_value)
         except (TypeError, ValueError):

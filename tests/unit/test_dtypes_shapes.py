@@ -38,9 +38,11 @@ def test_as_dtype_spellings():
     # From TF 2.21.
     got = [tf.as_dtype(x).name for x in ("float", "float32", np.float64, np.dtype("int32"), 1,
                                          "double", float, bool, "float32_ref", np.bool_, "half",
-                                         object, np.str_, np.bytes_)]
+                                         object, np.str_, np.bytes_, np.dtype("int64"),
+                                         np.dtype(float))]
     assert got == ["float32", "float32", "float64", "int32", "float32", "float64", "float32",
-                   "bool", "float32_ref", "bool", "float16", "string", "string", "string"]
+                   "bool", "float32_ref", "bool", "float16", "string", "string", "string", "int64",
+                   "float64"]
 
 
 @pytest.mark.parametrize("value,text", [

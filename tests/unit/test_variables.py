@@ -290,3 +290,17 @@ def test_report_uninitialized_variables_without_variables():
     assert r.name == "report_uninitialized_variables/Const:0"
     with tf.Session() as s:
         assert s.run(r).tolist() == []
+
+
+def test_read_value_after_control_dependent_update_sees_the_new_value():
+    v = tf.Variable(1.0, name="v")
+    inc = v.assign_add(1.0)
+    with tf.control_dependencies([inc]):
+        after = v.read_value()
+    w = tf.Variable(5.0, name="w")
+    with tf.control_dependencies([w.initializer]):
+        first_read = w.read_value()  # created after the initializer: reads the fresh value
+    with tf.Session() as s:
+        s.run(v.initializer)
+        assert s.run(after) == 2.0 and s.run(v) == 2.0  # From TF 2.21: 2.0
+        assert s.run(first_read) == 5.0
