@@ -41,6 +41,9 @@ def _output_shape(shape_tensor: Tensor, *rest, **attrs) -> TensorShape:
         if value.ndim != 1:
             raise ValueError(f"Shape must be rank 1 but is rank {value.ndim}")
         return TensorShape([int(d) if d >= 0 else None for d in value.tolist()])
+    if shape_tensor.op.type == "Pack":             # [n, 3]: the known dims stay known
+        dims = [constant_value(t) for t in shape_tensor.op.inputs]
+        return TensorShape([None if d is None or d.ndim or d < 0 else int(d) for d in dims])
     rank = shape_tensor.shape.as_tuple()
     if rank is None or len(rank) != 1:
         if rank is not None and len(rank) != 1:

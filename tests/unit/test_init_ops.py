@@ -58,6 +58,18 @@ def test_names_inside_a_variable():
         assert want in names, f"{want} not in {names}"
 
 
+def test_large_zeros_use_fill_as_tf():
+    from scopeflow.ops import array_ops
+    if not hasattr(array_ops, "zeros"):
+        pytest.skip("array_ops.zeros not available yet")
+    tf.Variable(lambda: tf.zeros_initializer()([30, 40]), name="w")
+    tf.Variable(lambda: tf.ones_initializer()([3, 4]), name="o")
+    ops = [(op.name, op.type) for op in tf.get_default_graph().get_operations()]
+    assert ("w/Initializer/zeros/shape_as_tensor", "Const") in ops
+    assert ("w/Initializer/zeros", "Fill") in ops
+    assert ("o/Initializer/ones", "Const") in ops
+
+
 def test_random_initializers_statistics():
     u = _run(tf.random_uniform_initializer(-2.0, 3.0, seed=1)([200, 100]))
     assert u.min() >= -2.0 and u.max() < 3.0 and abs(u.mean() - 0.5) < 0.05

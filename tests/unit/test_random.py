@@ -287,6 +287,13 @@ def test_static_shapes_and_dtypes():
     with tf.Session() as s:
         assert s.run(x, {n: [3, 2]}).shape == (3, 2)
     assert tf.random_shuffle(tf.placeholder(tf.float32, [None, 3])).shape.as_list() == [None, 3]
+    m = tf.placeholder(tf.int32, [])
+    y = tf.random_normal([m, 3])
+    assert y.shape.as_list() == [None, 3]
+    packed = y.op.inputs[0].op.inputs[0].op.inputs[0].op
+    assert (packed.name, packed.type) == ("random_normal_1/shape", "Pack")
+    with tf.Session() as s:
+        assert s.run(y, {m: 2}).shape == (2, 3)
 
 
 def test_errors():
