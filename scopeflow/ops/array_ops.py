@@ -109,8 +109,9 @@ def _slice_partial(op):
         got = np.array(base + [0], dtype=object)[:-1][_ss_index(*spec, **op.attrs)]
     except (IndexError, ValueError, TypeError):
         return None
-    return list(got) if isinstance(got, np.ndarray) and got.ndim == 1 else \
-        (got.item() if isinstance(got, np.ndarray) and got.ndim == 0 else None)
+    if isinstance(got, np.ndarray):
+        return list(got) if got.ndim == 1 else got.item() if got.ndim == 0 else None
+    return got  # a single element: an int, or None when unknown
 
 
 def _shape_from_dims(dims):
@@ -285,6 +286,12 @@ def _reshape_shape(tensor, shape):
     known = [d for d in target if d is not None and d != -1]
     product = int(np.prod(known)) if known else 1
     missing = [k for k, d in enumerate(target) if d is None or d == -1]
+    in_dims = tensor.shape.as_tuple()
+    known_in = [d for d in in_dims if d is not None] if in_dims is not None else []
+    in_product = int(np.prod(known_in)) if known_in else 1
+    if n_in is None and not missing and in_product > 0 and product % in_product:
+        raise ValueError(f"Dimension size must be evenly divisible by {in_product} but is "
+                         f"{product}")
     if not missing:
         if n_in is not None and product != n_in:
             raise ValueError(f"Cannot reshape a tensor with {n_in} elements to shape "
@@ -346,8 +353,6 @@ def _transpose_shape(x, perm):
     for i in p:
         if not 0 <= i < len(dims):
             raise ValueError(f"perm dim {i} is out of range of input rank {len(dims)}")
-    if len(set(p)) != len(p):
-        raise ValueError(f"{_dims_str(p)} is not a permutation of the input dimensions")
     return TensorShape([dims[i] for i in p])
 
 
@@ -396,7 +401,7 @@ def _expand_dims_shape(x, dim):
     if dims is None:
         return TensorShape(None)
     if d is None:
-        return TensorShape([None] * (len(dims) + 1))
+        return TensorShape(None)
     if len(d) != 1:
         raise ValueError(f"'dim' input must be a tensor with a single value, got {d}")
     d, r = d[0], len(dims)
@@ -448,7 +453,7 @@ def _squeeze_shape(x, *, squeeze_dims):
     axes = set()
     for a in squeeze_dims:
         if not -r <= a < r:
-            raise ValueError(f"Tried to squeeze dim index {a} for tensor with {r} dimensions.")
+            raise ValueError(f"squeeze_dims[{len(axes)}] not in [{-r},{r}).")
         axes.add(a % r)
     out = []
     for i, d in enumerate(dims):
@@ -904,8 +909,7 @@ def _tile_shape(x, multiples):
     if dims is None:
         return TensorShape([None] * len(m))
     if len(m) != len(dims):
-        raise ValueError(f"Shape must be rank {len(dims)} but is rank {len(m)}: multiples "
-                         f"has length {len(m)}, input has rank {len(dims)}")
+        raise ValueError(f"Shape must be rank {len(dims)} but is rank {len(m)}")
     return TensorShape([None if a is None or b is None else a * b for a, b in zip(dims, m)])
 
 
@@ -953,8 +957,7 @@ def _pad_shape(x, paddings, *rest, **attrs):
     if dims is None:
         return TensorShape([None] * len(p))
     if len(p) != len(dims):
-        raise ValueError(f"The first dimension of paddings must be the rank of inputs"
-                         f"{_dims_str(p.shape)} {_dims_str(dims)}")
+        raise ValueError(f"Shape must be rank {len(p)} but is rank {len(dims)}")
     if (p < 0).any():
         raise ValueError(f"Paddings must be non-negative: {p.tolist()}")
     return TensorShape([None if d is None else d + int(a) + int(b) for d, (a, b) in zip(dims, p)])
@@ -1058,16 +1061,11 @@ def _slice_shape(x, begin, size):
     s = s or [None] * rank
     dims = dims or (None,) * rank
     out = []
-    for i, (d, bi, si) in enumerate(zip(dims, b, s)):
-        if bi is not None and d is not None and not 0 <= bi <= d:
-            raise ValueError(f"Expected begin[{i}] in [0, {d}], but got {bi}")
+    for d, bi, si in zip(dims, b, s):
         if si is None or si == -1:
-            out.append(None if si is None or d is None or bi is None else d - bi)
-            continue
-        if si < -1 or (bi is not None and d is not None and bi + si > d):
-            lim = "?" if bi is None or d is None else d - bi
-            raise ValueError(f"Expected size[{i}] in [0, {lim}], but got {si}")
-        out.append(si)
+            out.append(None if si is None or d is None or bi is None else max(d - bi, 0))
+        else:
+            out.append(si if si >= 0 else None)
     return TensorShape(out)
 
 
@@ -1202,7 +1200,12 @@ def _strided_slice_kernel(x, begin, end, strides, **masks):
     try:
         return x[index]
     except IndexError as e:
-        raise InvalidArgumentError(None, None, f"slice index out of bounds: {e}") from None
+        msg = f"slice index out of bounds: {e}"
+        try:  # the static rule names the offending index as TF does
+            _ss_dense_dims(x.shape, len(strides), list(begin), list(end), list(strides), masks)
+        except ValueError as static:
+            msg = str(static)
+        raise InvalidArgumentError(None, None, msg) from None
 
 
 def _strided_slice_value(t):
@@ -1448,13 +1451,13 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
             if dtype is not None:
                 for what, dt in (("on_value", on_dtype), ("off_value", off_dtype)):
                     if dt is not None and dt != dtype:
-                        raise TypeError(f"dtype {dt.name} of {what} does not match dtype "
-                                        f"parameter {dtype.name}")
+                        raise TypeError(f"dtype <dtype: '{dt.name}'> of {what} does not "
+                                        f"match dtype parameter <dtype: '{dtype.name}'>")
             else:
                 dtype = on_dtype if on_exists else off_dtype
             if on_exists and off_exists and on_dtype != off_dtype:
-                raise TypeError(f"dtype {on_dtype.name} of on_value does not match dtype "
-                                f"{off_dtype.name} of off_value")
+                raise TypeError(f"dtype <dtype: '{on_dtype.name}'> of on_value does not match "
+                                f"dtype <dtype: '{off_dtype.name}'> of off_value")
         else:
             dtype = dtype or dtypes.float32
         if not on_exists:
