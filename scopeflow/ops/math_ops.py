@@ -1086,8 +1086,8 @@ def _matmul_kernel(a, b, *, transpose_a, transpose_b):
     b = b.T if transpose_b else b
     if a.shape[1] != b.shape[0]:
         raise errors.InvalidArgumentError(
-            None, None, f"Matrix size-incompatible: In[0]: {list(a.shape)}, In[1]: "
-            f"{list(b.shape)}")
+            None, None, f"Matrix size-incompatible: In[0]: {shape_str(TensorShape(a.shape))}, "
+            f"In[1]: {shape_str(TensorShape(b.shape))}")
     return np.matmul(a, b)
 
 
@@ -1125,7 +1125,8 @@ def _batch_matmul_kernel(x, y, *, adj_x, adj_y):
     except ValueError:
         raise errors.InvalidArgumentError(
             None, None, f"Matrix size-incompatible or batch dims not broadcastable: "
-            f"In[0]: {list(np.shape(x))}, In[1]: {list(np.shape(y))}") from None
+            f"In[0]: {shape_str(TensorShape(np.shape(x)))}, "
+            f"In[1]: {shape_str(TensorShape(np.shape(y)))}") from None
 
 
 batch_matmul_op = OpDef("BatchMatMulV2", shape=_batch_matmul_shape,
