@@ -10,6 +10,7 @@ the auto-packing conversion of lists that contain tensors (``[t, 2.0]`` -> ``Pac
 from __future__ import annotations
 
 import builtins
+import contextlib
 import numbers
 
 import numpy as np
@@ -149,8 +150,16 @@ def _fold(t):
 
 
 def _op_scope(name, default, values):
-    """TF's ``name_scope(name, default, values)`` opened in the values' graph."""
-    return name_scope(name, default, [v for v in values if isinstance(v, Tensor)] or None)
+    """TF's ``name_scope(name, default, values)`` opened in the values' graph.
+
+    With neither a name nor a default (``tf.boolean_mask(..., name=None)``) no scope opens.
+    """
+    tensors = [v for v in values if isinstance(v, Tensor)]
+    if name is None and default is None:
+        graph = _graph_of(tensors)
+        scope = graph.get_name_scope()
+        return contextlib.nullcontext(scope + "/" if scope else "")
+    return name_scope(name, default, tensors or None)
 
 
 def _convert_list(values, input_name, dtype=None):
