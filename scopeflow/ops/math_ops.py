@@ -860,6 +860,8 @@ def _reduce(op_def, input_tensor, axis, keepdims, name, reduction_indices, keep_
         if not keepdims:
             out.set_shape([])  # TF's _may_reduce_to_scalar
         return out
+    if isinstance(axis, (list, tuple)) and not axis:
+        axis = np.zeros([0], np.int32)  # an empty Python list would become float32
     return op_def.bind(input_tensor, axis, keep_dims=keepdims, name=name)
 
 
