@@ -25,6 +25,8 @@ from scopeflow.ops.random_ops import *  # noqa: F403
 from scopeflow.ops.state_ops import assign, assign_add, assign_sub
 from scopeflow.runtime.session import InteractiveSession, Session, get_default_session
 from scopeflow.variables import *  # noqa: F403
+from scopeflow.variable_scope import *  # noqa: F403
+from scopeflow import losses, math, random
 
 bool = dtypes.bool_  # noqa: A001 - TF's name for the dtype
 newaxis = None

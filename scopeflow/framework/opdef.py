@@ -158,7 +158,8 @@ class OpDef:
             out = self.shape_rule(*args, **attrs)
         except ValueError as e:
             shapes = ", ".join(shape_str(t.shape) for t in tensors)
-            raise ValueError(f"{e} for '{name or self.type}' (op: '{self.type}') with input "
+            op_name = (name or self.type).rstrip("/")  # a scope name "add/" names op "add"
+            raise ValueError(f"{e} for '{op_name}' (op: '{self.type}') with input "
                              f"shapes: {shapes}.") from None
         return list(out) if isinstance(out, (list, tuple)) else [out]
 

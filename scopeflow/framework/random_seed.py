@@ -1,7 +1,7 @@
 """TF1's random-seed rules: a graph-level seed plus an op-level seed give an op's (seed, seed2).
 
-- graph seed set, op seed not: the op seed is the graph's op count when the op is built
-  (TF's ``_last_id``), so the same program yields the same sequence;
+- graph seed set, op seed not: the op seed counts the ops seeded this way so far in the
+  graph (0, 1, 2...: TF 2.x's ``_seed_offset``), so the same program gives the same streams;
 - op seed set, graph seed not: the graph seed defaults to ``DEFAULT_GRAPH_SEED``;
 - neither: ``(None, None)``: a fresh, nondeterministic stream in each session.
 """
@@ -26,7 +26,8 @@ def get_seed(op_seed):
     global_seed = graph.seed
     if global_seed is not None:
         if op_seed is None:
-            op_seed = graph._last_id
+            op_seed = graph.__dict__.get("_seed_offset", 0)
+            graph._seed_offset = op_seed + 1
         seeds = _truncate_seed(global_seed), _truncate_seed(op_seed)
     elif op_seed is not None:
         seeds = DEFAULT_GRAPH_SEED, _truncate_seed(op_seed)

@@ -1,0 +1,9 @@
+"""``tf.random``: the TF 1.x/2.x spellings of the random ops."""
+
+from scopeflow.framework.random_seed import get_seed, set_random_seed
+from scopeflow.ops.random_ops import random_normal as normal
+from scopeflow.ops.random_ops import random_shuffle as shuffle
+from scopeflow.ops.random_ops import random_uniform as uniform
+from scopeflow.ops.random_ops import truncated_normal
+
+__all__ = ["normal", "uniform", "truncated_normal", "shuffle", "set_random_seed", "get_seed"]

@@ -1,0 +1,642 @@
+"""Variable sharing: ``variable_scope``, ``get_variable``, reuse, custom getters, templates.
+
+TF1's semantics, message for message: ``get_variable`` names come from the variable-scope
+path only (``name_scope`` is ignored), ``variable_scope`` also opens a name scope (so ops
+in a re-entered scope land in ``foo_1/``), reuse is inherited by child scopes and cannot
+be switched off below a reusing scope.
+
+Beyond TF1: the variable store logs what each ``get_variable`` call created or reused
+(``sharing_report``), a second build of the same model in one graph is diagnosed in the
+"already exists" error, and ``framework_variable_scope`` lets the framework create its
+own variables (optimizer slots, ``global_step``) without inheriting the user's reuse flag.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import enum
+import functools
+import inspect
+import threading
+
+from scopeflow.framework import dtypes
+from scopeflow.framework.graph import (
+    GraphKeys,
+    _graph_of,
+    convert_to_tensor,
+    get_collection,
+    get_default_graph,
+    name_scope,
+)
+from scopeflow.framework.sites import user_site
+from scopeflow.framework.tensor_shape import as_shape
+from scopeflow.variables import Variable
+
+__all__ = [
+    "AUTO_REUSE", "VariableScope", "variable_scope", "variable_op_scope", "get_variable",
+    "get_local_variable", "get_variable_scope", "make_template", "Template", "sharing_report",
+    "framework_variable_scope", "no_regularizer",
+]
+
+
+class _ReuseMode(enum.Enum):
+    """TF's ``tf.AUTO_REUSE``: get the variable if it exists, create it otherwise."""
+
+    AUTO_REUSE = 1
+
+
+AUTO_REUSE = _ReuseMode.AUTO_REUSE
+
+
+def no_regularizer(_):
+    """A regularizer that adds nothing (to switch off a scope's default)."""
+    return None
+
+
+# ── The variable store: name -> variable, one per graph ─────────────────────────────
+class _VariableStore:
+    def __init__(self):
+        self.vars: dict[str, Variable] = {}
+        # (full name, "created" | "reused", user site) for every get_variable call.
+        self.log: list[tuple[str, str, object]] = []
+
+    def get_variable(self, name, shape=None, dtype=dtypes.float32, initializer=None,
+                     regularizer=None, reuse=None, trainable=None, collections=None,
+                     caching_device=None, partitioner=None, validate_shape=True,
+                     use_resource=None, custom_getter=None, constraint=None, **extra):
+        if custom_getter is not None and not callable(custom_getter):
+            raise ValueError(f"Passed a custom_getter which is not callable: {custom_getter}")
+        if partitioner is not None:
+            raise NotImplementedError(f"Partitioned variables are not supported yet ({name})")
+        dtype = getattr(dtype, "base_dtype", dtype)
+
+        def true_getter(name, shape=None, dtype=dtypes.float32, initializer=None,
+                        regularizer=None, reuse=None, trainable=None, collections=None,
+                        caching_device=None, partitioner=None, validate_shape=True,
+                        use_resource=None, constraint=None, **kwargs):
+            return self._get_single_variable(
+                name, shape=shape, dtype=dtype, initializer=initializer,
+                regularizer=regularizer, reuse=reuse, trainable=trainable,
+                collections=collections, validate_shape=validate_shape, constraint=constraint)
+
+        kwargs = dict(shape=shape, dtype=dtype, initializer=initializer, regularizer=regularizer,
+                      reuse=reuse, trainable=trainable, collections=collections,
+                      caching_device=caching_device, partitioner=partitioner,
+                      validate_shape=validate_shape, use_resource=use_resource,
+                      synchronization=extra.get("synchronization"),
+                      aggregation=extra.get("aggregation"))
+        if custom_getter is None:
+            return true_getter(name, constraint=constraint, **kwargs)
+        if _accepts(custom_getter, "constraint"):
+            kwargs["constraint"] = constraint
+        return custom_getter(getter=true_getter, name=name, **kwargs)
+
+    def _get_single_variable(self, name, shape, dtype, initializer, regularizer, reuse,
+                             trainable, collections, validate_shape, constraint):
+        from_value = initializer is not None and not callable(initializer)
+        if shape is not None and from_value:
+            raise ValueError("If initializer is a constant, do not specify shape.")
+        dtype = dtypes.as_dtype(dtype)
+        shape = as_shape(shape)
+        site = user_site(2)
+        if name in self.vars:
+            found = self.vars[name]
+            if reuse is False:
+                raise ValueError(_already_exists_message(name, found, site))
+            if not shape.is_compatible_with(found.get_shape()):
+                raise ValueError(f"Trying to share variable {name}, but specified shape {shape} "
+                                 f"and found shape {found.get_shape()}.")
+            if not dtype.is_compatible_with(found.dtype):
+                raise ValueError(f"Trying to share variable {name}, but specified dtype "
+                                 f"{dtype.name} and found dtype {found.dtype.name}.")
+            self.log.append((name, "reused", site))
+            return found
+        if reuse is True:
+            raise ValueError(f"Variable {name} does not exist, or was not created with "
+                             "tf.get_variable(). Did you mean to set reuse=tf.AUTO_REUSE in "
+                             "VarScope?")
+        if from_value:
+            init_val, variable_dtype = initializer, None
+        else:
+            if initializer is None:
+                if not shape.is_fully_defined():
+                    raise ValueError(f"Variable {name} did not get an initializer, so its "
+                                     "`shape` argument must be specified.")
+                initializer = _default_initializer(name, dtype)
+            if inspect.isclass(initializer):
+                initializer = initializer()
+            if shape.is_fully_defined():
+                if _accepts(initializer, "partition_info"):
+                    init_val = functools.partial(initializer, shape.as_list(), dtype=dtype,
+                                                 partition_info=None)
+                else:
+                    init_val = functools.partial(initializer, shape.as_list(), dtype=dtype)
+                variable_dtype = dtype.base_dtype
+            elif _needs_no_arguments(initializer):
+                init_val, variable_dtype = initializer, None
+            else:
+                raise ValueError(f"The initializer passed for variable {name} is not valid. It "
+                                 "should be a callable with no arguments and the shape should "
+                                 "not be provided, or an initializer object and `shape` should "
+                                 f"be fully defined (got shape {shape}).")
+        v = Variable(initial_value=init_val, name=name, trainable=trainable,
+                     collections=collections, dtype=variable_dtype,
+                     validate_shape=validate_shape, constraint=constraint)
+        self.vars[name] = v
+        self.log.append((name, "created", site))
+        if regularizer:
+            with name_scope(name + "/Regularizer/"):
+                loss = regularizer(v)
+            if loss is not None:
+                get_default_graph().add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
+        return v
+
+
+def _default_initializer(name, dtype):
+    from scopeflow.ops import init_ops
+    if dtype.is_floating:
+        return init_ops.glorot_uniform_initializer()
+    if dtype.is_integer or dtype.is_unsigned or dtype.is_bool or dtype == dtypes.string:
+        return init_ops.zeros_initializer()
+    raise ValueError(f"An initializer for variable {name} of {dtype.base_dtype} is required")
+
+
+def _accepts(fn, arg) -> bool:
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return arg in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
+def _needs_no_arguments(fn) -> bool:
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+               for p in params)
+
+
+def _already_exists_message(name, found, site) -> str:
+    first = found.op.creation_site
+    msg = (f"Variable {name} already exists, disallowed. Did you mean to set reuse=True or "
+           f"reuse=tf.AUTO_REUSE in VarScope? Originally defined at:\n\n"
+           f"  File \"{first.filename}\", line {first.lineno}, in {first.function}\n")
+    if (first.filename, first.lineno) == (site.filename, site.lineno):
+        msg += (f"\nThe same line ({site}) is creating it again: is the model-building code "
+                "running a second time in this graph (a re-run notebook cell, a second call "
+                "of a build function)? Call tf.reset_default_graph() before rebuilding, or "
+                "build the second copy inside a variable_scope with reuse=True (or "
+                "tf.AUTO_REUSE) to share the variables.")
+    return msg
+
+
+def _store(graph=None) -> _VariableStore:
+    graph = graph or get_default_graph()
+    store = graph.__dict__.get("_variable_store")
+    if store is None:
+        store = graph._variable_store = _VariableStore()
+    return store
+
+
+# ── VariableScope: the value ``with tf.variable_scope(...) as scope`` gives ─────────
+class VariableScope:
+    """A variable scope's name, reuse mode and defaults (initializer, dtype, regularizer...)."""
+
+    def __init__(self, reuse, name="", initializer=None, regularizer=None, caching_device=None,
+                 partitioner=None, custom_getter=None, name_scope="", dtype=dtypes.float32,
+                 use_resource=None, constraint=None):
+        self._name = name
+        self._initializer = initializer
+        self._regularizer = regularizer
+        self._reuse = reuse
+        self._caching_device = caching_device
+        self._partitioner = partitioner
+        self._custom_getter = custom_getter
+        self._name_scope = name_scope
+        self._dtype = dtype
+        self._use_resource = use_resource
+        self._constraint = constraint
+
+    name = property(lambda self: self._name)
+    original_name_scope = property(lambda self: self._name_scope)
+    reuse = property(lambda self: self._reuse)
+    initializer = property(lambda self: self._initializer)
+    dtype = property(lambda self: self._dtype)
+    use_resource = property(lambda self: self._use_resource)
+    regularizer = property(lambda self: self._regularizer)
+    caching_device = property(lambda self: self._caching_device)
+    partitioner = property(lambda self: self._partitioner)
+    custom_getter = property(lambda self: self._custom_getter)
+    constraint = property(lambda self: self._constraint)
+
+    def reuse_variables(self):
+        """From now on, ``get_variable`` in this scope returns existing variables."""
+        self._reuse = True
+
+    def set_initializer(self, initializer):
+        self._initializer = initializer
+
+    def set_dtype(self, dtype):
+        self._dtype = dtype
+
+    def set_use_resource(self, use_resource):
+        self._use_resource = use_resource
+
+    def set_regularizer(self, regularizer):
+        self._regularizer = regularizer
+
+    def set_caching_device(self, caching_device):
+        self._caching_device = caching_device
+
+    def set_partitioner(self, partitioner):
+        self._partitioner = partitioner
+
+    def set_custom_getter(self, custom_getter):
+        self._custom_getter = custom_getter
+
+    def get_collection(self, name):
+        return get_collection(name, self._name + "/" if self._name else "")
+
+    def trainable_variables(self):
+        return self.get_collection(GraphKeys.TRAINABLE_VARIABLES)
+
+    def global_variables(self):
+        return self.get_collection(GraphKeys.GLOBAL_VARIABLES)
+
+    def local_variables(self):
+        return self.get_collection(GraphKeys.LOCAL_VARIABLES)
+
+    def created_variables(self) -> list:
+        """Variables that ``get_variable`` created under this scope (beyond TF1)."""
+        return _logged(self._name, "created")
+
+    def reused_variables(self) -> list:
+        """Variables that ``get_variable`` returned again under this scope (beyond TF1)."""
+        return _logged(self._name, "reused")
+
+    def get_variable(self, var_store, name, shape=None, dtype=None, initializer=None,
+                     regularizer=None, reuse=None, trainable=None, collections=None,
+                     caching_device=None, partitioner=None, validate_shape=True,
+                     use_resource=None, custom_getter=None, constraint=None, **extra):
+        """Gets or creates ``<scope name>/<name>`` with this scope's defaults."""
+        if regularizer is None:
+            regularizer = self._regularizer
+        if caching_device is None:
+            caching_device = self._caching_device
+        if partitioner is None:
+            partitioner = self._partitioner
+        if custom_getter is None:
+            custom_getter = self._custom_getter
+        if reuse is None:
+            reuse = self._reuse
+        if use_resource is None:
+            use_resource = self._use_resource
+        full_name = self._name + "/" + name if self._name else name
+        # Variable names depend only on the variable scope: clear the name scope meanwhile.
+        with name_scope(None):
+            if dtype is not None and initializer is not None and not callable(initializer):
+                init_dtype = convert_to_tensor(initializer).dtype.base_dtype
+                if init_dtype != dtype:
+                    raise ValueError(f"Initializer type '{init_dtype}' and explicit dtype "
+                                     f"'{dtypes.as_dtype(dtype)}' don't match.")
+            if initializer is None:
+                initializer = self._initializer
+            if constraint is None:
+                constraint = self._constraint
+            if dtype is None:
+                dtype = self._dtype
+            return var_store.get_variable(
+                full_name, shape=shape, dtype=dtype, initializer=initializer,
+                regularizer=regularizer, reuse=reuse, trainable=trainable,
+                collections=collections, caching_device=caching_device,
+                partitioner=partitioner, validate_shape=validate_shape,
+                use_resource=use_resource, custom_getter=custom_getter, constraint=constraint,
+                **extra)
+
+    def __repr__(self):
+        return f"<VariableScope name={self._name!r} reuse={self._reuse!r}>"
+
+
+def _logged(scope_name, action) -> list:
+    store = _store()
+    prefix = scope_name + "/" if scope_name else ""
+    seen, out = set(), []
+    for name, what, _ in store.log:
+        if what == action and name.startswith(prefix) and name not in seen:
+            seen.add(name)
+            out.append(store.vars[name])
+    return out
+
+
+class _VariableScopeStore(threading.local):
+    """The current variable scope and the use counts for ``default_name`` uniquification."""
+
+    def __init__(self):
+        super().__init__()
+        self.current_scope = VariableScope(False)
+        self.variable_scopes_count: dict[str, int] = {}
+
+    def open_variable_scope(self, scope_name):
+        self.variable_scopes_count[scope_name] = self.variable_scopes_count.get(scope_name,
+                                                                                0) + 1
+
+    def close_variable_subscopes(self, scope_name):
+        prefix = scope_name + "/"
+        for k in self.variable_scopes_count:
+            if scope_name is None or k.startswith(prefix):
+                self.variable_scopes_count[k] = 0
+
+    def variable_scope_count(self, scope_name):
+        return self.variable_scopes_count.get(scope_name, 0)
+
+
+def _scope_store(graph=None) -> _VariableScopeStore:
+    graph = graph or get_default_graph()
+    store = graph.__dict__.get("_variable_scope_store")
+    if store is None:
+        store = graph._variable_scope_store = _VariableScopeStore()
+    return store
+
+
+def get_variable_scope() -> VariableScope:
+    """The current ``VariableScope`` (the root scope has name ``""``)."""
+    return _scope_store().current_scope
+
+
+def _unique_variable_scope(prefix) -> str:
+    store = _scope_store()
+    current = store.current_scope
+    name = current.name + "/" + prefix if current.name else prefix
+    if store.variable_scope_count(name) == 0:
+        return prefix
+    idx = 1
+    while store.variable_scope_count(f"{name}_{idx}") > 0:
+        idx += 1
+    return f"{prefix}_{idx}"
+
+
+def _wrap_custom_getter(custom_getter, old_getter):
+    """Nested custom getters compose: the inner one calls the outer one, which calls TF's."""
+    if old_getter is None:
+        return custom_getter
+
+    def wrapped_custom_getter(getter, *args, **kwargs):
+        return custom_getter(functools.partial(old_getter, getter), *args, **kwargs)
+    return wrapped_custom_getter
+
+
+_DEFAULTS = ("initializer", "regularizer", "caching_device", "partitioner", "dtype",
+             "use_resource", "constraint")
+
+
+@contextlib.contextmanager
+def _pure_variable_scope(name_or_scope, reuse=None, old_name_scope=None, custom_getter=None,
+                         force_reuse=False, **defaults):
+    """Enters a variable scope without touching name scopes (TF's ``_pure_variable_scope``)."""
+    store = _scope_store()
+    old = store.current_scope
+    if isinstance(name_or_scope, VariableScope):
+        new_name = name_or_scope.name
+        base = name_or_scope
+        scope = VariableScope(
+            base.reuse if not reuse else reuse, name=new_name, initializer=base.initializer,
+            regularizer=base.regularizer, caching_device=base.caching_device,
+            partitioner=base.partitioner, dtype=base.dtype, custom_getter=base.custom_getter,
+            name_scope=base.original_name_scope, use_resource=base.use_resource,
+            constraint=defaults.get("constraint"))
+        store.open_variable_scope(new_name)
+        old_subscopes = copy.copy(store.variable_scopes_count)
+    else:
+        new_name = old.name + "/" + name_or_scope if old.name else name_or_scope
+        base = old
+        inherited = reuse if force_reuse else (reuse or old.reuse)
+        scope = VariableScope(
+            inherited, name=new_name, initializer=old.initializer, regularizer=old.regularizer,
+            caching_device=old.caching_device, partitioner=old.partitioner, dtype=old.dtype,
+            use_resource=old.use_resource, custom_getter=old.custom_getter,
+            name_scope=name_or_scope if old_name_scope is None else old_name_scope,
+            constraint=defaults.get("constraint"))
+        store.open_variable_scope(new_name)
+    for key in _DEFAULTS:
+        value = defaults.get(key)
+        if value is not None and key != "constraint":
+            getattr(scope, "set_" + key)(value)
+    if custom_getter is not None:
+        scope.set_custom_getter(_wrap_custom_getter(custom_getter, base.custom_getter))
+    store.current_scope = scope
+    try:
+        yield scope
+    finally:
+        if store.current_scope is not scope:
+            raise RuntimeError("Improper nesting of variable_scope.")
+        if isinstance(name_or_scope, VariableScope):
+            store.variable_scopes_count = old_subscopes
+        else:
+            store.close_variable_subscopes(new_name)
+        store.current_scope = old
+
+
+@contextlib.contextmanager
+def variable_scope(name_or_scope, default_name=None, values=None, initializer=None,
+                   regularizer=None, caching_device=None, partitioner=None, custom_getter=None,
+                   reuse=None, dtype=None, use_resource=None, constraint=None,
+                   auxiliary_name_scope=True):
+    """TF1's ``tf.variable_scope``: a variable-scope path plus a name scope for ops.
+
+    >>> with variable_scope("cnn"):
+    ...     with variable_scope("conv1"):
+    ...         get_variable("w", [1]).name
+    'cnn/conv1/w:0'
+    """
+    if default_name is None and name_or_scope is None:
+        raise TypeError("If default_name is None then name_or_scope is required")
+    if reuse is False:
+        reuse = None  # TF1: a child cannot switch reuse off; False means "inherit"
+    if not (reuse is True or reuse is None or reuse is AUTO_REUSE):
+        raise ValueError("The reuse parameter must be True or False or None.")
+    if not isinstance(auxiliary_name_scope, bool):
+        raise TypeError("The auxiliary_name_scope must be `True` or `False`, while get "
+                        f"{auxiliary_name_scope}")
+    if name_or_scope is not None and not isinstance(name_or_scope, (VariableScope, str)):
+        raise TypeError("VariableScope: name_or_scope must be a string or VariableScope.")
+    graph = _graph_of(values) if values else get_default_graph()
+    defaults = dict(initializer=initializer, regularizer=regularizer,
+                    caching_device=caching_device, partitioner=partitioner, dtype=dtype,
+                    use_resource=use_resource, constraint=constraint)
+    with graph.as_default(), contextlib.ExitStack() as stack:
+        if auxiliary_name_scope:
+            ns = None
+        else:
+            current = graph.get_name_scope()
+            ns = graph.name_scope(current + "/" if current else "")
+        if name_or_scope is not None:
+            ns_name = name_or_scope if isinstance(name_or_scope, str) else \
+                name_or_scope.name.split("/")[-1]
+            old_name_scope = None
+            if ns_name or ns is not None:
+                entered = stack.enter_context(ns or graph.name_scope(ns_name))
+                old_name_scope = entered if isinstance(name_or_scope, str) else \
+                    name_or_scope.original_name_scope
+            scope = stack.enter_context(_pure_variable_scope(
+                name_or_scope, reuse=reuse, old_name_scope=old_name_scope,
+                custom_getter=custom_getter, **defaults))
+        else:
+            if reuse:
+                raise ValueError("reuse=True cannot be used without a name_or_scope")
+            entered = stack.enter_context(ns or graph.name_scope(default_name))
+            unique = _unique_variable_scope(default_name)
+            scope = stack.enter_context(_pure_variable_scope(
+                unique, old_name_scope=entered, custom_getter=custom_getter, **defaults))
+        yield scope
+
+
+def variable_op_scope(values, name_or_scope, default_name=None, **kwargs):
+    """Deprecated TF1 spelling of ``variable_scope(name_or_scope, default_name, values)``."""
+    return variable_scope(name_or_scope, default_name=default_name, values=values, **kwargs)
+
+
+@contextlib.contextmanager
+def framework_variable_scope(name_or_scope, reuse=AUTO_REUSE):
+    """A variable scope for framework-created variables that ignores the user's reuse flag.
+
+    Optimizer slots, ``global_step`` and the like are created here, so building an
+    optimizer inside ``variable_scope(..., reuse=True)`` cannot fail with "does not exist"
+    (USER_NEEDS §6). The name scope is opened as ``variable_scope`` would.
+    """
+    graph = get_default_graph()
+    with graph.name_scope(name_or_scope if isinstance(name_or_scope, str)
+                          else name_or_scope.name.split("/")[-1]) as entered, \
+            _pure_variable_scope(name_or_scope, reuse=reuse, old_name_scope=entered,
+                                 force_reuse=True) as scope:
+        yield scope
+
+
+def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=None,
+                 trainable=None, collections=None, caching_device=None, partitioner=None,
+                 validate_shape=True, use_resource=None, custom_getter=None, constraint=None,
+                 synchronization=None, aggregation=None):
+    """Gets the variable ``<current variable scope>/<name>``, or creates it (TF1).
+
+    Without ``initializer`` floats get ``glorot_uniform_initializer`` and integers zeros;
+    the enclosing scopes supply defaults for initializer, dtype and regularizer.
+    """
+    return get_variable_scope().get_variable(
+        _store(), name, shape=shape, dtype=dtype, initializer=initializer,
+        regularizer=regularizer, trainable=trainable, collections=collections,
+        caching_device=caching_device, partitioner=partitioner, validate_shape=validate_shape,
+        use_resource=use_resource, custom_getter=custom_getter, constraint=constraint,
+        synchronization=synchronization, aggregation=aggregation)
+
+
+def get_local_variable(name, shape=None, dtype=None, initializer=None, regularizer=None,
+                       trainable=False, collections=None, **kwargs):
+    """``get_variable`` into ``LOCAL_VARIABLES`` (not trainable, not saved by default)."""
+    collections = list(collections or []) + [GraphKeys.LOCAL_VARIABLES]
+    return get_variable(name, shape=shape, dtype=dtype, initializer=initializer,
+                        regularizer=regularizer, trainable=trainable, collections=collections,
+                        **kwargs)
+
+
+def sharing_report(scope=None) -> str:
+    """What ``get_variable`` created and reused (under ``scope``), one line each, in order."""
+    prefix = "" if not scope else (scope.name if isinstance(scope, VariableScope) else scope)
+    prefix = prefix + "/" if prefix and not prefix.endswith("/") else prefix
+    lines = [f"{what:7} {name}  ({site})" for name, what, site in _store().log
+             if name.startswith(prefix)]
+    return "\n".join(lines)
+
+
+# ── Templates ────────────────────────────────────────────────────────────────────────
+class Template:
+    """Wraps ``func`` so every call shares the variables its first call created."""
+
+    def __init__(self, name, func, create_scope_now=False, unique_name=None,
+                 custom_getter=None):
+        if name is None:
+            raise ValueError("name cannot be None.")
+        self._func = func
+        self._name = name
+        self._unique_name = unique_name
+        self._custom_getter = custom_getter
+        self._site = user_site(2)
+        self._variable_scope = None
+        if create_scope_now:
+            with _pure_variable_scope(unique_name or _unique_variable_scope(name),
+                                      custom_getter=custom_getter) as vs:
+                self._variable_scope = vs
+        self._variables_created = False
+        self._first_call = True
+
+    def _call_func(self, args, kwargs):
+        try:
+            if not self._variables_created:
+                self._variables_created = True
+                return self._func(*args, **kwargs)
+            trainable_at_start = len(get_collection(GraphKeys.TRAINABLE_VARIABLES))
+            result = self._func(*args, **kwargs)
+            trainable = get_collection(GraphKeys.TRAINABLE_VARIABLES)
+            if trainable_at_start != len(trainable):
+                raise ValueError("Trainable variable created when calling a template after the "
+                                 "first time, perhaps you used tf.Variable when you meant "
+                                 f"tf.get_variable: {trainable[trainable_at_start:]}")
+            return result
+        except Exception as exc:
+            if exc.args and isinstance(exc.args[0], str):
+                exc.args = (f"{exc.args[0]}\n\noriginally defined at: {self._site}",) + \
+                    exc.args[1:]
+            raise
+
+    def __call__(self, *args, **kwargs):
+        if self._variable_scope is not None:
+            with variable_scope(self._variable_scope, reuse=not self._first_call):
+                self._first_call = False
+                return self._call_func(args, kwargs)
+        with variable_scope(self._unique_name, self._name,
+                            custom_getter=self._custom_getter) as vs:
+            self._variable_scope = vs
+            self._first_call = False
+            return self._call_func(args, kwargs)
+
+    name = property(lambda self: self._name)
+    func = property(lambda self: self._func)
+    variable_scope = property(lambda self: self._variable_scope)
+
+    @property
+    def variable_scope_name(self):
+        return self._variable_scope.name if self._variable_scope else None
+
+    def _collection(self, key):
+        if self._variable_scope is None:
+            return []
+        return get_collection(key, self.variable_scope_name + "/")
+
+    @property
+    def variables(self):
+        return self._collection(GraphKeys.GLOBAL_VARIABLES)
+
+    global_variables = variables
+
+    @property
+    def trainable_variables(self):
+        return self._collection(GraphKeys.TRAINABLE_VARIABLES)
+
+    @property
+    def non_trainable_variables(self):
+        trainable = set(self.trainable_variables)
+        return [v for v in self.variables if v not in trainable]
+
+    @property
+    def local_variables(self):
+        return self._collection(GraphKeys.LOCAL_VARIABLES)
+
+
+def make_template(name_, func_, create_scope_now_=False, unique_name_=None,
+                  custom_getter_=None, **kwargs) -> Template:
+    """``func_`` with variable sharing: the first call creates, later calls reuse."""
+    if kwargs:
+        func_ = functools.partial(func_, **kwargs)
+    return Template(name_, func_, create_scope_now=create_scope_now_, unique_name=unique_name_,
+                    custom_getter=custom_getter_)
