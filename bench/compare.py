@@ -18,7 +18,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def run(cmd):
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=ROOT)
+    # The checkout's scopeflow, installed or not.
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=ROOT, env=env)
     return json.loads([ln for ln in out.stdout.splitlines() if ln.startswith("{")][-1])
 
 
