@@ -248,7 +248,8 @@ class Operation:
     """
 
     __slots__ = ("_graph", "_id", "_name", "_op_def", "_inputs", "_outputs", "_control_inputs",
-                 "_attrs", "_device", "_site", "_control_outputs", "__weakref__")
+                 "_attrs", "_device", "_site", "_control_outputs", "_grad_override",
+                 "__weakref__")
 
     def __init__(self, graph, op_id, name, op_def, inputs, control_inputs, attrs, device, site):
         self._graph = graph
@@ -262,6 +263,9 @@ class Operation:
         self._site = site
         self._outputs: tuple[Tensor, ...] = ()
         self._control_outputs: list[Operation] = []
+        # The registered gradient name from gradient_override_map active at creation.
+        self._grad_override = graph._gradient_override_map.get(op_def.type) \
+            if graph._gradient_override_map else None
 
     @property
     def name(self) -> str:
@@ -563,6 +567,12 @@ class Graph:
         """Uses the gradient registered under another name for the given op types."""
         if not isinstance(op_type_map, dict):
             raise TypeError("op_type_map must be a dictionary mapping strings to strings")
+        from scopeflow.framework.opdef import REGISTRY
+        unknown = sorted(k for k in op_type_map if k not in REGISTRY)
+        if unknown:
+            # TF silently ignores these; a typo would then change nothing (issue 4).
+            raise ValueError(f"gradient_override_map: no op type named {unknown}; known op "
+                             "types are listed by scopeflow.framework.opdef.REGISTRY")
         saved = dict(self._gradient_override_map)
         self._gradient_override_map.update(op_type_map)
         try:

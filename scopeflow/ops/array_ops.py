@@ -32,6 +32,7 @@ from scopeflow.ops.constant_op import constant
 from scopeflow.runtime.plan import OpRunContext  # noqa: F401 - kernels' context type
 
 __all__ = [
+    "identity_n",
     "placeholder", "placeholder_with_default", "identity", "stop_gradient", "reshape",
     "transpose", "expand_dims", "squeeze", "concat", "stack", "unstack", "split", "tile", "pad",
     "slice", "strided_slice", "gather", "one_hot", "shape", "size", "rank", "fill", "zeros",
@@ -264,6 +265,18 @@ identity_op.def_grad(lambda op, dy: [dy])
 def identity(input, name=None) -> Tensor:  # noqa: A002 - TF's name
     """The same value as ``input``, as a new tensor (reads a variable's current value)."""
     return identity_op.bind(input, name=name)
+
+
+# ── IdentityN ────────────────────────────────────────────────────────────────────────
+identity_n_op = OpDef("IdentityN", shape=lambda *xs: list(xs), dtype=lambda *ds: list(ds),
+                      kernel=lambda *xs: xs, aliases=True,
+                      num_outputs=lambda attrs, n_inputs: n_inputs)
+identity_n_op.def_grad(lambda op, *dys: list(dys))
+
+
+def identity_n(input, name=None) -> tuple:  # noqa: A002 - TF's name
+    """Each input passed through unchanged, as one op (custom gradients hang off it)."""
+    return tuple(identity_n_op.create(list(input), name=name)._outputs)
 
 
 # ── StopGradient ─────────────────────────────────────────────────────────────────────

@@ -98,7 +98,8 @@ def to_numpy(value, dtype=None) -> np.ndarray:
     target = np.dtype(dtype.base_dtype.as_numpy_dtype)
     if arr.dtype == target:
         return arr
-    if not isinstance(value, (np.ndarray, np.generic)) and _lossy(arr.dtype.kind, target):
+    if not isinstance(value, (np.ndarray, np.generic)) and arr.size and \
+            _lossy(arr.dtype.kind, target):
         # TF refuses lossy conversion of Python values (1.5 or 1.0 to int32, 1 to bool),
         # naming the first element that does not fit.
         kinds = "fc" if target.kind in "iu" else "c" if target.kind == "f" else "iuf"

@@ -153,6 +153,7 @@ def _check_divisor(y):
 # ── AddV2 ────────────────────────────────────────────────────────────────────────────
 add_op = OpDef("AddV2", shape=broadcast_shape, dtype=_same_dtype_in(_NUMERIC), kernel=np.add,
                broadcasting=True, input_names=("x", "y"))
+add_op.def_grad(lambda op, dy: [dy, dy])  # gradients.py sums each back to its input's shape
 
 
 def add(x, y, name=None) -> Tensor:
@@ -167,6 +168,7 @@ def add(x, y, name=None) -> Tensor:
 # ── Sub ──────────────────────────────────────────────────────────────────────────────
 sub_op = OpDef("Sub", shape=broadcast_shape, dtype=_same_dtype_in(_NUMERIC),
                kernel=np.subtract, broadcasting=True, input_names=("x", "y"))
+sub_op.def_grad(lambda op, dy: [dy, negative(dy)])
 
 
 def subtract(x, y, name=None) -> Tensor:
@@ -177,6 +179,12 @@ def subtract(x, y, name=None) -> Tensor:
 # ── Mul ──────────────────────────────────────────────────────────────────────────────
 mul_op = OpDef("Mul", shape=broadcast_shape, dtype=_same_dtype_in(_NUMERIC),
                kernel=np.multiply, broadcasting=True, input_names=("x", "y"))
+
+
+@mul_op.def_grad
+def _mul_grad(op, dy):
+    x, y = op.inputs
+    return [multiply(dy, y), multiply(x, dy)]
 
 
 def multiply(x, y, name=None) -> Tensor:
@@ -406,6 +414,7 @@ def _add_n_kernel(*xs):
 
 
 add_n_op = OpDef("AddN", shape=_add_n_shape, dtype=_add_n_dtype, kernel=_add_n_kernel)
+add_n_op.def_grad(lambda op, dy: [dy] * len(op.inputs))
 
 
 def add_n(inputs, name=None) -> Tensor:
@@ -907,6 +916,32 @@ def _extreme(x, largest):
 
 
 sum_op = _reduction("Sum", _NUMERIC, _sum_kernel)
+
+
+def _broadcast_to_reduced_input(op, dy):
+    """``dy`` of a reduction, reshaped to keep the reduced dims and tiled to the input."""
+    from scopeflow.ops import array_ops
+    x, axis = op.inputs
+    if op.get_attr("keep_dims"):
+        kept = dy
+    else:
+        axes = constant_value(axis)
+        if x.shape.is_fully_defined() and axes is not None:
+            dims = x.shape.as_list()
+            for a in np.reshape(axes, -1):
+                dims[int(a)] = 1
+            kept = array_ops.reshape(dy, dims)
+        else:  # the kept-dims shape at run time
+            kept = array_ops.reshape(dy, array_ops.shape(
+                sum_op.bind(x, axis, keep_dims=True)))
+    if x.shape.is_fully_defined() and kept.shape.is_fully_defined():
+        multiples = [a // b for a, b in zip(x.shape.as_list(), kept.shape.as_list())]
+    else:
+        multiples = floordiv(array_ops.shape(x), array_ops.shape(kept))
+    return array_ops.tile(kept, multiples)
+
+
+sum_op.def_grad(lambda op, dy: [_broadcast_to_reduced_input(op, dy), None])
 mean_op = _reduction("Mean", _NUMERIC, _mean_kernel)
 max_op = _reduction("Max", _REAL, lambda x, axes, kd: np.max(
     x, axis=axes, keepdims=kd, initial=_extreme(x, True)))

@@ -32,6 +32,8 @@ class OpCase:
     check_values: False for ops whose values can't be compared (random ops check stats
              inside ``ref`` instead and return None).
     id:      a readable test id.
+    check_grad/grad_tol: the numeric gradient check (float inputs are promoted to float64
+             when the op accepts it) for ops that have a gradient rule.
     """
 
     op_type: str
@@ -43,6 +45,8 @@ class OpCase:
     as_constants: bool = False
     check_values: bool = True
     id: str = ""
+    check_grad: bool = True   # False at non-differentiable points (ties, kinks)
+    grad_tol: float = 2e-3    # relative tolerance of analytic vs numeric gradients
 
 
 def all_rows() -> list[OpCase]:

@@ -23,3 +23,6 @@ EXEMPT = {
     "AssignSub": "stateful; covered by tests/unit/test_variables.py",
     "IsVariableInitialized": "stateful; covered by tests/unit/test_variables.py",
 }
+
+ROWS.append(OpCase("IdentityN", lambda tf, x, y: list(tf.identity_n([x, y])),
+                   lambda x, y: [x, y], [rand(2, 3), rand(4)]))

@@ -101,3 +101,69 @@ def test_every_registered_op_has_a_row():
     assert not missing, f"op types without a row in tests/ops/rows_*.py: {missing}"
     for t, why in exempt.items():
         assert why and len(why) > 10, f"exemption for {t} needs a reason"
+
+
+def _has_grad_rule(case: OpCase) -> bool:
+    grad = REGISTRY[case.op_type].grad
+    return callable(grad)
+
+
+def _float_inputs(case):
+    return [i for i, a in enumerate(case.inputs) if np.asarray(a).dtype.kind == "f"]
+
+
+GRAD_ROWS = [c for c in ROWS if c.check_grad and not c.as_constants and _float_inputs(c)]
+
+
+def _build_for_grad(case, dtype):
+    g = tf.Graph()
+    with g.as_default():
+        values = [a.astype(dtype) if a.dtype.kind == "f" else a for a in case.inputs]
+        ins = [tf.placeholder(tf.as_dtype(a.dtype), a.shape, name=f"in{i}")
+               for i, a in enumerate(values)]
+        outs = [t for t in _as_list(case.build(tf, *ins))
+                if t.dtype.base_dtype.is_floating]
+    return g, ins, values, outs
+
+
+@pytest.mark.parametrize("case", GRAD_ROWS, ids=_ids)
+def test_gradients_match_numeric(case: OpCase):
+    """tf.gradients against central differences, for every row whose op has a gradient."""
+    if not _has_grad_rule(case):
+        pytest.skip(f"{case.op_type} has no gradient rule (grad is "
+                    f"{'None' if REGISTRY[case.op_type].grad is None else 'unset'})")
+    try:
+        g, ins, values, outs = _build_for_grad(case, np.float64)
+    except (TypeError, ValueError):
+        g, ins, values, outs = _build_for_grad(case, np.float32)
+    if not outs:
+        pytest.skip("no floating outputs")
+    feeds = dict(zip(ins, values))
+    rng = np.random.default_rng(1)
+    with g.as_default():
+        sess = tf.Session(graph=g)
+        out_vals = sess.run(outs, feeds)
+        weights = [tf.constant(rng.uniform(0.5, 1.5, np.shape(v)).astype(v.dtype))
+                   for v in out_vals]
+        loss = tf.add_n([tf.reduce_sum(o * w) for o, w in zip(outs, weights)])
+        wrt = [ins[i] for i in _float_inputs(case)]
+        grads = [tf.convert_to_tensor(d) if d is not None else tf.zeros_like(x)
+                 for d, x in zip(tf.gradients(loss, wrt), wrt)]
+    got = sess.run(grads, feeds)
+    eps = 1e-6 if values[0].dtype == np.float64 else 1e-3
+    for x, analytic in zip(wrt, got):
+        base = feeds[x]
+        numeric = np.zeros(base.shape, np.float64)
+        flat_idx = range(base.size) if base.size <= 64 else rng.choice(base.size, 24, False)
+        for k in flat_idx:
+            idx = np.unravel_index(k, base.shape)
+            plus, minus = base.copy(), base.copy()
+            plus[idx] += eps
+            minus[idx] -= eps
+            lp = sess.run(loss, {**feeds, x: plus})
+            lm = sess.run(loss, {**feeds, x: minus})
+            numeric[idx] = (lp - lm) / (2 * eps)
+            np.testing.assert_allclose(
+                np.asarray(analytic)[idx], numeric[idx], rtol=case.grad_tol,
+                atol=case.grad_tol * max(1.0, np.abs(numeric).max()),
+                err_msg=f"d loss / d {x.name}{list(idx)}")
