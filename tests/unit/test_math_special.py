@@ -540,5 +540,5 @@ def test_not_differentiable_ops_say_so():
               "LogicalOr", "LogicalNot", "ArgMax", "ArgMin", "Where", "Floor", "Ceil", "Round",
               "FloorDiv", "All", "Any", "Range"]:
         assert REGISTRY[t].grad is None, t
-    for t in ["AddV2", "Mul", "MatMul", "Sum", "Cast", "Select", "Exp"]:
-        assert not REGISTRY[t].has_grad_rule, t  # autodiff adds these later
+    for t in ["AddV2", "Mul", "Sum"]:
+        assert callable(REGISTRY[t].grad), t
