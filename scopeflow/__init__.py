@@ -27,6 +27,7 @@ from scopeflow.runtime.session import InteractiveSession, Session, get_default_s
 from scopeflow.variables import *  # noqa: F403
 from scopeflow.variable_scope import *  # noqa: F403
 from scopeflow import losses, math, random
+from scopeflow import test_util as test
 from scopeflow.gradients import (
     AggregationMethod, IndexedSlices, NotDifferentiable, RegisterGradient, UnconnectedGradients,
     custom_gradient, explain_gradient, gradients, hessians, no_gradient)

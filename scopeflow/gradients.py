@@ -181,7 +181,8 @@ def _between_ops(ys, xs, stop_ops):
         if op in stop_ops:
             continue
         for t in op._outputs:
-            stack.extend(t._consumers)
+            if _differentiable(t):  # as TF: integer edges carry no gradient, don't follow
+                stack.extend(t._consumers)
     between = set()
     stack = [y.op for y in ys]
     while stack:
@@ -280,7 +281,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                 continue
             out_grads = [g if g is not None or not _differentiable(t) else _zeros_like(t)
                          for g, t in zip(out_grads, op._outputs)]
-            with name_scope(op.name + "_grad"):
+            with name_scope(op.name + "_grad") as op_grad_scope:
                 in_grads = rule(op, *out_grads)
             in_grads = _as_list(in_grads) if in_grads is not None else [None] * len(op._inputs)
             if len(in_grads) != len(op._inputs):
@@ -292,7 +293,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                 if g is None or not _differentiable(t):
                     continue
                 if broadcasting and not isinstance(g, IndexedSlices):
-                    with name_scope(op.name + "_grad/"):
+                    with name_scope(op_grad_scope):
                         g = _sum_to_shape_of(g, t)
                 grads.setdefault(t, []).append(g)
         result = []
