@@ -245,7 +245,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     Returns one entry per x: a Tensor, an ``IndexedSlices`` (through gather), or ``None``
     when x does not reach ys through differentiable ops (``"zero"`` gives zeros instead).
 
-    >>> x = constant(3.0); gradients(x * x, x)[0].op.type
+    >>> x = tf.constant(3.0); tf.gradients(x * x, x)[0].op.type
     'AddN'
     """
     ys = [convert_to_tensor(y) if not isinstance(y, Tensor) else y for y in _as_list(ys)]
