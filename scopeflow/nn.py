@@ -1,0 +1,7 @@
+"""``tf.nn``: the neural-network ops, gathered from their op-family modules."""
+
+from scopeflow.ops.candidate_sampling_ops import *  # noqa: F403
+from scopeflow.ops.conv_ops import *  # noqa: F403
+from scopeflow.ops.embedding_ops import *  # noqa: F403
+from scopeflow.ops.math_ops import sigmoid, tanh  # noqa: F401 - TF1 has tf.nn.sigmoid/tanh
+from scopeflow.ops.nn_ops import *  # noqa: F403
