@@ -1,0 +1,37 @@
+"""``tf.train``: optimizers, ``global_step``, learning-rate schedules."""
+
+from __future__ import annotations
+
+from scopeflow.train.learning_rate_decay import (
+    cosine_decay,
+    exponential_decay,
+    inverse_time_decay,
+    natural_exp_decay,
+    piecewise_constant,
+    polynomial_decay,
+)
+from scopeflow.train.optimizer import Optimizer
+from scopeflow.train.optimizers import (
+    AdadeltaOptimizer,
+    AdagradOptimizer,
+    AdamOptimizer,
+    FtrlOptimizer,
+    GradientDescentOptimizer,
+    MomentumOptimizer,
+    RMSPropOptimizer,
+)
+from scopeflow.train.training_util import (
+    assert_global_step,
+    create_global_step,
+    get_global_step,
+    get_or_create_global_step,
+    global_step,
+)
+
+__all__ = [
+    "Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOptimizer",
+    "AdagradOptimizer", "RMSPropOptimizer", "AdadeltaOptimizer", "FtrlOptimizer",
+    "get_global_step", "create_global_step", "get_or_create_global_step",
+    "assert_global_step", "global_step", "exponential_decay", "piecewise_constant",
+    "polynomial_decay", "cosine_decay", "inverse_time_decay", "natural_exp_decay",
+]

@@ -1,0 +1,137 @@
+"""TF1's learning-rate schedules: graph ops on ``global_step`` with TF's formulas and names.
+
+Each returns a scalar tensor (``ExponentialDecay``, ``PolynomialDecay``, ...) to pass as
+an optimizer's ``learning_rate``; it changes as the optimizer increments the step.
+"""
+
+from __future__ import annotations
+
+import math
+
+from scopeflow.framework import dtypes
+from scopeflow.framework.graph import convert_to_tensor, name_scope
+from scopeflow.ops import constant_op, math_ops
+
+__all__ = ["exponential_decay", "piecewise_constant", "polynomial_decay", "cosine_decay",
+           "inverse_time_decay", "natural_exp_decay"]
+
+
+def _require_step(global_step, what):
+    if global_step is None:
+        raise ValueError(f"global_step is required for {what}.")
+
+
+def _start(learning_rate, global_step, decay_steps):
+    initial = convert_to_tensor(learning_rate, name="initial_learning_rate")
+    dtype = initial.dtype.base_dtype
+    step = math_ops.cast(global_step, dtype)
+    return initial, dtype, step, math_ops.cast(decay_steps, dtype)
+
+
+def exponential_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False,
+                      name=None):
+    """``learning_rate * decay_rate ^ (global_step / decay_steps)`` (floored if staircase)."""
+    _require_step(global_step, "exponential_decay")
+    with name_scope(name, "ExponentialDecay") as scope:
+        initial, dtype, step, steps = _start(learning_rate, global_step, decay_steps)
+        p = step / steps
+        if staircase:
+            p = math_ops.floor(p)
+        return math_ops.multiply(initial, math_ops.pow(math_ops.cast(decay_rate, dtype), p),
+                                 name=scope)
+
+
+def natural_exp_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False,
+                      name=None):
+    """``learning_rate * exp(-decay_rate * global_step / decay_steps)``."""
+    _require_step(global_step, "natural_exp_decay")
+    with name_scope(name, "NaturalExpDecay") as scope:
+        initial, dtype, step, steps = _start(learning_rate, global_step, decay_steps)
+        p = step / steps
+        if staircase:
+            p = math_ops.floor(p)
+        rate = math_ops.exp(math_ops.negative(math_ops.cast(decay_rate, dtype)) * p)
+        return math_ops.multiply(initial, rate, name=scope)
+
+
+def inverse_time_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False,
+                       name=None):
+    """``learning_rate / (1 + decay_rate * global_step / decay_steps)``."""
+    _require_step(global_step, "inverse_time_decay")
+    with name_scope(name, "InverseTimeDecay") as scope:
+        initial, dtype, step, steps = _start(learning_rate, global_step, decay_steps)
+        p = step / steps
+        if staircase:
+            p = math_ops.floor(p)
+        denom = math_ops.add(constant_op.constant(1, dtype=dtype),
+                             math_ops.multiply(math_ops.cast(decay_rate, dtype), p))
+        return math_ops.divide(initial, denom, name=scope)
+
+
+def polynomial_decay(learning_rate, global_step, decay_steps, end_learning_rate=0.0001,
+                     power=1.0, cycle=False, name=None):
+    """``(lr - end) * (1 - step / decay_steps) ^ power + end``; with ``cycle`` the horizon
+    grows to the next multiple of ``decay_steps``, else the step stops at ``decay_steps``."""
+    _require_step(global_step, "polynomial_decay")
+    with name_scope(name, "PolynomialDecay") as scope:
+        initial, dtype, step, steps = _start(learning_rate, global_step, decay_steps)
+        end = math_ops.cast(end_learning_rate, dtype)
+        power = math_ops.cast(power, dtype)
+        if cycle:
+            multiplier = math_ops.where(math_ops.equal(step, 0.0),
+                                        constant_op.constant(1.0, dtype=dtype),
+                                        math_ops.ceil(step / steps))
+            steps = math_ops.multiply(steps, multiplier)
+        else:
+            step = math_ops.minimum(step, steps)
+        p = math_ops.divide(step, steps)
+        return math_ops.add(math_ops.multiply(initial - end, math_ops.pow(1 - p, power)), end,
+                            name=scope)
+
+
+def cosine_decay(learning_rate, global_step, decay_steps, alpha=0.0, name=None):
+    """``lr * ((1 - alpha) * 0.5 * (1 + cos(pi * min(step, steps) / steps)) + alpha)``."""
+    _require_step(global_step, "cosine_decay")
+    with name_scope(name, "CosineDecay") as scope:
+        initial, dtype, step, steps = _start(learning_rate, global_step, decay_steps)
+        step = math_ops.minimum(step, steps)
+        fraction = step / steps
+        cosine = 0.5 * (1.0 + math_ops.cos(constant_op.constant(math.pi, dtype=dtype)
+                                           * fraction))
+        decayed = (1 - alpha) * cosine + alpha
+        return math_ops.multiply(initial, decayed, name=scope)
+
+
+def piecewise_constant(x, boundaries, values, name=None):
+    """``values[i]`` for ``boundaries[i-1] < x <= boundaries[i]`` (first/last outside).
+
+    TF builds this from ``tf.case``; here it is a chain of ``Select`` ops with the same
+    values.
+    """
+    if len(values) != len(boundaries) + 1:
+        raise ValueError("The length of boundaries should be 1 less than the length of "
+                         "values")
+    with name_scope(name, "PiecewiseConstant") as scope:
+        x = convert_to_tensor(x)
+        xdt = x.dtype.base_dtype
+        bounds = []
+        for b in boundaries:
+            b = convert_to_tensor(b)
+            if b.dtype.base_dtype != xdt:
+                if b.dtype.base_dtype == dtypes.int32 and xdt == dtypes.int64:
+                    b = math_ops.cast(b, xdt)
+                else:
+                    raise ValueError(f"Boundaries ({b.dtype.base_dtype.name}) must have the "
+                                     f"same dtype as x ({xdt.name}).")
+            bounds.append(b)
+        vals = [convert_to_tensor(v) for v in values]
+        for v in vals[1:]:
+            if v.dtype.base_dtype != vals[0].dtype.base_dtype:
+                raise ValueError(f"Values must have elements all with the same dtype "
+                                 f"({vals[0].dtype.base_dtype.name} vs "
+                                 f"{v.dtype.base_dtype.name}).")
+        result = vals[-1]
+        for i in reversed(range(len(bounds))):
+            result = math_ops.where(math_ops.less_equal(x, bounds[i]), vals[i], result,
+                                    name=scope if i == 0 else None)
+        return result
