@@ -36,7 +36,7 @@ __all__ = [
     "placeholder", "placeholder_with_default", "identity", "stop_gradient", "reshape",
     "transpose", "expand_dims", "squeeze", "concat", "stack", "unstack", "split", "tile", "pad",
     "slice", "strided_slice", "gather", "one_hot", "shape", "size", "rank", "fill", "zeros",
-    "ones", "zeros_like", "ones_like", "boolean_mask", "newaxis",
+    "ones", "zeros_like", "ones_like", "boolean_mask", "newaxis", "invert_permutation",
 ]
 
 newaxis = None
@@ -214,6 +214,12 @@ def _cast(x, dtype, name="Cast"):
     return cast(x, dtype, name=name)
 
 
+def _dense(grad):
+    """A gradient as a dense ``Tensor``: rules densify an ``IndexedSlices`` (from a gather
+    downstream) as TF's ``_IndexedSlicesToTensorNoWarning`` does."""
+    return grad if isinstance(grad, Tensor) else convert_to_tensor(grad)
+
+
 # ── Placeholder ──────────────────────────────────────────────────────────────────────
 def _placeholder_kernel(*, dtype, shape):
     # Never reached: plans refuse to compile when a needed placeholder is not fed.
@@ -347,6 +353,7 @@ def _reshape_kernel(tensor, shape):
 reshape_op = OpDef("Reshape", shape=_reshape_shape, dtype=_reshape_dtype, kernel=_reshape_kernel,
                    aliases=True, shape_from_tensors=True, input_names=("tensor", "shape"))
 STATIC_VALUE_RULES["Reshape"] = _fold
+reshape_op.def_grad(lambda op, dy: [reshape(_dense(dy), shape(op.inputs[0])), None])
 
 
 def reshape(tensor, shape, name=None) -> Tensor:
@@ -395,6 +402,8 @@ transpose_op = OpDef("Transpose", shape=_transpose_shape, dtype=_transpose_dtype
                      kernel=_transpose_kernel, aliases=True, shape_from_tensors=True,
                      input_names=("x", "perm"))
 STATIC_VALUE_RULES["Transpose"] = _fold
+transpose_op.def_grad(
+    lambda op, dy: [transpose(_dense(dy), invert_permutation(op.inputs[1])), None])
 
 
 def transpose(a, perm=None, name="transpose", conjugate=False) -> Tensor:
@@ -414,6 +423,51 @@ def transpose(a, perm=None, name="transpose", conjugate=False) -> Tensor:
             else:
                 perm = np.arange(rank - 1, -1, -1, dtype=np.int32)
         return transpose_op.bind(a, _index_arg(perm), name=scope)
+
+
+# ── InvertPermutation (the Transpose gradient's perm) ───────────────────────────────
+def _invert_permutation_shape(x):
+    if x.ndims not in (1, None):
+        raise ValueError(f"Shape must be rank 1 but is rank {x.ndims}")
+    return x if x.ndims is not None else TensorShape([None])
+
+
+def _invert_permutation_kernel(x):
+    if x.ndim != 1:
+        raise InvalidArgumentError(None, None, f"invert_permutation expects a 1D vector, got "
+                                   f"shape {list(x.shape)}")
+    n = x.size
+    seen = np.zeros(n, bool)
+    for v in x.tolist():
+        if not 0 <= v < n:
+            raise InvalidArgumentError(None, None, f"{v} is not between 0 and {n}")
+        if seen[v]:
+            raise InvalidArgumentError(None, None, f"{v} is duplicated in the input.")
+        seen[v] = True
+    out = np.empty_like(x)
+    out[x] = np.arange(n, dtype=x.dtype)
+    return out
+
+
+def _invert_permutation_dtype(x):
+    _check_index_dtype(x, "T", "InvertPermutation")
+    return x
+
+
+invert_permutation_op = OpDef("InvertPermutation", shape=_invert_permutation_shape,
+                              dtype=_invert_permutation_dtype, kernel=_invert_permutation_kernel,
+                              grad=None, input_names=("x",))
+STATIC_VALUE_RULES["InvertPermutation"] = _fold
+
+
+def invert_permutation(x, name=None) -> Tensor:
+    """The inverse permutation: ``y[x[i]] = i``.
+
+    >>> from scopeflow.framework.tensor_util import constant_value
+    >>> constant_value(invert_permutation([2, 0, 1])).tolist()
+    [1, 2, 0]
+    """
+    return invert_permutation_op.bind(x, name=name)
 
 
 # ── ExpandDims ───────────────────────────────────────────────────────────────────────
@@ -450,6 +504,7 @@ expand_dims_op = OpDef("ExpandDims", shape=_expand_dims_shape, dtype=_expand_dim
                        kernel=_expand_dims_kernel, aliases=True, shape_from_tensors=True,
                        input_names=("input", "dim"))
 STATIC_VALUE_RULES["ExpandDims"] = _fold
+expand_dims_op.def_grad(lambda op, dy: [reshape(_dense(dy), shape(op.inputs[0])), None])
 
 
 def expand_dims(input, axis=None, name=None, dim=None) -> Tensor:  # noqa: A002 - TF's name
@@ -505,6 +560,7 @@ def _squeeze_kernel(x, *, squeeze_dims):
 squeeze_op = OpDef("Squeeze", shape=_squeeze_shape, dtype=first_dtype, kernel=_squeeze_kernel,
                    attrs={"squeeze_dims": []}, aliases=True, input_names=("input",))
 STATIC_VALUE_RULES["Squeeze"] = _fold
+squeeze_op.def_grad(lambda op, dy: [reshape(_dense(dy), shape(op.inputs[0]))])
 
 
 def squeeze(input, axis=None, name=None, squeeze_dims=None) -> Tensor:  # noqa: A002
@@ -582,6 +638,21 @@ concat_op = OpDef("ConcatV2", shape=_concat_shape, dtype=_concat_dtype, kernel=_
 STATIC_VALUE_RULES["ConcatV2"] = _fold
 
 
+@concat_op.def_grad
+def _concat_grad(op, dy):
+    """TF's ``_ConcatGradHelper``: ``dy`` sliced at each input's ``ConcatOffset``."""
+    n = op.get_attr("N")
+    values, axis = op.inputs[:n], op.inputs[n]
+    dy = _dense(dy)
+    if n == 1:
+        return [dy, None]
+    a, r = _static_scalar(axis), values[0].shape.ndims
+    axis = a % r if a is not None and r is not None else axis % rank(values[0])
+    sizes = [shape(v) for v in values]
+    offsets = concat_offset(axis, sizes)
+    return [slice(dy, b, s) for b, s in zip(offsets, sizes)] + [None]
+
+
 def concat(values, axis, name="concat") -> Tensor:
     """Joins ``values`` along the existing dimension ``axis``.
 
@@ -599,6 +670,59 @@ def concat(values, axis, name="concat") -> Tensor:
         vals = _convert_list(values, "values")
         axis = axis if isinstance(axis, Tensor) else convert_to_tensor(axis, name="axis")
         return concat_op.bind(*vals, axis, N=len(vals), name=scope)
+
+
+# ── ConcatOffset (where each ConcatV2 input starts, for its gradient) ────────────────
+def _concat_offset_shape(concat_dim, *shapes, N):
+    if concat_dim.shape.ndims not in (0, None):
+        raise ValueError(f"Shape must be rank 0 but is rank {concat_dim.shape.ndims}")
+    return [TensorShape([None]) if s.shape.ndims is None else s.shape for s in shapes]
+
+
+def _concat_offset_dtype(concat_dim, *shapes, N):
+    if concat_dim is not dtypes.int32:
+        raise TypeError(f"Value passed to parameter 'concat_dim' has DataType "
+                        f"{concat_dim.name} not in list of allowed values: int32")
+    _check_index_dtype(shapes[0], "shape_type", "ConcatOffset")
+    return [_same_dtypes(list(shapes), "ConcatOffset", "shape")] * N
+
+
+def _concat_offset_kernel(concat_dim, *shapes, N):
+    first, r = shapes[0], shapes[0].size
+    d = int(concat_dim)
+    if not -r <= d < r:
+        raise InvalidArgumentError(None, None, f"Concat dim is out of range: {d} vs. {r}")
+    d %= r
+    outs, offset = [], 0
+    for i, s in enumerate(shapes):
+        if s.size != r:
+            raise InvalidArgumentError(None, None, f"input {i} should contain {r} elements, "
+                                       f"but got {s.size}")
+        if any(s[j] != first[j] for j in builtins.range(r) if j != d):
+            raise InvalidArgumentError(None, None, f"All dimensions except {d} must match. "
+                                       f"Input {i} has shape {s.tolist()} and doesn't match "
+                                       f"input 0 with shape {first.tolist()}.")
+        out = np.zeros(r, s.dtype)
+        out[d] = offset
+        offset += int(s[d])
+        outs.append(out)
+    return outs[0] if N == 1 else tuple(outs)
+
+
+concat_offset_op = OpDef("ConcatOffset", shape=_concat_offset_shape, dtype=_concat_offset_dtype,
+                         kernel=_concat_offset_kernel, attrs={"N": 2}, grad=None,
+                         num_outputs=lambda attrs, n: attrs["N"], shape_from_tensors=True,
+                         input_names=("concat_dim", "shape"))
+STATIC_VALUE_RULES["ConcatOffset"] = _fold
+
+
+def concat_offset(concat_dim, shape, name=None) -> list:  # noqa: A002 - TF's name
+    """The offset of each of ``shape`` (input shapes) in their concatenation along
+    ``concat_dim``: zeros except the running total at ``concat_dim``."""
+    with _op_scope(name, "ConcatOffset", [concat_dim] + list(shape)) as scope:
+        tensors = _convert_list(shape, "shape")
+        dim = convert_to_tensor(concat_dim, dtype=dtypes.int32, name="concat_dim")
+        return _outputs_list(concat_offset_op.bind(dim, *tensors, N=len(tensors), name=scope))
 
 
 # ── Pack ─────────────────────────────────────────────────────────────────────────────
@@ -643,6 +767,8 @@ pack_op = OpDef("Pack", shape=_pack_shape, dtype=lambda *dts, N, axis:
                 _same_dtypes(dts, "Pack", "values"), kernel=_pack_kernel,
                 attrs={"N": 1, "axis": 0}, input_names=("values",))
 STATIC_VALUE_RULES["Pack"] = _fold
+pack_op.def_grad(lambda op, dy: unstack(_dense(dy), num=op.get_attr("N"),
+                                        axis=op.get_attr("axis")))
 
 
 def _pack(values, axis, name):
@@ -767,6 +893,8 @@ unpack_op = OpDef("Unpack", shape=_unpack_shape, dtype=lambda x, *, num, axis: [
                   num_outputs=lambda attrs, n: attrs["num"], aliases=True,
                   input_names=("value",))
 STATIC_VALUE_RULES["Unpack"] = _fold
+unpack_op.def_grad(lambda op, *dys: [stack([_dense(d) for d in dys],
+                                               axis=op.get_attr("axis"))])
 
 
 def _outputs_list(result):
@@ -844,6 +972,7 @@ split_op = OpDef("Split", shape=_split_shape, dtype=_split_dtype, kernel=_split_
                  attrs={"num_split": 1}, num_outputs=lambda attrs, n: attrs["num_split"],
                  aliases=True, shape_from_tensors=True, input_names=("split_dim", "value"))
 STATIC_VALUE_RULES["Split"] = _fold
+split_op.def_grad(lambda op, *dys: [None, concat([_dense(d) for d in dys], op.inputs[0])])
 
 
 # ── SplitV ───────────────────────────────────────────────────────────────────────────
@@ -898,6 +1027,8 @@ split_v_op = OpDef("SplitV", shape=_split_v_shape, dtype=_split_v_dtype, kernel=
                    aliases=True, shape_from_tensors=True,
                    input_names=("value", "size_splits", "split_dim"))
 STATIC_VALUE_RULES["SplitV"] = _fold
+split_v_op.def_grad(
+    lambda op, *dys: [concat([_dense(d) for d in dys], op.inputs[2]), None, None])
 
 
 def split(value, num_or_size_splits, axis=0, num=None, name="split") -> list:
@@ -953,6 +1084,19 @@ def _tile_kernel(x, multiples):
 tile_op = OpDef("Tile", shape=_tile_shape, dtype=_tile_dtype, kernel=_tile_kernel,
                 shape_from_tensors=True, input_names=("input", "multiples"))
 STATIC_VALUE_RULES["Tile"] = _fold
+
+
+@tile_op.def_grad
+def _tile_grad(op, dy):
+    """Sums ``dy`` over the tiled copies: reshape to ``[m0, d0, m1, d1, ...]``, then
+    reduce the even axes (TF's ``_TileGrad``)."""
+    x, multiples = op.inputs
+    x_shape = shape(x, out_type=multiples.dtype.base_dtype)
+    split_shape = reshape(transpose(stack([multiples, x_shape])), [-1])
+    axes = _math_ops().range(0, size(split_shape), 2)
+    dx = _math_ops().reduce_sum(reshape(_dense(dy), split_shape), axes)
+    dx.set_shape(x.shape)
+    return [dx, None]
 
 
 def tile(input, multiples, name=None) -> Tensor:  # noqa: A002 - TF's name
@@ -1022,6 +1166,19 @@ pad_v2_op = OpDef("PadV2", shape=_pad_shape, dtype=_pad_dtype, kernel=_pad_kerne
 STATIC_VALUE_RULES["Pad"] = STATIC_VALUE_RULES["PadV2"] = _fold
 
 
+def _pad_grad(op, dy):
+    """The un-padded block of ``dy`` (``constant_values`` gets no gradient, as in TF)."""
+    x, paddings = op.inputs[:2]
+    before = slice(paddings, [0, 0], stack([rank(x), 1]))
+    begin = reshape(before, [-1])
+    dx = slice(_dense(dy), begin, shape(x, out_type=begin.dtype.base_dtype))
+    return [dx] + [None] * (len(op.inputs) - 1)
+
+
+pad_op.def_grad(_pad_grad)
+pad_v2_op.def_grad(_pad_grad)
+
+
 def _mirror_pad_kernel(x, paddings, *, mode):
     p = _check_paddings(x, paddings)
     offset = 0 if mode == "REFLECT" else 1
@@ -1037,6 +1194,51 @@ mirror_pad_op = OpDef("MirrorPad", shape=_pad_shape, dtype=_pad_dtype, kernel=_m
                       attrs={"mode": "REFLECT"}, shape_from_tensors=True,
                       input_names=("input", "paddings"))
 STATIC_VALUE_RULES["MirrorPad"] = _fold
+mirror_pad_op.def_grad(lambda op, dy: [
+    mirror_pad_grad(_dense(dy), op.inputs[1], mode=op.get_attr("mode")), None])
+
+
+# ── MirrorPadGrad (MirrorPad's gradient: the reflections folded back and summed) ──────
+def _mirror_pad_grad_shape(x, paddings, *, mode):
+    dims = x.shape.as_tuple()
+    p = constant_value(paddings)
+    if p is None or dims is None:
+        return _pad_shape(x, paddings)
+    p = np.asarray(p).reshape(-1, 2) if p.size else np.zeros((0, 2), np.int64)
+    if len(p) != len(dims):
+        raise ValueError(f"Shape must be rank {len(p)} but is rank {len(dims)}")
+    out = [None if d is None else d - int(a) - int(b) for d, (a, b) in zip(dims, p)]
+    if any(d is not None and d < 0 for d in out) or (p < 0).any():
+        raise ValueError(f"Paddings {p.tolist()} exceed the input shape {_dims_str(dims)}")
+    return TensorShape(out)
+
+
+def _mirror_pad_grad_kernel(dy, paddings, *, mode):
+    out = dy.copy()
+    np_mode = "reflect" if mode == "REFLECT" else "symmetric"
+    for axis, (a, b) in enumerate(_check_paddings(dy, paddings)):
+        n = out.shape[axis] - a - b
+        if max(a, b) > n - (mode == "REFLECT"):
+            raise InvalidArgumentError(None, None, f"paddings {a}, {b} too large for a "
+                                       f"{mode} pad of a dimension of size {n}")
+        source = np.pad(np.arange(n), (a, b), mode=np_mode)  # padded position -> input index
+        folded = np.zeros(out.shape[:axis] + (n,) + out.shape[axis + 1:], dy.dtype)
+        np.add.at(folded, (builtins.slice(None),) * axis + (source,), out)
+        out = folded
+    return out
+
+
+mirror_pad_grad_op = OpDef("MirrorPadGrad", shape=_mirror_pad_grad_shape, dtype=_pad_dtype,
+                           kernel=_mirror_pad_grad_kernel, attrs={"mode": "REFLECT"},
+                           shape_from_tensors=True, input_names=("input", "paddings"))
+mirror_pad_grad_op.def_grad(lambda op, dy: [
+    mirror_pad_op.bind(_dense(dy), op.inputs[1], mode=op.get_attr("mode")), None])
+
+
+def mirror_pad_grad(input, paddings, mode, name=None) -> Tensor:  # noqa: A002 - TF's name
+    """The gradient of ``pad(x, paddings, mode)`` w.r.t. ``x``, given ``input`` (the padded
+    tensor's gradient): each mirrored element is added back onto its source."""
+    return mirror_pad_grad_op.bind(input, paddings, mode=mode.upper(), name=name)
 
 
 def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0) -> Tensor:
@@ -1120,6 +1322,20 @@ def _slice_kernel(x, begin, size):
 slice_op = OpDef("Slice", shape=_slice_shape, dtype=_slice_dtype, kernel=_slice_kernel,
                  aliases=True, shape_from_tensors=True, input_names=("input", "begin", "size"))
 STATIC_VALUE_RULES["Slice"] = _fold
+
+
+@slice_op.def_grad
+def _slice_grad(op, dy):
+    """``dy`` padded back to the input's shape with ``[begin, shape - size - begin]``."""
+    x, begin = op.inputs[:2]
+    index_dtype = begin.dtype.base_dtype
+    rows = stack([rank(x), 1])
+    before = reshape(begin, rows)
+    after = reshape(shape(x, out_type=index_dtype) - shape(op.outputs[0], out_type=index_dtype)
+                    - begin, rows)
+    dx = pad(_dense(dy), concat([before, after], 1))
+    dx.set_shape(x.shape)
+    return [dx, None, None]
 
 
 def slice(input_, begin, size, name=None) -> Tensor:  # noqa: A001 - TF's name
@@ -1248,6 +1464,9 @@ strided_slice_op = OpDef("StridedSlice", shape=_strided_slice_shape, dtype=_stri
                          shape_from_tensors=True,
                          input_names=("input", "begin", "end", "strides"))
 STATIC_VALUE_RULES["StridedSlice"] = _strided_slice_value
+strided_slice_op.def_grad(lambda op, dy: [strided_slice_grad(
+    shape(op.inputs[0], out_type=op.inputs[1].dtype.base_dtype), *op.inputs[1:], _dense(dy),
+    **op.attrs), None, None, None])
 
 
 def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0,
@@ -1267,6 +1486,53 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, el
                                  end_mask=int(end_mask), ellipsis_mask=int(ellipsis_mask),
                                  new_axis_mask=int(new_axis_mask),
                                  shrink_axis_mask=int(shrink_axis_mask), name=name)
+
+
+# ── StridedSliceGrad (StridedSlice's gradient: dy scattered into zeros) ─────────────
+def _strided_slice_grad_shape(shape, begin, end, strides, dy, **masks):  # noqa: A002
+    if shape.shape.ndims not in (1, None):
+        raise ValueError(f"Shape must be rank 1 but is rank {shape.shape.ndims}")
+    return _shape_from_dims(_partial_dims(shape))
+
+
+def _strided_slice_grad_dtype(shape, begin, end, strides, dy, **masks):  # noqa: A002
+    _check_index_dtype(shape, "Index", "StridedSliceGrad")
+    _same_dtypes([shape, begin, end, strides], "StridedSliceGrad", "shape")
+    return dy
+
+
+def _strided_slice_grad_kernel(shape, begin, end, strides, dy, **masks):  # noqa: A002
+    out = np.zeros([int(d) for d in shape], dy.dtype)
+    try:
+        index = _ss_index(begin, end, strides, **masks)
+        if Ellipsis not in index:
+            index += (Ellipsis,)
+        if out[index].shape != dy.shape:
+            raise ValueError(f"shape of dy was {list(dy.shape)} instead of "
+                             f"{list(out[index].shape)}")
+        out[index] = dy
+    except (ValueError, IndexError) as e:
+        raise InvalidArgumentError(None, None, f"StridedSliceGrad: {e}") from None
+    return out
+
+
+strided_slice_grad_op = OpDef(
+    "StridedSliceGrad", shape=_strided_slice_grad_shape, dtype=_strided_slice_grad_dtype,
+    kernel=_strided_slice_grad_kernel, attrs=dict(_SS_MASKS), shape_from_tensors=True,
+    input_names=("shape", "begin", "end", "strides", "dy"))
+strided_slice_grad_op.def_grad(lambda op, dy: [None] * 4 + [strided_slice(
+    _dense(dy), *op.inputs[1:4], **op.attrs)])
+
+
+def strided_slice_grad(shape, begin, end, strides, dy, begin_mask=0, end_mask=0,  # noqa: A002
+                       ellipsis_mask=0, new_axis_mask=0, shrink_axis_mask=0,
+                       name=None) -> Tensor:
+    """Zeros of ``shape`` with ``dy`` written where ``strided_slice`` with the same
+    arguments reads: the gradient of ``StridedSlice``."""
+    return strided_slice_grad_op.bind(
+        _index_arg(shape), _index_arg(begin), _index_arg(end), _index_arg(strides), dy,
+        begin_mask=int(begin_mask), end_mask=int(end_mask), ellipsis_mask=int(ellipsis_mask),
+        new_axis_mask=int(new_axis_mask), shrink_axis_mask=int(shrink_axis_mask), name=name)
 
 
 # ── Tensor.__getitem__ (TF's _slice_helper) ──────────────────────────────────────────
@@ -1392,6 +1658,78 @@ gather_op = OpDef("GatherV2", shape=_gather_shape, dtype=_gather_dtype, kernel=_
                   attrs={"batch_dims": 0}, shape_from_tensors=True,
                   input_names=("params", "indices", "axis"))
 STATIC_VALUE_RULES["GatherV2"] = _fold
+
+
+@gather_op.def_grad
+def _gather_grad(op, dy):
+    """TF's ``_GatherV2Grad``: an ``IndexedSlices`` for axis 0; otherwise the gathered axis
+    is moved first (after the batch dims), summed by segment, and moved back (dense)."""
+    from scopeflow.gradients import IndexedSlices  # gradients imports this module
+    params, indices, axis = op.inputs
+    params_shape = shape(params)
+    indices_size = expand_dims(size(indices), 0)
+    batch_dims = op.get_attr("batch_dims")
+    if batch_dims < 0:
+        if indices.shape.ndims is None:
+            raise ValueError("Currently, it is unsupported to take the gradient of tf.gather "
+                             "when batch_dims < 0 and the rank of the indices is unknown.")
+        batch_dims += indices.shape.ndims
+    dy = _dense(dy)
+    axis_static = _static_scalar(axis)
+    if axis_static == 0:
+        values = reshape(dy, concat([indices_size, params_shape[1:]], 0))
+        indices = reshape(indices, indices_size)
+        return [IndexedSlices(values, indices, params_shape), None, None]
+    if axis_static is not None:
+        axis = int(axis_static)
+    math = _math_ops()
+    outer_shape, inner_shape = params_shape[:axis], params_shape[axis:][1:]
+    values_shape = concat([outer_shape, [-1], inner_shape], 0)
+    values_dims, axis_dims = size(values_shape), size(outer_shape)
+    outer_batches = math.range(batch_dims)
+    batch_axes = math.range(batch_dims, axis_dims)
+    inner_axes = math.range(axis_dims + 1, values_dims)
+    values = reshape(dy, values_shape)
+    perm = concat([outer_batches, [axis_dims], batch_axes, inner_axes], 0)
+    params_grad = _batch_gather_grad(gather(params_shape, perm), transpose(values, perm),
+                                     indices, batch_dims, params_shape[axis])
+    inverse = concat([outer_batches, batch_axes + 1, [batch_dims], inner_axes], 0)
+    return [transpose(params_grad, inverse), None, None]
+
+
+def _batch_gather_grad(params_shape, values, indices, batch_dims, gather_dim_size):
+    """``values`` (gathered axis first after the batch dims) summed into the rows of
+    ``params`` they came from: ``unsorted_segment_sum`` over flat (batch-offset) indices."""
+    math = _math_ops()
+    indices_size = expand_dims(size(indices), 0)
+    if batch_dims:
+        values_shape = shape(values)
+        outer_shape, inner_shape = values_shape[:batch_dims], values_shape[batch_dims:][1:]
+        flat_values_shape = concat([[-1], inner_shape], 0)
+        gather_dim_size = gather_dim_size * math.reduce_prod(outer_shape, [0])
+        indices = _batch_indices(params_shape, indices, batch_dims)
+        values = reshape(values, flat_values_shape)
+    indices = reshape(indices, indices_size)
+    params_grad = math.unsorted_segment_sum(values, indices, gather_dim_size)
+    if batch_dims:
+        params_grad = reshape(params_grad, concat([outer_shape, flat_values_shape], 0))
+    return params_grad
+
+
+def _batch_indices(params_shape, indices, batch_dims):
+    """``indices`` plus the flat offset of their batch position (TF's _GetBatchIndices)."""
+    math = _math_ops()
+    dtype = indices.dtype.base_dtype
+    dims = _cast(params_shape, dtype)
+    accum = ones((), dtype=dtype)
+    for dim in builtins.range(batch_dims, 0, -1):
+        dim_value = dims[dim - 1]
+        accum = accum * dims[dim]
+        dim_indices = math.range(zeros((), dtype), dim_value, ones((), dtype)) * accum
+        dim_shape = concat([tile([1], [dim - 1]), [dim_value],
+                            tile([1], [rank(indices) - dim])], 0)
+        indices = indices + reshape(dim_indices, dim_shape)
+    return indices
 
 
 def gather(params, indices, validate_indices=None, name=None, axis=None, batch_dims=0) -> Tensor:
@@ -1605,6 +1943,7 @@ def _fill_kernel(dims, value):
 fill_op = OpDef("Fill", shape=_fill_shape, dtype=_fill_dtype, kernel=_fill_kernel,
                 shape_from_tensors=True, input_names=("dims", "value"))
 STATIC_VALUE_RULES["Fill"] = _fold
+fill_op.def_grad(lambda op, dy: [None, _math_ops().reduce_sum(_dense(dy))])
 
 
 def fill(dims, value, name=None) -> Tensor:

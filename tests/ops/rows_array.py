@@ -6,6 +6,12 @@ import numpy as np
 
 from .op_table import OpCase, rand
 
+try:  # GatherV2's gradient densifies through math_ops.unsorted_segment_sum
+    from scopeflow.ops import math_ops as _math_ops
+    _SEGMENT_SUM = hasattr(_math_ops, "unsorted_segment_sum")
+except ImportError:  # pragma: no cover
+    _SEGMENT_SUM = False
+
 
 def _ints(*shape, low=0, high=5, seed=0):
     rng = np.random.default_rng(seed + sum(shape))
@@ -15,6 +21,23 @@ def _ints(*shape, low=0, high=5, seed=0):
 def _unknown(tf, x):
     """``x`` behind a PlaceholderWithDefault of unknown dims: no shape shortcuts apply."""
     return tf.placeholder_with_default(x, [None] * x.shape.ndims)
+
+
+def _mirror_pad_grad_ref(dy, paddings, mode):
+    """Adds each padded element of ``dy`` back onto the input element it mirrors."""
+    out = dy
+    for axis, (a, b) in enumerate(paddings):
+        n = out.shape[axis] - a - b
+        src = np.pad(np.arange(n), (a, b), mode=mode)
+        out = np.stack([np.take(out, np.flatnonzero(src == k), axis).sum(axis)
+                        for k in range(n)], axis)
+    return out
+
+
+def _ss_grad_ref(shape, index, dy):
+    out = np.zeros(shape, dy.dtype)
+    out[index] = dy
+    return out
 
 
 def _one_hot_ref(idx, depth, on=1.0, off=0.0, axis=-1, dtype=np.float32):
@@ -129,14 +152,16 @@ ROWS = [
                                           new_axis_mask=4, shrink_axis_mask=2),
            lambda x: x[..., 1, None], [X234], id="StridedSlice-ellipsis-mask"),
     # ── GatherV2 ──
-    OpCase("GatherV2", lambda tf, x: tf.gather(x, [1, 0, 1]), lambda x: x[[1, 0, 1]], [X23]),
+    OpCase("GatherV2", lambda tf, x: tf.gather(x, [1, 0, 1]), lambda x: x[[1, 0, 1]], [X23],
+           check_grad=_SEGMENT_SUM),
     OpCase("GatherV2", lambda tf, x, i: tf.gather(x, i, axis=2), lambda x, i: np.take(x, i, 2),
-           [X234, _ints(2, 2, high=4)], id="GatherV2-axis"),
+           [X234, _ints(2, 2, high=4)], id="GatherV2-axis", check_grad=_SEGMENT_SUM),
     OpCase("GatherV2", lambda tf, x, i: tf.gather(x, i, axis=-1), lambda x, i: np.take(x, i, -1),
-           [X23, np.array(2, np.int32)], id="GatherV2-scalar-index"),
+           [X23, np.array(2, np.int32)], id="GatherV2-scalar-index", check_grad=_SEGMENT_SUM),
     OpCase("GatherV2", lambda tf, x, i: tf.gather(x, i, axis=1, batch_dims=1),
            lambda x, i: np.stack([x[b][i[b]] for b in range(2)]),
-           [X23, np.array([[0, 2], [1, 1]], np.int32)], id="GatherV2-batch_dims"),
+           [X23, np.array([[0, 2], [1, 1]], np.int32)], id="GatherV2-batch_dims",
+           check_grad=_SEGMENT_SUM),
     # ── OneHot ──
     OpCase("OneHot", lambda tf, i: tf.one_hot(i, 4), lambda i: _one_hot_ref(i, 4),
            [np.array([0, 3, 5, -1], np.int32)]),
@@ -168,10 +193,84 @@ ROWS = [
            [_ints(2, 2)]),
     # ── boolean_mask (Reshape, Where, Squeeze, GatherV2) ──
     OpCase("GatherV2", lambda tf, x, m: tf.boolean_mask(x, m), lambda x, m: x[m],
-           [X23, np.array([True, False])], id="boolean_mask"),
+           [X23, np.array([True, False])], id="boolean_mask", check_grad=_SEGMENT_SUM),
     OpCase("GatherV2", lambda tf, x, m: tf.boolean_mask(x, m, axis=1), lambda x, m: x[:, m],
-           [X234, np.array([True, False, True])], id="boolean_mask-axis"),
+           [X234, np.array([True, False, True])], id="boolean_mask-axis", check_grad=_SEGMENT_SUM),
     OpCase("GatherV2", lambda tf, x, m: tf.boolean_mask(x, m), lambda x, m: x[m],
            [X234, np.array([[True, False, True], [False, False, True]])],
-           id="boolean_mask-2d-mask"),
+           id="boolean_mask-2d-mask", check_grad=_SEGMENT_SUM),
+    # ── Gradient helpers: InvertPermutation / ConcatOffset / StridedSliceGrad / MirrorPadGrad ──
+    OpCase("InvertPermutation", lambda tf, p: tf.invert_permutation(p), np.argsort,
+           [np.array([2, 0, 3, 1], np.int32)]),
+    OpCase("InvertPermutation", lambda tf, p: tf.invert_permutation(p),
+           lambda p: np.argsort(p).astype(np.int64), [np.array([0, 1], np.int64)],
+           id="InvertPermutation-int64"),
+    OpCase("ConcatOffset", lambda tf, a, b, c: tf.array_ops.concat_offset(1, [a, b, c]),
+           lambda a, b, c: [np.array(v, np.int32) for v in ([0, 0, 0], [0, 3, 0], [0, 8, 0])],
+           [np.array(v, np.int32) for v in ([2, 3, 4], [2, 5, 4], [2, 1, 4])]),
+    OpCase("ConcatOffset", lambda tf, a, b: tf.array_ops.concat_offset(-1, [a, b]),
+           lambda a, b: [np.array([0, 0], np.int32), np.array([0, 3], np.int32)],
+           [np.array([2, 3], np.int32), np.array([2, 4], np.int32)], id="ConcatOffset-neg"),
+    OpCase("StridedSliceGrad",
+           lambda tf, dy: tf.array_ops.strided_slice_grad([2, 3, 4], [1, 0, 2], [0, 3, 4],
+                                                          [1, 2, -1], dy, begin_mask=1,
+                                                          end_mask=5),
+           lambda dy: _ss_grad_ref((2, 3, 4), np.s_[:, 0:3:2, 2::-1], dy), [rand(2, 2, 3)]),
+    OpCase("StridedSliceGrad",
+           lambda tf, dy: tf.array_ops.strided_slice_grad([2, 3, 4], [0, 1, 0], [0, 2, 0],
+                                                          [1, 1, 1], dy, ellipsis_mask=1,
+                                                          new_axis_mask=4, shrink_axis_mask=2),
+           lambda dy: _ss_grad_ref((2, 3, 4), np.s_[..., 1, None], dy), [rand(2, 3, 1)],
+           id="StridedSliceGrad-ellipsis-newaxis-shrink"),
+    OpCase("MirrorPadGrad",
+           lambda tf, dy: tf.array_ops.mirror_pad_grad(dy, [[1, 1], [2, 2]], "REFLECT"),
+           lambda dy: _mirror_pad_grad_ref(dy, [[1, 1], [2, 2]], "reflect"), [rand(4, 7)],
+           rtol=1e-5, atol=1e-5),
+    OpCase("MirrorPadGrad",
+           lambda tf, dy: tf.array_ops.mirror_pad_grad(dy, [[2, 1], [3, 0]], "SYMMETRIC"),
+           lambda dy: _mirror_pad_grad_ref(dy, [[2, 1], [3, 0]], "symmetric"), [rand(5, 6)],
+           rtol=1e-5, atol=1e-5, id="MirrorPadGrad-symmetric"),
+    # ── Gradient samples: a scalar Fill value, and inputs of unknown shape ──
+    OpCase("Fill", lambda tf, v: tf.fill([2, 3], v), lambda v: np.full([2, 3], v),
+           [np.array(1.5, np.float32)], id="Fill-value"),
+    OpCase("Reshape", lambda tf, x: tf.reshape(_unknown(tf, x), [-1, 2]),
+           lambda x: x.reshape(-1, 2), [X234], id="Reshape-unknown"),
+    OpCase("Transpose", lambda tf, x: tf.transpose(_unknown(tf, x), [2, 0, 1]),
+           lambda x: x.transpose(2, 0, 1), [X234], id="Transpose-unknown"),
+    OpCase("Transpose", lambda tf, x: tf.transpose(tf.placeholder_with_default(x, None)),
+           lambda x: x.T, [X234], id="Transpose-unknown-rank"),
+    OpCase("ExpandDims", lambda tf, x: tf.expand_dims(_unknown(tf, x), 1), lambda x: x[:, None],
+           [X23], id="ExpandDims-unknown"),
+    OpCase("Squeeze", lambda tf, x: tf.squeeze(_unknown(tf, x), [0, 2]),
+           lambda x: x.reshape(3), [rand(1, 3, 1)], id="Squeeze-unknown"),
+    OpCase("ConcatV2", lambda tf, x, y: tf.concat([_unknown(tf, x), _unknown(tf, y), x], 1),
+           lambda x, y: np.concatenate([x, y, x], 1), [X23, rand(2, 4)], id="ConcatV2-unknown"),
+    OpCase("ConcatV2", lambda tf, x, y: tf.concat([x, y], tf.placeholder_with_default(0, [])),
+           lambda x, y: np.concatenate([x, y], 0), [X23, rand(1, 3)],
+           id="ConcatV2-dynamic-axis"),
+    OpCase("Pack", lambda tf, x, y: tf.stack([_unknown(tf, x), y], axis=1),
+           lambda x, y: np.stack([x, y], 1), [X23, rand(2, 3, seed=1)], id="Pack-unknown"),
+    OpCase("Unpack", lambda tf, x: tf.unstack(_unknown(tf, x), num=3, axis=1),
+           lambda x: list(np.moveaxis(x, 1, 0)), [X234], id="Unpack-unknown"),
+    OpCase("Split", lambda tf, x: tf.split(_unknown(tf, x), 2, axis=2),
+           lambda x: np.split(x, 2, 2), [X234], id="Split-unknown"),
+    OpCase("SplitV", lambda tf, x: tf.split(_unknown(tf, x), [2, -1], 2),
+           lambda x: np.split(x, [2], 2), [X234], id="SplitV-unknown"),
+    OpCase("Tile", lambda tf, x: tf.tile(_unknown(tf, x), [2, 1, 3]),
+           lambda x: np.tile(x, [2, 1, 3]), [X234], id="Tile-unknown"),
+    OpCase("Pad", lambda tf, x: tf.pad(_unknown(tf, x), [[0, 2], [1, 1]]),
+           lambda x: np.pad(x, [[0, 2], [1, 1]]), [X23], id="Pad-unknown"),
+    OpCase("MirrorPad", lambda tf, x: tf.pad(_unknown(tf, x), [[1, 1], [2, 0]], mode="REFLECT"),
+           lambda x: np.pad(x, [[1, 1], [2, 0]], mode="reflect"), [X23], id="MirrorPad-unknown"),
+    OpCase("Slice", lambda tf, x: tf.slice(_unknown(tf, x), [1, 0, 1], [-1, 2, 2]),
+           lambda x: x[1:, 0:2, 1:3], [X234], id="Slice-unknown"),
+    OpCase("StridedSlice", lambda tf, x: _unknown(tf, x)[::-1, 1:],
+           lambda x: x[::-1, 1:], [X234], id="StridedSlice-unknown"),
+    OpCase("GatherV2", lambda tf, x, i: tf.gather(_unknown(tf, x), i, axis=1),
+           lambda x, i: np.take(x, i, 1), [X234, np.array([2, 0, 2], np.int32)],
+           id="GatherV2-unknown-axis", check_grad=_SEGMENT_SUM),
+    OpCase("GatherV2", lambda tf, x, i: tf.gather(x, i, axis=2, batch_dims=1),
+           lambda x, i: np.stack([np.take(x[b], i[b], 1) for b in range(2)]),
+           [X234, np.array([[0, 3, 3], [1, 1, 2]], np.int32)], id="GatherV2-batch_dims-axis2",
+           check_grad=_SEGMENT_SUM),
 ]
