@@ -12,6 +12,7 @@ semantics (``tf.compat.v1``).
 from __future__ import annotations
 
 import builtins
+import math
 
 import numpy as np
 
@@ -42,6 +43,8 @@ __all__ = [
     # reductions
     "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_all",
     "reduce_any", "reduce_logsumexp", "argmax", "argmin",
+    # segments
+    "unsorted_segment_sum", "segment_sum",
     # linear algebra
     "matmul", "tensordot",
     # casts and sequences
@@ -150,6 +153,17 @@ def _check_divisor(y):
         raise _int_div_zero()
 
 
+def _array_ops():
+    from scopeflow.ops import array_ops  # array_ops imports this module
+    return array_ops
+
+
+def _const_like(value, t, name="Const"):
+    """A scalar constant of ``t``'s dtype (for gradient rules)."""
+    from scopeflow.ops import constant_op
+    return constant_op.constant(value, dtype=t.dtype.base_dtype, name=name)
+
+
 # ── AddV2 ────────────────────────────────────────────────────────────────────────────
 add_op = OpDef("AddV2", shape=broadcast_shape, dtype=_same_dtype_in(_NUMERIC), kernel=np.add,
                broadcasting=True, input_names=("x", "y"))
@@ -168,7 +182,7 @@ def add(x, y, name=None) -> Tensor:
 # ── Sub ──────────────────────────────────────────────────────────────────────────────
 sub_op = OpDef("Sub", shape=broadcast_shape, dtype=_same_dtype_in(_NUMERIC),
                kernel=np.subtract, broadcasting=True, input_names=("x", "y"))
-sub_op.def_grad(lambda op, dy: [dy, negative(dy)])
+sub_op.def_grad(lambda op, dy: [dy, negative(dy)])  # TF: -grad (a ``Neg``)
 
 
 def subtract(x, y, name=None) -> Tensor:
@@ -184,7 +198,7 @@ mul_op = OpDef("Mul", shape=broadcast_shape, dtype=_same_dtype_in(_NUMERIC),
 @mul_op.def_grad
 def _mul_grad(op, dy):
     x, y = op.inputs
-    return [multiply(dy, y), multiply(x, dy)]
+    return [multiply(dy, conj(y)), multiply(conj(x), dy)]
 
 
 def multiply(x, y, name=None) -> Tensor:
@@ -213,6 +227,12 @@ def _realdiv_kernel(x, y):
 
 realdiv_op = OpDef("RealDiv", shape=broadcast_shape, dtype=_same_dtype_in(_NUMERIC),
                    kernel=_realdiv_kernel, broadcasting=True, input_names=("x", "y"))
+
+
+@realdiv_op.def_grad
+def _realdiv_grad(op, dy):
+    x, y = conj(op.inputs[0]), conj(op.inputs[1])
+    return [realdiv(dy, y), multiply(dy, realdiv(realdiv(negative(x), y), y))]
 
 
 def realdiv(x, y, name=None) -> Tensor:
@@ -293,6 +313,12 @@ floormod_op = OpDef("FloorMod", shape=broadcast_shape, dtype=_same_dtype_in(_REA
                     kernel=_floormod_kernel, broadcasting=True, input_names=("x", "y"))
 
 
+@floormod_op.def_grad
+def _floormod_grad(op, dy):
+    x, y = op.inputs  # x - floor(x / y) * y: d/dx = 1, d/dy = -floor(x / y)
+    return [dy, multiply(dy, negative(floordiv(x, y)))]
+
+
 def floormod(x, y, name=None) -> Tensor:
     """Elementwise remainder of floor division (Python's ``%``: the sign of ``y``)."""
     return _apply(floormod_op, [x, y], name or "FloorMod")
@@ -313,6 +339,21 @@ pow_op = OpDef("Pow", shape=broadcast_shape, dtype=_same_dtype_in(_SIGNED_NUMERI
                kernel=_pow_kernel, broadcasting=True, input_names=("x", "y"))
 
 
+@pow_op.def_grad
+def _pow_grad(op, dy):
+    array_ops = _array_ops()
+    x, y = op.inputs
+    z = conj(op.outputs[0])
+    x, y = conj(x), conj(y)
+    gx = multiply(multiply(dy, y), pow(x, subtract(y, _const_like(1, y))))
+    # d/dy = z * log(x), taken as 0 where x <= 0 (TF's "false singularity at x = 0")
+    mask = not_equal(x, _const_like(0, x)) if x.dtype.is_complex else \
+        greater(x, _const_like(0, x))
+    safe_x = where(mask, x, array_ops.ones_like(x))
+    log_x = where(mask, log(safe_x), array_ops.zeros_like(x))
+    return [gx, multiply(multiply(dy, z), log_x)]
+
+
 def pow(x, y, name=None) -> Tensor:
     """Elementwise ``x ** y``."""
     with name_scope(name, "Pow", [x]) as scope:
@@ -324,6 +365,17 @@ maximum_op = OpDef("Maximum", shape=broadcast_shape, dtype=_same_dtype_in(_REAL)
                    kernel=np.maximum, broadcasting=True, input_names=("x", "y"))
 
 
+def _maximum_minimum_grad(op, dy, selector):
+    """TF's rule: ``dy`` goes to x where ``selector(x, y)`` (ties included), else to y."""
+    x, y = op.inputs
+    zeros = _array_ops().zeros_like(dy)
+    xmask = selector(x, y)
+    return [where(xmask, dy, zeros), where(xmask, zeros, dy)]
+
+
+maximum_op.def_grad(lambda op, dy: _maximum_minimum_grad(op, dy, greater_equal))
+
+
 def maximum(x, y, name=None) -> Tensor:
     """Elementwise larger of ``x`` and ``y`` (NaN if either is NaN)."""
     return _apply(maximum_op, [x, y], name)
@@ -332,6 +384,7 @@ def maximum(x, y, name=None) -> Tensor:
 # ── Minimum ──────────────────────────────────────────────────────────────────────────
 minimum_op = OpDef("Minimum", shape=broadcast_shape, dtype=_same_dtype_in(_REAL),
                    kernel=np.minimum, broadcasting=True, input_names=("x", "y"))
+minimum_op.def_grad(lambda op, dy: _maximum_minimum_grad(op, dy, less_equal))
 
 
 def minimum(x, y, name=None) -> Tensor:
@@ -363,8 +416,17 @@ def _clip_by_value_shape(t, lo, hi):
 
 clip_by_value_op = OpDef(
     "ClipByValue", shape=_clip_by_value_shape, dtype=_same_dtype_in(_REAL, "t"),
-    kernel=lambda t, lo, hi: np.minimum(np.maximum(t, lo), hi),
+    kernel=lambda t, lo, hi: np.minimum(np.maximum(t, lo), hi), broadcasting=True,
     input_names=("t", "clip_value_min", "clip_value_max"))
+
+
+@clip_by_value_op.def_grad
+def _clip_by_value_grad(op, dy):
+    t, lo, hi = op.inputs  # the walk sums the bounds' gradients back to their shapes
+    zeros = _array_ops().zeros_like(dy)
+    below, above = less(t, lo), greater(t, hi)
+    return [where(logical_or(below, above), zeros, dy), where(below, dy, zeros),
+            where(above, dy, zeros)]
 
 
 # ── SquaredDifference ────────────────────────────────────────────────────────────────
@@ -377,6 +439,13 @@ squared_difference_op = OpDef(
     "SquaredDifference", shape=broadcast_shape,
     dtype=_same_dtype_in(_FLOATS + _COMPLEX + _INDEX), kernel=_squared_difference_kernel,
     broadcasting=True, input_names=("x", "y"))
+
+
+@squared_difference_op.def_grad
+def _squared_difference_grad(op, dy):
+    x, y = op.inputs
+    x_grad = multiply(scalar_mul(2.0, dy), subtract(x, y))
+    return [x_grad, negative(x_grad)]
 
 
 def squared_difference(x, y, name=None) -> Tensor:
@@ -437,6 +506,7 @@ def add_n(inputs, name=None) -> Tensor:
 # ── Neg ──────────────────────────────────────────────────────────────────────────────
 neg_op = OpDef("Neg", shape=same_shape, dtype=_same_dtype_in(_SIGNED_NUMERIC),
                kernel=np.negative, input_names=("x",))
+neg_op.def_grad(lambda op, dy: [negative(dy)])
 
 
 def negative(x, name=None) -> Tensor:
@@ -447,6 +517,7 @@ def negative(x, name=None) -> Tensor:
 # ── Abs ──────────────────────────────────────────────────────────────────────────────
 abs_op = OpDef("Abs", shape=same_shape, dtype=_same_dtype_in(_FLOATS + _SIGNED),
                kernel=np.absolute, input_names=("x",))
+abs_op.def_grad(lambda op, dy: [multiply(dy, sign(op.inputs[0]))])  # 0 at x = 0, as TF
 
 
 def abs(x, name=None) -> Tensor:
@@ -457,6 +528,7 @@ def abs(x, name=None) -> Tensor:
 # ── Sign ─────────────────────────────────────────────────────────────────────────────
 sign_op = OpDef("Sign", shape=same_shape, dtype=_same_dtype_in(_SIGNED_NUMERIC),
                 kernel=np.sign, input_names=("x",))
+sign_op.def_grad(lambda op, dy: [_array_ops().zeros_like(op.inputs[0])])  # TF: zeros, not None
 
 
 def sign(x, name=None) -> Tensor:
@@ -467,6 +539,12 @@ def sign(x, name=None) -> Tensor:
 # ── Square ───────────────────────────────────────────────────────────────────────────
 square_op = OpDef("Square", shape=same_shape, dtype=_same_dtype_in(_NUMERIC),
                   kernel=np.square, input_names=("x",))
+
+
+@square_op.def_grad
+def _square_grad(op, dy):
+    x = conj(op.inputs[0])
+    return [multiply(dy, multiply(x, _const_like(2.0, x)))]
 
 
 def square(x, name=None) -> Tensor:
@@ -487,6 +565,12 @@ reciprocal_op = OpDef("Reciprocal", shape=same_shape, dtype=_same_dtype_in(_SIGN
                       kernel=_reciprocal_kernel, input_names=("x",))
 
 
+@reciprocal_op.def_grad
+def _reciprocal_grad(op, dy):
+    y = conj(op.outputs[0])  # TF's ReciprocalGrad: -dy * y * y
+    return [multiply(multiply(negative(dy), y), y)]
+
+
 def reciprocal(x, name=None) -> Tensor:
     """Elementwise ``1 / x``."""
     return reciprocal_op.bind(x, name=name)
@@ -501,6 +585,12 @@ def _float_unary(op_type, kernel):
 sqrt_op = _float_unary("Sqrt", np.sqrt)
 
 
+@sqrt_op.def_grad
+def _sqrt_grad(op, dy):
+    y = conj(op.outputs[0])  # TF's SqrtGrad: 0.5 * dy / y
+    return [realdiv(multiply(_const_like(0.5, y), dy), y)]
+
+
 def sqrt(x, name=None) -> Tensor:
     """Elementwise square root (NaN for negative reals)."""
     return sqrt_op.bind(x, name=name)
@@ -509,12 +599,19 @@ def sqrt(x, name=None) -> Tensor:
 rsqrt_op = _float_unary("Rsqrt", lambda x: np.reciprocal(np.sqrt(x)))
 
 
+@rsqrt_op.def_grad
+def _rsqrt_grad(op, dy):
+    y = conj(op.outputs[0])  # TF's RsqrtGrad: -0.5 * dy * y**3
+    return [multiply(multiply(_const_like(-0.5, y), multiply(dy, y)), multiply(y, y))]
+
+
 def rsqrt(x, name=None) -> Tensor:
     """Elementwise ``1 / sqrt(x)``."""
     return rsqrt_op.bind(x, name=name)
 
 
 exp_op = _float_unary("Exp", np.exp)
+exp_op.def_grad(lambda op, dy: [multiply(dy, conj(op.outputs[0]))])  # reuses e**x
 
 
 def exp(x, name=None) -> Tensor:
@@ -523,6 +620,7 @@ def exp(x, name=None) -> Tensor:
 
 
 log_op = _float_unary("Log", np.log)
+log_op.def_grad(lambda op, dy: [multiply(dy, reciprocal(conj(op.inputs[0])))])
 
 
 def log(x, name=None) -> Tensor:
@@ -533,12 +631,19 @@ def log(x, name=None) -> Tensor:
 log1p_op = _float_unary("Log1p", np.log1p)
 
 
+@log1p_op.def_grad
+def _log1p_grad(op, dy):
+    x = conj(op.inputs[0])
+    return [multiply(dy, reciprocal(add(_const_like(1, x), x)))]
+
+
 def log1p(x, name=None) -> Tensor:
     """Elementwise ``log(1 + x)``, accurate for small ``x``."""
     return log1p_op.bind(x, name=name)
 
 
 sin_op = _float_unary("Sin", np.sin)
+sin_op.def_grad(lambda op, dy: [multiply(dy, cos(conj(op.inputs[0])))])
 
 
 def sin(x, name=None) -> Tensor:
@@ -547,6 +652,7 @@ def sin(x, name=None) -> Tensor:
 
 
 cos_op = _float_unary("Cos", np.cos)
+cos_op.def_grad(lambda op, dy: [multiply(negative(dy), sin(conj(op.inputs[0])))])
 
 
 def cos(x, name=None) -> Tensor:
@@ -555,6 +661,12 @@ def cos(x, name=None) -> Tensor:
 
 
 tanh_op = _float_unary("Tanh", np.tanh)
+
+
+@tanh_op.def_grad
+def _tanh_grad(op, dy):
+    y = conj(op.outputs[0])  # TF's TanhGrad: dy * (1 - y * y)
+    return [multiply(dy, subtract(_const_like(1, y), multiply(y, y)))]
 
 
 def tanh(x, name=None) -> Tensor:
@@ -572,6 +684,12 @@ def _sigmoid_kernel(x):
 
 sigmoid_op = OpDef("Sigmoid", shape=same_shape, dtype=_same_dtype_in(_FLOAT_OR_COMPLEX),
                    kernel=_sigmoid_kernel, input_names=("x",))
+
+
+@sigmoid_op.def_grad
+def _sigmoid_grad(op, dy):
+    y = conj(op.outputs[0])  # TF's SigmoidGrad: dy * y * (1 - y)
+    return [multiply(multiply(dy, y), subtract(_const_like(1, y), y))]
 
 
 def sigmoid(x, name=None) -> Tensor:
@@ -613,6 +731,7 @@ def ceil(x, name=None) -> Tensor:
 # ── Conj ─────────────────────────────────────────────────────────────────────────────
 conj_op = OpDef("Conj", shape=same_shape, dtype=_same_dtype_in(_COMPLEX, "input"),
                 kernel=np.conj, input_names=("input",))
+conj_op.def_grad(lambda op, dy: [conj(dy)])
 
 
 def conj(x, name=None) -> Tensor:
@@ -757,6 +876,13 @@ def _select_kernel(c, t, e):
 
 select_op = OpDef("Select", shape=_select_shape, dtype=_select_dtype, kernel=_select_kernel,
                   input_names=("condition", "t", "e"))
+
+
+@select_op.def_grad
+def _select_grad(op, dy):
+    c = op.inputs[0]
+    zeros = _array_ops().zeros_like(op.inputs[1])
+    return [None, where(c, dy, zeros), where(c, zeros, dy)]
 
 
 # ── Where (coordinates of true elements; not differentiable) ─────────────────────────
@@ -918,37 +1044,107 @@ def _extreme(x, largest):
 sum_op = _reduction("Sum", _NUMERIC, _sum_kernel)
 
 
-def _broadcast_to_reduced_input(op, dy):
-    """``dy`` of a reduction, reshaped to keep the reduced dims and tiled to the input."""
-    from scopeflow.ops import array_ops
+def _reduced_shape(x, axis):
+    """TF's ``reduced_shape``: ``x``'s shape with the reduced axes set to 1, and the tile
+    multiples undoing the reduction (``x``'s dims at the reduced axes, 1 elsewhere).
+
+    Python lists when ``x``'s shape and ``axis`` are static, else int32 tensors (built with
+    a mask over ``range(rank)``, so unknown ranks and empty dims work too).
+    """
+    axes = constant_value(axis)
+    if x.shape.is_fully_defined() and axes is not None:
+        dims = x.shape.as_list()
+        reduced = {int(a) % len(dims) for a in axes.reshape(-1).tolist()} if dims else set()
+        return ([1 if i in reduced else d for i, d in enumerate(dims)],
+                [d if i in reduced else 1 for i, d in enumerate(dims)])
+    array_ops = _array_ops()
+    shape = array_ops.shape(x)
+    rank = array_ops.size(shape)
+    axes = floormod(add(array_ops.reshape(cast(axis, dtypes.int32), [-1]), rank),
+                    maximum(rank, 1))
+    is_reduced = reduce_any(equal(array_ops.expand_dims(range(0, rank), 1),
+                                  array_ops.expand_dims(axes, 0)), 1)
+    ones = array_ops.ones_like(shape)
+    return where(is_reduced, ones, shape), where(is_reduced, shape, ones)
+
+
+def _sum_grad(op, dy):
+    """``dy`` reshaped to keep the reduced dims, then tiled back to the input's shape."""
+    from scopeflow.ops import constant_op
+    array_ops = _array_ops()
     x, axis = op.inputs
-    if op.get_attr("keep_dims"):
-        kept = dy
-    else:
-        axes = constant_value(axis)
-        if x.shape.is_fully_defined() and axes is not None:
-            dims = x.shape.as_list()
-            for a in np.reshape(axes, -1):
-                dims[int(a)] = 1
-            kept = array_ops.reshape(dy, dims)
-        else:  # the kept-dims shape at run time
-            kept = array_ops.reshape(dy, array_ops.shape(
-                sum_op.bind(x, axis, keep_dims=True)))
-    if x.shape.is_fully_defined() and kept.shape.is_fully_defined():
-        multiples = [a // b for a, b in zip(x.shape.as_list(), kept.shape.as_list())]
-    else:
-        multiples = floordiv(array_ops.shape(x), array_ops.shape(kept))
-    return array_ops.tile(kept, multiples)
+    kept, multiples = _reduced_shape(x, axis)
+    if isinstance(kept, list):
+        dy = array_ops.reshape(dy, kept)
+        if all(k == 1 for k in kept):  # reduce-all: TF tiles by the input's shape as a Const
+            multiples = constant_op.constant(multiples, dtype=dtypes.int32)
+    elif not op.get_attr("keep_dims"):
+        dy = array_ops.reshape(dy, kept)
+    return [array_ops.tile(dy, multiples), None]
 
 
-sum_op.def_grad(lambda op, dy: [_broadcast_to_reduced_input(op, dy), None])
-mean_op = _reduction("Mean", _NUMERIC, _mean_kernel)
+def _mean_grad(op, dy):
+    """The Sum gradient divided by the number of elements reduced into each output."""
+    sum_grad = _sum_grad(op, dy)[0]
+    x, axis = op.inputs
+    y = op.outputs[0]
+    if x.shape.is_fully_defined() and y.shape.is_fully_defined():
+        count = math.prod(x.shape.as_list()) // builtins.max(math.prod(y.shape.as_list()), 1)
+        factor = _const_like(count, sum_grad)
+    else:
+        array_ops = _array_ops()
+        shape = array_ops.shape(x)
+        rank = array_ops.size(shape)
+        axes = floormod(add(cast(axis, dtypes.int32), rank), maximum(rank, 1))
+        factor = cast(reduce_prod(array_ops.gather(shape, axes)), sum_grad.dtype)
+    return [truediv(sum_grad, factor), None]
+
+
+def _min_or_max_grad(op, dy):
+    """``dy`` goes to the elements equal to the result, split evenly between ties (as TF)."""
+    array_ops = _array_ops()
+    x, axis = op.inputs
+    y = op.outputs[0]
+    if not op.get_attr("keep_dims"):
+        kept, _ = _reduced_shape(x, axis)
+        y = array_ops.reshape(y, kept)
+        dy = array_ops.reshape(dy, kept)
+    indicators = cast(equal(y, x), dy.dtype)
+    num_selected = sum_op.bind(indicators, axis, keep_dims=True)
+    return [multiply(divide(indicators, num_selected), dy), None]
+
+
+def _prod_grad(op, dy):
+    """d prod / d x_i = the product of the other elements, exact when some x are 0.
+
+    TF builds it from two exclusive cumprods; here, the same values come from counting the
+    zeros of each reduced group: no zero gives ``prod / x_i``; one zero gives the product
+    of the non-zeros at the zero (and 0 elsewhere); two or more give 0.
+    """
+    array_ops = _array_ops()
+    x, axis = op.inputs
+    if not op.get_attr("keep_dims"):
+        dy = array_ops.reshape(dy, _reduced_shape(x, axis)[0])
+    is_zero = equal(x, _const_like(0, x))
+    nonzero = where(is_zero, array_ops.ones_like(x), x)
+    prod_nonzero = prod_op.bind(nonzero, axis, keep_dims=True)
+    zeros_count = sum_op.bind(cast(is_zero, dtypes.int32), axis, keep_dims=True)
+    at_zero = multiply(cast(is_zero, x.dtype),
+                       multiply(cast(equal(zeros_count, 1), x.dtype), prod_nonzero))
+    elsewhere = multiply(cast(logical_not(is_zero), x.dtype),
+                         multiply(cast(equal(zeros_count, 0), x.dtype),
+                                  realdiv(prod_nonzero, nonzero)))
+    return [multiply(dy, conj(add(at_zero, elsewhere))), None]
+
+
+sum_op.def_grad(_sum_grad)
+mean_op = _reduction("Mean", _NUMERIC, _mean_kernel, grad=_mean_grad)
 max_op = _reduction("Max", _REAL, lambda x, axes, kd: np.max(
-    x, axis=axes, keepdims=kd, initial=_extreme(x, True)))
+    x, axis=axes, keepdims=kd, initial=_extreme(x, True)), grad=_min_or_max_grad)
 min_op = _reduction("Min", _REAL, lambda x, axes, kd: np.min(
-    x, axis=axes, keepdims=kd, initial=_extreme(x, False)))
+    x, axis=axes, keepdims=kd, initial=_extreme(x, False)), grad=_min_or_max_grad)
 prod_op = _reduction("Prod", _NUMERIC, lambda x, axes, kd: np.prod(
-    x, axis=axes, dtype=_accumulator(x), keepdims=kd))
+    x, axis=axes, dtype=_accumulator(x), keepdims=kd), grad=_prod_grad)
 all_op = _reduction("All", None, lambda x, axes, kd: np.all(x, axis=axes, keepdims=kd),
                     grad=None)
 any_op = _reduction("Any", None, lambda x, axes, kd: np.any(x, axis=axes, keepdims=kd),
@@ -1021,6 +1217,114 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=None, name=None,
         if not keepdims:
             my_max = reduce_sum(my_max, axis)  # drops the size-1 dims
         return add(result, my_max, name=scope)
+
+
+# ── UnsortedSegmentSum ───────────────────────────────────────────────────────────────
+def _unsorted_segment_sum_shape(data, segment_ids, num_segments):
+    ids_shape, data_shape = segment_ids.shape, data.shape
+    if num_segments.shape.ndims not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {num_segments.shape.ndims}")
+    n = constant_value(num_segments)
+    n = None if n is None else int(n)
+    if ids_shape.ndims is None or data_shape.ndims is None:
+        return TensorShape(None)
+    k = ids_shape.ndims
+    if data_shape.ndims < k:
+        raise ValueError(f"Shape must be at least rank {k} but is rank {data_shape.ndims}")
+    _merge_shapes(TensorShape(data_shape.as_tuple()[:k]), ids_shape)
+    return TensorShape((n,) + data_shape.as_tuple()[k:])
+
+
+def _unsorted_segment_sum_dtype(data, segment_ids, num_segments):
+    check_dtype(segment_ids, _INDEX, "segment_ids")
+    check_dtype(num_segments, _INDEX, "num_segments")
+    return check_dtype(data, _NUMERIC, "data")
+
+
+def _unsorted_segment_sum_kernel(data, segment_ids, num_segments):
+    data, ids, n = np.asarray(data), np.asarray(segment_ids), int(num_segments)
+    if data.shape[:ids.ndim] != ids.shape:
+        raise errors.InvalidArgumentError(
+            None, None, f"data.shape = {list(data.shape)} does not start with segment_ids.shape "
+            f"= {list(ids.shape)}")
+    if n < 0:
+        raise errors.InvalidArgumentError(None, None, f"num_segments must be >= 0, got {n}")
+    ids = ids.reshape(-1).astype(np.int64)
+    rows = data.reshape((ids.size, -1) if ids.size else (0, int(np.prod(data.shape[ids.ndim:]))))
+    bad = ids >= n
+    if bad.any():
+        i = int(np.argmax(bad))
+        where_ = ",".join(map(str, np.unravel_index(i, np.shape(segment_ids))))
+        raise errors.InvalidArgumentError(
+            None, None, f"segment_ids[{where_}] = {ids[i]} is out of range [0, {n})")
+    keep = ids >= 0  # TF drops negative ids
+    if not keep.all():
+        ids, rows = ids[keep], rows[keep]
+    width = rows.shape[1]
+    out_shape = (n,) + data.shape[np.ndim(segment_ids):]
+    if data.dtype.kind in "fc" and width:  # one bincount over (segment, column) pairs
+        flat = (ids[:, None] * width + np.arange(width)).reshape(-1)
+        acc = np.float32 if data.dtype == np.float16 else data.dtype
+
+        def count(w):
+            return np.bincount(flat, weights=w.reshape(-1), minlength=n * width)
+        if data.dtype.kind == "c":
+            out = count(rows.real) + 1j * count(rows.imag)
+        else:
+            out = count(rows)
+        return out.astype(acc).astype(data.dtype).reshape(out_shape)
+    out = np.zeros((n, width), data.dtype)
+    np.add.at(out, ids, rows)
+    return out.reshape(out_shape)
+
+
+unsorted_segment_sum_op = OpDef(
+    "UnsortedSegmentSum", shape=_unsorted_segment_sum_shape, shape_from_tensors=True,
+    dtype=_unsorted_segment_sum_dtype, kernel=_unsorted_segment_sum_kernel,
+    input_names=("data", "segment_ids", "num_segments"))
+
+
+@unsorted_segment_sum_op.def_grad
+def _unsorted_segment_sum_grad(op, dy):
+    """Each data row gets its segment's gradient (TF's ``_GatherDropNegatives``)."""
+    array_ops = _array_ops()
+    ids = op.inputs[1]
+    gathered = array_ops.gather(dy, maximum(ids, _const_like(0, ids)))
+    keep = cast(greater_equal(ids, _const_like(0, ids)), dy.dtype)
+    if ids.shape.ndims is not None and gathered.shape.ndims is not None:
+        for _ in _builtin_range(gathered.shape.ndims - ids.shape.ndims):
+            keep = array_ops.expand_dims(keep, -1)
+    else:
+        ones = array_ops.ones_like(array_ops.shape(gathered))
+        extra = array_ops.strided_slice(ones, [0], array_ops.reshape(
+            subtract(array_ops.rank(gathered), array_ops.rank(ids)), [1]))
+        keep = array_ops.reshape(keep, array_ops.concat([array_ops.shape(ids), extra], 0))
+    return [multiply(gathered, keep), None, None]
+
+
+def unsorted_segment_sum(data, segment_ids, num_segments, name=None) -> Tensor:
+    """``out[s] = sum(data[i] for i where segment_ids[i] == s)`` for ``s < num_segments``.
+
+    ``segment_ids`` may be any prefix shape of ``data``; negative ids are dropped.
+
+    >>> unsorted_segment_sum([1., 2., 3.], [0, 1, 0], 2).shape.as_list()
+    [2]
+    """
+    return _apply(unsorted_segment_sum_op, [data, segment_ids, num_segments], name,
+                  hinted=(0,))
+
+
+def segment_sum(data, segment_ids, name=None) -> Tensor:
+    """Sums over sorted ``segment_ids`` (``max(segment_ids) + 1`` segments).
+
+    Built from ``UnsortedSegmentSum`` (TF has a ``SegmentSum`` op; the values agree for
+    sorted ids).
+    """
+    with name_scope(name, "SegmentSum", [data, segment_ids]) as scope:
+        ids = convert_to_tensor(segment_ids, name="segment_ids")
+        n = maximum(add(reduce_max(ids), _const_like(1, ids)), _const_like(0, ids))
+        return unsorted_segment_sum_op.bind(convert_to_tensor(data, name="data"), ids, n,
+                                            name=scope)
 
 
 # ── ArgMax / ArgMin (not differentiable) ─────────────────────────────────────────────
@@ -1133,6 +1437,21 @@ matmul_op = OpDef("MatMul", shape=_matmul_shape, dtype=_same_dtype_in(_MATMUL_TY
                   input_names=("a", "b"))
 
 
+@matmul_op.def_grad
+def _matmul_grad(op, dy):
+    a, b = conj(op.inputs[0]), conj(op.inputs[1])
+    mm = lambda x, y, ta=False, tb=False: matmul_op.bind(  # noqa: E731
+        x, y, transpose_a=ta, transpose_b=tb, name="MatMul")
+    t_a, t_b = op.get_attr("transpose_a"), op.get_attr("transpose_b")
+    if not t_a and not t_b:
+        return [mm(dy, b, tb=True), mm(a, dy, ta=True)]
+    if not t_a:
+        return [mm(dy, b), mm(dy, a, ta=True)]
+    if not t_b:
+        return [mm(b, dy, tb=True), mm(a, dy)]
+    return [mm(b, dy, ta=True, tb=True), mm(dy, a, ta=True, tb=True)]
+
+
 # ── BatchMatMulV2 ────────────────────────────────────────────────────────────────────
 def _batch_matmul_shape(x, y, *, adj_x, adj_y):
     if x.ndims is None or y.ndims is None:
@@ -1170,6 +1489,22 @@ batch_matmul_op = OpDef("BatchMatMulV2", shape=_batch_matmul_shape,
                         dtype=_same_dtype_in(_MATMUL_TYPES), kernel=_batch_matmul_kernel,
                         attrs={"adj_x": False, "adj_y": False}, broadcasting=True,
                         input_names=("x", "y"))
+
+
+@batch_matmul_op.def_grad
+def _batch_matmul_grad(op, dy):
+    """As MatMul's, with adjoints; the walk sums broadcast batch dims back to each input."""
+    x, y = op.inputs
+    mm = lambda a, b, aa=False, ab=False: batch_matmul_op.bind(  # noqa: E731
+        a, b, adj_x=aa, adj_y=ab, name="MatMul")
+    adj_x, adj_y = op.get_attr("adj_x"), op.get_attr("adj_y")
+    if not adj_x and not adj_y:
+        return [mm(dy, y, ab=True), mm(x, dy, aa=True)]
+    if not adj_x:
+        return [mm(dy, y), mm(dy, x, aa=True)]
+    if not adj_y:
+        return [mm(y, dy, ab=True), mm(x, dy)]
+    return [mm(y, dy, aa=True, ab=True), mm(dy, x, aa=True, ab=True)]
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
@@ -1284,6 +1619,15 @@ def _cast_kernel(x, *, SrcT, DstT, Truncate):
 
 cast_op = OpDef("Cast", shape=same_shape, dtype=_cast_dtype, kernel=_cast_kernel,
                 attrs={"SrcT": None, "DstT": None, "Truncate": False}, input_names=("x",))
+
+
+@cast_op.def_grad
+def _cast_grad(op, dy):
+    """Cast back between float/complex types; integer and bool sources get None (as TF)."""
+    src, dst = op.inputs[0].dtype.base_dtype, dy.dtype.base_dtype
+    if src in _FLOAT_OR_COMPLEX and dst in _FLOAT_OR_COMPLEX:
+        return [cast(dy, src)]
+    return [None]
 
 
 def cast(x, dtype, name=None) -> Tensor:

@@ -52,6 +52,28 @@ def _adj(x):
     return np.conj(np.swapaxes(x, -1, -2))
 
 
+def _away(*shape, dtype=f32, seed=0):
+    """Values in [-2, -0.3] U [0.3, 2]: away from the kinks at 0 (Abs, Sign)."""
+    x = rand(*shape, dtype=dtype, seed=seed, low=0.3, high=2.0)
+    signs = np.where(np.random.default_rng(seed + 11).random(shape) > 0.5, 1, -1)
+    return (x * signs).astype(dtype)
+
+
+def _distinct(*shape, dtype=f32, seed=0):
+    """Values whose pairwise gaps exceed 0.05 (no ties for max/min/clip kinks)."""
+    n = int(np.prod(shape))
+    vals = np.random.default_rng(seed + n).permutation(n) * 0.1 - 0.05 * n + 0.025
+    return vals.reshape(shape).astype(dtype)
+
+
+def _segment_ref(data, ids, n):
+    out = np.zeros((n,) + data.shape[ids.ndim:], data.dtype)
+    for i in np.ndindex(ids.shape):
+        if ids[i] >= 0:
+            out[ids[i]] += data[i]
+    return out
+
+
 ROWS = [
     # ── elementwise binary ──────────────────────────────────────────────────────────
     OpCase("AddV2", lambda tf, x, y: tf.add(x, y), np.add, [rand(2, 3), rand(3)]),
@@ -90,18 +112,36 @@ ROWS = [
     OpCase("Pow", lambda tf, x: tf.pow(x, 3), lambda x: x ** 3, [_ints(5)], id="Pow-int"),
     OpCase("Pow", lambda tf, x: 2.0 ** x, lambda x: np.float32(2.0) ** x, [rand(4)],
            id="Pow-rpow"),
+    OpCase("Pow", lambda tf, x, y: tf.pow(x, y), np.power,
+           [_a([0.0, 0.0, 1.5, 0.7], f32), _a([2.0, 3.0, 2.5, -1.5], f32)], id="Pow-x-zero"),
+    OpCase("Pow", lambda tf, x, y: tf.pow(x, y), np.power, [_pos(3, 1), rand(1, 2, seed=3)],
+           id="Pow-broadcast-both"),
+    OpCase("RealDiv", lambda tf, x, y: tf.divide(x, y), np.divide, [rand(3, 1), _pos(1, 4)],
+           id="RealDiv-broadcast-both"),
     OpCase("Maximum", lambda tf, x, y: tf.maximum(x, y), np.maximum, [rand(2, 3), rand(3)]),
+    OpCase("Maximum", lambda tf, x, y: tf.maximum(x, y), np.maximum,
+           [_distinct(3, 1), _distinct(1, 4, seed=2) + 0.01], id="Maximum-broadcast-both"),
     OpCase("Maximum", lambda tf, x: tf.maximum(x, 0), lambda x: np.maximum(x, 0), [_ints(6)],
            id="Maximum-int-scalar"),
     OpCase("Minimum", lambda tf, x, y: tf.minimum(x, y), np.minimum, [rand(2, 3), rand(2, 1)]),
+    OpCase("Minimum", lambda tf, x, y: tf.minimum(x, y), np.minimum,
+           [_distinct(4), _distinct(2, 1, seed=3) + 0.01], id="Minimum-broadcast-both"),
     OpCase("Minimum", lambda tf, x: tf.clip_by_value(x, -0.5, 0.5),
            lambda x: np.clip(x, -0.5, 0.5), [rand(3, 4)], id="Minimum-clip_by_value"),
     OpCase("Maximum", lambda tf, x: tf.clip_by_value(x, -2, 2), lambda x: np.clip(x, -2, 2),
            [_ints(7)], id="Maximum-clip_by_value-int"),
     OpCase("ClipByValue", lambda tf, x: tf.saturate_cast(x * 100, tf.uint8),
            lambda x: np.clip(x * 100, 0, 255).astype(np.uint8), [rand(10)]),
+    OpCase("ClipByValue", lambda tf, x, lo, hi: tf.math_ops.clip_by_value_op.bind(x, lo, hi),
+           np.clip, [_distinct(3, 4), _a(-0.33, f32), _a(0.41, f32)],
+           id="ClipByValue-scalar-bounds"),
+    OpCase("ClipByValue", lambda tf, x, lo, hi: tf.math_ops.clip_by_value_op.bind(x, lo, hi),
+           np.clip, [_distinct(2, 3), _distinct(2, 3, seed=1) - 0.51,
+                     _distinct(2, 3, seed=2) + 0.47], id="ClipByValue-elementwise-bounds"),
     OpCase("SquaredDifference", lambda tf, x, y: tf.squared_difference(x, y),
            lambda x, y: (x - y) ** 2, [rand(2, 3), rand(3)]),
+    OpCase("SquaredDifference", lambda tf, x, y: tf.squared_difference(x, y),
+           lambda x, y: (x - y) ** 2, [rand(3, 1), rand(1, 2)], id="SquaredDifference-both"),
     OpCase("AddN", lambda tf, x, y, z: tf.add_n([x, y, z]), lambda x, y, z: x + y + z,
            [rand(2, 3), rand(2, 3, seed=1), rand(2, 3, seed=2)]),
     OpCase("AddN", lambda tf, x, y: tf.add_n([x, y]), np.add, [_ints(4), _ints(4, seed=3)],
@@ -109,9 +149,12 @@ ROWS = [
     # ── elementwise unary ───────────────────────────────────────────────────────────
     OpCase("Neg", lambda tf, x: -x, np.negative, [rand(2, 3)]),
     OpCase("Neg", lambda tf, x: tf.negative(x), np.negative, [_ints(5)], id="Neg-int"),
-    OpCase("Abs", lambda tf, x: abs(x), np.abs, [rand(2, 3)]),
+    OpCase("Abs", lambda tf, x: abs(x), np.abs, [_away(2, 3)]),
     OpCase("Abs", lambda tf, x: tf.abs(x), np.abs, [_ints(5, dtype=i64)], id="Abs-int64"),
-    OpCase("Sign", lambda tf, x: tf.sign(x), np.sign, [_a([-2.0, 0.0, 3.5], f32)]),
+    OpCase("Sign", lambda tf, x: tf.sign(x), np.sign, [_a([-2.0, 0.0, 3.5], f32)],
+           check_grad=False),
+    OpCase("Sign", lambda tf, x: tf.sign(x) * x, lambda x: np.sign(x) * x, [_away(2, 3)],
+           id="Sign-grad-away-from-0"),
     OpCase("Sign", lambda tf, x: tf.sign(x), np.sign, [_ints(6)], id="Sign-int"),
     OpCase("Square", lambda tf, x: tf.square(x), np.square, [rand(2, 3)]),
     OpCase("Square", lambda tf, x: tf.square(x), np.square, [_ints(4)], id="Square-int"),
@@ -161,6 +204,9 @@ ROWS = [
            [_bools(2), _ints(2, 3), _ints(2, 3, seed=1)], id="Select-vector-condition"),
     OpCase("Select", lambda tf, c, x, y: tf.where(c, x, y), _select_ref,
            [np.array(True), rand(3), rand(3, seed=1)], id="Select-scalar-condition"),
+    OpCase("Select", lambda tf, c, x, y: tf.where(c, x, y), _select_ref,
+           [_a([True, False, True], bool), rand(3, 2), rand(3, 2, seed=1)],
+           id="Select-vector-condition-float"),
     OpCase("Where", lambda tf, c: tf.where(c), lambda c: np.argwhere(c), [_bools(3, 4)]),
     OpCase("Where", lambda tf, x: tf.where(x), lambda x: np.argwhere(x), [_ints(2, 2, 3)],
            id="Where-int-input"),
@@ -184,6 +230,11 @@ ROWS = [
            id="Sum-scalar-input"),
     OpCase("Mean", lambda tf, x: tf.reduce_mean(x, 0), lambda x: np.mean(x, 0), [rand(4, 3)],
            rtol=1e-5),
+    OpCase("Mean", lambda tf, x: tf.reduce_mean(x, [0, -1], keepdims=True),
+           lambda x: np.mean(x, (0, 2), keepdims=True), [rand(2, 3, 4)], rtol=1e-5,
+           id="Mean-axes-keepdims"),
+    OpCase("Mean", lambda tf, x: tf.reduce_mean(x), lambda x: np.mean(x), [rand(3, 2)],
+           rtol=1e-5, id="Mean-all"),
     OpCase("Mean", lambda tf, x: tf.reduce_mean(x, 1), lambda x: _int_mean(x, 1),
            [_a([[-3, -4], [5, 6], [1, 2]], i32)], id="Mean-int-truncates"),
     OpCase("Mean", lambda tf, x: tf.reduce_mean(x), lambda x: _int_mean(x),
@@ -195,6 +246,17 @@ ROWS = [
            lambda x: np.min(x, (0, 1), keepdims=True), [rand(2, 3, 2)]),
     OpCase("Prod", lambda tf, x: tf.reduce_prod(x, -1), lambda x: np.prod(x, -1), [rand(2, 3)],
            rtol=1e-5),
+    OpCase("Prod", lambda tf, x: tf.reduce_prod(x, 1, keepdims=True),
+           lambda x: np.prod(x, 1, keepdims=True),
+           [_a([[0.0, 2.0, 3.0], [1.5, 0.0, 0.0], [1.0, -2.0, 3.0], [0.0, 0.5, 0.0]], f32)],
+           id="Prod-zeros"),
+    OpCase("Prod", lambda tf, x: tf.reduce_prod(x, [0, 2]), lambda x: np.prod(x, (0, 2)),
+           [rand(2, 3, 2)], rtol=1e-5, id="Prod-axis-list"),
+    OpCase("Max", lambda tf, x: tf.reduce_max(x, [0, 2], keepdims=True),
+           lambda x: np.max(x, (0, 2), keepdims=True), [_distinct(2, 3, 2)],
+           id="Max-axes-keepdims"),
+    OpCase("Min", lambda tf, x: tf.reduce_min(x), lambda x: np.min(x), [_distinct(3, 2)],
+           id="Min-all"),
     OpCase("Prod", lambda tf, x: tf.reduce_prod(x), lambda x: np.prod(x, dtype=i32),
            [_ints(2, 2, low=1, high=4)], id="Prod-int"),
     OpCase("All", lambda tf, x: tf.reduce_all(x, 1), lambda x: np.all(x, 1), [_bools(3, 2)]),
@@ -216,6 +278,10 @@ ROWS = [
            lambda a, b: a.T @ b.T, [rand(3, 2), rand(4, 3)], rtol=1e-5, id="MatMul-transposes"),
     OpCase("MatMul", lambda tf, a, b: a @ b, np.matmul, [_ints(2, 3), _ints(3, 2, seed=1)],
            id="MatMul-int-operator"),
+    OpCase("MatMul", lambda tf, a, b: tf.matmul(a, b, transpose_a=True),
+           lambda a, b: a.T @ b, [rand(3, 2), rand(3, 4)], rtol=1e-5, id="MatMul-transpose_a"),
+    OpCase("MatMul", lambda tf, a, b: tf.matmul(a, b, transpose_b=True),
+           lambda a, b: a @ b.T, [rand(2, 3), rand(4, 3)], rtol=1e-5, id="MatMul-transpose_b"),
     OpCase("MatMul", lambda tf, a, b: tf.matmul(a, b, adjoint_b=True),
            lambda a, b: a @ _adj(b), [rand(2, 3), rand(4, 3)], rtol=1e-5, id="MatMul-adjoint"),
     OpCase("MatMul", lambda tf, a, b: tf.tensordot(a, b, 1), np.matmul,
@@ -243,6 +309,26 @@ ROWS = [
            [_a([0.0, 0.5, -1.0], f32)], id="Cast-float-to-bool"),
     OpCase("Cast", lambda tf, x: tf.to_int64(x), lambda x: x.astype(i64), [rand(3, dtype=f64)],
            id="Cast-to_int64"),
+    OpCase("Cast", lambda tf, x: tf.cast(x, tf.float64) * 2.0, lambda x: x.astype(f64) * 2,
+           [rand(2, 3)], id="Cast-float-to-float"),
+    # ── segments ────────────────────────────────────────────────────────────────────
+    OpCase("UnsortedSegmentSum", lambda tf, d, i: tf.math.unsorted_segment_sum(d, i, 4),
+           lambda d, i: _segment_ref(d, i, 4), [rand(6, 3), _a([0, 3, 0, -1, 2, 3], i32)],
+           rtol=1e-5),
+    OpCase("UnsortedSegmentSum", lambda tf, d, i: tf.unsorted_segment_sum(d, i, 3),
+           lambda d, i: _segment_ref(d, i, 3), [rand(2, 3, dtype=f64), _a([[2, 0, 2], [1, 1, 0]],
+                                                                          i64)],
+           id="UnsortedSegmentSum-2d-ids"),
+    OpCase("UnsortedSegmentSum", lambda tf, d, i: tf.unsorted_segment_sum(d, i, 2),
+           lambda d, i: _segment_ref(d, i, 2), [_ints(5, 2), _a([1, 1, 0, 1, -3], i32)],
+           id="UnsortedSegmentSum-int"),
+    OpCase("UnsortedSegmentSum", lambda tf, d, i: tf.math.segment_sum(d, i),
+           lambda d, i: _segment_ref(d, i, 3), [rand(5), _a([0, 0, 1, 2, 2], i32)],
+           rtol=1e-5, id="UnsortedSegmentSum-segment_sum"),
+    OpCase("UnsortedSegmentSum", lambda tf, d, i: tf.unsorted_segment_sum(d, i, 3),
+           lambda d, i: _segment_ref(d, i, 3),
+           [(rand(4) + 1j * rand(4, seed=2)).astype(np.complex64), _a([2, 0, 2, 1], i32)],
+           rtol=1e-5, id="UnsortedSegmentSum-complex"),
     OpCase("Range", lambda tf: tf.range(1, 10, 3), lambda: np.arange(1, 10, 3, dtype=i32)),
     OpCase("Range", lambda tf: tf.range(0.0, 1.0, 0.3),
            lambda: np.arange(4, dtype=f32) * f32(0.3), id="Range-float"),
