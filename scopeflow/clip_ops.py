@@ -78,7 +78,7 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
                 continue
             v = _values(t, f"t_{i}")
             c = array_ops.identity(v * math_ops.cast(scale, v.dtype.base_dtype),
-                                   name=f"{scope.rstrip('/').split('/')[-1]}_{i}")
+                                   name=f"{scope}_{i}")
             out.append(IndexedSlices(c, t.indices, t.dense_shape)
                        if isinstance(t, IndexedSlices) else c)
         return out, use_norm
