@@ -1,5 +1,987 @@
-"""Convolution and pooling (NHWC; NCHW where TF accepts it), with their gradients."""
+"""Convolution and pooling (NHWC; NCHW where TF's CPU kernels accept it), with gradients.
+
+Padding follows TF's arithmetic: ``VALID`` keeps whole windows, ``SAME`` gives
+``ceil(in / stride)`` outputs with ``pad_total = max((out - 1) * stride + (k - 1) * dilation
++ 1 - in, 0)`` split ``pad_total // 2`` before and the rest after, ``EXPLICIT`` takes the
+pairs given. Convolution is im2col plus one GEMM: the windows are copied once into a
+contiguous per-thread scratch matrix (never returned, so kernels stay pure functions of
+their inputs) and multiplied by the filter in its own dtype (float32 stays float32).
+The backprop ops are the TF ones (``Conv2DBackpropInput``/``Conv2DBackpropFilter``...), so
+autodiff builds the same graph as TF. As TF's CPU kernels, conv and pooling refuse NCHW at
+run time (``BiasAdd`` accepts it).
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import math
+import threading
+
+import numpy as np
+
+from scopeflow.framework import dtypes, errors
+from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
+from scopeflow.framework.opdef import OpDef, check_dtype, same_dtype
+from scopeflow.framework.tensor_shape import TensorShape
+from scopeflow.ops import array_ops
+from scopeflow.ops.array_ops import _partial_dims
+
+__all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "conv2d_transpose",
+           "depthwise_conv2d", "depthwise_conv2d_native",
+           "depthwise_conv2d_native_backprop_input", "depthwise_conv2d_native_backprop_filter",
+           "max_pool", "max_pool2d", "avg_pool", "avg_pool2d", "bias_add"]
+
+_FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
+_CONV_TYPES = _FLOATS + (dtypes.int32,)
+_POOL_TYPES = _FLOATS + (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64, dtypes.uint8,
+                         dtypes.uint16, dtypes.uint32, dtypes.uint64)
+_BIAS_TYPES = _POOL_TYPES + (dtypes.complex64, dtypes.complex128)
+_CONV_ATTRS = {"strides": None, "use_cudnn_on_gpu": True, "padding": None,
+               "explicit_paddings": [], "data_format": "NHWC", "dilations": [1, 1, 1, 1]}
+_DW_ATTRS = {"strides": None, "padding": None, "explicit_paddings": [], "data_format": "NHWC",
+             "dilations": [1, 1, 1, 1]}
+_POOL_ATTRS = {"ksize": None, "strides": None, "padding": None, "data_format": "NHWC"}
+
+
+# ── Geometry: TF's windowed output sizes and paddings ────────────────────────────────
+def _out_and_pads(size, k, stride, dilation, padding, explicit=(0, 0)):
+    """(output size, pad before, pad after) of one spatial dim; ``None`` sizes stay None."""
+    ek = (k - 1) * dilation + 1
+    if padding == "VALID":
+        before, after = 0, 0
+    elif padding == "EXPLICIT":
+        before, after = explicit
+    if size is None:
+        return None, None, None
+    if padding == "SAME":
+        out = -(-size // stride)
+        total = max((out - 1) * stride + ek - size, 0)
+        return out, total // 2, total - total // 2
+    if size + before + after < ek:
+        raise ValueError(f"Negative dimension size caused by subtracting {ek} from "
+                         f"{size + before + after}")
+    return (size + before + after - ek) // stride + 1, before, after
+
+
+def _spatial(attrs_list, data_format):
+    """The (H, W) entries of a 4-element attr list in ``data_format``."""
+    return (attrs_list[2], attrs_list[3]) if data_format == "NCHW" else \
+        (attrs_list[1], attrs_list[2])
+
+
+def _hw_axes(data_format):
+    return (2, 3, 1) if data_format == "NCHW" else (1, 2, 3)
+
+
+def _explicit_pairs(explicit_paddings, data_format):
+    if not explicit_paddings:
+        return (0, 0), (0, 0)
+    h, w, _ = _hw_axes(data_format)
+    p = list(explicit_paddings)
+    return (p[2 * h], p[2 * h + 1]), (p[2 * w], p[2 * w + 1])
+
+
+def _window_geometry(in_h, in_w, kh, kw, *, strides, padding, data_format,
+                     dilations=(1, 1, 1, 1), explicit_paddings=()):
+    """((oh, ph0, ph1), (ow, pw0, pw1)) for one op's attrs."""
+    sh, sw = _spatial(strides, data_format)
+    dh, dw = _spatial(dilations, data_format)
+    eh, ew = _explicit_pairs(explicit_paddings, data_format)
+    return (_out_and_pads(in_h, kh, sh, dh, padding, eh),
+            _out_and_pads(in_w, kw, sw, dw, padding, ew))
+
+
+def _dims4(shape: TensorShape, what):
+    dims = shape.as_tuple()
+    if dims is None:
+        return (None,) * 4
+    if len(dims) != 4:
+        raise ValueError(f"Shape must be rank 4 but is rank {len(dims)} ({what})")
+    return dims
+
+
+def _layout(dims, data_format):
+    """(N, H, W, C) from dims in ``data_format``."""
+    if data_format == "NCHW":
+        return dims[0], dims[2], dims[3], dims[1]
+    return dims
+
+
+def _in_format(n, h, w, c, data_format):
+    return TensorShape([n, c, h, w] if data_format == "NCHW" else [n, h, w, c])
+
+
+# ── Runtime checks shared by the kernels (TF's CPU kernel messages) ──────────────────
+def _check_cpu_format(op_type, data_format, kind="conv"):
+    if data_format == "NHWC":
+        return
+    if kind == "conv":
+        raise errors.UnimplementedError(
+            None, None, f"The {op_type} op currently only supports the NHWC tensor format on "
+            f"the CPU. The op was given the format: {data_format}")
+    raise errors.InvalidArgumentError(
+        None, None, f"Default {kind} only supports NHWC on device type CPU")
+
+
+def _check_strides(strides, dilations=(1, 1, 1, 1)):
+    if strides[0] != 1 or strides[3] != 1:
+        raise errors.UnimplementedError(
+            None, None, "Current implementation does not yet support strides in the batch and "
+            "depth dimensions.")
+    if dilations[0] != 1 or dilations[3] != 1:
+        raise errors.UnimplementedError(
+            None, None, "Current implementation does not yet support dilations in the batch "
+            "and depth dimensions.")
+
+
+# ── Scratch buffers and the im2col / col2im primitives ───────────────────────────────
+_SCRATCH = threading.local()
+
+
+def _scratch(role, shape, dtype):
+    """A per-thread reusable buffer (uninitialized). Kernels never return it.
+
+    Reusing one allocation per role avoids page-faulting tens of MB on every step.
+    """
+    dtype = np.dtype(dtype)
+    nbytes = math.prod(shape) * dtype.itemsize
+    bufs = getattr(_SCRATCH, "bufs", None)
+    if bufs is None:
+        bufs = _SCRATCH.bufs = {}
+    buf = bufs.get(role)
+    if buf is None or buf.nbytes < nbytes:
+        buf = bufs[role] = np.empty(max(nbytes, 1), np.uint8)
+    return buf[:nbytes].view(dtype).reshape(shape)
+
+
+def _padded(x, ph, pw, value=0, role="pad"):
+    """``x`` (NHWC) padded spatially by (before, after) pairs, into a scratch buffer."""
+    if ph == (0, 0) and pw == (0, 0):
+        return x
+    n, h, w, c = x.shape
+    out = _scratch(role, (n, h + ph[0] + ph[1], w + pw[0] + pw[1], c), x.dtype)
+    if ph[0]:
+        out[:, :ph[0]] = value
+    if ph[1]:
+        out[:, h + ph[0]:] = value
+    if pw[0]:
+        out[:, ph[0]:h + ph[0], :pw[0]] = value
+    if pw[1]:
+        out[:, ph[0]:h + ph[0], w + pw[0]:] = value
+    out[:, ph[0]:h + ph[0], pw[0]:w + pw[0]] = x
+    return out
+
+
+def _tap(xp, i, j, oh, ow, sh, sw, dh, dw):
+    """The (N, oh, ow, C) view of padded ``xp`` seen by kernel tap (i, j)."""
+    return xp[:, i * dh:i * dh + (oh - 1) * sh + 1:sh, j * dw:j * dw + (ow - 1) * sw + 1:sw]
+
+
+def _im2col(xp, kh, kw, oh, ow, sh, sw, dh, dw):
+    """The (N*oh*ow, kh*kw*C) window matrix of padded NHWC ``xp``: one copy, contiguous."""
+    n, _, _, c = xp.shape
+    cols = _scratch("cols", (n, oh, ow, kh, kw, c), xp.dtype)
+    if c >= 8:  # channel rows are long enough: copy tap by tap
+        for i in range(kh):
+            for j in range(kw):
+                cols[:, :, :, i, j] = _tap(xp, i, j, oh, ow, sh, sw, dh, dw)
+    else:  # few channels: one strided copy of the whole window view
+        s = xp.strides
+        view = np.lib.stride_tricks.as_strided(
+            xp, (n, oh, ow, kh, kw, c), (s[0], s[1] * sh, s[2] * sw, s[1] * dh, s[2] * dw, s[3]),
+            writeable=False)
+        np.copyto(cols, view)
+    return cols.reshape(n * oh * ow, kh * kw * c)
+
+
+def _col2im(dcols, padded_shape, kh, kw, oh, ow, sh, sw, dh, dw, ph, pw):
+    """Sums the (N*oh*ow, kh*kw*C) window gradients back onto the input (NHWC, unpadded)."""
+    n, hp, wp, c = padded_shape
+    dc = dcols.reshape(n, oh, ow, kh, kw, c)
+    if kh == 1 and kw == 1 and sh == 1 and sw == 1 and hp == oh and wp == ow:
+        dxp = dc.reshape(n, oh, ow, c).copy()
+    else:
+        dxp = np.zeros(padded_shape, dcols.dtype)
+        for i in range(kh):
+            for j in range(kw):
+                _tap(dxp, i, j, oh, ow, sh, sw, dh, dw)[...] += dc[:, :, :, i, j]
+    if ph == (0, 0) and pw == (0, 0):
+        return dxp
+    return np.ascontiguousarray(dxp[:, ph[0]:hp - ph[1], pw[0]:wp - pw[1]])
+
+
+def _conv_setup(op_type, in_shape, kh, kw, attrs):
+    """Checks attrs; returns geometry: (oh, ph, sh, dh), (ow, pw, sw, dw)."""
+    data_format = attrs["data_format"]
+    _check_cpu_format(op_type, data_format)
+    _check_strides(attrs["strides"], attrs.get("dilations", (1, 1, 1, 1)))
+    _, h, w, _ = in_shape
+    try:
+        (oh, *ph), (ow, *pw) = _window_geometry(
+            h, w, kh, kw, strides=attrs["strides"], padding=attrs["padding"],
+            data_format=data_format, dilations=attrs.get("dilations", (1, 1, 1, 1)),
+            explicit_paddings=attrs.get("explicit_paddings", ()))
+    except ValueError as e:
+        raise errors.InvalidArgumentError(None, None, f"{op_type}: {e}") from None
+    (sh, sw), (dh, dw) = attrs["strides"][1:3], attrs.get("dilations", (1, 1, 1, 1))[1:3]
+    return (oh, tuple(ph), sh, dh), (ow, tuple(pw), sw, dw)
+
+
+def _check_out_backprop(op_type, dy, oh, ow, in_shape, k):
+    if dy.shape[1:3] != (oh, ow):
+        raise errors.InvalidArgumentError(
+            None, None, f"{op_type}: Size of out_backprop doesn't match computed: actual = "
+            f"{dy.shape[1:3]}, computed = {(oh, ow)} (input: {tuple(in_shape[1:3])}, filter: "
+            f"{k})")
+
+
+# ── Conv2D ───────────────────────────────────────────────────────────────────────────
+def _conv2d_shape(x, w, *, strides, padding, data_format, dilations, explicit_paddings,
+                  use_cudnn_on_gpu):
+    n, h, wd, c = _layout(_dims4(x, "input"), data_format)
+    kh, kw, ci, co = _dims4(w, "filter")
+    if c is not None and ci is not None and c % ci:
+        raise ValueError(f"Depth of input ({c}) is not a multiple of input depth of filter "
+                         f"({ci})")
+    (oh, _, _), (ow, _, _) = _window_geometry(
+        h, wd, kh or 1, kw or 1, strides=strides, padding=padding, data_format=data_format,
+        dilations=dilations, explicit_paddings=explicit_paddings)
+    if kh is None:
+        oh = None
+    if kw is None:
+        ow = None
+    return _in_format(n, oh, ow, co, data_format)
+
+
+def _conv_dtype(*dts, **attrs):
+    return check_dtype(same_dtype(*dts), _CONV_TYPES, "T")
+
+
+conv2d_op = OpDef("Conv2D", shape=_conv2d_shape, dtype=_conv_dtype, attrs=_CONV_ATTRS,
+                  input_names=("input", "filter"))
+
+
+@conv2d_op.def_kernel
+def _conv2d_kernel(x, w, **attrs):
+    kh, kw, ci, co = w.shape
+    (oh, ph, sh, dh), (ow, pw, sw, dw) = _conv_setup("Conv2D", x.shape, kh, kw, attrs)
+    n, _, _, c = x.shape
+    if c != ci:
+        raise errors.UnimplementedError(
+            None, None, f"Conv2D: grouped convolution (input depth {c}, filter depth {ci}) is "
+            "not supported")
+    cols = _im2col(_padded(x, ph, pw), kh, kw, oh, ow, sh, sw, dh, dw)
+    return np.matmul(cols, w.reshape(kh * kw * ci, co)).reshape(n, oh, ow, co)
+
+
+def _conv_attrs(op):
+    return {k: op.get_attr(k) for k in _CONV_ATTRS}
+
+
+@conv2d_op.def_grad
+def _conv2d_grad(op, dy):
+    x, w = op.inputs
+    sx, sw = _shape_n([x, w])
+    attrs = _conv_attrs(op)
+    return [conv2d_backprop_input_op.bind(sx, w, dy, **attrs),
+            conv2d_backprop_filter_op.bind(x, sw, dy, **attrs)]
+
+
+def _seq(value, n, channel_index, name):
+    """TF's ``_get_sequence``: an int or n-list of spatial values as a 4-element list."""
+    if value is None:
+        raise ValueError(f"{name} must be given")
+    if isinstance(value, int):
+        value = [value]
+    value = [int(v) for v in value]
+    if len(value) == 1:
+        value = value * n
+    if len(value) == n + 2:
+        return value
+    if len(value) != n:
+        raise ValueError(f"{name} should be of length 1, {n} or {n + 2} but was {len(value)}")
+    out = [1] * (n + 2)
+    start = 2 if channel_index == 1 else 1
+    out[start:start + n] = value
+    return out
+
+
+def _conv_padding(padding, data_format, op_type="Conv2D"):
+    """(padding string, explicit_paddings list) from a string or a list of pairs."""
+    if isinstance(padding, (list, tuple)):
+        pairs = [list(p) for p in padding]
+        if len(pairs) != 4 or any(len(p) != 2 for p in pairs):
+            raise ValueError(f"When padding is a list, it must be of the form "
+                             f"[[0, 0], [pad_top, pad_bottom], [pad_left, pad_right], [0, 0]] "
+                             f"(NHWC) but got {padding}")
+        c = 1 if data_format == "NCHW" else 3
+        if pairs[0] != [0, 0] or pairs[c] != [0, 0]:
+            raise ValueError(f"{op_type}: explicit padding of the batch and depth dimensions "
+                             f"must be 0, got {padding}")
+        return "EXPLICIT", [int(v) for p in pairs for v in p]
+    if padding not in ("SAME", "VALID"):
+        raise ValueError(f"Attr 'padding' of '{op_type}' Op passed string '{padding}' not in: "
+                         '"SAME", "VALID", "EXPLICIT".')
+    return padding, []
+
+
+def _channel_index(data_format):
+    return 1 if data_format and data_format.startswith("NC") else 3
+
+
+def _conv_call_attrs(strides, padding, data_format, dilations, op_type="Conv2D"):
+    data_format = data_format or "NHWC"
+    if data_format not in ("NHWC", "NCHW"):
+        raise ValueError(f"data_format must be 'NHWC' or 'NCHW', got {data_format!r}")
+    ci = _channel_index(data_format)
+    padding, explicit = _conv_padding(padding, data_format, op_type)
+    return {"strides": _seq(strides, 2, ci, "strides"), "padding": padding,
+            "explicit_paddings": explicit, "data_format": data_format,
+            "dilations": _seq(dilations if dilations is not None else 1, 2, ci, "dilations")}
+
+
+def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True,  # noqa: A002
+           data_format="NHWC", dilations=(1, 1, 1, 1), name=None, filters=None) -> Tensor:
+    """2-D convolution of NHWC ``input`` with an ``[kh, kw, in, out]`` filter (a ``Conv2D``).
+
+    ``padding`` is ``"SAME"``, ``"VALID"`` or explicit ``[[0, 0], [t, b], [l, r], [0, 0]]``.
+
+    >>> x = tf.ones([1, 4, 4, 1]); w = tf.ones([3, 3, 1, 2])
+    >>> tf.nn.conv2d(x, w, [1, 2, 2, 1], "SAME").shape.as_list()
+    [1, 2, 2, 2]
+    """
+    filter = _one_of(filter, filters, "filter", "filters")
+    attrs = _conv_call_attrs(strides, padding, data_format, dilations)
+    return conv2d_op.bind(input, filter, use_cudnn_on_gpu=bool(use_cudnn_on_gpu), name=name,
+                          **attrs)
+
+
+def _one_of(a, b, name_a, name_b):
+    if a is not None and b is not None:
+        raise ValueError(f"Only one of '{name_a}' and '{name_b}' may be given")
+    if a is None and b is None:
+        raise ValueError(f"'{name_a}' must be given")
+    return a if a is not None else b
+
+
+# ── ShapeN (here for the Conv2D gradient; TODO(arrays): move to array_ops) ───────────
+shape_n_op = OpDef(
+    "ShapeN", shape=lambda *xs, N, out_type: [TensorShape([x.ndims]) for x in xs],
+    dtype=lambda *dts, N, out_type: [out_type] * N,
+    kernel=lambda *xs, N, out_type: tuple(np.array(x.shape, out_type.as_numpy_dtype)
+                                          for x in xs),
+    attrs={"N": 1, "out_type": dtypes.int32}, num_outputs=lambda attrs, n: attrs["N"],
+    grad=None)
+
+
+def _shape_n(inputs, name="ShapeN"):
+    return list(_as_tuple(shape_n_op.bind(*inputs, N=len(inputs), name=name)))
+
+
+def _as_tuple(x):
+    return tuple(x) if isinstance(x, (list, tuple)) else (x,)
+
+
+def _sizes_value(t):
+    """Partial static value of a 4-element sizes tensor (also through ShapeN outputs)."""
+    if t.op.type == "ShapeN":
+        dims = t.op.inputs[t.value_index].shape.as_tuple()
+        return list(dims) if dims is not None else None
+    return _partial_dims(t)
+
+
+# ── Conv2DBackpropInput (also conv2d_transpose) ──────────────────────────────────────
+def _conv2d_backprop_input_shape(sizes, w, dy, **attrs):
+    dims = _sizes_value(sizes)
+    if dims is not None and len(dims) != 4:
+        raise ValueError(f"input_sizes must be 4-dimensional, got {len(dims)}")
+    _, _, ci, co = _dims4(w.shape, "filter")
+    c_dy = _layout(_dims4(dy.shape, "out_backprop"), attrs["data_format"])[3]
+    if co is not None and c_dy is not None and co != c_dy:
+        raise ValueError(f"Dimensions must be equal, but are {c_dy} and {co}")
+    return TensorShape(None if dims is None else [d if d is None or d >= 0 else None
+                                                  for d in dims])
+
+
+conv2d_backprop_input_op = OpDef(
+    "Conv2DBackpropInput", shape=_conv2d_backprop_input_shape,
+    dtype=lambda s, w, dy, **a: _conv_dtype(w, dy), attrs=_CONV_ATTRS,
+    shape_from_tensors=True, input_names=("input_sizes", "filter", "out_backprop"))
+
+
+@conv2d_backprop_input_op.def_kernel
+def _conv2d_backprop_input_kernel(sizes, w, dy, **attrs):
+    in_shape = tuple(int(v) for v in sizes)
+    kh, kw, ci, co = w.shape
+    (oh, ph, sh, dh), (ow, pw, sw, dw) = _conv_setup("Conv2DBackpropInput", in_shape, kh, kw,
+                                                     attrs)
+    _check_out_backprop("Conv2DBackpropInput", dy, oh, ow, in_shape, (kh, kw))
+    n, h, wd, c = in_shape
+    padded = (n, h + ph[0] + ph[1], wd + pw[0] + pw[1], c)
+    dcols = _scratch("dcols", (n * oh * ow, kh * kw * ci), dy.dtype)
+    np.matmul(dy.reshape(-1, co), w.reshape(kh * kw * ci, co).T, out=dcols)
+    return _col2im(dcols, padded, kh, kw, oh, ow, sh, sw, dh, dw, ph, pw)
+
+
+@conv2d_backprop_input_op.def_grad
+def _conv2d_backprop_input_grad(op, dy):
+    sizes, w, out_backprop = op.inputs
+    attrs = _conv_attrs(op)
+    return [None,
+            conv2d_backprop_filter_op.bind(dy, array_ops.shape(w), out_backprop, **attrs),
+            conv2d_op.bind(dy, w, **attrs)]
+
+
+def conv2d_backprop_input(input_sizes, filter=None, out_backprop=None, strides=None,  # noqa: A002
+                          padding=None, use_cudnn_on_gpu=True, data_format="NHWC",
+                          dilations=(1, 1, 1, 1), name=None, filters=None) -> Tensor:
+    """The gradient of ``conv2d`` with respect to its input, of shape ``input_sizes``."""
+    filter = _one_of(filter, filters, "filter", "filters")
+    attrs = _conv_call_attrs(strides, padding, data_format, dilations, "Conv2DBackpropInput")
+    return conv2d_backprop_input_op.bind(input_sizes, filter, out_backprop, name=name,
+                                         use_cudnn_on_gpu=bool(use_cudnn_on_gpu), **attrs)
+
+
+def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None,  # noqa: A002
+                     padding="SAME", data_format="NHWC", name=None, input=None,  # noqa: A002
+                     filters=None, dilations=None) -> Tensor:
+    """The transpose of ``conv2d`` (a ``Conv2DBackpropInput``): ``[kh, kw, out, in]`` filter.
+
+    >>> y = tf.nn.conv2d_transpose(tf.ones([1, 4, 4, 2]), tf.ones([3, 3, 5, 2]),
+    ...                            [1, 8, 8, 5], [1, 2, 2, 1])
+    >>> y.shape.as_list()
+    [1, 8, 8, 5]
+    """
+    value = _one_of(value, input, "value", "input")
+    filter = _one_of(filter, filters, "filter", "filters")
+    with name_scope(name, "conv2d_transpose", [value, filter, output_shape]) as scope:
+        attrs = _conv_call_attrs(strides, padding, data_format, dilations,
+                                 "Conv2DBackpropInput")
+        filter = convert_to_tensor(filter, name="filter")
+        if not isinstance(output_shape, Tensor):
+            shape_list = list(output_shape)
+            if len(shape_list) != 4:
+                raise ValueError(f"output_shape must have shape (4,), got ({len(shape_list)},)")
+            out_c = shape_list[_channel_index(attrs["data_format"])]
+            fc = filter.shape.as_tuple()
+            if fc is not None and isinstance(out_c, int) and fc[2] is not None \
+                    and out_c != fc[2]:
+                raise ValueError(f"output_shape does not match filter's output channels, "
+                                 f"{out_c} != {fc[2]}")
+        return conv2d_backprop_input_op.bind(output_shape, filter, value, name=scope, **attrs)
+
+
+# ── Conv2DBackpropFilter ─────────────────────────────────────────────────────────────
+def _conv2d_backprop_filter_shape(x, sizes, dy, **attrs):
+    dims = _sizes_value(sizes)
+    if dims is not None and len(dims) != 4:
+        raise ValueError(f"filter_sizes must be 4-dimensional, got {len(dims)}")
+    return TensorShape(None if dims is None else [d if d is None or d >= 0 else None
+                                                  for d in dims])
+
+
+conv2d_backprop_filter_op = OpDef(
+    "Conv2DBackpropFilter", shape=_conv2d_backprop_filter_shape,
+    dtype=lambda x, s, dy, **a: _conv_dtype(x, dy), attrs=_CONV_ATTRS,
+    shape_from_tensors=True, input_names=("input", "filter_sizes", "out_backprop"))
+
+
+@conv2d_backprop_filter_op.def_kernel
+def _conv2d_backprop_filter_kernel(x, sizes, dy, **attrs):
+    kh, kw, ci, co = (int(v) for v in sizes)
+    (oh, ph, sh, dh), (ow, pw, sw, dw) = _conv_setup("Conv2DBackpropFilter", x.shape, kh, kw,
+                                                     attrs)
+    _check_out_backprop("Conv2DBackpropFilter", dy, oh, ow, x.shape, (kh, kw))
+    cols = _im2col(_padded(x, ph, pw), kh, kw, oh, ow, sh, sw, dh, dw)
+    return np.matmul(cols.T, dy.reshape(-1, co)).reshape(kh, kw, ci, co)
+
+
+@conv2d_backprop_filter_op.def_grad
+def _conv2d_backprop_filter_grad(op, dy):
+    x, sizes, out_backprop = op.inputs
+    attrs = _conv_attrs(op)
+    return [conv2d_backprop_input_op.bind(array_ops.shape(x), dy, out_backprop, **attrs),
+            None,
+            conv2d_op.bind(x, dy, **attrs)]
+
+
+def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,  # noqa: A002
+                           use_cudnn_on_gpu=True, data_format="NHWC", dilations=(1, 1, 1, 1),
+                           name=None) -> Tensor:
+    """The gradient of ``conv2d`` with respect to its filter, of shape ``filter_sizes``."""
+    attrs = _conv_call_attrs(strides, padding, data_format, dilations, "Conv2DBackpropFilter")
+    return conv2d_backprop_filter_op.bind(input, filter_sizes, out_backprop, name=name,
+                                          use_cudnn_on_gpu=bool(use_cudnn_on_gpu), **attrs)
+
+
+# ── DepthwiseConv2dNative (+ backprops) ──────────────────────────────────────────────
+def _depthwise_shape(x, w, **attrs):
+    data_format = attrs["data_format"]
+    n, h, wd, c = _layout(_dims4(x, "input"), data_format)
+    kh, kw, ci, m = _dims4(w, "filter")
+    if c is not None and ci is not None and c != ci:
+        raise ValueError(f"Dimensions must be equal, but are {c} and {ci}")
+    c = c if c is not None else ci
+    (oh, _, _), (ow, _, _) = _window_geometry(
+        h, wd, kh or 1, kw or 1, strides=attrs["strides"], padding=attrs["padding"],
+        data_format=data_format, dilations=attrs["dilations"],
+        explicit_paddings=attrs["explicit_paddings"])
+    oc = None if c is None or m is None else c * m
+    return _in_format(n, oh if kh is not None else None, ow if kw is not None else None, oc,
+                      data_format)
+
+
+depthwise_op = OpDef("DepthwiseConv2dNative", shape=_depthwise_shape, dtype=_conv_dtype,
+                     attrs=_DW_ATTRS, input_names=("input", "filter"))
+
+
+@depthwise_op.def_kernel
+def _depthwise_kernel(x, w, **attrs):
+    kh, kw, c, m = w.shape
+    (oh, ph, sh, dh), (ow, pw, sw, dw) = _conv_setup("DepthwiseConv2dNative", x.shape, kh, kw,
+                                                     attrs)
+    xp = _padded(x, ph, pw)
+    out = np.zeros((x.shape[0], oh, ow, c, m), np.result_type(x, w))
+    for i in range(kh):
+        for j in range(kw):
+            out += _tap(xp, i, j, oh, ow, sh, sw, dh, dw)[..., None] * w[i, j]
+    return out.reshape(x.shape[0], oh, ow, c * m)
+
+
+@depthwise_op.def_grad
+def _depthwise_grad(op, dy):
+    x, w = op.inputs
+    attrs = {k: op.get_attr(k) for k in _DW_ATTRS}
+    return [depthwise_backprop_input_op.bind(array_ops.shape(x), w, dy, **attrs),
+            depthwise_backprop_filter_op.bind(x, array_ops.shape(w), dy, **attrs)]
+
+
+def depthwise_conv2d_native(input, filter, strides, padding, data_format="NHWC",  # noqa: A002
+                            dilations=(1, 1, 1, 1), name=None) -> Tensor:
+    """Per-channel convolution: ``[kh, kw, C, M]`` filter gives ``C * M`` output channels."""
+    attrs = _conv_call_attrs(strides, padding, data_format, dilations,
+                             "DepthwiseConv2dNative")
+    return depthwise_op.bind(input, filter, name=name, **attrs)
+
+
+def depthwise_conv2d(input, filter, strides, padding, rate=None, name=None,  # noqa: A002
+                     data_format=None, dilations=None) -> Tensor:
+    """Depthwise 2-D convolution (a ``DepthwiseConv2dNative`` named ``depthwise``).
+
+    ``rate`` (or ``dilations``) is the spatial dilation; TF rewrites it with
+    space_to_batch, here the op dilates directly (same values).
+
+    >>> tf.nn.depthwise_conv2d(tf.ones([1, 5, 5, 3]), tf.ones([3, 3, 3, 2]), [1, 1, 1, 1],
+    ...                        "VALID").shape.as_list()
+    [1, 3, 3, 6]
+    """
+    rate = rate if rate is not None else dilations
+    with name_scope(name, "depthwise", [input, filter]) as scope:
+        attrs = _conv_call_attrs(strides, padding, data_format, rate, "DepthwiseConv2dNative")
+        return depthwise_op.bind(input, filter, name=scope, **attrs)
+
+
+def _depthwise_backprop_input_shape(sizes, w, dy, **attrs):
+    return _conv2d_backprop_filter_shape(None, sizes, dy)
+
+
+depthwise_backprop_input_op = OpDef(
+    "DepthwiseConv2dNativeBackpropInput", shape=_depthwise_backprop_input_shape,
+    dtype=lambda s, w, dy, **a: _conv_dtype(w, dy), attrs=_DW_ATTRS, shape_from_tensors=True,
+    input_names=("input_sizes", "filter", "out_backprop"))
+
+
+@depthwise_backprop_input_op.def_kernel
+def _depthwise_backprop_input_kernel(sizes, w, dy, **attrs):
+    in_shape = tuple(int(v) for v in sizes)
+    kh, kw, c, m = w.shape
+    (oh, ph, sh, dh), (ow, pw, sw, dw) = _conv_setup("DepthwiseConv2dNativeBackpropInput",
+                                                     in_shape, kh, kw, attrs)
+    _check_out_backprop("DepthwiseConv2dNativeBackpropInput", dy, oh, ow, in_shape, (kh, kw))
+    n, h, wd, _ = in_shape
+    dxp = np.zeros((n, h + ph[0] + ph[1], wd + pw[0] + pw[1], c), dy.dtype)
+    dy5 = dy.reshape(n, oh, ow, c, m)
+    for i in range(kh):
+        for j in range(kw):
+            _tap(dxp, i, j, oh, ow, sh, sw, dh, dw)[...] += np.einsum("nhwcm,cm->nhwc", dy5,
+                                                                      w[i, j])
+    return np.ascontiguousarray(dxp[:, ph[0]:ph[0] + h, pw[0]:pw[0] + wd])
+
+
+@depthwise_backprop_input_op.def_grad
+def _depthwise_backprop_input_grad(op, dy):
+    sizes, w, out_backprop = op.inputs
+    attrs = {k: op.get_attr(k) for k in _DW_ATTRS}
+    return [None,
+            depthwise_backprop_filter_op.bind(dy, array_ops.shape(w), out_backprop, **attrs),
+            depthwise_op.bind(dy, w, **attrs)]
+
+
+def depthwise_conv2d_native_backprop_input(input_sizes, filter, out_backprop, strides,  # noqa: A002
+                                           padding, data_format="NHWC",
+                                           dilations=(1, 1, 1, 1), name=None) -> Tensor:
+    """The gradient of ``depthwise_conv2d_native`` with respect to its input."""
+    attrs = _conv_call_attrs(strides, padding, data_format, dilations,
+                             "DepthwiseConv2dNativeBackpropInput")
+    return depthwise_backprop_input_op.bind(input_sizes, filter, out_backprop, name=name,
+                                            **attrs)
+
+
+depthwise_backprop_filter_op = OpDef(
+    "DepthwiseConv2dNativeBackpropFilter", shape=_conv2d_backprop_filter_shape,
+    dtype=lambda x, s, dy, **a: _conv_dtype(x, dy), attrs=_DW_ATTRS, shape_from_tensors=True,
+    input_names=("input", "filter_sizes", "out_backprop"))
+
+
+@depthwise_backprop_filter_op.def_kernel
+def _depthwise_backprop_filter_kernel(x, sizes, dy, **attrs):
+    kh, kw, c, m = (int(v) for v in sizes)
+    (oh, ph, sh, dh), (ow, pw, sw, dw) = _conv_setup("DepthwiseConv2dNativeBackpropFilter",
+                                                     x.shape, kh, kw, attrs)
+    _check_out_backprop("DepthwiseConv2dNativeBackpropFilter", dy, oh, ow, x.shape, (kh, kw))
+    xp = _padded(x, ph, pw)
+    n = x.shape[0]
+    dy3 = dy.reshape(n * oh * ow, c, m)
+    dw_ = np.empty((kh, kw, c, m), np.result_type(x, dy))
+    for i in range(kh):
+        for j in range(kw):
+            tap = _tap(xp, i, j, oh, ow, sh, sw, dh, dw).reshape(n * oh * ow, c)
+            dw_[i, j] = np.einsum("pc,pcm->cm", tap, dy3)
+    return dw_
+
+
+@depthwise_backprop_filter_op.def_grad
+def _depthwise_backprop_filter_grad(op, dy):
+    x, sizes, out_backprop = op.inputs
+    attrs = {k: op.get_attr(k) for k in _DW_ATTRS}
+    return [depthwise_backprop_input_op.bind(array_ops.shape(x), dy, out_backprop, **attrs),
+            None,
+            depthwise_op.bind(x, dy, **attrs)]
+
+
+def depthwise_conv2d_native_backprop_filter(input, filter_sizes, out_backprop,  # noqa: A002
+                                            strides, padding, data_format="NHWC",
+                                            dilations=(1, 1, 1, 1), name=None) -> Tensor:
+    """The gradient of ``depthwise_conv2d_native`` with respect to its filter."""
+    attrs = _conv_call_attrs(strides, padding, data_format, dilations,
+                             "DepthwiseConv2dNativeBackpropFilter")
+    return depthwise_backprop_filter_op.bind(input, filter_sizes, out_backprop, name=name,
+                                             **attrs)
+
+
+# ── Pooling: shared geometry ─────────────────────────────────────────────────────────
+def _pool_shape(x, *, ksize, strides, padding, data_format):
+    n, h, w, c = _layout(_dims4(x, "input"), data_format)
+    kh, kw = _spatial(ksize, data_format)
+    (oh, _, _), (ow, _, _) = _window_geometry(h, w, kh, kw, strides=strides, padding=padding,
+                                              data_format=data_format)
+    return _in_format(n, oh, ow, c, data_format)
+
+
+def _pool_setup(op_type, kind, in_shape, attrs):
+    data_format = attrs["data_format"]
+    _check_cpu_format(op_type, data_format, kind)
+    ksize, strides = attrs["ksize"], attrs["strides"]
+    if ksize[0] != 1 or strides[0] != 1:
+        raise errors.UnimplementedError(None, None,
+                                        "Pooling is not yet supported on the batch dimension.")
+    if ksize[3] != 1 or strides[3] != 1:
+        raise errors.UnimplementedError(None, None,
+                                        "Depthwise pooling is not supported by this kernel.")
+    kh, kw = ksize[1:3]
+    sh, sw = strides[1:3]
+    (oh, *ph), (ow, *pw) = _window_geometry(in_shape[1], in_shape[2], kh, kw, strides=strides,
+                                            padding=attrs["padding"], data_format="NHWC")
+    return kh, kw, (oh, tuple(ph), sh), (ow, tuple(pw), sw)
+
+
+def _pool_call_attrs(ksize, strides, padding, data_format, op_type):
+    data_format = data_format or "NHWC"
+    if padding not in ("SAME", "VALID"):
+        raise ValueError(f"Attr 'padding' of '{op_type}' Op passed string '{padding}' not in: "
+                         '"SAME", "VALID".')
+    ci = _channel_index(data_format)
+    return {"ksize": _seq(ksize, 2, ci, "ksize"), "strides": _seq(strides, 2, ci, "strides"),
+            "padding": padding, "data_format": data_format}
+
+
+def _pool_dtype(allowed, what="input"):
+    return lambda x, *rest, **attrs: check_dtype(x, allowed, what)
+
+
+def _lowest(dtype):
+    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+
+
+def _is_2x2_tiling(x, kh, kw, oh, ow, ph, pw, sh, sw):
+    return (kh, kw, sh, sw) == (2, 2, 2, 2) and ph == (0, 0) and pw == (0, 0) \
+        and x.shape[1] >= 2 * oh and x.shape[2] >= 2 * ow
+
+
+# ── MaxPool ──────────────────────────────────────────────────────────────────────────
+max_pool_op = OpDef("MaxPool", shape=_pool_shape, dtype=_pool_dtype(_POOL_TYPES),
+                    attrs=_POOL_ATTRS, input_names=("input",))
+
+
+@max_pool_op.def_kernel
+def _max_pool_kernel(x, **attrs):
+    kh, kw, (oh, ph, sh), (ow, pw, sw) = _pool_setup("MaxPool", "MaxPoolingOp", x.shape, attrs)
+    if _is_2x2_tiling(x, kh, kw, oh, ow, ph, pw, sh, sw):
+        a, b = x[:, 0:2 * oh:2, 0:2 * ow:2], x[:, 0:2 * oh:2, 1:2 * ow:2]
+        out = np.maximum(a, b)
+        np.maximum(out, x[:, 1:2 * oh:2, 0:2 * ow:2], out=out)
+        return np.maximum(out, x[:, 1:2 * oh:2, 1:2 * ow:2], out=out)
+    xp = _padded(x, ph, pw, _lowest(x.dtype))
+    out = _tap(xp, 0, 0, oh, ow, sh, sw, 1, 1).copy()
+    for i in range(kh):
+        for j in range(kw):
+            if i or j:
+                np.maximum(out, _tap(xp, i, j, oh, ow, sh, sw, 1, 1), out=out)
+    return out
+
+
+@max_pool_op.def_grad
+def _max_pool_grad(op, dy):
+    x, y = op.inputs[0], op.outputs[0]
+    return [max_pool_grad_op.bind(x, y, dy, **{k: op.get_attr(k) for k in _POOL_ATTRS})]
+
+
+def max_pool(value=None, ksize=None, strides=None, padding=None, data_format="NHWC",
+             name=None, input=None) -> Tensor:  # noqa: A002
+    """Max pooling over ``ksize`` windows (a ``MaxPool``).
+
+    >>> tf.nn.max_pool(tf.ones([1, 4, 4, 1]), 2, 2, "VALID").shape.as_list()
+    [1, 2, 2, 1]
+    """
+    value = _one_of(value, input, "value", "input")
+    attrs = _pool_call_attrs(ksize, strides, padding, data_format, "MaxPool")
+    return max_pool_op.bind(value, name=name, **attrs)
+
+
+def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None) -> Tensor:  # noqa: A002
+    """``max_pool`` with TF2's argument names."""
+    return max_pool(input, ksize, strides, padding, data_format, name)
+
+
+# ── MaxPoolGrad: dy goes to the first max of each window (scan order), as TF's CPU ───
+def _max_pool_grad_shape(x, y, dy, **attrs):
+    return x
+
+
+max_pool_grad_op = OpDef("MaxPoolGrad", shape=_max_pool_grad_shape,
+                         dtype=lambda x, y, dy, **a: check_dtype(same_dtype(x, y, dy),
+                                                                 _POOL_TYPES, "T"),
+                         attrs=_POOL_ATTRS, grad=None,
+                         input_names=("orig_input", "orig_output", "grad"))
+
+
+@max_pool_grad_op.def_kernel
+def _max_pool_grad_kernel(x, y, dy, **attrs):
+    kh, kw, (oh, ph, sh), (ow, pw, sw) = _pool_setup("MaxPoolGrad", "MaxPoolingOp", x.shape,
+                                                     attrs)
+    if _is_2x2_tiling(x, kh, kw, oh, ow, ph, pw, sh, sw):
+        return _max_pool_grad_2x2(x, dy, oh, ow)
+    xp = _padded(x, ph, pw, _lowest(x.dtype))
+    best = _tap(xp, 0, 0, oh, ow, sh, sw, 1, 1).copy()
+    arg = np.zeros(best.shape, np.int32)
+    for k in range(1, kh * kw):
+        tap = _tap(xp, k // kw, k % kw, oh, ow, sh, sw, 1, 1)
+        better = tap > best  # strict: ties keep the earlier tap
+        np.copyto(best, tap, where=better)
+        arg[better] = k
+    dxp = np.zeros(xp.shape, dy.dtype)
+    for k in range(kh * kw):
+        _tap(dxp, k // kw, k % kw, oh, ow, sh, sw, 1, 1)[...] += np.where(arg == k, dy, 0)
+    n, h, w, _ = x.shape
+    return np.ascontiguousarray(dxp[:, ph[0]:ph[0] + h, pw[0]:pw[0] + w])
+
+
+def _max_pool_grad_2x2(x, dy, oh, ow):
+    """Non-overlapping 2x2 windows: four quarter-size masks, first max wins."""
+    taps = [x[:, i:2 * oh:2, j:2 * ow:2] for i in (0, 1) for j in (0, 1)]
+    m = np.maximum(taps[0], taps[1])
+    np.maximum(m, taps[2], out=m)
+    np.maximum(m, taps[3], out=m)
+    dx = np.zeros(x.shape, dy.dtype)
+    taken = np.zeros(m.shape, bool)
+    for k, tap in enumerate(taps):
+        hit = tap == m
+        if k:
+            hit &= ~taken
+        if k < 3:
+            taken |= hit
+        np.copyto(dx[:, k // 2:2 * oh:2, k % 2:2 * ow:2], dy, where=hit)
+    return dx
+
+
+# ── AvgPool (SAME windows average over their valid elements only, as TF) ─────────────
+def _avg_counts(h, w, kh, kw, oh, ph, sh, ow, pw, sw, dtype):
+    """How many real (unpadded) elements each output window covers, as (1, oh, ow, 1)."""
+    def counts(size, k, out, pad, s):
+        start = np.arange(out) * s - pad[0]
+        return np.minimum(start + k, size) - np.maximum(start, 0)
+    return (counts(h, kh, oh, ph, sh)[:, None] * counts(w, kw, ow, pw, sw)[None, :]) \
+        .astype(dtype)[None, :, :, None]
+
+
+avg_pool_op = OpDef("AvgPool", shape=_pool_shape, dtype=_pool_dtype(_FLOATS, "value"),
+                    attrs=_POOL_ATTRS, input_names=("value",))
+
+
+@avg_pool_op.def_kernel
+def _avg_pool_kernel(x, **attrs):
+    kh, kw, (oh, ph, sh), (ow, pw, sw) = _pool_setup("AvgPool", "AvgPoolingOp", x.shape, attrs)
+    xp = _padded(x, ph, pw, 0)
+    out = _tap(xp, 0, 0, oh, ow, sh, sw, 1, 1).copy()
+    for k in range(1, kh * kw):
+        out += _tap(xp, k // kw, k % kw, oh, ow, sh, sw, 1, 1)
+    out /= _avg_counts(x.shape[1], x.shape[2], kh, kw, oh, ph, sh, ow, pw, sw, x.dtype)
+    return out
+
+
+@avg_pool_op.def_grad
+def _avg_pool_grad(op, dy):
+    return [avg_pool_grad_op.bind(array_ops.shape(op.inputs[0]), dy,
+                                  **{k: op.get_attr(k) for k in _POOL_ATTRS})]
+
+
+def avg_pool(value=None, ksize=None, strides=None, padding=None, data_format="NHWC",
+             name=None, input=None) -> Tensor:  # noqa: A002
+    """Average pooling (a ``AvgPool``); ``SAME`` edge windows average their valid elements.
+
+    >>> tf.nn.avg_pool(tf.ones([1, 3, 3, 1]), 2, 2, "SAME").shape.as_list()
+    [1, 2, 2, 1]
+    """
+    value = _one_of(value, input, "value", "input")
+    attrs = _pool_call_attrs(ksize, strides, padding, data_format, "AvgPool")
+    return avg_pool_op.bind(value, name=name, **attrs)
+
+
+def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None) -> Tensor:  # noqa: A002
+    """``avg_pool`` with TF2's argument names."""
+    return avg_pool(input, ksize, strides, padding, data_format, name)
+
+
+# ── AvgPoolGrad ──────────────────────────────────────────────────────────────────────
+def _avg_pool_grad_shape(sizes, dy, **attrs):
+    dims = _partial_dims(sizes)
+    return TensorShape(None if dims is None else [d if d is None or d >= 0 else None
+                                                  for d in dims])
+
+
+avg_pool_grad_op = OpDef("AvgPoolGrad", shape=_avg_pool_grad_shape,
+                         dtype=lambda s, dy, **a: check_dtype(dy, _FLOATS, "T"),
+                         attrs=_POOL_ATTRS, shape_from_tensors=True,
+                         input_names=("orig_input_shape", "grad"))
+
+
+@avg_pool_grad_op.def_kernel
+def _avg_pool_grad_kernel(sizes, dy, **attrs):
+    in_shape = tuple(int(v) for v in sizes)
+    kh, kw, (oh, ph, sh), (ow, pw, sw) = _pool_setup("AvgPoolGrad", "AvgPoolingOp", in_shape,
+                                                     attrs)
+    n, h, w, c = in_shape
+    g = dy / _avg_counts(h, w, kh, kw, oh, ph, sh, ow, pw, sw, dy.dtype)
+    dxp = np.zeros((n, h + ph[0] + ph[1], w + pw[0] + pw[1], c), dy.dtype)
+    for k in range(kh * kw):
+        _tap(dxp, k // kw, k % kw, oh, ow, sh, sw, 1, 1)[...] += g
+    return np.ascontiguousarray(dxp[:, ph[0]:ph[0] + h, pw[0]:pw[0] + w])
+
+
+@avg_pool_grad_op.def_grad
+def _avg_pool_grad_grad(op, dy):
+    return [None, avg_pool_op.bind(dy, **{k: op.get_attr(k) for k in _POOL_ATTRS})]
+
+
+# ── BiasAdd ──────────────────────────────────────────────────────────────────────────
+def _bias_axis(ndim, data_format):
+    return ndim - 3 if data_format == "NCHW" else ndim - 1
+
+
+def _bias_add_shape(x, b, *, data_format):
+    dims, bd = x.as_tuple(), b.as_tuple()
+    if bd is not None and len(bd) != 1:
+        raise ValueError(f"Shape must be rank 1 but is rank {len(bd)}")
+    if dims is None:
+        return x
+    if len(dims) < 2:
+        raise ValueError(f"Shape must be at least rank 2 but is rank {len(dims)}")
+    if data_format == "NCHW" and len(dims) < 3:
+        raise ValueError(f"Shape must be at least rank 3 but is rank {len(dims)}")
+    axis = _bias_axis(len(dims), data_format)
+    c, bc = dims[axis], None if bd is None else bd[0]
+    if c is not None and bc is not None and c != bc:
+        raise ValueError(f"Dimensions must be equal, but are {c} and {bc}")
+    out = list(dims)
+    out[axis] = c if c is not None else bc
+    return TensorShape(out)
+
+
+bias_add_op = OpDef("BiasAdd", shape=_bias_add_shape,
+                    dtype=lambda x, b, **a: check_dtype(same_dtype(x, b), _BIAS_TYPES, "T"),
+                    attrs={"data_format": "NHWC"}, input_names=("value", "bias"))
+
+
+@bias_add_op.def_kernel
+def _bias_add_kernel(x, b, *, data_format):
+    if data_format == "NCHW":
+        return x + b.reshape((-1,) + (1,) * 2)
+    return x + b
+
+
+@bias_add_op.def_grad
+def _bias_add_grad(op, dy):
+    return [dy, bias_add_grad_op.bind(dy, data_format=op.get_attr("data_format"))]
+
+
+def bias_add(value, bias, data_format=None, name=None) -> Tensor:
+    """Adds a 1-D ``bias`` along the channel dimension (last, or dim -3 for ``NCHW``).
+
+    >>> tf.nn.bias_add(tf.zeros([2, 3]), [1., 2., 3.]).shape.as_list()
+    [2, 3]
+    """
+    data_format = data_format or "NHWC"
+    if data_format not in ("NHWC", "NCHW"):
+        raise ValueError(f"data_format must be 'NHWC' or 'NCHW', got {data_format!r}")
+    with name_scope(name, "BiasAdd", [value, bias]) as scope:
+        value = convert_to_tensor(value, name="input")
+        bias = convert_to_tensor(bias, dtype=value.dtype.base_dtype, name="bias")
+        return bias_add_op.bind(value, bias, data_format=data_format, name=scope)
+
+
+# ── BiasAddGrad ──────────────────────────────────────────────────────────────────────
+def _bias_add_grad_shape(dy, *, data_format):
+    dims = dy.as_tuple()
+    if dims is None:
+        return TensorShape([None])
+    return TensorShape([dims[_bias_axis(len(dims), data_format)]])
+
+
+bias_add_grad_op = OpDef("BiasAddGrad", shape=_bias_add_grad_shape,
+                         dtype=lambda dy, **a: check_dtype(dy, _BIAS_TYPES, "T"),
+                         attrs={"data_format": "NHWC"}, input_names=("out_backprop",))
+
+
+@bias_add_grad_op.def_kernel
+def _bias_add_grad_kernel(dy, *, data_format):
+    axis = _bias_axis(dy.ndim, data_format)
+    if data_format == "NHWC" and dy.flags.c_contiguous:
+        return dy.reshape(-1, dy.shape[-1]).sum(axis=0)
+    return dy.sum(axis=tuple(a for a in range(dy.ndim) if a != axis))
+
+
+@bias_add_grad_op.def_grad
+def _bias_add_grad_grad(op, g):
+    """``g`` broadcast back over the non-channel dims: reshape then tile (as TF)."""
+    dy = op.inputs[0]
+    shape = array_ops.shape(dy)
+    data_format = op.get_attr("data_format")
+    if data_format == "NCHW":
+        lead, tail = shape[:-3], shape[-2:]
+        expanded = array_ops.concat([array_ops.ones_like(lead), array_ops.shape(g),
+                                     array_ops.ones_like(tail)], 0)
+        multiples = array_ops.concat([lead, [1], tail], 0)
+    else:
+        lead = shape[:-1]
+        expanded = array_ops.concat([array_ops.ones_like(lead), array_ops.shape(g)], 0)
+        multiples = array_ops.concat([lead, [1]], 0)
+    return [array_ops.tile(array_ops.reshape(g, expanded), multiples)]
