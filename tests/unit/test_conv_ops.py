@@ -1,0 +1,201 @@
+"""Convolution and pooling compared with real TensorFlow (TF 2.21, TF1 semantics).
+
+``tests/fixtures/tf_conv/make_fixtures.py`` defines the cases (shapes, SAME/VALID/explicit
+padding, strides 1-3, dilations, even/odd sizes, max-pool ties, depthwise multipliers,
+conv2d_transpose output shapes) and stored TF's values and gradients in ``expected.json``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import scopeflow as tf
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "tf_conv"
+EXPECTED = json.loads((FIXTURES / "expected.json").read_text())
+
+
+def _load_cases():
+    spec = importlib.util.spec_from_file_location("tf_conv_cases",
+                                                  FIXTURES / "make_fixtures.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+CASES = _load_cases()
+
+
+def _close(got, want, what):
+    want = np.asarray(want, np.float64)
+    got = np.asarray(got, np.float64)
+    assert got.shape == want.shape, f"{what}: shape {got.shape} != TF's {want.shape}"
+    scale = max(1.0, float(np.abs(want).max())) if want.size else 1.0
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=2e-6 * scale, err_msg=what)
+
+
+@pytest.mark.parametrize("case_id", sorted(CASES.CASES))
+def test_values_and_gradients_match_tf(case_id):
+    want = EXPECTED["cases"][case_id]
+    got = CASES.run_case(tf, case_id)
+    _close(got["y"], want["y"], f"{case_id}: forward")
+    if want["grads"] is None:  # TF's CPU refuses it (dilated backprop): check numerically
+        return
+    for k, (g, w) in enumerate(zip(got["grads"], want["grads"])):
+        _close(g, w, f"{case_id}: gradient of input {k}")
+
+
+def test_dilated_conv_gradients_are_numerically_right():
+    """TF's CPU has no dilated Conv2DBackpropFilter; ours is checked by finite differences."""
+    x = CASES.inputs_for("conv-SAME-s2d2-10x9")
+    xs = [a.astype(np.float64) for a in x]
+    ins = [tf.placeholder(tf.float64, a.shape) for a in xs]
+    y = CASES.build(tf, "conv-SAME-s2d2-10x9", ins)
+    loss = tf.reduce_sum(y * y)
+    grads = tf.gradients(loss, ins)
+    with tf.Session() as sess:
+        feeds = dict(zip(ins, xs))
+        got = sess.run(grads, feeds)
+        for k, base in enumerate(xs):
+            for idx in [(0,) * base.ndim, tuple(d - 1 for d in base.shape)]:
+                plus, minus = base.copy(), base.copy()
+                plus[idx] += 1e-6
+                minus[idx] -= 1e-6
+                num = (sess.run(loss, {**feeds, ins[k]: plus})
+                       - sess.run(loss, {**feeds, ins[k]: minus})) / 2e-6
+                assert abs(num - got[k][idx]) < 1e-5 * max(1, abs(num))
+
+
+def test_graph_names_match_tf():
+    """Op names and types of a conv+bias+pool model and of its gradient graph."""
+    assert CASES.graph_names(tf) == EXPECTED["graph_names"]
+
+
+def test_static_shapes():
+    x = tf.placeholder(tf.float32, [None, 28, 28, 1])
+    y = tf.nn.conv2d(x, tf.ones([5, 5, 1, 32]), [1, 1, 1, 1], "SAME")
+    assert y.shape.as_list() == [None, 28, 28, 32]
+    p = tf.nn.max_pool(y, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
+    assert p.shape.as_list() == [None, 14, 14, 32]
+    v = tf.nn.conv2d(tf.placeholder(tf.float32, [None, None, 9, 3]), tf.ones([3, 3, 3, 4]),
+                     [1, 2, 2, 1], "VALID")
+    assert v.shape.as_list() == [None, None, 4, 4]
+    u = tf.nn.conv2d(tf.placeholder(tf.float32), tf.ones([3, 3, 3, 4]), 1, "SAME")
+    assert u.shape.as_list() == [None, None, None, 4]
+    t = tf.nn.conv2d_transpose(v, tf.ones([3, 3, 5, 4]), [tf.shape(v)[0], 8, 9, 5],
+                               [1, 2, 2, 1], "VALID")
+    assert t.shape.as_list() == [None, 8, 9, 5]
+    d = tf.nn.depthwise_conv2d(x, tf.ones([3, 3, 1, 4]), [1, 2, 2, 1], "SAME")
+    assert d.shape.as_list() == [None, 14, 14, 4]
+    e = tf.nn.conv2d(x, tf.ones([3, 3, 1, 2]), 1, [[0, 0], [1, 2], [0, 1], [0, 0]])
+    assert e.shape.as_list() == [None, 29, 27, 2]
+
+
+def test_shape_errors_name_the_op():
+    x = tf.placeholder(tf.float32, [2, 8, 8, 3])
+    with pytest.raises(ValueError, match=r"Depth of input \(3\) is not a multiple of input "
+                                         r"depth of filter \(2\).*Conv2D"):
+        tf.nn.conv2d(x, tf.ones([3, 3, 2, 4]), [1, 1, 1, 1], "SAME")
+    with pytest.raises(ValueError, match="Negative dimension size caused by subtracting 9 "
+                                         "from 8"):
+        tf.nn.conv2d(x, tf.ones([9, 9, 3, 4]), [1, 1, 1, 1], "VALID")
+    with pytest.raises(ValueError, match="Attr 'padding' of 'Conv2D' Op passed string 'FOO'"):
+        tf.nn.conv2d(x, tf.ones([3, 3, 3, 4]), [1, 1, 1, 1], "FOO")
+    with pytest.raises(ValueError, match="Dimensions must be equal, but are 3 and 4"):
+        tf.nn.bias_add(x, tf.ones([4]))
+    with pytest.raises(TypeError, match="int32 not in list of allowed values"):
+        tf.nn.avg_pool(tf.placeholder(tf.int32, [1, 4, 4, 1]), 2, 2, "VALID")
+
+
+@pytest.mark.parametrize("build, message", [
+    (lambda x: tf.nn.conv2d(x, tf.ones([1, 1, 8, 2]), [1, 1, 1, 1], "SAME",
+                            data_format="NCHW"),
+     "The Conv2D op currently only supports the NHWC tensor format on the CPU"),
+    (lambda x: tf.nn.max_pool(x, [1, 1, 2, 2], [1, 1, 2, 2], "VALID", data_format="NCHW"),
+     "Default MaxPoolingOp only supports NHWC on device type CPU"),
+    (lambda x: tf.nn.avg_pool(x, [1, 1, 2, 2], [1, 1, 2, 2], "VALID", data_format="NCHW"),
+     "Default AvgPoolingOp only supports NHWC on device type CPU"),
+    (lambda x: tf.nn.conv2d(x, tf.ones([1, 1, 8, 2]), [2, 1, 1, 1], "SAME"),
+     "does not yet support strides in the batch and depth dimensions"),
+    (lambda x: tf.nn.max_pool(x, [2, 2, 2, 1], [1, 2, 2, 1], "VALID"),
+     "Pooling is not yet supported on the batch dimension"),
+])
+def test_cpu_runtime_errors_as_tf(build, message):
+    x = tf.constant(np.ones((1, 8, 8, 8), np.float32))
+    with tf.Session() as sess, pytest.raises(tf.errors.OpError, match=message):
+        sess.run(build(x))
+
+
+def test_bias_add_nchw_runs():
+    x = np.arange(2 * 3 * 2 * 2, dtype=np.float32).reshape(2, 3, 2, 2)
+    with tf.Session() as sess:
+        got = sess.run(tf.nn.bias_add(x, [1.0, 2.0, 3.0], data_format="NCHW"))
+    np.testing.assert_array_equal(got, x + np.array([1, 2, 3], np.float32)[:, None, None])
+
+
+def test_conv2d_transpose_output_shape_mismatch_at_run_time():
+    y = tf.nn.conv2d_transpose(tf.ones([1, 4, 4, 2]), tf.ones([3, 3, 5, 2]), [1, 9, 9, 5],
+                               [1, 2, 2, 1], "SAME")
+    with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError,
+                                             match="Size of out_backprop doesn't match"):
+        sess.run(y)
+
+
+def test_float32_stays_float32_and_kernels_are_pure():
+    """Repeated runs give identical results (scratch buffers never leak into outputs)."""
+    x = tf.placeholder(tf.float32, [2, 8, 8, 3])
+    w = tf.constant(np.linspace(-1, 1, 3 * 3 * 3 * 4, dtype=np.float32).reshape(3, 3, 3, 4))
+    y = tf.nn.max_pool(tf.nn.conv2d(x, w, [1, 1, 1, 1], "SAME"), 2, 2, "SAME")
+    gx, gw = tf.gradients(tf.reduce_sum(y * y), [x, w])
+    a = np.linspace(0, 1, 2 * 8 * 8 * 3, dtype=np.float32).reshape(2, 8, 8, 3)
+    with tf.Session() as sess:
+        first = sess.run([y, gx, gw], {x: a})
+        sess.run([y, gx, gw], {x: a[::-1].copy()})
+        again = sess.run([y, gx, gw], {x: a})
+    for f, g in zip(first, again):
+        assert f.dtype == np.float32
+        np.testing.assert_array_equal(f, g)
+
+
+def test_first_layer_input_gradient_is_not_computed():
+    """Training fetches only the variables' gradients: the plan prunes the input's."""
+    x = tf.placeholder(tf.float32, [None, 8, 8, 1])
+    w = tf.Variable(tf.ones([3, 3, 1, 2]))
+    loss = tf.reduce_sum(tf.nn.conv2d(x, w, [1, 1, 1, 1], "SAME"))
+    (gw,) = tf.gradients(loss, [w])
+    graph_types = {op.type for op in tf.get_default_graph().get_operations()}
+    assert "Conv2DBackpropInput" in graph_types  # built, as TF does
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(gw, {x: np.ones((1, 8, 8, 1), np.float32)})
+        plan = next(iter(sess._plans.values())) if hasattr(sess, "_plans") else None
+    if plan is not None:
+        assert "Conv2DBackpropInput" not in {op.type for op in plan.ops}
+
+
+@pytest.mark.tf
+def test_live_against_tensorflow(tf1):
+    """Re-runs a few cases and the graph-name model under real TF right now."""
+    names = ["conv-SAME-s2-8x6", "transpose-SAME-out7", "max_pool-ties-k3s2-SAME",
+             "avg_pool-SAME-k3s2-7x5", "depthwise-m2-VALID"]
+    live = tf1(f"""
+        import importlib.util
+        spec = importlib.util.spec_from_file_location("cases",
+                                                      {str(FIXTURES / "make_fixtures.py")!r})
+        cases = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(cases)
+        out = {{n: cases.run_case(tf, n) for n in {names!r}}}
+        out["graph_names"] = cases.graph_names(tf)
+        print(json.dumps(out))
+    """)
+    assert CASES.graph_names(tf) == live["graph_names"]
+    for name in names:
+        got = CASES.run_case(tf, name)
+        _close(got["y"], live[name]["y"], name)
+        for g, w in zip(got["grads"], live[name]["grads"]):
+            _close(g, w, f"{name} gradient")
