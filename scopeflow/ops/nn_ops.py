@@ -438,9 +438,8 @@ def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None, d
         if rank is None:
             raise ValueError("softmax_cross_entropy_with_logits needs logits of known rank")
         axis = axis % rank if rank else axis
-        if axis != rank - 1:
-            perm = list(range(rank))
-            perm[axis], perm[-1] = perm[-1], perm[axis]
+        if axis != rank - 1:  # TF's _move_dim_to_end (not a swap: the loss keeps the order)
+            perm = [i for i in range(rank) if i != axis] + [axis]
             logits = array_ops.transpose(logits, perm)
             labels = array_ops.transpose(labels, perm)
         if rank == 2:
