@@ -535,8 +535,8 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
 
     Out-of-range labels raise ``InvalidArgumentError`` at run time (as TF's CPU kernel).
 
-    >>> sparse_softmax_cross_entropy_with_logits(labels=[1], logits=[[1.0, 2.0]]).shape
-    TensorShape([1])
+    >>> sparse_softmax_cross_entropy_with_logits(labels=[1], logits=[[1.0, 2.0]]).shape.as_list()
+    [1]
     """
     if _sentinel is not None:
         raise ValueError("Only call `sparse_softmax_cross_entropy_with_logits` with named "
