@@ -5,14 +5,13 @@ The sampler kernels replay TensorFlow's CPU kernels (``candidate_sampler_ops.cc`
 of the op's Philox stream (``GuardedPhiloxRandom::ReserveSamples32``) and reads them in
 order as ``random::SimplePhilox`` does. ``unique=True`` redraws repeats (rejection) and
 reports ``-expm1(num_tries * log1p(-p))`` as the expected count, ``p * num_sampled``
-otherwise. The float arithmetic goes through the C library (``math`` for doubles,
-``libm``'s ``log1pf``/``expm1f`` for floats), as the C++ kernel does.
+otherwise, in float32 as the C++ kernel. NOTE: NumPy's float32 ``log1p``/``expm1`` and
+float64 ``exp``/``log`` call the C library on x86 without AVX-512, as TF's kernel does;
+NumPy's AVX-512 (SVML) loops may differ from it in the last bit.
 """
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import math
 
 import numpy as np
@@ -28,96 +27,48 @@ __all__ = ["log_uniform_candidate_sampler", "uniform_candidate_sampler",
            "compute_accidental_hits"]
 
 # ── shared rules ─────────────────────────────────────────────────────────────────────
-def _load_libm_float(name):
-    """``float f(float)`` from the C library (TF's ``std::log1p(float)``), or None."""
-    path = ctypes.util.find_library("m")
-    try:
-        fn = getattr(ctypes.CDLL(path), name)
-    except (OSError, AttributeError, TypeError):
-        return None
-    fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float]
-    return fn
-
-
-_log1pf = _load_libm_float("log1pf")
-_expm1f = _load_libm_float("expm1f")
-
-
-def _expected_count(p: float, batch_size: int, num_tries: int) -> float:
+def _expected_counts(p: np.ndarray, batch_size: int, num_tries: int) -> np.ndarray:
     """``ExpectedCountHelper`` in float32 arithmetic, as TF computes it."""
-    p = np.float32(p)
+    p = p.astype(np.float32)
     if num_tries == batch_size:
-        return float(p * np.float32(batch_size))
-    if _log1pf is not None and _expm1f is not None:
-        logq = np.float32(_log1pf(float(-p)))
-        return -float(np.float32(_expm1f(float(np.float32(num_tries) * logq))))
-    logq = np.log1p(-p)                           # NOTE: NumPy may differ by an ulp here
-    return -float(np.expm1(np.float32(num_tries) * logq))
+        return p * np.float32(batch_size)
+    return -np.expm1(np.float32(num_tries) * np.log1p(-p))
 
 
-class _Words:
-    """``SimplePhilox`` over one reserved region: 32-bit words in order, on demand."""
-
-    def __init__(self, stream: philox.PhiloxStream, start: int, reserved: int):
-        self._stream, self._start = stream, start
-        self._words = stream.words(start, min(reserved, 512))
-        self._pos = 0
-
-    def take(self, n: int) -> np.ndarray:
-        end = self._pos + n
-        if end > len(self._words):
-            # past the fast path: regenerate a longer prefix (the counter simply runs on)
-            self._words = self._stream.words(self._start, max(2 * len(self._words), end))
-        out = self._words[self._pos:end]
-        self._pos = end
-        return out
-
-    def rand_double(self) -> float:
-        x0, x1 = self.take(2).tolist()
-        return _bits_to_double(((x0 & 0xFFFFF) << 32) | x1)
-
-    def rand64(self) -> int:
-        lo, hi = self.take(2).tolist()
-        return lo | (hi << 32)
+def _words(stream: philox.PhiloxStream, start: int, pairs: int) -> tuple[np.ndarray, ...]:
+    """The first ``pairs`` pairs of 32-bit words ``SimplePhilox`` reads from ``start``."""
+    w = stream.words(start, 2 * pairs).reshape(pairs, 2).astype(np.uint64)
+    return w[:, 0], w[:, 1]
 
 
-def _bits_to_double(mantissa: int) -> float:
-    """``Uint64ToDouble``: 52 random mantissa bits as a double in [0, 1)."""
-    return math.ldexp(mantissa, -52)
+def _first_unique(values: np.ndarray, k: int):
+    """The first ``k`` distinct values in order and how many draws that took, or None."""
+    _, first = np.unique(values, return_index=True)
+    if len(first) < k:
+        return None
+    pos = np.sort(first)[:k]
+    return values[pos], int(pos[-1]) + 1
 
 
-def _log_uniform_sample(rnd: _Words, range_max: int, log_range: float) -> int:
-    value = int(math.exp(rnd.rand_double() * log_range)) - 1
-    return value % range_max
+def _sample_batch(sampler, stream, start, num_sampled, unique, true_classes):
+    """``RangeSampler::SampleBatchGetExpectedCount`` over the words from ``start``.
 
-
-def _log_uniform_prob(value: int, log_range: float) -> float:
-    return math.log((value + 2.0) / (value + 1.0)) / log_range
-
-
-def _uniform_sample(rnd: _Words, range_max: int) -> int:
-    """``SimplePhilox::Uniform64``: ``Rand64() % range_max`` (TF's kernel keeps the bias)."""
-    return rnd.rand64() % range_max
-
-
-def _sample_batch(sample, prob, rnd, num_sampled, unique, true_classes):
-    """``RangeSampler::SampleBatchGetExpectedCount``."""
-    if unique:
-        used, picked, num_tries = set(), [], 0
-        while len(picked) < num_sampled:
-            num_tries += 1
-            value = sample(rnd)
-            if value not in used:
-                used.add(value)
-                picked.append(value)
+    Draws are computed in vectorised chunks; ``unique`` keeps the first ``num_sampled``
+    distinct draws (TF's rejection loop) and counts the draws it took.
+    """
+    if not unique:
+        picked, num_tries = sampler.sample(*_words(stream, start, num_sampled)), num_sampled
     else:
-        picked = [sample(rnd) for _ in range(num_sampled)]
-        num_tries = num_sampled
-    sampled_count = [_expected_count(prob(v), num_sampled, num_tries) for v in picked]
-    true_count = [_expected_count(prob(v), num_sampled, num_tries)
-                  for v in true_classes.reshape(-1).tolist()]
-    return (np.array(picked, np.int64), np.array(true_count, np.float32).reshape(
-        true_classes.shape), np.array(sampled_count, np.float32))
+        n = 2 * num_sampled + 16
+        while True:
+            found = _first_unique(sampler.sample(*_words(stream, start, n)), num_sampled)
+            if found is not None:
+                picked, num_tries = found
+                break
+            n *= 2
+    sampled_count = _expected_counts(sampler.prob(picked), num_sampled, num_tries)
+    true_count = _expected_counts(sampler.prob(true_classes), num_sampled, num_tries)
+    return picked.astype(np.int64), true_count, sampled_count
 
 
 def _sampler_shape(true_classes, *, num_true, num_sampled, unique, range_max, seed, seed2):
@@ -136,7 +87,8 @@ def _sampler_dtype(true_classes, **attrs):
 
 
 def _sampler_kernel(make):
-    """A ``*CandidateSampler`` kernel from ``make(range_max) -> (sample, prob)``."""
+    """A ``*CandidateSampler`` kernel from ``make(range_max) -> sampler`` (with vectorised
+    ``sample(lo_words, hi_words)`` and ``prob(values)``)."""
 
     def kernel(ctx, true_classes, *, num_true, num_sampled, unique, range_max, seed, seed2):
         if true_classes.ndim != 2:
@@ -149,10 +101,8 @@ def _sampler_kernel(make):
         stream = ctx.state.rngs.get(ctx.key)
         if stream is None:
             stream = ctx.state.rngs[ctx.key] = philox.PhiloxStream(seed, seed2)
-        reserved = 2048 * num_sampled
-        rnd = _Words(stream, stream.reserve32(reserved), reserved)
-        sample, prob = make(range_max)
-        return _sample_batch(sample, prob, rnd, num_sampled, unique, true_classes)
+        start = stream.reserve32(2048 * num_sampled)
+        return _sample_batch(make(range_max), stream, start, num_sampled, unique, true_classes)
 
     return kernel
 
@@ -182,14 +132,24 @@ def _bind_sampler(op_def, true_classes, num_true, num_sampled, unique, range_max
 
 
 # ── LogUniformCandidateSampler ───────────────────────────────────────────────────────
-def _log_uniform_sampler(range_max):
-    log_range = math.log1p(range_max)
-    return (lambda rnd: _log_uniform_sample(rnd, range_max, log_range),
-            lambda v: _log_uniform_prob(v, log_range))
+class _LogUniformSampler:
+    """``LogUniformSampler``: ``exp(RandDouble() * log(range + 1)) - 1``, modulo range."""
+
+    def __init__(self, range_max: int):
+        self.range_max, self.log_range = range_max, math.log1p(range_max)
+
+    def sample(self, x0, x1):
+        # Uint64ToDouble: 20 + 32 mantissa bits; exact in float64
+        u = (((x0 & np.uint64(0xFFFFF)) << np.uint64(32)) | x1).astype(np.float64) * 2.0**-52
+        return (np.exp(u * self.log_range).astype(np.int64) - 1) % self.range_max
+
+    def prob(self, values):
+        v = np.asarray(values, np.float64)
+        return np.log((v + 2.0) / (v + 1.0)) / self.log_range
 
 
 log_uniform_candidate_sampler_op = _sampler_op("LogUniformCandidateSampler",
-                                               _log_uniform_sampler)
+                                               _LogUniformSampler)
 
 
 def log_uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max,
@@ -208,12 +168,23 @@ def log_uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, r
 
 
 # ── UniformCandidateSampler ──────────────────────────────────────────────────────────
-def _uniform_sampler(range_max):
-    inv_range = float(np.float32(1.0 / range_max))
-    return (lambda rnd: _uniform_sample(rnd, range_max), lambda v: inv_range)
+class _UniformSampler:
+    """``UniformSampler``: ``SimplePhilox::Uniform64``, i.e. ``Rand64() % range`` (TF's
+    kernel keeps the modulo bias), each class with probability ``float(1 / range)``."""
+
+    def __init__(self, range_max: int):
+        self.range_max = range_max
+        self.inv_range = np.float32(1.0 / range_max)
+
+    def sample(self, lo, hi):
+        return ((lo | (hi << np.uint64(32))) % np.uint64(self.range_max)).astype(np.int64)
+
+    def prob(self, values):
+        return np.full(np.shape(values), self.inv_range, np.float32)
 
 
-uniform_candidate_sampler_op = _sampler_op("UniformCandidateSampler", _uniform_sampler)
+
+uniform_candidate_sampler_op = _sampler_op("UniformCandidateSampler", _UniformSampler)
 
 
 def uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max,

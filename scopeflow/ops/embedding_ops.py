@@ -19,7 +19,7 @@ from scopeflow.framework import dtypes
 from scopeflow.framework.errors import InvalidArgumentError
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.opdef import OpDef, check_dtype
-from scopeflow.framework.tensor_shape import TensorShape
+from scopeflow.framework.tensor_shape import TensorShape, dimension_value
 from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops import array_ops, candidate_sampling_ops, math_ops
 
@@ -310,7 +310,7 @@ def _partition_ids(flat_ids, params, partition_strategy):
     if partition_strategy != "div":
         raise ValueError(f"Unrecognized partition strategy: {partition_strategy}.Must be one "
                          f"of either `mod` or `div`.")
-    sizes = [p.shape[0] if p.shape.ndims else None for p in params]
+    sizes = [dimension_value(p.shape[0]) if p.shape.ndims else None for p in params]
     if all(s is not None for s in sizes):
         from scopeflow.ops.constant_op import constant
         total = constant(sum(sizes), flat_ids.dtype)
@@ -429,9 +429,10 @@ def _compute_sampled_logits(weights, biases, labels, inputs, cfg, subtract_log_q
         all_w = embedding_lookup(weights, all_ids, partition_strategy=cfg.partition_strategy)
         if all_w.dtype.base_dtype is not inputs.dtype.base_dtype:
             all_w = math_ops.cast(all_w, inputs.dtype)
-        n_true = array_ops.shape(labels_flat)[0]
-        true_w = array_ops.slice(all_w, [0, 0], array_ops.stack([n_true, -1]))
-        sampled_w = array_ops.slice(all_w, array_ops.stack([n_true, 0]), [-1, -1])
+        true_w = array_ops.slice(
+            all_w, [0, 0], array_ops.stack([array_ops.shape(labels_flat)[0], -1]))
+        sampled_w = array_ops.slice(
+            all_w, array_ops.stack([array_ops.shape(labels_flat)[0], 0]), [-1, -1])
         sampled_logits = math_ops.matmul(inputs, sampled_w, transpose_b=True)
         all_b = embedding_lookup(biases, all_ids, partition_strategy=cfg.partition_strategy)
         if all_b.dtype.base_dtype is not inputs.dtype.base_dtype:
