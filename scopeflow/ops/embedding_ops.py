@@ -227,12 +227,9 @@ def _sparse_to_dense_grad(op, dy):
     strides = array_ops.stack([math_ops.reduce_prod(shape[k + 1:]) for k in range(r)])
     flat = math_ops.reduce_sum(idx * strides, 1)
     values_grad = array_ops.gather(array_ops.reshape(dy, [-1]), flat)
-    if sparse_values.shape.ndims == 0:
+    default_grad = math_ops.reduce_sum(dy) - math_ops.reduce_sum(values_grad)
+    if sparse_values.shape.ndims == 0:                 # one value broadcast to every index
         values_grad = math_ops.reduce_sum(values_grad)
-        default_grad = math_ops.reduce_sum(dy) - values_grad * math_ops.cast(
-            array_ops.size(flat), dy.dtype)
-    else:
-        default_grad = math_ops.reduce_sum(dy) - math_ops.reduce_sum(values_grad)
     return [None, None, values_grad, default_grad]
 
 
