@@ -232,7 +232,7 @@ realdiv_op = OpDef("RealDiv", shape=broadcast_shape, dtype=_same_dtype_in(_NUMER
 @realdiv_op.def_grad
 def _realdiv_grad(op, dy):
     x, y = conj(op.inputs[0]), conj(op.inputs[1])
-    return [realdiv(dy, y), multiply(dy, realdiv(realdiv(negative(x), y), y))]
+    return [realdiv(dy, y), dy * realdiv(realdiv(negative(x), y), y)]
 
 
 def realdiv(x, y, name=None) -> Tensor:
@@ -316,7 +316,7 @@ floormod_op = OpDef("FloorMod", shape=broadcast_shape, dtype=_same_dtype_in(_REA
 @floormod_op.def_grad
 def _floormod_grad(op, dy):
     x, y = op.inputs  # x - floor(x / y) * y: d/dx = 1, d/dy = -floor(x / y)
-    return [dy, multiply(dy, negative(floordiv(x, y)))]
+    return [dy, dy * negative(floordiv_op.bind(x, y))]
 
 
 def floormod(x, y, name=None) -> Tensor:
@@ -345,13 +345,12 @@ def _pow_grad(op, dy):
     x, y = op.inputs
     z = conj(op.outputs[0])
     x, y = conj(x), conj(y)
-    gx = multiply(multiply(dy, y), pow(x, subtract(y, _const_like(1, y))))
+    gx = dy * y * pow(x, y - 1)
     # d/dy = z * log(x), taken as 0 where x <= 0 (TF's "false singularity at x = 0")
-    mask = not_equal(x, _const_like(0, x)) if x.dtype.is_complex else \
-        greater(x, _const_like(0, x))
+    mask = not_equal(x, 0) if x.dtype.is_complex else x > 0
     safe_x = where(mask, x, array_ops.ones_like(x))
     log_x = where(mask, log(safe_x), array_ops.zeros_like(x))
-    return [gx, multiply(multiply(dy, z), log_x)]
+    return [gx, dy * z * log_x]
 
 
 def pow(x, y, name=None) -> Tensor:
@@ -444,7 +443,7 @@ squared_difference_op = OpDef(
 @squared_difference_op.def_grad
 def _squared_difference_grad(op, dy):
     x, y = op.inputs
-    x_grad = multiply(scalar_mul(2.0, dy), subtract(x, y))
+    x_grad = scalar_mul(2.0, dy) * (x - y)
     return [x_grad, negative(x_grad)]
 
 
@@ -506,7 +505,7 @@ def add_n(inputs, name=None) -> Tensor:
 # ── Neg ──────────────────────────────────────────────────────────────────────────────
 neg_op = OpDef("Neg", shape=same_shape, dtype=_same_dtype_in(_SIGNED_NUMERIC),
                kernel=np.negative, input_names=("x",))
-neg_op.def_grad(lambda op, dy: [negative(dy)])
+neg_op.def_grad(lambda op, dy: [-dy])
 
 
 def negative(x, name=None) -> Tensor:
@@ -517,7 +516,7 @@ def negative(x, name=None) -> Tensor:
 # ── Abs ──────────────────────────────────────────────────────────────────────────────
 abs_op = OpDef("Abs", shape=same_shape, dtype=_same_dtype_in(_FLOATS + _SIGNED),
                kernel=np.absolute, input_names=("x",))
-abs_op.def_grad(lambda op, dy: [multiply(dy, sign(op.inputs[0]))])  # 0 at x = 0, as TF
+abs_op.def_grad(lambda op, dy: [dy * sign(op.inputs[0])])  # 0 at x = 0, as TF
 
 
 def abs(x, name=None) -> Tensor:
@@ -611,7 +610,7 @@ def rsqrt(x, name=None) -> Tensor:
 
 
 exp_op = _float_unary("Exp", np.exp)
-exp_op.def_grad(lambda op, dy: [multiply(dy, conj(op.outputs[0]))])  # reuses e**x
+exp_op.def_grad(lambda op, dy: [dy * conj(op.outputs[0])])  # reuses e**x
 
 
 def exp(x, name=None) -> Tensor:
@@ -620,7 +619,7 @@ def exp(x, name=None) -> Tensor:
 
 
 log_op = _float_unary("Log", np.log)
-log_op.def_grad(lambda op, dy: [multiply(dy, reciprocal(conj(op.inputs[0])))])
+log_op.def_grad(lambda op, dy: [dy * reciprocal(conj(op.inputs[0]))])
 
 
 def log(x, name=None) -> Tensor:
@@ -634,7 +633,7 @@ log1p_op = _float_unary("Log1p", np.log1p)
 @log1p_op.def_grad
 def _log1p_grad(op, dy):
     x = conj(op.inputs[0])
-    return [multiply(dy, reciprocal(add(_const_like(1, x), x)))]
+    return [dy * reciprocal(1 + x)]
 
 
 def log1p(x, name=None) -> Tensor:
@@ -643,7 +642,7 @@ def log1p(x, name=None) -> Tensor:
 
 
 sin_op = _float_unary("Sin", np.sin)
-sin_op.def_grad(lambda op, dy: [multiply(dy, cos(conj(op.inputs[0])))])
+sin_op.def_grad(lambda op, dy: [dy * cos(conj(op.inputs[0]))])
 
 
 def sin(x, name=None) -> Tensor:
@@ -652,7 +651,7 @@ def sin(x, name=None) -> Tensor:
 
 
 cos_op = _float_unary("Cos", np.cos)
-cos_op.def_grad(lambda op, dy: [multiply(negative(dy), sin(conj(op.inputs[0])))])
+cos_op.def_grad(lambda op, dy: [-dy * sin(conj(op.inputs[0]))])
 
 
 def cos(x, name=None) -> Tensor:
@@ -1111,7 +1110,7 @@ def _min_or_max_grad(op, dy):
         dy = array_ops.reshape(dy, kept)
     indicators = cast(equal(y, x), dy.dtype)
     num_selected = sum_op.bind(indicators, axis, keep_dims=True)
-    return [multiply(divide(indicators, num_selected), dy), None]
+    return [indicators / num_selected * dy, None]
 
 
 def _prod_grad(op, dy):
