@@ -271,9 +271,12 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
             grads.setdefault(y, []).append(gy)
         x_set = set(xs)
         for op in reversed(_between_ops(ys, xs, stop_ops)):
-            out_grads = [_aggregate(grads.pop(t, []), aggregation_method)
-                         if t not in x_set else _aggregate(grads.get(t, []))
-                         for t in op._outputs]
+            out_grads = []
+            for t in op._outputs:
+                g = _aggregate(grads.pop(t, []), aggregation_method)
+                if t in x_set:
+                    grads[t] = [g]  # summed once: the result below reuses this sum
+                out_grads.append(g)
             if op in stop_ops or all(g is None for g in out_grads):
                 continue
             rule = _grad_fn(op)
