@@ -176,20 +176,17 @@ def _tap(xp, i, j, oh, ow, sh, sw, dh, dw):
     return xp[:, i * dh:i * dh + (oh - 1) * sh + 1:sh, j * dw:j * dw + (ow - 1) * sw + 1:sw]
 
 
-def _im2col(xp, kh, kw, oh, ow, sh, sw, dh, dw):
+def _im2col(xp, kh, kw, oh, ow, sh, sw, dh, dw, role="cols"):
     """The (N*oh*ow, kh*kw*C) window matrix of padded NHWC ``xp``: one copy, contiguous."""
     n, _, _, c = xp.shape
-    cols = _scratch("cols", (n, oh, ow, kh, kw, c), xp.dtype)
-    if c >= 8:  # channel rows are long enough: copy tap by tap
-        for i in range(kh):
-            for j in range(kw):
-                cols[:, :, :, i, j] = _tap(xp, i, j, oh, ow, sh, sw, dh, dw)
-    else:  # few channels: one strided copy of the whole window view
-        s = xp.strides
-        view = np.lib.stride_tricks.as_strided(
-            xp, (n, oh, ow, kh, kw, c), (s[0], s[1] * sh, s[2] * sw, s[1] * dh, s[2] * dw, s[3]),
-            writeable=False)
-        np.copyto(cols, view)
+    cols = _scratch(role, (n, oh, ow, kh, kw, c), xp.dtype)
+    # NOTE: one strided copy of the whole window view: with dilation 1 each (kw, C) row of
+    # a window is contiguous in ``xp``, so NumPy copies it as one block (memcpy speed).
+    s = xp.strides
+    view = np.lib.stride_tricks.as_strided(
+        xp, (n, oh, ow, kh, kw, c), (s[0], s[1] * sh, s[2] * sw, s[1] * dh, s[2] * dw, s[3]),
+        writeable=False)
+    np.copyto(cols, view)
     return cols.reshape(n * oh * ow, kh * kw * c)
 
 
@@ -416,6 +413,14 @@ def _conv2d_backprop_input_kernel(sizes, w, dy, **attrs):
                                                      attrs)
     _check_out_backprop("Conv2DBackpropInput", dy, oh, ow, in_shape, (kh, kw))
     n, h, wd, c = in_shape
+    top, left = (kh - 1) * dh - ph[0], (kw - 1) * dw - pw[0]
+    bottom, right = h + (kh - 1) * dh - oh - top, wd + (kw - 1) * dw - ow - left
+    if sh == 1 and sw == 1 and min(top, left, bottom, right) >= 0:
+        # Stride 1: a correlation of the padded dy with the flipped, transposed filter,
+        # i.e. one more im2col + GEMM (no scatter-add).
+        cols = _im2col(_padded(dy, (top, bottom), (left, right)), kh, kw, h, wd, 1, 1, dh, dw)
+        w_t = np.ascontiguousarray(w[::-1, ::-1].transpose(0, 1, 3, 2)).reshape(-1, ci)
+        return np.matmul(cols, w_t).reshape(n, h, wd, c)
     padded = (n, h + ph[0] + ph[1], wd + pw[0] + pw[1], c)
     dcols = _scratch("dcols", (n * oh * ow, kh * kw * ci), dy.dtype)
     np.matmul(dy.reshape(-1, co), w.reshape(kh * kw * ci, co).T, out=dcols)
@@ -763,6 +768,7 @@ def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None) ->
 
 
 # ── MaxPoolGrad: dy goes to the first max of each window (scan order), as TF's CPU ───
+# The 2x2 fast path compares with ``orig_output`` (the pooled max TF passes in).
 def _max_pool_grad_shape(x, y, dy, **attrs):
     return x
 
@@ -778,8 +784,9 @@ max_pool_grad_op = OpDef("MaxPoolGrad", shape=_max_pool_grad_shape,
 def _max_pool_grad_kernel(x, y, dy, **attrs):
     kh, kw, (oh, ph, sh), (ow, pw, sw) = _pool_setup("MaxPoolGrad", "MaxPoolingOp", x.shape,
                                                      attrs)
-    if _is_2x2_tiling(x, kh, kw, oh, ow, ph, pw, sh, sw):
-        return _max_pool_grad_2x2(x, dy, oh, ow)
+    if _is_2x2_tiling(x, kh, kw, oh, ow, ph, pw, sh, sw) and x.shape[1:3] == (2 * oh, 2 * ow) \
+            and y.shape == dy.shape:
+        return _max_pool_grad_2x2(x, y, dy, oh, ow)
     xp = _padded(x, ph, pw, _lowest(x.dtype))
     best = _tap(xp, 0, 0, oh, ow, sh, sw, 1, 1).copy()
     arg = np.zeros(best.shape, np.int32)
@@ -795,22 +802,21 @@ def _max_pool_grad_kernel(x, y, dy, **attrs):
     return np.ascontiguousarray(dxp[:, ph[0]:ph[0] + h, pw[0]:pw[0] + w])
 
 
-def _max_pool_grad_2x2(x, dy, oh, ow):
-    """Non-overlapping 2x2 windows: four quarter-size masks, first max wins."""
-    taps = [x[:, i:2 * oh:2, j:2 * ow:2] for i in (0, 1) for j in (0, 1)]
-    m = np.maximum(taps[0], taps[1])
-    np.maximum(m, taps[2], out=m)
-    np.maximum(m, taps[3], out=m)
-    dx = np.zeros(x.shape, dy.dtype)
-    taken = np.zeros(m.shape, bool)
-    for k, tap in enumerate(taps):
-        hit = tap == m
-        if k:
-            hit &= ~taken
-        if k < 3:
-            taken |= hit
-        np.copyto(dx[:, k // 2:2 * oh:2, k % 2:2 * ow:2], dy, where=hit)
-    return dx
+def _max_pool_grad_2x2(x, y, dy, oh, ow):
+    """Non-overlapping 2x2 windows tiling ``x``: one broadcast compare against the pooled
+    max, ties resolved on quarter-size masks (first in scan order wins), one multiply."""
+    n, _, _, c = x.shape
+    x6 = x.reshape(n, oh, 2, ow, 2, c)
+    hit = x6 == y[:, :, None, :, None, :]
+    taken = hit[:, :, 0, :, 0].copy()
+    for i, j in ((0, 1), (1, 0), (1, 1)):
+        tap = hit[:, :, i, :, j]
+        first = tap & ~taken
+        if (i, j) != (1, 1):
+            taken |= tap
+        tap[...] = first
+    dx = np.multiply(hit, dy[:, :, None, :, None, :], dtype=dy.dtype)
+    return dx.reshape(x.shape)
 
 
 # ── AvgPool (SAME windows average over their valid elements only, as TF) ─────────────
