@@ -221,33 +221,54 @@ def sparse_apply_momentum(var, accum, lr, grad, indices, momentum, use_locking=F
 
 
 # ── ApplyAdam / SparseApplyAdam ──────────────────────────────────────────────────────
+_CHUNK = 1 << 15  # elements per cache-sized block of the fused dense kernels
+
+
 def _apply_adam_kernel(ctx, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon,
                        grad, *, use_locking, use_nesterov):
     var, m, v = _refs(ctx, var, m, v)
     _check_same_shape(ctx, var, "m", m)
     _check_same_shape(ctx, var, "v", v)
+    grad = np.asarray(grad)
+    _check_same_shape(ctx, var, "grad", grad)
     one = np.ones((), var.dtype)
     alpha = lr * np.sqrt(one - beta2_power) / (one - beta1_power)
-    tmp = _scratch(ctx, var)
-    np.subtract(grad, m, out=tmp)           # m += (g - m) * (1 - beta1)
-    tmp *= one - beta1
-    m += tmp
-    np.multiply(grad, grad, out=tmp)        # v += (g^2 - v) * (1 - beta2)
-    tmp -= v
-    tmp *= one - beta2
-    v += tmp
-    np.sqrt(v, out=tmp)                     # var -= m * alpha / (sqrt(v) + eps)
-    tmp += epsilon
-    if use_nesterov:
-        tmp2 = _scratch(ctx, var, 1)
-        np.multiply(grad, one - beta1, out=tmp2)
-        tmp2 += beta1 * m
-        np.divide(tmp2, tmp, out=tmp)
-    else:
-        np.divide(m, tmp, out=tmp)
-    tmp *= alpha
-    var -= tmp
+    c1, c2 = one - beta1, one - beta2
+    if not all(a.flags.c_contiguous for a in (var, m, v)):  # not from a session: no blocks
+        _adam_block(var, m, v, grad, np.empty_like(var), np.empty_like(var) if use_nesterov
+                    else None, c1, c2, alpha, beta1, epsilon)
+        return var
+    # NOTE: block by block, so each block stays in cache across the ~10 passes.
+    flat = [a.reshape(-1) for a in (var, m, v, grad)]
+    n = flat[0].size
+    scratch = _scratch(ctx, flat[0][:min(n, _CHUNK)])
+    scratch2 = _scratch(ctx, scratch, 1) if use_nesterov else None
+    for start in range(0, n, _CHUNK):
+        x, mm, vv, g = (a[start:start + _CHUNK] for a in flat)
+        _adam_block(x, mm, vv, g, scratch[:x.size],
+                    None if scratch2 is None else scratch2[:x.size], c1, c2, alpha, beta1,
+                    epsilon)
     return var
+
+
+def _adam_block(x, mm, vv, g, tmp, t2, c1, c2, alpha, beta1, epsilon):
+    np.subtract(g, mm, out=tmp)             # m += (g - m) * (1 - beta1)
+    tmp *= c1
+    mm += tmp
+    np.multiply(g, g, out=tmp)              # v += (g^2 - v) * (1 - beta2)
+    tmp -= vv
+    tmp *= c2
+    vv += tmp
+    np.sqrt(vv, out=tmp)                    # var -= m * alpha / (sqrt(v) + eps)
+    tmp += epsilon
+    if t2 is not None:                      # Nesterov: (g * (1 - beta1) + beta1 * m)
+        np.multiply(g, c1, out=t2)
+        t2 += beta1 * mm
+        np.divide(t2, tmp, out=tmp)
+    else:
+        np.divide(mm, tmp, out=tmp)
+    tmp *= alpha
+    x -= tmp
 
 
 apply_adam_op = _training_op(
