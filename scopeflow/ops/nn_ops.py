@@ -99,7 +99,8 @@ def _zeros_of(x):
 
 # ── Relu / ReluGrad ──────────────────────────────────────────────────────────────────
 relu_op = _unary("Relu", lambda x: np.maximum(x, x.dtype.type(0)), _REAL)
-relu_grad_op = _grad_op("ReluGrad", lambda dy, x: np.where(x > 0, dy, dy.dtype.type(0)))
+# NOTE: dy * (x > 0) as TF's kernel (and several times faster than np.where)
+relu_grad_op = _grad_op("ReluGrad", lambda dy, x: np.multiply(dy, x > 0, dtype=dy.dtype))
 relu_op.def_grad(lambda op, dy: [relu_grad_op.bind(dy, op.outputs[0])])
 relu_grad_op.def_grad(lambda op, ddy: [relu_grad_op.bind(ddy, op.inputs[1]),
                                        _zeros_of(op.inputs[1])])
@@ -116,8 +117,8 @@ def relu(features, name=None) -> Tensor:
 
 # ── Relu6 / Relu6Grad ────────────────────────────────────────────────────────────────
 relu6_op = _unary("Relu6", lambda x: np.clip(x, x.dtype.type(0), x.dtype.type(6)), _REAL)
-relu6_grad_op = _grad_op("Relu6Grad", lambda dy, x: np.where((x > 0) & (x < 6), dy,
-                                                             dy.dtype.type(0)))
+relu6_grad_op = _grad_op("Relu6Grad", lambda dy, x: np.multiply(dy, (x > 0) & (x < 6),
+                                                                dtype=dy.dtype))
 relu6_op.def_grad(lambda op, dy: [relu6_grad_op.bind(dy, op.outputs[0])])
 relu6_grad_op.def_grad(lambda op, ddy: [relu6_grad_op.bind(ddy, op.inputs[1]),
                                         _zeros_of(op.inputs[1])])
@@ -204,6 +205,8 @@ def selu(features, name=None) -> Tensor:
 
 # ── LeakyRelu / LeakyReluGrad ────────────────────────────────────────────────────────
 def _leaky_relu_kernel(x, *, alpha):
+    if 0 <= alpha <= 1:
+        return np.maximum(x, x * x.dtype.type(alpha))
     return np.where(x > 0, x, x * x.dtype.type(alpha))
 
 
