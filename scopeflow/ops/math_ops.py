@@ -30,6 +30,7 @@ from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.framework.tensor_util import STATIC_VALUE_RULES, constant_value
 
 __all__ = [
+    "where_v2", "div_no_nan",
     # elementwise binary
     "add", "subtract", "multiply", "div", "truediv", "divide", "realdiv", "floordiv",
     "floormod", "mod", "pow", "maximum", "minimum", "squared_difference", "add_n",
@@ -882,6 +883,63 @@ def _select_grad(op, dy):
     c = op.inputs[0]
     zeros = _array_ops().zeros_like(op.inputs[1])
     return [None, where(c, dy, zeros), where(c, zeros, dy)]
+
+
+# ── SelectV2 (tf.where_v2: condition, x and y broadcast together) ───────────────────
+def _select_v2_shape(c, t, e):
+    return broadcast_shape(broadcast_shape(c, t), e)
+
+
+def _select_v2_dtype(c, t, e):
+    return _select_dtype(c, t, e)
+
+
+def _select_v2_kernel(c, t, e):
+    return np.where(c, t, e)
+
+
+select_v2_op = OpDef("SelectV2", shape=_select_v2_shape, dtype=_select_v2_dtype,
+                     kernel=_select_v2_kernel, broadcasting=True,
+                     input_names=("condition", "t", "e"))
+
+
+@select_v2_op.def_grad
+def _select_v2_grad(op, dy):
+    c = op.inputs[0]
+    zeros = _array_ops().zeros_like(dy)
+    # The walk sums each gradient back to its input's (possibly broadcast) shape.
+    return [None, where_v2(c, dy, zeros), where_v2(c, zeros, dy)]
+
+
+def where_v2(condition, x=None, y=None, name=None) -> Tensor:
+    """TF2's ``tf.where``: like ``where``, but ``condition``, ``x``, ``y`` broadcast."""
+    if x is None and y is None:
+        return where(condition, name=name)
+    if x is None or y is None:
+        raise ValueError("x and y must both be non-None or both be None.")
+    return _apply(select_v2_op, [condition, x, y], name, hinted=(1, 2))
+
+
+# ── DivNoNan (x / y, and 0 where y == 0) ─────────────────────────────────────────────
+def _div_no_nan_kernel(x, y):
+    out = np.zeros(np.broadcast_shapes(np.shape(x), np.shape(y)), dtype=np.result_type(x, y))
+    np.divide(x, y, out=out, where=np.asarray(y) != 0)
+    return out
+
+
+div_no_nan_op = OpDef("DivNoNan", shape=broadcast_shape, dtype=_same_dtype_in(_FLOATS),
+                      kernel=_div_no_nan_kernel, broadcasting=True, input_names=("x", "y"))
+
+
+@div_no_nan_op.def_grad
+def _div_no_nan_grad(op, dy):
+    x, y = op.inputs
+    return [div_no_nan(dy, y), dy * div_no_nan(div_no_nan(negative(x), y), y)]
+
+
+def div_no_nan(x, y, name=None) -> Tensor:
+    """``x / y``, but 0 wherever ``y`` is 0 (even for 0/0 and inf/0)."""
+    return _apply(div_no_nan_op, [x, y], name or "div_no_nan")
 
 
 # ── Where (coordinates of true elements; not differentiable) ─────────────────────────

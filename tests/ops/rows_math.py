@@ -335,3 +335,15 @@ ROWS = [
     OpCase("Range", lambda tf: tf.range(5, 1, -1), lambda: np.arange(5, 1, -1, dtype=i32),
            id="Range-negative-delta"),
 ]
+
+ROWS += [
+    OpCase("SelectV2", lambda tf, c, x, y: tf.where_v2(c, x, y),
+           lambda c, x, y: np.where(c, x, y),
+           [np.array([[True], [False]]), rand(2, 3), rand(3, seed=3)], id="SelectV2-broadcast"),
+    OpCase("DivNoNan", lambda tf, x, y: tf.div_no_nan(x, y),
+           lambda x, y: np.where(y != 0, x / np.where(y != 0, y, 1), 0).astype(np.float32),
+           [rand(2, 3), np.array([1.5, 0.0, -2.0], np.float32)], check_grad=False,
+           id="DivNoNan-zero"),
+    OpCase("DivNoNan", lambda tf, x, y: tf.div_no_nan(x, y), lambda x, y: x / y,
+           [rand(2, 3), rand(3, low=1.0, high=2.0, seed=5)], id="DivNoNan"),
+]
