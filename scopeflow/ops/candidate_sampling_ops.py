@@ -35,10 +35,44 @@ def _expected_counts(p: np.ndarray, batch_size: int, num_tries: int) -> np.ndarr
     return -np.expm1(np.float32(num_tries) * np.log1p(-p))
 
 
-def _words(stream: philox.PhiloxStream, start: int, pairs: int) -> tuple[np.ndarray, ...]:
-    """The first ``pairs`` pairs of 32-bit words ``SimplePhilox`` reads from ``start``."""
-    w = stream.words(start, 2 * pairs).reshape(pairs, 2).astype(np.uint64)
-    return w[:, 0], w[:, 1]
+class _SamplerStream:
+    """One sampler op's Philox stream in one session, with the words of upcoming runs
+    computed ahead in one batch.
+
+    Each run reserves ``2048 * num_sampled`` words but reads only a short prefix (about
+    ``2 * num_sampled`` draws), so the prefixes of the next runs are computed together:
+    one Philox evaluation serves up to 64 runs. The values are exactly those of the
+    stream read run by run; rejection past the prefix reads the stream directly.
+    """
+
+    __slots__ = ("stream", "ahead", "batch")
+
+    def __init__(self, seed: int, seed2: int):
+        self.stream = philox.PhiloxStream(seed, seed2)
+        self.ahead: dict[int, np.ndarray] = {}
+        self.batch = 1
+
+    def next_run(self, run_blocks: int, prefix_blocks: int):
+        """Reserves one run; returns ``words(n_pairs) -> (x0, x1)`` for its draws."""
+        start = self.stream.reserve(run_blocks)
+        prefix = self.ahead.pop(start, None)
+        if prefix is None or len(prefix) < 4 * prefix_blocks:
+            self.ahead.clear()
+            runs = self.batch
+            self.batch = min(2 * self.batch, 64)
+            offsets = (np.arange(runs, dtype=np.uint64)[:, None] * np.uint64(run_blocks)
+                       + np.arange(prefix_blocks, dtype=np.uint64))
+            blocks = self.stream.blocks_at(start, offsets).reshape(runs, -1)
+            prefix = blocks[0]
+            for r in range(1, runs):
+                self.ahead[(start + r * run_blocks) & ((1 << 128) - 1)] = blocks[r]
+
+        def words(pairs: int):
+            w = prefix if 2 * pairs <= len(prefix) else self.stream.words(start, 2 * pairs)
+            w = w[:2 * pairs].reshape(pairs, 2).astype(np.uint64)
+            return w[:, 0], w[:, 1]
+
+        return words
 
 
 def _first_unique(values: np.ndarray, k: int):
@@ -50,18 +84,18 @@ def _first_unique(values: np.ndarray, k: int):
     return values[pos], int(pos[-1]) + 1
 
 
-def _sample_batch(sampler, stream, start, num_sampled, unique, true_classes):
-    """``RangeSampler::SampleBatchGetExpectedCount`` over the words from ``start``.
+def _sample_batch(sampler, words, num_sampled, unique, true_classes):
+    """``RangeSampler::SampleBatchGetExpectedCount`` over one run's ``words``.
 
     Draws are computed in vectorised chunks; ``unique`` keeps the first ``num_sampled``
     distinct draws (TF's rejection loop) and counts the draws it took.
     """
     if not unique:
-        picked, num_tries = sampler.sample(*_words(stream, start, num_sampled)), num_sampled
+        picked, num_tries = sampler.sample(*words(num_sampled)), num_sampled
     else:
         n = 2 * num_sampled + 16
         while True:
-            found = _first_unique(sampler.sample(*_words(stream, start, n)), num_sampled)
+            found = _first_unique(sampler.sample(*words(n)), num_sampled)
             if found is not None:
                 picked, num_tries = found
                 break
@@ -100,9 +134,11 @@ def _sampler_kernel(make):
             raise InvalidArgumentError(None, None, "Sampler's range is too small.")
         stream = ctx.state.rngs.get(ctx.key)
         if stream is None:
-            stream = ctx.state.rngs[ctx.key] = philox.PhiloxStream(seed, seed2)
-        start = stream.reserve32(2048 * num_sampled)
-        return _sample_batch(make(range_max), stream, start, num_sampled, unique, true_classes)
+            stream = ctx.state.rngs[ctx.key] = _SamplerStream(seed, seed2)
+        # ReserveSamples32(2048 * num_sampled); the first 2 * num_sampled + 16 draws are
+        # read from a prefix computed ahead (num_sampled + 8 blocks of 4 words)
+        words = stream.next_run(512 * num_sampled, num_sampled + 8)
+        return _sample_batch(make(range_max), words, num_sampled, unique, true_classes)
 
     return kernel
 

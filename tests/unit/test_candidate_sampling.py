@@ -104,3 +104,21 @@ def test_live_samplers_against_tensorflow(tf1):
         assert g[0] == w[0]
         np.testing.assert_array_equal(np.float32(g[1]), np.float32(w[1]))
         np.testing.assert_array_equal(np.float32(g[2]), np.float32(w[2]))
+
+
+def test_runs_computed_ahead_equal_the_plain_stream():
+    """Prefixes of upcoming runs are computed in batches; each run still reads exactly the
+    words TF's kernel reads (``ReserveSamples32(2048 * num_sampled)`` per run)."""
+    from scopeflow.framework import random_seed
+    from scopeflow.ops import philox
+    s, _, _ = tf.nn.log_uniform_candidate_sampler(tf.constant([[1]], tf.int64), 1, 6, False,
+                                                  1000, seed=5)
+    with tf.Session() as sess:
+        got = [sess.run(s).tolist() for _ in range(12)]
+    stream = philox.PhiloxStream(random_seed.DEFAULT_GRAPH_SEED, 5)
+    want = []
+    for _ in range(12):
+        w = stream.words(stream.reserve32(2048 * 6), 12).astype(np.uint64).reshape(6, 2)
+        u = (((w[:, 0] & np.uint64(0xFFFFF)) << np.uint64(32)) | w[:, 1]) * 2.0**-52
+        want.append(((np.exp(u * np.log1p(1000)).astype(np.int64) - 1) % 1000).tolist())
+    assert got == want
