@@ -133,6 +133,50 @@ def _check_strides(strides, dilations=(1, 1, 1, 1)):
             "and depth dimensions.")
 
 
+# ── GEMM: skinny products run on one BLAS thread ─────────────────────────────────────
+def _openblas_threads_setter():
+    """NumPy's bundled OpenBLAS ``set/get_num_threads``, or None when not found."""
+    import ctypes
+    import glob
+    import os
+    libs = glob.glob(os.path.join(os.path.dirname(np.__file__), "..", "numpy.libs",
+                                  "*openblas*"))
+    for path in libs:
+        try:
+            lib = ctypes.CDLL(path)
+            return lib.scipy_openblas_set_num_threads64_, lib.scipy_openblas_get_num_threads64_
+        except (OSError, AttributeError):
+            continue
+    return None
+
+
+_BLAS_THREADS = _openblas_threads_setter()
+_BLAS_LOCK = threading.Lock()
+_SMALL_GEMM_FLOPS = 2e8  # below this (or with a dim < 48) threading costs more than it gives
+
+
+def _gemm(a, b, out=None):
+    """``a @ b`` for 2-D arrays; small or skinny products on one OpenBLAS thread.
+
+    NOTE: OpenBLAS splits a GEMM over threads that spin while waiting for each other; for
+    products like the first conv layer's (39200x25 @ 25x32) that costs 5x, and on a busy
+    2-core machine a descheduled worker can stall a call for a second. The thread count is
+    process-wide, so the switch is done under a lock and restored right after.
+    """
+    m, k = a.shape
+    n = b.shape[1]
+    if _BLAS_THREADS is None or (2.0 * m * n * k >= _SMALL_GEMM_FLOPS and min(m, n, k) >= 48):
+        return np.matmul(a, b, out=out)
+    set_threads, get_threads = _BLAS_THREADS
+    with _BLAS_LOCK:
+        before = get_threads()
+        set_threads(1)
+        try:
+            return np.matmul(a, b, out=out)
+        finally:
+            set_threads(before)
+
+
 # ── Scratch buffers and the im2col / col2im primitives ───────────────────────────────
 _SCRATCH = threading.local()
 
@@ -267,7 +311,7 @@ def _conv2d_kernel(x, w, **attrs):
             None, None, f"Conv2D: grouped convolution (input depth {c}, filter depth {ci}) is "
             "not supported")
     cols = _im2col(_padded(x, ph, pw), kh, kw, oh, ow, sh, sw, dh, dw)
-    return np.matmul(cols, w.reshape(kh * kw * ci, co)).reshape(n, oh, ow, co)
+    return _gemm(cols, w.reshape(kh * kw * ci, co)).reshape(n, oh, ow, co)
 
 
 def _conv_attrs(op):
@@ -420,10 +464,10 @@ def _conv2d_backprop_input_kernel(sizes, w, dy, **attrs):
         # i.e. one more im2col + GEMM (no scatter-add).
         cols = _im2col(_padded(dy, (top, bottom), (left, right)), kh, kw, h, wd, 1, 1, dh, dw)
         w_t = np.ascontiguousarray(w[::-1, ::-1].transpose(0, 1, 3, 2)).reshape(-1, ci)
-        return np.matmul(cols, w_t).reshape(n, h, wd, c)
+        return _gemm(cols, w_t).reshape(n, h, wd, c)
     padded = (n, h + ph[0] + ph[1], wd + pw[0] + pw[1], c)
     dcols = _scratch("dcols", (n * oh * ow, kh * kw * ci), dy.dtype)
-    np.matmul(dy.reshape(-1, co), w.reshape(kh * kw * ci, co).T, out=dcols)
+    _gemm(dy.reshape(-1, co), w.reshape(kh * kw * ci, co).T, out=dcols)
     return _col2im(dcols, padded, kh, kw, oh, ow, sh, sw, dh, dw, ph, pw)
 
 
@@ -497,7 +541,7 @@ def _conv2d_backprop_filter_kernel(x, sizes, dy, **attrs):
                                                      attrs)
     _check_out_backprop("Conv2DBackpropFilter", dy, oh, ow, x.shape, (kh, kw))
     cols = _im2col(_padded(x, ph, pw), kh, kw, oh, ow, sh, sw, dh, dw)
-    return np.matmul(cols.T, dy.reshape(-1, co)).reshape(kh, kw, ci, co)
+    return _gemm(cols.T, dy.reshape(-1, co)).reshape(kh, kw, ci, co)
 
 
 @conv2d_backprop_filter_op.def_grad
