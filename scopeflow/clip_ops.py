@@ -19,7 +19,7 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
     """``t * clip_norm / max(l2norm(t, axes), clip_norm)``: rescales when the norm is larger.
 
     >>> import scopeflow as tf
-    >>> tf.Session().run(clip_by_norm([3.0, 4.0], 1.0)).round(3).tolist()
+    >>> [round(float(x), 3) for x in tf.Session().run(clip_by_norm([3.0, 4.0], 1.0))]
     [0.6, 0.8]
     """
     with name_scope(name, "clip_by_norm", [t, clip_norm]) as scope:
