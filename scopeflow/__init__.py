@@ -30,6 +30,7 @@ from scopeflow import losses, math, nn, random
 from scopeflow import test_util as test
 from scopeflow import train
 from scopeflow.clip_ops import clip_by_global_norm, clip_by_norm, global_norm
+from scopeflow.ops.training_ops import scatter_add, scatter_sub, scatter_update
 from scopeflow.gradients import (
     AggregationMethod, IndexedSlices, NotDifferentiable, RegisterGradient, UnconnectedGradients,
     custom_gradient, explain_gradient, gradients, hessians, no_gradient)
