@@ -252,23 +252,6 @@ def _dense(g):
     return convert_to_tensor(g) if isinstance(g, IndexedSlices) else g
 
 
-def _clip_by_norm(values, max_norm, axes):
-    """TF's ``clip_ops.clip_by_norm`` (rows whose L2 norm exceeds ``max_norm`` shrink)."""
-    with name_scope(None, "clip_by_norm", [values, max_norm]) as scope:
-        values = convert_to_tensor(values, name="t")
-        if np.isscalar(max_norm):
-            max_norm = max(max_norm, 0)
-        else:
-            max_norm = math_ops.cast(math_ops.maximum(max_norm, 0), values.dtype)
-        l2sum = math_ops.reduce_sum(values * values, axes, keepdims=True)
-        pred = l2sum > 0
-        l2sum_safe = math_ops.where(pred, l2sum, array_ops.ones_like(l2sum))
-        l2norm = math_ops.where(pred, math_ops.sqrt(l2sum_safe), l2sum)
-        intermediate = values * max_norm
-        return array_ops.identity(intermediate / math_ops.maximum(l2norm, max_norm),
-                                  name=scope)
-
-
 def _clip(params, ids, max_norm):
     """Clips each looked-up embedding to L2 norm ``max_norm`` (None: no clipping)."""
     if max_norm is None:
@@ -278,7 +261,12 @@ def _clip(params, ids, max_norm):
         axes = list(range(ids_rank, params_rank))
     else:
         axes = math_ops.range(array_ops.rank(ids), array_ops.rank(params))
-    return _clip_by_norm(params, max_norm, axes)
+    from scopeflow.clip_ops import clip_by_norm  # clip_ops imports the ops modules
+    if np.isscalar(max_norm):
+        max_norm = max(max_norm, 0)                        # TF treats a negative norm as 0
+    else:
+        max_norm = math_ops.cast(math_ops.maximum(max_norm, 0), params.dtype)
+    return clip_by_norm(params, max_norm, axes)
 
 
 def _as_params_list(params):
