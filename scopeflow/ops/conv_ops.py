@@ -156,25 +156,43 @@ _SMALL_GEMM_FLOPS = 2e8  # below this (or with a dim < 48) threading costs more 
 
 
 def _gemm(a, b, out=None):
-    """``a @ b`` for 2-D arrays; small or skinny products on one OpenBLAS thread.
+    """``a @ b`` for 2-D arrays, on single-threaded OpenBLAS calls.
 
     NOTE: OpenBLAS splits a GEMM over threads that spin while waiting for each other; for
-    products like the first conv layer's (39200x25 @ 25x32) that costs 5x, and on a busy
-    2-core machine a descheduled worker can stall a call for a second. The thread count is
-    process-wide, so the switch is done under a lock and restored right after.
+    skinny products like the first conv layer's (39200x25 @ 25x32) that costs 5x, and on a
+    busy 2-core machine a descheduled worker can stall a call for a second. So every call
+    here runs on one BLAS thread, and large products are split by rows over two Python
+    threads instead (NumPy releases the GIL; the halves block, they don't spin). The thread
+    count is process-wide: it is switched under a lock and restored right after.
     """
     m, k = a.shape
     n = b.shape[1]
-    if _BLAS_THREADS is None or (2.0 * m * n * k >= _SMALL_GEMM_FLOPS and min(m, n, k) >= 48):
+    if _BLAS_THREADS is None:
         return np.matmul(a, b, out=out)
+    if out is None:
+        out = np.empty((m, n), np.result_type(a, b))
     set_threads, get_threads = _BLAS_THREADS
     with _BLAS_LOCK:
         before = get_threads()
         set_threads(1)
         try:
-            return np.matmul(a, b, out=out)
+            if 2.0 * m * n * k < _SMALL_GEMM_FLOPS or m < 96 or before < 2:
+                return np.matmul(a, b, out=out)
+            half = m // 2
+            worker = _POOL.submit(np.matmul, a[:half], b, out=out[:half])
+            np.matmul(a[half:], b, out=out[half:])
+            worker.result()
+            return out
         finally:
             set_threads(before)
+
+
+def _make_pool():
+    from concurrent.futures import ThreadPoolExecutor
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="scopeflow-gemm")
+
+
+_POOL = _make_pool()
 
 
 # ── Scratch buffers and the im2col / col2im primitives ───────────────────────────────
