@@ -210,19 +210,47 @@ def _aggregate(grads, method=None):
     return math_ops.add_n(dense)
 
 
-def _sum_to_shape_of(grad, x: Tensor):
+def _static_reduction_axes(grad, x, others):
+    """The axes of ``grad`` to sum to undo broadcasting ``x``, or None if only known at run time.
+
+    ``others`` are the op's other inputs: an unknown dim of ``x`` needs no reduction when no
+    other input is wider there, so the common ``[?, n] + [n]`` needs no run-time shapes.
+    """
+    gd, xd = grad.shape.as_tuple(), x.shape.as_tuple()
+    if gd is None or xd is None or any(o.shape.ndims is None for o in others):
+        return None
+    n, lead = len(gd), len(gd) - len(xd)
+    if lead < 0:
+        return None
+    axes = list(range(lead))
+    for i in range(lead, n):
+        x_dim, g_dim = xd[i - lead], gd[i]
+        other_dims = [o.shape.as_tuple()[i - n + o.shape.ndims] for o in others
+                      if i - n + o.shape.ndims >= 0]
+        others_narrow = all(d == 1 for d in other_dims)
+        if x_dim == 1:
+            if g_dim is not None:
+                if g_dim != 1:
+                    axes.append(i)
+            elif not others_narrow:
+                return None
+        elif x_dim is None and not others_narrow:
+            return None
+    return axes
+
+
+def _sum_to_shape_of(grad, x: Tensor, op: Operation):
     """Undoes broadcasting: sums ``grad`` over the axes along which ``x`` was broadcast."""
     from scopeflow.ops import array_ops, math_ops
-    gs, xs = grad.shape, x.shape
-    if gs.is_fully_defined() and xs.is_fully_defined():
-        gd, xd = gs.as_list(), xs.as_list()
-        if gd == xd:
+    axes = _static_reduction_axes(grad, x, [t for t in op._inputs if t is not x])
+    if axes is not None:
+        if not axes:
             return grad
-        lead = len(gd) - len(xd)
-        axes = list(range(lead)) + [lead + i for i, d in enumerate(xd)
-                                    if d == 1 and gd[lead + i] != 1]
-        summed = math_ops.reduce_sum(grad, axes) if axes else grad
-        return array_ops.reshape(summed, xd)
+        summed = math_ops.reduce_sum(grad, axes)
+        if len(axes) == grad.shape.ndims - x.shape.ndims:
+            return summed  # only leading axes were summed: the shape is already x's
+        shape = x.shape.as_list() if x.shape.is_fully_defined() else array_ops.shape(x)
+        return array_ops.reshape(summed, shape)
     rx, _ = broadcast_gradient_args(array_ops.shape(x), array_ops.shape(grad))
     return array_ops.reshape(math_ops.reduce_sum(grad, rx), array_ops.shape(x))
 
@@ -297,7 +325,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                     continue
                 if broadcasting and not isinstance(g, IndexedSlices):
                     with name_scope(op_grad_scope):
-                        g = _sum_to_shape_of(g, t)
+                        g = _sum_to_shape_of(g, t, op)
                 grads.setdefault(t, []).append(g)
         result = []
         for x in xs:

@@ -30,6 +30,13 @@ NAME_DIFFS = {
     "empty_reduction": "TF's dynamic Sum rule ends in BroadcastTo; scopeflow tiles",
     "batch_matmul_broadcast": "TF's BatchMatMul rule reshapes both inputs; the walk only one",
 }
+# The walk decides broadcast-reduction axes from static shapes where it can (e.g. a bias
+# [n] added to [?, n] is summed over axis 0 by one Sum op), where TF always builds
+# Shape/BroadcastGradientArgs/Sum/Reshape: fewer ops per training step, other names.
+STATIC_REDUCTION = "static broadcast reduction: gradients/<op>_grad/Sum, not .../Reshape"
+NAME_DIFFS.update({case: STATIC_REDUCTION for case in [
+    "grad_ys_and_several_ys", "mlp_chain", "names_small_graph",
+    "pow_broadcast_scalar_exponent"]})
 
 
 def _compare(got, want, name):
@@ -52,7 +59,7 @@ def test_gradient_values_match_tf(name):
     _compare(cases.run_case(tf, name), EXPECTED[name], name)
 
 
-@pytest.mark.parametrize("name", cases.NAME_CASES)
+@pytest.mark.parametrize("name", [n for n in cases.NAME_CASES if n not in NAME_DIFFS])
 def test_gradient_names_match_tf_exactly(name):
     got = cases.run_case(tf, name)
     assert got["names"] == EXPECTED[name]["names"]
@@ -111,4 +118,5 @@ def test_live_against_tf(tf1):
                f"print(json.dumps({{n: run_case(tf, n) for n in {names!r}}}))\n")
     for name in names:
         _compare(cases.run_case(tf, name), live[name], name)
-        assert live[name]["names"] == EXPECTED[name]["names"]
+        if name not in NAME_DIFFS:
+            assert live[name]["names"] == EXPECTED[name]["names"]
