@@ -658,8 +658,29 @@ def _scatter_set(var, indices, updates):
     var[indices] = updates
 
 
-scatter_add_op = _make_scatter("ScatterAdd", np.add.at)
-scatter_sub_op = _make_scatter("ScatterSub", np.subtract.at)
+def _unique_rows(indices, updates):
+    """Indices without repeats and their updates, repeated rows summed (sort-based)."""
+    flat = indices.reshape(-1)
+    rows = updates.reshape((flat.size,) + updates.shape[indices.ndim:])
+    uniq, inverse = np.unique(flat, return_inverse=True)
+    if uniq.size == flat.size:
+        return flat, rows
+    order = np.argsort(inverse, kind="stable")
+    starts = np.flatnonzero(np.r_[True, np.diff(inverse[order]) != 0])
+    return uniq, np.add.reduceat(rows[order], starts, axis=0)
+
+
+def _scatter_accumulate(ufunc):
+    # NOTE: ufunc.at is ~5x slower than fancy indexing; with repeats summed first,
+    # `var[idx] op= rows` is exact.
+    def apply(var, indices, updates):
+        idx, rows = _unique_rows(indices, updates)
+        var[idx] = ufunc(var[idx], rows)
+    return apply
+
+
+scatter_add_op = _make_scatter("ScatterAdd", _scatter_accumulate(np.add))
+scatter_sub_op = _make_scatter("ScatterSub", _scatter_accumulate(np.subtract))
 scatter_update_op = _make_scatter("ScatterUpdate", _scatter_set)
 
 
