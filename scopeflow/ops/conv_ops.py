@@ -24,6 +24,7 @@ from scopeflow.framework.opdef import OpDef, check_dtype, same_dtype
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops import array_ops
 from scopeflow.ops.array_ops import _partial_dims
+from scopeflow.ops.blas import gemm as _gemm
 
 __all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "conv2d_transpose",
            "depthwise_conv2d", "depthwise_conv2d_native",
@@ -131,68 +132,6 @@ def _check_strides(strides, dilations=(1, 1, 1, 1)):
         raise errors.UnimplementedError(
             None, None, "Current implementation does not yet support dilations in the batch "
             "and depth dimensions.")
-
-
-# ── GEMM: skinny products run on one BLAS thread ─────────────────────────────────────
-def _openblas_threads_setter():
-    """NumPy's bundled OpenBLAS ``set/get_num_threads``, or None when not found."""
-    import ctypes
-    import glob
-    import os
-    libs = glob.glob(os.path.join(os.path.dirname(np.__file__), "..", "numpy.libs",
-                                  "*openblas*"))
-    for path in libs:
-        try:
-            lib = ctypes.CDLL(path)
-            return lib.scipy_openblas_set_num_threads64_, lib.scipy_openblas_get_num_threads64_
-        except (OSError, AttributeError):
-            continue
-    return None
-
-
-_BLAS_THREADS = _openblas_threads_setter()
-_BLAS_LOCK = threading.Lock()
-_SMALL_GEMM_FLOPS = 2e8  # below this (or with a dim < 48) threading costs more than it gives
-
-
-def _gemm(a, b, out=None):
-    """``a @ b`` for 2-D arrays, on single-threaded OpenBLAS calls.
-
-    NOTE: OpenBLAS splits a GEMM over threads that spin while waiting for each other; for
-    skinny products like the first conv layer's (39200x25 @ 25x32) that costs 5x, and on a
-    busy 2-core machine a descheduled worker can stall a call for a second. So every call
-    here runs on one BLAS thread, and large products are split by rows over two Python
-    threads instead (NumPy releases the GIL; the halves block, they don't spin). The thread
-    count is process-wide: it is switched under a lock and restored right after.
-    """
-    m, k = a.shape
-    n = b.shape[1]
-    if _BLAS_THREADS is None:
-        return np.matmul(a, b, out=out)
-    if out is None:
-        out = np.empty((m, n), np.result_type(a, b))
-    set_threads, get_threads = _BLAS_THREADS
-    with _BLAS_LOCK:
-        before = get_threads()
-        set_threads(1)
-        try:
-            if 2.0 * m * n * k < _SMALL_GEMM_FLOPS or m < 96 or before < 2:
-                return np.matmul(a, b, out=out)
-            half = m // 2
-            worker = _POOL.submit(np.matmul, a[:half], b, out=out[:half])
-            np.matmul(a[half:], b, out=out[half:])
-            worker.result()
-            return out
-        finally:
-            set_threads(before)
-
-
-def _make_pool():
-    from concurrent.futures import ThreadPoolExecutor
-    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="scopeflow-gemm")
-
-
-_POOL = _make_pool()
 
 
 # ── Scratch buffers and the im2col / col2im primitives ───────────────────────────────

@@ -28,6 +28,7 @@ from scopeflow.framework.opdef import (
 )
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.framework.tensor_util import STATIC_VALUE_RULES, constant_value
+from scopeflow.ops.blas import gemm
 
 __all__ = [
     "where_v2", "div_no_nan",
@@ -1486,6 +1487,8 @@ def _matmul_kernel(a, b, *, transpose_a, transpose_b):
         raise errors.InvalidArgumentError(
             None, None, f"Matrix size-incompatible: In[0]: {shape_str(TensorShape(a.shape))}, "
             f"In[1]: {shape_str(TensorShape(b.shape))}")
+    if a.dtype.kind == "f" and a.dtype == b.dtype and a.ndim == 2 and b.ndim == 2:
+        return gemm(a, b)
     return np.matmul(a, b)
 
 

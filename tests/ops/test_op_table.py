@@ -167,3 +167,10 @@ def test_gradients_match_numeric(case: OpCase):
                 np.asarray(analytic)[idx], numeric[idx], rtol=case.grad_tol,
                 atol=case.grad_tol * max(1.0, np.abs(numeric).max()),
                 err_msg=f"d loss / d {x.name}{list(idx)}")
+
+
+def test_every_registered_op_declares_its_gradient():
+    """STYLE: a gradient rule, or an explicit grad=None ("not differentiable"), never unset."""
+    from scopeflow.framework.opdef import _UNSET
+    unset = sorted(t for t, od in REGISTRY.items() if od.grad is _UNSET)
+    assert not unset, f"op types with neither a gradient rule nor grad=None: {unset}"
