@@ -4,7 +4,7 @@
     ../shared/tools/tf1 bench/bench_conv.py --tf
     python bench/compare.py bench/bench_conv.py      # both, side by side, as ratios
 
-Times (ms, best of 15 rounds of 3 calls: this machine is shared, batch 50): the two conv layers (5x5x1->32 and
+Times (ms, best of 15 rounds of 3 calls, batch 50): the two conv layers (5x5x1->32 and
 5x5x32->64, SAME, + bias + relu + 2x2 max-pool) forward, forward+backward (gradients of
 the weights), and the whole training step (dense 3136->1024, dropout, dense 1024->10,
 softmax cross-entropy, Adam). Prints one JSON line; the BLAS in use goes to stderr.

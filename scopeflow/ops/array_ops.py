@@ -1150,13 +1150,14 @@ def _check_paddings(x, paddings):
 
 def _pad_kernel(x, paddings, constant_values=None):
     p = _check_paddings(x, paddings)
+    # NOTE: a fill plus one slice assignment; np.pad costs ~30 us of Python per call.
     if x.dtype == object:
         fill = b"" if constant_values is None else constant_values.reshape(()).item()
-        out = np.full([d + a + b for d, (a, b) in zip(x.shape, p)], fill, dtype=object)
-        out[tuple(builtins.slice(a, a + d) for d, (a, _) in zip(x.shape, p))] = x
-        return out
-    cv = 0 if constant_values is None else constant_values.reshape(())
-    return np.pad(x, p, mode="constant", constant_values=cv)
+    else:
+        fill = 0 if constant_values is None else constant_values.reshape(())
+    out = np.full([d + a + b for d, (a, b) in zip(x.shape, p)], fill, dtype=x.dtype)
+    out[tuple(builtins.slice(a, a + d) for d, (a, _) in zip(x.shape, p))] = x
+    return out
 
 
 pad_op = OpDef("Pad", shape=_pad_shape, dtype=_pad_dtype, kernel=_pad_kernel,

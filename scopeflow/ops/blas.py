@@ -34,6 +34,8 @@ def _openblas_threads_setter():
 
 _BLAS_THREADS = _openblas_threads_setter()
 _BLAS_LOCK = threading.Lock()
+# OpenBLAS's own cut-off (65536 * GEMM_MULTITHREAD_THRESHOLD): smaller products never thread.
+_OPENBLAS_SINGLE_THREAD_MNK = 65536 * 4
 _SMALL_GEMM_FLOPS = 2e8  # below this (or with a dim < 48) threading costs more than it gives
 
 
@@ -41,8 +43,8 @@ def gemm(a, b, out=None):
     """``a @ b`` for 2-D arrays, on single-threaded OpenBLAS calls (see the module doc)."""
     m, k = a.shape
     n = b.shape[1]
-    if _BLAS_THREADS is None:
-        return np.matmul(a, b, out=out)
+    if _BLAS_THREADS is None or m * n * k <= _OPENBLAS_SINGLE_THREAD_MNK:
+        return np.matmul(a, b, out=out)  # OpenBLAS runs these on one thread by itself
     if out is None:
         out = np.empty((m, n), np.result_type(a, b))
     set_threads, get_threads = _BLAS_THREADS
