@@ -38,3 +38,9 @@ def test_variable_sharing_example_prints_the_seeds_names():
     assert sum(line.startswith("reused") for line in lines) == 4
     assert ("Variable two_layers/h1/weights already exists, disallowed. Did you mean to set "
             "reuse=True or reuse=tf.AUTO_REUSE in VarScope? Originally defined at:") in lines
+
+
+def test_regression_example_trains_to_the_answer():
+    lines = _run("train_regression.py").splitlines()
+    assert lines[0] == "gradient: gradients_1/mul_grad/Sum:0"
+    assert lines[1].startswith("step 500: loss 0.0000") and "w 3.000, b 2.000" in lines[1]
