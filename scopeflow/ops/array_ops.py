@@ -258,8 +258,13 @@ placeholder_with_default_op.def_grad(lambda op, dy: [dy])
 
 def placeholder_with_default(input, shape, name=None) -> Tensor:  # noqa: A002 - TF's name
     """A placeholder that yields ``input`` when it is not fed."""
-    x = convert_to_tensor(input)
-    return placeholder_with_default_op.bind(x, dtype=x.dtype, shape=as_shape(shape), name=name)
+    if isinstance(input, Tensor):
+        return placeholder_with_default_op.bind(input, dtype=input.dtype, shape=as_shape(shape),
+                                                name=name)
+    with name_scope(name, "PlaceholderWithDefault") as scope:  # TF: .../input holds the value
+        x = convert_to_tensor(input, name="input")
+        return placeholder_with_default_op.bind(x, dtype=x.dtype, shape=as_shape(shape),
+                                                name=scope)
 
 
 # ── Identity ─────────────────────────────────────────────────────────────────────────
