@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -44,3 +45,11 @@ def test_regression_example_trains_to_the_answer():
     lines = _run("train_regression.py").splitlines()
     assert lines[0] == "gradient: gradients_1/mul_grad/Sum:0"
     assert lines[1].startswith("step 500: loss 0.0000") and "w 3.000, b 2.000" in lines[1]
+
+
+def test_seed003_cnnmodel_collects_its_variables_and_trains():
+    lines = _run("cnnmodel.py").splitlines()
+    assert lines[0] == str(["cnn/conv1/w:0", "cnn/conv1/b:0", "cnn/conv2/w:0", "cnn/conv2/b:0",
+                            "cnn/fc1/w:0", "cnn/fc1/b:0", "cnn/fc2/w:0", "cnn/fc2/b:0"])
+    match = re.match(r"cross-entropy ([\d.]+) -> ([\d.]+),", lines[1])
+    assert match and float(match[2]) < float(match[1])
