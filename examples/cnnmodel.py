@@ -74,8 +74,8 @@ if __name__ == "__main__":
     images = rng.random((50, 784), dtype=np.float32)
     labels = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 50)]
     before = cross_entropy.eval(feed_dict={x: images, y_: labels, keep_prob: 1.0})
-    for i in range(5):
+    for _ in range(5):
         train_step.run(feed_dict={x: images, y_: labels, keep_prob: 0.5})
     after = cross_entropy.eval(feed_dict={x: images, y_: labels, keep_prob: 1.0})
-    print("cross-entropy %.2f -> %.2f, training accuracy %g" % (
-        before, after, accuracy.eval(feed_dict={x: images, y_: labels, keep_prob: 1.0})))
+    acc = accuracy.eval(feed_dict={x: images, y_: labels, keep_prob: 1.0})
+    print(f"cross-entropy {before:.2f} -> {after:.2f}, training accuracy {acc:g}")

@@ -34,4 +34,4 @@ with tf.Session() as sess:
     sess.run(tf.global_variables_initializer())
     out1, out2 = sess.run([logits1, logits2])
 print("logits1", out1.shape, out1.dtype, "logits2", out2.shape)
-print("mean |logits1|: %.3f" % np.abs(out1).mean())
+print(f"mean |logits1|: {np.abs(out1).mean():.3f}")
