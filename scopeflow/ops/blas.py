@@ -14,7 +14,7 @@ import threading
 
 import numpy as np
 
-__all__ = ["gemm"]
+__all__ = ["gemm", "split_rows"]
 
 def _openblas_threads_setter():
     """NumPy's bundled OpenBLAS ``set/get_num_threads``, or None when not found."""
@@ -52,13 +52,45 @@ def gemm(a, b, out=None):
         before = get_threads()
         set_threads(1)
         try:
-            if 2.0 * m * n * k < _SMALL_GEMM_FLOPS or m < 96 or before < 2:
+            if 2.0 * m * n * k < _SMALL_GEMM_FLOPS or before < 2 or (m < 96 and n < 96):
                 return np.matmul(a, b, out=out)
+            if m < 96:  # short and wide (a dense layer's small batch): split b's columns
+                half = n // 2
+                worker = _POOL.submit(np.matmul, a, b[:, :half], out=out[:, :half])
+                np.matmul(a, b[:, half:], out=out[:, half:])
+                worker.result()
+                return out
             half = m // 2
             worker = _POOL.submit(np.matmul, a[:half], b, out=out[:half])
             np.matmul(a[half:], b, out=out[half:])
             worker.result()
             return out
+        finally:
+            set_threads(before)
+
+
+def split_rows(task, m, flops, min_flops=_SMALL_GEMM_FLOPS):
+    """Runs ``task(lo, hi)`` over rows ``[0, m)`` with single-threaded BLAS calls inside.
+
+    Large jobs (``flops`` at least ``min_flops``, ``m >= 2``) are split in two
+    halves run on two Python threads (each with its own thread-local scratch), so work
+    around the GEMMs (im2col copies) runs in parallel too.
+    """
+    if _BLAS_THREADS is None:
+        task(0, m)
+        return
+    set_threads, get_threads = _BLAS_THREADS
+    with _BLAS_LOCK:
+        before = get_threads()
+        set_threads(1)
+        try:
+            if flops < min_flops or m < 2 or before < 2:
+                task(0, m)
+                return
+            half = m // 2
+            worker = _POOL.submit(task, 0, half)
+            task(half, m)
+            worker.result()
         finally:
             set_threads(before)
 

@@ -25,6 +25,7 @@ from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops import array_ops
 from scopeflow.ops.array_ops import _partial_dims
 from scopeflow.ops.blas import gemm as _gemm
+from scopeflow.ops.blas import split_rows as _split_rows
 
 __all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "conv2d_transpose",
            "depthwise_conv2d", "depthwise_conv2d_native",
@@ -191,6 +192,60 @@ def _im2col(xp, kh, kw, oh, ow, sh, sw, dh, dw, role="cols"):
     return cols.reshape(n * oh * ow, kh * kw * c)
 
 
+_CHUNK_BYTES = 1 << 20  # im2col block per GEMM call: stays in cache between copy and GEMM
+_CONV_SPLIT_FLOPS = 2e7  # the im2col copy is split too, so smaller jobs gain from 2 threads
+
+
+def _chunk_images(oh, ow, k, itemsize):
+    return max(1, _CHUNK_BYTES // max(1, oh * ow * k * itemsize))
+
+
+def _conv_gemm(xp, kh, kw, oh, ow, sh, sw, dh, dw, wmat):
+    """``im2col(xp) @ wmat`` as (N, oh, ow, CO): blocks of images, over two threads.
+
+    Each block's window matrix is built in a per-thread scratch and consumed by its GEMM
+    while still in cache; the two halves of the batch run on two threads (see blas).
+    """
+    n = xp.shape[0]
+    k, co = wmat.shape
+    out = np.empty((n, oh * ow, co), np.result_type(xp, wmat))
+    step = _chunk_images(oh, ow, k, xp.dtype.itemsize)
+
+    def task(lo, hi):
+        for s in range(lo, hi, step):
+            e = min(hi, s + step)
+            cols = _im2col(xp[s:e], kh, kw, oh, ow, sh, sw, dh, dw)
+            np.matmul(cols, wmat, out=out[s:e].reshape(-1, co))
+
+    _split_rows(task, n, 2.0 * n * oh * ow * k * co, _CONV_SPLIT_FLOPS)
+    return out.reshape(n, oh, ow, co)
+
+
+def _conv_filter_gemm(xp, kh, kw, oh, ow, sh, sw, dh, dw, dy):
+    """``im2col(xp).T @ dy`` (``dy`` as (N, oh*ow, CO)): per-block GEMMs summed per thread."""
+    n, co = dy.shape[0], dy.shape[-1]
+    k = kh * kw * xp.shape[3]
+    dtype = np.result_type(xp, dy)
+    step = _chunk_images(oh, ow, k, xp.dtype.itemsize)
+    partials = []
+
+    def task(lo, hi):
+        acc = np.zeros((k, co), dtype)
+        tmp = np.empty((k, co), dtype)
+        for s in range(lo, hi, step):
+            e = min(hi, s + step)
+            cols = _im2col(xp[s:e], kh, kw, oh, ow, sh, sw, dh, dw)
+            np.matmul(cols.T, dy[s:e].reshape(-1, co), out=tmp)
+            acc += tmp
+        partials.append(acc)
+
+    _split_rows(task, n, 2.0 * n * oh * ow * k * co, _CONV_SPLIT_FLOPS)
+    out = partials[0]
+    for p in partials[1:]:
+        out += p
+    return out
+
+
 def _col2im(dcols, padded_shape, kh, kw, oh, ow, sh, sw, dh, dw, ph, pw):
     """Sums the (N*oh*ow, kh*kw*C) window gradients back onto the input (NHWC, unpadded)."""
     n, hp, wp, c = padded_shape
@@ -267,8 +322,8 @@ def _conv2d_kernel(x, w, **attrs):
         raise errors.UnimplementedError(
             None, None, f"Conv2D: grouped convolution (input depth {c}, filter depth {ci}) is "
             "not supported")
-    cols = _im2col(_padded(x, ph, pw), kh, kw, oh, ow, sh, sw, dh, dw)
-    return _gemm(cols, w.reshape(kh * kw * ci, co)).reshape(n, oh, ow, co)
+    return _conv_gemm(_padded(x, ph, pw), kh, kw, oh, ow, sh, sw, dh, dw,
+                      w.reshape(kh * kw * ci, co))
 
 
 def _conv_attrs(op):
@@ -419,9 +474,9 @@ def _conv2d_backprop_input_kernel(sizes, w, dy, **attrs):
     if sh == 1 and sw == 1 and min(top, left, bottom, right) >= 0:
         # Stride 1: a correlation of the padded dy with the flipped, transposed filter,
         # i.e. one more im2col + GEMM (no scatter-add).
-        cols = _im2col(_padded(dy, (top, bottom), (left, right)), kh, kw, h, wd, 1, 1, dh, dw)
         w_t = np.ascontiguousarray(w[::-1, ::-1].transpose(0, 1, 3, 2)).reshape(-1, ci)
-        return _gemm(cols, w_t).reshape(n, h, wd, c)
+        return _conv_gemm(_padded(dy, (top, bottom), (left, right)), kh, kw, h, wd, 1, 1,
+                          dh, dw, w_t)
     padded = (n, h + ph[0] + ph[1], wd + pw[0] + pw[1], c)
     dcols = _scratch("dcols", (n * oh * ow, kh * kw * ci), dy.dtype)
     _gemm(dy.reshape(-1, co), w.reshape(kh * kw * ci, co).T, out=dcols)
@@ -497,8 +552,8 @@ def _conv2d_backprop_filter_kernel(x, sizes, dy, **attrs):
     (oh, ph, sh, dh), (ow, pw, sw, dw) = _conv_setup("Conv2DBackpropFilter", x.shape, kh, kw,
                                                      attrs)
     _check_out_backprop("Conv2DBackpropFilter", dy, oh, ow, x.shape, (kh, kw))
-    cols = _im2col(_padded(x, ph, pw), kh, kw, oh, ow, sh, sw, dh, dw)
-    return _gemm(cols.T, dy.reshape(-1, co)).reshape(kh, kw, ci, co)
+    return _conv_filter_gemm(_padded(x, ph, pw), kh, kw, oh, ow, sh, sw, dh, dw,
+                             dy.reshape(dy.shape[0], -1, co)).reshape(kh, kw, ci, co)
 
 
 @conv2d_backprop_filter_op.def_grad
