@@ -20,6 +20,7 @@ import numpy as np
 
 from scopeflow.framework import dtypes, errors
 from scopeflow.framework.opdef import OpDef
+from scopeflow.ops.blas import split_rows
 from scopeflow.ops.state_ops import _ref_output, _uninitialized
 
 __all__ = [
@@ -148,9 +149,19 @@ def _bind(op_def, *inputs, name, **attrs):
 def _apply_gradient_descent_kernel(ctx, var, alpha, delta, *, use_locking):
     (var,) = _refs(ctx, var)
     _check_same_shape(ctx, var, "delta", np.asarray(delta))
-    tmp = _scratch(ctx, var)
-    np.multiply(delta, alpha, out=tmp)
-    var -= tmp
+    delta = np.asarray(delta)
+    if not (var.flags.c_contiguous and delta.flags.c_contiguous):
+        var -= delta * alpha
+        return var
+    flat_var, flat_delta = var.reshape(-1), delta.reshape(-1)
+    tmp = _scratch(ctx, flat_var)
+
+    def rows(lo, hi):  # in halves over two threads for large variables
+        np.multiply(flat_delta[lo:hi], alpha, out=tmp[lo:hi])
+        flat_var[lo:hi] -= tmp[lo:hi]
+
+    split_rows(rows, flat_var.size, flops=2.0 * flat_var.size,
+               min_flops=_PARALLEL_ELEMENTWISE_FLOPS)
     return var
 
 
@@ -221,7 +232,8 @@ def sparse_apply_momentum(var, accum, lr, grad, indices, momentum, use_locking=F
 
 
 # ── ApplyAdam / SparseApplyAdam ──────────────────────────────────────────────────────
-_CHUNK = 1 << 15  # elements per cache-sized block of the fused dense kernels
+_CHUNK = 1 << 17  # elements per cache-sized block of the fused dense kernels
+_PARALLEL_ELEMENTWISE_FLOPS = 4e6  # ~400K elements: below, a second thread costs more
 
 
 def _apply_adam_kernel(ctx, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon,
@@ -238,16 +250,23 @@ def _apply_adam_kernel(ctx, var, m, v, beta1_power, beta2_power, lr, beta1, beta
         _adam_block(var, m, v, grad, np.empty_like(var), np.empty_like(var) if use_nesterov
                     else None, c1, c2, alpha, beta1, epsilon)
         return var
-    # NOTE: block by block, so each block stays in cache across the ~10 passes.
+    # NOTE: block by block, so each block stays in cache across the ~10 passes; large
+    # variables are split over two threads (NumPy releases the GIL), each with its scratch.
     flat = [a.reshape(-1) for a in (var, m, v, grad)]
     n = flat[0].size
-    scratch = _scratch(ctx, flat[0][:min(n, _CHUNK)])
-    scratch2 = _scratch(ctx, scratch, 1) if use_nesterov else None
-    for start in range(0, n, _CHUNK):
-        x, mm, vv, g = (a[start:start + _CHUNK] for a in flat)
-        _adam_block(x, mm, vv, g, scratch[:x.size],
-                    None if scratch2 is None else scratch2[:x.size], c1, c2, alpha, beta1,
-                    epsilon)
+    n_blocks = -(-n // _CHUNK)
+    first = flat[0][:min(n, _CHUNK)]
+    scratches = [(_scratch(ctx, first, 2 * t), _scratch(ctx, first, 2 * t + 1)
+                  if use_nesterov else None) for t in range(2 if n_blocks > 1 else 1)]
+
+    def blocks(lo, hi):
+        tmp, tmp2 = scratches[0 if lo == 0 else -1]
+        for b in range(lo, hi):
+            x, mm, vv, g = (a[b * _CHUNK:(b + 1) * _CHUNK] for a in flat)
+            _adam_block(x, mm, vv, g, tmp[:x.size], None if tmp2 is None else tmp2[:x.size],
+                        c1, c2, alpha, beta1, epsilon)
+
+    split_rows(blocks, n_blocks, flops=10.0 * n, min_flops=_PARALLEL_ELEMENTWISE_FLOPS)
     return var
 
 
