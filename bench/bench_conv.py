@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 
 import numpy as np
+import timing  # noqa: E402 - bench/ is on sys.path when a script runs
 
 if "--tf" in sys.argv:
     import tensorflow.compat.v1 as tf
@@ -27,14 +27,7 @@ BATCH = 50
 
 
 def best_of(fn, repeat=15, number=3):
-    """Best mean time per call (seconds) over ``repeat`` rounds of ``number`` calls."""
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        best = min(best, (time.perf_counter() - t0) / number)
-    return best
+    return timing.best_of(fn, repeat, number)
 
 
 def _weight(shape, seed):

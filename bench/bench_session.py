@@ -11,25 +11,14 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 
 import numpy as np
+from timing import best_of  # noqa: E402 - bench/ is on sys.path when a script runs
 
 if "--tf" in sys.argv:
     import tensorflow.compat.v1 as tf
 else:
     import scopeflow as tf
-
-
-def best_of(fn, repeat=5, number=1):
-    """Best mean time per call (seconds) over ``repeat`` rounds of ``number`` calls."""
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        best = min(best, (time.perf_counter() - t0) / number)
-    return best
 
 
 def run_overhead():

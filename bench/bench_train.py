@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 
 import numpy as np
+import timing  # noqa: E402 - bench/ is on sys.path when a script runs
 
 if "--tf" in sys.argv:
     import tensorflow.compat.v1 as tf
@@ -27,13 +27,7 @@ else:
 
 
 def best_of(fn, repeat=5, number=10):
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        best = min(best, (time.perf_counter() - t0) / number)
-    return best
+    return timing.best_of(fn, repeat, number)
 
 
 def dense_step(make_opt, n):

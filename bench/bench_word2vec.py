@@ -15,9 +15,9 @@ from __future__ import annotations
 import importlib
 import json
 import sys
-import time
 
 import numpy as np
+from timing import best_of  # noqa: E402 - bench/ is on sys.path when a script runs
 
 if "--tf" in sys.argv:
     import tensorflow.compat.v1 as tf
@@ -25,17 +25,6 @@ else:
     import scopeflow as tf
 
 VOCAB, EMBED, BATCH, SAMPLED = 50_000, 128, 128, 64
-
-
-def best_of(fn, repeat=5, number=1):
-    """Best mean time per call (seconds) over ``repeat`` rounds of ``number`` calls."""
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        best = min(best, (time.perf_counter() - t0) / number)
-    return best
 
 
 def _train_module():

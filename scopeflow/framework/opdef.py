@@ -13,7 +13,8 @@ from scopeflow.framework.graph import Operation, Tensor, _graph_of, convert_to_t
 from scopeflow.framework.tensor_shape import TensorShape
 
 __all__ = ["OpDef", "REGISTRY", "describe", "same_shape", "broadcast_shape", "same_dtype",
-           "first_dtype", "unknown_shape_rule", "scalar_shape", "shape_str", "get_op_def"]
+           "first_dtype", "merge_shapes", "unknown_shape_rule", "scalar_shape", "shape_str",
+           "get_op_def"]
 
 _UNSET = object()
 
@@ -206,6 +207,24 @@ def shape_str(shape: TensorShape) -> str:
     if dims is None:
         return "?"
     return "[" + ",".join("?" if d is None else str(d) for d in dims) + "]"
+
+
+def merge_shapes(a: TensorShape, b: TensorShape) -> TensorShape:
+    """TF's ``InferenceContext::Merge``: equal ranks, dims equal where both are known."""
+    da, db = a.as_tuple(), b.as_tuple()
+    if da is None:
+        return b
+    if db is None:
+        return a
+    if len(da) != len(db):
+        raise ValueError(f"Shapes must be equal rank, but are {len(da)} and {len(db)}")
+    out = []
+    for i, (x, y) in enumerate(zip(da, db)):
+        if x is not None and y is not None and x != y:
+            raise ValueError(f"Dimension {i} in both shapes must be equal, but are {x} and {y}. "
+                             f"Shapes are {shape_str(a)} and {shape_str(b)}.")
+        out.append(x if x is not None else y)
+    return TensorShape(out)
 
 
 def same_shape(x, *rest, **attrs):

@@ -23,6 +23,7 @@ from scopeflow.framework.opdef import (
     OpDef,
     broadcast_shape,
     check_dtype,
+    merge_shapes,
     same_shape,
     shape_str,
 )
@@ -122,24 +123,6 @@ def _bool_only(op_type, names):
                                 "not match expected type of bool.")
         return dtypes.bool_
     return rule
-
-
-def _merge_shapes(a: TensorShape, b: TensorShape) -> TensorShape:
-    """TF's ``InferenceContext::Merge``: equal ranks, dims equal where both are known."""
-    da, db = a.as_tuple(), b.as_tuple()
-    if da is None:
-        return b
-    if db is None:
-        return a
-    if len(da) != len(db):
-        raise ValueError(f"Shapes must be equal rank, but are {len(da)} and {len(db)}")
-    out = []
-    for i, (x, y) in enumerate(zip(da, db)):
-        if x is not None and y is not None and x != y:
-            raise ValueError(f"Dimension {i} in both shapes must be equal, but are {x} and {y}. "
-                             f"Shapes are {shape_str(a)} and {shape_str(b)}.")
-        out.append(x if x is not None else y)
-    return TensorShape(out)
 
 
 def _int_div_zero():
@@ -411,7 +394,7 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None) -> Tensor:
 def _clip_by_value_shape(t, lo, hi):
     for s in (lo, hi):
         if s.ndims:
-            _merge_shapes(t, s)
+            merge_shapes(t, s)
     return t
 
 
@@ -459,7 +442,7 @@ def _add_n_shape(*shapes):
     cur = shapes[-1]
     for i in _builtin_range(len(shapes) - 1, -1, -1):
         try:
-            cur = _merge_shapes(shapes[i], cur)
+            cur = merge_shapes(shapes[i], cur)
         except ValueError as e:
             raise ValueError(f"{e}\n\tFrom merging shape {i} with other shapes.") from None
     return cur
@@ -841,13 +824,13 @@ def logical_xor(x, y, name="LogicalXor") -> Tensor:
 
 # ── Select (TF1's tf.where with x and y) ─────────────────────────────────────────────
 def _select_shape(c, t, e):
-    out = _merge_shapes(t, e)
+    out = merge_shapes(t, e)
     if c.ndims is None or out.ndims is None or c.ndims == 0:
         return out
     if c.ndims == 1 and out.ndims > 1:
-        _merge_shapes(c, TensorShape(out.as_tuple()[:1]))
+        merge_shapes(c, TensorShape(out.as_tuple()[:1]))
         return out
-    return _merge_shapes(out, c)
+    return merge_shapes(out, c)
 
 
 def _select_dtype(c, t, e):
@@ -1289,7 +1272,7 @@ def _unsorted_segment_sum_shape(data, segment_ids, num_segments):
     k = ids_shape.ndims
     if data_shape.ndims < k:
         raise ValueError(f"Shape must be at least rank {k} but is rank {data_shape.ndims}")
-    _merge_shapes(TensorShape(data_shape.as_tuple()[:k]), ids_shape)
+    merge_shapes(TensorShape(data_shape.as_tuple()[:k]), ids_shape)
     return TensorShape((n,) + data_shape.as_tuple()[k:])
 
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from scopeflow.framework import dtypes, errors, random_seed
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
-from scopeflow.framework.opdef import OpDef, check_dtype, same_shape, shape_str
+from scopeflow.framework.opdef import OpDef, check_dtype, merge_shapes, same_shape
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops import array_ops, math_ops
@@ -45,27 +45,10 @@ def _same_dtype_in(allowed, names=("features",)):
     return rule
 
 
-def _merge(a: TensorShape, b: TensorShape) -> TensorShape:
-    da, db = a.as_tuple(), b.as_tuple()
-    if da is None:
-        return b
-    if db is None:
-        return a
-    if len(da) != len(db):
-        raise ValueError(f"Shapes must be equal rank, but are {len(da)} and {len(db)}")
-    out = []
-    for i, (x, y) in enumerate(zip(da, db)):
-        if x is not None and y is not None and x != y:
-            raise ValueError(f"Dimension {i} in both shapes must be equal, but are {x} and {y}. "
-                             f"Shapes are {shape_str(a)} and {shape_str(b)}.")
-        out.append(x if x is not None else y)
-    return TensorShape(out)
-
-
 def _merge_same_shape(*shapes, **attrs):
     out = shapes[0]
     for s in shapes[1:]:
-        out = _merge(out, s)
+        out = merge_shapes(out, s)
     return out
 
 
@@ -381,7 +364,7 @@ def log_softmax(logits, axis=None, name=None, dim=None) -> Tensor:
 
 # ── SoftmaxCrossEntropyWithLogits ────────────────────────────────────────────────────
 def _xent_shape(features, labels):
-    merged = _merge(features, labels) if features.ndims == labels.ndims or \
+    merged = merge_shapes(features, labels) if features.ndims == labels.ndims or \
         features.ndims is None or labels.ndims is None else None
     if merged is None:
         raise ValueError(f"Shapes must be equal rank, but are {features.ndims} and "
@@ -484,7 +467,7 @@ def _sparse_xent_shape(features, labels):
     if labels.ndims is not None and labels.ndims != 1:
         raise ValueError(f"Shape must be rank 1 but is rank {labels.ndims}")
     dims = features.as_tuple()
-    batch = _merge(TensorShape(None if dims is None else dims[:1]), labels).as_tuple()
+    batch = merge_shapes(TensorShape(None if dims is None else dims[:1]), labels).as_tuple()
     batch = None if batch is None else batch[0]
     return [TensorShape([batch]), TensorShape([batch, None if dims is None else dims[1]])]
 
@@ -799,7 +782,7 @@ fused_bn_op = OpDef("FusedBatchNormV3", shape=_fused_bn_shape, dtype=_fused_bn_d
 
 def _fused_bn_grad_shape(dy, x, scale, r1, r2, r3, **attrs):
     vec = TensorShape([scale.as_tuple()[0] if scale.ndims == 1 else None])
-    return [_merge(dy, x), vec, vec, TensorShape([0]), TensorShape([0])]
+    return [merge_shapes(dy, x), vec, vec, TensorShape([0]), TensorShape([0])]
 
 
 def _fused_bn_grad_dtype(dy, x, scale, r1, r2, r3, **attrs):
@@ -968,7 +951,7 @@ def _in_top_k_shape(predictions, targets, k):
     if targets.ndims is not None and targets.ndims != 1:
         raise ValueError(f"Shape must be rank 1 but is rank {targets.ndims}")
     batch = None if predictions.ndims is None else predictions.as_tuple()[0]
-    return _merge(TensorShape([batch]), targets)
+    return merge_shapes(TensorShape([batch]), targets)
 
 
 def _in_top_k_dtype(predictions, targets, k):
