@@ -31,6 +31,7 @@ from scopeflow import test_util as test
 from scopeflow import train
 from scopeflow.clip_ops import clip_by_global_norm, clip_by_norm, global_norm
 from scopeflow.ops.training_ops import scatter_add, scatter_sub, scatter_update
+from scopeflow.ops.embedding_ops import dynamic_partition, dynamic_stitch, sparse_to_dense
 from scopeflow.gradients import (
     AggregationMethod, IndexedSlices, NotDifferentiable, RegisterGradient, UnconnectedGradients,
     custom_gradient, explain_gradient, gradients, hessians, no_gradient)

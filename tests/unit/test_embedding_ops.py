@@ -134,3 +134,15 @@ def test_live_partitioned_lookup_against_tensorflow(tf1):
     for a, b in zip(got, want):
         for x, y in zip(a, b):
             np.testing.assert_allclose(x, y, rtol=1e-5)
+
+
+def test_partition_stitch_and_sparse_to_dense_are_top_level():
+    """tf.dynamic_partition / tf.dynamic_stitch / tf.sparse_to_dense, as TF 2.21 gives them."""
+    p = tf.dynamic_partition(tf.constant([1.0, 2.0, 3.0, 4.0]), tf.constant([0, 1, 0, 1]), 2)
+    s = tf.dynamic_stitch([tf.constant([0, 2]), tf.constant([1, 3])], p)
+    d = tf.sparse_to_dense([[0, 1]], [2, 2], [5.0])
+    parts, stitched, dense = tf.Session().run([p, s, d])
+    np.testing.assert_array_equal(parts[0], [1.0, 3.0])
+    np.testing.assert_array_equal(parts[1], [2.0, 4.0])
+    np.testing.assert_array_equal(stitched, [1.0, 2.0, 3.0, 4.0])
+    np.testing.assert_array_equal(dense, [[0.0, 5.0], [0.0, 0.0]])
