@@ -44,9 +44,11 @@ class OpRunContext:
 class Plan:
     """A compiled slice of the graph for one (fetches, feeds) signature."""
 
-    __slots__ = ("fn", "ops", "feeds", "feed_checks", "line_to_op", "variable_ops", "source")
+    __slots__ = ("fn", "ops", "feeds", "feed_checks", "line_to_op", "variable_ops", "source",
+                 "has_targets")
 
-    def __init__(self, fn, ops, feeds, feed_checks, line_to_op, variable_ops, source):
+    def __init__(self, fn, ops, feeds, feed_checks, line_to_op, variable_ops, source,
+                 has_targets=False):
         self.fn = fn
         self.ops = ops
         self.feeds = feeds
@@ -54,6 +56,7 @@ class Plan:
         self.line_to_op = line_to_op
         self.variable_ops = variable_ops
         self.source = source
+        self.has_targets = has_targets  # fetched ops come back as None among the values
 
     def op_at_line(self, lineno):
         return self.line_to_op.get(lineno)
@@ -236,7 +239,7 @@ def compile_plan(fetch_tensors, target_ops, feed_tensors, state) -> Plan:
         np_dtype = t.dtype.base_dtype.as_numpy_dtype
         feed_checks.append((t, np_dtype, t.shape.as_tuple()))
     return Plan(namespace["_plan"], ops, list(feed_tensors), feed_checks, line_to_op,
-                variable_ops, source)
+                variable_ops, source, has_targets=bool(target_ops))
 
 
 def _tf_dtype_name(dtype) -> str:

@@ -168,9 +168,8 @@ class Session:
             raise RuntimeError("Attempted to use a closed Session.")
         if type(fetches) is Tensor or type(fetches) is Operation:
             elements, build = [fetches], None
-            if fetches._op._graph is not self._graph if type(fetches) is Tensor else \
-                    fetches._graph is not self._graph:
-                _as_fetch_element(self._graph, fetches)
+            if fetches.graph is not self._graph:
+                _as_fetch_element(self._graph, fetches)  # raises TF's error
         else:
             structure = _FetchStructure(self._graph, fetches)
             elements, build = structure.elements, structure.build
@@ -207,15 +206,13 @@ class Session:
         return t
 
     def _run_elements(self, elements, feed_tensors, feed_values):
-        fetch_tensors, targets = [], []
-        for e in elements:
-            (fetch_tensors if type(e) is Tensor else targets).append(e)
         key = (tuple(elements), feed_tensors)
         plan = self._plans.get(key)
         graph = self._graph
-        if plan is None:
-            plan = self._compile(fetch_tensors, targets, feed_tensors)
-            self._plans[key] = plan
+        if plan is None:  # the split into fetches and targets is done once, here
+            fetch_tensors = [e for e in elements if type(e) is Tensor]
+            targets = [e for e in elements if type(e) is not Tensor]
+            plan = self._plans[key] = self._compile(fetch_tensors, targets, feed_tensors)
         if len(graph._ops) != graph._growth["last_size"]:
             self._note_graph_growth()
         graph._growth["runs"] += 1
@@ -224,7 +221,7 @@ class Session:
             out = plan.fn(self._state, *args)
         except Exception as e:  # noqa: BLE001 - every kernel failure becomes a tf.errors.*
             raise self._kernel_error(plan, e) from None
-        if targets:
+        if plan.has_targets:
             # Rebuild the per-element list: tensors get their values, ops None.
             it = iter(out)
             return [next(it) if type(e) is Tensor else None for e in elements]
