@@ -66,7 +66,6 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
     >>> y.name, [v.name for v in tf.trainable_variables()]
     ('dense/Relu:0', ['dense/kernel:0', 'dense/bias:0'])
     """
-    from scopeflow.ops import conv_ops, init_ops
     inputs = convert_to_tensor(inputs)
     in_dim = inputs.shape[-1].value if inputs.shape.ndims else None
     if in_dim is None:
@@ -81,16 +80,24 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
             out = math_ops.matmul(inputs, kernel)
         else:
             out = math_ops.tensordot(inputs, kernel, [[rank - 1], [0]])
-        if use_bias:
-            bias = get_variable("bias", [units], dtype=inputs.dtype.base_dtype,
-                                initializer=bias_initializer or init_ops.zeros_initializer(),
-                                regularizer=bias_regularizer, constraint=bias_constraint,
-                                trainable=trainable)
-            out = conv_ops.bias_add(out, bias)
-        if activation is not None:
-            out = activation(out)
-        _activity_regularizer(activity_regularizer, out)
-        return out
+        return _finish(out, units, use_bias, bias_initializer, bias_regularizer,
+                       bias_constraint, trainable, activation, activity_regularizer)
+
+
+def _finish(out, units, use_bias, bias_initializer, bias_regularizer, bias_constraint,
+            trainable, activation, activity_regularizer):
+    """The shared end of dense and conv2d: ``bias``, ``BiasAdd``, activation, regularizer."""
+    from scopeflow.ops import conv_ops, init_ops
+    if use_bias:
+        bias = get_variable("bias", [units], dtype=out.dtype.base_dtype,
+                            initializer=bias_initializer or init_ops.zeros_initializer(),
+                            regularizer=bias_regularizer, constraint=bias_constraint,
+                            trainable=trainable)
+        out = conv_ops.bias_add(out, bias)
+    if activation is not None:
+        out = activation(out)
+    _activity_regularizer(activity_regularizer, out)
+    return out
 
 
 def _activity_regularizer(regularizer, out):
@@ -109,7 +116,7 @@ def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
            bias_constraint=None, trainable=True, name=None, reuse=None):
     """A 2-D convolution layer (NHWC): variables ``conv2d/kernel`` ``[kh, kw, in, filters]``
     and ``conv2d/bias``; ops ``conv2d/Conv2D``, ``conv2d/BiasAdd``."""
-    from scopeflow.ops import conv_ops, init_ops
+    from scopeflow.ops import conv_ops
     _channels_last(data_format)
     inputs = convert_to_tensor(inputs)
     kh, kw = _pair(kernel_size, "kernel_size")
@@ -125,16 +132,8 @@ def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
                               trainable=trainable)
         out = conv_ops.conv2d(inputs, kernel, strides=[1, sh, sw, 1], padding=_padding(padding),
                               dilations=[1, dh, dw, 1], name="Conv2D")
-        if use_bias:
-            bias = get_variable("bias", [filters], dtype=inputs.dtype.base_dtype,
-                                initializer=bias_initializer or init_ops.zeros_initializer(),
-                                regularizer=bias_regularizer, constraint=bias_constraint,
-                                trainable=trainable)
-            out = conv_ops.bias_add(out, bias)
-        if activation is not None:
-            out = activation(out)
-        _activity_regularizer(activity_regularizer, out)
-        return out
+        return _finish(out, filters, use_bias, bias_initializer, bias_regularizer,
+                       bias_constraint, trainable, activation, activity_regularizer)
 
 
 def _pooling2d(pool, base, inputs, pool_size, strides, padding, data_format, name):

@@ -131,12 +131,17 @@ elu_grad_op = _grad_op("EluGrad", _elu_grad_kernel, ("gradients", "outputs"))
 elu_op.def_grad(lambda op, dy: [elu_grad_op.bind(dy, op.outputs[0])])
 
 
-@elu_grad_op.def_grad
-def _elu_grad_grad(op, ddy):
-    dy, y = op.inputs
-    neg = math_ops.less(y, math_ops._const_like(0, y))
-    return [elu_grad_op.bind(ddy, y),
-            math_ops.where(neg, math_ops.multiply(ddy, dy), _zeros_of(dy))]
+def _exp_linear_grad_grad(grad_op):
+    """Second derivative of Elu/Selu from their outputs (the same shape for both)."""
+    def rule(op, ddy):
+        dy, y = op.inputs
+        neg = math_ops.less(y, math_ops._const_like(0, y))
+        return [grad_op.bind(ddy, y),
+                math_ops.where(neg, math_ops.multiply(ddy, dy), _zeros_of(dy))]
+    return rule
+
+
+elu_grad_op.def_grad(_exp_linear_grad_grad(elu_grad_op))
 
 
 def elu(features, name=None) -> Tensor:
@@ -169,12 +174,7 @@ selu_grad_op = _grad_op("SeluGrad", _selu_grad_kernel, ("gradients", "outputs"))
 selu_op.def_grad(lambda op, dy: [selu_grad_op.bind(dy, op.outputs[0])])
 
 
-@selu_grad_op.def_grad
-def _selu_grad_grad(op, ddy):
-    dy, y = op.inputs
-    neg = math_ops.less(y, math_ops._const_like(0, y))
-    return [selu_grad_op.bind(ddy, y),
-            math_ops.where(neg, math_ops.multiply(ddy, dy), _zeros_of(dy))]
+selu_grad_op.def_grad(_exp_linear_grad_grad(selu_grad_op))
 
 
 def selu(features, name=None) -> Tensor:
