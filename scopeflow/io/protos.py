@@ -1,0 +1,57 @@
+"""TensorFlow's protobuf messages (the subset in ``tensorflow.proto``) as Python classes.
+
+The descriptors live in a private pool, so these classes never clash with real
+TensorFlow's when both are imported in one process; the bytes are identical because the
+field numbers are TensorFlow's.
+
+>>> from scopeflow.io import protos
+>>> header = protos.BundleHeaderProto(num_shards=1, version=protos.VersionDef(producer=1))
+>>> header.SerializeToString().hex()
+'08011a020801'
+"""
+
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+
+from scopeflow.io._descriptor import SERIALIZED
+
+_POOL = descriptor_pool.DescriptorPool()
+_POOL.Add(descriptor_pb2.FileDescriptorProto.FromString(SERIALIZED))
+
+if hasattr(message_factory, "GetMessageClass"):
+    _message_class = message_factory.GetMessageClass
+else:  # protobuf < 4.22
+    _factory = message_factory.MessageFactory(_POOL)
+    _message_class = _factory.GetPrototype
+
+
+def _get(name):
+    return _message_class(_POOL.FindMessageTypeByName("tensorflow." + name))
+
+
+TensorShapeProto = _get("TensorShapeProto")
+TensorProto = _get("TensorProto")
+AttrValue = _get("AttrValue")
+NameAttrList = _get("NameAttrList")
+NodeDef = _get("NodeDef")
+VersionDef = _get("VersionDef")
+GraphDef = _get("GraphDef")
+TensorSliceProto = _get("TensorSliceProto")
+BundleHeaderProto = _get("BundleHeaderProto")
+BundleEntryProto = _get("BundleEntryProto")
+CheckpointState = _get("CheckpointState")
+SaverDef = _get("SaverDef")
+SaveSliceInfoDef = _get("SaveSliceInfoDef")
+VariableDef = _get("VariableDef")
+CollectionDef = _get("CollectionDef")
+MetaGraphDef = _get("MetaGraphDef")
+HistogramProto = _get("HistogramProto")
+SummaryMetadata = _get("SummaryMetadata")
+Summary = _get("Summary")
+LogMessage = _get("LogMessage")
+SessionLog = _get("SessionLog")
+TaggedRunMetadata = _get("TaggedRunMetadata")
+SourceMetadata = _get("SourceMetadata")
+Event = _get("Event")
+
+# DataType enum values by name ("DT_FLOAT" -> 1) and back.
+DATA_TYPE = _POOL.FindEnumTypeByName("tensorflow.DataType")
