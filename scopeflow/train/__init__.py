@@ -2,6 +2,15 @@
 
 from __future__ import annotations
 
+from scopeflow.train.checkpoint_management import (
+    checkpoint_exists,
+    generate_checkpoint_state_proto,
+    get_checkpoint_mtimes,
+    get_checkpoint_state,
+    latest_checkpoint,
+    remove_checkpoint,
+    update_checkpoint_state,
+)
 from scopeflow.train.learning_rate_decay import (
     cosine_decay,
     exponential_decay,
@@ -34,4 +43,6 @@ __all__ = [
     "get_global_step", "create_global_step", "get_or_create_global_step",
     "assert_global_step", "global_step", "exponential_decay", "piecewise_constant",
     "polynomial_decay", "cosine_decay", "inverse_time_decay", "natural_exp_decay",
+    "latest_checkpoint", "get_checkpoint_state", "checkpoint_exists", "update_checkpoint_state",
+    "generate_checkpoint_state_proto", "get_checkpoint_mtimes", "remove_checkpoint",
 ]
