@@ -1,0 +1,436 @@
+"""MNIST as TF1's ``tensorflow.contrib.learn.python.learn.datasets.mnist`` gave it.
+
+``read_data_sets(train_dir, one_hot=False, ...)`` returns ``Datasets(train, validation,
+test)`` of ``DataSet`` objects with TF1's behaviour: images as ``[N, 784]`` float32 in
+``[0, 1]`` (or uint8), labels as class ids or one-hot rows, and ``next_batch`` that shuffles
+every epoch and stitches the tail of one epoch to the head of the next, seeding NumPy's
+global generator exactly as TF's ``DataSet`` did.
+
+Where the files come from, in order:
+
+1. the four IDX files in ``train_dir``, gzipped or not (``train-images-idx3-ubyte.gz`` or
+   ``train-images-idx3-ubyte``; the ``train-images.idx3-ubyte`` spelling too);
+2. a download from the standard mirrors into ``train_dir``, each file checked against the
+   published SHA-256 before it is moved (atomically) into place;
+3. otherwise ``MNISTUnavailableError``, which names the directory, the file names looked
+   for and every mirror's failure.
+"""
+
+from __future__ import annotations
+
+import collections
+import gzip
+import hashlib
+import os
+import struct
+import tempfile
+import urllib.error
+import urllib.request
+
+import numpy
+
+from scopeflow.framework import dtypes
+from scopeflow.framework.graph import get_default_graph
+from scopeflow.framework.random_seed import _MAXINT32, DEFAULT_GRAPH_SEED, _truncate_seed
+
+__all__ = [
+    "DataSet", "Datasets", "read_data_sets", "load_mnist", "extract_images", "extract_labels",
+    "dense_to_one_hot", "maybe_download", "MNISTUnavailableError", "DEFAULT_SOURCE_URL",
+    "MIRRORS", "FILES", "write_idx",
+]
+
+# TF1's default (the CVDF mirror of the original site), then the other well-known copies.
+DEFAULT_SOURCE_URL = "https://storage.googleapis.com/cvdf-datasets/mnist/"
+MIRRORS = (
+    DEFAULT_SOURCE_URL,
+    "https://ossci-datasets.s3.amazonaws.com/mnist/",
+    "http://yann.lecun.com/exdb/mnist/",
+)
+
+TRAIN_IMAGES = "train-images-idx3-ubyte.gz"
+TRAIN_LABELS = "train-labels-idx1-ubyte.gz"
+TEST_IMAGES = "t10k-images-idx3-ubyte.gz"
+TEST_LABELS = "t10k-labels-idx1-ubyte.gz"
+
+# SHA-256 of each published .gz file, and of the IDX bytes inside it (a mirror that
+# re-compresses the same data changes the first but not the second; either is accepted).
+FILES = {
+    TRAIN_IMAGES: ("440fcabf73cc546fa21475e81ea370265605f56be210a4024d2ca8f203523609",
+                   "ba891046e6505d7aadcbbe25680a0738ad16aec93bde7f9b65e87a2fc25776db"),
+    TRAIN_LABELS: ("3552534a0a558bbed6aed32b30c495cca23d567ec52cac8be1a0730e8010255c",
+                   "65a50cbbf4e906d70832878ad85ccda5333a97f0f4c3dd2ef09a8a9eef7101c5"),
+    TEST_IMAGES: ("8d422c7b0a1c1c79245a5bcf07fe86e33eeafee792b84584aec276f5a2dbc4e6",
+                  "0fa7898d509279e482958e8ce81c8e77db3f2f8254e26661ceb7762c4d494ce7"),
+    TEST_LABELS: ("f7ae60f92e00ec6debd23a6088c31dbd2371eca3ffa0defaefb259924204aec6",
+                  "ff7bcfd416de33731a308c3f266cc351222c34898ecbeaf847f06e48f7ec33f2"),
+}
+
+_IMAGES_MAGIC, _LABELS_MAGIC = 2051, 2049
+_DOWNLOAD_TIMEOUT_S = 30
+
+Datasets = collections.namedtuple("Datasets", ["train", "validation", "test"])
+
+
+class MNISTUnavailableError(OSError):
+    """The MNIST files are neither in the directory nor downloadable (message says why)."""
+
+
+# ── Reading IDX files ────────────────────────────────────────────────────────────────
+def _read_idx_bytes(f):
+    """The IDX bytes of an open file, gunzipped when it is gzip (detected by its magic)."""
+    data = f.read()
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as e:
+            raise ValueError(f"Corrupt gzip data in MNIST file {_name(f)}: {e}") from None
+    return data
+
+
+def _name(f):
+    return getattr(f, "name", "<stream>")
+
+
+def _header(data, count, f, kind):
+    if len(data) < 4 * count:
+        raise ValueError(f"MNIST {kind} file {_name(f)} is truncated: {len(data)} bytes, "
+                         f"shorter than its {4 * count}-byte header")
+    return struct.unpack(f">{count}I", data[:4 * count])
+
+
+def extract_images(f):
+    """Extract the images into a 4D uint8 numpy array [index, y, x, depth].
+
+    Args:
+      f: A file object that can be passed into a gzip reader (plain IDX bytes work too).
+
+    Returns:
+      data: A 4D uint8 numpy array [index, y, x, depth].
+
+    Raises:
+      ValueError: If the bytestream does not start with 2051.
+    """
+    print("Extracting", _name(f))
+    data = _read_idx_bytes(f)
+    magic = _header(data, 1, f, "image")[0]
+    if magic != _IMAGES_MAGIC:
+        raise ValueError(f"Invalid magic number {magic} in MNIST image file: {_name(f)}")
+    _, num_images, rows, cols = _header(data, 4, f, "image")
+    size = num_images * rows * cols
+    if len(data) - 16 < size:
+        raise ValueError(f"MNIST image file {_name(f)} is truncated: its header promises "
+                         f"{num_images} images of {rows}x{cols} ({size} bytes) but it holds "
+                         f"{len(data) - 16} bytes")
+    return numpy.frombuffer(data, dtype=numpy.uint8, count=size, offset=16).reshape(
+        num_images, rows, cols, 1)
+
+
+def dense_to_one_hot(labels_dense, num_classes):
+    """Convert class labels from scalars to one-hot vectors (float64, as TF1)."""
+    num_labels = labels_dense.shape[0]
+    index_offset = numpy.arange(num_labels) * num_classes
+    labels_one_hot = numpy.zeros((num_labels, num_classes))
+    labels_one_hot.flat[index_offset + labels_dense.ravel()] = 1
+    return labels_one_hot
+
+
+def extract_labels(f, one_hot=False, num_classes=10):
+    """Extract the labels into a 1D uint8 numpy array [index] (or one-hot [index, class]).
+
+    Raises:
+      ValueError: If the bytestream doesn't start with 2049.
+    """
+    print("Extracting", _name(f))
+    data = _read_idx_bytes(f)
+    magic = _header(data, 1, f, "label")[0]
+    if magic != _LABELS_MAGIC:
+        raise ValueError(f"Invalid magic number {magic} in MNIST label file: {_name(f)}")
+    num_items = _header(data, 2, f, "label")[1]
+    if len(data) - 8 < num_items:
+        raise ValueError(f"MNIST label file {_name(f)} is truncated: its header promises "
+                         f"{num_items} labels but it holds {len(data) - 8}")
+    labels = numpy.frombuffer(data, dtype=numpy.uint8, count=num_items, offset=8)
+    if one_hot:
+        return dense_to_one_hot(labels, num_classes)
+    return labels
+
+
+def write_idx(path, array):
+    """Write a uint8 array as an IDX file (gzipped when ``path`` ends in ``.gz``).
+
+    ``[N, rows, cols]`` or ``[N, rows, cols, 1]`` arrays become an image file (magic 2051),
+    ``[N]`` arrays a label file (2049): the layout ``extract_images``/``extract_labels``
+    read, so any digits can be served to ``read_data_sets``. Written atomically.
+    """
+    array = numpy.asarray(array)
+    if array.dtype != numpy.uint8:
+        raise TypeError(f"write_idx({path!r}): IDX data must be uint8, got {array.dtype}")
+    if array.ndim == 4 and array.shape[3] == 1:
+        array = array[..., 0]
+    if array.ndim == 3:
+        header = struct.pack(">4I", _IMAGES_MAGIC, *array.shape)
+    elif array.ndim == 1:
+        header = struct.pack(">2I", _LABELS_MAGIC, array.shape[0])
+    else:
+        raise ValueError(f"write_idx({path!r}): expected images [N, rows, cols] or labels "
+                         f"[N], got shape {array.shape}")
+    data = header + numpy.ascontiguousarray(array).tobytes()
+    if str(path).endswith(".gz"):
+        data = gzip.compress(data, compresslevel=6, mtime=0)
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".idx.", suffix=".part")
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+
+
+# ── DataSet ──────────────────────────────────────────────────────────────────────────
+def _numpy_seed(seed):
+    """The seed TF1's DataSet gives ``numpy.random.seed``: ``random_seed.get_seed``'s pair,
+    the graph-level part when no op seed is given (read without consuming an op seed)."""
+    graph_seed = get_default_graph().seed
+    if seed is None:
+        return None if graph_seed is None else _truncate_seed(graph_seed)
+    pair = (DEFAULT_GRAPH_SEED if graph_seed is None else _truncate_seed(graph_seed),
+            _truncate_seed(seed))
+    return _MAXINT32 if pair == (0, 0) else pair[1]
+
+
+class DataSet:
+    """A container of images and labels with TF1's ``next_batch``.
+
+    ``DataSet(images, labels, fake_data=False, one_hot=False, dtype=tf.float32,
+    reshape=True, seed=None)``: images ``[N, rows, cols, 1]`` uint8, labels ``[N]`` or
+    ``[N, classes]``. ``dtype`` float32 rescales to ``[0, 1]``; ``reshape`` flattens each
+    image. Seeds NumPy's global generator as TF did (``seed``, else the graph seed, else
+    fresh entropy), which drives the shuffling.
+    """
+
+    def __init__(self, images, labels, fake_data=False, one_hot=False,
+                 dtype=dtypes.float32, reshape=True, seed=None):
+        numpy.random.seed(_numpy_seed(seed))
+        dtype = dtypes.as_dtype(dtype).base_dtype
+        if dtype not in (dtypes.uint8, dtypes.float32):
+            raise TypeError(f"Invalid image dtype {dtype!r}, expected uint8 or float32")
+        if fake_data:
+            self._num_examples = 10000
+            self.one_hot = one_hot
+        else:
+            if images.shape[0] != labels.shape[0]:
+                raise AssertionError(
+                    f"images.shape: {images.shape} labels.shape: {labels.shape}")
+            self._num_examples = images.shape[0]
+            if reshape:
+                if images.ndim != 4 or images.shape[3] != 1:
+                    raise AssertionError(f"reshape=True needs images of shape [N, rows, "
+                                         f"cols, 1], got {images.shape}")
+                images = images.reshape(images.shape[0], images.shape[1] * images.shape[2])
+            if dtype == dtypes.float32:
+                # [0, 255] -> [0.0, 1.0], multiplying as TF1 did (bit-identical values).
+                images = numpy.multiply(images.astype(numpy.float32), numpy.float32(1.0 / 255.0))
+        self._images = images
+        self._labels = labels
+        self._epochs_completed = 0
+        self._index_in_epoch = 0
+
+    @property
+    def images(self):
+        return self._images
+
+    @property
+    def labels(self):
+        return self._labels
+
+    @property
+    def num_examples(self):
+        return self._num_examples
+
+    @property
+    def epochs_completed(self):
+        return self._epochs_completed
+
+    def _shuffle(self):
+        perm = numpy.arange(self._num_examples)
+        numpy.random.shuffle(perm)
+        self._images = self._images[perm]
+        self._labels = self._labels[perm]
+
+    def next_batch(self, batch_size, fake_data=False, shuffle=True):
+        """Return the next ``batch_size`` examples from this data set, as TF1.
+
+        The first call shuffles (when ``shuffle``); a batch that crosses the end of an epoch
+        takes the rest of this epoch, reshuffles, and fills up from the next epoch.
+        """
+        if fake_data:
+            fake_image = [1] * 784
+            fake_label = [1] + [0] * 9 if self.one_hot else 0
+            return ([fake_image for _ in range(batch_size)],
+                    [fake_label for _ in range(batch_size)])
+        start = self._index_in_epoch
+        if self._epochs_completed == 0 and start == 0 and shuffle:
+            self._shuffle()
+        if start + batch_size > self._num_examples:
+            self._epochs_completed += 1
+            rest_num_examples = self._num_examples - start
+            images_rest_part = self._images[start:self._num_examples]
+            labels_rest_part = self._labels[start:self._num_examples]
+            if shuffle:
+                self._shuffle()
+            start = 0
+            self._index_in_epoch = batch_size - rest_num_examples
+            end = self._index_in_epoch
+            images_new_part = self._images[start:end]
+            labels_new_part = self._labels[start:end]
+            return (numpy.concatenate((images_rest_part, images_new_part), axis=0),
+                    numpy.concatenate((labels_rest_part, labels_new_part), axis=0))
+        self._index_in_epoch += batch_size
+        end = self._index_in_epoch
+        return self._images[start:end], self._labels[start:end]
+
+    def __repr__(self):
+        return (f"<DataSet: {self._num_examples} examples, "
+                f"{self._epochs_completed} epochs completed>")
+
+
+# ── Finding or downloading the files ─────────────────────────────────────────────────
+def _local_candidates(filename):
+    raw = filename[:-3] if filename.endswith(".gz") else filename
+    dotted = raw.replace("-idx", ".idx")
+    return [filename, raw, dotted + ".gz", dotted]
+
+
+def _find_local(filename, work_directory):
+    for name in _local_candidates(filename):
+        path = os.path.join(work_directory, name)
+        if os.path.isfile(path):
+            return path
+    return None
+
+
+def _check_sha256(filename, data):
+    """None when ``data`` (a .gz file's bytes) is the published file, else the reason."""
+    gz_sha, raw_sha = FILES[filename]
+    if hashlib.sha256(data).hexdigest() == gz_sha:
+        return None
+    try:
+        raw = gzip.decompress(data)
+    except (OSError, EOFError):
+        return f"not a gzip file and SHA-256 {hashlib.sha256(data).hexdigest()} != {gz_sha}"
+    if hashlib.sha256(raw).hexdigest() == raw_sha:
+        return None
+    return f"checksum mismatch: SHA-256 of the data {hashlib.sha256(raw).hexdigest()} != {raw_sha}"
+
+
+def _download(url, filename, work_directory):
+    """Fetch ``url`` into ``work_directory/filename`` atomically, after its checksum passes."""
+    with urllib.request.urlopen(url, timeout=_DOWNLOAD_TIMEOUT_S) as response:
+        data = response.read()
+    problem = _check_sha256(filename, data) if filename in FILES else None
+    if problem:
+        raise ValueError(problem)
+    filepath = os.path.join(work_directory, filename)
+    fd, tmp = tempfile.mkstemp(dir=work_directory, prefix=f".{filename}.", suffix=".part")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, filepath)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    print("Successfully downloaded", filename, len(data), "bytes.")
+    return filepath
+
+
+def maybe_download(filename, work_directory, source_url=None):
+    """The path of ``filename`` in ``work_directory``, downloading it if it is not there.
+
+    Looks for the file gzipped or not; otherwise tries ``source_url`` (a full URL or a
+    mirror directory ending in ``/``), or every standard mirror when it is None, keeping
+    the first download whose SHA-256 matches the published file.
+
+    Raises:
+      MNISTUnavailableError: the file is not there and no mirror delivered it intact.
+    """
+    found = _find_local(filename, work_directory)
+    if found:
+        return found
+    if source_url is None:
+        urls = [mirror + filename for mirror in MIRRORS]
+    else:
+        urls = [source_url + filename if source_url.endswith("/") else source_url]
+    failures = []
+    try:
+        os.makedirs(work_directory, exist_ok=True)
+    except OSError as e:
+        failures.append(f"cannot create {work_directory!r}: {e}")
+        urls = []
+    for url in urls:
+        try:
+            return _download(url, filename, work_directory)
+        except (OSError, ValueError) as e:
+            reason = e.reason if isinstance(e, urllib.error.URLError) else e
+            failures.append(f"{url}: {reason}")
+    looked_for = ", ".join(_local_candidates(filename))
+    raise MNISTUnavailableError(
+        f"MNIST file {filename} is not in {os.path.abspath(work_directory)!r} (looked for "
+        f"{looked_for}) and could not be downloaded:\n  " + "\n  ".join(failures) +
+        "\nPut the four MNIST files (train-images-idx3-ubyte.gz, train-labels-idx1-ubyte.gz, "
+        "t10k-images-idx3-ubyte.gz, t10k-labels-idx1-ubyte.gz) in that directory, or connect "
+        "to the network.")
+
+
+# ── read_data_sets ───────────────────────────────────────────────────────────────────
+def read_data_sets(train_dir, fake_data=False, one_hot=False, dtype=dtypes.float32,
+                   reshape=True, validation_size=5000, seed=None,
+                   source_url=DEFAULT_SOURCE_URL):
+    """MNIST's train, validation and test ``DataSet``s (TF1's ``read_data_sets``).
+
+    The first ``validation_size`` training examples become ``validation``. Files come from
+    ``train_dir`` (gzipped or plain IDX) or are downloaded into it with checksum
+    verification: from ``source_url`` when it is not the default, else from each standard
+    mirror in turn.
+
+    Raises:
+      MNISTUnavailableError: a file is missing and could not be downloaded.
+      ValueError: ``validation_size`` is out of range, or a file is not MNIST IDX data.
+      TypeError: ``dtype`` is neither uint8 nor float32.
+    """
+    if fake_data:
+        def fake():
+            return DataSet([], [], fake_data=True, one_hot=one_hot, dtype=dtype, seed=seed)
+        return Datasets(train=fake(), validation=fake(), test=fake())
+
+    if not source_url or source_url == DEFAULT_SOURCE_URL:
+        source_url = None  # every standard mirror, TF1's first
+
+    def read(filename, extract, **kwargs):
+        with open(maybe_download(filename, train_dir, source_url), "rb") as f:
+            return extract(f, **kwargs)
+
+    train_images = read(TRAIN_IMAGES, extract_images)
+    train_labels = read(TRAIN_LABELS, extract_labels, one_hot=one_hot)
+    test_images = read(TEST_IMAGES, extract_images)
+    test_labels = read(TEST_LABELS, extract_labels, one_hot=one_hot)
+
+    if not 0 <= validation_size <= len(train_images):
+        raise ValueError(f"Validation size should be between 0 and {len(train_images)}. "
+                         f"Received: {validation_size}.")
+
+    validation_images = train_images[:validation_size]
+    validation_labels = train_labels[:validation_size]
+    train_images = train_images[validation_size:]
+    train_labels = train_labels[validation_size:]
+
+    options = dict(dtype=dtype, reshape=reshape, seed=seed)
+    train = DataSet(train_images, train_labels, **options)
+    validation = DataSet(validation_images, validation_labels, **options)
+    test = DataSet(test_images, test_labels, **options)
+    return Datasets(train=train, validation=validation, test=test)
+
+
+def load_mnist(train_dir="MNIST-data"):
+    """``read_data_sets(train_dir)`` (TF1's ``load_mnist``)."""
+    return read_data_sets(train_dir)

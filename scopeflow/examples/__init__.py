@@ -1,0 +1,2 @@
+"""Runnable programs: the seeds' tutorials and the main job (``python -m
+scopeflow.examples.mnist_cnn``, also ``scopeflow train-mnist``)."""
