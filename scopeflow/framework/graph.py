@@ -617,6 +617,29 @@ class Graph:
     def get_operations(self) -> list[Operation]:
         return list(self._ops)
 
+    # -- export --------------------------------------------------------------------------
+    def as_graph_def(self, from_version=None, add_shapes=False):
+        """This graph as TF's ``GraphDef`` protobuf (nodes, inputs, attrs, versions).
+
+        ``from_version``: only ops added since ``graph.version`` had that value;
+        ``add_shapes``: add each node's ``_output_shapes`` attr.
+
+        >>> g = Graph()
+        >>> with g.as_default():
+        ...     c = tf.constant(1.0, name="c")
+        >>> [(n.name, n.op) for n in g.as_graph_def().node]
+        [('c', 'Const')]
+        """
+        from scopeflow.summary.graph_def import graph_to_graph_def  # summary sits above
+        return graph_to_graph_def(self, from_version, add_shapes)
+
+    @property
+    def graph_def_versions(self):
+        """The ``VersionDef`` written into this graph's ``GraphDef`` (TF 2.21's producer)."""
+        from scopeflow.io import protos
+        from scopeflow.summary.graph_def import GRAPH_DEF_VERSION
+        return protos.VersionDef(producer=GRAPH_DEF_VERSION)
+
     def get_operation_by_name(self, name: str) -> Operation:
         if not isinstance(name, str):
             raise TypeError(f"Operation names are strings (or similar), not "

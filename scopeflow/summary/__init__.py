@@ -1,0 +1,1 @@
+"""``tf.summary``: summary ops, ``FileWriter``, event files, and a reader."""

@@ -1,0 +1,364 @@
+"""GraphDef export: ``Graph.as_graph_def()`` with the nodes, inputs and attrs TF writes.
+
+Each node's attrs are derived from TensorFlow's own op signature (``_tf_op_signatures``,
+generated from TF 2.21's registry), the way TF's graph construction fills a NodeDef:
+type attrs (``T``, ``Tidx``, ``dtype``...) from the dtypes of the inputs and outputs,
+``N`` from the length of list inputs, the op's own attr values, and TF's default for every
+attr left over. Const values are encoded as TF's ``make_tensor_proto`` does (FORMATS §3.1),
+``_class`` colocation attrs follow TF1's variable/optimizer colocation, and
+``add_shapes=True`` adds ``_output_shapes``. TensorBoard groups nodes by the ``/`` in their
+names and draws ``Assign``-family input 0 as a reference edge, so no extra metadata is
+needed for the graph view.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from scopeflow.framework import dtypes as _dtypes
+from scopeflow.framework.tensor_shape import TensorShape
+from scopeflow.io import protos
+from scopeflow.summary._tf_op_signatures import SIGNATURES
+
+__all__ = ["graph_to_graph_def", "make_tensor_proto", "shape_proto", "GRAPH_DEF_VERSION"]
+
+# TF 2.21's GRAPH_DEF_VERSION: the node semantics written here are that release's OpDefs.
+GRAPH_DEF_VERSION = 2474
+
+
+def graph_to_graph_def(graph, from_version=None, add_shapes=False):
+    """The ``GraphDef`` of ``graph`` (``Graph.as_graph_def``).
+
+    Args:
+      graph: a scopeflow ``Graph``.
+      from_version: only ops added after ``graph.version`` was this value.
+      add_shapes: add the ``_output_shapes`` attr (one shape per output) to every node.
+    """
+    ops = graph.get_operations()
+    if from_version is not None:
+        ops = [op for op in ops if op._id >= from_version]
+    colocation = _colocation_groups(graph.get_operations())
+    graph_def = protos.GraphDef()
+    graph_def.versions.producer = GRAPH_DEF_VERSION
+    nodes = graph_def.node
+    for op in ops:
+        node = nodes.add()
+        node.name = op.name
+        node.op = op.type
+        node.input.extend(t._as_node_def_input() for t in op._inputs)
+        node.input.extend("^" + c.name for c in op._control_inputs)
+        if op.device:
+            node.device = op.device
+        _fill_attrs(node.attr, op)
+        group = colocation.get(op)
+        if group is not None:
+            node.attr["_class"].list.s.append(b"loc:@" + group.encode())
+        if add_shapes and op._outputs:
+            shapes = node.attr["_output_shapes"].list.shape
+            for t in op._outputs:
+                shapes.add().CopyFrom(shape_proto(t.shape))
+    return graph_def
+
+
+# ── attrs ────────────────────────────────────────────────────────────────────────────
+_DEFAULTS: dict = {}  # (op type, attr name) -> AttrValue, parsed once
+
+
+def _default(op_type, name, hex_value):
+    key = (op_type, name)
+    value = _DEFAULTS.get(key)
+    if value is None:
+        value = _DEFAULTS[key] = protos.AttrValue.FromString(bytes.fromhex(hex_value))
+    return value
+
+
+def _fill_attrs(attr_map, op):
+    sig = SIGNATURES.get(op.type)
+    attrs = op._attrs
+    if sig is None:  # a scopeflow-only op: its own attrs, typed from their Python values
+        for name, value in attrs.items():
+            av = _guess_attr(value)
+            if av is not None:
+                attr_map[name].CopyFrom(av)
+        return
+    in_args, out_args, attr_defs = sig
+    derived = _derived_attrs(op, in_args, out_args, attrs)
+    for name, attr_type, default in attr_defs:
+        if name in derived:
+            value = derived[name]
+        elif attrs.get(name) is not None:
+            value = attrs[name]
+        elif default is not None:
+            attr_map[name].CopyFrom(_default(op.type, name, default))
+            continue
+        else:
+            continue
+        av = _to_attr(value, attr_type)
+        if av is not None:
+            attr_map[name].CopyFrom(av)
+
+
+def _split_args(args, n_tensors, attrs):
+    """Lengths of each (list) argument, given how many tensors there are."""
+    counts = [None if (a[2] or a[3]) else 1 for a in args]
+    unknown = [i for i, c in enumerate(counts) if c is None]
+    if unknown:
+        rest = n_tensors - sum(c for c in counts if c is not None)
+        if len(unknown) == 1:
+            counts[unknown[0]] = rest
+        else:  # several lists of one length attr (ParallelDynamicStitch's indices, data)
+            n = attrs.get(args[unknown[0]][2])
+            n = rest // len(unknown) if not isinstance(n, int) else n
+            for i in unknown:
+                counts[i] = n
+    return counts
+
+
+def _derived_attrs(op, in_args, out_args, attrs):
+    """Type and length attrs implied by the op's input and output tensors."""
+    out = {}
+    for args, tensors in ((out_args, op._outputs), (in_args, op._inputs)):
+        if not args:
+            continue
+        counts = _split_args(args, len(tensors), attrs)
+        pos = 0
+        for (_, type_attr, number_attr, type_list_attr), n in zip(args, counts):
+            group = tensors[pos:pos + n]
+            pos += n
+            if number_attr:
+                out[number_attr] = n
+            if type_attr and group:
+                out[type_attr] = group[0].dtype.base_dtype
+            if type_list_attr:
+                out[type_list_attr] = [t.dtype.base_dtype for t in group]
+    return out
+
+
+def _to_attr(value, attr_type):
+    av = protos.AttrValue()
+    if attr_type == "type":
+        av.type = _dtypes.as_dtype(value).base_dtype.as_datatype_enum
+    elif attr_type == "shape":
+        av.shape.CopyFrom(shape_proto(value))
+    elif attr_type == "tensor":
+        av.tensor.CopyFrom(make_tensor_proto(value))
+    elif attr_type == "int":
+        av.i = int(value)
+    elif attr_type == "float":
+        av.f = float(value)
+    elif attr_type == "bool":
+        av.b = bool(value)
+    elif attr_type == "string":
+        av.s = value.encode() if isinstance(value, str) else bytes(value)
+    elif attr_type.startswith("list("):
+        _fill_list(av.list, list(value), attr_type[5:-1])
+    else:  # func attrs: scopeflow has no functions
+        return None
+    return av
+
+
+def _fill_list(lst, values, item_type):
+    if item_type == "int":
+        lst.i.extend(int(v) for v in values)
+    elif item_type == "float":
+        lst.f.extend(float(v) for v in values)
+    elif item_type == "bool":
+        lst.b.extend(bool(v) for v in values)
+    elif item_type == "string":
+        lst.s.extend(v.encode() if isinstance(v, str) else bytes(v) for v in values)
+    elif item_type == "type":
+        lst.type.extend(_dtypes.as_dtype(v).base_dtype.as_datatype_enum for v in values)
+    elif item_type == "shape":
+        for v in values:
+            lst.shape.add().CopyFrom(shape_proto(v))
+    elif item_type == "tensor":
+        for v in values:
+            lst.tensor.add().CopyFrom(make_tensor_proto(v))
+
+
+def _guess_attr(value):
+    """An AttrValue for a scopeflow-only op's attr, typed from the Python value."""
+    if value is None:
+        return None
+    if isinstance(value, _dtypes.DType):
+        return _to_attr(value, "type")
+    if isinstance(value, TensorShape):
+        return _to_attr(value, "shape")
+    if isinstance(value, np.ndarray):
+        return _to_attr(value, "tensor")
+    for py, kind in ((bool, "bool"), (int, "int"), (float, "float"), ((str, bytes), "string")):
+        if isinstance(value, py):
+            return _to_attr(value, kind)
+    if isinstance(value, (list, tuple)):
+        kinds = {type(_guess_attr(v).WhichOneof("value")) for v in value} if value else set()
+        if value and len(kinds) == 1:
+            first = _guess_attr(value[0]).WhichOneof("value")
+            return _to_attr(value, f"list({first})")
+        return _to_attr([], "list(int)")
+    return None
+
+
+def shape_proto(shape):
+    """A ``TensorShapeProto``: unknown dims are -1, unknown rank sets ``unknown_rank``."""
+    proto = protos.TensorShapeProto()
+    dims = shape.as_tuple() if isinstance(shape, TensorShape) else \
+        (None if shape is None else tuple(shape))
+    if dims is None:
+        proto.unknown_rank = True
+        return proto
+    for d in dims:
+        proto.dim.add().size = -1 if d is None else int(d)
+    return proto
+
+
+# ── TensorProto (TF's make_tensor_proto) ─────────────────────────────────────────────
+_VAL_FIELD = {
+    np.dtype(np.float32): "float_val", np.dtype(np.float64): "double_val",
+    np.dtype(np.int32): "int_val", np.dtype(np.int16): "int_val", np.dtype(np.int8): "int_val",
+    np.dtype(np.uint8): "int_val", np.dtype(np.uint16): "int_val",
+    np.dtype(np.int64): "int64_val", np.dtype(np.bool_): "bool_val",
+    np.dtype(np.uint32): "uint32_val", np.dtype(np.uint64): "uint64_val",
+}
+
+
+def make_tensor_proto(value, dtype=None):
+    """A ``TensorProto`` holding ``value``, encoded as TF encodes Const values.
+
+    Numeric tensors with more than one element go to ``tensor_content`` (raw
+    little-endian bytes); a scalar, or a tensor whose elements are all equal (TF's
+    broadcast ``tf.constant(0., shape=...)`` / ``tf.zeros``), is one ``*_val`` entry.
+
+    >>> make_tensor_proto(np.float32(1.5)).float_val[0]
+    1.5
+    """
+    dt = _dtypes.as_dtype(dtype) if dtype is not None else None
+    arr = np.asarray(value, dtype=None if dt is None or dt is _dtypes.string
+                     else dt.as_numpy_dtype)
+    if dt is None:
+        dt = _dtypes.as_dtype(arr.dtype)
+    proto = protos.TensorProto(dtype=dt.base_dtype.as_datatype_enum)
+    proto.tensor_shape.CopyFrom(shape_proto(arr.shape))
+    if arr.size == 0:
+        return proto
+    flat = arr.reshape(-1)
+    uniform = flat.size > 1 and bool((flat == flat[0]).all()) if flat.dtype.kind != "c" \
+        else False
+    if dt is _dtypes.string:
+        items = [v.encode() if isinstance(v, str) else bytes(v) for v in flat]
+        proto.string_val.extend(items[:1] if uniform else items)
+        return proto
+    if flat.size > 1 and not uniform:
+        proto.tensor_content = np.ascontiguousarray(arr).astype(
+            arr.dtype.newbyteorder("<"), copy=False).tobytes()
+        return proto
+    first = flat[:1]
+    if arr.dtype == np.float16:
+        proto.half_val.extend(first.view(np.uint16).astype(np.int32).tolist())
+    elif arr.dtype == np.complex64:
+        proto.scomplex_val.extend([float(first[0].real), float(first[0].imag)])
+    elif arr.dtype == np.complex128:
+        proto.dcomplex_val.extend([float(first[0].real), float(first[0].imag)])
+    else:
+        getattr(proto, _VAL_FIELD[arr.dtype]).extend(first.tolist())
+    return proto
+
+
+# ── colocation (`_class`) ────────────────────────────────────────────────────────────
+_UPDATE_SCOPE = re.compile(r"(?:^|/)update_(.+)/[^/]+$")
+
+
+def _colocation_groups(ops):
+    """op -> the op name it is colocated with, as TF1 records in ``_class``.
+
+    scopeflow does not place ops, so this is reconstructed from TF1's structure: a
+    variable's initializer, ``Assign`` and ``read``; optimizer slots with their variable;
+    every op updating a variable through a ref input (``Assign*``, ``Apply*``,
+    ``Scatter*``) and the ops in its ``update_<var>/`` scope; ``embedding_lookup``'s gather.
+    """
+    variables = {op.name: op for op in ops if op.type == "VariableV2"}
+    groups = {}
+    names = {op.name for op in ops}
+    by_name = {op.name: op for op in ops}
+    for var in variables.values():  # creation order: a slot's variable comes first
+        parent = var.name.rpartition("/")[0]
+        while parent and parent not in variables:
+            parent = parent.rpartition("/")[0]
+        if parent:
+            groups[var] = groups.get(variables[parent], parent)
+        elif any(n.startswith(var.name + "/Initializer/") for n in names):
+            groups[var] = var.name
+        else:  # an optimizer's non-slot variable (Adam's beta1_power) sits by the first var
+            updated = _variables_updated_with(var, variables)
+            if updated:
+                groups[var] = groups.get(updated[0], updated[0].name)
+                init = by_name.get(var.name + "/initial_value")
+                if init is not None:
+                    groups[init] = groups[var]
+
+    def group_of_var(var_op):
+        return groups.get(var_op, var_op.name)
+
+    for op in ops:
+        if op in groups:
+            continue
+        group = None
+        inputs = op._inputs
+        src = inputs[0]._op if inputs else None
+        if src is not None and src.type == "VariableV2" and (
+                0 in op._op_def.ref_inputs or op.name == src.name + "/read"):
+            group = group_of_var(src)
+        else:
+            head = op.name
+            while "/" in head and group is None:
+                head = head.rpartition("/")[0]
+                var = variables.get(head)
+                if var is not None and op.name.startswith(head + "/Initializer/"):
+                    group = group_of_var(var)
+            if group is None:
+                m = _UPDATE_SCOPE.search(op.name)
+                if m and m.group(1) in variables:
+                    group = group_of_var(variables[m.group(1)])
+            if group is None and op.type == "AddN" and op.name.startswith("gradients/"):
+                group = groups.get(src, src.name)  # TF sums gradients next to the first
+            if group is None and op.type == "Const" and op.name.endswith("_grad/Shape"):
+                fwd = by_name.get(op.name[len("gradients/"):-len("_grad/Shape")])
+                if fwd is not None and fwd.type == "GatherV2":
+                    group = groups.get(fwd)  # the gather gradient's params shape
+            if group is None and op.type == "GatherV2" and src is not None and \
+                    src.type == "Identity" and src._inputs and \
+                    src._inputs[0]._op.type == "VariableV2" and \
+                    (op.name + "/Identity") in by_name:
+                group = group_of_var(src._inputs[0]._op)  # embedding_lookup colocates
+        if group is not None:
+            groups[op] = group
+    # A Const made for a colocated op inside its name scope (``GradientDescent/value``,
+    # ``embed/embedding/axis``) shares its group, as does a value computed only for an
+    # update in the same scope (Adam's ``Adam/mul`` for ``Adam/Assign``).
+    for op in reversed(ops):
+        if op in groups or len(op._outputs) != 1:
+            continue
+        consumers = op._outputs[0]._consumers
+        if len(consumers) != 1 or consumers[0] not in groups:
+            continue
+        user = consumers[0]
+        if (op.type == "Const" and op.name.startswith(user.name + "/")) or (
+                user.type == "Assign" and user._inputs[1] is op._outputs[0]
+                and user.name != user._inputs[0]._op.name + "/Assign"
+                and op.name.rpartition("/")[0] == user.name.rpartition("/")[0]):
+            groups[op] = groups[user]
+    return groups
+
+
+def _variables_updated_with(var, variables):
+    """Variables whose ``Apply*`` update reads ``var`` (sorted by name), e.g. Adam's betas."""
+    read = [c for c in var._outputs[0]._consumers if c.name == var.name + "/read"]
+    if not read:
+        return []
+    updated = set()
+    for user in read[0]._outputs[0]._consumers:
+        if 0 in user._op_def.ref_inputs and user._inputs and user._inputs[0]._op is not var \
+                and user._inputs[0]._op.type == "VariableV2":
+            updated.add(user._inputs[0]._op)
+    return sorted(updated, key=lambda v: v.name)
