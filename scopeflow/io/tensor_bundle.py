@@ -1,0 +1,530 @@
+"""Tensor bundles: TensorFlow's checkpoint V2 files, written atomically and read with checks.
+
+A bundle with prefix ``model.ckpt`` is two kinds of file (``FORMATS.md`` §1):
+
+* ``model.ckpt.data-00000-of-00001``: the tensors' bytes, back to back, in the order they
+  were written (string tensors as varint lengths, a masked length CRC, then the bytes);
+* ``model.ckpt.index``: a LevelDB table (:mod:`scopeflow.io.sstable`) mapping ``""`` to a
+  ``BundleHeaderProto`` and each tensor name to a ``BundleEntryProto`` (dtype, shape,
+  shard, offset, size, masked CRC-32C of the bytes).
+
+:func:`write_bundle` produces TensorFlow's bytes exactly, and never leaves a torn
+checkpoint behind: both files are written under temporary names, flushed to disk, then
+renamed into place (data first, index last). :class:`BundleReader` reads what TensorFlow
+writes, including sharded saves (``-00001-of-00004``), and verifies every tensor's checksum.
+
+>>> import os, tempfile
+>>> prefix = os.path.join(tempfile.mkdtemp(), "model.ckpt")
+>>> write_bundle(prefix, ["w", "step"], [np.ones((2, 3), np.float32), np.array(7)])
+>>> with BundleReader(prefix) as reader:
+...     print(reader.keys(), reader.dtype("w"), reader.shape("w"), reader.read("step"))
+['step', 'w'] <dtype: 'float32'> (2, 3) 7
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+
+import numpy as np
+
+from scopeflow.framework import dtypes, errors
+from scopeflow.io import crc32c, protos, sstable
+
+__all__ = ["write_bundle", "BundleReader", "data_filename", "index_filename"]
+
+# Tensors are written and checksummed in pieces this big, so each piece is checksummed
+# while it is still in the CPU cache and no full copy of a large array is ever made.
+_CHUNK = 1 << 22
+_VERSION_PRODUCER = 1        # TF's kTensorBundleVersion
+_TEMP_MARK = ".tempstate"    # TF's suffix for files being written
+_U32 = struct.Struct("<I")
+
+# DataType enum -> little-endian NumPy dtype, for the types TF stores as raw buffers.
+_NP_BY_ENUM = {}
+for _enum in (1, 2, 3, 4, 5, 6, 8, 9, 10, 17, 18, 19, 22, 23):
+    _NP_BY_ENUM[_enum] = np.dtype(dtypes.as_dtype(_enum).as_numpy_dtype).newbyteorder("<")
+_DT_STRING = 7
+_DT_BFLOAT16 = 14
+try:  # bfloat16 has no NumPy type of its own; ml_dtypes (TF's own choice) provides one
+    import ml_dtypes as _ml_dtypes
+
+    _NP_BY_ENUM[_DT_BFLOAT16] = np.dtype(_ml_dtypes.bfloat16)
+except ImportError:  # pragma: no cover - depends on the environment
+    _ml_dtypes = None
+_ENUM_BY_NP = {np_dtype.newbyteorder("="): enum for enum, np_dtype in _NP_BY_ENUM.items()}
+
+
+def data_filename(prefix: str, shard_id: int = 0, num_shards: int = 1) -> str:
+    """``<prefix>.data-<shard>-of-<num_shards>``, five digits each, as TF names it."""
+    return f"{prefix}.data-{shard_id:05d}-of-{num_shards:05d}"
+
+
+def index_filename(prefix: str) -> str:
+    """``<prefix>.index``."""
+    return f"{prefix}.index"
+
+
+# ── writing ──────────────────────────────────────────────────────────────────────────
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while n >= 0x80:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def _as_string_items(name: str, array: np.ndarray) -> list[bytes]:
+    items = []
+    for item in array.reshape(-1):
+        if isinstance(item, bytes):
+            items.append(item)
+        elif isinstance(item, str):
+            items.append(item.encode("utf-8"))
+        elif isinstance(item, (bytearray, memoryview, np.bytes_)):
+            items.append(bytes(item))
+        else:
+            raise TypeError(f"Tensor {name!r}: a string tensor holds bytes or str, found "
+                            f"{type(item).__name__} {item!r}")
+    return items
+
+
+def _write_string_tensor(out, items: list[bytes]) -> tuple[int, int]:
+    """Writes TF's string layout; returns (bytes written, unmasked running CRC)."""
+    lengths = bytearray()
+    crc = 0
+    for item in items:
+        size = len(item)
+        lengths += _varint(size)
+        crc = crc32c.extend(crc, struct.pack("<I" if size <= 0xFFFFFFFF else "<Q", size))
+    length_crc = _U32.pack(crc32c.mask(crc))
+    crc = crc32c.extend(crc, length_crc)
+    out.write(lengths)
+    out.write(length_crc)
+    size = len(lengths) + 4
+    for item in items:
+        if item:
+            out.write(item)
+            crc = crc32c.extend(crc, item)
+            size += len(item)
+    return size, crc
+
+
+def _write_raw_tensor(out, array: np.ndarray) -> tuple[int, int]:
+    """Writes a numeric tensor's buffer in cache-sized pieces; returns (size, CRC)."""
+    flat = array.reshape(-1).view(np.uint8)
+    crc = 0
+    for start in range(0, flat.size, _CHUNK):
+        piece = flat[start:start + _CHUNK]
+        crc = crc32c.extend(crc, piece)
+        out.write(piece)
+    return flat.size, crc
+
+
+def _prepare(name, array):
+    """(DataType enum, shape, C-contiguous little-endian array or list of bytes items)."""
+    array = np.asarray(array)
+    if array.dtype.kind in "OSU":
+        return _DT_STRING, array.shape, _as_string_items(name, array)
+    enum = _ENUM_BY_NP.get(array.dtype.newbyteorder("="))
+    if enum is None:
+        raise TypeError(f"Tensor {name!r}: dtype {array.dtype} cannot be stored in a "
+                        "TensorFlow checkpoint")
+    if array.dtype.byteorder == ">":
+        array = array.astype(array.dtype.newbyteorder("<"))
+    return enum, array.shape, np.ascontiguousarray(array)
+
+
+def _check_names(names, arrays):
+    if len(names) != len(arrays):
+        raise ValueError(f"write_bundle: {len(names)} names but {len(arrays)} arrays")
+    seen = set()
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f"Tensor names must be str, got {type(name).__name__} {name!r}")
+        if not name:
+            raise ValueError("A checkpoint tensor name must not be empty (the empty key holds "
+                             "the bundle's header)")
+        if name in seen:
+            raise ValueError(f"Duplicate tensor name {name!r} in one checkpoint")
+        seen.add(name)
+
+
+def _temp_name(path: str) -> str:
+    return f"{path}{_TEMP_MARK}{int.from_bytes(os.urandom(8), 'little')}"
+
+
+def _close_file(f, sync: bool):
+    f.flush()
+    if sync:
+        os.fsync(f.fileno())
+    f.close()
+
+
+def _sync_dir(directory: str):
+    fd = os.open(directory or ".", os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_bundle(prefix, names, arrays, *, sync: bool = True) -> None:
+    """Writes ``arrays`` under ``names`` as the checkpoint ``prefix`` (TF's V2 format).
+
+    ``prefix`` is a path such as ``ckpt/model-1000``; its directory is created if needed.
+    The data file holds the tensors in the given order; the index lists them sorted by
+    name. Numeric and bool arrays are stored as raw little-endian buffers; arrays of
+    ``bytes``/``str`` objects become string tensors (``str`` as UTF-8).
+
+    The write is atomic: each file is written to a temporary name in the same directory,
+    flushed (``fsync`` when ``sync``), then renamed into place, the index last, and the
+    directory is synced. If anything fails, the temporaries are removed and an earlier
+    checkpoint with this prefix is left as it was.
+
+    Raises:
+      ValueError: an empty or duplicate name, or as many names as arrays.
+      TypeError: an array whose dtype TensorFlow cannot store.
+    """
+    prefix = os.fspath(prefix)
+    _check_names(names, arrays)
+    prepared = [_prepare(name, array) for name, array in zip(names, arrays)]
+    directory = os.path.dirname(prefix)
+    if directory:
+        os.makedirs(directory, exist_ok=True)
+    data_path, index_path = data_filename(prefix), index_filename(prefix)
+    data_tmp, index_tmp = _temp_name(data_path), _temp_name(index_path)
+    try:
+        entries = []
+        offset = 0
+        with open(data_tmp, "wb") as out:
+            for name, (enum, shape, value) in zip(names, prepared):
+                if enum == _DT_STRING:
+                    size, crc = _write_string_tensor(out, value)
+                else:
+                    size, crc = _write_raw_tensor(out, value)
+                entry = protos.BundleEntryProto(dtype=enum, offset=offset, size=size,
+                                                crc32c=crc32c.mask(crc))
+                entry.shape.SetInParent()
+                for dim in shape:
+                    entry.shape.dim.add(size=dim)
+                entries.append((name.encode("utf-8"), entry.SerializeToString()))
+                offset += size
+            _close_file(out, sync)
+        header = protos.BundleHeaderProto(num_shards=1,
+                                          version=protos.VersionDef(producer=_VERSION_PRODUCER))
+        entries.sort()
+        with open(index_tmp, "wb") as out:
+            builder = sstable.TableBuilder(out)
+            builder.add(b"", header.SerializeToString())
+            for key, value in entries:
+                builder.add(key, value)
+            builder.finish()
+            _close_file(out, sync)
+        os.replace(data_tmp, data_path)
+        os.replace(index_tmp, index_path)
+    except BaseException:
+        for tmp in (data_tmp, index_tmp):
+            try:
+                os.remove(tmp)
+            except OSError:
+                pass
+        raise
+    if sync:
+        _sync_dir(directory)
+
+
+
+# ── reading ──────────────────────────────────────────────────────────────────────────
+_DATA_SUFFIX_LEN = len(".data-00000-of-00001")
+
+
+def _checkpoint_file_hint(prefix: str):
+    """When ``prefix`` names one of a checkpoint's files, the prefix the user meant."""
+    if prefix.endswith(".index"):
+        return prefix[:-len(".index")], "index file"
+    tail = prefix[-_DATA_SUFFIX_LEN:]
+    if (len(prefix) > _DATA_SUFFIX_LEN and tail.startswith(".data-") and tail[11:15] == "-of-"
+            and tail[6:11].isdigit() and tail[15:].isdigit()):
+        return prefix[:-_DATA_SUFFIX_LEN], "data file"
+    if prefix.endswith(".meta"):
+        return prefix[:-len(".meta")], "meta graph file"
+    return None, None
+
+
+def _nearby_checkpoints(prefix: str, limit: int = 5) -> list[str]:
+    directory = os.path.dirname(prefix) or "."
+    try:
+        names = sorted(n[:-len(".index")] for n in os.listdir(directory) if n.endswith(".index"))
+    except OSError:
+        return []
+    return names[:limit]
+
+
+def _missing_checkpoint_error(prefix: str):
+    tf_message = ("Unsuccessful TensorSliceReader constructor: Failed to find any matching "
+                  f"files for {prefix}")
+    meant, what = _checkpoint_file_hint(prefix)
+    if meant is not None and os.path.exists(prefix) and os.path.exists(index_filename(meant)):
+        return errors.InvalidArgumentError(
+            None, None, f"{prefix!r} is the {what} of the checkpoint {meant!r}: pass the "
+            f"checkpoint prefix {meant!r} instead ({tf_message})")
+    if os.path.isdir(prefix):
+        return errors.NotFoundError(
+            None, None, f"{tf_message}: {prefix!r} is a directory; pass a checkpoint prefix "
+            f"such as 'dir/model.ckpt', or tf.train.latest_checkpoint({prefix!r})")
+    nearby = _nearby_checkpoints(prefix)
+    if nearby:
+        tf_message += (f" (checkpoints in {os.path.dirname(prefix) or '.'!r}: "
+                       f"{', '.join(nearby)})")
+    return errors.NotFoundError(None, None, tf_message)
+
+
+class BundleReader:
+    """Reads the tensor bundle (checkpoint V2) with prefix ``prefix``.
+
+    ``keys()``, ``dtype(name)`` and ``shape(name)`` come from the index alone; ``read(name)``
+    reads one tensor from its data file and verifies its checksum. Data files are opened
+    on first use and closed by ``close()`` (or by leaving a ``with`` block).
+
+    Raises:
+      NotFoundError: no ``<prefix>.index`` (TF's message, plus the checkpoints nearby).
+      InvalidArgumentError: ``prefix`` is one of a checkpoint's files (``model.ckpt.index``,
+        a ``.data-...`` file); the message names the prefix to pass instead.
+      DataLossError: a corrupt or truncated index.
+    """
+
+    def __init__(self, prefix):
+        prefix = os.fspath(prefix)
+        self._prefix = prefix
+        self._files = {}
+        index_path = index_filename(prefix)
+        try:
+            with open(index_path, "rb") as f:
+                table = f.read()
+        except FileNotFoundError:
+            raise _missing_checkpoint_error(prefix) from None
+        except IsADirectoryError:
+            raise _missing_checkpoint_error(prefix) from None
+        entries = sstable.parse_table(table, index_path)
+        if not entries or entries[0][0] != b"":
+            raise errors.DataLossError(None, None, f"Corrupted checkpoint index {index_path}: "
+                                       "no bundle header under the empty key")
+        header = protos.BundleHeaderProto.FromString(entries[0][1])
+        self._check_header(header, index_path)
+        self._num_shards = header.num_shards
+        # Entries are parsed when first asked for: a large index costs one table read.
+        self._raw = {key.decode("utf-8", "surrogateescape"): value
+                     for key, value in entries[1:]}
+        self._parsed = {}
+        self._keys = list(self._raw)
+
+    @staticmethod
+    def _check_header(header, index_path):
+        if header.endianness != 0:
+            raise errors.UnimplementedError(
+                None, None, f"Checkpoint {index_path} was written on a big-endian machine; "
+                "scopeflow reads little-endian checkpoints only")
+        version = header.version
+        if version.min_consumer > _VERSION_PRODUCER or _VERSION_PRODUCER in version.bad_consumers:
+            raise errors.InvalidArgumentError(
+                None, None, f"Checkpoint {index_path} needs a newer reader (bundle version: "
+                f"producer {version.producer}, min consumer {version.min_consumer}; this "
+                f"reader is version {_VERSION_PRODUCER})")
+        if header.num_shards < 1:
+            raise errors.DataLossError(None, None, f"Corrupted checkpoint index {index_path}: "
+                                       f"num_shards = {header.num_shards}")
+
+    # -- the index ---------------------------------------------------------------------
+    @property
+    def prefix(self) -> str:
+        return self._prefix
+
+    def keys(self) -> list[str]:
+        """The tensor names, sorted bytewise (TF's order)."""
+        return list(self._keys)
+
+    def __contains__(self, name) -> bool:
+        return name in self._raw
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def entry(self, name: str):
+        """The ``BundleEntryProto`` of ``name`` (raises NotFoundError if absent)."""
+        entry = self._parsed.get(name)
+        if entry is None:
+            raw = self._raw.get(name)
+            if raw is None:
+                raise errors.NotFoundError(None, None,
+                                           f"Key {name} not found in checkpoint {self._prefix}")
+            entry = protos.BundleEntryProto.FromString(raw)
+            self._parsed[name] = entry
+        return entry
+
+    def dtype(self, name: str):
+        """The scopeflow ``DType`` of tensor ``name`` (``tf.float32``, ...)."""
+        enum = self.entry(name).dtype
+        try:
+            return dtypes.as_dtype(enum)
+        except TypeError:
+            raise errors.UnimplementedError(
+                None, None, f"Tensor {name!r} in checkpoint {self._prefix} has data type "
+                f"{_type_name(enum)}, which scopeflow does not support") from None
+
+    def shape(self, name: str) -> tuple[int, ...]:
+        """The shape of tensor ``name`` as a tuple of ints."""
+        return tuple(dim.size for dim in self.entry(name).shape.dim)
+
+    def nbytes(self, name: str) -> int:
+        """The size of tensor ``name`` in the data file (its ``size`` field)."""
+        return self.entry(name).size
+
+    # -- the data ----------------------------------------------------------------------
+    def read(self, name: str) -> np.ndarray:
+        """Tensor ``name`` as a new NumPy array (strings: an object array of bytes).
+
+        Raises DataLossError, naming the file and the tensor, when the bytes do not match
+        the checksum stored in the index or the data file is truncated.
+        """
+        entry = self.entry(name)
+        if entry.slices:
+            raise errors.UnimplementedError(
+                None, None, f"Tensor {name!r} in checkpoint {self._prefix} is stored as "
+                f"{len(entry.slices)} slices (a partitioned variable); scopeflow does not "
+                "read partitioned variables")
+        shape = tuple(dim.size for dim in entry.shape.dim)
+        if any(d < 0 for d in shape):
+            raise self._corrupt(name, entry, f"negative dimension in shape {list(shape)}")
+        if entry.dtype == _DT_STRING:
+            return self._read_strings(name, entry, shape)
+        np_dtype = _NP_BY_ENUM.get(entry.dtype)
+        if np_dtype is None:
+            if entry.dtype == _DT_BFLOAT16:
+                extra = " (install ml_dtypes to read bfloat16)"
+            else:
+                extra = ""
+            raise errors.UnimplementedError(
+                None, None, f"Tensor {name!r} in checkpoint {self._prefix} has data type "
+                f"{_type_name(entry.dtype)}, which scopeflow cannot read{extra}")
+        array = np.empty(shape, np_dtype)
+        if array.nbytes != entry.size:
+            raise self._corrupt(name, entry, f"size {entry.size} in the index, but "
+                                f"{_type_name(entry.dtype)}{list(shape)} needs {array.nbytes}")
+        flat = array.reshape(-1).view(np.uint8)
+        fd = self._fd(name, entry)
+        crc = 0
+        for start in range(0, flat.size, _CHUNK):
+            piece = flat[start:start + _CHUNK]
+            got = os.preadv(fd, [piece], entry.offset + start)
+            if got != piece.size:
+                raise self._truncated(name, entry)
+            crc = crc32c.extend(crc, piece)
+        self._check_crc(name, entry, crc)
+        if array.dtype.byteorder == ">":  # only on a big-endian host
+            array = array.astype(array.dtype.newbyteorder("="))
+        return array
+
+    def _read_strings(self, name, entry, shape):
+        fd = self._fd(name, entry)
+        data = os.pread(fd, entry.size, entry.offset)
+        if len(data) != entry.size:
+            raise self._truncated(name, entry)
+        count = int(np.prod(shape, dtype=np.int64))
+        lengths = []
+        pos = 0
+        crc = 0
+        for _ in range(count):
+            size = shift = 0
+            while True:
+                if pos >= len(data) or shift > 63:
+                    raise self._corrupt(name, entry, "bad string length")
+                byte = data[pos]
+                pos += 1
+                size |= (byte & 0x7F) << shift
+                if byte < 0x80:
+                    break
+                shift += 7
+            lengths.append(size)
+            crc = crc32c.extend(crc, struct.pack("<I" if size <= 0xFFFFFFFF else "<Q", size))
+        if pos + 4 > len(data):
+            raise self._corrupt(name, entry, "string lengths run past the tensor's bytes")
+        stored_length_crc = _U32.unpack_from(data, pos)[0]
+        if stored_length_crc != crc32c.mask(crc):
+            raise self._corrupt(name, entry, "the string lengths' checksum does not match")
+        crc = crc32c.extend(crc, data[pos:pos + 4])
+        pos += 4
+        if pos + sum(lengths) != len(data):
+            raise self._corrupt(name, entry, "string lengths do not add up to the size")
+        crc = crc32c.extend(crc, data[pos:])
+        self._check_crc(name, entry, crc)
+        out = np.empty(count, dtype=object)
+        for i, size in enumerate(lengths):
+            out[i] = data[pos:pos + size]
+            pos += size
+        return out.reshape(shape)
+
+    def _data_path(self, entry) -> str:
+        return data_filename(self._prefix, entry.shard_id, self._num_shards)
+
+    def _fd(self, name, entry) -> int:
+        shard = entry.shard_id
+        fd = self._files.get(shard)
+        if fd is None:
+            if not 0 <= shard < self._num_shards:
+                raise self._corrupt(name, entry, f"shard {shard} of {self._num_shards}")
+            path = self._data_path(entry)
+            try:
+                fd = os.open(path, os.O_RDONLY)
+            except FileNotFoundError:
+                raise errors.NotFoundError(
+                    None, None, f"{path}; No such file or directory (data file of checkpoint "
+                    f"{self._prefix}, needed for tensor {name!r})") from None
+            self._files[shard] = fd
+        return fd
+
+    def _check_crc(self, name, entry, crc):
+        actual = crc32c.mask(crc)
+        if actual != entry.crc32c:
+            raise errors.DataLossError(
+                None, None, f"TensorBundle at {self._prefix} shard {entry.shard_id} "
+                f"({entry.size} bytes): Checksum does not match: stored {entry.crc32c} vs. "
+                f"calculated on the restored bytes {actual}, reading tensor {name!r} from "
+                f"{self._data_path(entry)} (the file is corrupt)")
+
+    def _corrupt(self, name, entry, what):
+        return errors.DataLossError(
+            None, None, f"Corrupted checkpoint: tensor {name!r} in {self._data_path(entry)}: "
+            f"{what}")
+
+    def _truncated(self, name, entry):
+        return self._corrupt(name, entry, f"the file ends before the tensor's "
+                             f"{entry.size} bytes at offset {entry.offset} (truncated?)")
+
+    # -- lifetime ----------------------------------------------------------------------
+    def close(self) -> None:
+        """Closes the data files (the reader can still list keys, and reopens on read)."""
+        files, self._files = self._files, {}
+        for fd in files.values():
+            os.close(fd)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        if getattr(self, "_files", None):
+            self.close()
+
+    def __repr__(self):
+        return f"<BundleReader {self._prefix!r}: {len(self._keys)} tensors>"
+
+
+def _type_name(enum: int) -> str:
+    try:
+        return protos.DATA_TYPE.values_by_number[enum].name
+    except KeyError:
+        return f"DataType({enum})"
