@@ -32,9 +32,14 @@ from scopeflow import train
 from scopeflow.clip_ops import clip_by_global_norm, clip_by_norm, global_norm
 from scopeflow.ops.training_ops import scatter_add, scatter_sub, scatter_update
 from scopeflow.ops.embedding_ops import dynamic_partition, dynamic_stitch, sparse_to_dense
+from scopeflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
+from scopeflow.ops.segment_ops import (
+    segment_sum, sparse_segment_mean, sparse_segment_sqrt_n, sparse_segment_sum, unique)
+from scopeflow.ops.sparse_ops import sparse_placeholder, sparse_tensor_to_dense
+from scopeflow import sparse
 from scopeflow.gradients import (
-    AggregationMethod, IndexedSlices, NotDifferentiable, RegisterGradient, UnconnectedGradients,
-    custom_gradient, explain_gradient, gradients, hessians, no_gradient)
+    AggregationMethod, IndexedSlices, IndexedSlicesValue, NotDifferentiable, RegisterGradient,
+    UnconnectedGradients, custom_gradient, explain_gradient, gradients, hessians, no_gradient)
 
 bool = dtypes.bool_  # noqa: A001 - TF's name for the dtype
 newaxis = None

@@ -9,6 +9,7 @@ each input's gradient back to the input's shape. Sparse gradients are ``IndexedS
 
 from __future__ import annotations
 
+import collections
 import enum
 
 import numpy as np
@@ -49,6 +50,11 @@ class AggregationMethod:
 
 
 # ── IndexedSlices: the sparse gradient of gather/embedding_lookup ────────────────────
+IndexedSlicesValue = collections.namedtuple("IndexedSlicesValue",
+                                            ["values", "indices", "dense_shape"])
+IndexedSlicesValue.__doc__ = "What ``Session.run`` returns for a fetched IndexedSlices."
+
+
 class IndexedSlices:
     """A sparse tensor: ``values[i]`` is row ``indices[i]`` of a ``dense_shape`` tensor.
 

@@ -1,4 +1,13 @@
 """``tf.math``: the math ops under their ``tf.math.*`` names."""
 
+from scopeflow.ops import math_ops
 from scopeflow.ops.math_ops import *  # noqa: F403
-from scopeflow.ops.math_ops import __all__  # noqa: F401
+from scopeflow.ops.segment_ops import (
+    segment_sum,
+    sparse_segment_mean,
+    sparse_segment_sqrt_n,
+    sparse_segment_sum,
+)
+
+__all__ = math_ops.__all__ + [
+    "segment_sum", "sparse_segment_sum", "sparse_segment_mean", "sparse_segment_sqrt_n"]

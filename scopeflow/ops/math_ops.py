@@ -47,7 +47,7 @@ __all__ = [
     "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_all",
     "reduce_any", "reduce_logsumexp", "argmax", "argmin",
     # segments
-    "unsorted_segment_sum", "segment_sum",
+    "unsorted_segment_sum",
     # linear algebra
     "matmul", "tensordot",
     # casts and sequences
@@ -1353,19 +1353,6 @@ def unsorted_segment_sum(data, segment_ids, num_segments, name=None) -> Tensor:
     """
     return _apply(unsorted_segment_sum_op, [data, segment_ids, num_segments], name,
                   hinted=(0,))
-
-
-def segment_sum(data, segment_ids, name=None) -> Tensor:
-    """Sums over sorted ``segment_ids`` (``max(segment_ids) + 1`` segments).
-
-    Built from ``UnsortedSegmentSum`` (TF has a ``SegmentSum`` op; the values agree for
-    sorted ids).
-    """
-    with name_scope(name, "SegmentSum", [data, segment_ids]) as scope:
-        ids = convert_to_tensor(segment_ids, name="segment_ids")
-        n = maximum(add(reduce_max(ids), _const_like(1, ids)), _const_like(0, ids))
-        return unsorted_segment_sum_op.bind(convert_to_tensor(data, name="data"), ids, n,
-                                            name=scope)
 
 
 # ── ArgMax / ArgMin (not differentiable) ─────────────────────────────────────────────

@@ -17,6 +17,8 @@ from scopeflow.framework.graph import (
     Tensor,
     get_default_graph,
 )
+from scopeflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
+from scopeflow.gradients import IndexedSlices, IndexedSlicesValue
 from scopeflow.runtime.plan import PLAN_FILENAME, UninitializedVariable, compile_plan
 
 __all__ = ["Session", "InteractiveSession", "get_default_session", "SessionState"]
@@ -69,6 +71,15 @@ class _FetchStructure:
         if fetch is None:
             raise TypeError(f'Argument `fetch` = {fetch} has invalid type '
                             f'"{type(fetch).__name__}". Cannot be None')
+        if isinstance(fetch, SparseTensor):
+            parts = self._walk(graph, fetch.components())
+            return lambda vals: SparseTensorValue(*parts(vals))
+        if isinstance(fetch, IndexedSlices):
+            if fetch.dense_shape is None:
+                parts = self._walk(graph, (fetch.values, fetch.indices))
+                return lambda vals: IndexedSlicesValue(*parts(vals), None)
+            parts = self._walk(graph, (fetch.values, fetch.indices, fetch.dense_shape))
+            return lambda vals: IndexedSlicesValue(*parts(vals))
         if isinstance(fetch, (list, tuple)):
             builders = [self._walk(graph, f) for f in fetch]
             if _is_namedtuple(fetch):
@@ -185,6 +196,11 @@ class Session:
         graph = self._graph
         tensors, values = [], []
         for key, value in feed_dict.items():
+            if isinstance(key, SparseTensor):  # feeds its three component tensors
+                for t, v in zip(key.components(), _sparse_feed_value(key, value)):
+                    tensors.append(t)
+                    values.append(v)
+                continue
             if type(key) is Tensor and key._op._graph is graph:
                 t = key
             else:
@@ -305,6 +321,15 @@ def _failing_op(plan, exc):
             op = plan.op_at_line(tb.tb_lineno)
         tb = tb.tb_next
     return op
+
+
+def _sparse_feed_value(key, value):
+    if isinstance(value, SparseTensorValue) or (isinstance(value, (tuple, list))
+                                                and len(value) == 3):
+        return value
+    raise TypeError(f"The value fed for the SparseTensor with values {key.values.name} must be "
+                    f"a tf.SparseTensorValue or an (indices, values, dense_shape) tuple, not "
+                    f"{type(value).__name__}")
 
 
 def _check_feed(check, value):

@@ -1,0 +1,100 @@
+"""``tf.SparseTensor``: a tensor given by the coordinates and values of its non-zeros.
+
+A SparseTensor is three dense tensors in the graph — ``indices`` (int64 ``[N, rank]``),
+``values`` (``[N]``) and ``dense_shape`` (int64 ``[rank]``) — bundled for the user.
+``Session.run`` fetches one as a :class:`SparseTensorValue` and accepts one (or an
+``(indices, values, dense_shape)`` tuple) as the feed for a ``tf.sparse_placeholder``.
+"""
+
+from __future__ import annotations
+
+import collections
+
+from scopeflow.framework import dtypes
+from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
+from scopeflow.framework.tensor_shape import TensorShape
+
+SparseTensorValue = collections.namedtuple("SparseTensorValue",
+                                           ["indices", "values", "dense_shape"])
+SparseTensorValue.__doc__ = "What ``Session.run`` returns for a fetched SparseTensor."
+
+
+class SparseTensor:
+    """A sparse tensor (``tf.SparseTensor(indices, values, dense_shape)``).
+
+    >>> st = tf.SparseTensor(indices=[[0, 0], [1, 2]], values=[1.0, 2.0], dense_shape=[3, 4])
+    >>> st.shape, st.dtype.name
+    (TensorShape([Dimension(3), Dimension(4)]), 'float32')
+    >>> tf.Session().run(tf.sparse.to_dense(st))
+    array([[1., 0., 0., 0.],
+           [0., 0., 2., 0.],
+           [0., 0., 0., 0.]], dtype=float32)
+    """
+
+    def __init__(self, indices, values, dense_shape):
+        with name_scope(None, "SparseTensor", [indices, values, dense_shape]):
+            indices = convert_to_tensor(indices, name="indices", dtype=dtypes.int64)
+            values = convert_to_tensor(values, name="values")
+            dense_shape = convert_to_tensor(dense_shape, name="dense_shape",
+                                            dtype=dtypes.int64)
+        indices.shape.with_rank(2)
+        values.shape.with_rank(1)
+        dense_shape.shape.with_rank(1)
+        indices.shape[1:].assert_is_compatible_with(dense_shape.shape)
+        self._indices, self._values, self._dense_shape = indices, values, dense_shape
+        self._static_shape = None
+
+    @classmethod
+    def from_value(cls, value):
+        """A SparseTensor from a SparseTensorValue (or return a SparseTensor unchanged)."""
+        if isinstance(value, SparseTensor):
+            return value
+        return cls(value.indices, value.values, value.dense_shape)
+
+    indices = property(lambda self: self._indices, doc="int64 ``[N, rank]`` coordinates.")
+    values = property(lambda self: self._values, doc="``[N]`` values, one per coordinate.")
+    dense_shape = property(lambda self: self._dense_shape, doc="int64 ``[rank]`` shape.")
+    dtype = property(lambda self: self._values.dtype)
+    op = property(lambda self: self._values.op)
+    graph = property(lambda self: self._values.graph)
+
+    @property
+    def shape(self) -> TensorShape:
+        """The static dense shape: known entries of ``dense_shape`` (TF's rules)."""
+        if self._static_shape is None:
+            from scopeflow.framework.tensor_util import constant_value
+            value = constant_value(self._dense_shape)
+            if value is not None:
+                self._static_shape = TensorShape([int(d) for d in value])
+            else:
+                self._static_shape = TensorShape([None] * self._dense_shape.shape[0].value) \
+                    if self._dense_shape.shape.is_fully_defined() else TensorShape(None)
+        return self._static_shape
+
+    def get_shape(self) -> TensorShape:
+        return self.shape
+
+    def _set_static_shape(self, shape):
+        self._static_shape = TensorShape(shape)
+
+    def components(self) -> tuple[Tensor, Tensor, Tensor]:
+        """``(indices, values, dense_shape)``: the tensors a fetch or feed expands to."""
+        return self._indices, self._values, self._dense_shape
+
+    def eval(self, feed_dict=None, session=None):
+        from scopeflow.runtime.session import get_default_session
+        session = session or get_default_session()
+        if session is None:
+            raise ValueError("Cannot evaluate tensor using `eval()`: No default session is "
+                             "registered. Use `with sess.as_default()` or pass an explicit "
+                             "session to `eval(session=sess)`")
+        return session.run(self, feed_dict)
+
+    def __repr__(self):
+        return (f"SparseTensor(indices={self._indices}, values={self._values}, "
+                f"dense_shape={self._dense_shape})")
+
+
+def is_sparse(x) -> bool:
+    """Whether ``x`` is a SparseTensor or a SparseTensorValue."""
+    return isinstance(x, (SparseTensor, SparseTensorValue))

@@ -1,0 +1,8 @@
+"""``tf.sparse``: SparseTensor helpers under their ``tf.sparse.*`` names."""
+
+from scopeflow.framework.sparse_tensor import SparseTensor, SparseTensorValue  # noqa: F401
+from scopeflow.ops.segment_ops import sparse_segment_mean as segment_mean  # noqa: F401
+from scopeflow.ops.segment_ops import sparse_segment_sqrt_n as segment_sqrt_n  # noqa: F401
+from scopeflow.ops.segment_ops import sparse_segment_sum as segment_sum  # noqa: F401
+from scopeflow.ops.sparse_ops import sparse_placeholder as placeholder  # noqa: F401
+from scopeflow.ops.sparse_ops import sparse_tensor_to_dense as to_dense  # noqa: F401
