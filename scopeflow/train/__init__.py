@@ -29,6 +29,13 @@ from scopeflow.train.optimizers import (
     MomentumOptimizer,
     RMSPropOptimizer,
 )
+from scopeflow.train.saver import (
+    BaseSaverBuilder,
+    BulkSaverBuilder,
+    RestoreReport,
+    Saver,
+    export_meta_graph,
+)
 from scopeflow.train.training_util import (
     assert_global_step,
     create_global_step,
@@ -45,4 +52,5 @@ __all__ = [
     "polynomial_decay", "cosine_decay", "inverse_time_decay", "natural_exp_decay",
     "latest_checkpoint", "get_checkpoint_state", "checkpoint_exists", "update_checkpoint_state",
     "generate_checkpoint_state_proto", "get_checkpoint_mtimes", "remove_checkpoint",
+    "Saver", "BaseSaverBuilder", "BulkSaverBuilder", "RestoreReport", "export_meta_graph",
 ]

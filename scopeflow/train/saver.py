@@ -1,0 +1,878 @@
+"""``tf.train.Saver``: TF1's name-based checkpoints in TensorFlow's V2 format.
+
+The graph a Saver adds is TF1's, op for op (``save/Const``, ``save/SaveV2``,
+``save/control_dependency``, ``save/RestoreV2``, ``save/Assign_N``, ``save/restore_all``),
+and ``saver.saver_def`` names them as TF does, so checkpoints and ``.meta`` files travel
+both ways between scopeflow and TensorFlow.
+
+Beyond TF1:
+
+* **Crash-safe saves.** The bundle is written atomically (temp files, fsync, rename, the
+  ``.index`` last), then the ``.meta``, then the ``checkpoint`` state file (atomically),
+  and only then are checkpoints beyond ``max_to_keep`` deleted. Killing the process at any
+  moment leaves ``tf.train.latest_checkpoint`` pointing at a complete checkpoint.
+* **Restore checks everything first.** Every variable's key, dtype and shape is compared
+  with the checkpoint before anything is assigned; all problems are reported in one error
+  (TF's class and key phrase, e.g. ``Key w not found in checkpoint``, then the complete
+  list), with likely fixes (a ``model/`` prefix, optimizer slots absent, ``_1`` suffixes).
+* **Restore reports.** ``saver.restore(sess, path, report=True)`` returns a
+  :class:`RestoreReport` (what was restored, which checkpoint keys went unused);
+  ``saver.preview(path)`` returns the same report without assigning anything.
+* Paths of checkpoints are written relative to the directory in the ``checkpoint`` file.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import time
+
+import numpy as np
+
+from scopeflow.framework import errors
+from scopeflow.framework.graph import GraphKeys, Operation, Tensor, get_default_graph, name_scope
+from scopeflow.io.protos import CollectionDef, MetaGraphDef, SaverDef, VariableDef
+from scopeflow.ops import array_ops, control_flow_ops, io_ops, state_ops
+from scopeflow.train import checkpoint_management as cm
+
+__all__ = ["Saver", "BaseSaverBuilder", "BulkSaverBuilder", "RestoreReport",
+           "export_meta_graph"]
+
+_log = logging.getLogger("scopeflow.train")
+
+_VARIABLE_OP_TYPES = ("Variable", "VariableV2", "AutoReloadVariable", "VarHandleOp",
+                      "ReadVariableOp")
+
+
+# ── what gets saved ──────────────────────────────────────────────────────────────────
+class _VariableSaveable:
+    """One checkpoint key bound to one variable (TF's ``ReferenceVariableSaveable``)."""
+
+    __slots__ = ("name", "tensor", "variable")
+
+    def __init__(self, name, tensor, variable=None):
+        self.name = name          # the checkpoint key
+        self.tensor = tensor      # the VariableV2 output (a ref tensor)
+        self.variable = variable  # the Variable object when one was given
+
+    @property
+    def op(self):
+        return self.tensor.op
+
+    @property
+    def dtype(self):
+        return self.tensor.dtype.base_dtype
+
+    @property
+    def shape(self):
+        return self.tensor.shape
+
+    @property
+    def device(self):
+        return self.tensor.device
+
+    def restore(self, restored, shape=None):
+        if shape is not None:
+            restored = array_ops.reshape(restored, shape)
+        validate = shape is None and self.shape.is_fully_defined()
+        return state_ops.assign(self.tensor, restored, validate_shape=validate)
+
+
+def _as_variable_tensor(var):
+    """A variable's ref tensor (TF's ``convert_to_tensor(var, as_ref=True)``), or None."""
+    if hasattr(var, "_ref") and callable(var._ref):
+        return var._ref()
+    if isinstance(var, Tensor):
+        return var
+    return None
+
+
+def _comes_from_variable(t) -> bool:
+    return isinstance(t, Tensor) and t.op.type in _VARIABLE_OP_TYPES
+
+
+def _op_list_to_dict(op_list) -> dict:
+    """TF's ``op_list_to_dict``: a list of variables keyed by their op names."""
+    if not isinstance(op_list, (list, tuple, set)):
+        raise TypeError(f"Variables to save should be passed in a dict or a list. Got {op_list}")
+    flat = []
+    for x in op_list:
+        flat.extend(x if isinstance(x, (list, tuple)) else [x])
+    names_to_saveables = {}
+    for var in sorted(flat, key=lambda x: x.name):
+        t = _as_variable_tensor(var)
+        if not _comes_from_variable(t):
+            raise TypeError(f"Variable to save is not a Variable: {var}")
+        name = t.op.inputs[0].op.name if t.op.type == "ReadVariableOp" else t.op.name
+        if name in names_to_saveables:
+            raise ValueError(f"At least two variables have the same name: {name}")
+        names_to_saveables[name] = var
+    return names_to_saveables
+
+
+def _validate_and_slice_inputs(names_to_saveables) -> list:
+    """TF's ``validate_and_slice_inputs``: saveables sorted by checkpoint key."""
+    if not isinstance(names_to_saveables, dict):
+        names_to_saveables = _op_list_to_dict(names_to_saveables)
+    saveables, seen = [], set()
+    for name, var in sorted(names_to_saveables.items(), key=lambda x: x[0]):
+        if not isinstance(name, str):
+            raise TypeError("names_to_saveables must be a dict mapping string names to "
+                            f"trackable operations. Name is not a string: {name}")
+        if isinstance(var, (list, tuple)):
+            raise TypeError(f"Partitioned variables are not supported by scopeflow's Saver "
+                            f"(checkpoint key {name!r} maps to a list)")
+        t = _as_variable_tensor(var)
+        if not _comes_from_variable(t):
+            raise TypeError("names_to_saveables must be a dict mapping string names to "
+                            f"Tensors/Variables. Not a variable: {var}")
+        if t.op in seen:
+            raise ValueError(f"The same saveable will be restored with two names: {name}")
+        seen.add(t.op)
+        saveables.append(_VariableSaveable(name, t, var if t is not var else None))
+    return saveables
+
+
+# ── the graph a Saver adds ───────────────────────────────────────────────────────────
+class BaseSaverBuilder:
+    """Builds the save and restore ops of a Saver (one ``RestoreV2`` per variable)."""
+
+    _bulk = False
+
+    def __init__(self, write_version=SaverDef.V2):
+        self._write_version = write_version
+
+    def save_op(self, filename_tensor, saveables):
+        names = [s.name for s in saveables]
+        return io_ops.save_v2(filename_tensor, names, [""] * len(names),
+                              [s.tensor for s in saveables])
+
+    def bulk_restore(self, filename_tensor, saveables):
+        if self._bulk:
+            graph = get_default_graph()
+            with graph.device("/device:CPU:0"):  # TF: "cpu:0", for compatibility
+                out = io_ops.restore_v2(filename_tensor, [s.name for s in saveables],
+                                        [""] * len(saveables), [s.dtype for s in saveables])
+            return out if isinstance(out, list) else [out]
+        return [io_ops.restore_v2(filename_tensor, [s.name], [""], [s.dtype])
+                for s in saveables]
+
+    def _add_restore_ops(self, filename_tensor, saveables, reshape, name="restore_all"):
+        restored = self.bulk_restore(filename_tensor, saveables)
+        assigns = []
+        for saveable, tensor in zip(saveables, restored):
+            shape = None
+            if reshape:
+                shape = saveable.shape.as_list() if saveable.shape.is_fully_defined() \
+                    else array_ops.shape(saveable.tensor)
+            assigns.append(saveable.restore(tensor, shape))
+        return control_flow_ops.group(*assigns, name=name)
+
+    def _build_internal(self, names_to_saveables, reshape=False, sharded=False, max_to_keep=5,
+                        keep_checkpoint_every_n_hours=10000.0, name=None,
+                        restore_sequentially=False, filename="model"):
+        """Adds the ops; returns ``(SaverDef, saveables)``."""
+        saveables = _validate_and_slice_inputs(names_to_saveables)
+        if max_to_keep is None:
+            max_to_keep = 0
+        with name_scope(name, "save", [s.op for s in saveables]):
+            filename_tensor = array_ops.placeholder_with_default(
+                filename or "model", shape=(), name="filename")
+            # TF keeps the name "Const" for backwards compatibility.
+            filename_tensor = array_ops.placeholder_with_default(
+                filename_tensor, shape=(), name="Const")
+            save = self.save_op(filename_tensor, saveables)
+            save_tensor = control_flow_ops.with_dependencies([save], filename_tensor)
+            restore_op = self._add_restore_ops(filename_tensor, saveables, reshape)
+        saver_def = SaverDef(
+            filename_tensor_name=filename_tensor.name, save_tensor_name=save_tensor.name,
+            restore_op_name=restore_op.name, max_to_keep=max_to_keep, sharded=sharded,
+            keep_checkpoint_every_n_hours=keep_checkpoint_every_n_hours,
+            version=self._write_version)
+        return saver_def, saveables
+
+
+class BulkSaverBuilder(BaseSaverBuilder):
+    """The default builder: one ``RestoreV2`` op reads every variable."""
+
+    _bulk = True
+
+
+# ── restore checks and reports ───────────────────────────────────────────────────────
+_SLOT_RE = re.compile(r"(/(Adam|Adam_1|Momentum|RMSProp|RMSProp_1|Adagrad|Adadelta|Adadelta_1|"
+                      r"Ftrl|Ftrl_1|AdagradDA|ProximalAdagrad|ExponentialMovingAverage)"
+                      r"(_\d+)?$)|(^|/)(beta1_power|beta2_power)(_\d+)?$")
+_SUFFIX_RE = re.compile(r"_\d+(?=/|$)")
+
+
+class RestoreReport:
+    """What a restore did (or would do): restored, missing, mismatched and unused keys.
+
+    ``str(report)`` is a readable table. Attributes: ``checkpoint`` (the prefix),
+    ``restored`` (checkpoint keys), ``missing`` (keys the checkpoint lacks),
+    ``dtype_mismatches`` / ``shape_mismatches`` (``(key, variable value, checkpoint
+    value)``), ``unused`` (checkpoint keys this Saver does not restore), ``fixes``
+    (likely fixes, as sentences), ``ok`` (nothing missing or mismatched).
+    """
+
+    def __init__(self, checkpoint, saveables, ckpt_keys):
+        self.checkpoint = checkpoint
+        self._saveables = {s.name: s for s in saveables}
+        self.restored: list[str] = []
+        self.missing: list[str] = []
+        self.dtype_mismatches: list[tuple] = []
+        self.shape_mismatches: list[tuple] = []
+        self.unused = sorted(set(ckpt_keys) - set(self._saveables))
+        self.checkpoint_keys = list(ckpt_keys)
+        self.fixes: list[str] = []
+
+    @property
+    def ok(self) -> bool:
+        return not (self.missing or self.dtype_mismatches or self.shape_mismatches)
+
+    def _variable_of(self, key):
+        s = self._saveables[key]
+        return s.tensor.op
+
+    def problems_text(self) -> str:
+        lines = []
+        if self.missing:
+            lines.append(f"  missing from the checkpoint ({len(self.missing)}):")
+            for k in self.missing:
+                op = self._variable_of(k)
+                what = "" if op.name == k else f" (variable {op.name})"
+                lines.append(f"    {k}{what}: {_describe_var(self._saveables[k])}, created "
+                             f"at {op.creation_site}")
+        if self.dtype_mismatches:
+            lines.append(f"  dtype mismatch ({len(self.dtype_mismatches)}):")
+            for k, want, got in self.dtype_mismatches:
+                lines.append(f"    {k}: the variable is {want}, the checkpoint has {got}")
+        if self.shape_mismatches:
+            lines.append(f"  shape mismatch ({len(self.shape_mismatches)}):")
+            for k, want, got in self.shape_mismatches:
+                lines.append(f"    {k}: the variable has shape {want}, the checkpoint {got}")
+        if self.fixes:
+            lines.append("Likely fixes:")
+            lines.extend(f"  - {f}" for f in self.fixes)
+        return "\n".join(lines)
+
+    def __str__(self):
+        n = len(self._saveables)
+        head = (f"Restore from '{self.checkpoint}': {len(self.restored)} of {n} variables "
+                f"restored; the checkpoint has {len(self.checkpoint_keys)} keys, "
+                f"{len(self.unused)} unused by this Saver.")
+        lines = [head]
+        if self.restored:
+            lines.append(f"  restored ({len(self.restored)}):")
+            lines.extend(f"    {k}" for k in self.restored)
+        problems = self.problems_text()
+        if problems:
+            lines.append(problems)
+        if self.unused:
+            lines.append(f"  unused checkpoint keys ({len(self.unused)}):")
+            lines.extend(f"    {k}" for k in self.unused)
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+
+def _dims(shape):
+    return shape.as_list() if shape.ndims is not None else None
+
+
+def _describe_var(saveable) -> str:
+    return f"{saveable.dtype.name} {_shape_text(_dims(saveable.shape))}"
+
+
+def _shape_text(dims) -> str:
+    if dims is None:
+        return "<unknown>"
+    return "[" + ",".join("?" if d is None else str(d) for d in dims) + "]"
+
+
+def _prefix_fixes(missing, ckpt_keys):
+    """Scopes the checkpoint adds to (or lacks from) missing names, with how many each explains."""
+    keys = set(ckpt_keys)
+    by_suffix: dict[str, list[str]] = {}  # "w" -> ["model/"] for a checkpoint key "model/w"
+    for c in keys:
+        parts = c.split("/")
+        for i in range(1, len(parts)):
+            by_suffix.setdefault("/".join(parts[i:]), []).append("/".join(parts[:i]) + "/")
+    added: dict[str, list[str]] = {}
+    removed: dict[str, list[str]] = {}
+    for k in missing:
+        for p in by_suffix.get(k, ()):
+            added.setdefault(p, []).append(k)
+        parts = k.split("/")
+        for i in range(1, len(parts)):
+            if "/".join(parts[i:]) in keys:
+                removed.setdefault("/".join(parts[:i]) + "/", []).append(k)
+    fixes = []
+    for p, ks in sorted(added.items(), key=lambda x: -len(x[1]))[:2]:
+        fixes.append(
+            f"{_count(ks, missing)} under '{p}' in the checkpoint (e.g. '{p}{ks[0]}'): map "
+            f"them with a dict, tf.train.Saver({{'{p}' + v.op.name: v for v in var_list}}), "
+            f"or use tf.train.init_from_checkpoint(path, {{'{p}': '/'}})")
+    for p, ks in sorted(removed.items(), key=lambda x: -len(x[1]))[:2]:
+        fixes.append(
+            f"{_count(ks, missing)} without the '{p}' prefix in the checkpoint (e.g. "
+            f"'{ks[0][len(p):]}'): map them with a dict, "
+            f"tf.train.Saver({{v.op.name[{len(p)}:]: v for v in var_list}}), or use "
+            f"tf.train.init_from_checkpoint(path, {{'/': '{p}'}})")
+    return fixes
+
+
+def _count(found, missing) -> str:
+    if len(found) == len(missing):
+        return "the missing names are" if len(found) > 1 else "the missing name is"
+    return f"{len(found)} of the {len(missing)} missing names {'is' if len(found) == 1 else 'are'}"
+
+
+def _suggest_fixes(report) -> list[str]:
+    missing = report.missing
+    if not missing:
+        return []
+    ckpt_keys = report.checkpoint_keys
+    fixes = _prefix_fixes(missing, ckpt_keys)
+    slots = [k for k in missing if _SLOT_RE.search(k)]
+    if slots and not any(_SLOT_RE.search(k) for k in ckpt_keys):
+        rest = [k for k in missing if k not in slots]
+        fixes.append(
+            f"the checkpoint was saved without optimizer state ({len(slots)} slot variables "
+            f"such as '{slots[0]}' are absent): to restore the model only, use "
+            "tf.train.Saver(var_list=tf.trainable_variables()) after running "
+            "tf.global_variables_initializer()"
+            + (f" (also missing: {', '.join(rest[:5])})" if rest else ""))
+    stripped = {_SUFFIX_RE.sub("", k): k for k in ckpt_keys}
+    renamed = [(k, stripped[_SUFFIX_RE.sub("", k)]) for k in missing
+               if _SUFFIX_RE.sub("", k) in stripped]
+    if renamed:
+        k, c = renamed[0]
+        fixes.append(
+            f"{len(renamed)} missing names differ from checkpoint keys only by a '_N' suffix "
+            f"(e.g. '{k}' vs '{c}'): the model-building code probably ran twice in this graph; "
+            "call tf.reset_default_graph() before building it again")
+    if not fixes:
+        near = [k for k in missing if k.rsplit("/", 1)[-1] in
+                {c.rsplit("/", 1)[-1] for c in ckpt_keys}]
+        if near:
+            fixes.append("compare the names with `scopeflow ckpt ls <checkpoint>` (or "
+                         "tf.train.list_variables) and map them with a dict var_list")
+    return fixes
+
+
+def _check_against(saveables, reader, checkpoint, reshape) -> RestoreReport:
+    report = RestoreReport(checkpoint, saveables, list(reader.keys()))
+    for s in saveables:
+        if s.name not in reader:
+            report.missing.append(s.name)
+            continue
+        saved_dtype = reader.dtype(s.name)
+        if saved_dtype.base_dtype != s.dtype:
+            report.dtype_mismatches.append((s.name, s.dtype.name, saved_dtype.base_dtype.name))
+            continue
+        saved_shape = tuple(reader.shape(s.name))
+        if not _shape_ok(s.shape, saved_shape, reshape):
+            report.shape_mismatches.append(
+                (s.name, _shape_text(_dims(s.shape)), _shape_text(saved_shape)))
+            continue
+        report.restored.append(s.name)
+    report.fixes = _suggest_fixes(report)
+    return report
+
+
+def _shape_ok(var_shape, saved, reshape) -> bool:
+    if var_shape.ndims is None:
+        return True
+    dims = var_shape.as_list()
+    if reshape:
+        if None in dims:
+            return True
+        return int(np.prod(dims, dtype=np.int64)) == int(np.prod(saved, dtype=np.int64))
+    return len(dims) == len(saved) and all(d is None or d == s for d, s in zip(dims, saved))
+
+
+_WRAP = ("Restoring from checkpoint failed. This is most likely due to {} from the checkpoint. "
+         "Please ensure that you have not altered the graph expected based on the checkpoint. "
+         "Original error:\n\n")
+
+
+def _restore_error(report, restore_ops) -> errors.OpError:
+    """One error for every problem: TF's class and first message, then the full list."""
+    restore_v2, assign_of = restore_ops
+    if report.missing:
+        cls, op = errors.NotFoundError, restore_v2
+        first = f"Key {report.missing[0]} not found in checkpoint"
+        why = "a Variable name or other graph key that is missing"
+    elif report.dtype_mismatches:
+        cls, op = errors.InvalidArgumentError, restore_v2
+        first = "\n".join(f"tensor_name = {k}; expected dtype {_tf_name(w)} does not equal "
+                          f"original dtype {_tf_name(g)}" for k, w, g in report.dtype_mismatches)
+        why = "a mismatch between the current graph and the graph"
+    else:
+        k, want, got = report.shape_mismatches[0]
+        cls, op = errors.InvalidArgumentError, assign_of.get(k, restore_v2)
+        first = (f"Assign requires shapes of both tensors to match. lhs shape= {want} "
+                 f"rhs shape= {got}")
+        why = "a mismatch between the current graph and the graph"
+    where = f"\n\t [[{op.describe_site()}]]" if op is not None else ""
+    n = len(report._saveables)
+    message = (_WRAP.format(why) + first + where + "\n\n"
+               f"scopeflow checked all {n} variables of this Saver against the checkpoint "
+               f"'{report.checkpoint}' ({len(report.checkpoint_keys)} keys) before assigning "
+               "anything; nothing was restored. Problems:\n" + report.problems_text())
+    return cls(None, op, message)
+
+
+def _tf_name(dtype_name: str) -> str:
+    return {"float32": "float", "float64": "double", "float16": "half"}.get(dtype_name,
+                                                                            dtype_name)
+
+
+def _invalid_path_error(save_path) -> ValueError:
+    """TF's "not a valid checkpoint" ValueError, saying what the path is instead."""
+    head = f"The passed save_path is not a valid checkpoint: {save_path}"
+    if os.path.isdir(save_path):
+        latest = cm.latest_checkpoint(save_path)
+        hint = (f"it is a directory. Pass a checkpoint prefix, e.g. "
+                f"tf.train.latest_checkpoint({save_path!r})"
+                + (f" (= {latest!r})" if latest else " (which finds none there)"))
+    else:
+        m = re.match(r"^(.*)\.(index|meta|data-\d{5}-of-\d{5})$", save_path)
+        if m and cm.checkpoint_exists_internal(m.group(1)):
+            hint = (f"it is the checkpoint's .{m.group(2)} file; pass the prefix without the "
+                    f"extension: {m.group(1)!r}")
+        elif os.path.isfile(save_path):
+            hint = "it is a file but not a V2 checkpoint prefix (no '<path>.index' next to it)"
+        else:
+            directory = os.path.dirname(save_path) or "."
+            latest = cm.latest_checkpoint(directory) if os.path.isdir(directory) else None
+            hint = ("no file '<path>.index' exists" +
+                    (f"; the newest checkpoint in {directory!r} is {latest!r}" if latest else ""))
+    return ValueError(f"{head} ({hint})")
+
+
+# ── meta graphs ──────────────────────────────────────────────────────────────────────
+def _variable_def(v) -> VariableDef:
+    proto = VariableDef(variable_name=v.name, initializer_name=v.initializer.name,
+                        snapshot_name=v.value().name, trainable=bool(v.trainable))
+    initial = getattr(v, "initial_value", None)
+    if initial is not None:
+        proto.initial_value_name = initial.name
+    return proto
+
+
+def _collection_def(values):
+    """A CollectionDef for a collection's values, or None when TF would skip it."""
+    if not values:
+        return None
+    first = values[0]
+    if hasattr(first, "initializer") and hasattr(first, "_ref"):
+        if not all(hasattr(v, "_ref") for v in values):
+            return None
+        return CollectionDef(bytes_list=CollectionDef.BytesList(
+            value=[_variable_def(v).SerializeToString() for v in values]))
+    if isinstance(first, (Operation, Tensor)):
+        if not all(isinstance(v, (Operation, Tensor)) for v in values):
+            return None
+        return CollectionDef(node_list=CollectionDef.NodeList(value=[v.name for v in values]))
+    if isinstance(first, (int, np.integer)) and not isinstance(first, bool):
+        return CollectionDef(int64_list=CollectionDef.Int64List(value=[int(v) for v in values]))
+    if isinstance(first, (float, np.floating)):
+        return CollectionDef(float_list=CollectionDef.FloatList(value=[float(v)
+                                                                       for v in values]))
+    if isinstance(first, (str, bytes)):
+        return CollectionDef(bytes_list=CollectionDef.BytesList(
+            value=[v.encode() if isinstance(v, str) else v for v in values]))
+    return None
+
+
+def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_def=None,
+                      collection_list=None, as_text=False, graph=None, export_scope=None,
+                      clear_devices=False, clear_extraneous_savers=False,
+                      strip_default_attrs=False, save_debug_info=False, **kwargs):
+    """Builds a ``MetaGraphDef`` of ``graph`` (and writes it to ``filename`` atomically).
+
+    Holds ``meta_info_def``, the ``graph_def`` (``graph.as_graph_def(add_shapes=True)``),
+    ``saver_def`` and the collections TF serializes (variables as ``VariableDef`` bytes,
+    ops and tensors by name, numbers and strings). Returns the message.
+    """
+    if export_scope:
+        raise NotImplementedError("export_meta_graph(export_scope=...) is not supported")
+    graph = graph or get_default_graph()
+    meta = MetaGraphDef()
+    info = meta.meta_info_def
+    if meta_info_def is not None:
+        info.CopyFrom(meta_info_def)
+    if not info.tensorflow_version:
+        from scopeflow import __version__
+        info.tensorflow_version = _TF_VERSION
+        info.tensorflow_git_version = f"scopeflow-{__version__}"
+    if strip_default_attrs:
+        info.stripped_default_attrs = True
+    if graph_def is None:
+        graph_def = _graph_def_of(graph)
+    meta.graph_def.CopyFrom(graph_def)
+    if clear_devices:
+        for node in meta.graph_def.node:
+            node.device = ""
+    if saver_def is not None:
+        meta.saver_def.CopyFrom(saver_def)
+    keys = graph.get_all_collection_keys() if collection_list is None else collection_list
+    for key in keys:
+        cdef = _collection_def(graph.get_collection(key))
+        if cdef is not None:
+            meta.collection_def[key].CopyFrom(cdef)
+        else:
+            _log.debug("Issue encountered when serializing %s: not exported", key)
+    if filename:
+        if as_text:
+            from google.protobuf import text_format
+            data = text_format.MessageToString(meta).encode("utf-8")
+        else:
+            data = meta.SerializeToString()
+        cm.atomic_write_bytes(os.fspath(filename), data)
+    return meta
+
+
+_TF_VERSION = "2.21.0"  # the TensorFlow whose graph semantics scopeflow follows
+
+
+def _graph_def_of(graph):
+    try:
+        return graph.as_graph_def(add_shapes=True)
+    except TypeError:  # an as_graph_def without add_shapes
+        return graph.as_graph_def()
+
+
+# ── Saver ────────────────────────────────────────────────────────────────────────────
+class Saver:
+    """Saves and restores variables (``tf.train.Saver``), in TF's checkpoint V2 format.
+
+    ``var_list``: None (all saveable variables), a list of variables (keyed by their op
+    names, ``v.op.name``) or a dict ``{checkpoint key: variable}``.
+
+    >>> v = tf.Variable(3.0, name="v")
+    >>> saver = tf.train.Saver()
+    >>> saver.saver_def.restore_op_name, saver.saver_def.filename_tensor_name
+    ('save/restore_all', 'save/Const:0')
+    """
+
+    def __init__(self, var_list=None, reshape=False, sharded=False, max_to_keep=5,
+                 keep_checkpoint_every_n_hours=10000.0, name=None, restore_sequentially=False,
+                 saver_def=None, builder=None, defer_build=False, allow_empty=False,
+                 write_version=SaverDef.V2, pad_step_number=False, save_relative_paths=False,
+                 filename=None):
+        if defer_build and var_list:
+            raise ValueError("If `var_list` is provided then build cannot be deferred. "
+                             "Either set defer_build=False or var_list=None.")
+        if write_version != SaverDef.V2:
+            raise ValueError(f"scopeflow writes only checkpoint format V2 (TF's default); "
+                             f"write_version={write_version} is not supported")
+        if sharded:
+            raise NotImplementedError(
+                "Saver(sharded=True) is not supported yet; with one device it writes the same "
+                "files as sharded=False, so leave it out")
+        self._var_list = var_list
+        self._reshape = reshape
+        self._sharded = sharded
+        self._max_to_keep = max_to_keep
+        self._keep_checkpoint_every_n_hours = keep_checkpoint_every_n_hours
+        self._name = name
+        self._restore_sequentially = restore_sequentially
+        self.saver_def = saver_def
+        self._builder = builder
+        self._is_built = False
+        self._allow_empty = allow_empty
+        self._is_empty = None
+        self._write_version = write_version
+        self._pad_step_number = pad_step_number
+        self._filename = filename
+        self._last_checkpoints: list = []
+        self._checkpoints_to_be_deleted: list = []
+        self._save_relative_paths = save_relative_paths
+        self._saveables = None
+        self._graph = get_default_graph()
+        self._next_checkpoint_time = time.time() + keep_checkpoint_every_n_hours * 3600
+        if not defer_build:
+            self.build()
+        if self.saver_def:
+            self._check_saver_def()
+            self._write_version = self.saver_def.version
+
+    def _check_saver_def(self):
+        if not isinstance(self.saver_def, SaverDef):
+            raise ValueError(f"saver_def must be a saver_pb2.SaverDef: {self.saver_def}")
+        if not self.saver_def.save_tensor_name:
+            raise ValueError(f"saver_def must specify the save_tensor_name: {self.saver_def}")
+        if not self.saver_def.restore_op_name:
+            raise ValueError(f"saver_def must specify the restore_op_name: {self.saver_def}")
+
+    def build(self):
+        """Adds the save/restore ops (called by the constructor unless ``defer_build``)."""
+        if self._is_built:
+            return
+        self._is_built = True
+        if not self.saver_def:
+            if self._builder is None:
+                self._builder = BulkSaverBuilder(self._write_version)
+            if self._var_list is None:
+                graph = get_default_graph()
+                self._var_list = graph.get_collection(GraphKeys.GLOBAL_VARIABLES) + \
+                    graph.get_collection(GraphKeys.SAVEABLE_OBJECTS)
+            if not self._var_list:
+                if self._allow_empty:
+                    self._is_empty = True
+                    return
+                raise ValueError("No variables to save")
+            self._is_empty = False
+            self.saver_def, self._saveables = self._builder._build_internal(
+                self._var_list, reshape=self._reshape, sharded=self._sharded,
+                max_to_keep=self._max_to_keep,
+                keep_checkpoint_every_n_hours=self._keep_checkpoint_every_n_hours,
+                name=self._name, restore_sequentially=self._restore_sequentially,
+                filename=self._filename)
+        else:
+            self._is_empty = False
+        self._next_checkpoint_time = (
+            time.time() + self.saver_def.keep_checkpoint_every_n_hours * 3600)
+
+    def as_saver_def(self) -> SaverDef:
+        """The ``SaverDef`` naming this Saver's filename tensor, save tensor and restore op."""
+        return self.saver_def
+
+    # -- bookkeeping (max_to_keep) -------------------------------------------------------
+    @property
+    def last_checkpoints(self) -> list:
+        """Checkpoints this Saver still keeps, oldest first."""
+        return [p for p, _ in self._last_checkpoints]
+
+    def set_last_checkpoints(self, last_checkpoints):
+        """Replaces the list of kept checkpoints (their times count as "never delete")."""
+        if not isinstance(last_checkpoints, list):
+            raise TypeError("last_checkpoints must be a list")
+        self._last_checkpoints = [(s, np.inf) for s in last_checkpoints]
+
+    def set_last_checkpoints_with_time(self, last_checkpoints_with_time):
+        """Replaces the list of kept checkpoints with ``(path, timestamp)`` pairs."""
+        if not isinstance(last_checkpoints_with_time, list):
+            raise TypeError("last_checkpoints_with_time must be a list")
+        self._last_checkpoints = last_checkpoints_with_time
+
+    def recover_last_checkpoints(self, checkpoint_paths):
+        """Adopts existing checkpoints (e.g. after a restart), timed by their mtimes.
+
+        Typical use: ``saver.recover_last_checkpoints(
+        tf.train.get_checkpoint_state(d).all_model_checkpoint_paths)``, so that
+        ``max_to_keep`` also deletes checkpoints written by an earlier process.
+        """
+        with_times = []
+        for path in checkpoint_paths:
+            mtime = cm.get_checkpoint_mtimes([path])
+            if mtime:
+                with_times.append((path, mtime[0]))
+        self.set_last_checkpoints_with_time(with_times)
+
+    def _record_last_checkpoint(self, latest_save_path):
+        if not self.saver_def.max_to_keep:
+            return
+        self._last_checkpoints = [p for p in self._last_checkpoints if p[0] != latest_save_path]
+        self._last_checkpoints.append((latest_save_path, time.time()))
+        if len(self._last_checkpoints) > self.saver_def.max_to_keep:
+            self._checkpoints_to_be_deleted.append(self._last_checkpoints.pop(0))
+
+    def _maybe_delete_old_checkpoints(self, meta_graph_suffix="meta"):
+        if not self._checkpoints_to_be_deleted:
+            return
+        path, saved_at = self._checkpoints_to_be_deleted.pop(0)
+        # keep_checkpoint_every_n_hours: keep one checkpoint per N hours of training.
+        if saved_at > self._next_checkpoint_time:
+            self._next_checkpoint_time += self.saver_def.keep_checkpoint_every_n_hours * 3600
+            return
+        try:
+            cm.remove_checkpoint(path, self.saver_def.version, meta_graph_suffix)
+        except OSError as e:
+            _log.warning("Ignoring: %s", e)
+
+    # -- saving --------------------------------------------------------------------------
+    def save(self, sess, save_path, global_step=None, latest_filename=None,
+             meta_graph_suffix="meta", write_meta_graph=True, write_state=True,
+             strip_default_attrs=False, save_debug_info=False):
+        """Saves the variables to ``save_path[-global_step]``; returns that prefix.
+
+        Writes ``<prefix>.index`` and ``<prefix>.data-00000-of-00001`` (atomically), then
+        ``<prefix>.meta``, then the ``checkpoint`` state file in the prefix's directory, and
+        only then deletes checkpoints beyond ``max_to_keep``. The directory must exist.
+        Returns None for an empty Saver (``allow_empty=True`` and no variables).
+        """
+        if not self._is_built:
+            raise RuntimeError("`build()` should be called before save if defer_build==True")
+        latest_filename = latest_filename or cm.LATEST_FILENAME
+        if os.path.split(latest_filename)[0]:
+            raise ValueError("'latest_filename' must not contain path components")
+        save_path = os.fspath(save_path)
+        if isinstance(save_path, bytes):
+            save_path = save_path.decode("utf-8")
+        if global_step is not None:
+            if not isinstance(global_step, (int, np.integer)):
+                from scopeflow.train.training_util import global_step as _step_value
+                global_step = _step_value(sess, global_step)
+            fmt = "{}-{:08d}" if self._pad_step_number else "{}-{:d}"
+            checkpoint_file = fmt.format(save_path, int(global_step))
+        else:
+            checkpoint_file = save_path
+            if os.path.basename(save_path) == latest_filename and not self._sharded:
+                raise ValueError(f"'latest_filename' collides with 'save_path': "
+                                 f"'{latest_filename}' and '{save_path}'")
+        from scopeflow.runtime.session import Session
+        if not isinstance(sess, Session):
+            raise TypeError(f"'sess' must be a Session; {sess}")
+        parent = os.path.dirname(save_path)
+        model_checkpoint_path = None
+        if not self._is_empty:
+            if parent and not os.path.isdir(parent):
+                raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save. "
+                                 f"(Create it first: os.makedirs({parent!r}, exist_ok=True))")
+            out = sess.run(self.saver_def.save_tensor_name,
+                           {self.saver_def.filename_tensor_name: checkpoint_file})
+            model_checkpoint_path = out.decode("utf-8") if isinstance(out, bytes) else str(out)
+        # Commit order: bundle (above), meta graph, state file; then delete old ones.
+        if write_meta_graph:
+            meta_file = cm.meta_graph_filename(checkpoint_file, meta_graph_suffix)
+            with sess.graph.as_default():
+                self.export_meta_graph(meta_file, strip_default_attrs=strip_default_attrs)
+        if model_checkpoint_path is not None and write_state:
+            self._record_last_checkpoint(model_checkpoint_path)
+            cm.update_checkpoint_state_internal(
+                save_dir=parent, model_checkpoint_path=model_checkpoint_path,
+                all_model_checkpoint_paths=self.last_checkpoints,
+                latest_filename=latest_filename, save_relative_paths=self._save_relative_paths)
+            self._maybe_delete_old_checkpoints(meta_graph_suffix)
+        return model_checkpoint_path
+
+    def export_meta_graph(self, filename=None, collection_list=None, as_text=False,
+                          export_scope=None, clear_devices=False,
+                          clear_extraneous_savers=False, strip_default_attrs=False,
+                          save_debug_info=False):
+        """Writes this graph and this Saver's ``SaverDef`` as a ``MetaGraphDef``."""
+        return export_meta_graph(
+            filename=filename, saver_def=self.saver_def, collection_list=collection_list,
+            as_text=as_text, export_scope=export_scope, clear_devices=clear_devices,
+            clear_extraneous_savers=clear_extraneous_savers,
+            strip_default_attrs=strip_default_attrs, graph=get_default_graph())
+
+    # -- restoring -----------------------------------------------------------------------
+    def _saveables_for_checks(self):
+        if self._saveables is None and self.saver_def is not None:
+            self._saveables = _saveables_from_graph(self._graph, self.saver_def)
+        return self._saveables
+
+    def preview(self, save_path) -> RestoreReport:
+        """What ``restore(sess, save_path)`` would restore, without assigning anything.
+
+        Returns a :class:`RestoreReport`; problems are listed in it instead of raised.
+        """
+        save_path = self._checked_path(save_path)
+        from scopeflow.io.tensor_bundle import BundleReader
+        with BundleReader(save_path) as reader:
+            return _check_against(self._saveables_for_checks() or [], reader, save_path,
+                                  self._reshape)
+
+    def _checked_path(self, save_path) -> str:
+        if save_path is None:
+            raise ValueError("Can't load save_path when it is None.")
+        save_path = os.fspath(save_path)
+        if isinstance(save_path, bytes):
+            save_path = save_path.decode("utf-8")
+        if not os.path.isfile(save_path + ".index"):
+            raise _invalid_path_error(save_path)
+        return save_path
+
+    def restore(self, sess, save_path, report=False):
+        """Restores the variables from the checkpoint prefix ``save_path``.
+
+        Checks every variable against the checkpoint first (keys, dtypes, shapes) and
+        raises one error listing all problems, before assigning anything:
+        ``NotFoundError`` when keys are missing, ``InvalidArgumentError`` for dtype or
+        shape mismatches (TF's classes and key phrases). ``save_path`` must be a prefix
+        (``ckpt/model-5``); a directory or a ``.index``/``.data`` file gets a
+        ``ValueError`` that says so.
+
+        With ``report=True`` returns a :class:`RestoreReport` (restored variables and
+        the checkpoint keys this Saver did not use); otherwise None, as TF.
+        """
+        if self._is_empty:
+            return None
+        save_path = self._checked_path(save_path)
+        _log.info("Restoring parameters from %s", save_path)
+        saveables = self._saveables_for_checks()
+        result = None
+        if saveables is not None:
+            from scopeflow.io.tensor_bundle import BundleReader
+            with BundleReader(save_path) as reader:
+                result = _check_against(saveables, reader, save_path, self._reshape)
+            if not result.ok:
+                raise _restore_error(result, self._restore_ops())
+        try:
+            sess.run(self.saver_def.restore_op_name,
+                     {self.saver_def.filename_tensor_name: save_path})
+        except errors.NotFoundError as e:
+            raise type(e)(e.node_def, e.op, _WRAP.format(
+                "a Variable name or other graph key that is missing") + e.message) from None
+        except errors.InvalidArgumentError as e:
+            raise type(e)(e.node_def, e.op, _WRAP.format(
+                "a mismatch between the current graph and the graph") + e.message) from None
+        if result is not None:
+            _log.info("%s", result)
+        return result if report else None
+
+    def _restore_ops(self):
+        """(the RestoreV2 op, {checkpoint key: its Assign op}) for error messages."""
+        graph = self._graph
+        try:
+            restore_all = graph.get_operation_by_name(self.saver_def.restore_op_name)
+        except (KeyError, ValueError):
+            return None, {}
+        restore_v2, assign_of = None, {}
+        for assign in restore_all.control_inputs:
+            if assign.type != "Assign":
+                continue
+            src = assign.inputs[1]
+            while src.op.type == "Reshape":
+                src = src.op.inputs[0]
+            if src.op.type == "RestoreV2":
+                restore_v2 = src.op
+                names = _const_strings(src.op.inputs[1])
+                if names is not None:
+                    assign_of[names[src.value_index]] = assign
+        return restore_v2, assign_of
+
+
+def _const_strings(t):
+    if t.op.type != "Const":
+        return None
+    value = t.op.get_attr("value")
+    return [x.decode("utf-8") if isinstance(x, bytes) else str(x)
+            for x in np.asarray(value).reshape(-1)]
+
+
+def _saveables_from_graph(graph, saver_def):
+    """Recovers (key, variable) pairs from a Saver's restore ops (for ``saver_def=``)."""
+    try:
+        restore_all = graph.get_operation_by_name(saver_def.restore_op_name)
+    except (KeyError, ValueError):
+        return None
+    out = []
+    for assign in restore_all.control_inputs:
+        if assign.type != "Assign":
+            return None
+        src = assign.inputs[1]
+        while src.op.type == "Reshape":
+            src = src.op.inputs[0]
+        names = _const_strings(src.op.inputs[1]) if src.op.type == "RestoreV2" else None
+        if names is None:
+            return None
+        out.append(_VariableSaveable(names[src.value_index], assign.inputs[0]))
+    return sorted(out, key=lambda s: s.name)
+
