@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from scopeflow.summary.reader import summary_iterator
 from scopeflow.train.checkpoint_management import (
     checkpoint_exists,
     generate_checkpoint_state_proto,
@@ -45,6 +46,7 @@ from scopeflow.train.training_util import (
 )
 
 __all__ = [
+    "summary_iterator",
     "Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOptimizer",
     "AdagradOptimizer", "RMSPropOptimizer", "AdadeltaOptimizer", "FtrlOptimizer",
     "get_global_step", "create_global_step", "get_or_create_global_step",
