@@ -170,6 +170,22 @@ def _sync_dir(directory: str):
         os.close(fd)
 
 
+def _link_backup(data_path: str, index_path: str):
+    """A hard link to an existing checkpoint's data file, or None.
+
+    Renaming the new data file over the old one breaks the old checkpoint until the new
+    index follows it; if that second rename fails, the link puts the old data back.
+    """
+    if not (os.path.exists(index_path) and os.path.exists(data_path)):
+        return None
+    backup = _temp_name(data_path)
+    try:
+        os.link(data_path, backup)
+    except OSError:  # a file system without hard links: TF's behaviour, no backup
+        return None
+    return backup
+
+
 def write_bundle(prefix, names, arrays, *, sync: bool = True) -> None:
     """Writes ``arrays`` under ``names`` as the checkpoint ``prefix`` (TF's V2 format).
 
@@ -195,6 +211,7 @@ def write_bundle(prefix, names, arrays, *, sync: bool = True) -> None:
         os.makedirs(directory, exist_ok=True)
     data_path, index_path = data_filename(prefix), index_filename(prefix)
     data_tmp, index_tmp = _temp_name(data_path), _temp_name(index_path)
+    backup = None
     try:
         entries = []
         offset = 0
@@ -222,15 +239,24 @@ def write_bundle(prefix, names, arrays, *, sync: bool = True) -> None:
                 builder.add(key, value)
             builder.finish()
             _close_file(out, sync)
+        backup = _link_backup(data_path, index_path)
         os.replace(data_tmp, data_path)
-        os.replace(index_tmp, index_path)
+        try:
+            os.replace(index_tmp, index_path)
+        except BaseException:
+            if backup is not None:  # the old index is still there: give it its data back
+                os.replace(backup, data_path)
+            raise
     except BaseException:
-        for tmp in (data_tmp, index_tmp):
-            try:
-                os.remove(tmp)
-            except OSError:
-                pass
+        for tmp in (data_tmp, index_tmp, backup):
+            if tmp is not None:
+                try:
+                    os.remove(tmp)
+                except OSError:
+                    pass
         raise
+    if backup is not None:
+        os.remove(backup)
     if sync:
         _sync_dir(directory)
 
