@@ -12,6 +12,13 @@ from scopeflow.train.checkpoint_management import (
     remove_checkpoint,
     update_checkpoint_state,
 )
+from scopeflow.train.checkpoint_utils import (
+    NewCheckpointReader,
+    init_from_checkpoint,
+    list_variables,
+    load_checkpoint,
+    load_variable,
+)
 from scopeflow.train.learning_rate_decay import (
     cosine_decay,
     exponential_decay,
@@ -54,5 +61,7 @@ __all__ = [
     "polynomial_decay", "cosine_decay", "inverse_time_decay", "natural_exp_decay",
     "latest_checkpoint", "get_checkpoint_state", "checkpoint_exists", "update_checkpoint_state",
     "generate_checkpoint_state_proto", "get_checkpoint_mtimes", "remove_checkpoint",
+    "load_checkpoint", "NewCheckpointReader", "list_variables", "load_variable",
+    "init_from_checkpoint",
     "Saver", "BaseSaverBuilder", "BulkSaverBuilder", "RestoreReport", "export_meta_graph",
 ]
