@@ -91,9 +91,12 @@ def _tensor_value(proto):
     return np.zeros(shape, dtype=npd.newbyteorder("="))
 
 
-def _value_record(run, event, value):
+def _value_record(run, event, value, plugins):
     kind = value.WhichOneof("value")
-    plugin = value.metadata.plugin_data.plugin_name if value.HasField("metadata") else ""
+    if value.HasField("metadata"):
+        plugins[value.tag] = value.metadata.plugin_data.plugin_name
+    # As TensorBoard: writers keep a tag's metadata on its first value only.
+    plugin = plugins.get(value.tag, "")
     if kind == "simple_value":
         return EventRecord(run, event.wall_time, event.step, value.tag, "scalar",
                            float(value.simple_value))
@@ -125,11 +128,11 @@ def _value_record(run, event, value):
 _SESSION_STATUS = {1: "START", 2: "STOP", 3: "CHECKPOINT"}
 
 
-def _event_records(run, event):
+def _event_records(run, event, plugins):
     what = event.WhichOneof("what")
     if what == "summary":
         for value in event.summary.value:
-            yield _value_record(run, event, value)
+            yield _value_record(run, event, value, plugins)
     elif what == "file_version":
         yield EventRecord(run, event.wall_time, event.step, "", what, event.file_version)
     elif what in ("graph_def", "meta_graph_def"):
@@ -163,9 +166,10 @@ def read_events(path, kinds=None, tag=None) -> list[EventRecord]:
     """
     out = []
     for run, files in event_files(path).items():
+        plugins: dict = {}
         for file in files:
             for data in tf_record_iterator(file, allow_truncated_tail=True):
-                for rec in _event_records(run, protos.Event.FromString(data)):
+                for rec in _event_records(run, protos.Event.FromString(data), plugins):
                     if (kinds is None or rec.kind in kinds) and (tag is None or rec.tag == tag):
                         out.append(rec)
     return out

@@ -73,7 +73,9 @@ class EventFileWriter:
         self._closed = False
         first = protos.Event(wall_time=float(secs), file_version=_FILE_VERSION)
         first.source_metadata.writer = "scopeflow.summary"
-        self._queue.append(encode_record(first.SerializeToString()))
+        # Written at once, as TF's EventsWriter does: even a killed run leaves a valid file.
+        self._file.write(encode_record(first.SerializeToString()))
+        self._file.flush()
         self._stop = threading.Event()
         if self._flush_secs and self._flush_secs > 0:
             threading.Thread(target=self._flush_loop, args=(self._stop,),
