@@ -37,7 +37,7 @@ def _close_matches(name, candidates):
     matches = difflib.get_close_matches(name, candidates, n=3, cutoff=0.6)
     if name.endswith(":0") and name[:-2] in candidates:
         matches = [name[:-2]]
-    return f" Did you mean {' or '.join(repr(m) for m in matches)}?" if matches else ""
+    return f". Did you mean {' or '.join(repr(m) for m in matches)}?" if matches else ""
 
 
 class CheckpointReader:
@@ -185,8 +185,8 @@ def _check_variable(var, tensor_name, reader, ckpt_dir_or_file):
 
 def _missing_tensor(tensor_name, ckpt_dir_or_file, reader, detail=""):
     return ValueError(f"Tensor {tensor_name} {detail}is not found in "
-                      f"{os.fspath(ckpt_dir_or_file)} checkpoint."
-                      + _close_matches(tensor_name, reader.keys()))
+                      f"{os.fspath(ckpt_dir_or_file)} checkpoint"
+                      + (_close_matches(tensor_name, reader.keys()) or "."))
 
 
 def _scope_assignments(tensor_name_in_ckpt, current_scope, store_vars, ckpt_dir_or_file,
