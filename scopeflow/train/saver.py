@@ -239,19 +239,22 @@ class RestoreReport:
         lines = []
         if self.missing:
             lines.append(f"  missing from the checkpoint ({len(self.missing)}):")
-            for k in self.missing:
+            for k in self.missing[:_MAX_LISTED]:
                 op = self._variable_of(k)
                 what = "" if op.name == k else f" (variable {op.name})"
                 lines.append(f"    {k}{what}: {_describe_var(self._saveables[k])}, created "
                              f"at {op.creation_site}")
+            lines.extend(_more(self.missing))
         if self.dtype_mismatches:
             lines.append(f"  dtype mismatch ({len(self.dtype_mismatches)}):")
-            for k, want, got in self.dtype_mismatches:
+            for k, want, got in self.dtype_mismatches[:_MAX_LISTED]:
                 lines.append(f"    {k}: the variable is {want}, the checkpoint has {got}")
+            lines.extend(_more(self.dtype_mismatches))
         if self.shape_mismatches:
             lines.append(f"  shape mismatch ({len(self.shape_mismatches)}):")
-            for k, want, got in self.shape_mismatches:
+            for k, want, got in self.shape_mismatches[:_MAX_LISTED]:
                 lines.append(f"    {k}: the variable has shape {want}, the checkpoint {got}")
+            lines.extend(_more(self.shape_mismatches))
         if self.fixes:
             lines.append("Likely fixes:")
             lines.extend(f"  - {f}" for f in self.fixes)
@@ -275,6 +278,14 @@ class RestoreReport:
         return "\n".join(lines)
 
     __repr__ = __str__
+
+
+_MAX_LISTED = 50  # per section of an error; the report object holds them all
+
+
+def _more(items):
+    extra = len(items) - _MAX_LISTED
+    return [f"    ... and {extra} more (all of them: saver.preview(path))"] if extra > 0 else []
 
 
 def _dims(shape):
@@ -338,9 +349,10 @@ def _suggest_fixes(report) -> list[str]:
     slots = [k for k in missing if _SLOT_RE.search(k)]
     if slots and not any(_SLOT_RE.search(k) for k in ckpt_keys):
         rest = [k for k in missing if k not in slots]
+        example = next((k for k in slots if "/" in k), slots[0])
         fixes.append(
-            f"the checkpoint was saved without optimizer state ({len(slots)} slot variables "
-            f"such as '{slots[0]}' are absent): to restore the model only, use "
+            f"the checkpoint was saved without optimizer state ({len(slots)} optimizer "
+            f"variables such as '{example}' are absent): to restore the model only, use "
             "tf.train.Saver(var_list=tf.trainable_variables()) after running "
             "tf.global_variables_initializer()"
             + (f" (also missing: {', '.join(rest[:5])})" if rest else ""))
@@ -564,7 +576,8 @@ class Saver:
                  saver_def=None, builder=None, defer_build=False, allow_empty=False,
                  write_version=SaverDef.V2, pad_step_number=False, save_relative_paths=False,
                  filename=None):
-        if defer_build and var_list:
+        if defer_build and var_list is not None and (
+                not isinstance(var_list, (list, tuple, set, dict)) or var_list):
             raise ValueError("If `var_list` is provided then build cannot be deferred. "
                              "Either set defer_build=False or var_list=None.")
         if write_version != SaverDef.V2:
@@ -621,7 +634,7 @@ class Saver:
                 graph = get_default_graph()
                 self._var_list = graph.get_collection(GraphKeys.GLOBAL_VARIABLES) + \
                     graph.get_collection(GraphKeys.SAVEABLE_OBJECTS)
-            if not self._var_list:
+            if isinstance(self._var_list, (list, tuple, set, dict)) and not self._var_list:
                 if self._allow_empty:
                     self._is_empty = True
                     return
