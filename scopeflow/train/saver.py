@@ -23,6 +23,7 @@ Beyond TF1:
 
 from __future__ import annotations
 
+import glob
 import logging
 import os
 import re
@@ -747,6 +748,7 @@ class Saver:
             if parent and not os.path.isdir(parent):
                 raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save. "
                                  f"(Create it first: os.makedirs({parent!r}, exist_ok=True))")
+            _remove_stale_temporaries(checkpoint_file)
             out = sess.run(self.saver_def.save_tensor_name,
                            {self.saver_def.filename_tensor_name: checkpoint_file})
             model_checkpoint_path = out.decode("utf-8") if isinstance(out, bytes) else str(out)
@@ -860,6 +862,21 @@ class Saver:
                 if names is not None:
                     assign_of[names[src.value_index]] = assign
         return restore_v2, assign_of
+
+
+def _remove_stale_temporaries(checkpoint_file):
+    """Deletes temporary files a crashed earlier write of this same checkpoint left behind.
+
+    Only this prefix's own ``.index``/``.data`` temporaries: a writer of another prefix in
+    the same directory (another process, an evaluator) is never touched.
+    """
+    for pattern in (".index.tempstate*", ".data-?????-of-?????.tempstate*"):
+        for name in glob.glob(glob.escape(checkpoint_file) + pattern):
+            try:
+                os.remove(name)
+                _log.info("Removed %s, left by an interrupted save", name)
+            except OSError:
+                pass
 
 
 def _const_strings(t):
