@@ -6,6 +6,15 @@ graphs are append-only), and generate one Python function whose body calls each 
 in turn with its attrs bound as literals. Local variables are the slots, ``del`` frees a
 value after its last use, and fetched values that may alias session state are copied.
 Running a plan is then one Python call with no per-op interpretation.
+
+Constant folding (as TF's grappler): an op that is not stateful and whose inputs are all
+constants (or folded) runs once, when the plan is compiled, and its small outputs are bound
+into the plan like constants. Gradient graphs are full of such ops (shape arithmetic,
+``ones``/``zeros_like`` of static shapes, paddings of ``Slice`` gradients), so a training
+step calls far fewer kernels. This relies on TF's contract: an op with side effects (or
+randomness, or anything beyond its inputs and attrs) is ``stateful``, and kernels never
+modify their inputs. A kernel that fails (or warns of a floating-point error) while folding
+is left in the plan, so its error is raised where it always was, at run time.
 """
 
 from __future__ import annotations
@@ -20,6 +29,9 @@ __all__ = ["Plan", "OpRunContext", "compile_plan", "UninitializedVariable"]
 
 PLAN_FILENAME = "<scopeflow plan>"
 _LITERAL_TYPES = (bool, int, str, type(None))
+# Larger folded values would be held by the plan for the session's lifetime; the per-call
+# overhead that folding saves only matters for small tensors anyway.
+_FOLD_MAX_BYTES = 1 << 18
 
 
 class UninitializedVariable(Exception):
@@ -107,6 +119,32 @@ def _may_alias(ops, fed) -> set:
     return aliasing
 
 
+def _fold_constants(ops, fed) -> dict:
+    """Values of the tensors computable at compile time: constants, and outputs of pure ops
+    whose inputs are all such values (each at most ``_FOLD_MAX_BYTES``)."""
+    values: dict = {}
+    for op in ops:
+        od = op._op_def
+        outs = op._outputs
+        if od.type == "Const":
+            if outs[0] not in fed:
+                values[outs[0]] = op._attrs["value"]
+            continue
+        if (od.stateful or od.kernel is None or not op._inputs or not outs or od.ref_inputs
+                or any(t not in values for t in op._inputs) or any(t in fed for t in outs)):
+            continue
+        try:
+            with np.errstate(all="raise"):
+                result = od.kernel(*[values[t] for t in op._inputs], **op._attrs)
+        except Exception:  # noqa: BLE001 - left to run (and fail) at run time
+            continue
+        results = result if len(outs) > 1 else (result,)
+        if all(isinstance(r, (np.ndarray, np.generic)) and r.nbytes <= _FOLD_MAX_BYTES
+               for r in results):
+            values.update(zip(outs, results))
+    return values
+
+
 def _literal(value, namespace, hint):
     if isinstance(value, _LITERAL_TYPES):
         return repr(value)
@@ -140,7 +178,8 @@ def compile_plan(fetch_tensors, target_ops, feed_tensors, state) -> Plan:
                 None, op,
                 f"You must feed a value for placeholder tensor '{op.name}' with dtype "
                 f"{_tf_dtype_name(dt)}{shape_part}\n\t [[{op.describe_site()}]]")
-    aliasing = _may_alias(ops, fed)
+    folded = _fold_constants(ops, fed)
+    aliasing = _may_alias(ops, fed | folded.keys())  # folded values are shared by all runs
 
     namespace = {"__name__": "scopeflow.runtime.plan_exec", "_fix": _fix_fetch,
                  "_copy": _copy_fetch}
@@ -177,10 +216,12 @@ def compile_plan(fetch_tensors, target_ops, feed_tensors, state) -> Plan:
         for name, value in op._attrs.items():
             call_args.append(f"{name}={_literal(value, namespace, f'a{k}_{name}')}")
         outs = [t for t in op._outputs]
-        if od.type == "Const":  # no call needed: the value is bound into the plan
-            if op._outputs[0] not in fed:
-                var_of[op._outputs[0]] = f"_c{k}"
-                namespace[f"_c{k}"] = op._attrs["value"]
+        if od.type == "Const" or (outs and all(t in folded for t in outs)):
+            # No call needed: the value is bound into the plan.
+            for t in outs:
+                if t in folded:
+                    var_of[t] = f"_c{k}" if od.type == "Const" else f"_c{k}_{t._value_index}"
+                    namespace[var_of[t]] = folded[t]
             continue
         if od.type in _VARIABLE_OP_TYPES:
             # A variable is read where it is used, not where it was created: TF1 reads a ref
