@@ -26,82 +26,138 @@ from scopeflow.ops import philox
 __all__ = ["log_uniform_candidate_sampler", "uniform_candidate_sampler",
            "compute_accidental_hits"]
 
+# Class-probability tables (8 bytes a class) for ranges up to this, after this many runs.
+_TABLE_MAX, _TABLE_AFTER_RUNS = 1 << 18, 32
+
+
 # ── shared rules ─────────────────────────────────────────────────────────────────────
-def _expected_counts(p: np.ndarray, batch_size: int, num_tries: int) -> np.ndarray:
-    """``ExpectedCountHelper`` in float32 arithmetic, as TF computes it."""
+def _expected_counts(p: np.ndarray, batch_size: int, num_tries) -> np.ndarray:
+    """``ExpectedCountHelper`` in float32 arithmetic, as TF computes it (``num_tries`` a
+    float32 scalar, or one per row of ``p``)."""
     p = p.astype(np.float32)
-    if num_tries == batch_size:
+    plain = num_tries == np.float32(batch_size)
+    if np.all(plain):
         return p * np.float32(batch_size)
-    return -np.expm1(np.float32(num_tries) * np.log1p(-p))
+    counts = -np.expm1(num_tries * np.log1p(-p))
+    if np.any(plain):                              # rows that took no extra draws
+        np.multiply(p, np.float32(batch_size), out=counts, where=plain)
+    return counts
 
 
 class _SamplerStream:
-    """One sampler op's Philox stream in one session, with the words of upcoming runs
-    computed ahead in one batch.
+    """One sampler op's Philox stream in one session, with upcoming runs sampled ahead.
 
     Each run reserves ``2048 * num_sampled`` words but reads only a short prefix (about
-    ``2 * num_sampled`` draws), so the prefixes of the next runs are computed together:
-    one Philox evaluation serves up to 64 runs. The values are exactly those of the
-    stream read run by run; rejection past the prefix reads the stream directly.
+    ``2 * num_sampled`` draws), and what it samples does not depend on its input (only
+    the true classes' expected counts do). So the next runs (up to 64) are sampled
+    together, vectorised over runs: one Philox evaluation, one batched first-unique
+    search and one expected-count evaluation serve them all. The values are exactly those
+    of the stream read run by run; a run whose prefix holds too few distinct draws reads
+    the stream directly.
     """
 
-    __slots__ = ("stream", "ahead", "batch")
+    __slots__ = ("stream", "sampler", "num_sampled", "unique", "ahead", "batch", "runs",
+                 "table")
 
-    def __init__(self, seed: int, seed2: int):
+    def __init__(self, seed: int, seed2: int, sampler, num_sampled: int, unique: bool):
         self.stream = philox.PhiloxStream(seed, seed2)
-        self.ahead: dict[int, np.ndarray] = {}
+        self.sampler, self.num_sampled, self.unique = sampler, num_sampled, unique
+        self.ahead: dict[int, tuple | None] = {}
         self.batch = 1
+        self.runs = 0
+        self.table = None
 
-    def next_run(self, run_blocks: int, prefix_blocks: int):
-        """Reserves one run; returns ``words(n_pairs) -> (x0, x1)`` for its draws."""
+    def class_table(self):
+        """``(p, log1p(-p))`` in float32 for every class, or None: built once a session
+        has run the op ``_TABLE_AFTER_RUNS`` times (the true classes' expected counts are
+        then lookups, not float32 ``log1p`` calls), for ranges up to ``_TABLE_MAX``."""
+        if self.table is None:
+            self.runs += 1
+            range_max = self.sampler.range_max
+            if self.runs < _TABLE_AFTER_RUNS or range_max > _TABLE_MAX:
+                return None
+            p = self.sampler.prob(np.arange(range_max)).astype(np.float32)
+            self.table = (p, np.log1p(-p))
+        return self.table
+
+    def next_run(self):
+        """Reserves one run: ``(picked int64, num_tries, sampled_expected_count)``."""
+        k = self.num_sampled
+        run_blocks = 512 * k                     # ReserveSamples32(2048 * num_sampled)
         start = self.stream.reserve(run_blocks)
-        prefix = self.ahead.pop(start, None)
-        if prefix is None or len(prefix) < 4 * prefix_blocks:
-            self.ahead.clear()
-            runs = self.batch
-            self.batch = min(2 * self.batch, 64)
-            offsets = (np.arange(runs, dtype=np.uint64)[:, None] * np.uint64(run_blocks)
-                       + np.arange(prefix_blocks, dtype=np.uint64))
-            blocks = self.stream.blocks_at(start, offsets).reshape(runs, -1)
-            prefix = blocks[0]
-            for r in range(1, runs):
-                self.ahead[(start + r * run_blocks) & ((1 << 128) - 1)] = blocks[r]
+        if start not in self.ahead:
+            self._sample_ahead(start, run_blocks)
+        run = self.ahead.pop(start)
+        if run is None:                          # too few distinct draws in the prefix
+            run = self._sample_run(start, 2 * (2 * k + 16))
+        return run
 
-        def words(pairs: int):
-            w = prefix if 2 * pairs <= len(prefix) else self.stream.words(start, 2 * pairs)
-            w = w[:2 * pairs].reshape(pairs, 2).astype(np.uint64)
-            return w[:, 0], w[:, 1]
+    def _sample_ahead(self, start: int, run_blocks: int):
+        """Samples the runs starting at ``start`` (``self.batch`` of them, doubling)."""
+        self.ahead.clear()
+        runs = self.batch
+        self.batch = min(2 * self.batch, 64)
+        k = self.num_sampled
+        pairs = 2 * k + 16 if self.unique else k  # draws read from each run's prefix
+        offsets = (np.arange(runs, dtype=np.uint64)[:, None] * np.uint64(run_blocks)
+                   + np.arange((pairs + 1) // 2, dtype=np.uint64))
+        words = self.stream.blocks_at(start, offsets).reshape(runs, -1)[:, :2 * pairs]
+        words = words.reshape(runs, pairs, 2).astype(np.uint64)
+        values = self.sampler.sample(words[..., 0], words[..., 1])
+        if self.unique:
+            picked, num_tries = _first_unique_rows(values, k)
+        else:
+            picked, num_tries = values, np.full(runs, k)
+        counts = _expected_counts(self.sampler.prob(picked), k,
+                                  num_tries.astype(np.float32)[:, None])
+        for r in range(runs):
+            key = (start + r * run_blocks) & ((1 << 128) - 1)
+            self.ahead[key] = (None if num_tries[r] < 0 else
+                               (picked[r], int(num_tries[r]), counts[r]))
 
-        return words
-
-
-def _first_unique(values: np.ndarray, k: int):
-    """The first ``k`` distinct values in order and how many draws that took, or None."""
-    _, first = np.unique(values, return_index=True)
-    if len(first) < k:
-        return None
-    pos = np.sort(first)[:k]
-    return values[pos], int(pos[-1]) + 1
-
-
-def _sample_batch(sampler, words, num_sampled, unique, true_classes):
-    """``RangeSampler::SampleBatchGetExpectedCount`` over one run's ``words``.
-
-    Draws are computed in vectorised chunks; ``unique`` keeps the first ``num_sampled``
-    distinct draws (TF's rejection loop) and counts the draws it took.
-    """
-    if not unique:
-        picked, num_tries = sampler.sample(*words(num_sampled)), num_sampled
-    else:
-        n = 2 * num_sampled + 16
+    def _sample_run(self, start: int, pairs: int):
+        """One run read straight from the stream, ``pairs`` draws at a time (doubling)."""
+        k = self.num_sampled
         while True:
-            found = _first_unique(sampler.sample(*words(n)), num_sampled)
-            if found is not None:
-                picked, num_tries = found
-                break
-            n *= 2
-    sampled_count = _expected_counts(sampler.prob(picked), num_sampled, num_tries)
-    true_count = _expected_counts(sampler.prob(true_classes), num_sampled, num_tries)
+            w = self.stream.words(start, 2 * pairs).reshape(pairs, 2).astype(np.uint64)
+            picked, num_tries = _first_unique_rows(self.sampler.sample(w[:, 0], w[:, 1])[None],
+                                                   k)
+            if num_tries[0] >= 0:
+                counts = _expected_counts(self.sampler.prob(picked[0]), k,
+                                          np.float32(num_tries[0]))
+                return picked[0], int(num_tries[0]), counts
+            pairs *= 2
+
+
+def _first_unique_rows(values: np.ndarray, k: int):
+    """Per row of ``values``: the first ``k`` distinct values in order of appearance, and
+    how many draws that took (TF's rejection loop); ``-1`` draws where a row has fewer."""
+    n = values.shape[1]
+    order = np.argsort(values, axis=1, kind="stable")
+    ordered = np.take_along_axis(values, order, axis=1)
+    repeat = np.zeros(values.shape, bool)
+    np.equal(ordered[:, 1:], ordered[:, :-1], out=repeat[:, 1:])
+    order[repeat] = n                              # keep each value's first draw only
+    order.sort(axis=1)
+    pos = order[:, :k]
+    num_tries = np.where(pos[:, -1] < n, pos[:, -1] + 1, -1)
+    return np.take_along_axis(values, np.minimum(pos, n - 1), axis=1), num_tries
+
+
+def _sample_batch(stream: _SamplerStream, true_classes: np.ndarray):
+    """``RangeSampler::SampleBatchGetExpectedCount`` for one run."""
+    picked, num_tries, sampled_count = stream.next_run()
+    k = stream.num_sampled
+    table = stream.class_table()
+    if (table is not None and true_classes.size and true_classes.min() >= 0
+            and true_classes.max() < len(table[0])):
+        if num_tries == k:
+            true_count = np.take(table[0], true_classes) * np.float32(k)
+        else:
+            true_count = -np.expm1(np.float32(num_tries) * np.take(table[1], true_classes))
+    else:
+        true_count = _expected_counts(stream.sampler.prob(true_classes), k,
+                                      np.float32(num_tries))
     return picked.astype(np.int64), true_count, sampled_count
 
 
@@ -134,11 +190,9 @@ def _sampler_kernel(make):
             raise InvalidArgumentError(None, None, "Sampler's range is too small.")
         stream = ctx.state.rngs.get(ctx.key)
         if stream is None:
-            stream = ctx.state.rngs[ctx.key] = _SamplerStream(seed, seed2)
-        # ReserveSamples32(2048 * num_sampled); the first 2 * num_sampled + 16 draws are
-        # read from a prefix computed ahead (num_sampled + 8 blocks of 4 words)
-        words = stream.next_run(512 * num_sampled, num_sampled + 8)
-        return _sample_batch(make(range_max), words, num_sampled, unique, true_classes)
+            stream = ctx.state.rngs[ctx.key] = _SamplerStream(seed, seed2, make(range_max),
+                                                              num_sampled, unique)
+        return _sample_batch(stream, true_classes)
 
     return kernel
 
