@@ -635,7 +635,8 @@ def sparse_apply_ftrl_v2(var, accum, linear, grad, indices, lr, l1, l2, l2_shrin
 
 # ── ScatterAdd / ScatterSub / ScatterUpdate ──────────────────────────────────────────
 def _scatter_shape(ref, indices, updates, *, use_locking):
-    if ref.ndims is not None and updates.ndims is not None and indices.ndims is not None:
+    # As TF's ScatterUpdateShape: a scalar update is broadcast to every indexed row.
+    if ref.ndims is not None and updates.ndims and indices.ndims is not None:
         expected = indices.concatenate(ref[1:])
         if not updates.is_compatible_with(expected):
             raise ValueError(f"Shapes must be equal rank: updates {updates} vs indices.shape "
@@ -656,15 +657,20 @@ def _scatter_dtype(ref, indices, updates, *, use_locking):
 def _make_scatter(op_type, apply):
     def kernel(ctx, ref, indices, updates, *, use_locking):
         (var,) = _refs(ctx, ref)
-        indices = np.asarray(indices)
+        flat = np.asarray(indices).reshape(-1)
+        ordered = np.sort(flat)          # serves the bounds check and the repeats check
         n = var.shape[0]
-        if indices.size and (indices.min() < 0 or indices.max() >= n):
-            flat = indices.reshape(-1)
+        if flat.size and (ordered[0] < 0 or ordered[-1] >= n):
             bad = int(np.flatnonzero((flat < 0) | (flat >= n))[0])
             raise errors.InvalidArgumentError(
                 None, ctx.op, f"indices[{bad}] = {flat[bad]} is not in [0, {n})")
-        updates = np.broadcast_to(updates, indices.shape + var.shape[1:])
-        apply(var, indices, updates)
+        rows_shape = (flat.size,) + var.shape[1:]
+        if np.shape(updates) == rows_shape:
+            rows = updates
+        else:
+            rows = np.broadcast_to(updates, np.shape(indices) + var.shape[1:])
+            rows = rows.reshape(rows_shape)
+        apply(var, flat, rows, ordered)
         return var
 
     return OpDef(op_type, shape=_scatter_shape, dtype=_scatter_dtype, kernel=kernel,
@@ -673,29 +679,38 @@ def _make_scatter(op_type, apply):
                  input_names=("ref", "indices", "updates"))
 
 
-def _scatter_set(var, indices, updates):
-    var[indices] = updates
+def _scatter_set(var, indices, rows, ordered):
+    var[indices] = rows
 
 
-def _unique_rows(indices, updates):
-    """Indices without repeats and their updates, repeated rows summed (sort-based)."""
-    flat = indices.reshape(-1)
-    rows = updates.reshape((flat.size,) + updates.shape[indices.ndim:])
-    ordered = np.sort(flat)
-    if not (ordered[1:] == ordered[:-1]).any():  # the usual case, 10x cheaper than unique
-        return flat, rows
-    uniq, inverse = np.unique(flat, return_inverse=True)
-    order = np.argsort(inverse, kind="stable")
-    starts = np.flatnonzero(np.r_[True, np.diff(inverse[order]) != 0])
-    return uniq, np.add.reduceat(rows[order], starts, axis=0)
+def _occurrence_rank(indices, ordered):
+    """For each position, how many earlier positions hold the same index (0 for firsts),
+    or None when no index repeats (``ordered`` is ``np.sort(indices)``)."""
+    first = np.empty(indices.size, bool)
+    first[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    if first.all():
+        return None
+    pos = np.arange(indices.size)
+    rank = np.empty(indices.size, np.intp)
+    rank[np.argsort(indices, kind="stable")] = pos - np.maximum.accumulate(pos * first)
+    return rank
 
 
 def _scatter_accumulate(ufunc):
-    # NOTE: ufunc.at is ~5x slower than fancy indexing; with repeats summed first,
-    # `var[idx] op= rows` is exact.
-    def apply(var, indices, updates):
-        idx, rows = _unique_rows(indices, updates)
-        var[idx] = ufunc(var[idx], rows)
+    # As TF's CPU ScatterFunctor: updates apply one after another in index order, so a
+    # repeated row gets ``(v - u1) - u2``. Without repeats that is one fancy-indexed update;
+    # with repeats, one per occurrence depth (each a set of distinct rows, in order).
+    # NOTE: ufunc.at would be exact too, but is ~10x slower than fancy indexing.
+    def apply(var, indices, rows, ordered):
+        rank = _occurrence_rank(indices, ordered)
+        if rank is None:
+            var[indices] = ufunc(var[indices], rows)
+            return
+        for depth in range(int(rank.max()) + 1):
+            at = np.flatnonzero(rank == depth)
+            idx = indices[at]
+            var[idx] = ufunc(var[idx], rows[at])
     return apply
 
 
