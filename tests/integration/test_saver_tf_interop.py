@@ -1,0 +1,244 @@
+"""Checkpoints between scopeflow and real TensorFlow, both ways (live; needs the tf1 oracle).
+
+The seed's CNN (tests/fixtures/tf_saver/make_fixtures.py: cnnmodel + Adam + global_step)
+is built by both libraries from the same code; each side restores what the other saved
+and the values must be identical.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import scopeflow as tf
+
+pytestmark = pytest.mark.tf
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "tf_saver"
+_spec = importlib.util.spec_from_file_location("tf_saver_cases", FIXTURES / "make_fixtures.py")
+CASES = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(CASES)
+
+# Prepended to every TF snippet: the same model-building code, under TensorFlow.
+TF_CASES = f"""
+import importlib.util
+_spec = importlib.util.spec_from_file_location("cases", {str(FIXTURES / "make_fixtures.py")!r})
+CASES = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(CASES)
+"""
+
+
+def _values(sess):
+    return {v.op.name: sess.run(v) for v in tf.global_variables()}
+
+
+def _assert_same(got, want):
+    assert sorted(got) == sorted(want)
+    for k in want:
+        assert got[k].dtype == want[k].dtype, k
+        np.testing.assert_array_equal(got[k], want[k], err_msg=k)
+
+
+def _train_and_save(directory, steps=2):
+    x, y_, keep_prob, train_step, global_step = CASES.build_training(tf)
+    saver = tf.train.Saver(max_to_keep=3)
+    images, labels = CASES.batch()
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(steps):
+            sess.run(train_step, {x: images, y_: labels, keep_prob: 1.0})
+            path = saver.save(sess, os.path.join(directory, "model"), global_step=global_step)
+        return path, _values(sess)
+
+
+def test_tf_restores_scopeflow_cnn_and_keeps_training(tf1, tmp_path):
+    path, want = _train_and_save(str(tmp_path))
+    assert path == str(tmp_path / "model-2")
+    out = str(tmp_path / "tf_values.npz")
+    got = tf1(TF_CASES + f"""
+x, y_, keep_prob, train_step, global_step = CASES.build_training(tf)
+saver = tf.train.Saver()
+with tf.Session() as sess:
+    path = tf.train.latest_checkpoint({str(tmp_path)!r})
+    saver.restore(sess, path)
+    restored = {{v.op.name: sess.run(v) for v in tf.global_variables()}}
+    images, labels = CASES.batch(seed=2)
+    sess.run(train_step, {{x: images, y_: labels, keep_prob: 1.0}})
+    stepped = {{v.op.name: sess.run(v) for v in tf.global_variables()}}
+np.savez({out!r}, **{{"restored/" + k: v for k, v in restored.items()}},
+         **{{"stepped/" + k: v for k, v in stepped.items()}})
+print(json.dumps([path, sorted(n for n, _ in tf.train.list_variables(path))]))
+""")
+    assert got == [path, sorted(want)]
+    tf_values = np.load(out)
+    _assert_same({k[len("restored/"):]: tf_values[k] for k in tf_values.files
+                  if k.startswith("restored/")}, want)
+    # One more Adam step from the restored state agrees between the two libraries.
+    tf.reset_default_graph()
+    x, y_, keep_prob, train_step, _ = CASES.build_training(tf)
+    with tf.Session() as sess:
+        tf.train.Saver().restore(sess, path)
+        images, labels = CASES.batch(seed=2)
+        sess.run(train_step, {x: images, y_: labels, keep_prob: 1.0})
+        stepped = _values(sess)
+    for k, v in stepped.items():
+        np.testing.assert_allclose(v, tf_values["stepped/" + k], rtol=2e-5, atol=1e-6,
+                                   err_msg=k)
+
+
+def test_scopeflow_restores_tf_cnn(tf1, tmp_path):
+    out = str(tmp_path / "values.npz")
+    path = tf1(TF_CASES + f"""
+x, y_, keep_prob, train_step, global_step = CASES.build_training(tf)
+saver = tf.train.Saver()
+images, labels = CASES.batch(seed=5)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for _ in range(4):
+        sess.run(train_step, {{x: images, y_: labels, keep_prob: 0.5}})
+        path = saver.save(sess, {str(tmp_path / "model")!r}, global_step=global_step)
+    np.savez({out!r}, **{{v.op.name: sess.run(v) for v in tf.global_variables()}})
+print(json.dumps(path))
+""")
+    assert tf.train.latest_checkpoint(str(tmp_path)) == path == str(tmp_path / "model-4")
+    CASES.build_training(tf)
+    saver = tf.train.Saver()
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        report = saver.restore(sess, path, report=True)
+        got = _values(sess)
+    assert report.ok and not report.unused
+    _assert_same(got, dict(np.load(out)))
+
+
+def test_tf_imports_scopeflow_meta_graph(tf1, tmp_path):
+    path, want = _train_and_save(str(tmp_path))
+    got = tf1(f"""
+saver = tf.train.import_meta_graph({path + ".meta"!r})
+graph = tf.get_default_graph()
+with tf.Session() as sess:
+    saver.restore(sess, {path!r})
+    values = {{v.op.name: sess.run(v).tolist() for v in tf.global_variables()}}
+    train_op = tf.get_collection("train_op")[0]
+    sess.run(train_op, {{"Placeholder:0": np.zeros((2, 784), np.float32),
+                        "Placeholder_1:0": np.eye(10, dtype=np.float32)[:2],
+                        "Placeholder_2:0": 1.0}})
+    step = int(sess.run("global_step:0"))
+print(json.dumps([values, [v.op.name for v in tf.trainable_variables()], train_op.name, step]))
+""")
+    values, trainable, train_op, step = got
+    assert (train_op, step) == ("Adam", 3)
+    assert trainable == [v.op.name for v in tf.trainable_variables()]
+    for k, v in want.items():
+        np.testing.assert_array_equal(np.asarray(values[k], dtype=v.dtype), v, err_msg=k)
+
+
+def test_partial_savers_both_ways(tf1, tmp_path):
+    """The seed's dict / list / op-name savers and the conv1 filter, across libraries."""
+    v1, v2 = CASES.partial_variables(tf)
+    paths = {}
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for form, make in sorted(CASES.PARTIAL.items()):
+            os.makedirs(tmp_path / form)
+            paths[form] = make(tf, v1, v2).save(sess, str(tmp_path / form / "model"))
+    got = tf1(TF_CASES + f"""
+out = {{}}
+for form, make in sorted(CASES.PARTIAL.items()):
+    tf.reset_default_graph()
+    v1, v2 = CASES.partial_variables(tf)
+    saver = make(tf, v1, v2)
+    with tf.Session() as sess:
+        sess.run([v1.assign([0.0, 0.0]), v2.assign([[0, 0]])])
+        saver.restore(sess, {str(tmp_path)!r} + "/" + form + "/model")
+        out[form] = [sess.run(v1).tolist(), sess.run(v2).tolist()]
+print(json.dumps(out))
+""")
+    assert got == {form: [[1.0, 2.0], [[3, 4]]] for form in CASES.PARTIAL}
+
+
+def test_conv1_partial_restore_matches_tf(tf1, tmp_path):
+    path, want = _train_and_save(str(tmp_path), steps=1)
+    tf.reset_default_graph()
+    changed_tf = tf1(TF_CASES + f"""
+CASES.build_training(tf)
+net_var = [v for v in tf.global_variables() if "conv1" in v.name]
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    before = {{v.op.name: sess.run(v) for v in tf.global_variables()}}
+    tf.train.Saver(net_var).restore(sess, {path!r})
+    after = {{v.op.name: sess.run(v) for v in tf.global_variables()}}
+print(json.dumps(sorted(k for k in after if not np.array_equal(before[k], after[k]))))
+""")
+    CASES.build_training(tf)
+    net_var = [v for v in tf.global_variables() if "conv1" in v.name]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        before = _values(sess)
+        tf.train.Saver(net_var).restore(sess, path)
+        after = _values(sess)
+    changed = sorted(k for k in after if not np.array_equal(before[k], after[k]))
+    assert changed == changed_tf
+    for k in changed:
+        np.testing.assert_array_equal(after[k], want[k])
+
+
+def test_keep_checkpoint_every_n_hours_matches_tf(tf1, tmp_path):
+    """A fake clock in both libraries: which checkpoints survive max_to_keep=1."""
+    times = [1010, 4700, 4800, 4900, 8700, 8800]
+    tf_dir = tmp_path / "tf"
+    tf_dir.mkdir()
+    files_tf = tf1(f"""
+import os
+from tensorflow.python.training import saver as saver_module
+clock = [1000.0]
+saver_module.time.time = lambda: clock[0]
+tf.Variable(0, name="v")
+saver = tf.train.Saver(max_to_keep=1, keep_checkpoint_every_n_hours=1.0)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for step, t in enumerate({times!r}, 1):
+        clock[0] = t
+        saver.save(sess, {str(tf_dir / "m")!r}, global_step=step, write_meta_graph=False)
+print(json.dumps(sorted(os.listdir({str(tf_dir)!r}))))
+""")
+    from scopeflow.train import saver as saver_module
+    clock = [1000.0]
+    real_time = saver_module.time.time
+    saver_module.time.time = lambda: clock[0]
+    try:
+        tf.Variable(0, name="v")
+        saver = tf.train.Saver(max_to_keep=1, keep_checkpoint_every_n_hours=1.0)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for step, t in enumerate(times, 1):
+                clock[0] = t
+                saver.save(sess, str(tmp_path / "m"), global_step=step, write_meta_graph=False)
+    finally:
+        saver_module.time.time = real_time
+    assert sorted(f for f in os.listdir(tmp_path) if f != "tf") == files_tf
+
+
+def test_tf_error_for_same_mistake(tf1, tmp_path):
+    """The TF phrase our restore error starts with is the one TF gives for this graph."""
+    path, _ = _train_and_save(str(tmp_path), steps=1)
+    tf_message = tf1(f"""
+tf.Variable(1.0, name="extra")
+with tf.Session() as sess:
+    try:
+        tf.train.Saver().restore(sess, {path!r})
+    except tf.errors.NotFoundError as e:
+        print(json.dumps(str(e)))
+""")
+    tf.Variable(1.0, name="extra")
+    with tf.Session() as sess, pytest.raises(tf.errors.NotFoundError) as info:
+        tf.train.Saver().restore(sess, path)
+    ours = str(info.value)
+    assert ours.split("Original error:")[0] == tf_message.split("Original error:")[0]
+    assert "Key extra not found in checkpoint" in tf_message
+    assert "Key extra not found in checkpoint" in ours
+    assert "unused" not in ours and "missing from the checkpoint (1):" in ours
