@@ -168,3 +168,37 @@ def test_file_writer_cache_and_run_metadata(tmp_path):
 def test_add_graph_errors():
     with pytest.raises(TypeError, match="must be an instance of `Graph`"):
         tf.summary.FileWriter.add_graph(object.__new__(tf.summary.FileWriter), "nope")
+
+
+@pytest.mark.tf
+def test_tensorflow_reads_our_event_file(tf1, tmp_path):
+    """TF's summary_iterator reads every event (CRCs checked) and imports the graph."""
+    x = tf.placeholder(tf.float32, [None], name="x")
+    mean = tf.reduce_mean(x)
+    with tf.name_scope("summaries"):
+        tf.summary.scalar("mean", mean)
+        tf.summary.histogram("values", x)
+    merged = tf.summary.merge_all()
+    with tf.Session() as sess, tf.summary.FileWriter(tmp_path, sess.graph) as w:
+        for step in (1, 2):
+            w.add_summary(sess.run(merged, {x: [1.0, 2.0, step * 3.0]}), step)
+        w.add_session_log(tf.SessionLog(status=tf.SessionLog.START), 3)
+    (path,) = [str(tmp_path / f) for f in os.listdir(tmp_path)]
+    got = tf1(f"""
+        out = []
+        for e in tf.train.summary_iterator({path!r}):
+            what = e.WhichOneof("what")
+            if what == "graph_def":
+                with tf.Graph().as_default() as g:
+                    tf.import_graph_def(tf.GraphDef.FromString(e.graph_def), name="")
+                    what += ":" + g.get_operation_by_name("summaries/values").type
+            elif what == "summary":
+                vals = [v.simple_value if v.HasField("simple_value") else v.histo.num
+                        for v in e.summary.value]
+                what += ":" + ",".join(f"{{v.tag}}={{x}}" for v, x in zip(e.summary.value, vals))
+            out.append([e.step, what])
+        print(json.dumps(out))
+    """)
+    assert got == [[0, "file_version"], [0, "graph_def:HistogramSummary"], [0, "meta_graph_def"],
+                   [1, "summary:summaries/mean=2.0,summaries/values=3.0"],
+                   [2, "summary:summaries/mean=3.0,summaries/values=3.0"], [3, "session_log"]]
