@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 
 
@@ -53,3 +55,145 @@ def test_seed003_cnnmodel_collects_its_variables_and_trains():
                             "cnn/fc1/w:0", "cnn/fc1/b:0", "cnn/fc2/w:0", "cnn/fc2/b:0"])
     match = re.match(r"cross-entropy ([\d.]+) -> ([\d.]+),", lines[1])
     assert match and float(match[2]) < float(match[1])
+
+
+# ── The seeds' MNIST, word2vec and saver programs (issue 8) ──────────────────────────
+SHARED_MNIST = ROOT.parent / "shared" / "datasets" / "mnist"
+
+
+def _run_in(cwd, script, *args):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    out = subprocess.run([sys.executable, str(ROOT / "examples" / script), *args], cwd=cwd,
+                         capture_output=True, text=True, env=env, timeout=900)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def _under_tensorflow(tf1, script, *args):
+    """stdout of an example run by real TensorFlow (its import line swapped)."""
+    path = str(ROOT / "examples" / script)
+    return tf1(f"""
+        import contextlib, io, sys
+        src = open({path!r}).read().replace("import scopeflow as tf",
+                                            "import tensorflow.compat.v1 as tf")
+        sys.argv = [{path!r}, *{list(args)!r}]
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            exec(compile(src, {path!r}, "exec"), {{"__name__": "__main__"}})
+        print(json.dumps(buf.getvalue()))
+    """)
+
+
+@pytest.fixture(scope="module")
+def mnist_dir(tmp_path_factory):
+    """MNIST's test set as a read_data_sets directory: 8,000 "train", 2,000 "test"."""
+    from scopeflow.datasets import mnist
+
+    directory = tmp_path_factory.mktemp("MNIST_data")
+    with open(SHARED_MNIST / mnist.TEST_IMAGES, "rb") as f:
+        images = mnist.extract_images(f)
+    with open(SHARED_MNIST / mnist.TEST_LABELS, "rb") as f:
+        labels = mnist.extract_labels(f)
+    for name, array in ((mnist.TRAIN_IMAGES, images[:8000]), (mnist.TRAIN_LABELS, labels[:8000]),
+                        (mnist.TEST_IMAGES, images[8000:]), (mnist.TEST_LABELS, labels[8000:])):
+        mnist.write_idx(directory / name, array)
+    return directory
+
+
+@pytest.fixture(scope="module")
+def seed003_backup(mnist_dir, tmp_path_factory):
+    """Seed 003's training file, 200 steps: backup/latest and its printout."""
+    cwd = tmp_path_factory.mktemp("seed003")
+    out = _run_in(cwd, "mnist_train.py", "--steps", "200", "--data-dir", str(mnist_dir),
+                  "--validation-size", "1000")
+    return cwd, out
+
+
+def test_seed003_training_saves_backup_latest(seed003_backup):
+    cwd, out = seed003_backup
+    assert out.count("Extracting ") == 4
+    assert re.search(r"^step 0, training accuracy [\d.]+$", out, re.M)
+    assert re.search(r"^step 199, training accuracy [\d.]+$", out, re.M)
+    assert float(re.search(r"^test accuracy ([\d.]+)$", out, re.M)[1]) > 0.9
+    assert sorted(p.name for p in (cwd / "backup").iterdir()) == [
+        "checkpoint", "latest.data-00000-of-00001", "latest.index", "latest.meta"]
+
+
+def test_seed003_full_restore_gives_back_the_trained_model(seed003_backup, mnist_dir):
+    cwd, trained = seed003_backup
+    out = _run_in(cwd, "mnist_restore.py", "--data-dir", str(mnist_dir),
+                  "--validation-size", "1000")
+    assert "\nfound\n" in out
+    status = dict(re.findall(r"^(cnn/\S+): (restored|initial value)$", out, re.M))
+    assert status == {f"cnn/{layer}/{v}": "restored" for layer in ("conv1", "conv2", "fc1", "fc2")
+                      for v in "wb"}
+    accuracy = re.compile(r"^test accuracy ([\d.]+)$", re.M)
+    assert accuracy.search(out)[1] == accuracy.search(trained)[1]
+
+
+def test_seed003_conv1_only_restore(seed003_backup, mnist_dir):
+    cwd, trained = seed003_backup
+    out = _run_in(cwd, "mnist_restore.py", "--only", "conv1", "--data-dir", str(mnist_dir),
+                  "--validation-size", "1000")
+    status = dict(re.findall(r"^(cnn/\S+): (restored|initial value)$", out, re.M))
+    assert status == {"cnn/conv1/w": "restored", "cnn/conv1/b": "restored",
+                      "cnn/conv2/w": "initial value", "cnn/conv2/b": "initial value",
+                      "cnn/fc1/w": "initial value", "cnn/fc1/b": "initial value",
+                      "cnn/fc2/w": "initial value", "cnn/fc2/b": "initial value"}
+    # One trained layer under random upper layers: far from the trained model.
+    assert float(re.search(r"^test accuracy ([\d.]+)$", out, re.M)[1]) < 0.5
+
+
+def test_seed000_word2vec_checkpoints_resumes_and_summarises(tmp_path):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    logdir = tmp_path / "word2vec"
+    first = _run_in(tmp_path, "word2vec.py", "--steps", "200", "--save-every", "100",
+                    "--logdir", str(logdir)).splitlines()
+    assert re.fullmatch(r"step 100: average loss [\d.]+, saved word2vec-100", first[0])
+    assert re.fullmatch(r"step 200: average loss [\d.]+, saved word2vec-200", first[1])
+    second = _run_in(tmp_path, "word2vec.py", "--steps", "300", "--save-every", "100",
+                     "--logdir", str(logdir)).splitlines()
+    assert second[0] == "restored word2vec-200 at step 200"
+    assert re.fullmatch(r"step 300: average loss [\d.]+, saved word2vec-300", second[1])
+    purity = float(re.fullmatch(r"nearest neighbours in the same topic: ([\d.]+) \(chance 0.10\)",
+                                second[2])[1])
+    assert purity > 0.9  # the embeddings learned the topics
+    assert (logdir / "checkpoint").read_text().startswith('model_checkpoint_path: "word2vec-300"')
+
+    acc = EventAccumulator(str(logdir), size_guidance={"scalars": 0, "histograms": 0})
+    acc.Reload()
+    assert [e.step for e in acc.Scalars("summaries/loss")] == list(range(1, 301))
+    assert acc.Tags()["histograms"] == ["summaries/histogram_loss"]
+    names = {node.name for node in acc.Graph().node}
+    # name_scope groups the ops; get_variable ignores it, so the variables are top-level.
+    assert {"embed/embedding", "loss/loss", "embed_matrix", "nce_weight", "nce_bias",
+            "global_step"} <= names
+    assert not {"embed/embed_matrix", "loss/nce_weight"} & names
+
+
+@pytest.mark.tf
+def test_seed000_word2vec_prints_what_tensorflow_prints(tmp_path, tf1):
+    args = ("--steps", "200", "--save-every", "100")
+    ours = _run_in(tmp_path, "word2vec.py", *args, "--logdir", str(tmp_path / "ours"))
+    theirs = _under_tensorflow(tf1, "word2vec.py", *args, "--logdir", str(tmp_path / "tf"))
+    assert ours == theirs
+
+
+def test_seed000_partial_savers_write_the_keys_tensorflow_writes(tmp_path):
+    out = _run_in(tmp_path, "partial_savers.py", "--dir", str(tmp_path / "ckpt"))
+    # What TF 2.21 prints for the same program.
+    assert out.splitlines() == [
+        "    dict: ['v1', 'v2']",
+        "    list: ['v1', 'v2']",
+        "op names: ['v1', 'v2']",
+        " renamed: [('weights', [2])]",
+        "restored v1, v2: [10.0, 20.0] [[3.0]]",
+        "uninitialized: ['v3']",
+    ]
+
+
+@pytest.mark.tf
+def test_seed000_partial_savers_live(tmp_path, tf1):
+    ours = _run_in(tmp_path, "partial_savers.py", "--dir", str(tmp_path / "ours"))
+    assert ours == _under_tensorflow(tf1, "partial_savers.py", "--dir", str(tmp_path / "tf"))
