@@ -279,15 +279,15 @@ def _colocation_groups(ops):
     """
     variables = {op.name: op for op in ops if op.type == "VariableV2"}
     groups = {}
-    names = {op.name for op in ops}
     by_name = {op.name: op for op in ops}
+    initialized = {name.split("/Initializer/")[0] for name in by_name if "/Initializer/" in name}
     for var in variables.values():  # creation order: a slot's variable comes first
         parent = var.name.rpartition("/")[0]
         while parent and parent not in variables:
             parent = parent.rpartition("/")[0]
         if parent:
             groups[var] = groups.get(variables[parent], parent)
-        elif any(n.startswith(var.name + "/Initializer/") for n in names):
+        elif var.name in initialized:
             groups[var] = var.name
         else:  # an optimizer's non-slot variable (Adam's beta1_power) sits by the first var
             updated = _variables_updated_with(var, variables)
