@@ -251,6 +251,7 @@ SIGNATURES = {
     'SquaredDifference': ((('x', 'T', '', ''), ('y', 'T', '', '')), (('z', 'T', '', ''),), (('T', 'type', None),)),
     'Squeeze': ((('input', 'T', '', ''),), (('output', 'T', '', ''),), (('T', 'type', None), ('squeeze_dims', 'list(int)', '0a00'))),
     'StatelessRandomUniform': ((('shape', 'T', '', ''), ('seed', 'Tseed', '', '')), (('output', 'dtype', '', ''),), (('dtype', 'type', '3001'), ('T', 'type', '3003'), ('Tseed', 'type', '3009'))),
+    'StaticRegexFullMatch': ((('input', '', '', ''),), (('output', '', '', ''),), (('pattern', 'string', None),)),
     'StopGradient': ((('input', 'T', '', ''),), (('output', 'T', '', ''),), (('T', 'type', None),)),
     'StridedSlice': ((('input', 'T', '', ''), ('begin', 'Index', '', ''), ('end', 'Index', '', ''), ('strides', 'Index', '', '')), (('output', 'T', '', ''),), (('T', 'type', None), ('Index', 'type', None), ('begin_mask', 'int', '1800'), ('end_mask', 'int', '1800'), ('ellipsis_mask', 'int', '1800'), ('new_axis_mask', 'int', '1800'), ('shrink_axis_mask', 'int', '1800'))),
     'StridedSliceGrad': ((('shape', 'Index', '', ''), ('begin', 'Index', '', ''), ('end', 'Index', '', ''), ('strides', 'Index', '', ''), ('dy', 'T', '', '')), (('output', 'T', '', ''),), (('T', 'type', None), ('Index', 'type', None), ('begin_mask', 'int', '1800'), ('end_mask', 'int', '1800'), ('ellipsis_mask', 'int', '1800'), ('new_axis_mask', 'int', '1800'), ('shrink_axis_mask', 'int', '1800'))),

@@ -26,6 +26,8 @@ __all__ = ["graph_to_graph_def", "make_tensor_proto", "shape_proto", "GRAPH_DEF_
 
 # TF 2.21's GRAPH_DEF_VERSION: the node semantics written here are that release's OpDefs.
 GRAPH_DEF_VERSION = 2474
+# Op types scopeflow registers that TensorFlow does not have: exported with their own attrs.
+SCOPEFLOW_ONLY_OPS = {"SparseApplyAdam"}
 
 
 def graph_to_graph_def(graph, from_version=None, add_shapes=False):

@@ -186,3 +186,13 @@ def test_summary_ops_export_with_tf_attrs():
     assert sorted(nodes["i"].attr) == ["T", "bad_color", "max_images"]
     assert sorted(nodes["a"].attr) == ["max_outputs"]
     assert nodes[m.op.name].attr["N"].i == 4
+
+
+def test_every_registered_op_has_tensorflows_signature():
+    from scopeflow.framework.opdef import REGISTRY
+    from scopeflow.summary._tf_op_signatures import SIGNATURES
+    from scopeflow.summary.graph_def import SCOPEFLOW_ONLY_OPS
+    missing = sorted(set(REGISTRY) - set(SIGNATURES) - SCOPEFLOW_ONLY_OPS)
+    assert not missing, (f"op types without TF's signature: {missing}; run `python -m "
+                         "scopeflow.summary._gen_op_signatures` (needs the tf1 oracle) or add "
+                         "them to graph_def.SCOPEFLOW_ONLY_OPS if TF has no such op")
