@@ -169,6 +169,7 @@ class Progress:
         self.start_step = start_step
         self.loss = self.acc = float("nan")
         self._sums = [0.0, 0.0, 0]
+        self._windows = 0
         self._open = False  # a terminal status line awaits its newline
 
     def rate(self, step):
@@ -181,10 +182,12 @@ class Progress:
         sums[1] += acc
         sums[2] += 1
         boundary = step % self.log_every == 0 or step == self.target
-        if boundary or (math.isnan(self.loss) and sums[2] >= 10):
+        if boundary or not self._windows or sums[2] >= min(10, self.log_every):
+            # The window so far (or the last full one while the new one is short).
             self.loss, self.acc = sums[0] / sums[2], sums[1] / sums[2]
         if boundary:
             self._sums = [0.0, 0.0, 0]
+            self._windows += 1
         if extra:
             self.print(self.line(step, extra))
         elif self.tty:
