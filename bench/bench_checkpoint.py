@@ -5,7 +5,8 @@
     python bench/compare.py bench/bench_checkpoint.py     # both, as ratios
 
 Sixteen float32 variables share ``--mb`` megabytes (default 1024). ``save`` is
-``Saver.save(sess, prefix, write_meta_graph=False)``, best of 3, overwriting one prefix;
+``Saver.save(sess, prefix, global_step=i, write_meta_graph=False)``, best of 3, each a new
+checkpoint as in training (deleting old ones is not timed, for the copies neither);
 ``restore`` is ``Saver.restore``. The yardsticks copy the checkpoint's data file with
 ``cp`` (``cp_ms``) and with ``cp`` followed by ``sync`` of the copy (``cp_sync_ms``):
 scopeflow's save fsyncs its files, so ``cp_sync`` is the like-for-like rate, while
@@ -50,22 +51,43 @@ def _check_disk(directory, nbytes):
                  f"{2.5 * nbytes / 2**30:.1f} GiB; pass a smaller --mb")
 
 
+def _timed_rounds(make_run, cleanup, rounds=3):
+    """Best time of ``rounds`` runs; ``cleanup`` (deleting what a run wrote) is not timed."""
+    best = float("inf")
+    for i in range(rounds):
+        run = make_run(i)
+        t0 = time.perf_counter()
+        run()
+        best = min(best, time.perf_counter() - t0)
+        cleanup()
+    return best
+
+
+def _remove_except(directory, keep):
+    for name in os.listdir(directory):
+        if not name.startswith(keep):
+            os.remove(os.path.join(directory, name))
+
+
 def _cp(src, dst, sync):
     def run():
         subprocess.run(["cp", src, dst], check=True)
         if sync:
             subprocess.run(["sync", dst], check=True)
-        os.remove(dst)
     return run
 
 
-def _bundle_layer(prefix, sess, variables):
+def _bundle_layer(directory, sess, variables):
     """write_bundle/BundleReader alone, on the same values (scopeflow only)."""
     from scopeflow.io.tensor_bundle import BundleReader, write_bundle
 
     names = [v.op.name for v in variables]
     values = sess.run(variables)
-    save = best_of(lambda: write_bundle(prefix, names, values), repeat=3)
+    prefix = os.path.join(directory, "raw")
+    save = _timed_rounds(lambda i: lambda: write_bundle(f"{prefix}-{i}", names, values),
+                         lambda: _remove_except(directory, "model.ckpt-0."))
+    write_bundle(prefix, names, values)
+    values = None  # free the copies before reading back
 
     def read():
         with BundleReader(prefix) as reader:
@@ -84,19 +106,28 @@ def main():
         variables = [tf.get_variable(f"layer{i}/kernel", [per_var], tf.float32,
                                      initializer=tf.random_uniform_initializer(-1.0, 1.0))
                      for i in range(NUM_VARS)]
-        saver = tf.train.Saver(variables)
+        # As in training: each save is a new checkpoint (global_step); the deletion of
+        # old ones (max_to_keep) is left out of both the saves' and the copies' times.
+        saver = tf.train.Saver(variables, max_to_keep=None)
         prefix = os.path.join(tmp, "model.ckpt")
         total = per_var * 4 * NUM_VARS
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
-            saver.save(sess, prefix, write_meta_graph=False)        # warm-up
-            save = best_of(lambda: saver.save(sess, prefix, write_meta_graph=False), repeat=3)
-            restore = best_of(lambda: saver.restore(sess, prefix), repeat=3)
-            data = f"{prefix}.data-00000-of-00001"
+            first = saver.save(sess, prefix, global_step=0, write_meta_graph=False)
+            keep = os.path.basename(first) + "."
+            save = _timed_rounds(
+                lambda i: lambda: saver.save(sess, prefix, global_step=i + 1,
+                                             write_meta_graph=False),
+                lambda: _remove_except(tmp, keep))
+            restore = best_of(lambda: saver.restore(sess, first), repeat=3)
+            data = f"{first}.data-00000-of-00001"
             assert os.path.getsize(data) == total
-            cp = best_of(_cp(data, os.path.join(tmp, "copy"), sync=False), repeat=3)
-            cp_sync = best_of(_cp(data, os.path.join(tmp, "copy"), sync=True), repeat=3)
-            layer = None if USE_TF else _bundle_layer(os.path.join(tmp, "raw"), sess, variables)
+            copy = os.path.join(tmp, "copy")
+            cp = _timed_rounds(lambda i: _cp(data, copy, sync=False),
+                               lambda: _remove_except(tmp, keep))
+            cp_sync = _timed_rounds(lambda i: _cp(data, copy, sync=True),
+                                    lambda: _remove_except(tmp, keep))
+            layer = None if USE_TF else _bundle_layer(tmp, sess, variables)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -151,36 +151,6 @@ def _check_names(names, arrays):
         seen.add(name)
 
 
-class _WritebackFile:
-    """A file that asks the kernel to start writing its data to disk every 32 MiB.
-
-    The final fsync then waits for the last stretch only: writing to the disk overlaps
-    with filling the page cache instead of following it. (POSIX_FADV_DONTNEED starts
-    asynchronous writeback of dirty pages; pages still dirty or under writeback stay
-    cached, so a restore right after a save still reads from memory.)
-    """
-
-    __slots__ = ("_file", "_fd", "_written", "_kicked")
-    _EVERY = 1 << 25
-
-    def __init__(self, file):
-        self._file = file
-        self._fd = file.fileno()
-        self._written = self._kicked = 0
-
-    def write(self, data):
-        self._file.write(data)
-        self._written += memoryview(data).nbytes
-        if self._written - self._kicked >= self._EVERY and _HAS_FADVISE:
-            self._file.flush()
-            os.posix_fadvise(self._fd, self._kicked, self._written - self._kicked,
-                             os.POSIX_FADV_DONTNEED)
-            self._kicked = self._written
-
-
-_HAS_FADVISE = hasattr(os, "posix_fadvise")
-
-
 def _temp_name(path: str) -> str:
     return f"{path}{_TEMP_MARK}{int.from_bytes(os.urandom(8), 'little')}"
 
@@ -245,8 +215,7 @@ def write_bundle(prefix, names, arrays, *, sync: bool = True) -> None:
     try:
         entries = []
         offset = 0
-        with open(data_tmp, "wb") as f:
-            out = _WritebackFile(f) if sync else f
+        with open(data_tmp, "wb") as out:
             for name, (enum, shape, value) in zip(names, prepared):
                 if enum == _DT_STRING:
                     size, crc = _write_string_tensor(out, value)
@@ -259,7 +228,7 @@ def write_bundle(prefix, names, arrays, *, sync: bool = True) -> None:
                     entry.shape.dim.add(size=dim)
                 entries.append((name.encode("utf-8"), entry.SerializeToString()))
                 offset += size
-            _close_file(f, sync)
+            _close_file(out, sync)
         header = protos.BundleHeaderProto(num_shards=1,
                                           version=protos.VersionDef(producer=_VERSION_PRODUCER))
         entries.sort()

@@ -13,8 +13,8 @@ means its newest checkpoint, found through its ``checkpoint`` state file
 ...                                                        np.array(100)])
 >>> tf.train.list_variables(prefix)
 [('dense/kernel', [2, 2]), ('global_step', [])]
->>> tf.train.load_variable(prefix, "global_step")
-np.int64(100)
+>>> int(tf.train.load_variable(prefix, "global_step"))
+100
 """
 
 from __future__ import annotations
