@@ -8,6 +8,9 @@ The kernels call the bundle layer (:mod:`scopeflow.io.tensor_bundle`): writes ar
 
 from __future__ import annotations
 
+import os
+import re
+
 import numpy as np
 
 from scopeflow.framework import dtypes as _dtypes
@@ -16,7 +19,8 @@ from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.opdef import OpDef
 from scopeflow.framework.tensor_shape import TensorShape
 
-__all__ = ["save_v2", "restore_v2"]
+__all__ = ["save_v2", "restore_v2", "sharded_filename", "merge_v2_checkpoints", "string_join",
+           "regex_full_match"]
 
 
 def _as_str(x) -> str:
@@ -170,3 +174,172 @@ def _tf_type_name(dtype) -> str:
     """TF's DataTypeString (``float``, ``double``, ``int32``...) used in kernel messages."""
     base = dtype.base_dtype.name
     return {"float32": "float", "float64": "double", "float16": "half"}.get(base, base)
+
+
+# ── Sharded saves: ShardedFilename, MergeV2Checkpoints, and two string ops ──────────
+# TF1's ``Saver(sharded=True)`` writes each device's variables to
+# ``<prefix>_temp/part-0000i-of-0000n`` and then merges them into ``<prefix>``. The two
+# string ops it uses on the way (``StaticRegexFullMatch``, ``StringJoin``) are declared
+# here because the Saver is their only user so far.
+def _sharded_filename_kernel(basename, shard, num_shards):
+    return np.array(f"{_as_str(basename)}-{int(shard):05d}-of-{int(num_shards):05d}".encode(),
+                    dtype=object)
+
+
+sharded_filename_op = OpDef(
+    "ShardedFilename", shape=lambda b, s, n: TensorShape([]),
+    dtype=lambda b, s, n: _dtypes.string, kernel=_sharded_filename_kernel, grad=None,
+    input_names=("basename", "shard", "num_shards"))
+
+
+def sharded_filename(basename, shard, num_shards, name=None):
+    """``<basename>-<shard:05d>-of-<num_shards:05d>``: the file name of one save shard."""
+    return sharded_filename_op.bind(basename, shard, num_shards, name=name)
+
+
+def _merge_v2_kernel(ctx, checkpoint_prefixes, destination_prefix, *, delete_old_dirs,
+                     allow_missing_files):
+    prefixes = [_as_str(p) for p in np.asarray(checkpoint_prefixes).reshape(-1)]
+    try:
+        _merge_bundles(prefixes, _as_str(destination_prefix), allow_missing_files)
+    except OSError as e:
+        raise _os_error(ctx, e, "Failed to merge checkpoint shards") from None
+    if delete_old_dirs:
+        for p in prefixes:  # "<prefix>_temp": removed once empty, as TF
+            try:
+                os.rmdir(os.path.dirname(p))
+            except OSError:
+                pass
+
+
+def _merge_bundles(prefixes, merged, allow_missing_files):
+    """TF's ``MergeBundles``: data files renamed into place, then one merged index.
+
+    The merged ``.index`` is written to a temporary name, synced and renamed last, so the
+    checkpoint ``merged`` appears complete or not at all.
+    """
+    from scopeflow.io import protos, sstable
+    from scopeflow.io.tensor_bundle import data_filename, index_filename
+
+    parts = []
+    for p in prefixes:
+        if not os.path.exists(index_filename(p)):
+            if allow_missing_files:
+                continue
+            raise errors.NotFoundError(None, None, f"Checkpoint shard {p} has no index file")
+        with open(index_filename(p), "rb") as f:
+            table = sstable.parse_table(f.read(), index_filename(p))
+        header = protos.BundleHeaderProto.FromString(table[0][1])
+        parts.append((p, header, table[1:]))
+    total = sum(h.num_shards for _, h, _ in parts)
+    if not parts:
+        raise errors.InvalidArgumentError(None, None, "No checkpoint shards to merge")
+    entries, first_shard = {}, 0
+    for p, header, table in parts:
+        for key, value in table:
+            entry = protos.BundleEntryProto.FromString(value)
+            entry.shard_id += first_shard
+            if key in entries:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Duplicate tensor keys across shards: {key.decode()!r}")
+            entries[key] = entry.SerializeToString()
+        for i in range(header.num_shards):
+            os.replace(data_filename(p, i, header.num_shards),
+                       data_filename(merged, first_shard + i, total))
+        first_shard += header.num_shards
+    merged_header = protos.BundleHeaderProto(num_shards=total, version=parts[0][1].version)
+    table = sstable.build_table([(b"", merged_header.SerializeToString())] +
+                                sorted(entries.items()))
+    index = index_filename(merged)
+    tmp = f"{index}.tempstate{int.from_bytes(os.urandom(8), 'little')}"
+    try:
+        with open(tmp, "wb") as f:
+            f.write(table)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, index)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+    for p, _, _ in parts:
+        os.remove(index_filename(p))
+
+
+merge_v2_checkpoints_op = OpDef(
+    "MergeV2Checkpoints", shape=lambda prefixes, dest, **a: [],
+    dtype=lambda prefixes, dest, **a: [], kernel=_merge_v2_kernel,
+    attrs={"delete_old_dirs": True, "allow_missing_files": False}, num_outputs=0,
+    stateful=True, grad=None, input_names=("checkpoint_prefixes", "destination_prefix"))
+
+
+def merge_v2_checkpoints(checkpoint_prefixes, destination_prefix, delete_old_dirs=True,
+                         allow_missing_files=False, name=None):
+    """Merges the bundles ``checkpoint_prefixes`` into one bundle ``destination_prefix``."""
+    if isinstance(checkpoint_prefixes, (list, tuple)) and \
+            any(isinstance(p, Tensor) for p in checkpoint_prefixes):
+        from scopeflow.ops.array_ops import stack
+        with name_scope(name, "MergeV2Checkpoints") as scope:
+            packed = stack(list(checkpoint_prefixes), name="checkpoint_prefixes")
+            return merge_v2_checkpoints_op.create(
+                [packed, convert_to_tensor(destination_prefix, dtype=_dtypes.string)],
+                {"delete_old_dirs": delete_old_dirs, "allow_missing_files": allow_missing_files},
+                scope)
+    return merge_v2_checkpoints_op.bind(checkpoint_prefixes, destination_prefix,
+                                        delete_old_dirs=delete_old_dirs,
+                                        allow_missing_files=allow_missing_files, name=name)
+
+
+def _string_join_kernel(*inputs, N, separator):  # noqa: N803 - TF's attr name
+    parts = np.broadcast_arrays(*[np.asarray(x, dtype=object) for x in inputs])
+    sep = separator.encode() if isinstance(separator, str) else separator
+    out = np.empty(parts[0].shape, dtype=object)
+    for idx in np.ndindex(out.shape):
+        out[idx] = sep.join(p[idx] if isinstance(p[idx], bytes) else str(p[idx]).encode()
+                            for p in parts)
+    return out
+
+
+def _string_join_shape(*shapes, N, separator):  # noqa: N803
+    from scopeflow.framework.opdef import broadcast_shape
+    out = TensorShape([])
+    for s in shapes:
+        out = broadcast_shape(out, s)
+    return out
+
+
+string_join_op = OpDef(
+    "StringJoin", shape=_string_join_shape, dtype=lambda *d, N, separator: _dtypes.string,
+    kernel=_string_join_kernel, attrs={"N": None, "separator": ""}, grad=None,
+    input_names=("inputs",))
+
+
+def string_join(inputs, separator="", name=None):
+    """Joins string tensors elementwise (broadcasting scalars) with ``separator``."""
+    with name_scope(name, "StringJoin") as scope:
+        ts = [x if isinstance(x, Tensor) else convert_to_tensor(x, dtype=_dtypes.string)
+              for x in inputs]
+        return string_join_op.create(ts, {"N": len(ts), "separator": separator},
+                                     scope).outputs[0]
+
+
+def _regex_full_match_kernel(x, *, pattern):
+    regex = re.compile(pattern.decode() if isinstance(pattern, bytes) else pattern)
+    arr = np.asarray(x, dtype=object)
+    out = np.empty(arr.shape, dtype=bool)
+    for idx in np.ndindex(arr.shape):
+        s = arr[idx]
+        out[idx] = regex.fullmatch(s.decode("utf-8", "surrogateescape")
+                                   if isinstance(s, bytes) else str(s)) is not None
+    return out
+
+
+static_regex_full_match_op = OpDef(
+    "StaticRegexFullMatch", shape=lambda x, *, pattern: x,
+    dtype=lambda x, *, pattern: _dtypes.bool_, kernel=_regex_full_match_kernel,
+    attrs={"pattern": None}, grad=None, input_names=("input",))
+
+
+def regex_full_match(input, pattern, name=None):  # noqa: A002 - TF's name
+    """Whether each string fully matches ``pattern`` (a Python string: the static op)."""
+    return static_regex_full_match_op.bind(input, pattern=pattern, name=name)

@@ -34,7 +34,7 @@ import numpy as np
 from scopeflow.framework import errors
 from scopeflow.framework.graph import GraphKeys, Operation, Tensor, get_default_graph, name_scope
 from scopeflow.io.protos import CollectionDef, MetaGraphDef, SaverDef, VariableDef
-from scopeflow.ops import array_ops, control_flow_ops, io_ops, state_ops
+from scopeflow.ops import array_ops, constant_op, control_flow_ops, io_ops, math_ops, state_ops
 from scopeflow.train import checkpoint_management as cm
 
 __all__ = ["Saver", "BaseSaverBuilder", "BulkSaverBuilder", "RestoreReport",
@@ -159,6 +159,52 @@ class BaseSaverBuilder:
         return [io_ops.restore_v2(filename_tensor, [s.name], [""], [s.dtype])
                 for s in saveables]
 
+    def _add_save_ops(self, filename_tensor, saveables):
+        save = self.save_op(filename_tensor, saveables)
+        return control_flow_ops.with_dependencies([save], filename_tensor)
+
+    @staticmethod
+    def _group_by_devices(saveables):
+        per_device: dict[str, list] = {}
+        for s in saveables:
+            per_device.setdefault(s.device, []).append(s)
+        return sorted(per_device.items(), key=lambda t: t[0])
+
+    def _add_sharded_save_ops(self, checkpoint_prefix, per_device):
+        """Each device's variables go to ``<prefix>_temp/part-i-of-n``, then one merge.
+
+        The merge renames the parts' data files into place and writes the merged index
+        last (atomically), so ``<prefix>`` appears complete or not at all.
+        """
+        graph = get_default_graph()
+        with graph.device("/device:CPU:*"):
+            suffix = math_ops.where(io_ops.regex_full_match(checkpoint_prefix, "^s3://.*"),
+                                     constant_op.constant(".part"),
+                                     constant_op.constant(os.path.normpath("_temp/part")))
+            tmp_prefix = io_ops.string_join([checkpoint_prefix, suffix])
+        num_shards = constant_op.constant(len(per_device), name="num_shards")
+        saves, prefixes, last_device = [], [], ""
+        for shard, (device, saveables) in enumerate(per_device):
+            last_device = device
+            with graph.device(_cpu0(device)):
+                filename = io_ops.sharded_filename(tmp_prefix, shard, num_shards)
+                prefixes.append(filename)
+                saves.append(self._add_save_ops(filename, saveables))
+        with graph.control_dependencies([x.op for x in saves]), \
+                graph.device(_cpu0(last_device)):
+            merge = io_ops.merge_v2_checkpoints(prefixes, checkpoint_prefix)
+            with graph.control_dependencies([merge]):
+                return array_ops.identity(checkpoint_prefix)
+
+    def _add_sharded_restore_ops(self, filename_tensor, per_device, reshape):
+        graph = get_default_graph()
+        restores = []
+        for device, saveables in per_device:
+            with graph.device(device):
+                restores.append(self._add_restore_ops(filename_tensor, saveables, reshape,
+                                                      name="restore_shard"))
+        return control_flow_ops.group(*restores, name="restore_all")
+
     def _add_restore_ops(self, filename_tensor, saveables, reshape, name="restore_all"):
         restored = self.bulk_restore(filename_tensor, saveables)
         assigns = []
@@ -183,15 +229,26 @@ class BaseSaverBuilder:
             # TF keeps the name "Const" for backwards compatibility.
             filename_tensor = array_ops.placeholder_with_default(
                 filename_tensor, shape=(), name="Const")
-            save = self.save_op(filename_tensor, saveables)
-            save_tensor = control_flow_ops.with_dependencies([save], filename_tensor)
-            restore_op = self._add_restore_ops(filename_tensor, saveables, reshape)
+            if sharded:
+                per_device = self._group_by_devices(saveables)
+                save_tensor = self._add_sharded_save_ops(filename_tensor, per_device)
+                restore_op = self._add_sharded_restore_ops(filename_tensor, per_device, reshape)
+            else:
+                save_tensor = self._add_save_ops(filename_tensor, saveables)
+                restore_op = self._add_restore_ops(filename_tensor, saveables, reshape)
         saver_def = SaverDef(
             filename_tensor_name=filename_tensor.name, save_tensor_name=save_tensor.name,
             restore_op_name=restore_op.name, max_to_keep=max_to_keep, sharded=sharded,
             keep_checkpoint_every_n_hours=keep_checkpoint_every_n_hours,
             version=self._write_version)
         return saver_def, saveables
+
+
+def _cpu0(device: str) -> str:
+    """TF's ``set_cpu0``: the same job/replica/task, device CPU:0."""
+    kept = [p for p in device.split("/") if p and not p.startswith(("device:", "cpu:", "gpu:",
+                                                                     "CPU:", "GPU:"))]
+    return "".join("/" + p for p in kept) + "/device:CPU:0"
 
 
 class BulkSaverBuilder(BaseSaverBuilder):
@@ -584,10 +641,6 @@ class Saver:
         if write_version != SaverDef.V2:
             raise ValueError(f"scopeflow writes only checkpoint format V2 (TF's default); "
                              f"write_version={write_version} is not supported")
-        if sharded:
-            raise NotImplementedError(
-                "Saver(sharded=True) is not supported yet; with one device it writes the same "
-                "files as sharded=False, so leave it out")
         self._var_list = var_list
         self._reshape = reshape
         self._sharded = sharded
@@ -870,7 +923,8 @@ def _remove_stale_temporaries(checkpoint_file):
     Only this prefix's own ``.index``/``.data`` temporaries: a writer of another prefix in
     the same directory (another process, an evaluator) is never touched.
     """
-    for pattern in (".index.tempstate*", ".data-?????-of-?????.tempstate*"):
+    for pattern in (".index.tempstate*", ".data-?????-of-?????.tempstate*",
+                    "_temp/part-?????-of-?????.*"):
         for name in glob.glob(glob.escape(checkpoint_file) + pattern):
             try:
                 os.remove(name)
