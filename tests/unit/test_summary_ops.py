@@ -196,3 +196,16 @@ def test_summary_message_api():
     assert tf.Event.FromString(e.SerializeToString()).summary.value[0].simple_value == 1.5
     assert tf.SessionLog.START == 1 and tf.SessionLog(status=tf.SessionLog.START).status == 1
     assert isinstance(tf.get_default_graph().as_graph_def(), tf.GraphDef)
+
+
+def test_bucket_index_equals_binary_search_everywhere():
+    from scopeflow.ops.summary_ops import _bucket_index
+    lim = TF_HISTOGRAM_LIMITS
+    rng = np.random.default_rng(0)
+    with np.errstate(over="ignore"):
+        edges = np.concatenate([lim, -lim, np.nextafter(lim, np.inf), np.nextafter(lim, -np.inf),
+                                [0.0, -0.0, 5e-324, -5e-324, 1e-300, -1e-300]])
+    for x in [rng.standard_normal(50_000) * s for s in (1e-14, 1e-6, 1, 1e10, 1e30, 1e300)] + \
+            [edges]:
+        x = x[np.isfinite(x)]
+        np.testing.assert_array_equal(_bucket_index(x), np.searchsorted(lim, x, side="right"))
