@@ -19,6 +19,7 @@ bundled 8x8 digits stand in, announced as such.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import shutil
@@ -252,6 +253,25 @@ def _restore_latest(saver, sess, logdir):
                      f"(use --fresh to start over)")
 
 
+def _record_job(args, source):
+    """Keep the run's data source and flags in ``logdir/job.json``; refuse to resume a run
+    trained on other data (digits vs MNIST) rather than silently mix them."""
+    path = os.path.join(args.logdir, "job.json")
+    has_checkpoint = tf.train.get_checkpoint_state(args.logdir) is not None
+    if has_checkpoint and os.path.exists(path):
+        with open(path) as f:
+            before = json.load(f).get("data")
+        if before != source:
+            raise SystemExit(f"error: the run in {args.logdir!r} was trained on {before}, but "
+                             f"this time the data is {source}; use --fresh to start over on "
+                             f"{source}, or another --logdir")
+    flags = {k: v for k, v in vars(args).items() if k not in ("func", "source_url")}
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump({"data": source, "flags": flags}, f, indent=1)
+    os.replace(tmp, path)
+
+
 class _StopRequest:
     """SIGINT/SIGTERM ask the loop to stop after the current step; a second SIGINT kills."""
 
@@ -298,6 +318,7 @@ def train(args, out=sys.stdout):
             print(f"--fresh: moved the previous run to {moved}", file=out)
     data, source = load_data(args.data_dir, args.validation_size, args.seed,
                              getattr(args, "source_url", mnist.DEFAULT_SOURCE_URL))
+    _record_job(args, source)
 
     tf.reset_default_graph()
     if args.seed is not None:
@@ -373,8 +394,10 @@ def _configure(parser):
     d = DEFAULTS
     parser.add_argument("--steps", type=int, default=d["steps"],
                         help="train until global_step reaches this (default %(default)s)")
-    parser.add_argument("--batch-size", type=int, default=d["batch_size"])
-    parser.add_argument("--lr", type=float, default=d["lr"], help="Adam learning rate")
+    parser.add_argument("--batch-size", type=int, default=d["batch_size"],
+                        help="default %(default)s")
+    parser.add_argument("--lr", type=float, default=d["lr"],
+                        help="Adam learning rate (default %(default)s)")
     parser.add_argument("--eval-every", type=int, default=d["eval_every"],
                         help="validation accuracy every N steps (default %(default)s)")
     parser.add_argument("--save-every", type=int, default=d["save_every"],
@@ -387,7 +410,8 @@ def _configure(parser):
                         help="checkpoints and event files (default %(default)s)")
     parser.add_argument("--data-dir", default=d["data_dir"],
                         help="the MNIST files, or where to download them (default %(default)s)")
-    parser.add_argument("--validation-size", type=int, default=d["validation_size"])
+    parser.add_argument("--validation-size", type=int, default=d["validation_size"],
+                        help="training images held out for validation (default %(default)s)")
     parser.add_argument("--source-url", default=mnist.DEFAULT_SOURCE_URL,
                         help=argparse.SUPPRESS)
     parser.add_argument("--fresh", action="store_true",

@@ -242,3 +242,18 @@ def test_sklearn_digits_fallback_trains(tmp_path):
     assert "This is NOT MNIST" in out
     assert "training the seed's CNN on sklearn-digits: 1297 training images" in out
     assert float(re.search(r"^test accuracy: (0\.\d{4})$", out, re.M)[1]) > 0.8
+
+
+def test_a_run_is_not_resumed_on_other_data(tmp_path):
+    import argparse
+
+    from scopeflow.examples import mnist_cnn
+
+    args = argparse.Namespace(logdir=str(tmp_path), steps=5, func=None, source_url=None)
+    mnist_cnn._record_job(args, "sklearn-digits")
+    assert '"data": "sklearn-digits"' in (tmp_path / "job.json").read_text()
+    (tmp_path / "checkpoint").write_text('model_checkpoint_path: "model.ckpt-5"\n')
+    mnist_cnn._record_job(args, "sklearn-digits")  # same data: fine
+    with pytest.raises(SystemExit, match=r"was trained on sklearn-digits, but this time the "
+                                         r"data is MNIST; use --fresh"):
+        mnist_cnn._record_job(args, "MNIST")
