@@ -137,8 +137,8 @@ print(json.dumps([values, [v.op.name for v in tf.trainable_variables()], train_o
         np.testing.assert_array_equal(np.asarray(values[k], dtype=v.dtype), v, err_msg=k)
 
 
-def test_partial_savers_both_ways(tf1, tmp_path):
-    """The seed's dict / list / op-name savers and the conv1 filter, across libraries."""
+def test_partial_and_sharded_savers_both_ways(tf1, tmp_path):
+    """The seed's dict / list / op-name savers, and a 3-shard save, read by TF."""
     v1, v2 = CASES.partial_variables(tf)
     paths = {}
     with tf.Session() as sess:
@@ -146,7 +146,15 @@ def test_partial_savers_both_ways(tf1, tmp_path):
         for form, make in sorted(CASES.PARTIAL.items()):
             os.makedirs(tmp_path / form)
             paths[form] = make(tf, v1, v2).save(sess, str(tmp_path / form / "model"))
+    tf.reset_default_graph()
+    CASES.SHARDED["three_devices"](tf)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sharded = tf.train.Saver(sharded=True).save(sess, str(tmp_path / "sharded"))
+        want_sharded = {k: v.tolist() for k, v in _values(sess).items()}
     got = tf1(TF_CASES + f"""
+reader = tf.train.load_checkpoint({sharded!r})
+sharded = {{k: reader.get_tensor(k).tolist() for k in reader.get_variable_to_shape_map()}}
 out = {{}}
 for form, make in sorted(CASES.PARTIAL.items()):
     tf.reset_default_graph()
@@ -156,9 +164,10 @@ for form, make in sorted(CASES.PARTIAL.items()):
         sess.run([v1.assign([0.0, 0.0]), v2.assign([[0, 0]])])
         saver.restore(sess, {str(tmp_path)!r} + "/" + form + "/model")
         out[form] = [sess.run(v1).tolist(), sess.run(v2).tolist()]
-print(json.dumps(out))
+print(json.dumps([out, sharded]))
 """)
-    assert got == {form: [[1.0, 2.0], [[3, 4]]] for form in CASES.PARTIAL}
+    assert got == [{form: [[1.0, 2.0], [[3, 4]]] for form in CASES.PARTIAL}, want_sharded]
+    assert len([f for f in os.listdir(tmp_path) if f.startswith("sharded.data-")]) == 3
 
 
 def test_conv1_partial_restore_matches_tf(tf1, tmp_path):
