@@ -60,7 +60,7 @@ def graph_to_graph_def(graph, from_version=None, add_shapes=False):
         if add_shapes and op._outputs:
             shapes = node.attr["_output_shapes"].list.shape
             for t in op._outputs:
-                shapes.add().CopyFrom(shape_proto(t.shape))
+                shape_proto(t._shape, shapes.add())
     return graph_def
 
 
@@ -97,9 +97,8 @@ def _fill_attrs(attr_map, op):
             continue
         else:
             continue
-        av = _to_attr(value, attr_type)
-        if av is not None:
-            attr_map[name].CopyFrom(av)
+        if attr_type != "func":  # scopeflow has no functions
+            _to_attr(value, attr_type, attr_map[name])
 
 
 def _split_args(args, n_tensors, attrs):
@@ -138,12 +137,13 @@ def _derived_attrs(op, in_args, out_args, attrs):
     return out
 
 
-def _to_attr(value, attr_type):
-    av = protos.AttrValue()
+def _to_attr(value, attr_type, av=None):
+    """``value`` as an AttrValue of TF type ``attr_type`` (written into ``av`` if given)."""
+    av = protos.AttrValue() if av is None else av
     if attr_type == "type":
         av.type = _dtypes.as_dtype(value).base_dtype.as_datatype_enum
     elif attr_type == "shape":
-        av.shape.CopyFrom(shape_proto(value))
+        shape_proto(value, av.shape)
     elif attr_type == "tensor":
         av.tensor.CopyFrom(make_tensor_proto(value))
     elif attr_type == "int":
@@ -202,16 +202,21 @@ def _guess_attr(value):
     return None
 
 
-def shape_proto(shape):
-    """A ``TensorShapeProto``: unknown dims are -1, unknown rank sets ``unknown_rank``."""
-    proto = protos.TensorShapeProto()
+def shape_proto(shape, proto=None):
+    """A ``TensorShapeProto`` (or fills ``proto``): unknown dims are -1, unknown rank sets
+    ``unknown_rank``."""
+    if proto is None:
+        proto = protos.TensorShapeProto()
+    else:
+        proto.SetInParent()  # a scalar's shape is an empty, but present, message
     dims = shape.as_tuple() if isinstance(shape, TensorShape) else \
         (None if shape is None else tuple(shape))
     if dims is None:
         proto.unknown_rank = True
         return proto
+    add = proto.dim.add
     for d in dims:
-        proto.dim.add().size = -1 if d is None else int(d)
+        add(size=-1 if d is None else int(d))
     return proto
 
 
