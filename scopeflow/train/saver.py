@@ -26,7 +26,6 @@ from __future__ import annotations
 import glob
 import logging
 import os
-import re
 import time
 
 import numpy as np
@@ -36,6 +35,13 @@ from scopeflow.framework.graph import GraphKeys, Operation, Tensor, get_default_
 from scopeflow.io.protos import CollectionDef, MetaGraphDef, SaverDef, VariableDef
 from scopeflow.ops import array_ops, constant_op, control_flow_ops, io_ops, math_ops, state_ops
 from scopeflow.train import checkpoint_management as cm
+from scopeflow.train.restore_report import (
+    WRAP_MESSAGE,
+    RestoreReport,
+    check_against,
+    invalid_path_error,
+    restore_error,
+)
 
 __all__ = ["Saver", "BaseSaverBuilder", "BulkSaverBuilder", "RestoreReport",
            "export_meta_graph"]
@@ -255,272 +261,6 @@ class BulkSaverBuilder(BaseSaverBuilder):
     """The default builder: one ``RestoreV2`` op reads every variable."""
 
     _bulk = True
-
-
-# ── restore checks and reports ───────────────────────────────────────────────────────
-_SLOT_RE = re.compile(r"(/(Adam|Adam_1|Momentum|RMSProp|RMSProp_1|Adagrad|Adadelta|Adadelta_1|"
-                      r"Ftrl|Ftrl_1|AdagradDA|ProximalAdagrad|ExponentialMovingAverage)"
-                      r"(_\d+)?$)|(^|/)(beta1_power|beta2_power)(_\d+)?$")
-_SUFFIX_RE = re.compile(r"_\d+(?=/|$)")
-
-
-class RestoreReport:
-    """What a restore did (or would do): restored, missing, mismatched and unused keys.
-
-    ``str(report)`` is a readable table. Attributes: ``checkpoint`` (the prefix),
-    ``restored`` (checkpoint keys), ``missing`` (keys the checkpoint lacks),
-    ``dtype_mismatches`` / ``shape_mismatches`` (``(key, variable value, checkpoint
-    value)``), ``unused`` (checkpoint keys this Saver does not restore), ``fixes``
-    (likely fixes, as sentences), ``ok`` (nothing missing or mismatched).
-    """
-
-    def __init__(self, checkpoint, saveables, ckpt_keys):
-        self.checkpoint = checkpoint
-        self._saveables = {s.name: s for s in saveables}
-        self.restored: list[str] = []
-        self.missing: list[str] = []
-        self.dtype_mismatches: list[tuple] = []
-        self.shape_mismatches: list[tuple] = []
-        self.unused = sorted(set(ckpt_keys) - set(self._saveables))
-        self.checkpoint_keys = list(ckpt_keys)
-        self.fixes: list[str] = []
-
-    @property
-    def ok(self) -> bool:
-        return not (self.missing or self.dtype_mismatches or self.shape_mismatches)
-
-    def _variable_of(self, key):
-        s = self._saveables[key]
-        return s.tensor.op
-
-    def problems_text(self) -> str:
-        lines = []
-        if self.missing:
-            lines.append(f"  missing from the checkpoint ({len(self.missing)}):")
-            for k in self.missing[:_MAX_LISTED]:
-                op = self._variable_of(k)
-                what = "" if op.name == k else f" (variable {op.name})"
-                lines.append(f"    {k}{what}: {_describe_var(self._saveables[k])}, created "
-                             f"at {op.creation_site}")
-            lines.extend(_more(self.missing))
-        if self.dtype_mismatches:
-            lines.append(f"  dtype mismatch ({len(self.dtype_mismatches)}):")
-            for k, want, got in self.dtype_mismatches[:_MAX_LISTED]:
-                lines.append(f"    {k}: the variable is {want}, the checkpoint has {got}")
-            lines.extend(_more(self.dtype_mismatches))
-        if self.shape_mismatches:
-            lines.append(f"  shape mismatch ({len(self.shape_mismatches)}):")
-            for k, want, got in self.shape_mismatches[:_MAX_LISTED]:
-                lines.append(f"    {k}: the variable has shape {want}, the checkpoint {got}")
-            lines.extend(_more(self.shape_mismatches))
-        if self.fixes:
-            lines.append("Likely fixes:")
-            lines.extend(f"  - {f}" for f in self.fixes)
-        return "\n".join(lines)
-
-    def __str__(self):
-        n = len(self._saveables)
-        head = (f"Restore from '{self.checkpoint}': {len(self.restored)} of {n} variables "
-                f"restored; the checkpoint has {len(self.checkpoint_keys)} keys, "
-                f"{len(self.unused)} unused by this Saver.")
-        lines = [head]
-        if self.restored:
-            lines.append(f"  restored ({len(self.restored)}):")
-            lines.extend(f"    {k}" for k in self.restored)
-        problems = self.problems_text()
-        if problems:
-            lines.append(problems)
-        if self.unused:
-            lines.append(f"  unused checkpoint keys ({len(self.unused)}):")
-            lines.extend(f"    {k}" for k in self.unused)
-        return "\n".join(lines)
-
-    __repr__ = __str__
-
-
-_MAX_LISTED = 50  # per section of an error; the report object holds them all
-
-
-def _more(items):
-    extra = len(items) - _MAX_LISTED
-    return [f"    ... and {extra} more (all of them: saver.preview(path))"] if extra > 0 else []
-
-
-def _dims(shape):
-    return shape.as_list() if shape.ndims is not None else None
-
-
-def _describe_var(saveable) -> str:
-    return f"{saveable.dtype.name} {_shape_text(_dims(saveable.shape))}"
-
-
-def _shape_text(dims) -> str:
-    if dims is None:
-        return "<unknown>"
-    return "[" + ",".join("?" if d is None else str(d) for d in dims) + "]"
-
-
-def _prefix_fixes(missing, ckpt_keys):
-    """Scopes the checkpoint adds to (or lacks from) missing names, with how many each explains."""
-    keys = set(ckpt_keys)
-    by_suffix: dict[str, list[str]] = {}  # "w" -> ["model/"] for a checkpoint key "model/w"
-    for c in keys:
-        parts = c.split("/")
-        for i in range(1, len(parts)):
-            by_suffix.setdefault("/".join(parts[i:]), []).append("/".join(parts[:i]) + "/")
-    added: dict[str, list[str]] = {}
-    removed: dict[str, list[str]] = {}
-    for k in missing:
-        for p in by_suffix.get(k, ()):
-            added.setdefault(p, []).append(k)
-        parts = k.split("/")
-        for i in range(1, len(parts)):
-            if "/".join(parts[i:]) in keys:
-                removed.setdefault("/".join(parts[:i]) + "/", []).append(k)
-    fixes = []
-    for p, ks in sorted(added.items(), key=lambda x: -len(x[1]))[:2]:
-        fixes.append(
-            f"{_count(ks, missing)} under '{p}' in the checkpoint (e.g. '{p}{ks[0]}'): map "
-            f"them with a dict, tf.train.Saver({{'{p}' + v.op.name: v for v in var_list}}), "
-            f"or use tf.train.init_from_checkpoint(path, {{'{p}': '/'}})")
-    for p, ks in sorted(removed.items(), key=lambda x: -len(x[1]))[:2]:
-        fixes.append(
-            f"{_count(ks, missing)} without the '{p}' prefix in the checkpoint (e.g. "
-            f"'{ks[0][len(p):]}'): map them with a dict, "
-            f"tf.train.Saver({{v.op.name[{len(p)}:]: v for v in var_list}}), or use "
-            f"tf.train.init_from_checkpoint(path, {{'/': '{p}'}})")
-    return fixes
-
-
-def _count(found, missing) -> str:
-    if len(found) == len(missing):
-        return "the missing names are" if len(found) > 1 else "the missing name is"
-    return f"{len(found)} of the {len(missing)} missing names {'is' if len(found) == 1 else 'are'}"
-
-
-def _suggest_fixes(report) -> list[str]:
-    missing = report.missing
-    if not missing:
-        return []
-    ckpt_keys = report.checkpoint_keys
-    fixes = _prefix_fixes(missing, ckpt_keys)
-    slots = [k for k in missing if _SLOT_RE.search(k)]
-    if slots and not any(_SLOT_RE.search(k) for k in ckpt_keys):
-        rest = [k for k in missing if k not in slots]
-        example = next((k for k in slots if "/" in k), slots[0])
-        fixes.append(
-            f"the checkpoint was saved without optimizer state ({len(slots)} optimizer "
-            f"variables such as '{example}' are absent): to restore the model only, use "
-            "tf.train.Saver(var_list=tf.trainable_variables()) after running "
-            "tf.global_variables_initializer()"
-            + (f" (also missing: {', '.join(rest[:5])})" if rest else ""))
-    stripped = {_SUFFIX_RE.sub("", k): k for k in ckpt_keys}
-    renamed = [(k, stripped[_SUFFIX_RE.sub("", k)]) for k in missing
-               if _SUFFIX_RE.sub("", k) in stripped]
-    if renamed:
-        k, c = renamed[0]
-        fixes.append(
-            f"{len(renamed)} missing names differ from checkpoint keys only by a '_N' suffix "
-            f"(e.g. '{k}' vs '{c}'): the model-building code probably ran twice in this graph; "
-            "call tf.reset_default_graph() before building it again")
-    if not fixes:
-        near = [k for k in missing if k.rsplit("/", 1)[-1] in
-                {c.rsplit("/", 1)[-1] for c in ckpt_keys}]
-        if near:
-            fixes.append("compare the names with `scopeflow ckpt ls <checkpoint>` (or "
-                         "tf.train.list_variables) and map them with a dict var_list")
-    return fixes
-
-
-def _check_against(saveables, reader, checkpoint, reshape) -> RestoreReport:
-    report = RestoreReport(checkpoint, saveables, list(reader.keys()))
-    for s in saveables:
-        if s.name not in reader:
-            report.missing.append(s.name)
-            continue
-        saved_dtype = reader.dtype(s.name)
-        if saved_dtype.base_dtype != s.dtype:
-            report.dtype_mismatches.append((s.name, s.dtype.name, saved_dtype.base_dtype.name))
-            continue
-        saved_shape = tuple(reader.shape(s.name))
-        if not _shape_ok(s.shape, saved_shape, reshape):
-            report.shape_mismatches.append(
-                (s.name, _shape_text(_dims(s.shape)), _shape_text(saved_shape)))
-            continue
-        report.restored.append(s.name)
-    report.fixes = _suggest_fixes(report)
-    return report
-
-
-def _shape_ok(var_shape, saved, reshape) -> bool:
-    if var_shape.ndims is None:
-        return True
-    dims = var_shape.as_list()
-    if reshape:
-        if None in dims:
-            return True
-        return int(np.prod(dims, dtype=np.int64)) == int(np.prod(saved, dtype=np.int64))
-    return len(dims) == len(saved) and all(d is None or d == s for d, s in zip(dims, saved))
-
-
-_WRAP = ("Restoring from checkpoint failed. This is most likely due to {} from the checkpoint. "
-         "Please ensure that you have not altered the graph expected based on the checkpoint. "
-         "Original error:\n\n")
-
-
-def _restore_error(report, restore_ops) -> errors.OpError:
-    """One error for every problem: TF's class and first message, then the full list."""
-    restore_v2, assign_of = restore_ops
-    if report.missing:
-        cls, op = errors.NotFoundError, restore_v2
-        first = f"Key {report.missing[0]} not found in checkpoint"
-        why = "a Variable name or other graph key that is missing"
-    elif report.dtype_mismatches:
-        cls, op = errors.InvalidArgumentError, restore_v2
-        first = "\n".join(f"tensor_name = {k}; expected dtype {_tf_name(w)} does not equal "
-                          f"original dtype {_tf_name(g)}" for k, w, g in report.dtype_mismatches)
-        why = "a mismatch between the current graph and the graph"
-    else:
-        k, want, got = report.shape_mismatches[0]
-        cls, op = errors.InvalidArgumentError, assign_of.get(k, restore_v2)
-        first = (f"Assign requires shapes of both tensors to match. lhs shape= {want} "
-                 f"rhs shape= {got}")
-        why = "a mismatch between the current graph and the graph"
-    where = f"\n\t [[{op.describe_site()}]]" if op is not None else ""
-    n = len(report._saveables)
-    message = (_WRAP.format(why) + first + where + "\n\n"
-               f"scopeflow checked all {n} variables of this Saver against the checkpoint "
-               f"'{report.checkpoint}' ({len(report.checkpoint_keys)} keys) before assigning "
-               "anything; nothing was restored. Problems:\n" + report.problems_text())
-    return cls(None, op, message)
-
-
-def _tf_name(dtype_name: str) -> str:
-    return {"float32": "float", "float64": "double", "float16": "half"}.get(dtype_name,
-                                                                            dtype_name)
-
-
-def _invalid_path_error(save_path) -> ValueError:
-    """TF's "not a valid checkpoint" ValueError, saying what the path is instead."""
-    head = f"The passed save_path is not a valid checkpoint: {save_path}"
-    if os.path.isdir(save_path):
-        latest = cm.latest_checkpoint(save_path)
-        hint = (f"it is a directory. Pass a checkpoint prefix, e.g. "
-                f"tf.train.latest_checkpoint({save_path!r})"
-                + (f" (= {latest!r})" if latest else " (which finds none there)"))
-    else:
-        m = re.match(r"^(.*)\.(index|meta|data-\d{5}-of-\d{5})$", save_path)
-        if m and cm.checkpoint_exists_internal(m.group(1)):
-            hint = (f"it is the checkpoint's .{m.group(2)} file; pass the prefix without the "
-                    f"extension: {m.group(1)!r}")
-        elif os.path.isfile(save_path):
-            hint = "it is a file but not a V2 checkpoint prefix (no '<path>.index' next to it)"
-        else:
-            directory = os.path.dirname(save_path) or "."
-            latest = cm.latest_checkpoint(directory) if os.path.isdir(directory) else None
-            hint = ("no file '<path>.index' exists" +
-                    (f"; the newest checkpoint in {directory!r} is {latest!r}" if latest else ""))
-    return ValueError(f"{head} ({hint})")
 
 
 # ── meta graphs ──────────────────────────────────────────────────────────────────────
@@ -844,7 +584,7 @@ class Saver:
         save_path = self._checked_path(save_path)
         from scopeflow.io.tensor_bundle import BundleReader
         with BundleReader(save_path) as reader:
-            return _check_against(self._saveables_for_checks() or [], reader, save_path,
+            return check_against(self._saveables_for_checks() or [], reader, save_path,
                                   self._reshape)
 
     def _checked_path(self, save_path) -> str:
@@ -854,7 +594,7 @@ class Saver:
         if isinstance(save_path, bytes):
             save_path = save_path.decode("utf-8")
         if not os.path.isfile(save_path + ".index"):
-            raise _invalid_path_error(save_path)
+            raise invalid_path_error(save_path)
         return save_path
 
     def restore(self, sess, save_path, report=False):
@@ -879,17 +619,17 @@ class Saver:
         if saveables is not None:
             from scopeflow.io.tensor_bundle import BundleReader
             with BundleReader(save_path) as reader:
-                result = _check_against(saveables, reader, save_path, self._reshape)
+                result = check_against(saveables, reader, save_path, self._reshape)
             if not result.ok:
-                raise _restore_error(result, self._restore_ops())
+                raise restore_error(result, self._restore_ops())
         try:
             sess.run(self.saver_def.restore_op_name,
                      {self.saver_def.filename_tensor_name: save_path})
         except errors.NotFoundError as e:
-            raise type(e)(e.node_def, e.op, _WRAP.format(
+            raise type(e)(e.node_def, e.op, WRAP_MESSAGE.format(
                 "a Variable name or other graph key that is missing") + e.message) from None
         except errors.InvalidArgumentError as e:
-            raise type(e)(e.node_def, e.op, _WRAP.format(
+            raise type(e)(e.node_def, e.op, WRAP_MESSAGE.format(
                 "a mismatch between the current graph and the graph") + e.message) from None
         if result is not None:
             _log.info("%s", result)

@@ -570,3 +570,17 @@ def test_sharded_save_leaves_no_temporary_directory(tmp_path):
     assert _listing(tmp_path) == ["checkpoint"] + [
         f"m-2.{ext}" for ext in ("data-00000-of-00003", "data-00001-of-00003",
                                  "data-00002-of-00003", "index", "meta")]
+
+
+def test_object_based_checkpoint_hint(tmp_path):
+    from scopeflow.io.tensor_bundle import write_bundle
+    prefix = str(tmp_path / "ckpt-1")
+    write_bundle(prefix, ["_CHECKPOINTABLE_OBJECT_GRAPH", "dense/kernel/.ATTRIBUTES/VARIABLE_VALUE"],
+                 [np.array(b"graph", dtype=object), np.ones(3, np.float32)])
+    v = tf.Variable(np.zeros(3, np.float32), name="dense/kernel")
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        with pytest.raises(tf.errors.NotFoundError, match="TF2 object-based checkpoint"):
+            tf.train.Saver().restore(sess, prefix)
+        tf.train.Saver({"dense/kernel/.ATTRIBUTES/VARIABLE_VALUE": v}).restore(sess, prefix)
+        np.testing.assert_array_equal(sess.run(v), np.ones(3))
