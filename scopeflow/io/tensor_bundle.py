@@ -90,25 +90,30 @@ def _as_string_items(name: str, array: np.ndarray) -> list[bytes]:
     return items
 
 
+def _length_crc(lengths: list[int]) -> int:
+    """CRC-32C of the lengths as fixed-width integers (TF: uint32, or uint64 past 2**32-1)."""
+    if not lengths or max(lengths) <= 0xFFFFFFFF:
+        return crc32c.value(np.asarray(lengths, "<u4").tobytes())
+    crc = 0
+    for size in lengths:
+        crc = crc32c.extend(crc, struct.pack("<I" if size <= 0xFFFFFFFF else "<Q", size))
+    return crc
+
+
 def _write_string_tensor(out, items: list[bytes]) -> tuple[int, int]:
     """Writes TF's string layout; returns (bytes written, unmasked running CRC)."""
-    lengths = bytearray()
-    crc = 0
-    for item in items:
-        size = len(item)
-        lengths += _varint(size)
-        crc = crc32c.extend(crc, struct.pack("<I" if size <= 0xFFFFFFFF else "<Q", size))
-    length_crc = _U32.pack(crc32c.mask(crc))
-    crc = crc32c.extend(crc, length_crc)
-    out.write(lengths)
+    lengths = [len(item) for item in items]
+    if not lengths or max(lengths) < 0x80:
+        encoded = bytes(lengths)                  # one-byte varints: the common case
+    else:
+        encoded = b"".join(_varint(size) for size in lengths)
+    length_crc = _U32.pack(crc32c.mask(_length_crc(lengths)))
+    payload = b"".join(items)
+    crc = crc32c.extend(crc32c.extend(_length_crc(lengths), length_crc), payload)
+    out.write(encoded)
     out.write(length_crc)
-    size = len(lengths) + 4
-    for item in items:
-        if item:
-            out.write(item)
-            crc = crc32c.extend(crc, item)
-            size += len(item)
-    return size, crc
+    out.write(payload)
+    return len(encoded) + 4 + len(payload), crc
 
 
 def _write_raw_tensor(out, array: np.ndarray) -> tuple[int, int]:
@@ -458,24 +463,13 @@ class BundleReader:
         if len(data) != entry.size:
             raise self._truncated(name, entry)
         count = int(np.prod(shape, dtype=np.int64))
-        lengths = []
-        pos = 0
-        crc = 0
-        for _ in range(count):
-            size = shift = 0
-            while True:
-                if pos >= len(data) or shift > 63:
-                    raise self._corrupt(name, entry, "bad string length")
-                byte = data[pos]
-                pos += 1
-                size |= (byte & 0x7F) << shift
-                if byte < 0x80:
-                    break
-                shift += 7
-            lengths.append(size)
-            crc = crc32c.extend(crc, struct.pack("<I" if size <= 0xFFFFFFFF else "<Q", size))
+        if count <= len(data) and max(data[:count], default=0) < 0x80:
+            lengths, pos = list(data[:count]), count     # one-byte varints: the common case
+        else:
+            lengths, pos = self._varints(name, entry, data, count)
         if pos + 4 > len(data):
             raise self._corrupt(name, entry, "string lengths run past the tensor's bytes")
+        crc = _length_crc(lengths)
         stored_length_crc = _U32.unpack_from(data, pos)[0]
         if stored_length_crc != crc32c.mask(crc):
             raise self._corrupt(name, entry, "the string lengths' checksum does not match")
@@ -490,6 +484,23 @@ class BundleReader:
             out[i] = data[pos:pos + size]
             pos += size
         return out.reshape(shape)
+
+    def _varints(self, name, entry, data, count):
+        lengths = []
+        pos = 0
+        for _ in range(count):
+            size = shift = 0
+            while True:
+                if pos >= len(data) or shift > 63:
+                    raise self._corrupt(name, entry, "bad string length")
+                byte = data[pos]
+                pos += 1
+                size |= (byte & 0x7F) << shift
+                if byte < 0x80:
+                    break
+                shift += 7
+            lengths.append(size)
+        return lengths, pos
 
     def _data_path(self, entry) -> str:
         return data_filename(self._prefix, entry.shard_id, self._num_shards)
