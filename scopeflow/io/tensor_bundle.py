@@ -23,10 +23,12 @@ writes, including sharded saves (``-00001-of-00004``), and verifies every tensor
 
 from __future__ import annotations
 
+import math
 import os
 import struct
 
 import numpy as np
+from google.protobuf.message import DecodeError
 
 from scopeflow.framework import dtypes, errors
 from scopeflow.io import crc32c, protos, sstable
@@ -342,7 +344,8 @@ class BundleReader:
         if not entries or entries[0][0] != b"":
             raise errors.DataLossError(None, None, f"Corrupted checkpoint index {index_path}: "
                                        "no bundle header under the empty key")
-        header = protos.BundleHeaderProto.FromString(entries[0][1])
+        header = _parse(protos.BundleHeaderProto, entries[0][1],
+                        f"Corrupted checkpoint index {index_path}: bad bundle header")
         self._check_header(header, index_path)
         self._num_shards = header.num_shards
         # Entries are parsed when first asked for: a large index costs one table read.
@@ -390,7 +393,8 @@ class BundleReader:
             if raw is None:
                 raise errors.NotFoundError(None, None,
                                            f"Key {name} not found in checkpoint {self._prefix}")
-            entry = protos.BundleEntryProto.FromString(raw)
+            entry = _parse(protos.BundleEntryProto, raw, f"Corrupted checkpoint index "
+                           f"{index_filename(self._prefix)}: bad entry for tensor {name!r}")
             self._parsed[name] = entry
         return entry
 
@@ -439,10 +443,11 @@ class BundleReader:
             raise errors.UnimplementedError(
                 None, None, f"Tensor {name!r} in checkpoint {self._prefix} has data type "
                 f"{_type_name(entry.dtype)}, which scopeflow cannot read{extra}")
-        array = np.empty(shape, np_dtype)
-        if array.nbytes != entry.size:
+        nbytes = math.prod(shape) * np_dtype.itemsize
+        if nbytes != entry.size:
             raise self._corrupt(name, entry, f"size {entry.size} in the index, but "
-                                f"{_type_name(entry.dtype)}{list(shape)} needs {array.nbytes}")
+                                f"{_type_name(entry.dtype)}{list(shape)} needs {nbytes}")
+        array = np.empty(shape, np_dtype)
         flat = array.reshape(-1).view(np.uint8)
         fd = self._fd(name, entry)
         crc = 0
@@ -558,6 +563,13 @@ class BundleReader:
 
     def __repr__(self):
         return f"<BundleReader {self._prefix!r}: {len(self._keys)} tensors>"
+
+
+def _parse(message_class, data: bytes, what: str):
+    try:
+        return message_class.FromString(data)
+    except DecodeError:
+        raise errors.DataLossError(None, None, what) from None
 
 
 def _type_name(enum: int) -> str:

@@ -415,3 +415,18 @@ def test_scopeflow_reads_what_tensorflow_writes_now(tf1, tmp_path):
         assert reader.read("s").tolist() == [v.encode() for v in got["s"]]
         assert reader.read("h") == np.float16(got["h"]) and reader.dtype("h") == tf.float16
     shutil.rmtree(tmp_path / "ckpt")
+
+
+def test_garbage_entries_and_impossible_sizes_are_data_loss(tmp_path):
+    header = protos.BundleHeaderProto(num_shards=1, version=protos.VersionDef(producer=1))
+    huge = protos.BundleEntryProto(dtype=1, size=4)
+    huge.shape.dim.add(size=1 << 40)
+    (tmp_path / "h.index").write_bytes(sstable.build_table(
+        [(b"", header.SerializeToString()), (b"bad", b"\xff\xff\xff"),
+         (b"huge", huge.SerializeToString())]))
+    with BundleReader(tmp_path / "h") as reader:
+        with pytest.raises(errors.DataLossError, match=r"h\.index: bad entry for tensor 'bad'"):
+            reader.read("bad")
+        # Checked before allocating: no MemoryError for a 4 TB shape.
+        with pytest.raises(errors.DataLossError, match=r"'huge'.*size 4 in the index"):
+            reader.read("huge")
