@@ -430,3 +430,11 @@ def test_garbage_entries_and_impossible_sizes_are_data_loss(tmp_path):
         # Checked before allocating: no MemoryError for a 4 TB shape.
         with pytest.raises(errors.DataLossError, match=r"'huge'.*size 4 in the index"):
             reader.read("huge")
+
+
+def test_non_ascii_names_sort_bytewise_as_tf(tmp_path):
+    names = ["\u00e9t\u00e9/w", "z", "a/b", "Z"]
+    write_bundle(tmp_path / "u", names, [np.array(i, np.int32) for i in range(4)])
+    with BundleReader(tmp_path / "u") as reader:
+        assert reader.keys() == ["Z", "a/b", "z", "\u00e9t\u00e9/w"]
+        assert [int(reader.read(n)) for n in names] == [0, 1, 2, 3]
