@@ -134,6 +134,8 @@ def load_data(data_dir, validation_size, seed, source_url=mnist.DEFAULT_SOURCE_U
                                     source_url=source_url), "MNIST"
     except mnist.MNISTUnavailableError as e:
         reason = str(e)
+    except ValueError as e:  # a file that is there but is not MNIST IDX data
+        raise SystemExit(f"error: {e}") from None
     try:
         import sklearn  # noqa: F401
     except ImportError:

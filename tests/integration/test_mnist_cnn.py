@@ -257,3 +257,16 @@ def test_a_run_is_not_resumed_on_other_data(tmp_path):
     with pytest.raises(SystemExit, match=r"was trained on sklearn-digits, but this time the "
                                          r"data is MNIST; use --fresh"):
         mnist_cnn._record_job(args, "MNIST")
+
+
+def test_a_corrupt_data_file_is_a_clear_error(tmp_path, data_dir):
+    import shutil
+
+    from scopeflow.examples import mnist_cnn
+
+    for f in data_dir.iterdir():
+        shutil.copy(f, tmp_path / f.name)
+    (tmp_path / mnist.TEST_LABELS).write_bytes(b"\x00\x00\x08\x03" + bytes(12))
+    with pytest.raises(SystemExit, match=r"^error: Invalid magic number 2051 in MNIST label "
+                                         r"file: .*t10k-labels-idx1-ubyte.gz$"):
+        mnist_cnn.load_data(str(tmp_path), 1000, 0)
