@@ -17,7 +17,8 @@ from scopeflow.io import protos
 from scopeflow.io.tfrecord import tf_record_iterator
 
 __all__ = ["EventRecord", "read_events", "read_scalars", "summary_iterator", "event_files",
-           "histogram_to_dict"]
+           "histogram_to_dict", "make_ndarray"]
+
 
 
 class EventRecord(NamedTuple):
@@ -71,16 +72,29 @@ def histogram_to_dict(histo) -> dict:
             "bucket": list(histo.bucket)}
 
 
-def _tensor_value(proto):
+def make_ndarray(proto):
+    """The NumPy array a ``TensorProto`` holds (``tensor_content`` or ``*_val``, broadcast
+    as TF does when one value stands for the whole shape)."""
     from scopeflow.framework import dtypes
     dt = dtypes.as_dtype(proto.dtype)
     shape = [d.size for d in proto.tensor_shape.dim]
     if dt is dtypes.string:
         arr = np.array(list(proto.string_val), dtype=object)
-        return arr.reshape(shape) if arr.size == int(np.prod(shape)) else arr
+        if arr.size == 1 and int(np.prod(shape)) != 1:
+            return np.full(shape, arr[0], dtype=object)
+        return arr.reshape(shape)
     npd = np.dtype(dt.as_numpy_dtype).newbyteorder("<")
     if proto.tensor_content:
         return np.frombuffer(proto.tensor_content, dtype=npd).reshape(shape).copy()
+    if len(proto.half_val):
+        arr = np.array(list(proto.half_val), dtype=np.uint16).view(np.float16)
+        return np.broadcast_to(arr[-1], shape).copy() if arr.size == 1 else arr.reshape(shape)
+    for field in ("scomplex_val", "dcomplex_val"):
+        vals = getattr(proto, field)
+        if len(vals):
+            arr = (np.array(vals[0::2]) + 1j * np.array(vals[1::2])).astype(npd.newbyteorder("="))
+            return np.broadcast_to(arr[-1], shape).copy() if arr.size == 1 else \
+                arr.reshape(shape)
     for field in ("float_val", "double_val", "int_val", "int64_val", "bool_val",
                   "uint32_val", "uint64_val"):
         vals = getattr(proto, field)
@@ -116,7 +130,7 @@ def _value_record(run, event, value, plugins):
                             "length_frames": a.length_frames, "content_type": a.content_type,
                             "encoded_audio_string": a.encoded_audio_string})
     if kind == "tensor":
-        arr = _tensor_value(value.tensor)
+        arr = make_ndarray(value.tensor)
         if plugin == "scalars" and arr.size == 1:  # TF2-style scalars
             return EventRecord(run, event.wall_time, event.step, value.tag, "scalar",
                                float(arr.reshape(-1)[0]))
@@ -190,3 +204,4 @@ def read_scalars(path, tag, purge=True) -> dict:
         elif rec.tag == tag:
             points.append((rec.step, rec.wall_time, rec.value))
     return {run: pts for run, pts in runs.items() if pts}
+

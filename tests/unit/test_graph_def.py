@@ -12,7 +12,7 @@ import scopeflow as tf
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.io import protos
 from scopeflow.summary.graph_def import make_tensor_proto
-from scopeflow.summary.reader import _tensor_value
+from scopeflow.summary.reader import make_ndarray as _tensor_value
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tf_summaries"
 sys.path.insert(0, str(FIXTURES))
@@ -196,3 +196,60 @@ def test_every_registered_op_has_tensorflows_signature():
     assert not missing, (f"op types without TF's signature: {missing}; run `python -m "
                          "scopeflow.summary._gen_op_signatures` (needs the tf1 oracle) or add "
                          "them to graph_def.SCOPEFLOW_ONLY_OPS if TF has no such op")
+
+
+# ── import_graph_def ─────────────────────────────────────────────────────────────────
+def test_tensorflows_word2vec_graph_def_imports_and_trains_as_in_tensorflow():
+    """TF's own GraphDef of seed 000 runs in scopeflow: init, 5 SGD steps, TF's losses."""
+    import json
+    loss, train, summary, center, target = tf.import_graph_def(
+        _theirs("word2vec"), name="", return_elements=[
+            "loss/loss:0", "GradientDescent", "summaries/Merge/MergeSummary:0",
+            "data/center_words:0", "data/target_words:0"])
+    assert isinstance(train, tf.Operation) and loss.dtype == tf.float32
+    g = tf.get_default_graph()
+    inits = [op for op in g.get_operations() if op.type == "Assign"
+             and op.name == op.inputs[0].op.name + "/Assign"]
+    assert len(inits) == 4
+    sess = tf.Session()
+    sess.run(inits)
+    losses = []
+    for c, t in models.word2vec_batches(5):
+        value, _, s = sess.run([loss, train, summary], {center: c, target: t})
+        losses.append(float(value))
+        assert [v.tag for v in tf.Summary.FromString(s).value] == \
+            ["summaries/loss", "summaries/histogram_loss"]
+    want = json.loads((FIXTURES / "word2vec_run.json").read_text())["losses"]
+    np.testing.assert_allclose(losses, [v for _, v in want], rtol=1e-5)
+    assert sess.run(g.get_tensor_by_name("global_step:0")) == 5
+
+
+def test_import_roundtrip_prefix_input_map_and_errors():
+    g1 = tf.Graph()
+    with g1.as_default():
+        x = tf.placeholder(tf.float32, [None, 2], name="x")
+        with tf.device("/cpu:0"):
+            y = tf.matmul(x, tf.constant([[1.0], [2.0]]), name="y")
+        with tf.control_dependencies([x]):
+            z = tf.identity(y, name="z")
+    gd = g1.as_graph_def()
+    with tf.Graph().as_default() as g2:
+        feed = tf.constant([[1.0, 1.0]], name="feed")
+        z2, y_op = tf.import_graph_def(gd, input_map={"x:0": feed}, return_elements=["z:0", "y"])
+        assert z2.name == "import/z:0" and y_op.name == "import/y"
+        assert y_op.device == "/device:CPU:0"
+        assert list(gd.node[-1].input) == ["y", "^x"]
+        assert [c.name for c in z2.op.control_inputs] == ["import/x"]  # only "^x" maps it
+        assert y_op.inputs[0] is feed
+        np.testing.assert_allclose(tf.Session().run(y_op.outputs[0]), [[3.0]])
+        assert tf.import_graph_def(gd) is None
+        assert "import_1/y" in g2
+    bad = protos.GraphDef()
+    bad.node.add(name="n", op="NoSuchOp")
+    with pytest.raises(ValueError, match="Op type not registered 'NoSuchOp'"):
+        tf.import_graph_def(bad)
+    bad = protos.GraphDef()
+    bad.node.add(name="n", op="Identity", input=["missing"])
+    with pytest.raises(ValueError, match="input 'missing' is not in the graph_def"):
+        tf.import_graph_def(bad)
+    del x, z
