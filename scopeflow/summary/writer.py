@@ -57,6 +57,9 @@ class EventFileWriter:
         self._open()
 
     def _open(self):
+        if os.path.exists(self._logdir) and not os.path.isdir(self._logdir):
+            raise NotADirectoryError(f"FileWriter: logdir {self._logdir!r} exists and is not a "
+                                     "directory")
         os.makedirs(self._logdir, exist_ok=True)
         secs = int(time.time())
         host = socket.gethostname()

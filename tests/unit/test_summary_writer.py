@@ -202,3 +202,9 @@ def test_tensorflow_reads_our_event_file(tf1, tmp_path):
     assert got == [[0, "file_version"], [0, "graph_def:HistogramSummary"], [0, "meta_graph_def"],
                    [1, "summary:summaries/mean=2.0,summaries/values=3.0"],
                    [2, "summary:summaries/mean=3.0,summaries/values=3.0"], [3, "session_log"]]
+
+
+def test_logdir_that_is_a_file_is_a_clear_error(tmp_path):
+    (tmp_path / "f").write_text("x")
+    with pytest.raises(NotADirectoryError, match="logdir .* exists and is not a directory"):
+        tf.summary.FileWriter(tmp_path / "f")
