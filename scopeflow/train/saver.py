@@ -580,6 +580,19 @@ class Saver:
         """What ``restore(sess, save_path)`` would restore, without assigning anything.
 
         Returns a :class:`RestoreReport`; problems are listed in it instead of raised.
+
+        >>> import os, tempfile
+        >>> v = tf.Variable([1.0, 2.0], name="v")
+        >>> with tf.Session() as sess:
+        ...     sess.run(v.initializer)
+        ...     path = tf.train.Saver().save(sess, os.path.join(tempfile.mkdtemp(), "m"))
+        >>> w = tf.Variable(0.0, name="w")
+        >>> print(tf.train.Saver().preview(path))  # doctest: +ELLIPSIS
+        Restore from '.../m': 1 of 2 variables restored; the checkpoint has 1 keys, 0 unused...
+          restored (1):
+            v
+          missing from the checkpoint (1):
+            w: float32 [], created at ...
         """
         save_path = self._checked_path(save_path)
         from scopeflow.io.tensor_bundle import BundleReader
