@@ -170,10 +170,18 @@ print(json.dumps([out, sharded]))
     assert len([f for f in os.listdir(tmp_path) if f.startswith("sharded.data-")]) == 3
 
 
-def test_conv1_partial_restore_matches_tf(tf1, tmp_path):
+def test_conv1_restore_keep_hours_and_errors_match_tf(tf1, tmp_path):
+    """One TF run: the conv1-only restore, keep_checkpoint_every_n_hours under a fake
+    clock (max_to_keep=1), and the error for a variable the checkpoint lacks."""
     path, want = _train_and_save(str(tmp_path), steps=1)
-    tf.reset_default_graph()
-    changed_tf = tf1(TF_CASES + f"""
+    times = [1010, 4700, 4800, 4900, 8700, 8800]
+    keep_tf, keep_sf = tmp_path / "keep_tf", tmp_path / "keep_sf"
+    keep_tf.mkdir()
+    keep_sf.mkdir()
+    got = tf1(TF_CASES + f"""
+import os
+from tensorflow.python.training import saver as saver_module
+out = {{}}
 CASES.build_training(tf)
 net_var = [v for v in tf.global_variables() if "conv1" in v.name]
 with tf.Session() as sess:
@@ -181,8 +189,33 @@ with tf.Session() as sess:
     before = {{v.op.name: sess.run(v) for v in tf.global_variables()}}
     tf.train.Saver(net_var).restore(sess, {path!r})
     after = {{v.op.name: sess.run(v) for v in tf.global_variables()}}
-print(json.dumps(sorted(k for k in after if not np.array_equal(before[k], after[k]))))
+out["changed"] = sorted(k for k in after if not np.array_equal(before[k], after[k]))
+
+tf.reset_default_graph()
+clock = [1000.0]
+real_time = saver_module.time.time
+saver_module.time.time = lambda: clock[0]
+tf.Variable(0, name="v")
+saver = tf.train.Saver(max_to_keep=1, keep_checkpoint_every_n_hours=1.0)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for step, t in enumerate({times!r}, 1):
+        clock[0] = t
+        saver.save(sess, {str(keep_tf / "m")!r}, global_step=step, write_meta_graph=False)
+saver_module.time.time = real_time
+out["kept"] = sorted(os.listdir({str(keep_tf)!r}))
+
+tf.reset_default_graph()
+tf.Variable(1.0, name="extra")
+with tf.Session() as sess:
+    try:
+        tf.train.Saver().restore(sess, {path!r})
+    except tf.errors.NotFoundError as e:
+        out["error"] = str(e)
+print(json.dumps(out))
 """)
+    # conv1 only: the same variables change, to the saved values.
+    tf.reset_default_graph()
     CASES.build_training(tf)
     net_var = [v for v in tf.global_variables() if "conv1" in v.name]
     with tf.Session() as sess:
@@ -191,63 +224,35 @@ print(json.dumps(sorted(k for k in after if not np.array_equal(before[k], after[
         tf.train.Saver(net_var).restore(sess, path)
         after = _values(sess)
     changed = sorted(k for k in after if not np.array_equal(before[k], after[k]))
-    assert changed == changed_tf
+    assert changed == got["changed"]
     for k in changed:
         np.testing.assert_array_equal(after[k], want[k])
 
-
-def test_keep_checkpoint_every_n_hours_matches_tf(tf1, tmp_path):
-    """A fake clock in both libraries: which checkpoints survive max_to_keep=1."""
-    times = [1010, 4700, 4800, 4900, 8700, 8800]
-    tf_dir = tmp_path / "tf"
-    tf_dir.mkdir()
-    files_tf = tf1(f"""
-import os
-from tensorflow.python.training import saver as saver_module
-clock = [1000.0]
-saver_module.time.time = lambda: clock[0]
-tf.Variable(0, name="v")
-saver = tf.train.Saver(max_to_keep=1, keep_checkpoint_every_n_hours=1.0)
-with tf.Session() as sess:
-    sess.run(tf.global_variables_initializer())
-    for step, t in enumerate({times!r}, 1):
-        clock[0] = t
-        saver.save(sess, {str(tf_dir / "m")!r}, global_step=step, write_meta_graph=False)
-print(json.dumps(sorted(os.listdir({str(tf_dir)!r}))))
-""")
+    # keep_checkpoint_every_n_hours: the same checkpoints survive.
     from scopeflow.train import saver as saver_module
     clock = [1000.0]
     real_time = saver_module.time.time
     saver_module.time.time = lambda: clock[0]
     try:
+        tf.reset_default_graph()
         tf.Variable(0, name="v")
         saver = tf.train.Saver(max_to_keep=1, keep_checkpoint_every_n_hours=1.0)
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             for step, t in enumerate(times, 1):
                 clock[0] = t
-                saver.save(sess, str(tmp_path / "m"), global_step=step, write_meta_graph=False)
+                saver.save(sess, str(keep_sf / "m"), global_step=step, write_meta_graph=False)
     finally:
         saver_module.time.time = real_time
-    assert sorted(f for f in os.listdir(tmp_path) if f != "tf") == files_tf
+    assert sorted(os.listdir(keep_sf)) == got["kept"]
 
-
-def test_tf_error_for_same_mistake(tf1, tmp_path):
-    """The TF phrase our restore error starts with is the one TF gives for this graph."""
-    path, _ = _train_and_save(str(tmp_path), steps=1)
-    tf_message = tf1(f"""
-tf.Variable(1.0, name="extra")
-with tf.Session() as sess:
-    try:
-        tf.train.Saver().restore(sess, {path!r})
-    except tf.errors.NotFoundError as e:
-        print(json.dumps(str(e)))
-""")
+    # The error: TF's head and kernel message first, then scopeflow's complete list.
+    tf.reset_default_graph()
     tf.Variable(1.0, name="extra")
     with tf.Session() as sess, pytest.raises(tf.errors.NotFoundError) as info:
         tf.train.Saver().restore(sess, path)
-    ours = str(info.value)
+    ours, tf_message = str(info.value), got["error"]
     assert ours.split("Original error:")[0] == tf_message.split("Original error:")[0]
     assert "Key extra not found in checkpoint" in tf_message
     assert "Key extra not found in checkpoint" in ours
-    assert "unused" not in ours and "missing from the checkpoint (1):" in ours
+    assert "missing from the checkpoint (1):" in ours
