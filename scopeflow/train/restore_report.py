@@ -25,6 +25,7 @@ _SLOT_RE = re.compile(r"(/(Adam|Adam_1|Momentum|RMSProp|RMSProp_1|Adagrad|Adadel
                       r"Ftrl|Ftrl_1|AdagradDA|ProximalAdagrad|ExponentialMovingAverage)"
                       r"(_\d+)?$)|(^|/)(beta1_power|beta2_power)(_\d+)?$")
 _SUFFIX_RE = re.compile(r"_\d+(?=/|$)")
+_ALIASES = {"weights": "kernel", "kernel": "weights", "biases": "bias", "bias": "biases"}
 _OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 _ATTRIBUTE_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
 
@@ -193,6 +194,19 @@ def _suggest_fixes(report) -> list[str]:
             f"{len(renamed)} missing names differ from checkpoint keys only by a '_N' suffix "
             f"(e.g. '{k}' vs '{c}'): the model-building code probably ran twice in this graph; "
             "call tf.reset_default_graph() before building it again")
+    keys = set(ckpt_keys)
+    aliased = []
+    for k in missing:
+        head, _, leaf = k.rpartition("/")
+        other = _ALIASES.get(leaf)
+        if other and f"{head}/{other}" in keys:
+            aliased.append((k, f"{head}/{other}"))
+    if aliased:
+        k, c = aliased[0]
+        fixes.append(
+            f"{len(aliased)} missing names exist in the checkpoint under the other name of the "
+            f"same parameter (e.g. '{k}' is '{c}'; tf.layers say kernel/bias, older code "
+            "weights/biases): map them with a dict var_list")
     if not fixes:
         near = [k for k in missing if k.rsplit("/", 1)[-1] in
                 {c.rsplit("/", 1)[-1] for c in ckpt_keys}]

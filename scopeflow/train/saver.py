@@ -603,6 +603,10 @@ class Saver:
     def _checked_path(self, save_path) -> str:
         if save_path is None:
             raise ValueError("Can't load save_path when it is None.")
+        if hasattr(save_path, "model_checkpoint_path"):
+            raise TypeError(f"save_path must be a checkpoint prefix string, got a "
+                            f"CheckpointState; pass its .model_checkpoint_path "
+                            f"({save_path.model_checkpoint_path!r})")
         save_path = os.fspath(save_path)
         if isinstance(save_path, bytes):
             save_path = save_path.decode("utf-8")

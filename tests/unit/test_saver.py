@@ -584,3 +584,22 @@ def test_object_based_checkpoint_hint(tmp_path):
             tf.train.Saver().restore(sess, prefix)
         tf.train.Saver({"dense/kernel/.ATTRIBUTES/VARIABLE_VALUE": v}).restore(sess, prefix)
         np.testing.assert_array_equal(sess.run(v), np.ones(3))
+
+
+def test_weights_kernel_alias_hint_and_state_proto_argument(tmp_path):
+    with tf.variable_scope("dense"):
+        w = tf.get_variable("weights", [2])
+        tf.get_variable("biases", [1])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        path = tf.train.Saver().save(sess, str(tmp_path / "m"))
+        with pytest.raises(TypeError, match=r"pass its \.model_checkpoint_path"):
+            tf.train.Saver([w]).restore(sess, tf.train.get_checkpoint_state(str(tmp_path)))
+    tf.reset_default_graph()
+    with tf.variable_scope("dense"):
+        tf.get_variable("kernel", [2])
+        tf.get_variable("bias", [1])
+    with tf.Session() as sess, pytest.raises(tf.errors.NotFoundError) as info:
+        tf.train.Saver().restore(sess, path)
+    assert "2 missing names exist in the checkpoint under the other name of the same " \
+        "parameter (e.g. 'dense/bias' is 'dense/biases'" in str(info.value)
