@@ -440,6 +440,7 @@ class Saver:
                 keep_checkpoint_every_n_hours=self._keep_checkpoint_every_n_hours,
                 name=self._name, restore_sequentially=self._restore_sequentially,
                 filename=self._filename)
+            self._graph = self._saveables[0].op.graph  # where the save ops went
         else:
             self._is_empty = False
         self._next_checkpoint_time = (

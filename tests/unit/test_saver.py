@@ -603,3 +603,17 @@ def test_weights_kernel_alias_hint_and_state_proto_argument(tmp_path):
         tf.train.Saver().restore(sess, path)
     assert "2 missing names exist in the checkpoint under the other name of the same " \
         "parameter (e.g. 'dense/bias' is 'dense/biases'" in str(info.value)
+
+
+def test_saver_for_a_graph_that_is_not_the_default(tmp_path):
+    g = tf.Graph()
+    with g.as_default():
+        v = tf.Variable([1.0], name="v")
+    saver = tf.train.Saver([v])  # built in v's graph, while another graph is the default
+    assert g.get_operation_by_name("save/restore_all") is not None
+    with tf.Session(graph=g) as sess:
+        sess.run(v.initializer)
+        path = saver.save(sess, str(tmp_path / "m"))
+        sess.run(v.assign([3.0]))
+        saver.restore(sess, path)
+        assert sess.run(v) == [1.0]
