@@ -109,9 +109,10 @@ def _write_string_tensor(out, items: list[bytes]) -> tuple[int, int]:
         encoded = bytes(lengths)                  # one-byte varints: the common case
     else:
         encoded = b"".join(_varint(size) for size in lengths)
-    length_crc = _U32.pack(crc32c.mask(_length_crc(lengths)))
+    crc = _length_crc(lengths)
+    length_crc = _U32.pack(crc32c.mask(crc))
     payload = b"".join(items)
-    crc = crc32c.extend(crc32c.extend(_length_crc(lengths), length_crc), payload)
+    crc = crc32c.extend(crc32c.extend(crc, length_crc), payload)
     out.write(encoded)
     out.write(length_crc)
     out.write(payload)
@@ -207,7 +208,7 @@ def write_bundle(prefix, names, arrays, *, sync: bool = True) -> None:
     checkpoint with this prefix is left as it was.
 
     Raises:
-      ValueError: an empty or duplicate name, or as many names as arrays.
+      ValueError: an empty or duplicate name, or a different number of names and arrays.
       TypeError: an array whose dtype TensorFlow cannot store.
     """
     prefix = os.fspath(prefix)
@@ -266,7 +267,6 @@ def write_bundle(prefix, names, arrays, *, sync: bool = True) -> None:
         os.remove(backup)
     if sync:
         _sync_dir(directory)
-
 
 
 # ── reading ──────────────────────────────────────────────────────────────────────────
