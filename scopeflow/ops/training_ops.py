@@ -702,15 +702,19 @@ def _scatter_accumulate(ufunc):
     # repeated row gets ``(v - u1) - u2``. Without repeats that is one fancy-indexed update;
     # with repeats, one per occurrence depth (each a set of distinct rows, in order).
     # NOTE: ufunc.at would be exact too, but is ~10x slower than fancy indexing.
+    def update(var, idx, rows):
+        cur = np.take(var, idx, axis=0)  # cheaper than var[idx]
+        ufunc(cur, rows, out=cur)
+        var[idx] = cur
+
     def apply(var, indices, rows, ordered):
         rank = _occurrence_rank(indices, ordered)
         if rank is None:
-            var[indices] = ufunc(var[indices], rows)
+            update(var, indices, rows)
             return
         for depth in range(int(rank.max()) + 1):
             at = np.flatnonzero(rank == depth)
-            idx = indices[at]
-            var[idx] = ufunc(var[idx], rows[at])
+            update(var, indices[at], rows[at])
     return apply
 
 
