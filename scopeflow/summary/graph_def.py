@@ -77,6 +77,15 @@ def _default(op_type, name, hex_value):
     return value
 
 
+def _equals_default(op_type, name, hex_value, value) -> bool:
+    """A tensor attr equal to TF's default is written as TF's default bytes."""
+    from scopeflow.summary.reader import make_ndarray
+    default = make_ndarray(_default(op_type, name, hex_value).tensor)
+    value = np.asarray(value)
+    return value.shape == default.shape and value.dtype == default.dtype and \
+        bool(np.array_equal(value, default))
+
+
 def _fill_attrs(attr_map, op):
     sig = SIGNATURES.get(op.type)
     attrs = op._attrs
@@ -91,7 +100,9 @@ def _fill_attrs(attr_map, op):
     for name, attr_type, default in attr_defs:
         if name in derived:
             value = derived[name]
-        elif attrs.get(name) is not None:
+        elif attrs.get(name) is not None and not (
+                attr_type == "tensor" and default is not None
+                and _equals_default(op.type, name, default, attrs[name])):
             value = attrs[name]
         elif default is not None:
             attr_map[name].CopyFrom(_default(op.type, name, default))
@@ -275,6 +286,7 @@ def make_tensor_proto(value, dtype=None):
 
 # ── colocation (`_class`) ────────────────────────────────────────────────────────────
 _UPDATE_SCOPE = re.compile(r"(?:^|/)update_(.+)/[^/]+$")
+_WITH_DEPENDENCIES = re.compile(r"(?:^|/)control_dependency(?:_\d+)?$")
 
 
 def _colocation_groups(ops):
@@ -328,6 +340,9 @@ def _colocation_groups(ops):
                 m = _UPDATE_SCOPE.search(op.name)
                 if m and m.group(1) in variables:
                     group = group_of_var(variables[m.group(1)])
+            if group is None and op.type == "Identity" and \
+                    _WITH_DEPENDENCIES.search(op.name) and src is not None:
+                group = groups.get(src, src.name)  # with_dependencies colocates with its input
             if group is None and op.type == "AddN" and op.name.startswith("gradients/"):
                 group = groups.get(src, src.name)  # TF sums gradients next to the first
             if group is None and op.type == "Const" and op.name.endswith("_grad/Shape"):

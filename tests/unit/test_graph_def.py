@@ -253,3 +253,74 @@ def test_import_roundtrip_prefix_input_map_and_errors():
     with pytest.raises(ValueError, match="input 'missing' is not in the graph_def"):
         tf.import_graph_def(bad)
     del x, z
+
+
+# A graph touching many op families (conv, pooling, dropout, losses, slicing, random ops,
+# an optimizer with global_step, summaries, a Saver), built by both frameworks.
+BROAD_SNIPPET = '''
+x = tf.placeholder(tf.float32, [None, 8, 8, 3], name="x")
+labels = tf.placeholder(tf.int64, [None], name="labels")
+with tf.variable_scope("conv"):
+    k = tf.get_variable("kernel", [3, 3, 3, 4], initializer=tf.glorot_uniform_initializer(seed=1))
+    b = tf.get_variable("bias", [4], initializer=tf.zeros_initializer())
+    h = tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(x, k, [1, 1, 1, 1], "SAME"), b))
+h = tf.nn.max_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
+h = tf.nn.avg_pool(h, [1, 2, 2, 1], [1, 1, 1, 1], "SAME")
+h = tf.reshape(h, [-1, 64])
+h = tf.nn.dropout(h, rate=0.3)
+with tf.variable_scope("dense"):
+    w = tf.get_variable("w", [64, 5], initializer=tf.random_normal_initializer(seed=2))
+    logits = tf.matmul(h, w) + tf.get_variable("b", [5], initializer=tf.zeros_initializer())
+loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits))
+acc = tf.reduce_mean(tf.cast(tf.equal(tf.argmax(logits, 1), labels), tf.float32))
+parts = tf.split(logits, [2, 3], axis=1)
+st = tf.stack([tf.reduce_sum(parts[0], 1), tf.reduce_max(parts[1], 1)], axis=1)
+un = tf.unstack(st, axis=1)
+sl = logits[:, 1:3]
+tr = tf.transpose(tf.reshape(sl, [-1, 2]))
+sq = tf.squeeze(tf.expand_dims(tr, 0), [0])
+g = tf.gather(logits, [0, 1], axis=1)
+oh = tf.one_hot(labels, 5)
+tk = tf.nn.top_k(logits, 2)
+cl = tf.clip_by_value(logits, -1.0, 1.0)
+c = tf.concat([cl, oh], 1)
+r = tf.random_uniform([3], seed=1) + tf.random_normal([3], seed=2) + tf.truncated_normal([3], seed=3)
+step = tf.train.get_or_create_global_step()
+train = tf.train.MomentumOptimizer(0.1, 0.9).minimize(loss, global_step=step)
+with tf.name_scope("summaries"):
+    tf.summary.scalar("loss", loss)
+    tf.summary.histogram("logits", logits)
+    tf.summary.image("img", x, max_outputs=1)
+merged = tf.summary.merge_all()
+saver = tf.train.Saver()
+init = tf.global_variables_initializer()
+'''
+
+
+@pytest.mark.tf
+def test_broad_graph_attrs_match_tensorflow_live(tf1):
+    got = tf1("tf.disable_v2_behavior()\n" + BROAD_SNIPPET + "\nprint(json.dumps("
+              "tf.get_default_graph().as_graph_def(add_shapes=True).SerializeToString().hex()))")
+    theirs = {n.name: n for n in protos.GraphDef.FromString(bytes.fromhex(got)).node}
+    exec(BROAD_SNIPPET, {"tf": tf})  # noqa: S102 - our own snippet
+    ours = {n.name: n for n in tf.get_default_graph().as_graph_def(add_shapes=True).node}
+    # scopeflow's sparse softmax cross-entropy needs no Shape op for its static check
+    forward = {n for n in set(theirs) ^ set(ours) if not n.startswith("gradients/")}
+    assert forward <= {"SparseSoftmaxCrossEntropyWithLogits/Shape"}
+    common = [n for n in ours if n in theirs and ours[n].op == theirs[n].op]
+    assert len(common) > 0.85 * len(theirs)
+    for n in common:
+        o, t = ours[n], theirs[n]
+        keys_t, keys_o = set(t.attr) - TF2_ONLY_ATTRS, set(o.attr)
+        if n.startswith("gradients/"):
+            keys_t.discard("_class")
+            keys_o.discard("_class")
+        assert keys_o == keys_t, n
+        if n.startswith("gradients/"):
+            continue
+        for key in keys_t - {"_output_shapes"}:
+            if key == "value":
+                np.testing.assert_array_equal(_tensor_value(o.attr[key].tensor),
+                                              _tensor_value(t.attr[key].tensor))
+            else:
+                assert o.attr[key] == t.attr[key], (n, key)
