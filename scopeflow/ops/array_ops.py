@@ -1642,6 +1642,12 @@ def _gather_dtype(params, indices, axis, *, batch_dims):
     return params
 
 
+def _gather_index_error(indices, n):
+    pos = tuple(int(v) for v in np.argwhere((indices < 0) | (indices >= n))[0])
+    raise InvalidArgumentError(None, None, f"indices[{','.join(map(str, pos))}] = "
+                               f"{indices[pos]} is not in [0, {n})")
+
+
 def _gather_kernel(params, indices, axis, *, batch_dims):
     a = int(axis)
     if not -params.ndim <= a < params.ndim:
@@ -1649,14 +1655,18 @@ def _gather_kernel(params, indices, axis, *, batch_dims):
                                    f"{params.ndim}), but got {a}")
     a %= params.ndim
     n = params.shape[a]
-    bad = (indices < 0) | (indices >= n)
-    if bad.any():
-        pos = tuple(int(v) for v in np.argwhere(bad)[0])
-        raise InvalidArgumentError(None, None, f"indices[{','.join(map(str, pos))}] = "
-                                   f"{indices[pos]} is not in [0, {n})")
+    if indices.size and indices.min() < 0:
+        _gather_index_error(indices, n)
     if batch_dims == 0:
-        out = np.take(params, indices, axis=a)
+        try:
+            out = np.take(params, indices, axis=a)  # raises on indices >= n
+        except IndexError:
+            out = None
+        if out is None:
+            _gather_index_error(indices, n)
     else:
+        if indices.size and indices.max() >= n:
+            _gather_index_error(indices, n)
         batch = params.shape[:batch_dims]
         parts = [np.take(params[b], indices[b], axis=a - batch_dims) for b in np.ndindex(batch)]
         inner = parts[0].shape if parts else indices.shape[batch_dims:] + params.shape[a + 1:]
