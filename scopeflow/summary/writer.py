@@ -16,6 +16,7 @@ import os
 import socket
 import threading
 import time
+import warnings
 import weakref
 
 import numpy as np
@@ -214,7 +215,13 @@ class FileWriter:
         if isinstance(graph, Graph):
             true_graph_def = graph.as_graph_def(add_shapes=True)
             self._write_graph_def(true_graph_def, global_step)
-            self.add_meta_graph(_meta_graph_def(graph, true_graph_def))
+            try:
+                meta_graph_def = _meta_graph_def(graph, true_graph_def)
+            except Exception as e:  # noqa: BLE001 - the graph view needs only the GraphDef
+                warnings.warn(f"FileWriter: the graph was written, but not its MetaGraphDef "
+                              f"({type(e).__name__}: {e})", stacklevel=3)
+            else:
+                self.add_meta_graph(meta_graph_def)
         elif hasattr(graph, "node") and hasattr(graph, "SerializeToString"):
             self._write_graph_def(graph, global_step)
         else:
