@@ -32,10 +32,6 @@ __all__ = ["scalar_summary_op", "histogram_summary_op", "merge_summary_op",
 _REAL = tuple(d for d in NUMERIC if not d.is_complex)
 
 
-def _string_out(*args, **attrs):
-    return dtypes.string
-
-
 def _serialized(summary) -> np.ndarray:
     return np.array(summary.SerializeToString(), dtype=object)
 
