@@ -87,7 +87,7 @@ class RestoreReport:
     def __str__(self):
         n = len(self._saveables)
         head = (f"Restore from '{self.checkpoint}': {len(self.restored)} of {n} variables "
-                f"restored; the checkpoint has {len(self.checkpoint_keys)} keys, "
+                f"restored; the checkpoint has {_plural(len(self.checkpoint_keys), 'key')}, "
                 f"{len(self.unused)} unused by this Saver.")
         lines = [head]
         if self.restored:
@@ -102,6 +102,10 @@ class RestoreReport:
         return "\n".join(lines)
 
     __repr__ = __str__
+
+
+def _plural(n, word):
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 _MAX_LISTED = 50  # per section of an error; the report object holds them all

@@ -589,7 +589,7 @@ class Saver:
         ...     path = tf.train.Saver().save(sess, os.path.join(tempfile.mkdtemp(), "m"))
         >>> w = tf.Variable(0.0, name="w")
         >>> print(tf.train.Saver().preview(path))  # doctest: +ELLIPSIS
-        Restore from '.../m': 1 of 2 variables restored; the checkpoint has 1 keys, 0 unused...
+        Restore from '.../m': 1 of 2 variables restored; the checkpoint has 1 key, 0 unused...
           restored (1):
             v
           missing from the checkpoint (1):
