@@ -30,13 +30,13 @@ from scopeflow.io import protos
 from scopeflow.ops import summary_ops as _ops
 from scopeflow.ops.summary_ops import NonFiniteHistogramWarning, set_nonfinite_histogram_policy
 from scopeflow.summary.reader import EventRecord, read_events, read_scalars, summary_iterator
-from scopeflow.summary.writer import FileWriter, FileWriterCache
+from scopeflow.summary.writer import DuplicateTagWarning, FileWriter, FileWriterCache
 
 __all__ = ["scalar", "histogram", "image", "audio", "text", "tensor_summary", "merge",
            "merge_all", "FileWriter", "FileWriterCache", "Summary", "Event", "SessionLog",
            "SummaryMetadata", "HistogramProto", "TaggedRunMetadata", "read_events",
            "read_scalars", "summary_iterator", "EventRecord", "NonFiniteHistogramWarning",
-           "set_nonfinite_histogram_policy"]
+           "set_nonfinite_histogram_policy", "DuplicateTagWarning"]
 
 Summary = protos.Summary
 Event = protos.Event

@@ -24,7 +24,7 @@ import numpy as np
 from scopeflow.io import protos
 from scopeflow.io.tfrecord import encode_record
 
-__all__ = ["FileWriter", "FileWriterCache", "EventFileWriter"]
+__all__ = ["FileWriter", "FileWriterCache", "EventFileWriter", "DuplicateTagWarning"]
 
 _FILE_VERSION = "brain.Event:2"
 _LIVE_WRITERS: weakref.WeakSet = weakref.WeakSet()
@@ -39,6 +39,10 @@ def _flush_all_at_exit():
 
 
 atexit.register(_flush_all_at_exit)
+
+
+class DuplicateTagWarning(UserWarning):
+    """A summary tag received two values at the same step."""
 
 
 class EventFileWriter:
@@ -167,6 +171,7 @@ class FileWriter:
         self._seen_summary_tags: set = set()
         self._added_graph = False
         self._added_meta_graph = False
+        self._tags_step, self._tags_at_step, self._warned_tags = None, set(), set()
         if purge_step is not None:
             self.add_session_log(protos.SessionLog(status=protos.SessionLog.START),
                                  global_step=purge_step)
@@ -192,6 +197,7 @@ class FileWriter:
             summary = protos.Summary.FromString(summary.SerializeToString())
         else:
             summary = _copy(summary)
+        self._check_duplicate_tags(summary, global_step)
         # As TF: plugin metadata is kept only on the first value of each tag (saves space).
         for value in summary.value:
             if not value.HasField("metadata"):
@@ -202,8 +208,23 @@ class FileWriter:
                 self._seen_summary_tags.add(value.tag)
         self.add_event(protos.Event(summary=summary), global_step)
 
+    def _check_duplicate_tags(self, summary, step):
+        """Warns (once per tag) when a tag gets two values at one step: TensorBoard would
+        keep both points, which usually means a summary was evaluated twice."""
+        if step != self._tags_step:
+            self._tags_step, self._tags_at_step = step, set()
+        for value in summary.value:
+            tag = value.tag
+            if tag in self._tags_at_step and tag not in self._warned_tags:
+                self._warned_tags.add(tag)
+                warnings.warn(f"FileWriter: tag {tag!r} was written twice at step {step} in "
+                              f"{self.get_logdir()}", DuplicateTagWarning, stacklevel=3)
+            self._tags_at_step.add(tag)
+
     def add_session_log(self, session_log, global_step=None):
         """Writes a ``SessionLog``; ``START`` at step S makes TensorBoard purge steps >= S."""
+        if session_log.status == protos.SessionLog.START:
+            self._tags_step = None  # a restart: the purged steps may be written again
         self.add_event(protos.Event(session_log=session_log), global_step)
 
     def add_graph(self, graph, global_step=None, graph_def=None):

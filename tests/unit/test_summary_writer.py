@@ -208,3 +208,17 @@ def test_logdir_that_is_a_file_is_a_clear_error(tmp_path):
     (tmp_path / "f").write_text("x")
     with pytest.raises(NotADirectoryError, match="logdir .* exists and is not a directory"):
         tf.summary.FileWriter(tmp_path / "f")
+
+
+def test_duplicate_tag_at_one_step_warns_once(tmp_path):
+    with tf.summary.FileWriter(tmp_path) as w:
+        w.add_summary(_scalar("loss", 1.0), 1)
+        w.add_summary(_scalar("acc", 1.0), 1)
+        with pytest.warns(tf.summary.DuplicateTagWarning, match="'loss' was written twice at "
+                          "step 1"):
+            w.add_summary(_scalar("loss", 2.0), 1)
+        import warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            w.add_summary(_scalar("loss", 3.0), 1)  # once per tag
+            w.add_summary(_scalar("loss", 1.0), 2)
