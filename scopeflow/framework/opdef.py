@@ -104,23 +104,31 @@ class OpDef:
 
     def _convert_inputs(self, inputs):
         hint = None
+        if self.ref_inputs and isinstance(inputs[self.ref_inputs[0]], Tensor):
+            # A variable's type fixes T (TF's _apply_op_helper): `assign_add(int64_var, 1)`
+            # converts the 1 to int64, a float64 array to a float32 variable's type.
+            dtype = inputs[self.ref_inputs[0]].dtype.base_dtype
+            return [x if isinstance(x, Tensor) else
+                    convert_to_tensor(x, dtype=dtype, name=self._input_name(i))
+                    for i, x in enumerate(inputs)]
         if self.dtype_rule is same_dtype:
             for x in inputs:
                 if isinstance(x, Tensor):
                     hint = x.dtype.base_dtype
                     break
-        names = self.input_names
         out = []
         for i, x in enumerate(inputs):
             if isinstance(x, Tensor):
                 out.append(x)
                 continue
-            input_name = names[i] if i < len(names) else None
-            t = convert_to_tensor(x, name=input_name, preferred_dtype=hint)
+            t = convert_to_tensor(x, name=self._input_name(i), preferred_dtype=hint)
             if hint is None and self.dtype_rule is same_dtype:
                 hint = t.dtype.base_dtype
             out.append(t)
         return out
+
+    def _input_name(self, i):
+        return self.input_names[i] if i < len(self.input_names) else None
 
     def _add(self, graph, tensors, attrs, name):
         dtypes_out = self._infer_dtypes(tensors, attrs, name)

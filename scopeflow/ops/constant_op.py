@@ -7,7 +7,7 @@ import numpy as np
 from scopeflow.framework import dtypes
 from scopeflow.framework.graph import Tensor, register_tensor_conversion_function
 from scopeflow.framework.opdef import OpDef
-from scopeflow.framework.tensor_shape import TensorShape
+from scopeflow.framework.tensor_shape import Dimension, TensorShape
 from scopeflow.framework.tensor_util import STATIC_VALUE_RULES
 
 __all__ = ["constant", "to_numpy"]
@@ -162,3 +162,25 @@ def _constant_conversion(value, dtype=None, name=None, as_ref=False):
 
 register_tensor_conversion_function(object, _constant_conversion, priority=200)
 
+
+
+def _tensor_shape_conversion(shape, dtype=None, name=None, as_ref=False):
+    """A fully known TensorShape becomes an int32 (or int64) vector, as TF."""
+    if not shape.is_fully_defined():
+        raise ValueError(f"Cannot convert a partially known TensorShape {shape} to a Tensor.")
+    dims = shape.as_list()
+    if dtype is None:
+        dtype = dtypes.int64 if any(d >= 2 ** 31 for d in dims) else dtypes.int32
+    elif dtypes.as_dtype(dtype).base_dtype not in (dtypes.int32, dtypes.int64):
+        raise TypeError(f"Cannot convert {shape} to {dtypes.as_dtype(dtype).name}")
+    return constant(dims, dtype=dtype, name=name or "shape_as_tensor")
+
+
+def _dimension_conversion(dim, dtype=None, name=None, as_ref=False):
+    if dim.value is None:
+        raise ValueError(f"Cannot convert an unknown Dimension to a Tensor: {dim}")
+    return constant(dim.value, dtype=dtype or dtypes.int32, name=name or "dimension")
+
+
+register_tensor_conversion_function(TensorShape, _tensor_shape_conversion, priority=100)
+register_tensor_conversion_function(Dimension, _dimension_conversion, priority=100)

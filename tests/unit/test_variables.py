@@ -304,3 +304,32 @@ def test_read_value_after_control_dependent_update_sees_the_new_value():
         s.run(v.initializer)
         assert s.run(after) == 2.0 and s.run(v) == 2.0  # From TF 2.21: 2.0
         assert s.run(first_read) == 5.0
+
+
+def test_python_values_take_the_variables_type_as_in_tf():
+    """TF's _apply_op_helper: the ref fixes T, so 1 becomes int64 and float64 data float32."""
+    counter = tf.Variable(tf.zeros([2], tf.int64))
+    w = tf.Variable(tf.zeros([3]))
+    inc = tf.assign_add(counter, 1)
+    set_w = w.assign(np.arange(3.0))                     # a float64 array
+    assert inc.op.inputs[1].name == "AssignAdd/value:0"
+    assert inc.op.inputs[1].dtype == tf.int64 and set_w.op.inputs[1].dtype == tf.float32
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(inc).tolist() == [1, 1]
+        assert sess.run(set_w).tolist() == [0.0, 1.0, 2.0]
+    with pytest.raises(TypeError, match="Expected int64, but got 1.5"):
+        tf.assign_add(counter, 1.5)
+
+
+def test_tensor_shapes_convert_to_tensors_as_in_tf():
+    v = tf.Variable(tf.zeros([2, 3]))
+    filled = tf.fill(v.shape, 1.0)
+    assert filled.shape.as_list() == [2, 3]
+    shape = tf.convert_to_tensor(tf.TensorShape([2, 3]))
+    assert shape.name == "shape_as_tensor:0" and shape.dtype == tf.int32
+    assert tf.convert_to_tensor(tf.TensorShape([2, 3]), dtype=tf.int64).dtype == tf.int64
+    with pytest.raises(ValueError, match=r"partially known TensorShape \(2, \?\)"):
+        tf.convert_to_tensor(tf.TensorShape([2, None]))
+    with pytest.raises(ValueError, match="unknown Dimension"):
+        tf.convert_to_tensor(tf.Dimension(None))
