@@ -14,6 +14,7 @@ needed for the graph view.
 from __future__ import annotations
 
 import re
+import weakref
 
 import numpy as np
 
@@ -38,31 +39,73 @@ def graph_to_graph_def(graph, from_version=None, add_shapes=False):
       graph: a scopeflow ``Graph``.
       from_version: only ops added after ``graph.version`` was this value.
       add_shapes: add the ``_output_shapes`` attr (one shape per output) to every node.
+
+    Each op's serialized NodeDef is cached on the op (ops are immutable; the key covers what
+    can change: control inputs, device, refined shapes), so exporting a graph again (every
+    checkpoint's ``.meta``) costs a parse of the joined bytes, not a rebuild.
     """
     ops = graph.get_operations()
     if from_version is not None:
         ops = [op for op in ops if op._id >= from_version]
-    colocation = _colocation_groups(graph.get_operations())
-    graph_def = protos.GraphDef()
-    graph_def.versions.producer = GRAPH_DEF_VERSION
-    nodes = graph_def.node
+    cached = _COLOCATION_CACHE.get(graph)
+    if cached is None or cached[0] != graph.version:  # depends only on the ops present
+        cached = _COLOCATION_CACHE[graph] = (graph.version,
+                                             _colocation_groups(graph.get_operations()))
+    colocation = cached[1]
+    parts = []
     for op in ops:
-        node = nodes.add()
-        node.name = op.name
-        node.op = op.type
-        node.input.extend(t._as_node_def_input() for t in op._inputs)
-        node.input.extend("^" + c.name for c in op._control_inputs)
-        if op.device:
-            node.device = op.device
-        _fill_attrs(node.attr, op)
+        data = _node_bytes(op, add_shapes)
         group = colocation.get(op)
         if group is not None:
-            node.attr["_class"].list.s.append(b"loc:@" + group.encode())
-        if add_shapes and op._outputs:
-            shapes = node.attr["_output_shapes"].list.shape
-            for t in op._outputs:
-                shape_proto(t._shape, shapes.add())
+            data += _class_attr_bytes(group)
+        parts.append(b"\n" + _varint(len(data)) + data)  # GraphDef.node, field 1
+    graph_def = protos.GraphDef.FromString(b"".join(parts))
+    graph_def.versions.producer = GRAPH_DEF_VERSION
     return graph_def
+
+
+_NODE_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_COLOCATION_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_CLASS_CACHE: dict = {}
+
+
+def _node_bytes(op, add_shapes) -> bytes:
+    """The serialized NodeDef of ``op`` without ``_class`` (cached per op)."""
+    key = (len(op._control_inputs), op._device, add_shapes,
+           tuple(t._shape._dims for t in op._outputs) if add_shapes else None)
+    cached = _NODE_CACHE.get(op)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    node = protos.NodeDef(name=op._name, op=op.type, device=op._device)
+    node.input.extend(t._as_node_def_input() for t in op._inputs)
+    node.input.extend("^" + c.name for c in op._control_inputs)
+    _fill_attrs(node.attr, op)
+    if add_shapes and op._outputs:
+        shapes = node.attr["_output_shapes"].list.shape
+        for t in op._outputs:
+            shape_proto(t._shape, shapes.add())
+    data = node.SerializeToString()
+    _NODE_CACHE[op] = (key, data)
+    return data
+
+
+def _class_attr_bytes(group) -> bytes:
+    """The serialized ``attr["_class"]`` map entry (NodeDef field 5) for ``loc:@group``."""
+    data = _CLASS_CACHE.get(group)
+    if data is None:
+        node = protos.NodeDef()
+        node.attr["_class"].list.s.append(b"loc:@" + group.encode())
+        data = _CLASS_CACHE[group] = node.SerializeToString()
+    return data
+
+
+def _varint(n) -> bytes:
+    out = bytearray()
+    while n > 0x7F:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
 
 
 # ── attrs ────────────────────────────────────────────────────────────────────────────

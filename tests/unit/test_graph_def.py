@@ -324,3 +324,20 @@ def test_broad_graph_attrs_match_tensorflow_live(tf1):
                                               _tensor_value(t.attr[key].tensor))
             else:
                 assert o.attr[key] == t.attr[key], (n, key)
+
+
+def test_export_cache_sees_later_changes():
+    g = tf.get_default_graph()
+    x = tf.placeholder(tf.float32, None, name="x")
+    y = tf.identity(x, name="y")
+    v = tf.Variable(1.0, name="v")
+    first = {n.name: n for n in g.as_graph_def(add_shapes=True).node}
+    assert first["y"].attr["_output_shapes"].list.shape[0].unknown_rank
+    y.set_shape([2, 3])
+    y.op._add_control_input(v.op)
+    tf.assign_add(v, 1.0, name="inc")
+    again = {n.name: n for n in g.as_graph_def(add_shapes=True).node}
+    assert [d.size for d in again["y"].attr["_output_shapes"].list.shape[0].dim] == [2, 3]
+    assert list(again["y"].input) == ["x", "^v"]
+    assert list(again["inc"].attr["_class"].list.s) == [b"loc:@v"]
+    assert "_output_shapes" not in g.as_graph_def().node[0].attr
