@@ -1160,10 +1160,17 @@ def _pad_kernel(x, paddings, constant_values=None):
         fill = b"" if constant_values is None else constant_values.reshape(()).item()
     else:
         fill = None if constant_values is None else constant_values.reshape(())
-    shape = [d + a + b for d, (a, b) in zip(x.shape, p)]
-    # np.zeros is 3x cheaper than np.full for the gradients' zero padding
-    out = np.zeros(shape, x.dtype) if fill is None else np.full(shape, fill, dtype=x.dtype)
+    fill = 0 if fill is None else fill
+    out = np.empty([d + a + b for d, (a, b) in zip(x.shape, p)], x.dtype)
     out[tuple(builtins.slice(a, a + d) for d, (a, _) in zip(x.shape, p))] = x
+    # Only the padding is filled (the slabs before and after the input along each axis):
+    # the gradients' zero padding writes each element once, not twice.
+    for axis, (d, (a, b)) in enumerate(zip(x.shape, p)):
+        lead = (builtins.slice(None),) * axis
+        if a:
+            out[lead + (builtins.slice(0, a),)] = fill
+        if b:
+            out[lead + (builtins.slice(a + d, None),)] = fill
     return out
 
 
