@@ -2011,7 +2011,9 @@ def _filled(value, shape, dtype, name, default):
         if not isinstance(shape, Tensor):
             dims = _static_shape_list(shape)
             if dims is not None:
-                if int(np.prod(dims)) < 1000:
+                # TF's _constant_if_small fails on a scalar shape (zeros(10)): always Fill.
+                if int(np.prod(dims)) < 1000 and not isinstance(shape, (numbers.Integral,
+                                                                        Dimension)):
                     return constant(value, dtype=dtype, shape=dims, name=scope)
                 big = any(d > np.iinfo(np.int32).max for d in dims)
                 shape = constant(dims, dtype=dtypes.int64 if big else dtypes.int32,

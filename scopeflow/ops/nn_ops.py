@@ -530,6 +530,7 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
     with name_scope(name, "SparseSoftmaxCrossEntropyWithLogits", [labels, logits]):
         labels = convert_to_tensor(labels)
         logits = convert_to_tensor(logits)
+        labels_shape = array_ops.shape(labels)  # TF builds it first, whatever the ranks
         lr, gr = labels.shape.ndims, logits.shape.ndims
         if lr == 0:
             raise ValueError(f"Logits cannot be scalars - received shape {logits.shape}.")
@@ -549,7 +550,7 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
         flat_logits = array_ops.reshape(logits, [-1, depth] if isinstance(depth, int)
                                         else array_ops.stack([-1, depth]))
         cost, _ = sparse_xent_op.bind(flat_logits, array_ops.reshape(labels, [-1]), name=name)
-        out = array_ops.reshape(cost, array_ops.shape(labels))
+        out = array_ops.reshape(cost, labels_shape)
         out.set_shape(labels.shape)
         return out
 
@@ -572,10 +573,11 @@ def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None,
             raise ValueError(f"`logits` and `labels` must have the same shape, received "
                              f"({logits.shape.as_tuple()} vs {labels.shape.as_tuple()}).")
         zeros = array_ops.zeros_like(logits, dtype=logits.dtype)
-        cond = math_ops.greater_equal(logits, zeros)
+        # Operators, as TF writes it: the ops are named GreaterEqual, Neg, mul and sub.
+        cond = logits >= zeros
         relu_logits = math_ops.where(cond, logits, zeros)
-        neg_abs_logits = math_ops.where(cond, math_ops.negative(logits), logits)
-        return math_ops.add(math_ops.subtract(relu_logits, math_ops.multiply(logits, labels)),
+        neg_abs_logits = math_ops.where(cond, -logits, logits)
+        return math_ops.add(relu_logits - logits * labels,
                             math_ops.log1p(math_ops.exp(neg_abs_logits)), name=scope)
 
 

@@ -17,6 +17,7 @@ from scopeflow.framework.opdef import OpDef, check_dtype
 from scopeflow.framework.tensor_shape import TensorShape, dimension_value
 from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops import philox
+from scopeflow.ops.array_ops import _partial_dims
 from scopeflow.runtime.plan import OpRunContext
 
 __all__ = ["random_uniform", "random_normal", "truncated_normal", "random_shuffle"]
@@ -35,21 +36,21 @@ def _stream(ctx: OpRunContext, seed: int, seed2: int) -> philox.PhiloxStream:
 
 
 def _output_shape(shape_tensor: Tensor, *rest, **attrs) -> TensorShape:
-    """The static output shape from a 1-D shape tensor (its value, if known)."""
+    """The static output shape from a 1-D shape tensor: every entry that is known.
+
+    As TF's shape functions, this sees through ``Shape``, ``Pack``, ``ConcatV2`` and
+    slices of them, so ``random_uniform(tf.shape(x))`` keeps ``x``'s known dims.
+    """
     value = constant_value(shape_tensor)
-    if value is not None:
-        if value.ndim != 1:
-            raise ValueError(f"Shape must be rank 1 but is rank {value.ndim}")
-        return TensorShape([int(d) if d >= 0 else None for d in value.tolist()])
-    if shape_tensor.op.type == "Pack":             # [n, 3]: the known dims stay known
-        dims = [constant_value(t) for t in shape_tensor.op.inputs]
-        return TensorShape([None if d is None or d.ndim or d < 0 else int(d) for d in dims])
-    rank = shape_tensor.shape.as_tuple()
-    if rank is None or len(rank) != 1:
-        if rank is not None and len(rank) != 1:
-            raise ValueError(f"Shape must be rank 1 but is rank {len(rank)}")
+    if value is not None and value.ndim != 1:
+        raise ValueError(f"Shape must be rank 1 but is rank {value.ndim}")
+    rank = shape_tensor.shape.ndims
+    if rank is not None and rank != 1:
+        raise ValueError(f"Shape must be rank 1 but is rank {rank}")
+    dims = _partial_dims(shape_tensor)
+    if dims is None:
         return TensorShape(None)
-    return TensorShape(None) if rank[0] is None else TensorShape([None] * rank[0])
+    return TensorShape([d if d is not None and d >= 0 else None for d in dims])
 
 
 def _dims(shape: np.ndarray, op_type: str) -> tuple[int, ...]:

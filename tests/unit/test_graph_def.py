@@ -19,14 +19,8 @@ sys.path.insert(0, str(FIXTURES))
 import models  # noqa: E402
 
 # Differences of the graph *builders* (not of the export), allowed until they are fixed:
-# scopeflow's sigmoid cross-entropy names its ops Mul/Sub (TF: mul/sub), and tf.zeros(n)
-# with an int shape is a Const here (TF builds Fill from shape_as_tensor and Const).
-KNOWN_FORWARD_NAME_DIFFS = {
-    "loss/sampled_losses/mul", "loss/sampled_losses/sub", "loss/sampled_losses/Mul",
-    "loss/sampled_losses/Sub", "loss/sampled_losses",
-    *(f"cnn/{layer}/zeros{part}" for layer in ("conv1", "conv2", "fc2")
-      for part in ("", "/shape_as_tensor", "/Const")),
-}
+# none in the forward graphs of the seeds' models.
+KNOWN_FORWARD_NAME_DIFFS = set()
 # TF 2.x marks ops built under control_dependencies for its automatic control deps; TF1
 # graphs never carry it.
 TF2_ONLY_ATTRS = {"_has_manual_control_dependencies"}
@@ -304,9 +298,8 @@ def test_broad_graph_attrs_match_tensorflow_live(tf1):
     theirs = {n.name: n for n in protos.GraphDef.FromString(bytes.fromhex(got)).node}
     exec(BROAD_SNIPPET, {"tf": tf})  # noqa: S102 - our own snippet
     ours = {n.name: n for n in tf.get_default_graph().as_graph_def(add_shapes=True).node}
-    # scopeflow's sparse softmax cross-entropy needs no Shape op for its static check
     forward = {n for n in set(theirs) ^ set(ours) if not n.startswith("gradients/")}
-    assert forward <= {"SparseSoftmaxCrossEntropyWithLogits/Shape"}
+    assert forward == set()
     common = [n for n in ours if n in theirs and ours[n].op == theirs[n].op]
     assert len(common) > 0.85 * len(theirs)
     for n in common:
