@@ -10,8 +10,9 @@ variable ``global_step`` reaches ``--steps``.
 Everything lands in ``--logdir`` (default ``runs/mnist``): checkpoints ``model.ckpt-N`` and
 their ``checkpoint`` state file, and TensorBoard event files (loss, accuracy, weight
 histograms, the graph). Running the command again continues from the latest checkpoint
-there (``--fresh`` starts over, moving the old run aside); Ctrl-C saves a checkpoint
-before exiting. Data: the MNIST files in ``--data-dir`` (default ``MNIST_data``, TF1's
+there (``--fresh`` starts over, moving the old run aside) with the data order an
+uninterrupted run would have had (``StepBatches``); Ctrl-C saves a checkpoint before
+exiting. Data: the MNIST files in ``--data-dir`` (default ``MNIST_data``, TF1's
 convention), downloaded there when missing; without files or network, scikit-learn's
 bundled 8x8 digits stand in, announced as such.
 """
@@ -147,6 +148,48 @@ def load_data(data_dir, validation_size, seed, source_url=mnist.DEFAULT_SOURCE_U
           "8x8 upsampled to 28x28). This is NOT MNIST: accuracies are not comparable.",
           flush=True)
     return _digits_fallback(validation_size, seed), "sklearn-digits"
+
+
+class StepBatches:
+    """Training batches as a function of the step: a resumed run continues the data order.
+
+    Epoch ``e`` visits the examples in ``RandomState([seed, e]).permutation(n)``; the batch
+    of step ``k`` (1-based) is the examples ``(k-1)*b .. k*b-1`` of that endless sequence,
+    crossing epoch boundaries as TF's ``next_batch`` does (tail of one epoch, then the head
+    of the next). Restarting at step ``k`` therefore yields the batches an uninterrupted run
+    would have seen, where ``DataSet.next_batch`` would replay epoch 0.
+    """
+
+    def __init__(self, dataset, batch_size, seed, first_step=0):
+        self.images, self.labels = dataset.images, dataset.labels
+        self.n, self.batch_size = dataset.num_examples, batch_size
+        if self.n == 0:
+            raise ValueError("no training examples (is --validation-size the whole set?)")
+        self.seed = 0 if seed is None else seed
+        self.position = first_step * batch_size
+        self._epoch, self._perm = -1, None
+
+    def _permutation(self, epoch):
+        if epoch != self._epoch:
+            self._epoch = epoch
+            self._perm = np.random.RandomState([self.seed, epoch]).permutation(self.n)
+        return self._perm
+
+    def next_batch(self, batch_size=None):
+        """The next batch ``(images, labels)``."""
+        size = batch_size or self.batch_size
+        epoch, start = divmod(self.position, self.n)
+        self.position += size
+        if start + size <= self.n:
+            idx = self._permutation(epoch)[start:start + size]
+        else:
+            parts, need = [], size
+            while need:
+                take = min(need, self.n - start)
+                parts.append(self._permutation(epoch)[start:start + take])
+                need, epoch, start = need - take, epoch + 1, 0
+            idx = np.concatenate(parts)
+        return self.images[idx], self.labels[idx]
 
 
 # ── progress ─────────────────────────────────────────────────────────────────────────
@@ -335,9 +378,6 @@ def train(args, out=sys.stdout):
         writer = tf.summary.FileWriter(args.logdir, None if restored else sess.graph,
                                        purge_step=step if restored else None)
         if restored:
-            if args.seed is not None:
-                # Fresh data order for the rest of the run, not epoch 0's again.
-                np.random.seed([args.seed, step])
             print(f"resuming from {restored} (global_step {step})", file=out)
         print(f"training the seed's CNN on {source}: {data.train.num_examples} training "
               f"images, batch {args.batch_size}, Adam {args.lr:g}; logdir {args.logdir}",
@@ -359,7 +399,8 @@ def _loop(args, sess, model, data, writer, step, out):
     train_step = sess.make_callable([model.train_op, model.loss, model.accuracy], feeds)
     train_summary = sess.make_callable(
         [model.train_op, model.loss, model.accuracy, model.summary_op, model.global_step], feeds)
-    next_batch, batch_size, keep = data.train.next_batch, args.batch_size, np.float32(0.5)
+    next_batch = StepBatches(data.train, args.batch_size, args.seed, first_step=step).next_batch
+    batch_size, keep = args.batch_size, np.float32(0.5)
     progress = Progress(step, args.steps, args.log_every, out)
     saved_at = step
     with _StopRequest() as stop:

@@ -235,7 +235,7 @@ def test_no_data_and_no_sklearn_is_a_clear_error(tmp_path, monkeypatch):
 
 def test_sklearn_digits_fallback_trains(tmp_path):
     pytest.importorskip("sklearn")
-    rc, out, err = _run(_cmd(tmp_path / "none", tmp_path / "digits", "--steps", "150",
+    rc, out, err = _run(_cmd(tmp_path / "none", tmp_path / "digits", "--steps", "100",
                              "--log-every", "50", "--source-url", "file:///nonexistent/"))
     assert rc == 0, err
     assert "==> Training on scikit-learn's bundled handwritten digits instead" in out
@@ -270,3 +270,22 @@ def test_a_corrupt_data_file_is_a_clear_error(tmp_path, data_dir):
     with pytest.raises(SystemExit, match=r"^error: Invalid magic number 2051 in MNIST label "
                                          r"file: .*t10k-labels-idx1-ubyte.gz$"):
         mnist_cnn.load_data(str(tmp_path), 1000, 0)
+
+
+def test_step_batches_resume_the_data_order():
+    from scopeflow.examples.mnist_cnn import StepBatches
+
+    ds = mnist.DataSet(np.arange(10, dtype=np.uint8).reshape(10, 1, 1, 1),
+                       np.arange(10, dtype=np.uint8), dtype=np.uint8, seed=0)
+    straight = StepBatches(ds, 4, seed=7)
+    batches = [straight.next_batch()[1].tolist() for _ in range(10)]  # 4 epochs of 10
+    flat = sum(batches, [])
+    for epoch in range(4):  # every epoch visits each example once, in its own order
+        assert sorted(flat[10 * epoch:10 * epoch + 10]) == list(range(10))
+    assert flat[:10] != flat[10:20]
+    resumed = StepBatches(ds, 4, seed=7, first_step=6)
+    assert [resumed.next_batch()[1].tolist() for _ in range(4)] == batches[6:]
+    x, y = resumed.next_batch()
+    np.testing.assert_array_equal(x.reshape(-1), y)  # images and labels stay paired
+    assert StepBatches(ds, 4, seed=8).next_batch()[1].tolist() != batches[0]
+    assert len(StepBatches(ds, 25, seed=1).next_batch()[1]) == 25  # more than one epoch
