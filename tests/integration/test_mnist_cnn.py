@@ -289,3 +289,40 @@ def test_step_batches_resume_the_data_order():
     np.testing.assert_array_equal(x.reshape(-1), y)  # images and labels stay paired
     assert StepBatches(ds, 4, seed=8).next_batch()[1].tolist() != batches[0]
     assert len(StepBatches(ds, 25, seed=1).next_batch()[1]) == 25  # more than one epoch
+
+
+class _Terminal:
+    def __init__(self, tty):
+        self.tty, self.text = tty, ""
+
+    def isatty(self):
+        return self.tty
+
+    def write(self, s):
+        self.text += s
+
+    def flush(self):
+        pass
+
+
+@pytest.mark.parametrize("tty", [True, False])
+def test_progress_line_on_and_off_a_terminal(tty, monkeypatch):
+    from scopeflow.examples import mnist_cnn
+
+    now = [0.0]  # one step per second
+    monkeypatch.setattr(mnist_cnn.time, "perf_counter", lambda: now[0])
+    stream = _Terminal(tty)
+    progress = mnist_cnn.Progress(0, 20, 10, stream)
+    for step in range(1, 21):
+        now[0] = float(step)
+        progress.update(step, 1.0 / step, 0.5, "  validation acc 0.9000" if step == 20 else "")
+    progress.close()
+    if tty:  # \r-refreshed status line, erased to the end of line; the eval line stays
+        assert stream.text.startswith("\rstep  1/20 ") and "\x1b[K\rstep  2/20 " in stream.text
+        assert stream.text.endswith("\r\x1b[Kstep 20/20    1.0 steps/s  loss 0.0669  train acc "
+                                    "0.500  validation acc 0.9000  ETA 0:00\n")
+    else:  # one plain line per 10 steps
+        assert stream.text.splitlines() == [
+            "step 10/20    1.0 steps/s  loss 0.2929  train acc 0.500  ETA 0:10",
+            "step 20/20    1.0 steps/s  loss 0.0669  train acc 0.500  validation acc 0.9000  "
+            "ETA 0:00"]
