@@ -326,3 +326,15 @@ def test_progress_line_on_and_off_a_terminal(tty, monkeypatch):
             "step 10/20    1.0 steps/s  loss 0.2929  train acc 0.500  ETA 0:10",
             "step 20/20    1.0 steps/s  loss 0.0669  train acc 0.500  validation acc 0.9000  "
             "ETA 0:00"]
+
+
+def test_sigterm_and_ctrl_c_only_request_a_stop():
+    from scopeflow.examples.mnist_cnn import _StopRequest
+
+    before = signal.getsignal(signal.SIGTERM)
+    with _StopRequest() as stop:
+        os.kill(os.getpid(), signal.SIGTERM)
+        assert stop.signum == signal.SIGTERM  # the loop saves, then stops
+        with pytest.raises(KeyboardInterrupt):  # a second Ctrl-C does not wait
+            os.kill(os.getpid(), signal.SIGINT)
+    assert signal.getsignal(signal.SIGTERM) is before
