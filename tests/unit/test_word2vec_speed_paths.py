@@ -183,3 +183,32 @@ def test_scatter_scalar_update_broadcasts():
     with tf.Session() as sess:
         sess.run(v.initializer)
         np.testing.assert_array_equal(sess.run(out), [[1.5, 1.5], [0, 0], [3, 3]])
+
+
+# ── Pad (the Slice gradients) and GatherV2 (the lookups) ─────────────────────────────
+@pytest.mark.parametrize("constant", [None, -2.5])
+def test_pad_fills_only_the_padding(constant):
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        x = rng.standard_normal(tuple(int(d) for d in rng.integers(0, 4, 3))).astype(np.float32)
+        p = rng.integers(0, 3, (3, 2)).astype(np.int32)
+        tf.reset_default_graph()
+        if constant is None:
+            y = tf.pad(tf.constant(x), tf.constant(p))
+        else:
+            y = tf.pad(tf.constant(x), tf.constant(p), constant_values=constant)
+        with tf.Session() as sess:
+            got = sess.run(y)
+        want = np.pad(x, p, constant_values=0.0 if constant is None else constant)
+        np.testing.assert_array_equal(got, want)
+
+
+def test_gather_out_of_range_ids_name_the_first_bad_one():
+    ids = tf.placeholder(tf.int32, [None])
+    g = tf.gather(tf.constant([[1.0, 2.0], [3.0, 4.0]]), ids)
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(g, {ids: [1, 0]}), [[3, 4], [1, 2]])
+        for bad, msg in (([0, 5, 7], r"indices\[1\] = 5 is not in \[0, 2\)"),
+                         ([1, -1], r"indices\[1\] = -1 is not in \[0, 2\)")):
+            with pytest.raises(tf.errors.InvalidArgumentError, match=msg):
+                sess.run(g, {ids: bad})
