@@ -119,6 +119,15 @@ def _may_alias(ops, fed) -> set:
     return aliasing
 
 
+def _too_big(t: Tensor) -> bool:
+    """Whether the static shape already says the value is too big to fold (a large
+    ``zeros`` initializer is then not computed an extra time at compile time)."""
+    dims = t.shape.as_tuple()
+    if dims is None or any(d is None for d in dims):
+        return False
+    return int(np.prod(dims, dtype=np.int64)) * t.dtype.base_dtype.size > _FOLD_MAX_BYTES
+
+
 def _fold_constants(ops, fed) -> dict:
     """Values of the tensors computable at compile time: constants, and outputs of pure ops
     whose inputs are all such values (each at most ``_FOLD_MAX_BYTES``)."""
@@ -131,7 +140,8 @@ def _fold_constants(ops, fed) -> dict:
                 values[outs[0]] = op._attrs["value"]
             continue
         if (od.stateful or od.kernel is None or not op._inputs or not outs or od.ref_inputs
-                or any(t not in values for t in op._inputs) or any(t in fed for t in outs)):
+                or any(t not in values for t in op._inputs) or any(t in fed for t in outs)
+                or any(_too_big(t) for t in outs)):
             continue
         try:
             with np.errstate(all="raise"):

@@ -52,6 +52,20 @@ def test_failing_constant_op_fails_at_run_time_naming_it():
             sess.run(bad)
 
 
+def test_values_too_big_to_fold_are_not_computed_at_compile_time(monkeypatch):
+    from scopeflow.ops import array_ops
+    calls = []
+    real = array_ops.fill_op.kernel
+    monkeypatch.setattr(array_ops.fill_op, "kernel",
+                        lambda *a, **k: calls.append(1) or real(*a, **k))
+    big, small = tf.zeros([300, 300]), tf.ones(tf.stack([3, 4]))  # 360 KB, 48 bytes
+    with tf.Session() as sess:
+        p = plan_module.compile_plan([big, small], [], [], sess._state)
+        assert _kernel_calls(p) == ["Fill"] and len(calls) == 1  # the small one, folded
+        b, s = sess.run([big, small])
+    assert b.shape == (300, 300) and not b.any() and s.tolist() == [[1.0] * 4] * 3
+
+
 def test_stateful_ops_are_not_folded():
     r = tf.random_uniform(tf.stack([3]), seed=1)
     with tf.Session() as sess:
