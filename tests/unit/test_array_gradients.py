@@ -1,9 +1,8 @@
 """Gradients of the array ops compared with real TensorFlow (TF 2.21, TF1 semantics).
 
 The programs live in ``tests/fixtures/tf_array_gradients/cases.py``; ``generate.py`` there
-stored TF's gradients in ``expected.json``. Gathers' gradients densify through
-``math_ops.unsorted_segment_sum``; until it exists those cases check only the sparse
-structure (``IndexedSlices``).
+stored TF's gradients in ``expected.json``. Gathers' gradients are checked both densified
+(through ``UnsortedSegmentSum``) and for their sparse structure (``IndexedSlices``).
 """
 
 from __future__ import annotations
@@ -16,7 +15,6 @@ import numpy as np
 import pytest
 
 import scopeflow as tf
-from scopeflow.ops import math_ops
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "tf_array_gradients"
 EXPECTED = json.loads((FIXTURES / "expected.json").read_text())
@@ -31,9 +29,6 @@ def _load_cases():
 
 
 CASES = _load_cases()
-HAS_SEGMENT_SUM = hasattr(math_ops, "unsorted_segment_sum")
-needs_segment_sum = pytest.mark.skipif(not HAS_SEGMENT_SUM,
-                                       reason="math_ops.unsorted_segment_sum not available yet")
 
 
 def test_fixture_covers_every_case():
@@ -53,7 +48,6 @@ def test_gradient_values_match_tensorflow(name):
                                    err_msg=f"{name}: gradient {i}")
 
 
-@needs_segment_sum
 @pytest.mark.parametrize("name", sorted(CASES.DENSE_GATHER))
 def test_gather_gradient_values_match_tensorflow(name):
     got = CASES.run_case(tf, name)
@@ -98,7 +92,6 @@ def test_gather_gradients_aggregate_sparse():
     assert values.shape == (4, 3)
 
 
-@needs_segment_sum
 def test_gather_gradient_densifies_like_an_optimizer():
     v, grad = _gather_grad()
     dense = tf.convert_to_tensor(grad)
@@ -111,8 +104,6 @@ def test_gather_gradient_densifies_like_an_optimizer():
 
 def test_gradient_rules_handle_indexed_slices_input():
     """A rule downstream of a gather densifies its IndexedSlices dy (TF does the same)."""
-    if not HAS_SEGMENT_SUM:
-        pytest.skip("math_ops.unsorted_segment_sum not available yet")
     x = tf.placeholder(tf.float64, [2, 3])
     y = tf.gather(tf.reshape(x, [3, 2]), [2, 2])
     grad = tf.gradients(tf.reduce_sum(y), x)[0]
@@ -171,8 +162,6 @@ def test_live_against_tensorflow(tf1):
     assert dense_shape.tolist() == live["gather_structure"]["dense_shape"]
     np.testing.assert_allclose(values, live["gather_structure"]["values"])
     for name in names:
-        if name in CASES.DENSE_GATHER and not HAS_SEGMENT_SUM:
-            continue
         for g, w in zip(CASES.run_case(tf, name), live[name]):
             assert g["type"] == w["type"]
             np.testing.assert_allclose(g["value"], w["value"], rtol=1e-5, atol=1e-5)

@@ -153,8 +153,6 @@ def test_shape_dims_are_dimensions_and_usable_as_sizes():
 
 
 def test_get_variable_with_dimension_shape():
-    if not hasattr(tf, "get_variable"):
-        pytest.skip("tf.get_variable (variable_scope.py) is not written yet")
     x = tf.placeholder(tf.float32, [None, 5])
     w = tf.get_variable("w", [x.shape[1], 10])
     # From TF 2.21.

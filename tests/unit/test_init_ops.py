@@ -59,9 +59,6 @@ def test_names_inside_a_variable():
 
 
 def test_large_zeros_use_fill_as_tf():
-    from scopeflow.ops import array_ops
-    if not hasattr(array_ops, "zeros"):
-        pytest.skip("array_ops.zeros not available yet")
     tf.Variable(lambda: tf.zeros_initializer()([30, 40]), name="w")
     tf.Variable(lambda: tf.ones_initializer()([3, 4]), name="o")
     ops = [(op.name, op.type) for op in tf.get_default_graph().get_operations()]
