@@ -226,3 +226,18 @@ def test_gather_out_of_range_ids_name_the_first_bad_one():
                          ([1, -1], r"indices\[1\] = -1 is not in \[0, 2\)")):
             with pytest.raises(tf.errors.InvalidArgumentError, match=msg):
                 sess.run(g, {ids: bad})
+
+
+def test_scatter_python_indices_keep_their_integer_type_and_tf_names():
+    """As TF's ``_apply_op_helper``: T comes from the variable, Tindices from the indices."""
+    v = tf.Variable(np.zeros((5, 3), np.float32), name="v")
+    a = training_ops.scatter_sub(v, [1, 2], np.ones((2, 3), np.float32))
+    b = training_ops.scatter_add(v, np.array([0], np.int64), [[1.0, 2.0, 3.0]], name="add_me")
+    assert [(t.op.name, t.dtype.name) for t in a.op.inputs[1:]] == [
+        ("ScatterSub/indices", "int32"), ("ScatterSub/updates", "float32")]
+    assert [(t.op.name, t.dtype.name) for t in b.op.inputs[1:]] == [
+        ("add_me/indices", "int64"), ("add_me/updates", "float32")]
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        sess.run(a)
+        np.testing.assert_array_equal(sess.run(b)[:3], [[1, 2, 3], [-1, -1, -1], [-1, -1, -1]])
