@@ -712,7 +712,7 @@ def _scatter_accumulate(ufunc):
     # with repeats, one per occurrence depth (each a set of distinct rows, in order).
     # NOTE: ufunc.at would be exact too, but is ~10x slower than fancy indexing.
     def update(var, idx, rows):
-        cur = np.take(var, idx, axis=0)  # cheaper than var[idx]
+        cur = var.take(idx, axis=0)  # cheaper than var[idx] (and than np.take's wrapper)
         ufunc(cur, rows, out=cur)
         var[idx] = cur
 
