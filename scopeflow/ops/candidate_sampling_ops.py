@@ -159,14 +159,14 @@ def _sample_batch(stream: _SamplerStream, true_classes: np.ndarray):
 
 def _true_counts(stream: _SamplerStream, true_classes: np.ndarray, num_tries: int):
     """The true classes' expected counts: from the class table when there is one and the
-    classes are in range (``np.take`` checks the top), else computed."""
+    classes are in range (``take`` checks the top), else computed."""
     k = stream.num_sampled
     table = stream.class_table()
     if table is not None and true_classes.size and true_classes.min() >= 0:
         try:
             if num_tries == k:
-                return np.take(table[0], true_classes) * np.float32(k)
-            return -np.expm1(np.float32(num_tries) * np.take(table[1], true_classes))
+                return table[0].take(true_classes) * np.float32(k)
+            return -np.expm1(np.float32(num_tries) * table[1].take(true_classes))
         except IndexError:
             pass
     return _expected_counts(stream.sampler.prob(true_classes), k, np.float32(num_tries))
