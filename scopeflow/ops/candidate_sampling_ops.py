@@ -56,14 +56,15 @@ class _SamplerStream:
     the stream directly.
     """
 
-    __slots__ = ("stream", "sampler", "num_sampled", "unique", "ahead", "batch", "runs",
-                 "table")
+    __slots__ = ("stream", "sampler", "num_sampled", "unique", "ahead", "batch", "pairs",
+                 "runs", "table")
 
     def __init__(self, seed: int, seed2: int, sampler, num_sampled: int, unique: bool):
         self.stream = philox.PhiloxStream(seed, seed2)
         self.sampler, self.num_sampled, self.unique = sampler, num_sampled, unique
         self.ahead: dict[int, tuple | None] = {}
         self.batch = 1
+        self.pairs = 2 * num_sampled + 16 if unique else num_sampled  # draws read ahead a run
         self.runs = 0
         self.table = None
 
@@ -89,7 +90,7 @@ class _SamplerStream:
             self._sample_ahead(start, run_blocks)
         run = self.ahead.pop(start)
         if run is None:                          # too few distinct draws in the prefix
-            run = self._sample_run(start, 2 * (2 * k + 16))
+            run = self._sample_run(start, 2 * self.pairs)
         return run
 
     def _sample_ahead(self, start: int, run_blocks: int):
@@ -98,7 +99,7 @@ class _SamplerStream:
         runs = self.batch
         self.batch = min(2 * self.batch, 64)
         k = self.num_sampled
-        pairs = 2 * k + 16 if self.unique else k  # draws read from each run's prefix
+        pairs = self.pairs
         offsets = (np.arange(runs, dtype=np.uint64)[:, None] * np.uint64(run_blocks)
                    + np.arange((pairs + 1) // 2, dtype=np.uint64))
         words = self.stream.blocks_at(start, offsets).reshape(runs, -1)[:, :2 * pairs]
@@ -106,6 +107,11 @@ class _SamplerStream:
         values = self.sampler.sample(words[..., 0], words[..., 1])
         if self.unique:
             picked, num_tries = _first_unique_rows(values, k, self.sampler.range_max)
+            # The next prefix: a quarter more than this batch's most draws, or twice as long
+            # (up to 8 k) when a run needed more (such a run reads the stream directly).
+            most = int(num_tries.max())
+            self.pairs = (min(2 * pairs, 8 * k + 64) if num_tries.min() < 0
+                          else max(k, min(2 * pairs, most + most // 4 + 8)))
         else:
             picked, num_tries = values, np.full(runs, k)
         counts = _expected_counts(self.sampler.prob(picked), k,
