@@ -23,7 +23,6 @@ import gzip
 import hashlib
 import os
 import struct
-import tempfile
 import urllib.error
 import urllib.request
 
@@ -32,6 +31,7 @@ import numpy
 from scopeflow.framework import dtypes
 from scopeflow.framework.graph import get_default_graph
 from scopeflow.framework.random_seed import _MAXINT32, DEFAULT_GRAPH_SEED, _truncate_seed
+from scopeflow.io.atomic import atomic_write_bytes
 
 __all__ = [
     "DataSet", "Datasets", "read_data_sets", "load_mnist", "extract_images", "extract_labels",
@@ -177,11 +177,7 @@ def write_idx(path, array):
     data = header + numpy.ascontiguousarray(array).tobytes()
     if str(path).endswith(".gz"):
         data = gzip.compress(data, compresslevel=6, mtime=0)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".idx.", suffix=".part")
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
+    atomic_write_bytes(os.fspath(path), data, sync=False)
 
 
 # ── DataSet ──────────────────────────────────────────────────────────────────────────
@@ -329,17 +325,7 @@ def _download(url, filename, work_directory):
     if problem:
         raise ValueError(problem)
     filepath = os.path.join(work_directory, filename)
-    fd, tmp = tempfile.mkstemp(dir=work_directory, prefix=f".{filename}.", suffix=".part")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, filepath)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    atomic_write_bytes(filepath, data)
     print("Successfully downloaded", filename, len(data), "bytes.")
     return filepath
 

@@ -32,6 +32,7 @@ import numpy as np
 
 import scopeflow as tf
 from scopeflow.datasets import mnist
+from scopeflow.io.atomic import atomic_file
 
 DEFAULTS = dict(steps=20000, batch_size=50, lr=1e-4, eval_every=1000, save_every=1000,
                 log_every=100, seed=0, logdir=os.path.join("runs", "mnist"),
@@ -311,10 +312,8 @@ def _record_job(args, source):
                              f"this time the data is {source}; use --fresh to start over on "
                              f"{source}, or another --logdir")
     flags = {k: v for k, v in vars(args).items() if k not in ("func", "source_url")}
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
+    with atomic_file(path, "w") as f:
         json.dump({"data": source, "flags": flags}, f, indent=1)
-    os.replace(tmp, path)
 
 
 class _StopRequest:

@@ -38,7 +38,8 @@ _U32 = struct.Struct("<I")
 _MAGIC_BYTES = struct.pack("<Q", MAGIC)
 
 
-def _varint(n: int) -> bytes:
+def encode_varint(n: int) -> bytes:
+    """Unsigned LEB128, as LevelDB and protobuf write lengths."""
     out = bytearray()
     while n >= 0x80:
         out.append((n & 0x7F) | 0x80)
@@ -80,9 +81,9 @@ class _BlockBuilder:
             self._restarts.append(len(self._buf))
             self._counter = 0
         buf = self._buf
-        buf += _varint(shared)
-        buf += _varint(len(key) - shared)
-        buf += _varint(len(value))
+        buf += encode_varint(shared)
+        buf += encode_varint(len(key) - shared)
+        buf += encode_varint(len(value))
         buf += key[shared:]
         buf += value
         self._last_key = key
@@ -153,7 +154,7 @@ class TableBuilder:
         raw = block.finish()
         block.reset()
         crc = crc32c.mask(crc32c.extend(crc32c.value(raw), b"\x00"))
-        handle = _varint(self._offset) + _varint(len(raw))
+        handle = encode_varint(self._offset) + encode_varint(len(raw))
         self._file.write(raw)
         self._file.write(b"\x00" + _U32.pack(crc))
         self._offset += len(raw) + _TRAILER_SIZE

@@ -32,6 +32,8 @@ from google.protobuf.message import DecodeError
 
 from scopeflow.framework import dtypes, errors
 from scopeflow.io import crc32c, protos, sstable
+from scopeflow.io.atomic import fsync_dir
+from scopeflow.io.sstable import encode_varint
 
 __all__ = ["write_bundle", "BundleReader", "data_filename", "index_filename"]
 
@@ -68,15 +70,6 @@ def index_filename(prefix: str) -> str:
 
 
 # ── writing ──────────────────────────────────────────────────────────────────────────
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while n >= 0x80:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
 def _as_string_items(name: str, array: np.ndarray) -> list[bytes]:
     items = []
     for item in array.reshape(-1):
@@ -108,7 +101,7 @@ def _write_string_tensor(out, items: list[bytes]) -> tuple[int, int]:
     if not lengths or max(lengths) < 0x80:
         encoded = bytes(lengths)                  # one-byte varints: the common case
     else:
-        encoded = b"".join(_varint(size) for size in lengths)
+        encoded = b"".join(encode_varint(size) for size in lengths)
     crc = _length_crc(lengths)
     length_crc = _U32.pack(crc32c.mask(crc))
     payload = b"".join(items)
@@ -168,14 +161,6 @@ def _close_file(f, sync: bool):
     if sync:
         os.fsync(f.fileno())
     f.close()
-
-
-def _sync_dir(directory: str):
-    fd = os.open(directory or ".", os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _link_backup(data_path: str, index_path: str):
@@ -266,7 +251,7 @@ def write_bundle(prefix, names, arrays, *, sync: bool = True) -> None:
     if backup is not None:
         os.remove(backup)
     if sync:
-        _sync_dir(directory)
+        fsync_dir(directory)
 
 
 # ── reading ──────────────────────────────────────────────────────────────────────────

@@ -18,6 +18,7 @@ from scopeflow.framework import errors
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.opdef import OpDef
 from scopeflow.framework.tensor_shape import TensorShape
+from scopeflow.io.atomic import atomic_write_bytes
 
 __all__ = ["save_v2", "restore_v2", "sharded_filename", "merge_v2_checkpoints", "string_join",
            "regex_full_match"]
@@ -250,18 +251,7 @@ def _merge_bundles(prefixes, merged, allow_missing_files):
     merged_header = protos.BundleHeaderProto(num_shards=total, version=parts[0][1].version)
     table = sstable.build_table([(b"", merged_header.SerializeToString())] +
                                 sorted(entries.items()))
-    index = index_filename(merged)
-    tmp = f"{index}.tempstate{int.from_bytes(os.urandom(8), 'little')}"
-    try:
-        with open(tmp, "wb") as f:
-            f.write(table)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, index)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
+    atomic_write_bytes(index_filename(merged), table)
     for p, _, _ in parts:
         os.remove(index_filename(p))
 

@@ -19,6 +19,7 @@ import sys
 import numpy as np
 
 from scopeflow.framework import errors
+from scopeflow.io.atomic import atomic_file
 
 __all__ = ["add_parser", "main"]
 
@@ -271,15 +272,8 @@ def _to_npz(args):
                 value = value.astype(np.bytes_) if value.size else np.zeros(value.shape, "S1")
         arrays[name] = value
     out = args.out if args.out.endswith(".npz") else args.out + ".npz"
-    tmp = f"{out}.tmp{os.getpid()}"
-    try:
-        with open(tmp, "wb") as f:
-            (np.savez_compressed if args.compress else np.savez)(f, **arrays)
-        os.replace(tmp, out)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
+    with atomic_file(out) as f:
+        (np.savez_compressed if args.compress else np.savez)(f, **arrays)
     print(f"wrote {len(arrays)} tensors from {reader.prefix} to {out} "
           f"({_human(os.path.getsize(out))})")
     if pickled:

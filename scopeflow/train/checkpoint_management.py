@@ -26,17 +26,17 @@ import glob
 import logging
 import os
 import re
-import uuid
 
 from google.protobuf import text_format
 
+from scopeflow.io.atomic import atomic_write_bytes
 from scopeflow.io.protos import CheckpointState
 
 __all__ = [
     "CheckpointState", "generate_checkpoint_state_proto", "update_checkpoint_state",
     "update_checkpoint_state_internal", "get_checkpoint_state", "latest_checkpoint",
     "checkpoint_exists", "checkpoint_exists_internal", "get_checkpoint_mtimes",
-    "remove_checkpoint", "meta_graph_filename", "atomic_write_bytes",
+    "remove_checkpoint", "meta_graph_filename",
 ]
 
 _log = logging.getLogger("scopeflow.train")
@@ -52,46 +52,6 @@ def _state_filename(save_dir, latest_filename):
 def _is_glob_match(path: str) -> bool:
     """TF's ``get_matching_files(path)`` is non-empty (a literal path also matches)."""
     return os.path.exists(path) or bool(glob.glob(path))
-
-
-# ── atomic writes ────────────────────────────────────────────────────────────────────
-def _fsync_dir(directory: str):
-    # A rename is durable only once the directory entry is; not every OS can open a dir.
-    try:
-        fd = os.open(directory or ".", os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def atomic_write_bytes(path: str, data: bytes, *, sync: bool = True):
-    """Replaces ``path`` with ``data`` atomically: temp file, fsync, rename, fsync dir.
-
-    Readers see either the old file or the complete new one, never a mix; a crash leaves
-    at worst a ``<name>.tmp<hex>`` file, never a torn ``path``.
-    """
-    directory = os.path.dirname(path)
-    tmp = f"{path}.tmp{uuid.uuid4().hex}"
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            if sync:
-                f.flush()
-                os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.remove(tmp)
-        except OSError:
-            pass
-        raise
-    if sync:
-        _fsync_dir(directory)
 
 
 # ── the state proto ──────────────────────────────────────────────────────────────────

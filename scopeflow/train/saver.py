@@ -32,6 +32,7 @@ import numpy as np
 
 from scopeflow.framework import errors
 from scopeflow.framework.graph import GraphKeys, Operation, Tensor, get_default_graph, name_scope
+from scopeflow.io.atomic import atomic_write_bytes
 from scopeflow.io.protos import CollectionDef, MetaGraphDef, SaverDef, VariableDef
 from scopeflow.ops import array_ops, constant_op, control_flow_ops, io_ops, math_ops, state_ops
 from scopeflow.train import checkpoint_management as cm
@@ -342,7 +343,7 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
             data = text_format.MessageToString(meta).encode("utf-8")
         else:
             data = meta.SerializeToString()
-        cm.atomic_write_bytes(os.fspath(filename), data)
+        atomic_write_bytes(os.fspath(filename), data)
     return meta
 
 
