@@ -15,6 +15,7 @@ import scopeflow as tf
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
+SHARED_MNIST = SHARED / "datasets" / "mnist"   # MNIST's real test set (t10k files only)
 
 
 @pytest.fixture(autouse=True)
@@ -50,3 +51,19 @@ def tf1():
         lines = [ln for ln in out.stdout.splitlines() if ln.strip()]
         return json.loads(lines[-1])
     return run
+
+
+@pytest.fixture(scope="session")
+def mnist_split_dir(tmp_path_factory):
+    """MNIST's test set as a read_data_sets directory: 8,000 "train", 2,000 "test"."""
+    from scopeflow.datasets import mnist
+
+    directory = tmp_path_factory.mktemp("MNIST_data")
+    with open(SHARED_MNIST / mnist.TEST_IMAGES, "rb") as f:
+        images = mnist.extract_images(f)
+    with open(SHARED_MNIST / mnist.TEST_LABELS, "rb") as f:
+        labels = mnist.extract_labels(f)
+    for name, array in ((mnist.TRAIN_IMAGES, images[:8000]), (mnist.TRAIN_LABELS, labels[:8000]),
+                        (mnist.TEST_IMAGES, images[8000:]), (mnist.TEST_LABELS, labels[8000:])):
+        mnist.write_idx(directory / name, array)
+    return directory

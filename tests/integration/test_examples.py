@@ -58,7 +58,6 @@ def test_seed003_cnnmodel_collects_its_variables_and_trains():
 
 
 # ── The seeds' MNIST, word2vec and saver programs (issue 8) ──────────────────────────
-SHARED_MNIST = ROOT.parent / "shared" / "datasets" / "mnist"
 
 
 def _run_in(cwd, script, *args):
@@ -84,27 +83,13 @@ def _under_tensorflow(tf1, script, *args):
     """)
 
 
-@pytest.fixture(scope="module")
-def mnist_dir(tmp_path_factory):
-    """MNIST's test set as a read_data_sets directory: 8,000 "train", 2,000 "test"."""
-    from scopeflow.datasets import mnist
-
-    directory = tmp_path_factory.mktemp("MNIST_data")
-    with open(SHARED_MNIST / mnist.TEST_IMAGES, "rb") as f:
-        images = mnist.extract_images(f)
-    with open(SHARED_MNIST / mnist.TEST_LABELS, "rb") as f:
-        labels = mnist.extract_labels(f)
-    for name, array in ((mnist.TRAIN_IMAGES, images[:8000]), (mnist.TRAIN_LABELS, labels[:8000]),
-                        (mnist.TEST_IMAGES, images[8000:]), (mnist.TEST_LABELS, labels[8000:])):
-        mnist.write_idx(directory / name, array)
-    return directory
 
 
 @pytest.fixture(scope="module")
-def seed003_backup(mnist_dir, tmp_path_factory):
+def seed003_backup(mnist_split_dir, tmp_path_factory):
     """Seed 003's training file, 200 steps: backup/latest and its printout."""
     cwd = tmp_path_factory.mktemp("seed003")
-    out = _run_in(cwd, "mnist_train.py", "--steps", "200", "--data-dir", str(mnist_dir),
+    out = _run_in(cwd, "mnist_train.py", "--steps", "200", "--data-dir", str(mnist_split_dir),
                   "--validation-size", "1000")
     return cwd, out
 
@@ -119,9 +104,9 @@ def test_seed003_training_saves_backup_latest(seed003_backup):
         "checkpoint", "latest.data-00000-of-00001", "latest.index", "latest.meta"]
 
 
-def test_seed003_full_restore_gives_back_the_trained_model(seed003_backup, mnist_dir):
+def test_seed003_full_restore_gives_back_the_trained_model(seed003_backup, mnist_split_dir):
     cwd, trained = seed003_backup
-    out = _run_in(cwd, "mnist_restore.py", "--data-dir", str(mnist_dir),
+    out = _run_in(cwd, "mnist_restore.py", "--data-dir", str(mnist_split_dir),
                   "--validation-size", "1000")
     assert "\nfound\n" in out
     status = dict(re.findall(r"^(cnn/\S+): (restored|initial value)$", out, re.M))
@@ -131,9 +116,9 @@ def test_seed003_full_restore_gives_back_the_trained_model(seed003_backup, mnist
     assert accuracy.search(out)[1] == accuracy.search(trained)[1]
 
 
-def test_seed003_conv1_only_restore(seed003_backup, mnist_dir):
+def test_seed003_conv1_only_restore(seed003_backup, mnist_split_dir):
     cwd, trained = seed003_backup
-    out = _run_in(cwd, "mnist_restore.py", "--only", "conv1", "--data-dir", str(mnist_dir),
+    out = _run_in(cwd, "mnist_restore.py", "--only", "conv1", "--data-dir", str(mnist_split_dir),
                   "--validation-size", "1000")
     status = dict(re.findall(r"^(cnn/\S+): (restored|initial value)$", out, re.M))
     assert status == {"cnn/conv1/w": "restored", "cnn/conv1/b": "restored",

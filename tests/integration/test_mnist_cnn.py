@@ -21,25 +21,13 @@ import pytest
 from scopeflow.datasets import mnist
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-SHARED_MNIST = ROOT.parent / "shared" / "datasets" / "mnist"
 COMMON = ["--validation-size", "1000"]
 
 
-@pytest.fixture(scope="module")
-def data_dir(tmp_path_factory):
-    directory = tmp_path_factory.mktemp("MNIST_data")
-    with open(SHARED_MNIST / mnist.TEST_IMAGES, "rb") as f:
-        images = mnist.extract_images(f)
-    with open(SHARED_MNIST / mnist.TEST_LABELS, "rb") as f:
-        labels = mnist.extract_labels(f)
-    for name, array in ((mnist.TRAIN_IMAGES, images[:8000]), (mnist.TRAIN_LABELS, labels[:8000]),
-                        (mnist.TEST_IMAGES, images[8000:]), (mnist.TEST_LABELS, labels[8000:])):
-        mnist.write_idx(directory / name, array)
-    return directory
 
 
-def _cmd(data_dir, logdir, *flags):
-    return [sys.executable, "-m", "scopeflow.examples.mnist_cnn", "--data-dir", str(data_dir),
+def _cmd(mnist_split_dir, logdir, *flags):
+    return [sys.executable, "-m", "scopeflow.examples.mnist_cnn", "--data-dir", str(mnist_split_dir),
             "--logdir", str(logdir), *COMMON, *flags]
 
 
@@ -58,9 +46,9 @@ def _latest_step(logdir):
 
 
 @pytest.fixture(scope="module")
-def short_run(data_dir, tmp_path_factory):
+def short_run(mnist_split_dir, tmp_path_factory):
     logdir = tmp_path_factory.mktemp("runs") / "mnist"
-    rc, out, err = _run(_cmd(data_dir, logdir, "--steps", "300", "--eval-every", "150",
+    rc, out, err = _run(_cmd(mnist_split_dir, logdir, "--steps", "300", "--eval-every", "150",
                              "--save-every", "100", "--log-every", "50"))
     assert rc == 0, err
     return logdir, out
@@ -150,9 +138,9 @@ def _wait_for_step(proc, at_least, timeout=600):
     raise AssertionError("the job ended early:\n" + "".join(seen) + proc.stderr.read())
 
 
-def test_ctrl_c_saves_and_a_second_run_resumes(data_dir, tmp_path):
+def test_ctrl_c_saves_and_a_second_run_resumes(mnist_split_dir, tmp_path):
     logdir = tmp_path / "run"
-    proc = _start(_cmd(data_dir, logdir, "--steps", "100000", "--save-every", "100000",
+    proc = _start(_cmd(mnist_split_dir, logdir, "--steps", "100000", "--save-every", "100000",
                        "--eval-every", "100000", "--log-every", "5"))
     _wait_for_step(proc, 10)
     proc.send_signal(signal.SIGINT)
@@ -162,7 +150,7 @@ def test_ctrl_c_saves_and_a_second_run_resumes(data_dir, tmp_path):
     assert stopped >= 10 and _latest_step(logdir) == stopped
     assert "test accuracy" not in out and "Traceback" not in err
 
-    rc, out, err = _run(_cmd(data_dir, logdir, "--steps", str(stopped + 5), "--log-every", "5"))
+    rc, out, err = _run(_cmd(mnist_split_dir, logdir, "--steps", str(stopped + 5), "--log-every", "5"))
     assert rc == 0, err
     assert f"resuming from {logdir}/model.ckpt-{stopped} (global_step {stopped})" in out
     assert re.search(rf"^step {stopped + 5}/{stopped + 5} ", out, re.M)
@@ -176,9 +164,9 @@ def test_ctrl_c_saves_and_a_second_run_resumes(data_dir, tmp_path):
     assert starts == [stopped]
 
 
-def test_killed_run_resumes_from_its_last_checkpoint(data_dir, tmp_path):
+def test_killed_run_resumes_from_its_last_checkpoint(mnist_split_dir, tmp_path):
     logdir = tmp_path / "run"
-    proc = _start(_cmd(data_dir, logdir, "--steps", "100000", "--save-every", "10",
+    proc = _start(_cmd(mnist_split_dir, logdir, "--steps", "100000", "--save-every", "10",
                        "--eval-every", "100000", "--log-every", "5"))
     _wait_for_step(proc, 25)
     proc.kill()  # SIGKILL: no chance to save
@@ -186,27 +174,27 @@ def test_killed_run_resumes_from_its_last_checkpoint(data_dir, tmp_path):
     saved = _latest_step(logdir)
     assert saved >= 20 and saved % 10 == 0
 
-    rc, out, err = _run(_cmd(data_dir, logdir, "--steps", str(saved + 3), "--log-every", "1"))
+    rc, out, err = _run(_cmd(mnist_split_dir, logdir, "--steps", str(saved + 3), "--log-every", "1"))
     assert rc == 0, err
     assert f"(global_step {saved})" in out
     steps = [int(s) for s in re.findall(r"^step +(\d+)/", out, re.M)]
     assert steps == [saved + 1, saved + 2, saved + 3]
     # Already there: a further run only evaluates.
-    rc, out, _ = _run(_cmd(data_dir, logdir, "--steps", str(saved + 3)))
+    rc, out, _ = _run(_cmd(mnist_split_dir, logdir, "--steps", str(saved + 3)))
     assert rc == 0 and not re.search(r"^step ", out, re.M) and "test accuracy: 0." in out
 
 
-def test_fresh_moves_the_old_run_aside(data_dir, tmp_path):
+def test_fresh_moves_the_old_run_aside(mnist_split_dir, tmp_path):
     logdir = tmp_path / "run"
-    assert _run(_cmd(data_dir, logdir, "--steps", "2", "--log-every", "1"))[0] == 0
-    rc, out, err = _run(_cmd(data_dir, logdir, "--steps", "1", "--fresh", "--log-every", "1"))
+    assert _run(_cmd(mnist_split_dir, logdir, "--steps", "2", "--log-every", "1"))[0] == 0
+    rc, out, err = _run(_cmd(mnist_split_dir, logdir, "--steps", "1", "--fresh", "--log-every", "1"))
     assert rc == 0, err
     assert "--fresh: moved the previous run to" in out and "resuming" not in out
     previous = next(logdir.glob("previous-*"))
     assert (previous / "model.ckpt-2.index").exists() and _latest_step(logdir) == 1
 
 
-def test_cli_alias_and_flags(data_dir, tmp_path, capsys):
+def test_cli_alias_and_flags(mnist_split_dir, tmp_path, capsys):
     from scopeflow.examples import mnist_cnn
 
     with pytest.raises(SystemExit):
@@ -216,7 +204,7 @@ def test_cli_alias_and_flags(data_dir, tmp_path, capsys):
                  "--logdir", "--data-dir", "--fresh"):
         assert flag in helptext
     rc, out, err = _run([sys.executable, "-m", "scopeflow.cli", "train-mnist", "--data-dir",
-                         str(data_dir), "--logdir", str(tmp_path / "cli"), *COMMON, "--steps", "1"])
+                         str(mnist_split_dir), "--logdir", str(tmp_path / "cli"), *COMMON, "--steps", "1"])
     assert rc == 0, err
     assert re.search(r"^test accuracy: 0\.\d{4}$", out, re.M)
 
@@ -259,12 +247,12 @@ def test_a_run_is_not_resumed_on_other_data(tmp_path):
         mnist_cnn._record_job(args, "MNIST")
 
 
-def test_a_corrupt_data_file_is_a_clear_error(tmp_path, data_dir):
+def test_a_corrupt_data_file_is_a_clear_error(tmp_path, mnist_split_dir):
     import shutil
 
     from scopeflow.examples import mnist_cnn
 
-    for f in data_dir.iterdir():
+    for f in mnist_split_dir.iterdir():
         shutil.copy(f, tmp_path / f.name)
     (tmp_path / mnist.TEST_LABELS).write_bytes(b"\x00\x00\x08\x03" + bytes(12))
     with pytest.raises(SystemExit, match=r"^error: Invalid magic number 2051 in MNIST label "
