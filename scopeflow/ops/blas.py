@@ -40,11 +40,14 @@ _SMALL_GEMM_FLOPS = 2e8  # below this (or with a dim < 48) threading costs more 
 
 
 def gemm(a, b, out=None):
-    """``a @ b`` for 2-D arrays, on single-threaded OpenBLAS calls (see the module doc)."""
+    """``a @ b`` for 2-D arrays: large products split over two single-threaded calls."""
     m, k = a.shape
     n = b.shape[1]
-    if _BLAS_THREADS is None or m * n * k <= _OPENBLAS_SINGLE_THREAD_MNK:
-        return np.matmul(a, b, out=out)  # OpenBLAS runs these on one thread by itself
+    mnk = m * n * k
+    # np.dot, not np.matmul: matmul skips BLAS for some strided operands (an outer product
+    # of two transposed columns took 40 us instead of 7).
+    if _BLAS_THREADS is None or mnk <= _OPENBLAS_SINGLE_THREAD_MNK:
+        return np.dot(a, b, out=out)  # OpenBLAS runs these on one thread by itself
     if out is None:
         out = np.empty((m, n), np.result_type(a, b))
     set_threads, get_threads = _BLAS_THREADS
@@ -52,8 +55,8 @@ def gemm(a, b, out=None):
         before = get_threads()
         set_threads(1)
         try:
-            if 2.0 * m * n * k < _SMALL_GEMM_FLOPS or before < 2 or (m < 96 and n < 96):
-                return np.matmul(a, b, out=out)
+            if 2.0 * mnk < _SMALL_GEMM_FLOPS or before < 2 or (m < 96 and n < 96):
+                return np.dot(a, b, out=out)
             if m < 96:  # short and wide (a dense layer's small batch): split b's columns
                 half = n // 2
                 worker = _POOL.submit(np.matmul, a, b[:, :half], out=out[:, :half])
