@@ -614,7 +614,24 @@ def log(x, name=None) -> Tensor:
     return log_op.bind(x, name=name)
 
 
-log1p_op = _float_unary("Log1p", np.log1p)
+def _log1p_kernel(x):
+    """Eigen's ``plog1p`` (TF's CPU kernel) for float32: ``x * log(1+x) / ((1+x) - 1)``.
+
+    Two vectorised logs' worth of work instead of libm's scalar ``log1pf`` (~2.5x faster
+    on word2vec's logistic loss); exact where ``1 + x`` rounds to 1 (returns ``x``) and at
+    infinity, as Eigen's.
+    """
+    if x.dtype != np.float32:
+        return np.log1p(x)
+    xp1 = x + np.float32(1)
+    log_xp1 = np.log(xp1)
+    out = np.divide(log_xp1, xp1 - np.float32(1))
+    out *= x
+    np.copyto(out, x, where=(xp1 == np.float32(1)) | (xp1 == log_xp1))
+    return out
+
+
+log1p_op = _float_unary("Log1p", _log1p_kernel)
 
 
 @log1p_op.def_grad
