@@ -71,15 +71,6 @@ class _FetchStructure:
         if fetch is None:
             raise TypeError(f'Argument `fetch` = {fetch} has invalid type '
                             f'"{type(fetch).__name__}". Cannot be None')
-        if isinstance(fetch, SparseTensor):
-            parts = self._walk(graph, fetch.components())
-            return lambda vals: SparseTensorValue(*parts(vals))
-        if isinstance(fetch, IndexedSlices):
-            if fetch.dense_shape is None:
-                parts = self._walk(graph, (fetch.values, fetch.indices))
-                return lambda vals: IndexedSlicesValue(*parts(vals), None)
-            parts = self._walk(graph, (fetch.values, fetch.indices, fetch.dense_shape))
-            return lambda vals: IndexedSlicesValue(*parts(vals))
         if isinstance(fetch, (list, tuple)):
             builders = [self._walk(graph, f) for f in fetch]
             if _is_namedtuple(fetch):
@@ -97,6 +88,16 @@ class _FetchStructure:
                 out = {k: b(vals) for k, b in zip(keys, builders)}
                 return out if cls is dict else cls(out)
             return build_dict
+        if type(fetch) is not Tensor:  # composites fetch their component tensors
+            if isinstance(fetch, SparseTensor):
+                parts = self._walk(graph, fetch.components())
+                return lambda vals: SparseTensorValue(*parts(vals))
+            if isinstance(fetch, IndexedSlices):
+                if fetch.dense_shape is None:
+                    parts = self._walk(graph, (fetch.values, fetch.indices))
+                    return lambda vals: IndexedSlicesValue(*parts(vals), None)
+                parts = self._walk(graph, (fetch.values, fetch.indices, fetch.dense_shape))
+                return lambda vals: IndexedSlicesValue(*parts(vals))
         element = _as_fetch_element(graph, fetch)
         index = len(self.elements)
         self.elements.append(element)
@@ -196,13 +197,15 @@ class Session:
         graph = self._graph
         tensors, values = [], []
         for key, value in feed_dict.items():
-            if isinstance(key, SparseTensor):  # feeds its three component tensors
+            if type(key) is Tensor and key._op._graph is graph:
+                t = key
+            elif isinstance(key, SparseTensor):  # feeds its three component tensors
                 for t, v in zip(key.components(), _sparse_feed_value(key, value)):
+                    if not graph.is_feedable(t):
+                        raise ValueError(f"Tensor {t.name} may not be fed.")
                     tensors.append(t)
                     values.append(v)
                 continue
-            if type(key) is Tensor and key._op._graph is graph:
-                t = key
             else:
                 t = self._feed_key_to_tensor(key)
             if not graph.is_feedable(t):
