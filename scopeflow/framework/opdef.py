@@ -106,10 +106,12 @@ class OpDef:
         hint = None
         if self.ref_inputs and isinstance(inputs[self.ref_inputs[0]], Tensor):
             # A variable's type fixes T (TF's _apply_op_helper): `assign_add(int64_var, 1)`
-            # converts the 1 to int64, a float64 array to a float32 variable's type.
+            # converts the 1 to int64, a float64 array to a float32 variable's type. Inputs
+            # named "indices" have their own integer type (TF's Tindices).
             dtype = inputs[self.ref_inputs[0]].dtype.base_dtype
             return [x if isinstance(x, Tensor) else
-                    convert_to_tensor(x, dtype=dtype, name=self._input_name(i))
+                    convert_to_tensor(x, dtype=None if self._input_name(i) == "indices"
+                                      else dtype, name=self._input_name(i))
                     for i, x in enumerate(inputs)]
         if self.dtype_rule is same_dtype:
             for x in inputs:

@@ -19,7 +19,6 @@ import weakref
 import numpy as np
 
 from scopeflow.framework import dtypes, errors
-from scopeflow.framework.graph import Tensor, convert_to_tensor
 from scopeflow.framework.opdef import OpDef
 from scopeflow.ops.blas import split_rows
 from scopeflow.ops.state_ops import _ref_output, _uninitialized
@@ -142,16 +141,8 @@ def _bind(op_def, *inputs, name, **attrs):
     """Binds the op with Variables' refs for the ref inputs; the output refers to input 0."""
     n = len(op_def.ref_inputs)
     refs = [getattr(x, "_variable", x) for x in inputs[:n]]
-    rest = list(inputs[n:])
-    at = op_def.input_names.index("indices") - n if "indices" in op_def.input_names else None
-    if at is None or isinstance(rest[at], Tensor):
-        return _ref_output(op_def.bind(*refs, *rest, name=name or op_def.type, **attrs), refs[0])
-    # Python/NumPy indices keep their own integer type (TF's Tindices), not the variable's
-    # T that OpDef gives the other Python inputs of a ref op; named `<op>/indices` as TF.
-    graph = refs[0].graph
-    with graph.as_default(), graph.name_scope(name or op_def.type) as scope:
-        rest[at] = convert_to_tensor(rest[at], name="indices")
-        return _ref_output(op_def.bind(*refs, *rest, name=scope, **attrs), refs[0])
+    return _ref_output(op_def.bind(*refs, *inputs[n:], name=name or op_def.type, **attrs),
+                       refs[0])
 
 
 # ── ApplyGradientDescent ─────────────────────────────────────────────────────────────
