@@ -41,7 +41,8 @@ class OpDef:
 
     def __init__(self, type, *, shape, dtype, kernel=None, attrs=None, num_outputs=1,
                  grad=_UNSET, broadcasting=False, stateful=False, aliases=False, ref_inputs=(),
-                 shape_from_tensors=False, input_names=()):
+                 shape_from_tensors=False, input_names=(), fresh_outputs=False,
+                 owning_kernel=None, owned_input=None):
         if type in REGISTRY:
             raise ValueError(f"Op type {type!r} is already registered")
         self.type = type
@@ -57,6 +58,13 @@ class OpDef:
         self.ref_inputs = tuple(ref_inputs)
         self.shape_from_tensors = shape_from_tensors
         self.input_names = tuple(input_names)
+        # ``fresh_outputs``: the kernel returns new arrays that nothing else holds. A
+        # consumer with an ``owning_kernel`` runs that instead of ``kernel`` when the plan
+        # proves its input ``owned_input`` is such an array read by no one else (not
+        # fetched, no other consumer), so it may keep the array rather than copy it.
+        self.fresh_outputs = fresh_outputs
+        self.owning_kernel = owning_kernel
+        self.owned_input = owned_input
         REGISTRY[type] = self
 
     # -- registration decorators ---------------------------------------------------------

@@ -158,7 +158,8 @@ restore_v2_op = OpDef("RestoreV2", shape=_restore_v2_shape,
                       dtype=lambda *ins, dtypes: [d.base_dtype for d in dtypes],
                       kernel=_restore_v2_kernel, attrs={"dtypes": None},
                       num_outputs=lambda attrs, n: len(attrs["dtypes"]), stateful=True,
-                      grad=None, input_names=("prefix", "tensor_names", "shape_and_slices"))
+                      grad=None, input_names=("prefix", "tensor_names", "shape_and_slices"),
+                      fresh_outputs=True)
 
 
 def restore_v2(prefix, tensor_names, shape_and_slices, dtypes, name=None):

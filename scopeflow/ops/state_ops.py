@@ -61,22 +61,34 @@ def _assign_dtype(ref, value, **attrs):
     return ref._as_ref
 
 
-def _assign_kernel(ctx, ref, value, *, validate_shape, use_locking):
-    state = ctx.state.vars
-    old = state.get(ref)
+def _check_assign_shape(ctx, ref, value, validate_shape):
+    old = ctx.state.vars.get(ref)
     if validate_shape and old is not None and old.shape != np.shape(value):
         raise errors.InvalidArgumentError(
             None, ctx.op, f"Assign requires shapes of both tensors to match. lhs shape= "
             f"{list(old.shape)} rhs shape= {list(np.shape(value))}")
+
+
+def _assign_kernel(ctx, ref, value, *, validate_shape, use_locking):
+    _check_assign_shape(ctx, ref, value, validate_shape)
     # The variable owns its memory: later in-place updates must not touch the source.
     new = np.array(value, copy=True)
-    state[ref] = new
+    ctx.state.vars[ref] = new
     return new
+
+
+def _assign_owned_kernel(ctx, ref, value, *, validate_shape, use_locking):
+    """Assign of a fresh array that nothing else reads (a restored tensor): the variable
+    keeps it as its memory, which saves a copy of every variable on restore."""
+    _check_assign_shape(ctx, ref, value, validate_shape)
+    ctx.state.vars[ref] = value
+    return value
 
 
 assign_op = OpDef("Assign", shape=_assign_shape, dtype=_assign_dtype, kernel=_assign_kernel,
                   attrs={"validate_shape": True, "use_locking": True}, stateful=True,
-                  aliases=True, ref_inputs=(0,), grad=None, input_names=("ref", "value"))
+                  aliases=True, ref_inputs=(0,), grad=None, input_names=("ref", "value"),
+                  owning_kernel=_assign_owned_kernel, owned_input=1)
 
 
 def assign(ref, value, validate_shape=None, use_locking=None, name=None):

@@ -19,6 +19,8 @@ is left in the plan, so its error is raised where it always was, at run time.
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 
 from scopeflow.framework import errors
@@ -206,6 +208,8 @@ def compile_plan(fetch_tensors, target_ops, feed_tensors, state) -> Plan:
             last_use[t] = k
     for t in fetch_tensors:
         last_use[t] = len(ops)
+    readers = Counter(t for op in ops for t in op._inputs)
+    readers.update(fetch_tensors)
 
     lines = [f"def _plan({', '.join(args)}):"]
     line_to_op: dict[int, Operation] = {}
@@ -246,7 +250,13 @@ def compile_plan(fetch_tensors, target_ops, feed_tensors, state) -> Plan:
                 raise errors.UnimplementedError(
                     None, op, f"Op type {od.type} has no kernel\n\t [[{op.describe_site()}]]")
             continue  # NoOp: only its control inputs matter
-        namespace[f"_k{k}"] = od.kernel
+        kernel = od.kernel
+        if od.owning_kernel is not None:
+            t = op._inputs[od.owned_input]
+            if (t.op._op_def.fresh_outputs and readers[t] == 1 and t not in fed
+                    and t not in folded):
+                kernel = od.owning_kernel
+        namespace[f"_k{k}"] = kernel
         call = f"_k{k}({', '.join(call_args)})"
         out_vars = []
         for t in outs:

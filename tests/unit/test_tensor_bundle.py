@@ -231,6 +231,27 @@ def test_truncated_data_and_index(tmp_path):
         BundleReader(prefix)
 
 
+def test_chunked_parallel_reads_check_every_chunk(tmp_path, monkeypatch):
+    # Large tensors are read in chunks by a thread pool; shrink the chunk so a small
+    # tensor takes that path, then corrupt and truncate chunks in the middle and the end.
+    monkeypatch.setattr(tensor_bundle, "_CHUNK", 64)
+    value = np.arange(1000, dtype=np.float32).reshape(10, 100)
+    prefix = str(tmp_path / "model.ckpt")
+    write_bundle(prefix, ["big", "tail"], [value, np.ones(3)])
+    with BundleReader(prefix) as reader:
+        np.testing.assert_array_equal(reader.read("big"), value)
+        offset = reader.entry("big").offset
+    data_path = tmp_path / "model.ckpt.data-00000-of-00001"
+    _flip(data_path, offset + 64 * 30 + 5)
+    with BundleReader(prefix) as reader, \
+            pytest.raises(errors.DataLossError, match="Checksum does not match.*tensor 'big'"):
+        reader.read("big")
+    data_path.write_bytes(data_path.read_bytes()[:offset + 64 * 40 + 10])
+    with BundleReader(prefix) as reader, \
+            pytest.raises(errors.DataLossError, match="tensor 'big'.*truncated"):
+        reader.read("big")
+
+
 def test_missing_data_file(tmp_path):
     prefix = _bundle(tmp_path)
     os.remove(tmp_path / "model.ckpt.data-00000-of-00001")
