@@ -14,7 +14,7 @@ import threading
 
 import numpy as np
 
-__all__ = ["gemm", "split_rows"]
+__all__ = ["gemm", "split_rows", "parallel_ufunc", "PARALLEL_ELEMENTWISE_FLOPS"]
 
 def _openblas_threads_setter():
     """NumPy's bundled OpenBLAS ``set/get_num_threads``, or None when not found."""
@@ -37,6 +37,9 @@ _BLAS_LOCK = threading.Lock()
 # OpenBLAS's own cut-off (65536 * GEMM_MULTITHREAD_THRESHOLD): smaller products never thread.
 _OPENBLAS_SINGLE_THREAD_MNK = 65536 * 4
 _SMALL_GEMM_FLOPS = 2e8  # below this (or with a dim < 48) threading costs more than it gives
+# Elementwise kernels split over two threads from ~400K elements; below, the second
+# thread's hand-off costs more than it gives.
+PARALLEL_ELEMENTWISE_FLOPS = 4e6
 
 
 def gemm(a, b, out=None):
@@ -96,6 +99,20 @@ def split_rows(task, m, flops, min_flops=_SMALL_GEMM_FLOPS):
             worker.result()
         finally:
             set_threads(before)
+
+
+def parallel_ufunc(ufunc, a, b, dtype=None):
+    """``ufunc(a, b)`` for a large ``a`` (``b`` the same shape, or broadcast along ``a``'s
+    first axis): the rows are split over two threads, as NumPy releases the GIL."""
+    out = np.empty(a.shape, dtype or np.result_type(a, b))
+    whole_rows = np.ndim(b) < a.ndim or np.shape(b)[0] == 1
+
+    def rows(lo, hi):
+        ufunc(a[lo:hi], b if whole_rows else b[lo:hi], out=out[lo:hi])
+
+    split_rows(rows, a.shape[0] if a.ndim else 1, flops=10.0 * a.size,
+               min_flops=PARALLEL_ELEMENTWISE_FLOPS)
+    return out
 
 
 def _make_pool():

@@ -624,10 +624,18 @@ def _log1p_kernel(x):
     if x.dtype != np.float32:
         return np.log1p(x)
     xp1 = x + np.float32(1)
-    log_xp1 = np.log(xp1)
-    out = np.divide(log_xp1, xp1 - np.float32(1))
+    out = np.log(xp1)
+    d = xp1 - np.float32(1)
+    # Where 1 + x rounds to 1, Eigen returns x: adding 1 to both log(1) = 0 and d = 0
+    # makes the ratio 1 (a masked copy, or 0/0 then a fix-up, costs 3-4x the whole kernel).
+    small = d == 0
+    out += small
+    d += small
+    out /= d
     out *= x
-    np.copyto(out, x, where=(xp1 == np.float32(1)) | (xp1 == log_xp1))
+    big = xp1 == np.float32(np.inf)  # inf / inf there; Eigen returns x (inf) too
+    if big.any():
+        out[big] = x[big]
     return out
 
 

@@ -18,6 +18,7 @@ from scopeflow.framework.opdef import OpDef, check_dtype, merge_shapes, same_sha
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops import array_ops, math_ops
+from scopeflow.ops.blas import PARALLEL_ELEMENTWISE_FLOPS, parallel_ufunc, split_rows
 
 __all__ = [
     "relu", "relu6", "elu", "selu", "leaky_relu", "softplus", "softsign", "softmax",
@@ -81,9 +82,42 @@ def _zeros_of(x):
 
 
 # ── Relu / ReluGrad ──────────────────────────────────────────────────────────────────
-relu_op = _unary("Relu", lambda x: np.maximum(x, x.dtype.type(0)), _REAL)
-# NOTE: dy * (x > 0) as TF's kernel (and several times faster than np.where)
-relu_grad_op = _grad_op("ReluGrad", lambda dy, x: np.multiply(dy, x > 0, dtype=dy.dtype))
+_ZEROS = {}
+
+
+def _zeros_like_cached(x):
+    """A read-only array of zeros shaped like ``x``, shared by calls (grown as needed)."""
+    zeros = _ZEROS.get(x.dtype)
+    if zeros is None or zeros.size < x.size:
+        zeros = _ZEROS[x.dtype] = np.zeros(x.size, x.dtype)
+        zeros.flags.writeable = False
+    return zeros[:x.size].reshape(x.shape)
+
+
+def _relu_kernel(x):
+    # NOTE: against an array of zeros, not the scalar 0: NumPy's maximum with a broadcast
+    # scalar is about 2x slower (same values, NaN included).
+    if x.size < 4096:
+        return np.maximum(x, x.dtype.type(0))
+    return parallel_ufunc(np.maximum, x, _zeros_like_cached(x))
+
+
+def _relu_grad_kernel(dy, x):
+    # dy * (x > 0) as TF's kernel (several times faster than np.where); large inputs are
+    # split over two threads, as the bool-to-float multiply is compute-bound.
+    if dy.size < 4096 or dy.shape != x.shape:
+        return np.multiply(dy, x > 0, dtype=dy.dtype)
+    out = np.empty(dy.shape, dy.dtype)
+
+    def rows(lo, hi):
+        np.multiply(dy[lo:hi], x[lo:hi] > 0, out=out[lo:hi], dtype=dy.dtype)
+
+    split_rows(rows, out.shape[0], flops=10.0 * out.size, min_flops=PARALLEL_ELEMENTWISE_FLOPS)
+    return out
+
+
+relu_op = _unary("Relu", _relu_kernel, _REAL)
+relu_grad_op = _grad_op("ReluGrad", _relu_grad_kernel)
 relu_op.def_grad(lambda op, dy: [relu_grad_op.bind(dy, op.outputs[0])])
 relu_grad_op.def_grad(lambda op, ddy: [relu_grad_op.bind(ddy, op.inputs[1]),
                                        _zeros_of(op.inputs[1])])

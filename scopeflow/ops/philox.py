@@ -55,14 +55,25 @@ def philox4x32(key: int, counter: int, n, offsets=None) -> np.ndarray:
     c0, c1, c2, c3 = _counters(counter, offsets)
     k0, k1 = key & _M32, (key >> 32) & _M32
     m, s = np.uint64(_M32), np.uint64(32)
+    # NOTE: every step writes into existing arrays: a round is ten passes, no allocations.
+    p0, p1 = np.empty_like(c0), np.empty_like(c0)
     for r in range(_ROUNDS):
-        p0 = _MUL_A * c0
-        p1 = _MUL_B * c2
-        c0, c1, c2, c3 = ((p1 >> s) ^ c1 ^ np.uint64(k0), p1 & m,
-                          (p0 >> s) ^ c3 ^ np.uint64(k1), p0 & m)
+        np.multiply(c0, _MUL_A, out=p0)
+        np.multiply(c2, _MUL_B, out=p1)
+        np.right_shift(p1, s, out=c0)          # c0 = hi(B * c2) ^ c1 ^ k0
+        c0 ^= c1
+        c0 ^= np.uint64(k0)
+        np.bitwise_and(p1, m, out=c1)          # c1 = lo(B * c2)
+        np.right_shift(p0, s, out=c2)          # c2 = hi(A * c0) ^ c3 ^ k1
+        c2 ^= c3
+        c2 ^= np.uint64(k1)
+        np.bitwise_and(p0, m, out=c3)          # c3 = lo(A * c0)
         if r < _ROUNDS - 1:
             k0, k1 = (k0 + _W32A) & _M32, (k1 + _W32B) & _M32
-    return np.stack([c0, c1, c2, c3], axis=-1).astype(np.uint32)
+    out = np.empty(c0.shape + (4,), np.uint32)
+    for i, c in enumerate((c0, c1, c2, c3)):
+        out[..., i] = c
+    return out
 
 
 class PhiloxStream:

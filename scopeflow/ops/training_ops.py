@@ -20,7 +20,7 @@ import numpy as np
 
 from scopeflow.framework import dtypes, errors
 from scopeflow.framework.opdef import OpDef
-from scopeflow.ops.blas import split_rows
+from scopeflow.ops.blas import PARALLEL_ELEMENTWISE_FLOPS, split_rows
 from scopeflow.ops.state_ops import _ref_output, _uninitialized
 
 __all__ = [
@@ -161,7 +161,7 @@ def _apply_gradient_descent_kernel(ctx, var, alpha, delta, *, use_locking):
         flat_var[lo:hi] -= tmp[lo:hi]
 
     split_rows(rows, flat_var.size, flops=2.0 * flat_var.size,
-               min_flops=_PARALLEL_ELEMENTWISE_FLOPS)
+               min_flops=PARALLEL_ELEMENTWISE_FLOPS)
     return var
 
 
@@ -233,7 +233,6 @@ def sparse_apply_momentum(var, accum, lr, grad, indices, momentum, use_locking=F
 
 # ── ApplyAdam / SparseApplyAdam ──────────────────────────────────────────────────────
 _CHUNK = 1 << 17  # elements per cache-sized block of the fused dense kernels
-_PARALLEL_ELEMENTWISE_FLOPS = 4e6  # ~400K elements: below, a second thread costs more
 
 
 def _apply_adam_kernel(ctx, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon,
@@ -266,7 +265,7 @@ def _apply_adam_kernel(ctx, var, m, v, beta1_power, beta2_power, lr, beta1, beta
             _adam_block(x, mm, vv, g, tmp[:x.size], None if tmp2 is None else tmp2[:x.size],
                         c1, c2, alpha, beta1, epsilon)
 
-    split_rows(blocks, n_blocks, flops=10.0 * n, min_flops=_PARALLEL_ELEMENTWISE_FLOPS)
+    split_rows(blocks, n_blocks, flops=10.0 * n, min_flops=PARALLEL_ELEMENTWISE_FLOPS)
     return var
 
 
