@@ -1010,9 +1010,12 @@ def _reduction_shape(x, axis, *, keep_dims):
 
 
 def _runtime_axes(x, axis):
-    nd = np.ndim(x)
+    nd = x.ndim
+    values = np.asarray(axis).reshape(-1).tolist()
+    if len(values) == 1 and 0 <= values[0] < nd:  # the common case, without the set
+        return (values[0],)
     out = set()
-    for v in np.asarray(axis).reshape(-1).tolist():
+    for v in values:
         if not -nd <= v < nd:
             raise errors.InvalidArgumentError(
                 None, None, f"Invalid reduction dimension ({v} for input with {nd} "
@@ -1086,7 +1089,8 @@ def _all_axes(x):
 
 
 def _sum_kernel(x, axes, keep_dims):
-    return np.sum(x, axis=axes, dtype=_accumulator(x), keepdims=keep_dims)
+    # ufunc.reduce directly: np.sum's Python wrapper costs as much as a small sum.
+    return np.add.reduce(x, axis=axes, dtype=_accumulator(x), keepdims=keep_dims)
 
 
 def _mean_kernel(x, axes, keep_dims):
@@ -1099,7 +1103,7 @@ def _mean_kernel(x, axes, keep_dims):
         if count == 0:
             return np.zeros_like(s)
         return np.sign(s) * (np.absolute(s) // count)
-    return np.sum(x, axis=axes, dtype=_accumulator(x), keepdims=keep_dims) / count
+    return np.add.reduce(x, axis=axes, dtype=_accumulator(x), keepdims=keep_dims) / count
 
 
 def _extreme(x, largest):
