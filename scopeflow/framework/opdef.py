@@ -42,8 +42,7 @@ class OpDef:
     def __init__(self, type, *, shape, dtype, kernel=None, attrs=None, num_outputs=1,
                  grad=_UNSET, broadcasting=False, stateful=False, aliases=False, ref_inputs=(),
                  shape_from_tensors=False, input_names=(), fresh_outputs=False,
-                 owning_kernel=None, owned_input=None, takes_epilogue=False, output_spec=None,
-                 epilogue=None):
+                 owning_kernel=None, owned_input=None):
         if type in REGISTRY:
             raise ValueError(f"Op type {type!r} is already registered")
         self.type = type
@@ -66,12 +65,6 @@ class OpDef:
         self.fresh_outputs = fresh_outputs
         self.owning_kernel = owning_kernel
         self.owned_input = owned_input
-        # Epilogue fusion (runtime/fusion.py): a producer whose kernel takes ``epilogue=``
-        # and ``output_spec(*inputs, **attrs) -> (shape, dtype) | None``; a consumer's
-        # ``epilogue`` is its EpilogueRule.
-        self.takes_epilogue = takes_epilogue
-        self.output_spec = output_spec
-        self.epilogue = epilogue
         REGISTRY[type] = self
 
     # -- registration decorators ---------------------------------------------------------

@@ -27,7 +27,6 @@ from scopeflow.ops.array_ops import _partial_dims
 from scopeflow.ops.blas import PARALLEL_ELEMENTWISE_FLOPS, parallel_ufunc
 from scopeflow.ops.blas import gemm as _gemm
 from scopeflow.ops.blas import split_rows as _split_rows
-from scopeflow.runtime.fusion import EpilogueRule
 
 __all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "conv2d_transpose",
            "depthwise_conv2d", "depthwise_conv2d_native",
@@ -202,12 +201,11 @@ def _chunk_images(oh, ow, k, itemsize):
     return max(1, _CHUNK_BYTES // max(1, oh * ow * k * itemsize))
 
 
-def _conv_gemm(xp, kh, kw, oh, ow, sh, sw, dh, dw, wmat, epilogue=None):
+def _conv_gemm(xp, kh, kw, oh, ow, sh, sw, dh, dw, wmat):
     """``im2col(xp) @ wmat`` as (N, oh, ow, CO): blocks of images, over two threads.
 
     Each block's window matrix is built in a per-thread scratch and consumed by its GEMM
     while still in cache; the two halves of the batch run on two threads (see blas).
-    ``epilogue`` (fused bias and activation) runs on each finished block of images.
     """
     n = xp.shape[0]
     k, co = wmat.shape
@@ -219,8 +217,6 @@ def _conv_gemm(xp, kh, kw, oh, ow, sh, sw, dh, dw, wmat, epilogue=None):
             e = min(hi, s + step)
             cols = _im2col(xp[s:e], kh, kw, oh, ow, sh, sw, dh, dw)
             np.matmul(cols, wmat, out=out[s:e].reshape(-1, co))
-            if epilogue is not None:
-                epilogue(out[s:e])
 
     _split_rows(task, n, 2.0 * n * oh * ow * k * co, _CONV_SPLIT_FLOPS)
     return out.reshape(n, oh, ow, co)
@@ -314,24 +310,12 @@ def _conv_dtype(*dts, **attrs):
     return check_dtype(same_dtype(*dts), _CONV_TYPES, "T")
 
 
-def _conv2d_output_spec(x, w, **attrs):
-    """(shape, dtype) of a valid Conv2D's output, else None (its kernel raises the error)."""
-    if x.ndim != 4 or w.ndim != 4 or x.shape[3] != w.shape[2] or x.dtype != w.dtype:
-        return None
-    try:
-        (oh, *_), (ow, *_) = _conv_setup("Conv2D", x.shape, w.shape[0], w.shape[1], attrs)
-    except errors.OpError:
-        return None
-    return (x.shape[0], oh, ow, w.shape[3]), x.dtype
-
-
 conv2d_op = OpDef("Conv2D", shape=_conv2d_shape, dtype=_conv_dtype, attrs=_CONV_ATTRS,
-                  input_names=("input", "filter"), takes_epilogue=True,
-                  output_spec=_conv2d_output_spec)
+                  input_names=("input", "filter"))
 
 
 @conv2d_op.def_kernel
-def _conv2d_kernel(x, w, epilogue=None, **attrs):
+def _conv2d_kernel(x, w, **attrs):
     kh, kw, ci, co = w.shape
     (oh, ph, sh, dh), (ow, pw, sw, dw) = _conv_setup("Conv2D", x.shape, kh, kw, attrs)
     n, _, _, c = x.shape
@@ -340,7 +324,7 @@ def _conv2d_kernel(x, w, epilogue=None, **attrs):
             None, None, f"Conv2D: grouped convolution (input depth {c}, filter depth {ci}) is "
             "not supported")
     return _conv_gemm(_padded(x, ph, pw), kh, kw, oh, ow, sh, sw, dh, dw,
-                      w.reshape(kh * kw * ci, co), epilogue)
+                      w.reshape(kh * kw * ci, co))
 
 
 def _conv_attrs(op):
@@ -1010,36 +994,9 @@ def _bias_add_shape(x, b, *, data_format):
     return TensorShape(out)
 
 
-def channel_add_step(shape, dtype, b):
-    """The in-place epilogue step adding the per-channel vector ``b`` to blocks of whole
-    images of an NHWC output of ``shape`` (None when ``b`` does not fit)."""
-    if not isinstance(b, np.ndarray) or b.shape != (shape[-1],) or b.dtype != dtype \
-            or len(shape) < 2:
-        return None
-    c = shape[-1]
-    per_row = 1
-    for d in reversed(shape[1:-1]):  # whole rows of one image: blocks split between images
-        if per_row * c >= _LONG_ROW:
-            break
-        per_row *= d
-    tiled = np.tile(b, per_row)
-
-    def step(block):
-        rows = block.reshape(-1, per_row * c)
-        np.add(rows, tiled, out=rows)
-    return step
-
-
-def _bias_add_epilogue(shape, dtype, index, others, attrs):
-    if attrs["data_format"] != "NHWC":
-        return None
-    return channel_add_step(shape, dtype, others[0])
-
-
 bias_add_op = OpDef("BiasAdd", shape=_bias_add_shape,
                     dtype=lambda x, b, **a: check_dtype(same_dtype(x, b), _BIAS_TYPES, "T"),
-                    attrs={"data_format": "NHWC"}, input_names=("value", "bias"),
-                    epilogue=EpilogueRule((0,), _bias_add_epilogue))
+                    attrs={"data_format": "NHWC"}, input_names=("value", "bias"))
 
 
 _LONG_ROW = 512  # elements: NumPy's per-row overhead is paid once per this many

@@ -30,7 +30,6 @@ from scopeflow.framework.opdef import (
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.framework.tensor_util import STATIC_VALUE_RULES, constant_value
 from scopeflow.ops.blas import gemm
-from scopeflow.runtime.fusion import EpilogueRule
 
 __all__ = [
     "where_v2", "div_no_nan",
@@ -151,15 +150,8 @@ def _const_like(value, t, name="Const"):
 
 
 # ── AddV2 ────────────────────────────────────────────────────────────────────────────
-def _add_epilogue(shape, dtype, index, others, attrs):
-    """``conv + b`` (either order) with a per-channel ``b``: fused into the producer."""
-    from scopeflow.ops.conv_ops import channel_add_step
-    return channel_add_step(shape, dtype, others[0])
-
-
 add_op = OpDef("AddV2", shape=broadcast_shape, dtype=_same_dtype_in(_NUMERIC), kernel=np.add,
-               broadcasting=True, input_names=("x", "y"),
-               epilogue=EpilogueRule((0, 1), _add_epilogue))
+               broadcasting=True, input_names=("x", "y"))
 add_op.def_grad(lambda op, dy: [dy, dy])  # gradients.py sums each back to its input's shape
 
 

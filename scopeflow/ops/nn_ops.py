@@ -19,7 +19,6 @@ from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops import array_ops, math_ops
 from scopeflow.ops.blas import PARALLEL_ELEMENTWISE_FLOPS, parallel_ufunc, split_rows
-from scopeflow.runtime.fusion import EpilogueRule
 
 __all__ = [
     "relu", "relu6", "elu", "selu", "leaky_relu", "softplus", "softsign", "softmax",
@@ -117,12 +116,7 @@ def _relu_grad_kernel(dy, x):
     return out
 
 
-def _relu_step(block):
-    np.maximum(block, block.dtype.type(0), out=block)
-
-
 relu_op = _unary("Relu", _relu_kernel, _REAL)
-relu_op.epilogue = EpilogueRule((0,), lambda shape, dtype, index, others, attrs: _relu_step)
 relu_grad_op = _grad_op("ReluGrad", _relu_grad_kernel)
 relu_op.def_grad(lambda op, dy: [relu_grad_op.bind(dy, op.outputs[0])])
 relu_grad_op.def_grad(lambda op, ddy: [relu_grad_op.bind(ddy, op.inputs[1]),

@@ -26,7 +26,6 @@ import numpy as np
 from scopeflow.framework import errors
 from scopeflow.framework.graph import Operation, Tensor
 from scopeflow.framework.opdef import shape_str
-from scopeflow.runtime.fusion import find_chains, fused_kernel
 
 __all__ = ["Plan", "OpRunContext", "compile_plan", "UninitializedVariable"]
 
@@ -215,22 +214,10 @@ def compile_plan(fetch_tensors, target_ops, feed_tensors, state) -> Plan:
     lines = [f"def _plan({', '.join(args)}):"]
     line_to_op: dict[int, Operation] = {}
     variable_ops = []
-    chains = find_chains(ops, readers, set(fetch_tensors) | fed | folded.keys())
-    in_chain = {op for chain in chains.values() for op in chain[:-1]}
-    if chains:  # a chain's inputs are read where its last op is
-        position = {op: k for k, op in enumerate(ops)}
-        for last, chain in chains.items():
-            for t in (t for op in chain for t in op._inputs):
-                last_use[t] = max(last_use[t], position[last])
     for k, op in enumerate(ops):
         od = op._op_def
         if od.type in _VARIABLE_OP_TYPES:
             variable_ops.append(op)
-        if op in in_chain:
-            continue  # computed by the fused call at the chain's last op
-        if op in chains:
-            _emit_fused(chains[op], k, var_of, namespace, lines, line_to_op, last_use)
-            continue
         call_args = []
         if od.stateful:
             namespace[f"_ctx{k}"] = OpRunContext(state, op)
@@ -314,41 +301,6 @@ def compile_plan(fetch_tensors, target_ops, feed_tensors, state) -> Plan:
         feed_checks.append((t, np_dtype, t.shape.as_tuple()))
     return Plan(namespace["_plan"], ops, list(feed_tensors), feed_checks, line_to_op,
                 variable_ops, source, has_targets=bool(target_ops))
-
-
-def _emit_fused(chain, k, var_of, namespace, lines, line_to_op, last_use):
-    """The statement for a fused chain (see fusion.py), at the position of its last op.
-
-    Inputs that are expressions (a variable read) get a line of their own first, so an
-    uninitialized variable is blamed on the op that reads it, as without fusion.
-    """
-    producer = chain[0]
-    args = [var_of[t] for t in producer._inputs]
-    inputs = list(producer._inputs)
-    for i, op in enumerate(chain[1:], 1):
-        for j, t in enumerate(op._inputs):
-            if t is chain[i - 1]._outputs[0]:
-                continue
-            v = var_of[t]
-            if not (v[0] in "tf" and v[1:2].isdigit()) and not v.startswith("_c"):
-                lines.append(f"    _v{k}_{i}_{j} = {v}")
-                line_to_op[len(lines)] = op
-                v = f"_v{k}_{i}_{j}"
-            args.append(v)
-            inputs.append(t)
-    namespace[f"_k{k}"] = fused_kernel(chain)
-    out = chain[-1]._outputs[0]
-    var_of[out] = f"t{k}_0"
-    lines.append(f"    t{k}_0 = _k{k}({', '.join(args)})")
-    line_to_op[len(lines)] = producer
-    dead = {var_of[t] for t in inputs if t in var_of and last_use.get(t) == k}
-    dead |= {f"_v{k}_{i}_{j}" for i, op in enumerate(chain[1:], 1)
-             for j in range(len(op._inputs))} & {a for a in args if a.startswith("_v")}
-    if out not in last_use:
-        dead.add(var_of[out])
-    dead = sorted(v for v in dead if (v[0] == "t" and v[1:2].isdigit()) or v.startswith("_v"))
-    if dead:
-        lines.append(f"    del {', '.join(dead)}")
 
 
 def _tf_dtype_name(dtype) -> str:

@@ -317,10 +317,8 @@ class Session:
 
 
 def _failing_op(plan, exc):
-    op = getattr(exc, "_scopeflow_op", None)  # set by a fused kernel's unfused fallback
-    if op is not None:
-        return op
     tb = exc.__traceback__
+    op = None
     while tb is not None:
         if tb.tb_frame.f_code.co_filename == PLAN_FILENAME:
             op = plan.op_at_line(tb.tb_lineno)
