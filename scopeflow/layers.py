@@ -147,16 +147,16 @@ def _pooling2d(pool, base, inputs, pool_size, strides, padding, data_format, nam
 def max_pooling2d(inputs, pool_size, strides, padding="valid", data_format="channels_last",
                   name=None):
     """2-D max pooling (NHWC); op ``max_pooling2d/MaxPool``."""
-    from scopeflow.ops import conv_ops
-    return _pooling2d(conv_ops.max_pool, "max_pooling2d", inputs, pool_size, strides, padding,
+    from scopeflow.ops import pool_ops
+    return _pooling2d(pool_ops.max_pool, "max_pooling2d", inputs, pool_size, strides, padding,
                       data_format, name)
 
 
 def average_pooling2d(inputs, pool_size, strides, padding="valid", data_format="channels_last",
                       name=None):
     """2-D average pooling (NHWC); op ``average_pooling2d/AvgPool``."""
-    from scopeflow.ops import conv_ops
-    return _pooling2d(conv_ops.avg_pool, "average_pooling2d", inputs, pool_size, strides,
+    from scopeflow.ops import pool_ops
+    return _pooling2d(pool_ops.avg_pool, "average_pooling2d", inputs, pool_size, strides,
                       padding, data_format, name)
 
 

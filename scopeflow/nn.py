@@ -5,4 +5,5 @@ from scopeflow.ops.conv_ops import *  # noqa: F403
 from scopeflow.ops.embedding_ops import *  # noqa: F403
 from scopeflow.ops.math_ops import sigmoid, tanh  # noqa: F401 - TF1 has tf.nn.sigmoid/tanh
 from scopeflow.ops.nn_ops import *  # noqa: F403
+from scopeflow.ops.pool_ops import *  # noqa: F403
 from scopeflow.ops.sparse_ops import embedding_lookup_sparse  # noqa: F401

@@ -1,4 +1,4 @@
-"""Convolution and pooling (NHWC; NCHW where TF's CPU kernels accept it), with gradients.
+"""Convolution and bias (NHWC; NCHW where TF's CPU kernels accept it), with gradients.
 
 Padding follows TF's arithmetic: ``VALID`` keeps whole windows, ``SAME`` gives
 ``ceil(in / stride)`` outputs with ``pad_total = max((out - 1) * stride + (k - 1) * dilation
@@ -7,8 +7,9 @@ pairs given. Convolution is im2col plus one GEMM: the windows are copied once in
 contiguous per-thread scratch matrix (never returned, so kernels stay pure functions of
 their inputs) and multiplied by the filter in its own dtype (float32 stays float32).
 The backprop ops are the TF ones (``Conv2DBackpropInput``/``Conv2DBackpropFilter``...), so
-autodiff builds the same graph as TF. As TF's CPU kernels, conv and pooling refuse NCHW at
-run time (``BiasAdd`` accepts it).
+autodiff builds the same graph as TF. As TF's CPU kernels, convolutions refuse NCHW at
+run time (``BiasAdd`` accepts it). Pooling, which shares the window geometry, is in
+:mod:`scopeflow.ops.pool_ops`.
 """
 
 from __future__ import annotations
@@ -24,14 +25,14 @@ from scopeflow.framework.opdef import OpDef, check_dtype, same_dtype
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops import array_ops
 from scopeflow.ops.array_ops import _partial_dims
-from scopeflow.ops.blas import PARALLEL_ELEMENTWISE_FLOPS, parallel_ufunc
 from scopeflow.ops.blas import gemm as _gemm
+from scopeflow.ops.blas import parallel_ufunc
 from scopeflow.ops.blas import split_rows as _split_rows
 
 __all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "conv2d_transpose",
            "depthwise_conv2d", "depthwise_conv2d_native",
            "depthwise_conv2d_native_backprop_input", "depthwise_conv2d_native_backprop_filter",
-           "max_pool", "max_pool2d", "avg_pool", "avg_pool2d", "bias_add"]
+           "bias_add"]
 
 _FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
 _CONV_TYPES = _FLOATS + (dtypes.int32,)
@@ -42,7 +43,6 @@ _CONV_ATTRS = {"strides": None, "use_cudnn_on_gpu": True, "padding": None,
                "explicit_paddings": [], "data_format": "NHWC", "dilations": [1, 1, 1, 1]}
 _DW_ATTRS = {"strides": None, "padding": None, "explicit_paddings": [], "data_format": "NHWC",
              "dilations": [1, 1, 1, 1]}
-_POOL_ATTRS = {"ksize": None, "strides": None, "padding": None, "data_format": "NHWC"}
 
 
 # ── Geometry: TF's windowed output sizes and paddings ────────────────────────────────
@@ -728,246 +728,6 @@ def depthwise_conv2d_native_backprop_filter(input, filter_sizes, out_backprop,  
                              "DepthwiseConv2dNativeBackpropFilter")
     return depthwise_backprop_filter_op.bind(input, filter_sizes, out_backprop, name=name,
                                              **attrs)
-
-
-# ── Pooling: shared geometry ─────────────────────────────────────────────────────────
-def _pool_shape(x, *, ksize, strides, padding, data_format):
-    n, h, w, c = _layout(_dims4(x, "input"), data_format)
-    kh, kw = _spatial(ksize, data_format)
-    (oh, _, _), (ow, _, _) = _window_geometry(h, w, kh, kw, strides=strides, padding=padding,
-                                              data_format=data_format)
-    return _in_format(n, oh, ow, c, data_format)
-
-
-def _pool_setup(op_type, kind, in_shape, attrs):
-    data_format = attrs["data_format"]
-    _check_cpu_format(op_type, data_format, kind)
-    ksize, strides = attrs["ksize"], attrs["strides"]
-    if ksize[0] != 1 or strides[0] != 1:
-        raise errors.UnimplementedError(None, None,
-                                        "Pooling is not yet supported on the batch dimension.")
-    if ksize[3] != 1 or strides[3] != 1:
-        raise errors.UnimplementedError(None, None,
-                                        "Depthwise pooling is not supported by this kernel.")
-    kh, kw = ksize[1:3]
-    sh, sw = strides[1:3]
-    (oh, *ph), (ow, *pw) = _window_geometry(in_shape[1], in_shape[2], kh, kw, strides=strides,
-                                            padding=attrs["padding"], data_format="NHWC")
-    return kh, kw, (oh, tuple(ph), sh), (ow, tuple(pw), sw)
-
-
-def _pool_call_attrs(ksize, strides, padding, data_format, op_type):
-    data_format = data_format or "NHWC"
-    if padding not in ("SAME", "VALID"):
-        raise ValueError(f"Attr 'padding' of '{op_type}' Op passed string '{padding}' not in: "
-                         '"SAME", "VALID".')
-    ci = _channel_index(data_format)
-    return {"ksize": _seq(ksize, 2, ci, "ksize"), "strides": _seq(strides, 2, ci, "strides"),
-            "padding": padding, "data_format": data_format}
-
-
-def _pool_dtype(allowed, what="input"):
-    return lambda x, *rest, **attrs: check_dtype(x, allowed, what)
-
-
-def _lowest(dtype):
-    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
-
-
-def _is_2x2_tiling(x, kh, kw, oh, ow, ph, pw, sh, sw):
-    return (kh, kw, sh, sw) == (2, 2, 2, 2) and ph == (0, 0) and pw == (0, 0) \
-        and x.shape[1] >= 2 * oh and x.shape[2] >= 2 * ow
-
-
-# ── MaxPool ──────────────────────────────────────────────────────────────────────────
-max_pool_op = OpDef("MaxPool", shape=_pool_shape, dtype=_pool_dtype(_POOL_TYPES),
-                    attrs=_POOL_ATTRS, input_names=("input",))
-
-
-@max_pool_op.def_kernel
-def _max_pool_kernel(x, **attrs):
-    kh, kw, (oh, ph, sh), (ow, pw, sw) = _pool_setup("MaxPool", "MaxPoolingOp", x.shape, attrs)
-    if _is_2x2_tiling(x, kh, kw, oh, ow, ph, pw, sh, sw):
-        out = np.empty((x.shape[0], oh, ow, x.shape[3]), x.dtype)
-
-        def images(lo, hi):
-            xb, o = x[lo:hi], out[lo:hi]
-            np.maximum(xb[:, 0:2 * oh:2, 0:2 * ow:2], xb[:, 0:2 * oh:2, 1:2 * ow:2], out=o)
-            np.maximum(o, xb[:, 1:2 * oh:2, 0:2 * ow:2], out=o)
-            np.maximum(o, xb[:, 1:2 * oh:2, 1:2 * ow:2], out=o)
-
-        _split_rows(images, x.shape[0], flops=10.0 * out.size,
-                    min_flops=PARALLEL_ELEMENTWISE_FLOPS)
-        return out
-    xp = _padded(x, ph, pw, _lowest(x.dtype))
-    out = _tap(xp, 0, 0, oh, ow, sh, sw, 1, 1).copy()
-    for i in range(kh):
-        for j in range(kw):
-            if i or j:
-                np.maximum(out, _tap(xp, i, j, oh, ow, sh, sw, 1, 1), out=out)
-    return out
-
-
-@max_pool_op.def_grad
-def _max_pool_grad(op, dy):
-    x, y = op.inputs[0], op.outputs[0]
-    return [max_pool_grad_op.bind(x, y, dy, **{k: op.get_attr(k) for k in _POOL_ATTRS})]
-
-
-def max_pool(value=None, ksize=None, strides=None, padding=None, data_format="NHWC",
-             name=None, input=None) -> Tensor:  # noqa: A002
-    """Max pooling over ``ksize`` windows (a ``MaxPool``).
-
-    >>> tf.nn.max_pool(tf.ones([1, 4, 4, 1]), 2, 2, "VALID").shape.as_list()
-    [1, 2, 2, 1]
-    """
-    value = _one_of(value, input, "value", "input")
-    attrs = _pool_call_attrs(ksize, strides, padding, data_format, "MaxPool")
-    return max_pool_op.bind(value, name=name, **attrs)
-
-
-def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None) -> Tensor:  # noqa: A002
-    """``max_pool`` with TF2's argument names."""
-    return max_pool(input, ksize, strides, padding, data_format, name)
-
-
-# ── MaxPoolGrad: dy goes to the first max of each window (scan order), as TF's CPU ───
-# The 2x2 fast path compares with ``orig_output`` (the pooled max TF passes in).
-def _max_pool_grad_shape(x, y, dy, **attrs):
-    return x
-
-
-max_pool_grad_op = OpDef("MaxPoolGrad", shape=_max_pool_grad_shape,
-                         dtype=lambda x, y, dy, **a: check_dtype(same_dtype(x, y, dy),
-                                                                 _POOL_TYPES, "T"),
-                         attrs=_POOL_ATTRS, grad=None,
-                         input_names=("orig_input", "orig_output", "grad"))
-
-
-@max_pool_grad_op.def_kernel
-def _max_pool_grad_kernel(x, y, dy, **attrs):
-    kh, kw, (oh, ph, sh), (ow, pw, sw) = _pool_setup("MaxPoolGrad", "MaxPoolingOp", x.shape,
-                                                     attrs)
-    if _is_2x2_tiling(x, kh, kw, oh, ow, ph, pw, sh, sw) and x.shape[1:3] == (2 * oh, 2 * ow) \
-            and y.shape == dy.shape:
-        return _max_pool_grad_2x2(x, y, dy, oh, ow)
-    xp = _padded(x, ph, pw, _lowest(x.dtype))
-    best = _tap(xp, 0, 0, oh, ow, sh, sw, 1, 1).copy()
-    arg = np.zeros(best.shape, np.int32)
-    for k in range(1, kh * kw):
-        tap = _tap(xp, k // kw, k % kw, oh, ow, sh, sw, 1, 1)
-        better = tap > best  # strict: ties keep the earlier tap
-        np.copyto(best, tap, where=better)
-        arg[better] = k
-    dxp = np.zeros(xp.shape, dy.dtype)
-    for k in range(kh * kw):
-        _tap(dxp, k // kw, k % kw, oh, ow, sh, sw, 1, 1)[...] += np.where(arg == k, dy, 0)
-    n, h, w, _ = x.shape
-    return np.ascontiguousarray(dxp[:, ph[0]:ph[0] + h, pw[0]:pw[0] + w])
-
-
-def _max_pool_grad_2x2(x, y, dy, oh, ow):
-    """Non-overlapping 2x2 windows tiling ``x``: each tap is compared with the pooled max
-    (``y``), a hit counts only if no earlier tap (scan order) hit, as TF's CPU kernel; the
-    batch is split over two threads (the quarter-size views make short inner loops)."""
-    n, _, _, c = x.shape
-    dx = np.empty(x.shape, dy.dtype)
-
-    def images(lo, hi):
-        x6 = x[lo:hi].reshape(hi - lo, oh, 2, ow, 2, c)
-        dx6 = dx[lo:hi].reshape(hi - lo, oh, 2, ow, 2, c)
-        yb, dyb = y[lo:hi], dy[lo:hi]
-        taken = np.equal(x6[:, :, 0, :, 0], yb)
-        np.multiply(dyb, taken, out=dx6[:, :, 0, :, 0])
-        hit = np.empty_like(taken)
-        for i, j in ((0, 1), (1, 0), (1, 1)):
-            np.equal(x6[:, :, i, :, j], yb, out=hit)
-            first = hit & ~taken
-            if (i, j) != (1, 1):
-                taken |= hit
-            np.multiply(dyb, first, out=dx6[:, :, i, :, j])
-
-    _split_rows(images, n, flops=10.0 * x.size, min_flops=PARALLEL_ELEMENTWISE_FLOPS)
-    return dx
-
-
-# ── AvgPool (SAME windows average over their valid elements only, as TF) ─────────────
-def _avg_counts(h, w, kh, kw, oh, ph, sh, ow, pw, sw, dtype):
-    """How many real (unpadded) elements each output window covers, as (1, oh, ow, 1)."""
-    def counts(size, k, out, pad, s):
-        start = np.arange(out) * s - pad[0]
-        return np.minimum(start + k, size) - np.maximum(start, 0)
-    return (counts(h, kh, oh, ph, sh)[:, None] * counts(w, kw, ow, pw, sw)[None, :]) \
-        .astype(dtype)[None, :, :, None]
-
-
-avg_pool_op = OpDef("AvgPool", shape=_pool_shape, dtype=_pool_dtype(_FLOATS, "value"),
-                    attrs=_POOL_ATTRS, input_names=("value",))
-
-
-@avg_pool_op.def_kernel
-def _avg_pool_kernel(x, **attrs):
-    kh, kw, (oh, ph, sh), (ow, pw, sw) = _pool_setup("AvgPool", "AvgPoolingOp", x.shape, attrs)
-    xp = _padded(x, ph, pw, 0)
-    out = _tap(xp, 0, 0, oh, ow, sh, sw, 1, 1).copy()
-    for k in range(1, kh * kw):
-        out += _tap(xp, k // kw, k % kw, oh, ow, sh, sw, 1, 1)
-    out /= _avg_counts(x.shape[1], x.shape[2], kh, kw, oh, ph, sh, ow, pw, sw, x.dtype)
-    return out
-
-
-@avg_pool_op.def_grad
-def _avg_pool_grad(op, dy):
-    return [avg_pool_grad_op.bind(array_ops.shape(op.inputs[0]), dy,
-                                  **{k: op.get_attr(k) for k in _POOL_ATTRS})]
-
-
-def avg_pool(value=None, ksize=None, strides=None, padding=None, data_format="NHWC",
-             name=None, input=None) -> Tensor:  # noqa: A002
-    """Average pooling (a ``AvgPool``); ``SAME`` edge windows average their valid elements.
-
-    >>> tf.nn.avg_pool(tf.ones([1, 3, 3, 1]), 2, 2, "SAME").shape.as_list()
-    [1, 2, 2, 1]
-    """
-    value = _one_of(value, input, "value", "input")
-    attrs = _pool_call_attrs(ksize, strides, padding, data_format, "AvgPool")
-    return avg_pool_op.bind(value, name=name, **attrs)
-
-
-def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None) -> Tensor:  # noqa: A002
-    """``avg_pool`` with TF2's argument names."""
-    return avg_pool(input, ksize, strides, padding, data_format, name)
-
-
-# ── AvgPoolGrad ──────────────────────────────────────────────────────────────────────
-def _avg_pool_grad_shape(sizes, dy, **attrs):
-    dims = _partial_dims(sizes)
-    return TensorShape(None if dims is None else [d if d is None or d >= 0 else None
-                                                  for d in dims])
-
-
-avg_pool_grad_op = OpDef("AvgPoolGrad", shape=_avg_pool_grad_shape,
-                         dtype=lambda s, dy, **a: check_dtype(dy, _FLOATS, "T"),
-                         attrs=_POOL_ATTRS, shape_from_tensors=True,
-                         input_names=("orig_input_shape", "grad"))
-
-
-@avg_pool_grad_op.def_kernel
-def _avg_pool_grad_kernel(sizes, dy, **attrs):
-    in_shape = tuple(int(v) for v in sizes)
-    kh, kw, (oh, ph, sh), (ow, pw, sw) = _pool_setup("AvgPoolGrad", "AvgPoolingOp", in_shape,
-                                                     attrs)
-    n, h, w, c = in_shape
-    g = dy / _avg_counts(h, w, kh, kw, oh, ph, sh, ow, pw, sw, dy.dtype)
-    dxp = np.zeros((n, h + ph[0] + ph[1], w + pw[0] + pw[1], c), dy.dtype)
-    for k in range(kh * kw):
-        _tap(dxp, k // kw, k % kw, oh, ow, sh, sw, 1, 1)[...] += g
-    return np.ascontiguousarray(dxp[:, ph[0]:ph[0] + h, pw[0]:pw[0] + w])
-
-
-@avg_pool_grad_op.def_grad
-def _avg_pool_grad_grad(op, dy):
-    return [None, avg_pool_op.bind(dy, **{k: op.get_attr(k) for k in _POOL_ATTRS})]
 
 
 # ── BiasAdd ──────────────────────────────────────────────────────────────────────────
