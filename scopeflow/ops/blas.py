@@ -104,13 +104,15 @@ def split_rows(task, m, flops, min_flops=_SMALL_GEMM_FLOPS):
 def parallel_ufunc(ufunc, a, b, dtype=None):
     """``ufunc(a, b)`` for a large ``a`` (``b`` the same shape, or broadcast along ``a``'s
     first axis): the rows are split over two threads, as NumPy releases the GIL."""
+    if a.ndim == 0:
+        return ufunc(a, b, dtype=dtype)
     out = np.empty(a.shape, dtype or np.result_type(a, b))
     whole_rows = np.ndim(b) < a.ndim or np.shape(b)[0] == 1
 
     def rows(lo, hi):
         ufunc(a[lo:hi], b if whole_rows else b[lo:hi], out=out[lo:hi])
 
-    split_rows(rows, a.shape[0] if a.ndim else 1, flops=10.0 * a.size,
+    split_rows(rows, a.shape[0], flops=10.0 * a.size,
                min_flops=PARALLEL_ELEMENTWISE_FLOPS)
     return out
 

@@ -83,6 +83,7 @@ def _zeros_of(x):
 
 # ── Relu / ReluGrad ──────────────────────────────────────────────────────────────────
 _ZEROS = {}
+_MAX_CACHED_ZEROS = 1 << 22  # elements: larger inputs use the scalar (no 16+ MB kept)
 
 
 def _zeros_like_cached(x):
@@ -99,7 +100,8 @@ def _relu_kernel(x):
     # scalar is about 2x slower (same values, NaN included).
     if x.size < 4096:
         return np.maximum(x, x.dtype.type(0))
-    return parallel_ufunc(np.maximum, x, _zeros_like_cached(x))
+    zero = _zeros_like_cached(x) if x.size <= _MAX_CACHED_ZEROS else x.dtype.type(0)
+    return parallel_ufunc(np.maximum, x, zero)
 
 
 def _relu_grad_kernel(dy, x):

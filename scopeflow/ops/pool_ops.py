@@ -106,7 +106,7 @@ def _max_pool_kernel(x, **attrs):
             np.maximum(o, xb[:, 1:2 * oh:2, 0:2 * ow:2], out=o)
             np.maximum(o, xb[:, 1:2 * oh:2, 1:2 * ow:2], out=o)
 
-        _split_rows(images, x.shape[0], flops=10.0 * out.size,
+        _split_rows(images, x.shape[0], flops=10.0 * x.size,
                     min_flops=PARALLEL_ELEMENTWISE_FLOPS)
         return out
     xp = _padded(x, ph, pw, _lowest(x.dtype))
