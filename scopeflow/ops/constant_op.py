@@ -163,7 +163,6 @@ def _constant_conversion(value, dtype=None, name=None, as_ref=False):
 register_tensor_conversion_function(object, _constant_conversion, priority=200)
 
 
-
 def _tensor_shape_conversion(shape, dtype=None, name=None, as_ref=False):
     """A fully known TensorShape becomes an int32 (or int64) vector, as TF."""
     if not shape.is_fully_defined():

@@ -253,7 +253,7 @@ def compile_plan(fetch_tensors, target_ops, feed_tensors, state) -> Plan:
         kernel = od.kernel
         if od.owning_kernel is not None:
             t = op._inputs[od.owned_input]
-            if (t.op._op_def.fresh_outputs and readers[t] == 1 and t not in fed
+            if (t._op._op_def.fresh_outputs and readers[t] == 1 and t not in fed
                     and t not in folded):
                 kernel = od.owning_kernel
         namespace[f"_k{k}"] = kernel

@@ -198,20 +198,16 @@ class Session:
         tensors, values = [], []
         for key, value in feed_dict.items():
             if type(key) is Tensor and key._op._graph is graph:
-                t = key
+                pairs = ((key, value),)
             elif isinstance(key, SparseTensor):  # feeds its three component tensors
-                for t, v in zip(key.components(), _sparse_feed_value(key, value)):
-                    if not graph.is_feedable(t):
-                        raise ValueError(f"Tensor {t.name} may not be fed.")
-                    tensors.append(t)
-                    values.append(v)
-                continue
+                pairs = zip(key.components(), _sparse_feed_value(key, value))
             else:
-                t = self._feed_key_to_tensor(key)
-            if not graph.is_feedable(t):
-                raise ValueError(f"Tensor {t.name} may not be fed.")
-            tensors.append(t)
-            values.append(value)
+                pairs = ((self._feed_key_to_tensor(key), value),)
+            for t, v in pairs:
+                if not graph.is_feedable(t):
+                    raise ValueError(f"Tensor {t.name} may not be fed.")
+                tensors.append(t)
+                values.append(v)
         return tuple(tensors), values
 
     def _feed_key_to_tensor(self, key):
