@@ -37,12 +37,15 @@ class OpDef:
       aliases: the kernel may return an input (or a view of it) instead of a new array.
       ref_inputs: indices of inputs that take a variable reference, not its value.
       input_names: names for error messages, as TF's OpDef (``x``, ``y``).
+      const_kernel: ``const_kernel(consts) -> kernel | None``, asked once when a plan is
+        compiled, with each input's constant value (None where it is computed at run
+        time): a kernel specialised for those constants, or None to keep ``kernel``.
     """
 
     def __init__(self, type, *, shape, dtype, kernel=None, attrs=None, num_outputs=1,
                  grad=_UNSET, broadcasting=False, stateful=False, aliases=False, ref_inputs=(),
                  shape_from_tensors=False, input_names=(), fresh_outputs=False,
-                 owning_kernel=None, owned_input=None):
+                 owning_kernel=None, owned_input=None, const_kernel=None):
         if type in REGISTRY:
             raise ValueError(f"Op type {type!r} is already registered")
         self.type = type
@@ -65,6 +68,7 @@ class OpDef:
         self.fresh_outputs = fresh_outputs
         self.owning_kernel = owning_kernel
         self.owned_input = owned_input
+        self.const_kernel = const_kernel
         REGISTRY[type] = self
 
     # -- registration decorators ---------------------------------------------------------

@@ -1144,7 +1144,11 @@ def _pad_dtype(x, paddings, *rest, **attrs):
 
 def _check_paddings(x, paddings):
     """The ``[before, after]`` pairs as Python ints (small: checked in Python, not NumPy)."""
-    p = np.asarray(paddings).reshape(-1, 2).tolist() if np.size(paddings) else []
+    shape = np.shape(paddings)
+    if len(shape) != 2 or shape[1] != 2:
+        raise InvalidArgumentError(None, None, f"paddings must be a matrix with 2 columns: "
+                                   f"[{','.join(map(str, shape))}]")
+    p = np.asarray(paddings).tolist()
     if len(p) != x.ndim:
         raise InvalidArgumentError(None, None, f"The first dimension of paddings must be the rank "
                                    f"of inputs{list(np.shape(paddings))} {list(x.shape)}")
@@ -1155,22 +1159,20 @@ def _check_paddings(x, paddings):
 
 def _pad_kernel(x, paddings, constant_values=None):
     p = _check_paddings(x, paddings)
-    # NOTE: a fill plus one slice assignment; np.pad costs ~30 us of Python per call.
-    if x.dtype == object:
-        fill = b"" if constant_values is None else constant_values.reshape(()).item()
+    # NOTE: a fill plus one slice assignment; np.pad costs ~30 us of Python per call. Filling
+    # the whole output (memset for zeros) and then the input is cheaper than filling only
+    # the padding slabs, which costs a slice assignment per padded side.
+    shape = [d + a + b for d, (a, b) in zip(x.shape, p)]
+    if constant_values is None and x.dtype != object:
+        out = np.zeros(shape, x.dtype)
     else:
-        fill = None if constant_values is None else constant_values.reshape(())
-    fill = 0 if fill is None else fill
-    out = np.empty([d + a + b for d, (a, b) in zip(x.shape, p)], x.dtype)
-    out[tuple(builtins.slice(a, a + d) for d, (a, _) in zip(x.shape, p))] = x
-    # Only the padding is filled (the slabs before and after the input along each axis):
-    # the gradients' zero padding writes each element once, not twice.
-    for axis, (d, (a, b)) in enumerate(zip(x.shape, p)):
-        lead = (builtins.slice(None),) * axis
-        if a:
-            out[lead + (builtins.slice(0, a),)] = fill
-        if b:
-            out[lead + (builtins.slice(a + d, None),)] = fill
+        if constant_values is None:
+            fill = b""
+        else:
+            fill = constant_values.reshape(())
+            fill = fill.item() if x.dtype == object else fill
+        out = np.full(shape, fill, x.dtype)
+    out[tuple([builtins.slice(a, a + d) for d, (a, _) in zip(x.shape, p)])] = x
     return out
 
 

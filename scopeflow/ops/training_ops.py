@@ -682,38 +682,26 @@ def _scatter_set(var, indices, rows, ordered):
     var[indices] = rows
 
 
-def _occurrence_rank(indices, ordered):
-    """For each position, how many earlier positions hold the same index (0 for firsts),
-    or None when no index repeats (``ordered`` is ``np.sort(indices)``)."""
-    first = np.empty(indices.size, bool)
-    first[:1] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
-    if first.all():
-        return None
-    pos = np.arange(indices.size)
-    rank = np.empty(indices.size, np.intp)
-    rank[np.argsort(indices, kind="stable")] = pos - np.maximum.accumulate(pos * first)
-    return rank
-
-
 def _scatter_accumulate(ufunc):
     # As TF's CPU ScatterFunctor: updates apply one after another in index order, so a
-    # repeated row gets ``(v - u1) - u2``. Without repeats that is one fancy-indexed update;
-    # with repeats, one per occurrence depth (each a set of distinct rows, in order).
-    # NOTE: ufunc.at would be exact too, but is ~10x slower than fancy indexing.
-    def update(var, idx, rows):
-        cur = var.take(idx, axis=0)  # cheaper than var[idx] (and than np.take's wrapper)
-        ufunc(cur, rows, out=cur)
-        var[idx] = cur
-
+    # repeated row gets ``(v - u1) - u2``. Every position is updated from the variable in
+    # one fancy-indexed pass; then a repeated row's later updates are applied in order
+    # onto its first copy with ufunc.at (exact and sequential, but ~10x slower than fancy
+    # indexing, so only for the repeats: a batch's ids rarely collide in a large vocabulary).
     def apply(var, indices, rows, ordered):
-        rank = _occurrence_rank(indices, ordered)
-        if rank is None:
-            update(var, indices, rows)
-            return
-        for depth in range(int(rank.max()) + 1):
-            at = np.flatnonzero(rank == depth)
-            update(var, indices[at], rows[at])
+        cur = var.take(indices, axis=0)  # cheaper than var[indices] (and np.take's wrapper)
+        ufunc(cur, rows, out=cur)
+        later = np.flatnonzero(ordered[1:] == ordered[:-1]) + 1  # sorted slots of repeats
+        if later.size:
+            at = np.argsort(indices, kind="stable")  # position of each sorted slot
+            first = np.ones(indices.size, bool)
+            first[later] = False
+            slot = np.arange(indices.size)
+            head = at[np.maximum.accumulate(np.where(first, slot, 0))[later]]
+            tail = at[later]
+            ufunc.at(cur, head, rows[tail])
+            cur[tail] = cur[head]        # every copy of a row now holds its final value,
+        var[indices] = cur               # so this write does not depend on NumPy's order
     return apply
 
 

@@ -256,6 +256,8 @@ def compile_plan(fetch_tensors, target_ops, feed_tensors, state) -> Plan:
             if (t._op._op_def.fresh_outputs and readers[t] == 1 and t not in fed
                     and t not in folded):
                 kernel = od.owning_kernel
+        if od.const_kernel is not None:
+            kernel = od.const_kernel([folded.get(t) for t in op._inputs]) or kernel
         namespace[f"_k{k}"] = kernel
         call = f"_k{k}({', '.join(call_args)})"
         out_vars = []

@@ -4,7 +4,9 @@
   shapes, ``Slice`` gradient paddings) at compile time, as TF's grappler does;
 - the candidate sampler samples upcoming runs in batches, and looks up the true classes'
   expected counts in a per-session table once the op has run often;
-- ``ScatterAdd``/``ScatterSub`` apply repeated rows one after another, as TF's kernel.
+- ``ScatterAdd``/``ScatterSub`` apply repeated rows one after another, as TF's kernel;
+- ``Select`` with a constant zeros branch (sigmoid cross-entropy and Select's gradient)
+  is a bitwise AND with the condition's mask, chosen when the plan is compiled.
 """
 
 from __future__ import annotations
@@ -201,7 +203,7 @@ def test_scatter_scalar_update_broadcasts():
 
 # ── Pad (the Slice gradients) and GatherV2 (the lookups) ─────────────────────────────
 @pytest.mark.parametrize("constant", [None, -2.5])
-def test_pad_fills_only_the_padding(constant):
+def test_pad_matches_numpy(constant):
     rng = np.random.default_rng(3)
     for _ in range(30):
         x = rng.standard_normal(tuple(int(d) for d in rng.integers(0, 4, 3))).astype(np.float32)
@@ -215,6 +217,19 @@ def test_pad_fills_only_the_padding(constant):
             got = sess.run(y)
         want = np.pad(x, p, constant_values=0.0 if constant is None else constant)
         np.testing.assert_array_equal(got, want)
+
+
+def test_pad_checks_fed_paddings_as_tf():
+    p = tf.placeholder(tf.int32, [None, None])
+    y = tf.pad(tf.zeros([2, 3]), p)
+    with tf.Session() as sess:
+        for bad, msg in (([[1, 1, 1], [0, 0, 0]], r"paddings must be a matrix with 2 columns: "
+                                                  r"\[2,3\]"),
+                         ([[1, 1]], r"The first dimension of paddings must be the rank"),
+                         ([[1, -1], [0, 0]], r"Paddings must be non-negative")):
+            with pytest.raises(tf.errors.InvalidArgumentError, match=msg):
+                sess.run(y, {p: bad})
+        assert sess.run(y, {p: [[1, 0], [0, 2]]}).shape == (3, 5)
 
 
 def test_gather_out_of_range_ids_name_the_first_bad_one():
@@ -241,3 +256,50 @@ def test_scatter_python_indices_keep_their_integer_type_and_tf_names():
         sess.run(v.initializer)
         sess.run(a)
         np.testing.assert_array_equal(sess.run(b)[:3], [[1, 2, 3], [-1, -1, -1], [-1, -1, -1]])
+
+
+# ── Select with a constant zeros branch ──────────────────────────────────────────────
+def _plan_kernel_names(plan, op_type):
+    return sorted(plan.fn.__globals__[f"_k{k}"].__name__
+                  for k, op in enumerate(plan.ops) if op.type == op_type)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
+def test_select_with_constant_zeros_is_exact_and_chosen_at_compile_time(dtype):
+    rng = np.random.default_rng(5)
+    x = (rng.standard_normal((6, 7)) * 10).astype(dtype)
+    if x.dtype.kind == "f":
+        x[0, :5] = [np.nan, -0.0, np.inf, -np.inf, 1e-310 if dtype == np.float64 else 1e-40]
+        x.view(f"u{x.itemsize}")[0, 5] |= 0b101  # a NaN with a payload
+        x.view(f"u{x.itemsize}")[0, 5] |= np.array(np.inf, dtype).view(f"u{x.itemsize}")
+    c = rng.random((6, 7)) > 0.5
+    cp, xp = tf.placeholder(tf.bool, [6, 7]), tf.placeholder(tf.as_dtype(dtype), [6, 7])
+    zeros = tf.zeros([6, 7], tf.as_dtype(dtype))
+    ys = [tf.where(cp, zeros, xp), tf.where(cp, xp, zeros), tf.where(cp, xp, -zeros),
+          tf.where(cp, xp, xp)]
+    with tf.Session() as sess:
+        got = sess.run(ys, {cp: c, xp: x})
+        plan = plan_module.compile_plan(ys, [], [cp, xp], sess._state)
+    wants = [np.where(c, 0, x).astype(dtype), np.where(c, x, 0).astype(dtype),
+             np.where(c, x, -np.zeros((), dtype)), x]
+    for g, w in zip(got, wants):
+        assert g.dtype == dtype and g.shape == (6, 7)
+        np.testing.assert_array_equal(g.view(f"u{x.itemsize}"), w.view(f"u{x.itemsize}"))
+    # -0.0 is not +0.0 (its sign would be lost), and x is not a constant
+    expected = ["_select_else_zeros", "_select_then_zeros", "_select_kernel", "_select_kernel"]
+    if x.dtype.kind != "f":  # an integer -0 is 0
+        expected[2] = "_select_else_zeros"
+    assert _plan_kernel_names(plan, "Select") == sorted(expected)
+
+
+def test_select_with_constant_zeros_falls_back_for_a_vector_condition():
+    c = tf.placeholder(tf.bool, [3])
+    y = tf.where(c, tf.ones([3, 2]), tf.zeros([3, 2]))
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(y, {c: [True, False, True]}),
+                                      [[1, 1], [0, 0], [1, 1]])
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="Number of batches of 'then' must match size of 'cond', but "
+                                 "saw: 3 vs. 2"):
+            sess.run(tf.where(tf.placeholder_with_default([True, False], [None]),
+                              tf.ones([3, 2]), tf.zeros([3, 2])))
