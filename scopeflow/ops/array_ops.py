@@ -1668,7 +1668,7 @@ def _gather_kernel(params, indices, axis, *, batch_dims):
         _gather_index_error(indices, n)
     if batch_dims == 0:
         try:
-            out = np.take(params, indices, axis=a)  # raises on indices >= n
+            out = params.take(indices, axis=a)  # raises on indices >= n
         except IndexError:
             out = None
         if out is None:

@@ -6,7 +6,8 @@
   expected counts in a per-session table once the op has run often;
 - ``ScatterAdd``/``ScatterSub`` apply repeated rows one after another, as TF's kernel;
 - ``Select`` with a constant zeros branch (sigmoid cross-entropy and Select's gradient)
-  is a bitwise AND with the condition's mask, chosen when the plan is compiled.
+  is a bitwise AND with the condition's mask, chosen when the plan is compiled;
+- ``MatMul`` with an inner dimension of 1 (an outer product) multiplies elementwise.
 """
 
 from __future__ import annotations
@@ -303,3 +304,22 @@ def test_select_with_constant_zeros_falls_back_for_a_vector_condition():
                                  "saw: 3 vs. 2"):
             sess.run(tf.where(tf.placeholder_with_default([True, False], [None]),
                               tf.ones([3, 2]), tf.zeros([3, 2])))
+
+
+# ── MatMul with an inner dimension of 1 (an outer product) ──────────────────────────
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_outer_product_matmul_is_exact(dtype):
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((128, 1)).astype(dtype)
+    b = rng.standard_normal((1, 65)).astype(dtype)
+    a[:3, 0] = [-0.0, np.inf, 1e-30]
+    b[0, :4] = [np.nan, -0.0, 1e-30, 2.0]
+    with np.errstate(invalid="ignore"):
+        want = np.dot(a, b)  # BLAS: a zero accumulator plus one product
+    for ta, tb in ((False, False), (True, True)):
+        y = tf.matmul(tf.constant(a.T if ta else a), tf.constant(b.T if tb else b),
+                      transpose_a=ta, transpose_b=tb)
+        with tf.Session() as sess:
+            got = sess.run(y)
+        np.testing.assert_array_equal(got.view(f"u{a.itemsize}"), want.view(f"u{a.itemsize}"))
+    assert not np.signbit(want[0, 3]) and np.isnan(want[1, 0])  # -0.0 * 2 is +0.0, as TF
