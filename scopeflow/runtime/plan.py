@@ -15,6 +15,12 @@ step calls far fewer kernels. This relies on TF's contract: an op with side effe
 randomness, or anything beyond its inputs and attrs) is ``stateful``, and kernels never
 modify their inputs. A kernel that fails (or warns of a floating-point error) while folding
 is left in the plan, so its error is raised where it always was, at run time.
+
+Buffer reuse (as TF's ``forward_input_or_allocate_output``): an elementwise NumPy ufunc
+writes its result into an input that dies there, when that input is the run's own fresh
+array of the output's shape and dtype (made by an op that returns new arrays, read by no
+one else, not fed, folded or fetched). Chains of elementwise ops then work in one buffer
+that stays in cache, instead of a new allocation per op.
 """
 
 from __future__ import annotations
@@ -157,6 +163,41 @@ def _fold_constants(ops, fed) -> dict:
     return values
 
 
+# Producers whose kernels return new arrays (besides ufuncs), and ones that return a view
+# of their first input (their other inputs are constants: shapes, axes).
+_FRESH_PRODUCERS = frozenset({"MatMul", "Select", "Log1p", "AddN", "ConcatV2", "Pad",
+                              "Reciprocal", "Cast", "GatherV2", "Sum", "Mean"})
+_VIEW_PRODUCERS = frozenset({"Reshape", "Identity", "ExpandDims", "Squeeze", "StopGradient"})
+
+
+def _exclusive(t, readers, aliasing, folded) -> bool:
+    """Whether ``t``'s array is the run's own and its one reader could overwrite it: made
+    fresh by its producer (or a view of such an array that nothing else reads)."""
+    producer = t._op
+    od = producer._op_def
+    if readers[t] != 1 or od.stateful:
+        return False
+    if isinstance(od.kernel, np.ufunc) or od.type in _FRESH_PRODUCERS:
+        return t not in aliasing  # not fed (a view's source may be) or folded
+    # A view's own aliasing mark comes from its constant inputs; its source decides.
+    return (od.type in _VIEW_PRODUCERS and all(x in folded for x in producer._inputs[1:])
+            and _exclusive(producer._inputs[0], readers, aliasing, folded))
+
+
+def _reusable_input(op, readers, aliasing, folded, var_of):
+    """The plan variable of an input that ufunc ``op`` may write its result into, or None."""
+    out = op._outputs[0]
+    dims = out.shape.as_tuple()
+    if not dims or any(d is None for d in dims):
+        return None
+    for t in op._inputs:
+        if (t.dtype.base_dtype == out.dtype.base_dtype and t.shape.as_tuple() == dims
+                and var_of.get(t, "").startswith("t")
+                and _exclusive(t, readers, aliasing, folded)):
+            return var_of[t]
+    return None
+
+
 def _literal(value, namespace, hint):
     if isinstance(value, _LITERAL_TYPES):
         return repr(value)
@@ -259,6 +300,10 @@ def compile_plan(fetch_tensors, target_ops, feed_tensors, state) -> Plan:
         if od.const_kernel is not None:
             kernel = od.const_kernel([folded.get(t) for t in op._inputs]) or kernel
         namespace[f"_k{k}"] = kernel
+        if isinstance(kernel, np.ufunc) and kernel.nout == 1 and len(outs) == 1:
+            reuse = _reusable_input(op, readers, aliasing, folded, var_of)
+            if reuse is not None:
+                call_args.append(f"out={reuse}")
         call = f"_k{k}({', '.join(call_args)})"
         out_vars = []
         for t in outs:

@@ -7,7 +7,9 @@
 - ``ScatterAdd``/``ScatterSub`` apply repeated rows one after another, as TF's kernel;
 - ``Select`` with a constant zeros branch (sigmoid cross-entropy and Select's gradient)
   is a bitwise AND with the condition's mask, chosen when the plan is compiled;
-- ``MatMul`` with an inner dimension of 1 (an outer product) multiplies elementwise.
+- ``MatMul`` with an inner dimension of 1 (an outer product) multiplies elementwise;
+- elementwise ufuncs write into an input that dies there when the plan can prove the run
+  owns it alone (never a feed, a variable, a constant, a fetched or a shared value).
 """
 
 from __future__ import annotations
@@ -323,3 +325,54 @@ def test_outer_product_matmul_is_exact(dtype):
             got = sess.run(y)
         np.testing.assert_array_equal(got.view(f"u{a.itemsize}"), want.view(f"u{a.itemsize}"))
     assert not np.signbit(want[0, 3]) and np.isnan(want[1, 0])  # -0.0 * 2 is +0.0, as TF
+
+
+# ── buffer reuse by elementwise ufuncs ───────────────────────────────────────────────
+def _reusing_ops(plan):
+    return sorted(plan.ops[k].type for k in range(len(plan.ops))
+                  if f"_k{k}(" in plan.source and
+                  any(line.strip().startswith(f"t{k}_0 = _k{k}(") and "out=" in line
+                      for line in plan.source.splitlines()))
+
+
+def test_elementwise_chains_reuse_buffers_the_run_owns_alone():
+    rng = np.random.default_rng(11)
+    x = tf.placeholder(tf.float32, [4, 3])
+    v = tf.Variable(rng.standard_normal((4, 3)).astype(np.float32))
+    w = tf.matmul(x, tf.ones([3, 3]))             # fresh
+    c = tf.negative(tf.reshape(tf.exp(w) * 2.0, [12]))  # each reuses (through the view)
+    s = tf.sqrt(tf.abs(tf.matmul(x, tf.ones([3, 3]) * 2.0) + 1.0))  # each reuses
+    d = s + s                                     # read twice: not reused
+    e = x * 3.0                                   # a feed: never written
+    f = v * 1.5                                   # a variable: never written
+    h = tf.matmul(x, tf.ones([3, 3]) * 3.0)
+    k = tf.exp(h)                                 # h is fetched too: not reused
+    fetches = [c, d, e, f, h, k]
+    feed = rng.standard_normal((4, 3)).astype(np.float32)
+    before = feed.copy()
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        vinit = sess.run(v)
+        got = sess.run(fetches, {x: feed})
+        plan = plan_module.compile_plan(fetches, [], [x], sess._state)
+        assert _reusing_ops(plan) == ["Abs", "AddV2", "Exp", "Mul", "Neg", "Sqrt"]
+        np.testing.assert_array_equal(sess.run(v), vinit)
+    np.testing.assert_array_equal(feed, before)
+    wv = feed @ np.ones((3, 3), np.float32)
+    sv = np.sqrt(np.abs(feed @ np.full((3, 3), 2, np.float32) + np.float32(1)))
+    hv = feed @ np.full((3, 3), 3, np.float32)
+    want = [-(np.exp(wv) * np.float32(2)).reshape(12), sv + sv, feed * np.float32(3),
+            vinit * np.float32(1.5), hv, np.exp(hv)]
+    for g, wanted in zip(got, want):
+        np.testing.assert_array_equal(g, wanted)
+
+
+def test_buffer_reuse_never_writes_into_a_fed_value_seen_through_a_view():
+    x = tf.placeholder(tf.float32, [2, 2])
+    w = tf.matmul(x, tf.ones([2, 2]))
+    y = tf.negative(tf.reshape(w, [4]))
+    fed = np.arange(4, dtype=np.float32).reshape(2, 2)
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(y, {w: fed}), [0, -1, -2, -3])
+        np.testing.assert_array_equal(sess.run(y, {x: fed}), [-1, -1, -5, -5])
+    np.testing.assert_array_equal(fed, np.arange(4).reshape(2, 2))
