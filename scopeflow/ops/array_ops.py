@@ -344,6 +344,22 @@ def _reshape_dtype(tensor, shape):
     return tensor
 
 
+def _per_shape(make):
+    """A kernel that works out ``make(x, *constants)`` (checks included) once per shape of
+    its first input and reuses it: for ops whose other inputs are plan constants."""
+    memo = {}
+
+    def lookup(x, *constants):
+        found = memo.get(x.shape)
+        if found is None:
+            if len(memo) >= 8:  # a few shapes at most (a varying batch size)
+                memo.clear()
+            found = memo[x.shape] = make(x, *constants)
+        return found
+
+    return lookup
+
+
 def _reshape_kernel(tensor, shape):
     dims = shape.tolist() if shape.ndim == 1 else [int(d) for d in shape]
     try:
@@ -1157,12 +1173,18 @@ def _check_paddings(x, paddings):
     return p
 
 
-def _pad_kernel(x, paddings, constant_values=None):
+def _pad_layout(x, paddings):
+    """The padded shape and the input's place in it, checked as TF's Pad."""
     p = _check_paddings(x, paddings)
+    return ([d + a + b for d, (a, b) in zip(x.shape, p)],
+            tuple([builtins.slice(a, a + d) for d, (a, _) in zip(x.shape, p)]))
+
+
+def _pad_kernel(x, paddings, constant_values=None):
     # NOTE: a fill plus one slice assignment; np.pad costs ~30 us of Python per call. Filling
     # the whole output (memset for zeros) and then the input is cheaper than filling only
     # the padding slabs, which costs a slice assignment per padded side.
-    shape = [d + a + b for d, (a, b) in zip(x.shape, p)]
+    shape, inner = _pad_layout(x, paddings)
     if constant_values is None and x.dtype != object:
         out = np.zeros(shape, x.dtype)
     else:
@@ -1172,12 +1194,31 @@ def _pad_kernel(x, paddings, constant_values=None):
             fill = constant_values.reshape(())
             fill = fill.item() if x.dtype == object else fill
         out = np.full(shape, fill, x.dtype)
-    out[tuple([builtins.slice(a, a + d) for d, (a, _) in zip(x.shape, p)])] = x
+    out[inner] = x
     return out
 
 
+def _pad_const_kernel(consts):
+    # With constant paddings (the Slice gradients'), the layout is checked and worked out
+    # once per input shape instead of on every run.
+    if consts[1] is None:
+        return None
+    layout_for = _per_shape(_pad_layout)
+
+    def _pad_constant_paddings(x, paddings):
+        if x.dtype == object:
+            return _pad_kernel(x, paddings)
+        shape, inner = layout_for(x, paddings)
+        out = np.zeros(shape, x.dtype)
+        out[inner] = x
+        return out
+
+    return _pad_constant_paddings
+
+
 pad_op = OpDef("Pad", shape=_pad_shape, dtype=_pad_dtype, kernel=_pad_kernel,
-               shape_from_tensors=True, input_names=("input", "paddings"))
+               shape_from_tensors=True, input_names=("input", "paddings"),
+               const_kernel=_pad_const_kernel)
 pad_v2_op = OpDef("PadV2", shape=_pad_shape, dtype=_pad_dtype, kernel=_pad_kernel,
                   shape_from_tensors=True, input_names=("input", "paddings", "constant_values"))
 STATIC_VALUE_RULES["Pad"] = STATIC_VALUE_RULES["PadV2"] = _fold
@@ -1318,8 +1359,10 @@ def _slice_dtype(x, begin, size):
     return x
 
 
-def _slice_kernel(x, begin, size):
+def _slice_index(x, begin, size):
+    """The index tuple of ``x[begin:begin + size]``, checked as TF's Slice."""
     index = []
+    shapes = (list(np.shape(begin)), list(np.shape(size)))
     if begin.ndim == 1 and size.ndim == 1:
         begin, size = begin.tolist(), size.tolist()  # Python ints: cheaper than int() each
     for i, (d, b, s) in enumerate(zip(x.shape, begin, size)):
@@ -1334,12 +1377,30 @@ def _slice_kernel(x, begin, size):
     if len(index) != x.ndim or len(size) != x.ndim:
         raise InvalidArgumentError(None, None, f"Expected begin and size arguments to be 1-D "
                                    f"tensors of size {x.ndim}, but got shapes "
-                                   f"{list(begin.shape)} and {list(size.shape)} instead.")
-    return x[tuple(index) + (Ellipsis,)]
+                                   f"{shapes[0]} and {shapes[1]} instead.")
+    return tuple(index) + (Ellipsis,)
+
+
+def _slice_kernel(x, begin, size):
+    return x[_slice_index(x, begin, size)]
+
+
+def _slice_const_kernel(consts):
+    # With constant begin and size (the nce_loss's true/sampled split), the index is
+    # checked and built once per input shape instead of on every run.
+    if consts[1] is None or consts[2] is None:
+        return None
+    index_for = _per_shape(_slice_index)
+
+    def _slice_constant_bounds(x, begin, size):
+        return x[index_for(x, begin, size)]
+
+    return _slice_constant_bounds
 
 
 slice_op = OpDef("Slice", shape=_slice_shape, dtype=_slice_dtype, kernel=_slice_kernel,
-                 aliases=True, shape_from_tensors=True, input_names=("input", "begin", "size"))
+                 aliases=True, shape_from_tensors=True, input_names=("input", "begin", "size"),
+                 const_kernel=_slice_const_kernel)
 STATIC_VALUE_RULES["Slice"] = _fold
 
 

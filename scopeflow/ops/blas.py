@@ -51,8 +51,6 @@ def gemm(a, b, out=None):
     # of two transposed columns took 40 us instead of 7).
     if _BLAS_THREADS is None or mnk <= _OPENBLAS_SINGLE_THREAD_MNK:
         return np.dot(a, b, out=out)  # OpenBLAS runs these on one thread by itself
-    if out is None:
-        out = np.empty((m, n), np.result_type(a, b))
     set_threads, get_threads = _BLAS_THREADS
     with _BLAS_LOCK:
         before = get_threads()
@@ -60,6 +58,8 @@ def gemm(a, b, out=None):
         try:
             if 2.0 * mnk < _SMALL_GEMM_FLOPS or before < 2 or (m < 96 and n < 96):
                 return np.dot(a, b, out=out)
+            if out is None:
+                out = np.empty((m, n), np.result_type(a, b))
             if m < 96:  # short and wide (a dense layer's small batch): split b's columns
                 half = n // 2
                 worker = _POOL.submit(np.matmul, a, b[:, :half], out=out[:, :half])

@@ -9,7 +9,8 @@
   is a bitwise AND with the condition's mask, chosen when the plan is compiled;
 - ``MatMul`` with an inner dimension of 1 (an outer product) multiplies elementwise;
 - elementwise ufuncs write into an input that dies there when the plan can prove the run
-  owns it alone (never a feed, a variable, a constant, a fetched or a shared value).
+  owns it alone (never a feed, a variable, a constant, a fetched or a shared value);
+- ``Slice`` and ``Pad`` with constant bounds/paddings check and lay out once per shape.
 """
 
 from __future__ import annotations
@@ -376,3 +377,27 @@ def test_buffer_reuse_never_writes_into_a_fed_value_seen_through_a_view():
         np.testing.assert_array_equal(sess.run(y, {w: fed}), [0, -1, -2, -3])
         np.testing.assert_array_equal(sess.run(y, {x: fed}), [-1, -1, -5, -5])
     np.testing.assert_array_equal(fed, np.arange(4).reshape(2, 2))
+
+
+# ── Slice and Pad with constant bounds ───────────────────────────────────────────────
+def test_slice_and_pad_with_constants_check_once_per_shape_and_still_raise():
+    x = tf.placeholder(tf.float32, None)  # unknown rank: checks happen at run time
+    y = tf.pad(tf.slice(x, [1, 0], [2, -1]), [[1, 0], [0, 2]])
+    with tf.Session() as sess:
+        plan = plan_module.compile_plan([y], [], [x], sess._state)
+        assert _plan_kernel_names(plan, "Slice") == ["_slice_constant_bounds"]
+        assert _plan_kernel_names(plan, "Pad") == ["_pad_constant_paddings"]
+        for shape in [(3, 2), (4, 3), (3, 2)]:  # a new shape, then a remembered one
+            v = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+            np.testing.assert_array_equal(sess.run(y, {x: v}), np.pad(v[1:3], [[1, 0], [0, 2]]))
+        for _ in range(2):  # a failed check is not remembered
+            with pytest.raises(tf.errors.InvalidArgumentError, match=r"Expected size\[0\] in"):
+                sess.run(y, {x: np.zeros((2, 2), np.float32)})
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match="Expected begin and size arguments to be 1-D"):
+                sess.run(y, {x: np.zeros((3, 2, 1), np.float32)})
+        z = tf.pad(x, [[1, 1]])
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="The first dimension of paddings must be the rank"):
+            sess.run(z, {x: np.zeros((2, 2), np.float32)})
+        np.testing.assert_array_equal(sess.run(z, {x: [5.0]}), [0, 5, 0])
