@@ -655,7 +655,10 @@ def _scatter_dtype(ref, indices, updates, *, use_locking):
 
 def _make_scatter(op_type, apply):
     def kernel(ctx, ref, indices, updates, *, use_locking):
-        (var,) = _refs(ctx, ref)
+        try:
+            var = ctx.state.vars[ref]
+        except KeyError:
+            raise _uninitialized(ctx, ref) from None
         flat = np.asarray(indices).reshape(-1)
         ordered = np.sort(flat)          # serves the bounds check and the repeats check
         n = var.shape[0]
@@ -685,23 +688,20 @@ def _scatter_set(var, indices, rows, ordered):
 def _scatter_accumulate(ufunc):
     # As TF's CPU ScatterFunctor: updates apply one after another in index order, so a
     # repeated row gets ``(v - u1) - u2``. Every position is updated from the variable in
-    # one fancy-indexed pass; then a repeated row's later updates are applied in order
-    # onto its first copy with ufunc.at (exact and sequential, but ~10x slower than fancy
-    # indexing, so only for the repeats: a batch's ids rarely collide in a large vocabulary).
+    # one fancy-indexed pass; then each repeated row's later updates are chained onto its
+    # earlier result, row by row (repeats are few: a batch's ids rarely collide in a large
+    # vocabulary, and ufunc.at, exact too, costs ~10x more per row than this).
     def apply(var, indices, rows, ordered):
         cur = var.take(indices, axis=0)  # cheaper than var[indices] (and np.take's wrapper)
         ufunc(cur, rows, out=cur)
-        later = np.flatnonzero(ordered[1:] == ordered[:-1]) + 1  # sorted slots of repeats
-        if later.size:
-            at = np.argsort(indices, kind="stable")  # position of each sorted slot
-            first = np.ones(indices.size, bool)
-            first[later] = False
-            slot = np.arange(indices.size)
-            head = at[np.maximum.accumulate(np.where(first, slot, 0))[later]]
-            tail = at[later]
-            ufunc.at(cur, head, rows[tail])
-            cur[tail] = cur[head]        # every copy of a row now holds its final value,
-        var[indices] = cur               # so this write does not depend on NumPy's order
+        repeated = ordered[1:] == ordered[:-1]
+        if repeated.any():
+            for value in dict.fromkeys(ordered[1:][repeated].tolist()):
+                at = np.flatnonzero(indices == value).tolist()
+                for p, q in zip(at, at[1:]):
+                    ufunc(cur[p:p + 1], rows[q:q + 1], out=cur[q:q + 1])
+                cur[at[:-1]] = cur[at[-1]]  # every copy holds the final value, so the
+        var[indices] = cur                  # write does not depend on NumPy's order
     return apply
 
 
