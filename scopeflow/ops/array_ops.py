@@ -344,22 +344,6 @@ def _reshape_dtype(tensor, shape):
     return tensor
 
 
-def _per_shape(make):
-    """A kernel that works out ``make(x, *constants)`` (checks included) once per shape of
-    its first input and reuses it: for ops whose other inputs are plan constants."""
-    memo = {}
-
-    def lookup(x, *constants):
-        found = memo.get(x.shape)
-        if found is None:
-            if len(memo) >= 8:  # a few shapes at most (a varying batch size)
-                memo.clear()
-            found = memo[x.shape] = make(x, *constants)
-        return found
-
-    return lookup
-
-
 def _reshape_kernel(tensor, shape):
     dims = shape.tolist() if shape.ndim == 1 else [int(d) for d in shape]
     try:
@@ -1173,6 +1157,22 @@ def _check_paddings(x, paddings):
     return p
 
 
+def _per_shape(make):
+    """``make(x, *constants)`` (checks included) worked out once per shape of ``x`` and
+    then reused: for kernels whose other inputs are plan constants."""
+    memo = {}
+
+    def lookup(x, *constants):
+        found = memo.get(x.shape)
+        if found is None:
+            if len(memo) >= 8:  # a few shapes at most (a varying batch size)
+                memo.clear()
+            found = memo[x.shape] = make(x, *constants)
+        return found
+
+    return lookup
+
+
 def _pad_layout(x, paddings):
     """The padded shape and the input's place in it, checked as TF's Pad."""
     p = _check_paddings(x, paddings)
@@ -1180,11 +1180,11 @@ def _pad_layout(x, paddings):
             tuple([builtins.slice(a, a + d) for d, (a, _) in zip(x.shape, p)]))
 
 
-def _pad_kernel(x, paddings, constant_values=None):
+def _pad_into(x, layout, constant_values=None):
     # NOTE: a fill plus one slice assignment; np.pad costs ~30 us of Python per call. Filling
     # the whole output (memset for zeros) and then the input is cheaper than filling only
     # the padding slabs, which costs a slice assignment per padded side.
-    shape, inner = _pad_layout(x, paddings)
+    shape, inner = layout
     if constant_values is None and x.dtype != object:
         out = np.zeros(shape, x.dtype)
     else:
@@ -1198,6 +1198,10 @@ def _pad_kernel(x, paddings, constant_values=None):
     return out
 
 
+def _pad_kernel(x, paddings, constant_values=None):
+    return _pad_into(x, _pad_layout(x, paddings), constant_values)
+
+
 def _pad_const_kernel(consts):
     # With constant paddings (the Slice gradients'), the layout is checked and worked out
     # once per input shape instead of on every run.
@@ -1206,12 +1210,7 @@ def _pad_const_kernel(consts):
     layout_for = _per_shape(_pad_layout)
 
     def _pad_constant_paddings(x, paddings):
-        if x.dtype == object:
-            return _pad_kernel(x, paddings)
-        shape, inner = layout_for(x, paddings)
-        out = np.zeros(shape, x.dtype)
-        out[inner] = x
-        return out
+        return _pad_into(x, layout_for(x, paddings))
 
     return _pad_constant_paddings
 
