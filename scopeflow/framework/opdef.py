@@ -64,7 +64,8 @@ class OpDef:
         # ``fresh_outputs``: the kernel returns new arrays that nothing else holds. A
         # consumer with an ``owning_kernel`` runs that instead of ``kernel`` when the plan
         # proves its input ``owned_input`` is such an array read by no one else (not
-        # fetched, no other consumer), so it may keep the array rather than copy it.
+        # fetched, no other consumer), so it may keep the array rather than copy it; an
+        # elementwise ufunc consumer may write its result into it (plan buffer reuse).
         self.fresh_outputs = fresh_outputs
         self.owning_kernel = owning_kernel
         self.owned_input = owned_input

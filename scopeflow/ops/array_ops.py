@@ -639,7 +639,8 @@ def _concat_kernel(*args, N):
 
 
 concat_op = OpDef("ConcatV2", shape=_concat_shape, dtype=_concat_dtype, kernel=_concat_kernel,
-                  attrs={"N": 2}, shape_from_tensors=True, input_names=("values", "axis"))
+                  attrs={"N": 2}, shape_from_tensors=True, input_names=("values", "axis"),
+                  fresh_outputs=True)
 STATIC_VALUE_RULES["ConcatV2"] = _fold
 
 
@@ -1217,7 +1218,7 @@ def _pad_const_kernel(consts):
 
 pad_op = OpDef("Pad", shape=_pad_shape, dtype=_pad_dtype, kernel=_pad_kernel,
                shape_from_tensors=True, input_names=("input", "paddings"),
-               const_kernel=_pad_const_kernel)
+               const_kernel=_pad_const_kernel, fresh_outputs=True)
 pad_v2_op = OpDef("PadV2", shape=_pad_shape, dtype=_pad_dtype, kernel=_pad_kernel,
                   shape_from_tensors=True, input_names=("input", "paddings", "constant_values"))
 STATIC_VALUE_RULES["Pad"] = STATIC_VALUE_RULES["PadV2"] = _fold
@@ -1745,7 +1746,7 @@ def _gather_kernel(params, indices, axis, *, batch_dims):
 
 gather_op = OpDef("GatherV2", shape=_gather_shape, dtype=_gather_dtype, kernel=_gather_kernel,
                   attrs={"batch_dims": 0}, shape_from_tensors=True,
-                  input_names=("params", "indices", "axis"))
+                  input_names=("params", "indices", "axis"), fresh_outputs=True)
 STATIC_VALUE_RULES["GatherV2"] = _fold
 
 

@@ -470,7 +470,8 @@ def _add_n_kernel(*xs):
     return out
 
 
-add_n_op = OpDef("AddN", shape=_add_n_shape, dtype=_add_n_dtype, kernel=_add_n_kernel)
+add_n_op = OpDef("AddN", shape=_add_n_shape, dtype=_add_n_dtype, kernel=_add_n_kernel,
+                 fresh_outputs=True)
 add_n_op.def_grad(lambda op, dy: [dy] * len(op.inputs))
 
 
@@ -550,7 +551,7 @@ def _reciprocal_kernel(x):
 
 
 reciprocal_op = OpDef("Reciprocal", shape=same_shape, dtype=_same_dtype_in(_SIGNED_NUMERIC),
-                      kernel=_reciprocal_kernel, input_names=("x",))
+                      kernel=_reciprocal_kernel, input_names=("x",), fresh_outputs=True)
 
 
 @reciprocal_op.def_grad
@@ -642,6 +643,7 @@ def _log1p_kernel(x):
 
 
 log1p_op = _float_unary("Log1p", _log1p_kernel)
+log1p_op.fresh_outputs = True
 
 
 @log1p_op.def_grad
@@ -928,7 +930,8 @@ def _select_const_kernel(consts):
 
 
 select_op = OpDef("Select", shape=_select_shape, dtype=_select_dtype, kernel=_select_kernel,
-                  input_names=("condition", "t", "e"), const_kernel=_select_const_kernel)
+                  input_names=("condition", "t", "e"), const_kernel=_select_const_kernel,
+                  fresh_outputs=True)
 
 
 @select_op.def_grad
@@ -1253,6 +1256,7 @@ def _prod_grad(op, dy):
 
 sum_op.def_grad(_sum_grad)
 mean_op = _reduction("Mean", _NUMERIC, _mean_kernel, grad=_mean_grad)
+sum_op.fresh_outputs = mean_op.fresh_outputs = True
 max_op = _reduction("Max", _REAL, lambda x, axes, kd: np.max(
     x, axis=axes, keepdims=kd, initial=_extreme(x, True)), grad=_min_or_max_grad)
 min_op = _reduction("Min", _REAL, lambda x, axes, kd: np.min(
@@ -1544,7 +1548,7 @@ def _matmul_kernel(a, b, *, transpose_a, transpose_b):
 
 matmul_op = OpDef("MatMul", shape=_matmul_shape, dtype=_same_dtype_in(_MATMUL_TYPES, "a"),
                   kernel=_matmul_kernel, attrs={"transpose_a": False, "transpose_b": False},
-                  input_names=("a", "b"))
+                  input_names=("a", "b"), fresh_outputs=True)
 
 
 @matmul_op.def_grad
@@ -1728,7 +1732,8 @@ def _cast_kernel(x, *, SrcT, DstT, Truncate):
 
 
 cast_op = OpDef("Cast", shape=same_shape, dtype=_cast_dtype, kernel=_cast_kernel,
-                attrs={"SrcT": None, "DstT": None, "Truncate": False}, input_names=("x",))
+                attrs={"SrcT": None, "DstT": None, "Truncate": False}, input_names=("x",),
+                fresh_outputs=True)
 
 
 @cast_op.def_grad

@@ -66,14 +66,18 @@ def _pool_setup(op_type, kind, in_shape, attrs):
     return kh, kw, (oh, tuple(ph), sh), (ow, tuple(pw), sw)
 
 
-def _pool_call_attrs(ksize, strides, padding, data_format, op_type):
+def _bind_pool(op_def, value, input, ksize, strides, padding, data_format, name):  # noqa: A002
+    """The public pooling functions' op: ``value`` (or TF2's ``input``) pooled by
+    ``op_def`` with checked attrs."""
+    value = _one_of(value, input, "value", "input")
     data_format = data_format or "NHWC"
     if padding not in ("SAME", "VALID"):
-        raise ValueError(f"Attr 'padding' of '{op_type}' Op passed string '{padding}' not in: "
-                         '"SAME", "VALID".')
+        raise ValueError(f"Attr 'padding' of '{op_def.type}' Op passed string '{padding}' not "
+                         'in: "SAME", "VALID".')
     ci = _channel_index(data_format)
-    return {"ksize": _seq(ksize, 2, ci, "ksize"), "strides": _seq(strides, 2, ci, "strides"),
-            "padding": padding, "data_format": data_format}
+    return op_def.bind(value, name=name, ksize=_seq(ksize, 2, ci, "ksize"),
+                       strides=_seq(strides, 2, ci, "strides"), padding=padding,
+                       data_format=data_format)
 
 
 def _pool_dtype(allowed, what="input"):
@@ -131,9 +135,7 @@ def max_pool(value=None, ksize=None, strides=None, padding=None, data_format="NH
     >>> tf.nn.max_pool(tf.ones([1, 4, 4, 1]), 2, 2, "VALID").shape.as_list()
     [1, 2, 2, 1]
     """
-    value = _one_of(value, input, "value", "input")
-    attrs = _pool_call_attrs(ksize, strides, padding, data_format, "MaxPool")
-    return max_pool_op.bind(value, name=name, **attrs)
+    return _bind_pool(max_pool_op, value, input, ksize, strides, padding, data_format, name)
 
 
 def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None) -> Tensor:  # noqa: A002
@@ -239,9 +241,7 @@ def avg_pool(value=None, ksize=None, strides=None, padding=None, data_format="NH
     >>> tf.nn.avg_pool(tf.ones([1, 3, 3, 1]), 2, 2, "SAME").shape.as_list()
     [1, 2, 2, 1]
     """
-    value = _one_of(value, input, "value", "input")
-    attrs = _pool_call_attrs(ksize, strides, padding, data_format, "AvgPool")
-    return avg_pool_op.bind(value, name=name, **attrs)
+    return _bind_pool(avg_pool_op, value, input, ksize, strides, padding, data_format, name)
 
 
 def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None) -> Tensor:  # noqa: A002

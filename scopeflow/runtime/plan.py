@@ -18,8 +18,8 @@ is left in the plan, so its error is raised where it always was, at run time.
 
 Buffer reuse (as TF's ``forward_input_or_allocate_output``): an elementwise NumPy ufunc
 writes its result into an input that dies there, when that input is the run's own fresh
-array of the output's shape and dtype (made by an op that returns new arrays, read by no
-one else, not fed, folded or fetched). Chains of elementwise ops then work in one buffer
+array of the output's shape and dtype (made by a ufunc or an op with ``fresh_outputs``,
+read by no one else, not fed, folded or fetched). Chains of elementwise ops then work in one buffer
 that stays in cache, instead of a new allocation per op.
 """
 
@@ -163,21 +163,20 @@ def _fold_constants(ops, fed) -> dict:
     return values
 
 
-# Producers whose kernels return new arrays (besides ufuncs), and ones that return a view
-# of their first input (their other inputs are constants: shapes, axes).
-_FRESH_PRODUCERS = frozenset({"MatMul", "Select", "Log1p", "AddN", "ConcatV2", "Pad",
-                              "Reciprocal", "Cast", "GatherV2", "Sum", "Mean"})
+# Producers that return a view of their first input (their other inputs are constants:
+# shapes, axes), which a ufunc may write into when the source is exclusively the run's.
 _VIEW_PRODUCERS = frozenset({"Reshape", "Identity", "ExpandDims", "Squeeze", "StopGradient"})
 
 
 def _exclusive(t, readers, aliasing, folded) -> bool:
     """Whether ``t``'s array is the run's own and its one reader could overwrite it: made
-    fresh by its producer (or a view of such an array that nothing else reads)."""
+    fresh by its producer (a ufunc, or ``OpDef.fresh_outputs``), or a view of such an array
+    that nothing else reads."""
     producer = t._op
     od = producer._op_def
     if readers[t] != 1 or od.stateful:
         return False
-    if isinstance(od.kernel, np.ufunc) or od.type in _FRESH_PRODUCERS:
+    if isinstance(od.kernel, np.ufunc) or od.fresh_outputs:
         return t not in aliasing  # not fed (a view's source may be) or folded
     # A view's own aliasing mark comes from its constant inputs; its source decides.
     return (od.type in _VIEW_PRODUCERS and all(x in folded for x in producer._inputs[1:])
