@@ -4,10 +4,11 @@
     python bench/compare.py bench/bench_session.py [more scripts...]
 
 Each script prints one JSON line of times (lower is better). TensorFlow runs the same
-script with ``--tf`` through ``../shared/tools/tf1`` (or $SCOPEFLOW_TF1), right after
-scopeflow, on the same machine. Ratios are TensorFlow time / scopeflow time: above 1
-means scopeflow is faster. ``--repeat N`` alternates the two N times and reports the
-median of each, which steadies the ratio on a busy machine.
+script with ``--tf`` through ``../shared/tools/tf1`` (or $SCOPEFLOW_TF1), on the same
+machine, at the same time: the two processes take turns, one timed round each (see
+``timing.py``), so a slow stretch of this shared machine hits both alike. Ratios are
+TensorFlow time / scopeflow time: above 1 means scopeflow is faster. ``--repeat N`` runs
+N such pairs of processes and reports the median of each framework's times.
 """
 
 from __future__ import annotations
@@ -17,17 +18,81 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED_MODELS = ["bench/bench_conv.py", "bench/bench_word2vec.py"]
 
 
-def run(cmd):
+def _env(turns):
     # The checkout's scopeflow, installed or not.
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=ROOT, env=env)
+    env.pop("SCOPEFLOW_BENCH_TURNS", None)
+    if turns:
+        env["SCOPEFLOW_BENCH_TURNS"] = "1"
+    return env
+
+
+def run(cmd):
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=ROOT,
+                         env=_env(False))
     return json.loads([ln for ln in out.stdout.splitlines() if ln.startswith("{")][-1])
+
+
+class _TurnTaker:
+    """One benchmark process that times a round only when told to (timing.py's protocol)."""
+
+    def __init__(self, cmd):
+        self.cmd = cmd
+        self.stderr = tempfile.TemporaryFile("w+")
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self.stderr, text=True, cwd=ROOT, env=_env(True))
+        self.result = None
+        self.rounds = []                  # (seconds per call) of each timed round, in order
+
+    def wait_ready(self):
+        """Reads on to the next ``#wait`` (True) or to the end of the script (False)."""
+        for line in self.proc.stdout:
+            if line.startswith("#wait"):
+                return True
+            if line.startswith("{"):
+                self.result = json.loads(line)
+        if self.proc.wait() != 0 or self.result is None:
+            self.stderr.seek(0)
+            raise RuntimeError(f"{' '.join(self.cmd)} failed:\n{self.stderr.read()}")
+        return False
+
+    def take_turn(self):
+        self.proc.stdin.write("go\n")
+        self.proc.stdin.flush()
+        for line in self.proc.stdout:
+            if line.startswith("#round"):
+                self.rounds.append(float(line.split()[1]))
+                return
+        raise RuntimeError(f"{' '.join(self.cmd)} stopped in a timed round")
+
+
+def run_in_turns(*cmds):
+    """Runs the scripts at once, alternating their timed rounds; returns their JSON results.
+
+    Each process's setup between rounds finishes before the other's next round starts,
+    so no timed round shares the machine with the other framework's work.
+    """
+    takers = [_TurnTaker(cmd) for cmd in cmds]
+    try:
+        ready = [t.wait_ready() for t in takers]
+        while any(ready):
+            for i, taker in enumerate(takers):
+                if ready[i]:
+                    taker.take_turn()
+                    ready[i] = taker.wait_ready()
+    finally:
+        for taker in takers:
+            if taker.proc.poll() is None:
+                taker.proc.kill()
+            taker.stderr.close()
+    return [t.result for t in takers]
 
 
 def _median(runs):
@@ -38,9 +103,12 @@ def _median(runs):
 def compare(script, tool, repeat):
     ours_runs, theirs_runs = [], []
     for _ in range(repeat):
-        ours_runs.append(run([sys.executable, script]))
         if tool:
-            theirs_runs.append(run([tool, script, "--tf"]))
+            ours, theirs = run_in_turns([sys.executable, script], [tool, script, "--tf"])
+            theirs_runs.append(theirs)
+        else:
+            ours = run([sys.executable, script])
+        ours_runs.append(ours)
     return _median(ours_runs), (_median(theirs_runs) if theirs_runs else None)
 
 
