@@ -40,12 +40,17 @@ class OpDef:
       const_kernel: ``const_kernel(consts) -> kernel | None``, asked once when a plan is
         compiled, with each input's constant value (None where it is computed at run
         time): a kernel specialised for those constants, or None to keep ``kernel``.
+      forwards_input: ``forwards_input(op) -> bool``: whether this op's output is always
+        its first input itself (``Identity``; a ``Reshape`` to the static shape it already
+        has). A plan then skips the call and uses the input, as TF's grappler removes such
+        ops.
     """
 
     def __init__(self, type, *, shape, dtype, kernel=None, attrs=None, num_outputs=1,
                  grad=_UNSET, broadcasting=False, stateful=False, aliases=False, ref_inputs=(),
                  shape_from_tensors=False, input_names=(), fresh_outputs=False,
-                 owning_kernel=None, owned_input=None, const_kernel=None):
+                 owning_kernel=None, owned_input=None, const_kernel=None,
+                 forwards_input=None):
         if type in REGISTRY:
             raise ValueError(f"Op type {type!r} is already registered")
         self.type = type
@@ -70,6 +75,7 @@ class OpDef:
         self.owning_kernel = owning_kernel
         self.owned_input = owned_input
         self.const_kernel = const_kernel
+        self.forwards_input = forwards_input
         REGISTRY[type] = self
 
     # -- registration decorators ---------------------------------------------------------

@@ -268,8 +268,19 @@ def placeholder_with_default(input, shape, name=None) -> Tensor:  # noqa: A002 -
 
 
 # ── Identity ─────────────────────────────────────────────────────────────────────────
+def _always(op):
+    return True
+
+
+def _same_static_shape(op):
+    """A reshape to the fully known static shape its input already has: the kernel's
+    result could only be the input's values in the input's shape."""
+    dims = op._inputs[0].shape.as_tuple()
+    return (bool(dims) and None not in dims and op._outputs[0].shape.as_tuple() == dims)
+
+
 identity_op = OpDef("Identity", shape=same_shape, dtype=first_dtype, kernel=lambda x: x,
-                    aliases=True, input_names=("input",))
+                    aliases=True, input_names=("input",), forwards_input=_always)
 identity_op.def_grad(lambda op, dy: [dy])
 
 
@@ -292,7 +303,8 @@ def identity_n(input, name=None) -> tuple:  # noqa: A002 - TF's name
 
 # ── StopGradient ─────────────────────────────────────────────────────────────────────
 stop_gradient_op = OpDef("StopGradient", shape=same_shape, dtype=first_dtype,
-                         kernel=lambda x: x, aliases=True, grad=None, input_names=("input",))
+                         kernel=lambda x: x, aliases=True, grad=None, input_names=("input",),
+                         forwards_input=_always)
 
 
 def stop_gradient(input, name=None) -> Tensor:  # noqa: A002 - TF's name
@@ -356,7 +368,8 @@ def _reshape_kernel(tensor, shape):
 
 
 reshape_op = OpDef("Reshape", shape=_reshape_shape, dtype=_reshape_dtype, kernel=_reshape_kernel,
-                   aliases=True, shape_from_tensors=True, input_names=("tensor", "shape"))
+                   aliases=True, shape_from_tensors=True, input_names=("tensor", "shape"),
+                   forwards_input=_same_static_shape)
 STATIC_VALUE_RULES["Reshape"] = _fold
 reshape_op.def_grad(lambda op, dy: [reshape(_dense(dy), shape(op.inputs[0])), None])
 

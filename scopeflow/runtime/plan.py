@@ -21,6 +21,11 @@ writes its result into an input that dies there, when that input is the run's ow
 array of the output's shape and dtype (made by a ufunc or an op with ``fresh_outputs``,
 read by no one else, not fed, folded or fetched). Chains of elementwise ops then work in one buffer
 that stays in cache, instead of a new allocation per op.
+
+Pass-through ops (``OpDef.forwards_input``: ``Identity``, ``StopGradient``, a ``Reshape``
+to the shape its input has) are not called: their output is their input's plan variable.
+An ``Identity`` of a variable still runs, as it reads the variable at its own place in
+the order.
 """
 
 from __future__ import annotations
@@ -197,6 +202,21 @@ def _reusable_input(op, readers, aliasing, folded, var_of):
     return None
 
 
+def _forwarded(ops, fed) -> dict:
+    """Outputs of the pass-through ops the plan skips, each mapped to the tensor whose
+    value it is (following chains of them)."""
+    source: dict = {}
+    for op in ops:
+        od = op._op_def
+        if od.forwards_input is None or op._outputs[0] in fed or not od.forwards_input(op):
+            continue
+        t = op._inputs[0]
+        if t._op._op_def.type in _VARIABLE_OP_TYPES and t not in fed:
+            continue  # keeps the variable's read where the op is
+        source[op._outputs[0]] = source.get(t, t)
+    return source
+
+
 def _literal(value, namespace, hint):
     if isinstance(value, _LITERAL_TYPES):
         return repr(value)
@@ -241,13 +261,18 @@ def compile_plan(fetch_tensors, target_ops, feed_tensors, state) -> Plan:
         var_of[t] = f"f{i}"
         args.append(f"f{i}")
 
-    # Liveness: the last step that reads each tensor; fetched tensors live to the end.
+    forwarded = _forwarded(ops, fed)
+
+    # Liveness: the last step that reads each value (a skipped op's readers read its
+    # source); fetched tensors live to the end.
     last_use: dict[Tensor, int] = {}
     for k, op in enumerate(ops):
+        if op._outputs and op._outputs[0] in forwarded:
+            continue
         for t in op._inputs:
-            last_use[t] = k
+            last_use[forwarded.get(t, t)] = k
     for t in fetch_tensors:
-        last_use[t] = len(ops)
+        last_use[forwarded.get(t, t)] = len(ops)
     readers = Counter(t for op in ops for t in op._inputs)
     readers.update(fetch_tensors)
 
@@ -285,6 +310,9 @@ def compile_plan(fetch_tensors, target_ops, feed_tensors, state) -> Plan:
                 namespace[f"_k{k}"] = od.kernel
                 var_of[op._outputs[0]] = f"_k{k}({', '.join(call_args)})"
             continue
+        if outs and outs[0] in forwarded:
+            var_of[outs[0]] = var_of[op._inputs[0]]
+            continue
         if od.kernel is None:
             if outs:
                 raise errors.UnimplementedError(
@@ -319,7 +347,8 @@ def compile_plan(fetch_tensors, target_ops, feed_tensors, state) -> Plan:
             lines.append(f"    {', '.join(out_vars)}, = {call}")
         line_to_op[len(lines)] = op
         # Free each value after its last reader (only the plan's own locals ``t*``).
-        dead = [var_of[t] for t in op._inputs if last_use.get(t) == k and t in var_of]
+        dead = [var_of[t] for t in op._inputs
+                if last_use.get(forwarded.get(t, t)) == k and t in var_of]
         dead += [var_of[t] for t in outs if t not in last_use and t in var_of]
         dead = [v for v in dead if v[0] == "t"]
         if dead:

@@ -10,7 +10,9 @@
 - ``MatMul`` with an inner dimension of 1 (an outer product) multiplies elementwise;
 - elementwise ufuncs write into an input that dies there when the plan can prove the run
   owns it alone (never a feed, a variable, a constant, a fetched or a shared value);
-- ``Slice`` and ``Pad`` with constant bounds/paddings check and lay out once per shape.
+- ``Slice`` and ``Pad`` with constant bounds/paddings check and lay out once per shape;
+- pass-through ops (``Identity``, ``StopGradient``, a ``Reshape`` to the shape its input
+  has) are not called: their readers use the input's value.
 """
 
 from __future__ import annotations
@@ -377,6 +379,73 @@ def test_buffer_reuse_never_writes_into_a_fed_value_seen_through_a_view():
         np.testing.assert_array_equal(sess.run(y, {w: fed}), [0, -1, -2, -3])
         np.testing.assert_array_equal(sess.run(y, {x: fed}), [-1, -1, -5, -5])
     np.testing.assert_array_equal(fed, np.arange(4).reshape(2, 2))
+
+
+# ── pass-through ops are skipped ─────────────────────────────────────────────────────
+def _locals_never_freed(plan):
+    """Plan locals that are neither deleted after their last reader nor returned."""
+    lines = [ln.strip() for ln in plan.source.splitlines()]
+    made = {v.strip() for ln in lines if ln.startswith("t") and " = " in ln
+            for v in ln.split(" = ")[0].split(",") if v.strip()}
+    freed = {v.strip() for ln in lines if ln.startswith("del ") for v in ln[4:].split(",")}
+    returned = next(ln for ln in lines if ln.startswith("return"))
+    return sorted(v for v in made - freed if v not in returned)
+
+
+def test_pass_through_ops_are_not_called_and_values_stay_right():
+    x = tf.placeholder(tf.float32, [2, 3])
+    m = tf.matmul(x, tf.ones([3, 3]))
+    same = tf.reshape(tf.stop_gradient(tf.identity(m)), [2, 3])  # a chain of three
+    flat = tf.reshape(same, [6])                                  # a real reshape
+    z = tf.reduce_sum(flat) * m
+    y = tf.exp(same) + 1.0                # the last reader of m reads it through the chain
+    feed = np.arange(6, dtype=np.float32).reshape(2, 3)
+    with tf.Session() as sess:
+        got = sess.run([y, z], {x: feed})
+        plan = plan_module.compile_plan([y, z], [], [x], sess._state)
+    assert _kernel_calls(plan) == ["AddV2", "Exp", "MatMul", "Mul", "Reshape", "Sum"]
+    assert _locals_never_freed(plan) == []
+    mv = feed @ np.ones((3, 3), np.float32)
+    np.testing.assert_array_equal(got[0], np.exp(mv) + np.float32(1))
+    np.testing.assert_array_equal(got[1], mv.sum() * mv)
+
+
+def test_pass_through_of_a_feed_is_copied_when_fetched_and_never_written():
+    x = tf.placeholder(tf.float32, [3])
+    y = tf.identity(x)
+    z = tf.negative(tf.reshape(y, [3]))   # a ufunc on a (skipped) view of a feed
+    fed = np.array([1.0, 2.0, 3.0], np.float32)
+    with tf.Session() as sess:
+        got_y, got_z = sess.run([y, z], {x: fed})
+    np.testing.assert_array_equal(got_z, [-1, -2, -3])
+    np.testing.assert_array_equal(fed, [1, 2, 3])
+    got_y[0] = 9.0
+    np.testing.assert_array_equal(fed, [1, 2, 3])
+
+
+def test_identity_of_a_variable_still_reads_it_in_order():
+    v = tf.Variable(1.0)
+    before = tf.identity(v)
+    with tf.control_dependencies([before]):
+        bump = tf.assign_add(v, 1.0)
+    with tf.control_dependencies([bump]):
+        after = tf.identity(v)
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        plan = plan_module.compile_plan([after], [], [], sess._state)
+        assert _kernel_calls(plan).count("Identity") == 1
+        assert sess.run(after) == 2.0
+
+
+def test_reshape_to_a_shape_known_only_at_run_time_still_checks():
+    x = tf.placeholder(tf.float32, [2, 3])
+    shape = tf.placeholder(tf.int32, [2])
+    y = tf.reshape(x, shape)
+    with tf.Session() as sess:
+        feed = np.ones((2, 3), np.float32)
+        assert sess.run(y, {x: feed, shape: [3, 2]}).shape == (3, 2)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Input to reshape"):
+            sess.run(y, {x: feed, shape: [4, 2]})
 
 
 # ── Slice and Pad with constant bounds ───────────────────────────────────────────────
