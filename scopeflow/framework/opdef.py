@@ -44,13 +44,18 @@ class OpDef:
         its first input itself (``Identity``; a ``Reshape`` to the static shape it already
         has). A plan then skips the call and uses the input, as TF's grappler removes such
         ops.
+      absorb_producers: ``absorb_producers(op, consts, owned) -> (kernel, inputs) | None``,
+        asked once when a plan is compiled: a kernel that computes the op's output from
+        other tensors (its inputs' producers' inputs), or None. ``owned(t)`` says whether
+        input ``t`` is the run's own value read by this op alone; the producers of the
+        owned inputs it no longer reads are left out of the plan.
     """
 
     def __init__(self, type, *, shape, dtype, kernel=None, attrs=None, num_outputs=1,
                  grad=_UNSET, broadcasting=False, stateful=False, aliases=False, ref_inputs=(),
                  shape_from_tensors=False, input_names=(), fresh_outputs=False,
                  owning_kernel=None, owned_input=None, const_kernel=None,
-                 forwards_input=None):
+                 forwards_input=None, absorb_producers=None):
         if type in REGISTRY:
             raise ValueError(f"Op type {type!r} is already registered")
         self.type = type
@@ -76,6 +81,7 @@ class OpDef:
         self.owned_input = owned_input
         self.const_kernel = const_kernel
         self.forwards_input = forwards_input
+        self.absorb_producers = absorb_producers
         REGISTRY[type] = self
 
     # -- registration decorators ---------------------------------------------------------

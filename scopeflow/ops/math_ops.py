@@ -470,8 +470,60 @@ def _add_n_kernel(*xs):
     return out
 
 
+def _pieces_of_padded_inputs(op, consts, owned):
+    """Where each input of an AddN sits in the output, when every input is a zero ``Pad``
+    (with constant paddings; owned by the run, or constant) of a fully known shape and no
+    two overlap: ``(pieces, boxes)``; else None."""
+    dims = op._outputs[0].shape.as_tuple()
+    if len(op._inputs) < 2 or dims is None or None in dims:
+        return None
+    pieces, boxes = [], []
+    for t in op._inputs:
+        pad = t._op
+        if (pad._op_def.type != "Pad" or not (owned(t) or t in consts)
+                or pad._inputs[1] not in consts):
+            return None
+        piece = pad._inputs[0]
+        shape = piece.shape.as_tuple()
+        if shape is None or None in shape:
+            return None
+        before = np.asarray(consts[pad._inputs[1]]).reshape(-1, 2)[:, 0].tolist()
+        pieces.append(piece)
+        boxes.append(tuple(slice(a, a + d) for a, d in zip(before, shape)))
+    for i, box in enumerate(boxes):
+        for other in boxes[:i]:
+            if all(a.start < b.stop and b.start < a.stop for a, b in zip(box, other)):
+                return None
+    return pieces, boxes
+
+
+def _add_n_absorb_pads(op, consts, owned):
+    # The gradient of slices that split one tensor (nce_loss's true and sampled rows) is
+    # an AddN of zero-padded pieces. Each output element is then one piece's element plus
+    # zeros, so ``piece + 0`` written into its place is the same sum, bit for bit (-0.0
+    # becomes +0.0 as in the sum); uncovered places are the zeros' sum, +0. This skips
+    # the padded copies and the adds over them.
+    found = _pieces_of_padded_inputs(op, consts, owned)
+    if found is None:
+        return None
+    pieces, boxes = found
+    shape = op._outputs[0].shape.as_tuple()
+    dtype = op._outputs[0].dtype.base_dtype.as_numpy_dtype
+    zero = dtype(0)
+    covered = sum(int(np.prod([b.stop - b.start for b in box])) for box in boxes)
+    allocate = np.empty if covered == int(np.prod(shape)) else np.zeros
+
+    def _add_n_of_padded_pieces(*xs):
+        out = allocate(shape, dtype)
+        for box, x in zip(boxes, xs):
+            np.add(x, zero, out=out[box])
+        return out
+
+    return _add_n_of_padded_pieces, pieces
+
+
 add_n_op = OpDef("AddN", shape=_add_n_shape, dtype=_add_n_dtype, kernel=_add_n_kernel,
-                 fresh_outputs=True)
+                 fresh_outputs=True, absorb_producers=_add_n_absorb_pads)
 add_n_op.def_grad(lambda op, dy: [dy] * len(op.inputs))
 
 

@@ -26,6 +26,12 @@ Pass-through ops (``OpDef.forwards_input``: ``Identity``, ``StopGradient``, a ``
 to the shape its input has) are not called: their output is their input's plan variable.
 An ``Identity`` of a variable still runs, as it reads the variable at its own place in
 the order.
+
+Absorbing producers (``OpDef.absorb_producers``): an op may compute its output from its
+inputs' producers' inputs, when the run owns those intermediate values alone; the
+producers are then not run. A sum of padded pieces that do not overlap (the gradient of
+slices that split one tensor, as in ``nce_loss``) fills its output piece by piece instead
+of padding each piece with zeros and adding them up.
 """
 
 from __future__ import annotations
@@ -217,6 +223,37 @@ def _forwarded(ops, fed) -> dict:
     return source
 
 
+def _absorbing(ops, fed, folded, readers):
+    """The ops that compute from their inputs' producers' inputs instead, as
+    ``{op: (kernel, inputs)}``, and the producers that no longer run."""
+    rewrites: dict = {}
+    skipped: set = set()
+    in_plan = set(ops)
+    controls = {c for op in ops for c in op._control_inputs}
+
+    def owned(t):
+        # The run's own intermediate value, read by the asking op only: its producer
+        # may be left out of the plan.
+        producer = t._op
+        return (readers[t] == 1 and t not in fed and t not in folded
+                and producer in in_plan and producer not in controls
+                and not producer._op_def.stateful and len(producer._outputs) == 1)
+
+    for op in ops:
+        od = op._op_def
+        if (od.absorb_producers is None or od.stateful or od.ref_inputs
+                or any(t in fed or t in folded for t in op._outputs)):
+            continue
+        found = od.absorb_producers(op, folded, owned)
+        # A variable is read where its reader runs (see compile_plan): moving its read to
+        # a later op could see a later assignment.
+        if found is not None and not any(t._op._op_def.type in _VARIABLE_OP_TYPES
+                                         and t not in fed for t in found[1]):
+            rewrites[op] = found
+            skipped.update(t._op for t in op._inputs if t not in found[1] and owned(t))
+    return rewrites, skipped
+
+
 def _literal(value, namespace, hint):
     if isinstance(value, _LITERAL_TYPES):
         return repr(value)
@@ -262,19 +299,24 @@ def compile_plan(fetch_tensors, target_ops, feed_tensors, state) -> Plan:
         args.append(f"f{i}")
 
     forwarded = _forwarded(ops, fed)
+    readers = Counter(t for op in ops for t in op._inputs)
+    readers.update(fetch_tensors)
+    rewrites, absorbed = _absorbing(ops, fed, folded, readers)
+    inputs_of = {op: rewrites[op][1] if op in rewrites else op._inputs for op in ops}
+    if rewrites:
+        readers = Counter(t for op in ops if op not in absorbed for t in inputs_of[op])
+        readers.update(fetch_tensors)
 
     # Liveness: the last step that reads each value (a skipped op's readers read its
     # source); fetched tensors live to the end.
     last_use: dict[Tensor, int] = {}
     for k, op in enumerate(ops):
-        if op._outputs and op._outputs[0] in forwarded:
+        if op in absorbed or (op._outputs and op._outputs[0] in forwarded):
             continue
-        for t in op._inputs:
+        for t in inputs_of[op]:
             last_use[forwarded.get(t, t)] = k
     for t in fetch_tensors:
         last_use[forwarded.get(t, t)] = len(ops)
-    readers = Counter(t for op in ops for t in op._inputs)
-    readers.update(fetch_tensors)
 
     lines = [f"def _plan({', '.join(args)}):"]
     line_to_op: dict[int, Operation] = {}
@@ -283,55 +325,65 @@ def compile_plan(fetch_tensors, target_ops, feed_tensors, state) -> Plan:
         od = op._op_def
         if od.type in _VARIABLE_OP_TYPES:
             variable_ops.append(op)
-        call_args = []
-        if od.stateful:
-            namespace[f"_ctx{k}"] = OpRunContext(state, op)
-            call_args.append(f"_ctx{k}")
-        for i, t in enumerate(op._inputs):
-            if i in od.ref_inputs and t not in fed:
-                call_args.append(repr(_ref_source(t)[0]))
-            else:
-                call_args.append(var_of[t])
-        for name, value in op._attrs.items():
-            call_args.append(f"{name}={_literal(value, namespace, f'a{k}_{name}')}")
-        outs = [t for t in op._outputs]
-        if od.type == "Const" or (outs and all(t in folded for t in outs)):
-            # No call needed: the value is bound into the plan.
-            for t in outs:
-                if t in folded:
-                    var_of[t] = f"_c{k}" if od.type == "Const" else f"_c{k}_{t._value_index}"
-                    namespace[var_of[t]] = folded[t]
+        if op in absorbed:
             continue
-        if od.type in _VARIABLE_OP_TYPES:
-            # A variable is read where it is used, not where it was created: TF1 reads a ref
-            # when the consumer runs, so `with control_dependencies([assign]): identity(v)`
-            # sees the new value, and an uninitialized read fails at (and blames) the reader.
-            if op._outputs[0] not in fed:
-                namespace[f"_k{k}"] = od.kernel
-                var_of[op._outputs[0]] = f"_k{k}({', '.join(call_args)})"
-            continue
-        if outs and outs[0] in forwarded:
-            var_of[outs[0]] = var_of[op._inputs[0]]
-            continue
-        if od.kernel is None:
-            if outs:
-                raise errors.UnimplementedError(
-                    None, op, f"Op type {od.type} has no kernel\n\t [[{op.describe_site()}]]")
-            continue  # NoOp: only its control inputs matter
-        kernel = od.kernel
-        if od.owning_kernel is not None:
-            t = op._inputs[od.owned_input]
-            if (t._op._op_def.fresh_outputs and readers[t] == 1 and t not in fed
-                    and t not in folded):
-                kernel = od.owning_kernel
-        if od.const_kernel is not None:
-            kernel = od.const_kernel([folded.get(t) for t in op._inputs]) or kernel
-        namespace[f"_k{k}"] = kernel
-        if isinstance(kernel, np.ufunc) and kernel.nout == 1 and len(outs) == 1:
-            reuse = _reusable_input(op, readers, aliasing, folded, var_of)
-            if reuse is not None:
-                call_args.append(f"out={reuse}")
-        call = f"_k{k}({', '.join(call_args)})"
+        outs = op._outputs
+        if op in rewrites:
+            kernel, inputs = rewrites[op]
+            namespace[f"_k{k}"] = kernel
+            call = f"_k{k}({', '.join(var_of[t] for t in inputs)})"
+        else:
+            call_args = []
+            if od.stateful:
+                namespace[f"_ctx{k}"] = OpRunContext(state, op)
+                call_args.append(f"_ctx{k}")
+            for i, t in enumerate(op._inputs):
+                if i in od.ref_inputs and t not in fed:
+                    call_args.append(repr(_ref_source(t)[0]))
+                else:
+                    call_args.append(var_of[t])
+            for name, value in op._attrs.items():
+                call_args.append(f"{name}={_literal(value, namespace, f'a{k}_{name}')}")
+            if od.type == "Const" or (outs and all(t in folded for t in outs)):
+                # No call needed: the value is bound into the plan.
+                for t in outs:
+                    if t in folded:
+                        var_of[t] = (f"_c{k}" if od.type == "Const"
+                                     else f"_c{k}_{t._value_index}")
+                        namespace[var_of[t]] = folded[t]
+                continue
+            if od.type in _VARIABLE_OP_TYPES:
+                # A variable is read where it is used, not where it was created: TF1 reads a
+                # ref when the consumer runs, so `with control_dependencies([assign]):
+                # identity(v)` sees the new value, and an uninitialized read fails at (and
+                # blames) the reader.
+                if op._outputs[0] not in fed:
+                    namespace[f"_k{k}"] = od.kernel
+                    var_of[op._outputs[0]] = f"_k{k}({', '.join(call_args)})"
+                continue
+            if outs and outs[0] in forwarded:
+                var_of[outs[0]] = var_of[op._inputs[0]]
+                continue
+            if od.kernel is None:
+                if outs:
+                    raise errors.UnimplementedError(
+                        None, op,
+                        f"Op type {od.type} has no kernel\n\t [[{op.describe_site()}]]")
+                continue  # NoOp: only its control inputs matter
+            kernel = od.kernel
+            if od.owning_kernel is not None:
+                t = op._inputs[od.owned_input]
+                if (t._op._op_def.fresh_outputs and readers[t] == 1 and t not in fed
+                        and t not in folded):
+                    kernel = od.owning_kernel
+            if od.const_kernel is not None:
+                kernel = od.const_kernel([folded.get(t) for t in op._inputs]) or kernel
+            namespace[f"_k{k}"] = kernel
+            if isinstance(kernel, np.ufunc) and kernel.nout == 1 and len(outs) == 1:
+                reuse = _reusable_input(op, readers, aliasing, folded, var_of)
+                if reuse is not None:
+                    call_args.append(f"out={reuse}")
+            call = f"_k{k}({', '.join(call_args)})"
         out_vars = []
         for t in outs:
             if t in fed:
@@ -347,7 +399,7 @@ def compile_plan(fetch_tensors, target_ops, feed_tensors, state) -> Plan:
             lines.append(f"    {', '.join(out_vars)}, = {call}")
         line_to_op[len(lines)] = op
         # Free each value after its last reader (only the plan's own locals ``t*``).
-        dead = [var_of[t] for t in op._inputs
+        dead = [var_of[t] for t in inputs_of[op]
                 if last_use.get(forwarded.get(t, t)) == k and t in var_of]
         dead += [var_of[t] for t in outs if t not in last_use and t in var_of]
         dead = [v for v in dead if v[0] == "t"]

@@ -12,7 +12,9 @@
   owns it alone (never a feed, a variable, a constant, a fetched or a shared value);
 - ``Slice`` and ``Pad`` with constant bounds/paddings check and lay out once per shape;
 - pass-through ops (``Identity``, ``StopGradient``, a ``Reshape`` to the shape its input
-  has) are not called: their readers use the input's value.
+  has) are not called: their readers use the input's value;
+- an ``AddN`` of zero-padded pieces that do not overlap (the gradient of ``Slice``s that
+  split one tensor) writes each piece into its place, and the ``Pad``s do not run.
 """
 
 from __future__ import annotations
@@ -446,6 +448,94 @@ def test_reshape_to_a_shape_known_only_at_run_time_still_checks():
         assert sess.run(y, {x: feed, shape: [3, 2]}).shape == (3, 2)
         with pytest.raises(tf.errors.InvalidArgumentError, match="Input to reshape"):
             sess.run(y, {x: feed, shape: [4, 2]})
+
+
+# ── AddN of padded pieces ────────────────────────────────────────────────────────────
+def _special_values(rng, shape, dtype):
+    x = rng.standard_normal(shape).astype(dtype)
+    flat = x.reshape(-1)
+    flat[::5] = -0.0
+    flat[1::7] = np.inf
+    flat[2::11] = np.nan
+    return x
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("paddings,piece_shapes", [
+    ([[[0, 2], [0, 0]], [[3, 0], [0, 0]]], [(3, 4), (2, 4)]),            # split rows
+    ([[[0, 0], [0, 3]], [[0, 0], [1, 0]]], [(5, 1), (5, 3)]),            # split columns
+    ([[[0, 4], [0, 0]], [[2, 0], [1, 1]]], [(1, 4), (3, 2)]),            # with gaps
+    ([[[0, 0], [0, 2]], [[0, 3], [2, 0]], [[2, 0], [2, 0]]], [(5, 2), (2, 2), (3, 2)]),
+])
+def test_add_n_of_padded_pieces_is_exact_and_skips_the_pads(dtype, paddings, piece_shapes):
+    rng = np.random.default_rng(5)
+    phs = [tf.placeholder(dtype, s) for s in piece_shapes]
+    pieces = [tf.identity(tf.negative(p)) for p in phs]     # the run's own arrays
+    total = tf.add_n([tf.pad(x, pad) for x, pad in zip(pieces, paddings)])
+    feed = {p: _special_values(rng, s, dtype) for p, s in zip(phs, piece_shapes)}
+    with tf.Session() as sess:
+        got = sess.run(total, feed)
+        plan = plan_module.compile_plan([total], [], phs, sess._state)
+    assert "Pad" not in _kernel_calls(plan)
+    k = next(k for k, op in enumerate(plan.ops) if op.type == "AddN")
+    assert plan.fn.__globals__[f"_k{k}"].__name__ == "_add_n_of_padded_pieces"
+    padded = [np.pad(-feed[p], pad) for p, pad in zip(phs, paddings)]
+    want = padded[0] + padded[1]
+    for x in padded[2:]:
+        want = want + x
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
+def test_add_n_of_pads_that_overlap_or_are_shared_adds_as_usual():
+    x = tf.placeholder(tf.float32, [2, 2])
+    y = -x
+    overlap = tf.add_n([tf.pad(y, [[0, 1], [0, 0]]), tf.pad(y * 2.0, [[1, 0], [0, 0]])])
+    shared_pad = tf.pad(y, [[0, 2], [0, 0]])
+    shared = tf.add_n([shared_pad, tf.pad(y + 1.0, [[2, 0], [0, 0]])])
+    fed_paddings = tf.placeholder(tf.int32, [2, 2])
+    dynamic = tf.add_n([tf.pad(y, fed_paddings), tf.pad(y - 1.0, [[0, 0], [2, 0]])])
+    feed = -np.array([[1, 2], [3, 4]], np.float32)
+    with tf.Session() as sess:
+        fetches = [overlap, shared, shared_pad, dynamic]
+        got = sess.run(fetches, {x: feed, fed_paddings: [[0, 0], [0, 2]]})
+        plan = plan_module.compile_plan(fetches, [], [x, fed_paddings], sess._state)
+    assert _kernel_calls(plan).count("Pad") == 6
+    assert all(plan.fn.__globals__[f"_k{k}"].__name__ == "_add_n_kernel"
+               for k, op in enumerate(plan.ops) if op.type == "AddN")
+    np.testing.assert_array_equal(got[0], [[1, 2], [5, 8], [6, 8]])
+    np.testing.assert_array_equal(got[1], [[1, 2], [3, 4], [2, 3], [4, 5]])
+    np.testing.assert_array_equal(got[3], [[1, 2, 0, 1], [3, 4, 2, 3]])
+
+
+def test_add_n_of_padded_variables_reads_them_where_the_pads_run():
+    v = tf.Variable([1.0, 2.0])
+    first = tf.pad(v._ref(), [[0, 2]])    # the variable's ref tensor, read by the Pad
+    bump = tf.assign_add(v, [10.0, 10.0])  # runs after the Pad: plans run in creation order
+    with tf.control_dependencies([bump]):
+        second = tf.pad(v._ref(), [[2, 0]])
+    total = tf.add_n([first, second])
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        np.testing.assert_array_equal(sess.run(total), [1, 2, 11, 12])
+
+
+def test_gradient_of_slices_that_split_a_tensor_skips_the_pads():
+    x = tf.placeholder(tf.float32, [5, 3])
+    w = x * 1.0
+    top, mid = tf.slice(w, [0, 0], [2, -1]), tf.slice(w, [2, 0], [2, -1])
+    rest = tf.slice(w, [4, 0], [-1, -1])
+    # The gradient of ``top * 3`` is a constant (folded), the others are computed.
+    loss = (tf.reduce_sum(top * 3.0) + tf.reduce_sum(tf.square(mid))
+            + tf.reduce_sum(tf.exp(rest)))
+    grad, = tf.gradients(loss, [w])
+    feed = np.arange(15, dtype=np.float32).reshape(5, 3) / 8
+    with tf.Session() as sess:
+        got = sess.run(grad, {x: feed})
+        plan = plan_module.compile_plan([grad], [], [x], sess._state)
+    assert "Pad" not in _kernel_calls(plan)
+    want = np.concatenate([np.full((2, 3), 3.0, np.float32), 2 * feed[2:4], np.exp(feed[4:])])
+    np.testing.assert_array_equal(got, want)
 
 
 # ── Slice and Pad with constant bounds ───────────────────────────────────────────────
