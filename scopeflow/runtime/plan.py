@@ -321,69 +321,10 @@ def compile_plan(fetch_tensors, target_ops, feed_tensors, state) -> Plan:
     lines = [f"def _plan({', '.join(args)}):"]
     line_to_op: dict[int, Operation] = {}
     variable_ops = []
-    for k, op in enumerate(ops):
-        od = op._op_def
-        if od.type in _VARIABLE_OP_TYPES:
-            variable_ops.append(op)
-        if op in absorbed:
-            continue
+
+    def emit(k, op, call):
+        """Appends the line that calls ``op``'s kernel, then frees what dies there."""
         outs = op._outputs
-        if op in rewrites:
-            kernel, inputs = rewrites[op]
-            namespace[f"_k{k}"] = kernel
-            call = f"_k{k}({', '.join(var_of[t] for t in inputs)})"
-        else:
-            call_args = []
-            if od.stateful:
-                namespace[f"_ctx{k}"] = OpRunContext(state, op)
-                call_args.append(f"_ctx{k}")
-            for i, t in enumerate(op._inputs):
-                if i in od.ref_inputs and t not in fed:
-                    call_args.append(repr(_ref_source(t)[0]))
-                else:
-                    call_args.append(var_of[t])
-            for name, value in op._attrs.items():
-                call_args.append(f"{name}={_literal(value, namespace, f'a{k}_{name}')}")
-            if od.type == "Const" or (outs and all(t in folded for t in outs)):
-                # No call needed: the value is bound into the plan.
-                for t in outs:
-                    if t in folded:
-                        var_of[t] = (f"_c{k}" if od.type == "Const"
-                                     else f"_c{k}_{t._value_index}")
-                        namespace[var_of[t]] = folded[t]
-                continue
-            if od.type in _VARIABLE_OP_TYPES:
-                # A variable is read where it is used, not where it was created: TF1 reads a
-                # ref when the consumer runs, so `with control_dependencies([assign]):
-                # identity(v)` sees the new value, and an uninitialized read fails at (and
-                # blames) the reader.
-                if op._outputs[0] not in fed:
-                    namespace[f"_k{k}"] = od.kernel
-                    var_of[op._outputs[0]] = f"_k{k}({', '.join(call_args)})"
-                continue
-            if outs and outs[0] in forwarded:
-                var_of[outs[0]] = var_of[op._inputs[0]]
-                continue
-            if od.kernel is None:
-                if outs:
-                    raise errors.UnimplementedError(
-                        None, op,
-                        f"Op type {od.type} has no kernel\n\t [[{op.describe_site()}]]")
-                continue  # NoOp: only its control inputs matter
-            kernel = od.kernel
-            if od.owning_kernel is not None:
-                t = op._inputs[od.owned_input]
-                if (t._op._op_def.fresh_outputs and readers[t] == 1 and t not in fed
-                        and t not in folded):
-                    kernel = od.owning_kernel
-            if od.const_kernel is not None:
-                kernel = od.const_kernel([folded.get(t) for t in op._inputs]) or kernel
-            namespace[f"_k{k}"] = kernel
-            if isinstance(kernel, np.ufunc) and kernel.nout == 1 and len(outs) == 1:
-                reuse = _reusable_input(op, readers, aliasing, folded, var_of)
-                if reuse is not None:
-                    call_args.append(f"out={reuse}")
-            call = f"_k{k}({', '.join(call_args)})"
         out_vars = []
         for t in outs:
             if t in fed:
@@ -405,6 +346,67 @@ def compile_plan(fetch_tensors, target_ops, feed_tensors, state) -> Plan:
         dead = [v for v in dead if v[0] == "t"]
         if dead:
             lines.append(f"    del {', '.join(sorted(set(dead)))}")
+
+    for k, op in enumerate(ops):
+        od = op._op_def
+        if od.type in _VARIABLE_OP_TYPES:
+            variable_ops.append(op)
+        if op in absorbed:
+            continue
+        if op in rewrites:
+            kernel, inputs = rewrites[op]
+            namespace[f"_k{k}"] = kernel
+            emit(k, op, f"_k{k}({', '.join(var_of[t] for t in inputs)})")
+            continue
+        call_args = []
+        if od.stateful:
+            namespace[f"_ctx{k}"] = OpRunContext(state, op)
+            call_args.append(f"_ctx{k}")
+        for i, t in enumerate(op._inputs):
+            if i in od.ref_inputs and t not in fed:
+                call_args.append(repr(_ref_source(t)[0]))
+            else:
+                call_args.append(var_of[t])
+        for name, value in op._attrs.items():
+            call_args.append(f"{name}={_literal(value, namespace, f'a{k}_{name}')}")
+        outs = op._outputs
+        if od.type == "Const" or (outs and all(t in folded for t in outs)):
+            # No call needed: the value is bound into the plan.
+            for t in outs:
+                if t in folded:
+                    var_of[t] = f"_c{k}" if od.type == "Const" else f"_c{k}_{t._value_index}"
+                    namespace[var_of[t]] = folded[t]
+            continue
+        if od.type in _VARIABLE_OP_TYPES:
+            # A variable is read where it is used, not where it was created: TF1 reads a ref
+            # when the consumer runs, so `with control_dependencies([assign]): identity(v)`
+            # sees the new value, and an uninitialized read fails at (and blames) the reader.
+            if op._outputs[0] not in fed:
+                namespace[f"_k{k}"] = od.kernel
+                var_of[op._outputs[0]] = f"_k{k}({', '.join(call_args)})"
+            continue
+        if outs and outs[0] in forwarded:
+            var_of[outs[0]] = var_of[op._inputs[0]]
+            continue
+        if od.kernel is None:
+            if outs:
+                raise errors.UnimplementedError(
+                    None, op, f"Op type {od.type} has no kernel\n\t [[{op.describe_site()}]]")
+            continue  # NoOp: only its control inputs matter
+        kernel = od.kernel
+        if od.owning_kernel is not None:
+            t = op._inputs[od.owned_input]
+            if (t._op._op_def.fresh_outputs and readers[t] == 1 and t not in fed
+                    and t not in folded):
+                kernel = od.owning_kernel
+        if od.const_kernel is not None:
+            kernel = od.const_kernel([folded.get(t) for t in op._inputs]) or kernel
+        namespace[f"_k{k}"] = kernel
+        if isinstance(kernel, np.ufunc) and kernel.nout == 1 and len(outs) == 1:
+            reuse = _reusable_input(op, readers, aliasing, folded, var_of)
+            if reuse is not None:
+                call_args.append(f"out={reuse}")
+        emit(k, op, f"_k{k}({', '.join(call_args)})")
 
     results = []
     for t in fetch_tensors:
