@@ -49,7 +49,6 @@ class _TurnTaker:
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=self.stderr, text=True, cwd=ROOT, env=_env(True))
         self.result = None
-        self.rounds = []                  # (seconds per call) of each timed round, in order
 
     def wait_ready(self):
         """Reads on to the next ``#wait`` (True) or to the end of the script (False)."""
@@ -68,7 +67,6 @@ class _TurnTaker:
         self.proc.stdin.flush()
         for line in self.proc.stdout:
             if line.startswith("#round"):
-                self.rounds.append(float(line.split()[1]))
                 return
         raise RuntimeError(f"{' '.join(self.cmd)} stopped in a timed round")
 

@@ -276,7 +276,7 @@ def _same_static_shape(op):
     """A reshape to the fully known static shape its input already has: the kernel's
     result could only be the input's values in the input's shape."""
     dims = op._inputs[0].shape.as_tuple()
-    return (bool(dims) and None not in dims and op._outputs[0].shape.as_tuple() == dims)
+    return bool(dims) and None not in dims and op._outputs[0].shape.as_tuple() == dims
 
 
 identity_op = OpDef("Identity", shape=same_shape, dtype=first_dtype, kernel=lambda x: x,
