@@ -94,6 +94,30 @@ def test_kernel_aliasing_is_declared(case: OpCase):
                     f"{op.type} kernel returned memory shared with an input; declare aliases=True"
 
 
+def test_ops_said_to_forward_their_input_return_it():
+    """Where ``OpDef.forwards_input(op)`` holds (plans then skip the op), the kernel's
+    result is the first input's memory, shape, dtype and values: every such op in the
+    table's graphs is checked."""
+    checked = set()
+    for case in ROWS:
+        if not case.check_values:
+            continue
+        g, ins, feeds, out = _build(case)
+        sess = tf.Session(graph=g)
+        for op in g.get_operations():
+            od = op.op_def
+            if od.forwards_input is None or not od.forwards_input(op):
+                continue
+            in_vals = [np.asarray(v) for v in sess.run(list(op.inputs), feeds)]
+            result = np.asarray(od.kernel(*in_vals, **op.attrs))
+            x = in_vals[0]
+            assert np.shares_memory(result, x) and result.shape == x.shape, _ids(case)
+            assert result.dtype == x.dtype and np.array_equal(result, x, equal_nan=True), \
+                _ids(case)
+            checked.add(op.type)
+    assert {"Identity", "StopGradient", "Reshape"} <= checked
+
+
 def test_every_registered_op_has_a_row():
     covered = {c.op_type for c in ROWS}
     exempt = all_exemptions()
