@@ -19,8 +19,8 @@ is left in the plan, so its error is raised where it always was, at run time.
 Buffer reuse (as TF's ``forward_input_or_allocate_output``): an elementwise NumPy ufunc
 writes its result into an input that dies there, when that input is the run's own fresh
 array of the output's shape and dtype (made by a ufunc or an op with ``fresh_outputs``,
-read by no one else, not fed, folded or fetched). Chains of elementwise ops then work in one buffer
-that stays in cache, instead of a new allocation per op.
+read by no one else, not fed, folded or fetched). Chains of elementwise ops then work in
+one buffer that stays in cache, instead of a new allocation per op.
 
 Pass-through ops (``OpDef.forwards_input``: ``Identity``, ``StopGradient``, a ``Reshape``
 to the shape its input has) are not called: their output is their input's plan variable.
@@ -208,6 +208,12 @@ def _reusable_input(op, readers, aliasing, folded, var_of):
     return None
 
 
+def _lazy_variable_read(t, fed) -> bool:
+    """Whether ``t`` is a variable's output, read where its reader runs (see compile_plan):
+    a rewrite that moves the read to another op could see another assignment."""
+    return t._op._op_def.type in _VARIABLE_OP_TYPES and t not in fed
+
+
 def _forwarded(ops, fed) -> dict:
     """Outputs of the pass-through ops the plan skips, each mapped to the tensor whose
     value it is (following chains of them)."""
@@ -217,7 +223,7 @@ def _forwarded(ops, fed) -> dict:
         if od.forwards_input is None or op._outputs[0] in fed or not od.forwards_input(op):
             continue
         t = op._inputs[0]
-        if t._op._op_def.type in _VARIABLE_OP_TYPES and t not in fed:
+        if _lazy_variable_read(t, fed):
             continue  # keeps the variable's read where the op is
         source[op._outputs[0]] = source.get(t, t)
     return source
@@ -245,10 +251,7 @@ def _absorbing(ops, fed, folded, readers):
                 or any(t in fed or t in folded for t in op._outputs)):
             continue
         found = od.absorb_producers(op, folded, owned)
-        # A variable is read where its reader runs (see compile_plan): moving its read to
-        # a later op could see a later assignment.
-        if found is not None and not any(t._op._op_def.type in _VARIABLE_OP_TYPES
-                                         and t not in fed for t in found[1]):
+        if found is not None and not any(_lazy_variable_read(t, fed) for t in found[1]):
             rewrites[op] = found
             skipped.update(t._op for t in op._inputs if t not in found[1] and owned(t))
     return rewrites, skipped
