@@ -34,7 +34,8 @@ class OpDef:
       num_outputs: an int, or ``f(attrs, n_inputs) -> int``.
       grad: gradient rule ``grad(op, *dys) -> list`` (``None``: not differentiable).
       broadcasting: autodiff reduces each input's gradient back to the input's shape.
-      aliases: the kernel may return an input (or a view of it) instead of a new array.
+      aliases: the kernel may return an input (or a view of it) instead of a new array:
+        ``True`` (any input), or the indices of the inputs it may return views of.
       ref_inputs: indices of inputs that take a variable reference, not its value.
       input_names: names for error messages, as TF's OpDef (``x``, ``y``).
       const_kernel: ``const_kernel(consts) -> kernel | None``, asked once when a plan is
@@ -67,11 +68,15 @@ class OpDef:
         self.grad = grad
         self.broadcasting = broadcasting
         self.stateful = stateful
-        self.aliases = aliases
+        self.aliases = bool(aliases)
+        # The inputs whose memory the outputs may share (all of them unless declared).
+        self.aliased_inputs = None if aliases is True or not aliases else tuple(aliases)
         self.ref_inputs = tuple(ref_inputs)
         self.shape_from_tensors = shape_from_tensors
         self.input_names = tuple(input_names)
-        # ``fresh_outputs``: the kernel returns new arrays that nothing else holds. A
+        # ``fresh_outputs``: the kernel returns new arrays that nothing else holds (or a
+        # predicate ``fresh_outputs(op, consts)`` saying so for one op, given the inputs'
+        # values known when the plan is compiled). A
         # consumer with an ``owning_kernel`` runs that instead of ``kernel`` when the plan
         # proves its input ``owned_input`` is such an array read by no one else (not
         # fetched, no other consumer), so it may keep the array rather than copy it; an
@@ -204,6 +209,9 @@ class OpDef:
 
 
 REGISTRY: dict[str, OpDef] = {}
+# The plan compiler's passes (``scopeflow.runtime.passes`` adds them at import), so that
+# ``describe`` can say which of them may rewrite an op without this layer importing them.
+PLAN_PASSES: list = []
 
 
 def get_op_def(op_type: str) -> OpDef:
@@ -232,6 +240,8 @@ def describe(op_type: str) -> str:
         except (TypeError, OSError):
             where = "(builtin)"
         lines.append(f"  {label:6} {getattr(fn, '__qualname__', fn)!s:40} {where}")
+    passes = [p.NAME for p in PLAN_PASSES if p.touches(op_def)]
+    lines.append(f"  passes {', '.join(passes) or '(none)'}")
     return "\n".join(lines)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import math
 import numbers
 
 import numpy as np
@@ -252,7 +253,7 @@ def _placeholder_with_default_shape(x, *, dtype, shape):
 placeholder_with_default_op = OpDef(
     "PlaceholderWithDefault", shape=_placeholder_with_default_shape,
     dtype=lambda x, *, dtype, shape: x, kernel=lambda x, *, dtype, shape: x,
-    attrs={"dtype": None, "shape": TensorShape(None)}, aliases=True, input_names=("input",))
+    attrs={"dtype": None, "shape": TensorShape(None)}, aliases=(0,), input_names=("input",))
 placeholder_with_default_op.def_grad(lambda op, dy: [dy])
 
 
@@ -280,7 +281,7 @@ def _same_static_shape(op):
 
 
 identity_op = OpDef("Identity", shape=same_shape, dtype=first_dtype, kernel=lambda x: x,
-                    aliases=True, input_names=("input",), forwards_input=_always)
+                    aliases=(0,), input_names=("input",), forwards_input=_always)
 identity_op.def_grad(lambda op, dy: [dy])
 
 
@@ -303,7 +304,7 @@ def identity_n(input, name=None) -> tuple:  # noqa: A002 - TF's name
 
 # ── StopGradient ─────────────────────────────────────────────────────────────────────
 stop_gradient_op = OpDef("StopGradient", shape=same_shape, dtype=first_dtype,
-                         kernel=lambda x: x, aliases=True, grad=None, input_names=("input",),
+                         kernel=lambda x: x, aliases=(0,), grad=None, input_names=("input",),
                          forwards_input=_always)
 
 
@@ -368,7 +369,7 @@ def _reshape_kernel(tensor, shape):
 
 
 reshape_op = OpDef("Reshape", shape=_reshape_shape, dtype=_reshape_dtype, kernel=_reshape_kernel,
-                   aliases=True, shape_from_tensors=True, input_names=("tensor", "shape"),
+                   aliases=(0,), shape_from_tensors=True, input_names=("tensor", "shape"),
                    forwards_input=_same_static_shape)
 STATIC_VALUE_RULES["Reshape"] = _fold
 reshape_op.def_grad(lambda op, dy: [reshape(_dense(dy), shape(op.inputs[0])), None])
@@ -417,7 +418,7 @@ def _transpose_kernel(x, perm):
 
 
 transpose_op = OpDef("Transpose", shape=_transpose_shape, dtype=_transpose_dtype,
-                     kernel=_transpose_kernel, aliases=True, shape_from_tensors=True,
+                     kernel=_transpose_kernel, aliases=(0,), shape_from_tensors=True,
                      input_names=("x", "perm"))
 STATIC_VALUE_RULES["Transpose"] = _fold
 transpose_op.def_grad(
@@ -519,7 +520,7 @@ def _expand_dims_kernel(x, dim):
 
 
 expand_dims_op = OpDef("ExpandDims", shape=_expand_dims_shape, dtype=_expand_dims_dtype,
-                       kernel=_expand_dims_kernel, aliases=True, shape_from_tensors=True,
+                       kernel=_expand_dims_kernel, aliases=(0,), shape_from_tensors=True,
                        input_names=("input", "dim"))
 STATIC_VALUE_RULES["ExpandDims"] = _fold
 expand_dims_op.def_grad(lambda op, dy: [reshape(_dense(dy), shape(op.inputs[0])), None])
@@ -576,7 +577,7 @@ def _squeeze_kernel(x, *, squeeze_dims):
 
 
 squeeze_op = OpDef("Squeeze", shape=_squeeze_shape, dtype=first_dtype, kernel=_squeeze_kernel,
-                   attrs={"squeeze_dims": []}, aliases=True, input_names=("input",))
+                   attrs={"squeeze_dims": []}, aliases=(0,), input_names=("input",))
 STATIC_VALUE_RULES["Squeeze"] = _fold
 squeeze_op.def_grad(lambda op, dy: [reshape(_dense(dy), shape(op.inputs[0]))])
 
@@ -775,6 +776,8 @@ def _pack_shape(*shapes, N, axis):
 
 
 def _pack_kernel(*values, N, axis):
+    if N == 1:  # TF forwards a single input's buffer, reshaped
+        return np.expand_dims(values[0], axis)
     try:
         return np.stack(values, axis=axis)
     except ValueError:
@@ -784,7 +787,7 @@ def _pack_kernel(*values, N, axis):
 
 pack_op = OpDef("Pack", shape=_pack_shape, dtype=lambda *dts, N, axis:
                 _same_dtypes(dts, "Pack", "values"), kernel=_pack_kernel,
-                attrs={"N": 1, "axis": 0}, input_names=("values",))
+                attrs={"N": 1, "axis": 0}, input_names=("values",), aliases=True)
 STATIC_VALUE_RULES["Pack"] = _fold
 pack_op.def_grad(lambda op, dy: unstack(_dense(dy), num=op.get_attr("N"),
                                         axis=op.get_attr("axis")))
@@ -909,7 +912,7 @@ def _unpack_kernel(x, *, num, axis):
 
 unpack_op = OpDef("Unpack", shape=_unpack_shape, dtype=lambda x, *, num, axis: [x] * num,
                   kernel=_unpack_kernel, attrs={"num": None, "axis": 0},
-                  num_outputs=lambda attrs, n: attrs["num"], aliases=True,
+                  num_outputs=lambda attrs, n: attrs["num"], aliases=(0,),
                   input_names=("value",))
 STATIC_VALUE_RULES["Unpack"] = _fold
 unpack_op.def_grad(lambda op, *dys: [stack([_dense(d) for d in dys],
@@ -989,7 +992,7 @@ def _split_kernel(axis, value, *, num_split):
 
 split_op = OpDef("Split", shape=_split_shape, dtype=_split_dtype, kernel=_split_kernel,
                  attrs={"num_split": 1}, num_outputs=lambda attrs, n: attrs["num_split"],
-                 aliases=True, shape_from_tensors=True, input_names=("split_dim", "value"))
+                 aliases=(1,), shape_from_tensors=True, input_names=("split_dim", "value"))
 STATIC_VALUE_RULES["Split"] = _fold
 split_op.def_grad(lambda op, *dys: [None, concat([_dense(d) for d in dys], op.inputs[0])])
 
@@ -1043,7 +1046,7 @@ def _split_v_kernel(value, size_splits, axis, *, num_split):
 
 split_v_op = OpDef("SplitV", shape=_split_v_shape, dtype=_split_v_dtype, kernel=_split_v_kernel,
                    attrs={"num_split": 1}, num_outputs=lambda attrs, n: attrs["num_split"],
-                   aliases=True, shape_from_tensors=True,
+                   aliases=(0,), shape_from_tensors=True,
                    input_names=("value", "size_splits", "split_dim"))
 STATIC_VALUE_RULES["SplitV"] = _fold
 split_v_op.def_grad(
@@ -1097,11 +1100,13 @@ def _tile_kernel(x, multiples):
                                    f"length {x.ndim} but got length {len(m)}")
     if any(a < 0 for a in m):
         raise InvalidArgumentError(None, None, f"Expected multiples to be non-negative, got {m}")
-    return np.tile(x, m) if x.ndim else x.copy()
+    if all(a == 1 for a in m):
+        return x  # TF forwards the input when the output has its shape
+    return np.tile(x, m)
 
 
 tile_op = OpDef("Tile", shape=_tile_shape, dtype=_tile_dtype, kernel=_tile_kernel,
-                shape_from_tensors=True, input_names=("input", "multiples"))
+                shape_from_tensors=True, input_names=("input", "multiples"), aliases=(0,))
 STATIC_VALUE_RULES["Tile"] = _fold
 
 
@@ -1199,6 +1204,8 @@ def _pad_into(x, layout, constant_values=None):
     # the whole output (memset for zeros) and then the input is cheaper than filling only
     # the padding slabs, which costs a slice assignment per padded side.
     shape, inner = layout
+    if x.size == math.prod(shape):
+        return x.reshape(shape)  # nothing to pad: TF forwards the input's buffer
     if constant_values is None and x.dtype != object:
         out = np.zeros(shape, x.dtype)
     else:
@@ -1229,11 +1236,18 @@ def _pad_const_kernel(consts):
     return _pad_constant_paddings
 
 
+def _pads_something(op, consts) -> bool:
+    """Whether the paddings are constants that grow the input (so the output is new)."""
+    paddings = consts.get(op._inputs[1])
+    return paddings is not None and bool(np.any(paddings))
+
+
 pad_op = OpDef("Pad", shape=_pad_shape, dtype=_pad_dtype, kernel=_pad_kernel,
                shape_from_tensors=True, input_names=("input", "paddings"),
-               const_kernel=_pad_const_kernel, fresh_outputs=True)
+               const_kernel=_pad_const_kernel, fresh_outputs=_pads_something, aliases=(0,))
 pad_v2_op = OpDef("PadV2", shape=_pad_shape, dtype=_pad_dtype, kernel=_pad_kernel,
-                  shape_from_tensors=True, input_names=("input", "paddings", "constant_values"))
+                  shape_from_tensors=True, input_names=("input", "paddings", "constant_values"),
+                  aliases=(0,))
 STATIC_VALUE_RULES["Pad"] = STATIC_VALUE_RULES["PadV2"] = _fold
 
 
@@ -1412,7 +1426,7 @@ def _slice_const_kernel(consts):
 
 
 slice_op = OpDef("Slice", shape=_slice_shape, dtype=_slice_dtype, kernel=_slice_kernel,
-                 aliases=True, shape_from_tensors=True, input_names=("input", "begin", "size"),
+                 aliases=(0,), shape_from_tensors=True, input_names=("input", "begin", "size"),
                  const_kernel=_slice_const_kernel)
 STATIC_VALUE_RULES["Slice"] = _fold
 
@@ -1553,7 +1567,7 @@ def _strided_slice_value(t):
 
 
 strided_slice_op = OpDef("StridedSlice", shape=_strided_slice_shape, dtype=_strided_slice_dtype,
-                         kernel=_strided_slice_kernel, attrs=dict(_SS_MASKS), aliases=True,
+                         kernel=_strided_slice_kernel, attrs=dict(_SS_MASKS), aliases=(0,),
                          shape_from_tensors=True,
                          input_names=("input", "begin", "end", "strides"))
 STATIC_VALUE_RULES["StridedSlice"] = _strided_slice_value

@@ -463,7 +463,7 @@ def _add_n_kernel(*xs):
                 None, None, f"Inputs to operation AddN must have the same size and shape.  "
                 f"Input 0: {list(shape)} != input {i}: {list(np.shape(x))}")
     if len(xs) == 1:
-        return np.array(xs[0], copy=True)
+        return xs[0]  # TF forwards a single input
     out = np.asarray(np.add(xs[0], xs[1]))  # left to right, as TF's ((x0 + x1) + x2) + ...
     for x in xs[2:]:
         out += x
@@ -523,7 +523,8 @@ def _add_n_absorb_pads(op, consts, owned):
 
 
 add_n_op = OpDef("AddN", shape=_add_n_shape, dtype=_add_n_dtype, kernel=_add_n_kernel,
-                 fresh_outputs=True, absorb_producers=_add_n_absorb_pads)
+                 fresh_outputs=lambda op, consts: len(op._inputs) > 1, aliases=True,
+                 absorb_producers=_add_n_absorb_pads)
 add_n_op.def_grad(lambda op, dy: [dy] * len(op.inputs))
 
 
@@ -1139,12 +1140,28 @@ def _reduction(op_type, allowed, kernel, grad=...):
 
     def run(x, axis, *, keep_dims):
         x = np.asarray(x)
-        return np.asarray(kernel(x, _runtime_axes(x, axis), keep_dims), dtype=x.dtype)
+        axes = _runtime_axes(x, axis)
+        if all(x.shape[a] == 1 for a in axes):
+            # Nothing is reduced (no axes, or only axes of size 1): TF forwards the input.
+            return x.reshape([1 if i in axes else d for i, d in enumerate(x.shape)
+                              if keep_dims or i not in axes])
+        return np.asarray(kernel(x, axes, keep_dims), dtype=x.dtype)
 
     extra = {} if grad is ... else {"grad": grad}
     return OpDef(op_type, shape=_reduction_shape, dtype=dtype_rule, kernel=run,
-                 attrs={"keep_dims": False}, shape_from_tensors=True,
-                 input_names=("input", "reduction_indices"), **extra)
+                 attrs={"keep_dims": False}, shape_from_tensors=True, aliases=(0,),
+                 fresh_outputs=_reduces_something, input_names=("input", "reduction_indices"),
+                 **extra)
+
+
+def _reduces_something(op, consts) -> bool:
+    """Whether the axes are constants that reduce a dim known not to be 1 (so the output
+    is a new array, never the input forwarded)."""
+    axes = consts.get(op._inputs[1])
+    dims = op._inputs[0].shape.as_tuple()
+    if axes is None or dims is None:
+        return False
+    return any(dims[a % len(dims)] not in (None, 1) for a in np.reshape(axes, -1).tolist())
 
 
 def _deprecated_lookup(new_name, new_value, old_name, old_value):
@@ -1308,7 +1325,6 @@ def _prod_grad(op, dy):
 
 sum_op.def_grad(_sum_grad)
 mean_op = _reduction("Mean", _NUMERIC, _mean_kernel, grad=_mean_grad)
-sum_op.fresh_outputs = mean_op.fresh_outputs = True
 max_op = _reduction("Max", _REAL, lambda x, axes, kd: np.max(
     x, axis=axes, keepdims=kd, initial=_extreme(x, True)), grad=_min_or_max_grad)
 min_op = _reduction("Min", _REAL, lambda x, axes, kd: np.min(

@@ -61,8 +61,7 @@ def _assign_dtype(ref, value, **attrs):
     return ref._as_ref
 
 
-def _check_assign_shape(ctx, ref, value, validate_shape):
-    old = ctx.state.vars.get(ref)
+def _check_assign_shape(ctx, old, value, validate_shape):
     if validate_shape and old is not None and old.shape != np.shape(value):
         raise errors.InvalidArgumentError(
             None, ctx.op, f"Assign requires shapes of both tensors to match. lhs shape= "
@@ -70,17 +69,27 @@ def _check_assign_shape(ctx, ref, value, validate_shape):
 
 
 def _assign_kernel(ctx, ref, value, *, validate_shape, use_locking):
-    _check_assign_shape(ctx, ref, value, validate_shape)
-    # The variable owns its memory: later in-place updates must not touch the source.
-    new = np.array(value, copy=True)
-    ctx.state.vars[ref] = new
+    """As TF's ``AssignOp``: an initialized variable of the value's size is written in place
+    (everything that forwards its buffer, like ``v/read``, sees the new value); otherwise
+    the variable gets a new buffer of its own (later in-place updates must not touch the
+    source)."""
+    state = ctx.state.vars
+    old = state.get(ref)
+    _check_assign_shape(ctx, old, value, validate_shape)
+    if old is not None and old.size == np.size(value):
+        if old.shape != np.shape(value):  # validate_shape=False: the same buffer, reshaped
+            old = state[ref] = old.reshape(np.shape(value))
+        np.copyto(old, value)
+        return old
+    new = state[ref] = np.array(value, copy=True)
     return new
 
 
 def _assign_owned_kernel(ctx, ref, value, *, validate_shape, use_locking):
-    """Assign of a fresh array that nothing else reads (a restored tensor): the variable
-    keeps it as its memory, which saves a copy of every variable on restore."""
-    _check_assign_shape(ctx, ref, value, validate_shape)
+    """Assign of an array the run owns alone (a restored tensor) when no other op of the run
+    uses the variable: the variable keeps the array as its buffer, which saves a copy of
+    every variable on restore."""
+    _check_assign_shape(ctx, ctx.state.vars.get(ref), value, validate_shape)
     ctx.state.vars[ref] = value
     return value
 
@@ -94,7 +103,9 @@ assign_op = OpDef("Assign", shape=_assign_shape, dtype=_assign_dtype, kernel=_as
 def assign(ref, value, validate_shape=None, use_locking=None, name=None):
     """Stores ``value`` in the variable ``ref``; returns the ref (its new value)."""
     if not isinstance(ref, Tensor):
-        return ref.assign(value, use_locking=use_locking, name=name)
+        if validate_shape is None or not hasattr(ref, "_variable"):
+            return ref.assign(value, use_locking=use_locking, name=name)
+        ref = ref._variable  # TF assigns to a ref variable's ref tensor with validate_shape
     return _ref_output(assign_op.bind(
         ref, value, validate_shape=True if validate_shape is None else validate_shape,
         use_locking=True if use_locking is None else use_locking, name=name or "Assign"), ref)

@@ -19,6 +19,7 @@ from scopeflow.framework.graph import (
 )
 from scopeflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from scopeflow.gradients import IndexedSlices, IndexedSlicesValue
+from scopeflow.runtime import passes as plan_passes
 from scopeflow.runtime.plan import PLAN_FILENAME, UninitializedVariable, compile_plan
 
 __all__ = ["Session", "InteractiveSession", "get_default_session", "SessionState"]
@@ -132,6 +133,8 @@ class Session:
         self._graph = graph
         self._target = target
         self._config = config
+        # Which plan rewrites run (all unless SCOPEFLOW_PLAN_PASSES says otherwise).
+        self._passes = plan_passes.from_environment()
         self._state = SessionState()
         self._plans: dict = {}
         self._closed = False
@@ -243,7 +246,7 @@ class Session:
         return out
 
     def _compile(self, fetch_tensors, targets, feed_tensors):
-        return compile_plan(fetch_tensors, targets, feed_tensors, self._state)
+        return compile_plan(fetch_tensors, targets, feed_tensors, self._state, self._passes)
 
     def make_callable(self, fetches, feed_list=None, accept_options=False):
         """A function running ``fetches`` with positional feeds, its plan compiled once."""

@@ -111,34 +111,6 @@ def test_training_continues_from_restored_state():
         assert sess.run("beta1_power:0") == pytest.approx(0.9 ** 5, rel=1e-6)
 
 
-def test_restore_keeps_restored_arrays_but_never_aliases_a_fetch(tmp_path):
-    from scopeflow.ops import io_ops
-
-    v = tf.Variable(np.arange(4, dtype=np.float32), name="v")
-    saver = tf.train.Saver([v])
-    add = tf.assign_add(v, tf.ones(4))
-    with tf.Session() as sess:
-        sess.run(v.initializer)
-        path = saver.save(sess, str(tmp_path / "m"))
-        sess.run(tf.assign(v, tf.zeros(4)))
-        saver.restore(sess, path)
-        # The restored array became the variable's memory (no copy) ...
-        restore_all = sess.graph.get_operation_by_name(saver.saver_def.restore_op_name)
-        plan = next(p for k, p in sess._plans.items() if restore_all in p.ops)
-        assert "_assign_owned_kernel" in {getattr(f, "__name__", "") for f in
-                                          plan.fn.__globals__.values()}
-        np.testing.assert_array_equal(sess.run(v), np.arange(4))
-        sess.run(add)
-        np.testing.assert_array_equal(sess.run(v), np.arange(1, 5))
-        # ... but a restored value that is also fetched is copied into the variable, so
-        # the caller's array does not change with the variable's in-place updates.
-        restored = io_ops.restore_v2(path, ["v"], [""], [tf.float32])
-        value, _ = sess.run([restored, tf.assign(v, restored)])
-        sess.run(add)
-        np.testing.assert_array_equal(value, np.arange(4))
-        np.testing.assert_array_equal(sess.run(v), np.arange(1, 5))
-
-
 def test_save_returns_paths_and_writes_meta(tmp_path):
     CASES.build_training(tf)
     saver = tf.train.Saver()

@@ -1,0 +1,36 @@
+"""Pass-through forwarding (as grappler removes them): an op whose output is always its
+input itself (``OpDef.forwards_input``: ``Identity``, ``StopGradient``, a ``Reshape`` to the
+static shape its input has) is not called; its readers use its input's value.
+
+An ``Identity`` of a variable (``v/read``) is forwarded too: its readers then read the
+variable's buffer where they run, which is TF1's rule (a ref's readers see the variable as
+it is when they run). The only difference from calling it is *when* the variable's current
+buffer is looked up, which matters only if an ``Assign`` replaces the buffer (the first
+initialization, or a new size with ``validate_shape=False``) between the ``Identity`` and
+its reader with no ordering between them, a race in TF as well, except for an
+``Assign(validate_shape=False)`` to a new shape: then the read stays where it is, as in TF.
+"""
+
+from __future__ import annotations
+
+from scopeflow.runtime.plan_ir import How
+
+NAME = "pass_through"
+
+
+def touches(op_def) -> bool:
+    return op_def.forwards_input is not None
+
+
+def applies(op, ir):
+    od = op._op_def
+    if (not ir.steps[op].calls or od.forwards_input is None or op._outputs[0] in ir.fed
+            or not od.forwards_input(op) or ir.memory.may_be_reallocated(op._inputs[0])):
+        return None
+    return ir.source(op._inputs[0])
+
+
+def rewrite(op, ir, source) -> None:
+    ir.forwarded[op._outputs[0]] = source
+    ir.steps[op].how = How.FORWARDED
+    ir.changed()

@@ -1,0 +1,105 @@
+"""pass_through: Identity, StopGradient and same-shape Reshapes are not called."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import scopeflow as tf
+
+
+def _locals_never_freed(plan):
+    """Plan locals that are neither deleted after their last reader nor returned."""
+    lines = [ln.strip() for ln in plan.source.splitlines()]
+    made = {v.strip() for ln in lines if ln.startswith("t") and " = " in ln
+            for v in ln.split(" = ")[0].split(",") if v.strip()}
+    freed = {v.strip() for ln in lines if ln.startswith("del ") for v in ln[4:].split(",")}
+    returned = next(ln for ln in lines if ln.startswith("return"))
+    return sorted(v for v in made - freed if v not in returned)
+
+
+def test_pass_through_ops_are_not_called_and_values_stay_right(passes):
+    x = tf.placeholder(tf.float32, [2, 3])
+    m = tf.matmul(x, tf.ones([3, 3]))
+    same = tf.reshape(tf.stop_gradient(tf.identity(m)), [2, 3])  # a chain of three
+    flat = tf.reshape(same, [6])                                  # a real reshape
+    z = tf.reduce_sum(flat) * m
+    y = tf.exp(same) + 1.0                # the last reader of m reads it through the chain
+    feed = np.arange(6, dtype=np.float32).reshape(2, 3)
+    with tf.Session() as sess:
+        plan = passes.compile(sess, [y, z], [x])
+    assert passes.calls(plan) == ["AddV2", "Exp", "MatMul", "Mul", "Reshape", "Sum"]
+    assert _locals_never_freed(plan) == []
+    got = passes.compare("pass_through", lambda sess: sess.run([y, z], {x: feed}))[0]
+    mv = feed @ np.ones((3, 3), np.float32)
+    np.testing.assert_array_equal(got[0], np.exp(mv) + np.float32(1))
+    np.testing.assert_array_equal(got[1], mv.sum() * mv)
+
+
+def test_pass_through_of_a_feed_is_copied_when_fetched_and_never_written(passes):
+    x = tf.placeholder(tf.float32, [3])
+    y = tf.identity(x)
+    z = tf.negative(tf.reshape(y, [3]))   # a ufunc on a (skipped) view of a feed
+    fed = np.array([1.0, 2.0, 3.0], np.float32)
+
+    def program(sess):
+        got_y, got_z = sess.run([y, z], {x: fed})
+        got_y[0] = 9.0
+        return [got_z, fed.copy()]
+
+    for got_z, after in passes.compare("pass_through", program):
+        np.testing.assert_array_equal(got_z, [-1, -2, -3])
+        np.testing.assert_array_equal(after, [1, 2, 3])
+
+
+def test_reads_of_a_variable_through_skipped_identities_see_earlier_writes(passes):
+    """TF1: a reader sees the variable as it is when the reader runs (SEMANTICS.md)."""
+    v = tf.Variable(1.0)
+    before = tf.identity(v) * 1.0          # computes: a snapshot before the bump
+    with tf.control_dependencies([before]):
+        bump = tf.assign_add(v, 1.0)
+    with tf.control_dependencies([bump]):
+        after = tf.identity(tf.identity(v))
+        doubled = after * 2.0
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        plan = passes.compile(sess, [before, after, doubled])
+        assert "Identity" not in passes.calls(plan)
+
+    def program(sess):
+        sess.run(v.initializer)
+        return [sess.run([before, after, doubled]), sess.run([before, after, doubled])]
+
+    for first, second in passes.compare("pass_through", program):
+        assert [float(a) for a in first] == [1.0, 2.0, 4.0]
+        assert [float(a) for a in second] == [2.0, 3.0, 6.0]
+
+
+def test_a_read_stays_in_place_when_an_assign_may_give_the_variable_a_new_buffer(passes):
+    """``validate_shape=False`` to another size makes a new buffer; TF's earlier read keeps
+    the old one (and with the same size, sees the new values in its own shape)."""
+    reads, writes = [], []
+    for value in ([[1.0, 2.0, 3.0]] * 2, [[5.0, 6.0], [7.0, 8.0]]):
+        v = tf.Variable([1.0, 2.0, 3.0, 4.0])
+        reads.append(v.read_value())
+        with tf.control_dependencies([reads[-1]]):
+            writes.append(tf.assign(v, value, validate_shape=False))
+
+    def program(sess):
+        sess.run(tf.global_variables_initializer())
+        return sess.run([writes, reads])
+
+    (grown, same_size), (r1, r2) = passes.compare("pass_through", program, runs=1)[0]
+    assert grown.shape == (2, 3) and r1.tolist() == [1.0, 2.0, 3.0, 4.0]
+    assert same_size.shape == (2, 2) and r2.tolist() == [5.0, 6.0, 7.0, 8.0]
+
+
+def test_reshape_to_a_shape_known_only_at_run_time_still_checks():
+    x = tf.placeholder(tf.float32, [2, 3])
+    shape = tf.placeholder(tf.int32, [2])
+    y = tf.reshape(x, shape)
+    with tf.Session() as sess:
+        feed = np.ones((2, 3), np.float32)
+        assert sess.run(y, {x: feed, shape: [3, 2]}).shape == (3, 2)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Input to reshape"):
+            sess.run(y, {x: feed, shape: [4, 2]})

@@ -1,0 +1,106 @@
+"""producer_absorption: an AddN of zero-padded pieces writes each piece into its place."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import scopeflow as tf
+
+
+def _special_values(rng, shape, dtype):
+    x = rng.standard_normal(shape).astype(dtype)
+    flat = x.reshape(-1)
+    flat[::5] = -0.0
+    flat[1::7] = np.inf
+    flat[2::11] = np.nan
+    return x
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("paddings,piece_shapes", [
+    ([[[0, 2], [0, 0]], [[3, 0], [0, 0]]], [(3, 4), (2, 4)]),            # split rows
+    ([[[0, 0], [0, 3]], [[0, 0], [1, 0]]], [(5, 1), (5, 3)]),            # split columns
+    ([[[0, 4], [0, 0]], [[2, 0], [1, 1]]], [(1, 4), (3, 2)]),            # with gaps
+    ([[[0, 0], [0, 2]], [[0, 3], [2, 0]], [[2, 0], [2, 0]]], [(5, 2), (2, 2), (3, 2)]),
+])
+def test_add_n_of_padded_pieces_is_exact_and_skips_the_pads(passes, dtype, paddings,
+                                                             piece_shapes):
+    rng = np.random.default_rng(5)
+    phs = [tf.placeholder(dtype, s) for s in piece_shapes]
+    pieces = [tf.identity(tf.negative(p)) for p in phs]     # the run's own arrays
+    total = tf.add_n([tf.pad(x, pad) for x, pad in zip(pieces, paddings)])
+    feed = {p: _special_values(rng, s, dtype) for p, s in zip(phs, piece_shapes)}
+    with tf.Session() as sess:
+        plan = passes.compile(sess, [total], phs)
+    assert "Pad" not in passes.calls(plan)
+    assert passes.kernel_names(plan, "AddN") == ["_add_n_of_padded_pieces"]
+    got = passes.compare("producer_absorption", lambda sess: sess.run(total, feed))[0]
+    padded = [np.pad(-feed[p], pad) for p, pad in zip(phs, paddings)]
+    want = padded[0] + padded[1]
+    for x in padded[2:]:
+        want = want + x
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
+def test_add_n_of_pads_that_overlap_or_are_shared_adds_as_usual(passes):
+    x = tf.placeholder(tf.float32, [2, 2])
+    y = -x
+    overlap = tf.add_n([tf.pad(y, [[0, 1], [0, 0]]), tf.pad(y * 2.0, [[1, 0], [0, 0]])])
+    shared_pad = tf.pad(y, [[0, 2], [0, 0]])
+    shared = tf.add_n([shared_pad, tf.pad(y + 1.0, [[2, 0], [0, 0]])])
+    fed_paddings = tf.placeholder(tf.int32, [2, 2])
+    dynamic = tf.add_n([tf.pad(y, fed_paddings), tf.pad(y - 1.0, [[0, 0], [2, 0]])])
+    feed = {x: -np.array([[1, 2], [3, 4]], np.float32), fed_paddings: [[0, 0], [0, 2]]}
+    fetches = [overlap, shared, shared_pad, dynamic]
+    with tf.Session() as sess:
+        plan = passes.compile(sess, fetches, [x, fed_paddings])
+    assert passes.calls(plan).count("Pad") == 6
+    assert set(passes.kernel_names(plan, "AddN")) == {"_add_n_kernel"}
+    got = passes.compare("producer_absorption", lambda sess: sess.run(fetches, feed))[0]
+    np.testing.assert_array_equal(got[0], [[1, 2], [5, 8], [6, 8]])
+    np.testing.assert_array_equal(got[1], [[1, 2], [3, 4], [2, 3], [4, 5]])
+    np.testing.assert_array_equal(got[3], [[1, 2, 0, 1], [3, 4, 2, 3]])
+
+
+@pytest.mark.parametrize("through", ["ref", "read", "reshape"])
+def test_pads_of_a_variable_are_not_absorbed(passes, through):
+    """A Pad reads the variable where it runs; absorbing it would read the variable at the
+    AddN, after the write ordered between them."""
+    v = tf.Variable([1.0, 2.0])
+    view = {"ref": v._ref, "read": v.read_value, "reshape": lambda: tf.reshape(v, [2, 1])}[
+        through]
+    first = tf.pad(tf.reshape(view(), [2]), [[0, 2]])
+    with tf.control_dependencies([first]):
+        bump = tf.assign_add(v, [10.0, 10.0])
+    with tf.control_dependencies([bump]):
+        second = tf.pad(tf.reshape(view(), [2]), [[2, 0]])
+    total = tf.add_n([first, second])
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        assert "Pad" in passes.calls(passes.compile(sess, [total]))
+
+    def program(sess):
+        sess.run(v.initializer)
+        return sess.run(total)
+
+    np.testing.assert_array_equal(passes.compare("producer_absorption", program)[0],
+                                  [1, 2, 11, 12])
+
+
+def test_gradient_of_slices_that_split_a_tensor_skips_the_pads(passes):
+    x = tf.placeholder(tf.float32, [5, 3])
+    w = x * 1.0
+    top, mid = tf.slice(w, [0, 0], [2, -1]), tf.slice(w, [2, 0], [2, -1])
+    rest = tf.slice(w, [4, 0], [-1, -1])
+    # The gradient of ``top * 3`` is a constant (folded), the others are computed.
+    loss = (tf.reduce_sum(top * 3.0) + tf.reduce_sum(tf.square(mid))
+            + tf.reduce_sum(tf.exp(rest)))
+    grad, = tf.gradients(loss, [w])
+    feed = np.arange(15, dtype=np.float32).reshape(5, 3) / 8
+    with tf.Session() as sess:
+        assert "Pad" not in passes.calls(passes.compile(sess, [grad], [x]))
+    got = passes.compare("producer_absorption", lambda sess: sess.run(grad, {x: feed}))[0]
+    want = np.concatenate([np.full((2, 3), 3.0, np.float32), 2 * feed[2:4], np.exp(feed[4:])])
+    np.testing.assert_array_equal(got, want)
