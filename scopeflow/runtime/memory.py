@@ -45,7 +45,7 @@ def aliased_inputs(op) -> list:
 class Memory:
     """Ownership and aliasing of the tensors of one ``PlanIR`` (see the module docstring)."""
 
-    __slots__ = ("ir", "readers", "state", "outside", "variable_users", "reallocated")
+    __slots__ = ("ir", "readers", "state", "outside", "variable_users")
 
     def __init__(self, ir):
         self.ir = ir
@@ -63,9 +63,6 @@ class Memory:
         variable_users.update(t._ref_key for t in ir.fetches if t._ref_key is not None)
         self.readers = readers
         self.variable_users = variable_users
-        # Variables an Assign may give a new buffer of another size during the run.
-        self.reallocated = {op._inputs[0]._ref_key for op in ir.ops
-                            if op._op_def.type == "Assign" and not op._attrs["validate_shape"]}
         state: set = set()
         outside = set(ir.fed) | ir.folded.keys()
         for op in ir.ops:
@@ -90,11 +87,6 @@ class Memory:
     def aliases_state(self, t) -> bool:
         """Whether ``t``'s array may be (a view of) a variable's buffer."""
         return t in self.state
-
-    def may_be_reallocated(self, t) -> bool:
-        """Whether ``t`` is a reference to a variable that an ``Assign`` of the run may give a
-        new buffer (``validate_shape=False``): where it is looked up then matters."""
-        return t._ref_key is not None and t._ref_key in self.reallocated
 
     def aliases_outside(self, t) -> bool:
         """Whether ``t``'s array may be memory the run does not own."""

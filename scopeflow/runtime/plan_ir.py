@@ -61,6 +61,7 @@ class PlanIR:
       folded: values known when the plan is compiled (``Const`` values, folded outputs).
       forwarded: each output of a ``FORWARDED`` step mapped to the tensor whose value it is.
       controls: ops that are control inputs of others (they must run for their effect).
+      reallocated: ref keys of the variables an ``Assign`` of the run may give a new buffer.
     """
 
     def __init__(self, ops, fetches, fed):
@@ -71,6 +72,9 @@ class PlanIR:
         self.folded: dict = {}
         self.forwarded: dict = {}
         self.controls = {c for op in ops for c in op._control_inputs}
+        # Variables an Assign may give a new buffer of another size during the run.
+        self.reallocated = {op._inputs[0]._ref_key for op in ops
+                            if op._op_def.type == "Assign" and not op._attrs["validate_shape"]}
         self._memory = None
         for op in ops:
             if op._op_def.type == "Const" and op._outputs[0] not in self.fed:

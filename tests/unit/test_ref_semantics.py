@@ -3,8 +3,8 @@
 ``tests/fixtures/tf_ref_semantics/programs.py`` holds small programs that build a graph
 with either API and return what a session fetched; ``expected.json`` holds TensorFlow's
 results (refresh: ``../shared/tools/tf1 tests/fixtures/tf_ref_semantics/make_fixture.py``).
-Values are small dyadic floats and ints, so they must match exactly. The rules they pin
-down are in ``/work/shared/SEMANTICS.md``: a consumer of a variable (through any chain of
+Values are small dyadic floats and ints, so they must match exactly. Every program runs with
+the plan passes on and off. The rules they pin down (TF1's, verified): a consumer of a variable (through any chain of
 buffer-forwarding ops) sees it as it is when the consumer runs; a fetched tensor that
 still aliases the variable's buffer shows it as the run leaves it; ops that compute copy;
 a value handed back to Python never changes afterwards.
@@ -44,8 +44,10 @@ def test_fixture_covers_every_program():
     assert sorted(WANT["quirks"]) == sorted(PROGRAMS.QUIRKS)
 
 
+@pytest.mark.parametrize("passes", ["all", "none"])
 @pytest.mark.parametrize("name", list(PROGRAMS.PROGRAMS))
-def test_program_matches_tf(name):
+def test_program_matches_tf(name, passes, monkeypatch):
+    monkeypatch.setenv("SCOPEFLOW_PLAN_PASSES", passes)
     got = _plain(PROGRAMS.run_program(tf, name))
     assert got == WANT["programs"][name]
 

@@ -25,7 +25,7 @@ def touches(op_def) -> bool:
 def applies(op, ir):
     od = op._op_def
     if (not ir.steps[op].calls or od.forwards_input is None or op._outputs[0] in ir.fed
-            or not od.forwards_input(op) or ir.memory.may_be_reallocated(op._inputs[0])):
+            or not od.forwards_input(op) or op._inputs[0]._ref_key in ir.reallocated):
         return None
     return ir.source(op._inputs[0])
 
