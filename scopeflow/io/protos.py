@@ -8,6 +8,10 @@ field numbers are TensorFlow's.
 >>> header = protos.BundleHeaderProto(num_shards=1, version=protos.VersionDef(producer=1))
 >>> header.SerializeToString().hex()
 '08011a020801'
+>>> config = protos.ConfigProto(allow_soft_placement=True)
+>>> config.gpu_options.allow_growth = True
+>>> config.SerializeToString().hex()
+'320220013801'
 """
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
@@ -52,6 +56,32 @@ SessionLog = _get("SessionLog")
 TaggedRunMetadata = _get("TaggedRunMetadata")
 SourceMetadata = _get("SourceMetadata")
 Event = _get("Event")
+
+# Session configuration (config.proto, rewriter_config.proto and what they reference).
+# TF1 exports ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunOptions and
+# RunMetadata as ``tf.X``; the rest TF1 code imports from ``tensorflow.core.*_pb2`` modules.
+StepStats = _get("StepStats")
+CostGraphDef = _get("CostGraphDef")
+ClusterDef = _get("ClusterDef")
+JobDef = _get("JobDef")
+DebugOptions = _get("DebugOptions")
+DebugTensorWatch = _get("DebugTensorWatch")
+RPCOptions = _get("RPCOptions")
+CoordinationServiceConfig = _get("CoordinationServiceConfig")
+VerifierConfig = _get("VerifierConfig")
+AutoParallelOptions = _get("AutoParallelOptions")
+ScopedAllocatorOptions = _get("ScopedAllocatorOptions")
+RewriterConfig = _get("RewriterConfig")
+GPUOptions = _get("GPUOptions")
+OptimizerOptions = _get("OptimizerOptions")
+GraphOptions = _get("GraphOptions")
+ThreadPoolOptionProto = _get("ThreadPoolOptionProto")
+SessionMetadata = _get("SessionMetadata")
+ConfigProto = _get("ConfigProto")
+RunOptions = _get("RunOptions")
+RunMetadata = _get("RunMetadata")
+TensorConnection = _get("TensorConnection")
+CallableOptions = _get("CallableOptions")
 
 # DataType enum values by name ("DT_FLOAT" -> 1) and back.
 DATA_TYPE = _POOL.FindEnumTypeByName("tensorflow.DataType")

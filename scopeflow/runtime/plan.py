@@ -60,10 +60,10 @@ class Plan:
     """A compiled slice of the graph for one (fetches, feeds) signature."""
 
     __slots__ = ("fn", "ops", "feeds", "feed_checks", "line_to_op", "variable_ops", "source",
-                 "has_targets")
+                 "has_targets", "variable_readers")
 
     def __init__(self, fn, ops, feeds, feed_checks, line_to_op, variable_ops, source,
-                 has_targets=False):
+                 has_targets=False, variable_readers=None):
         self.fn = fn
         self.ops = ops
         self.feeds = feeds
@@ -72,8 +72,17 @@ class Plan:
         self.variable_ops = variable_ops
         self.source = source
         self.has_targets = has_targets  # fetched ops come back as None among the values
+        # (line, variable op) -> the op TF names for reading the variable there (``v/read``
+        # when a skipped Identity of it is what the line's call or fetch reads).
+        self.variable_readers = variable_readers or {}
 
-    def op_at_line(self, lineno):
+    def op_at_line(self, lineno, variable=None):
+        """The op whose call is on line ``lineno``; when reading ``variable`` failed there,
+        the op that reads it in TF's graph."""
+        if variable is not None:
+            reader = self.variable_readers.get((lineno, variable))
+            if reader is not None:
+                return reader
         return self.line_to_op.get(lineno)
 
 
@@ -182,6 +191,14 @@ def _generate(ir, feed_tensors, state, has_targets) -> Plan:
     lines = [f"def _plan({', '.join(args)}):"]
     line_to_op: dict[int, Operation] = {}
     variable_ops = []
+    variable_readers: dict = {}
+
+    def note_variable_reads(lineno, tensors, consumer):
+        """Which op TF would blame for each variable the line reads."""
+        for t in tensors:
+            source = ir.source(t)
+            if source._op._op_def.type in VARIABLE_OP_TYPES and source not in fed:
+                variable_readers[(lineno, source._op)] = _reader_in_tf(ir, t, consumer)
 
     def emit(k, step, call):
         """Appends the line that calls ``step``'s kernel, then frees what dies there."""
@@ -200,6 +217,9 @@ def _generate(ir, feed_tensors, state, has_targets) -> Plan:
         else:
             lines.append(f"    {', '.join(out_vars)}, = {call}")
         line_to_op[len(lines)] = step.op
+        refs = step.op._op_def.ref_inputs if step.with_attrs else ()
+        note_variable_reads(len(lines), [t for i, t in enumerate(step.inputs) if i not in refs],
+                            step.op)
         # Free each value after its last reader (only the plan's own locals ``t*``).
         dead = [var_of[t] for t in step.inputs
                 if last_use.get(ir.source(t)) == k and t in var_of]
@@ -272,13 +292,26 @@ def _generate(ir, feed_tensors, state, has_targets) -> Plan:
         else:
             results.append(v)
     lines.append(f"    return ({', '.join(results)}{',' if len(results) == 1 else ''})")
+    note_variable_reads(len(lines), ir.fetches, None)
     source = "\n".join(lines) + "\n"
     exec(compile(source, PLAN_FILENAME, "exec"), namespace)  # noqa: S102 - our own codegen
 
     feed_checks = [(t, t.dtype.base_dtype.as_numpy_dtype, t.shape.as_tuple())
                    for t in feed_tensors]
     return Plan(namespace["_plan"], ir.ops, feed_tensors, feed_checks, line_to_op,
-                variable_ops, source, has_targets=has_targets)
+                variable_ops, source, has_targets=has_targets,
+                variable_readers=variable_readers)
+
+
+def _reader_in_tf(ir, t, consumer):
+    """The op that reads a variable in TF's graph when ``consumer`` (None: a fetch) reads
+    ``t``: the first of the skipped pass-through ops between them, else ``consumer`` (or
+    the variable itself, fetched)."""
+    reader = consumer
+    while t._op in ir.steps and ir.steps[t._op].how is How.FORWARDED:
+        reader = t._op
+        t = t._op._inputs[0]
+    return reader if reader is not None else t._op
 
 
 def _tf_dtype_name(dtype) -> str:

@@ -133,8 +133,8 @@ class Session:
         self._graph = graph
         self._target = target
         self._config = config
-        # Which plan rewrites run (all unless SCOPEFLOW_PLAN_PASSES says otherwise).
-        self._passes = plan_passes.from_environment()
+        # Which plan rewrites run: all, unless SCOPEFLOW_PLAN_PASSES or the config says not.
+        self._passes = plan_passes.for_config(config, plan_passes.from_environment())
         self._state = SessionState()
         self._plans: dict = {}
         self._closed = False
@@ -318,9 +318,10 @@ class Session:
 def _failing_op(plan, exc):
     tb = exc.__traceback__
     op = None
+    variable = exc.op if isinstance(exc, UninitializedVariable) else None
     while tb is not None:
         if tb.tb_frame.f_code.co_filename == PLAN_FILENAME:
-            op = plan.op_at_line(tb.tb_lineno)
+            op = plan.op_at_line(tb.tb_lineno, variable)
         tb = tb.tb_next
     return op
 

@@ -13,10 +13,11 @@ changes how. Each pass module defines:
 Passes ask ``ir.memory`` (``scopeflow.runtime.memory``) everything about ownership and
 aliasing, so TF1's rules for variables' buffers are kept in one place.
 
-Which passes run is a per-session choice, read from the environment when a ``Session`` is
-made (``SCOPEFLOW_PLAN_PASSES``) or from its ``config``: ``all`` (the default), ``none``,
-a comma-separated list of pass names to run, or a list of ``-name`` entries to leave out.
-Turning them off rules the optimiser out when a result looks wrong; values stay the same.
+Which passes run is a per-session choice. The environment, read when a ``Session`` is made
+(``SCOPEFLOW_PLAN_PASSES``), says ``all`` (the default), ``none``, a comma-separated list of
+pass names to run, or a list of ``-name`` entries to leave out. A ``tf.ConfigProto`` given
+to the session turns off what TF1's own switches turn off (``for_config``). Turning passes
+off rules the optimiser out when a result looks wrong; values stay the same.
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ from scopeflow.runtime.passes import (
     producer_absorption,
 )
 
-__all__ = ["PASSES", "ENV_VAR", "select", "from_environment", "run_passes", "names"]
+__all__ = ["PASSES", "ENV_VAR", "select", "from_environment", "for_config", "run_passes",
+           "names"]
 
 # In order: later passes rely on earlier ones (folded values, the final readers).
 PASSES = (constant_folding, pass_through, producer_absorption, const_kernels, owning_kernels,
@@ -68,6 +70,45 @@ def select(spec: str | None) -> tuple:
 
 def from_environment() -> tuple:
     return select(os.environ.get(ENV_VAR))
+
+
+# TF's enum values (config.proto, rewriter_config.proto).
+_OPT_LEVEL_L0 = -1        # OptimizerOptions.L0: no constant folding
+_TOGGLE_OFF = 2           # RewriterConfig.OFF
+_NO_MEM_OPT = 1           # RewriterConfig.NO_MEM_OPT
+
+
+def for_config(config, passes=PASSES) -> tuple:
+    """``passes`` less the ones a session ``config`` (a ``tf.ConfigProto``) switches off, as
+    TF1's switches do for grappler and the graph optimizer:
+
+    - ``graph_options.rewrite_options.disable_meta_optimizer``: every pass;
+    - ``graph_options.optimizer_options.opt_level = L0`` or ``rewrite_options
+      .constant_folding = OFF``: ``constant_folding``;
+    - ``rewrite_options.dependency_optimization = OFF`` (which removes Identity ops in
+      TF): ``pass_through``;
+    - ``rewrite_options.arithmetic_optimization = OFF``: ``producer_absorption`` and
+      ``const_kernels``;
+    - ``rewrite_options.memory_optimization = NO_MEM_OPT``: ``buffer_reuse`` and
+      ``owning_kernels``.
+    """
+    graph_options = getattr(config, "graph_options", None)
+    if graph_options is None:
+        return tuple(passes)
+    rewrite = graph_options.rewrite_options
+    if rewrite.disable_meta_optimizer:
+        return ()
+    off = set()
+    if (graph_options.optimizer_options.opt_level == _OPT_LEVEL_L0
+            or rewrite.constant_folding == _TOGGLE_OFF):
+        off.add(constant_folding.NAME)
+    if rewrite.dependency_optimization == _TOGGLE_OFF:
+        off.add(pass_through.NAME)
+    if rewrite.arithmetic_optimization == _TOGGLE_OFF:
+        off.update((producer_absorption.NAME, const_kernels.NAME))
+    if rewrite.memory_optimization == _NO_MEM_OPT:
+        off.update((buffer_reuse.NAME, owning_kernels.NAME))
+    return tuple(p for p in passes if p.NAME not in off)
 
 
 def run_passes(passes, ir) -> None:

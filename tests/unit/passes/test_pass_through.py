@@ -103,3 +103,20 @@ def test_reshape_to_a_shape_known_only_at_run_time_still_checks():
         assert sess.run(y, {x: feed, shape: [3, 2]}).shape == (3, 2)
         with pytest.raises(tf.errors.InvalidArgumentError, match="Input to reshape"):
             sess.run(y, {x: feed, shape: [4, 2]})
+
+
+@pytest.mark.parametrize("passes_spec", ["all", "none"])
+def test_uninitialized_reads_through_skipped_identities_blame_the_op_tf_names(
+        passes_spec, monkeypatch):
+    """TF 2.21 names the op that reads the ref (``v/read``), whatever reads that."""
+    monkeypatch.setenv("SCOPEFLOW_PLAN_PASSES", passes_spec)
+    v = tf.Variable([1.0, 2.0], name="v")
+    cases = {"v/read": [v * 2.0, tf.identity(tf.identity(v)) * 2.0,
+                        tf.reduce_sum(tf.reshape(v, [2, 1]))],
+             "read": [v.read_value()]}
+    with tf.Session() as sess:
+        for name, fetches in cases.items():
+            for t in fetches:
+                with pytest.raises(tf.errors.FailedPreconditionError) as e:
+                    sess.run(t)
+                assert e.value.op.name == name

@@ -53,3 +53,38 @@ def test_describe_lists_the_passes_that_may_rewrite_an_op():
     assert "owning_kernels" in tf.describe("Assign")
     assert "producer_absorption" in tf.describe("AddN")
     assert tf.describe("VariableV2").splitlines()[-1] == "  passes (none)"
+
+
+def _names(sess):
+    return [p.NAME for p in sess._passes]
+
+
+def test_tf1_config_switches_turn_the_matching_passes_off(monkeypatch):
+    from scopeflow.io.protos import RewriterConfig
+
+    everything = plan_passes.names()
+    assert _names(tf.Session(config=tf.ConfigProto(allow_soft_placement=True))) == everything
+    cases = [
+        (lambda c: setattr(c.graph_options.optimizer_options, "opt_level",
+                           tf.OptimizerOptions.L0), {"constant_folding"}),
+        (lambda c: setattr(c.graph_options.rewrite_options, "constant_folding",
+                           RewriterConfig.OFF), {"constant_folding"}),
+        (lambda c: setattr(c.graph_options.rewrite_options, "dependency_optimization",
+                           RewriterConfig.OFF), {"pass_through"}),
+        (lambda c: setattr(c.graph_options.rewrite_options, "arithmetic_optimization",
+                           RewriterConfig.OFF), {"producer_absorption", "const_kernels"}),
+        (lambda c: setattr(c.graph_options.rewrite_options, "memory_optimization",
+                           RewriterConfig.NO_MEM_OPT), {"buffer_reuse", "owning_kernels"}),
+        (lambda c: setattr(c.graph_options.rewrite_options, "disable_meta_optimizer", True),
+         set(everything)),
+    ]
+    for change, off in cases:
+        config = tf.ConfigProto()
+        change(config)
+        assert _names(tf.Session(config=config)) == [n for n in everything if n not in off]
+    # The environment can only turn more off.
+    monkeypatch.setenv(plan_passes.ENV_VAR, "-buffer_reuse")
+    config = tf.ConfigProto()
+    config.graph_options.rewrite_options.dependency_optimization = RewriterConfig.OFF
+    assert _names(tf.Session(config=config)) == [
+        n for n in everything if n not in ("buffer_reuse", "pass_through")]
