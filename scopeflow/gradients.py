@@ -23,7 +23,7 @@ from scopeflow.framework.graph import (
     name_scope,
     register_tensor_conversion_function,
 )
-from scopeflow.framework.opdef import _UNSET, REGISTRY, OpDef
+from scopeflow.framework.opdef import _UNSET, NO_GRADIENT, REGISTRY, OpDef
 
 __all__ = ["gradients", "IndexedSlices", "AggregationMethod", "UnconnectedGradients",
            "RegisterGradient", "NotDifferentiable", "no_gradient", "custom_gradient",
@@ -154,7 +154,7 @@ def _grad_fn(op: Operation):
             raise LookupError(f"No gradient registered under {override!r} (used by "
                               f"gradient_override_map for op '{op.name}')") from None
     rule = op._op_def.grad
-    if rule is _UNSET:
+    if rule is _UNSET or rule is NO_GRADIENT:
         raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {op.type}). "
                           f"Created at {op.creation_site}.")
     return rule
@@ -245,6 +245,14 @@ def _static_reduction_axes(grad, x, others):
     return axes
 
 
+def _passes_sparse(grad, x: Tensor, op: Operation) -> bool:
+    """Whether a sparse gradient reaches a broadcasting op's input as it is: when the
+    input has the op's (fully known) output shape. Otherwise it is summed to the input's
+    shape, densely, as TF's rules do (``_SubGrad`` of a scalar and a gathered matrix)."""
+    return (isinstance(grad, IndexedSlices) and x.shape.is_fully_defined()
+            and x.shape.as_tuple() == op._outputs[0].shape.as_tuple())
+
+
 def _sum_to_shape_of(grad, x: Tensor, op: Operation):
     """Undoes broadcasting: sums ``grad`` over the axes along which ``x`` was broadcast."""
     from scopeflow.ops import array_ops, math_ops
@@ -304,15 +312,18 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                     if not isinstance(gy, IndexedSlices) else gy
             grads.setdefault(y, []).append(gy)
         x_set = set(xs)
-        for op in reversed(_between_ops(ys, xs, stop_ops)):
+        between = _between_ops(ys, xs, stop_ops)
+        reached = set(between)
+        for op in reversed(between):
             out_grads = []
             for t in op._outputs:
                 g = _aggregate(grads.pop(t, []), aggregation_method)
                 if t in x_set:
                     grads[t] = [g]  # summed once: the result below reuses this sum
                 out_grads.append(g)
-            if op in stop_ops or all(g is None for g in out_grads):
-                continue
+            if (op in stop_ops or all(g is None for g in out_grads)
+                    or not any(t._op in reached for t in op._inputs)):
+                continue  # TF's _StopOps: no gradient goes on from here, no rule is needed
             rule = _grad_fn(op)
             if rule is None:
                 continue
@@ -329,7 +340,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
             for t, g in zip(op._inputs, in_grads):
                 if g is None or not _differentiable(t):
                     continue
-                if broadcasting and not isinstance(g, IndexedSlices):
+                if broadcasting and not _passes_sparse(g, t, op):
                     with name_scope(op_grad_scope):
                         g = _sum_to_shape_of(g, t, op)
                 grads.setdefault(t, []).append(g)

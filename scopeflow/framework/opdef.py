@@ -12,11 +12,23 @@ from scopeflow.framework import dtypes as _dtypes
 from scopeflow.framework.graph import Operation, Tensor, _graph_of, convert_to_tensor
 from scopeflow.framework.tensor_shape import TensorShape
 
-__all__ = ["OpDef", "REGISTRY", "describe", "same_shape", "broadcast_shape", "same_dtype",
-           "first_dtype", "merge_shapes", "unknown_shape_rule", "scalar_shape", "shape_str",
-           "get_op_def"]
+__all__ = ["OpDef", "REGISTRY", "NO_GRADIENT", "describe", "same_shape", "broadcast_shape",
+           "same_dtype", "first_dtype", "merge_shapes", "unknown_shape_rule", "scalar_shape",
+           "shape_str", "get_op_def"]
 
 _UNSET = object()
+
+
+class _NoGradient:
+    """``grad=NO_GRADIENT``: TF registers no gradient for the op type, so ``tf.gradients``
+    raises ``LookupError`` when a gradient reaches one (``grad=None`` instead means "not
+    differentiable": no gradient flows through, silently, as TF's ``NotDifferentiable``)."""
+
+    def __repr__(self):
+        return "NO_GRADIENT"
+
+
+NO_GRADIENT = _NoGradient()
 
 
 class OpDef:
@@ -32,7 +44,9 @@ class OpDef:
         ``OpRunContext`` first.
       attrs: attribute names with their defaults; ``bind`` rejects any other.
       num_outputs: an int, or ``f(attrs, n_inputs) -> int``.
-      grad: gradient rule ``grad(op, *dys) -> list`` (``None``: not differentiable).
+      grad: gradient rule ``grad(op, *dys) -> list``; ``None``: not differentiable (as
+        TF's ``NotDifferentiable``); ``NO_GRADIENT``: none registered (as in TF, a gradient
+        reaching the op raises ``LookupError``).
       broadcasting: autodiff reduces each input's gradient back to the input's shape.
       aliases: the kernel may return an input (or a view of it) instead of a new array:
         ``True`` (any input), or the indices of the inputs it may return views of.
@@ -230,7 +244,8 @@ def describe(op_type: str) -> str:
     pieces = [("shape", op_def.shape_rule), ("dtype", op_def.dtype_rule),
               ("kernel", op_def.kernel),
               ("grad", "not differentiable" if grad is None else
-               "missing" if grad is _UNSET else grad)]
+               "missing" if grad is _UNSET else
+               "none registered (LookupError, as TF)" if grad is NO_GRADIENT else grad)]
     for label, fn in pieces:
         if isinstance(fn, str):
             lines.append(f"  {label:6} {fn}")

@@ -26,7 +26,7 @@ from scopeflow.framework.graph import (
     name_scope,
     register_tensor_conversion_function,
 )
-from scopeflow.framework.opdef import OpDef, first_dtype, same_shape
+from scopeflow.framework.opdef import NO_GRADIENT, OpDef, first_dtype, same_shape
 from scopeflow.framework.tensor_shape import Dimension, TensorShape, as_shape
 from scopeflow.framework.tensor_util import STATIC_VALUE_RULES, constant_value
 from scopeflow.ops.constant_op import constant
@@ -229,7 +229,7 @@ def _placeholder_kernel(*, dtype, shape):
 
 placeholder_op = OpDef("Placeholder", shape=lambda *, dtype, shape: shape,
                        dtype=lambda *, dtype, shape: dtype, kernel=_placeholder_kernel,
-                       attrs={"dtype": None, "shape": TensorShape(None)}, grad=None)
+                       attrs={"dtype": None, "shape": TensorShape(None)}, grad=NO_GRADIENT)
 
 
 def placeholder(dtype, shape=None, name=None) -> Tensor:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from scopeflow.framework.graph import Operation, Tensor, _graph_of, control_dependencies, name_scope
-from scopeflow.framework.opdef import OpDef
+from scopeflow.framework.opdef import NO_GRADIENT, OpDef
 from scopeflow.ops import array_ops
 
 __all__ = ["no_op", "group", "tuple", "with_dependencies"]
@@ -11,7 +11,7 @@ __all__ = ["no_op", "group", "tuple", "with_dependencies"]
 _builtin_tuple = tuple
 
 # ── NoOp ─────────────────────────────────────────────────────────────────────────────
-no_op_op = OpDef("NoOp", shape=lambda **a: [], dtype=lambda **a: [], grad=None)
+no_op_op = OpDef("NoOp", shape=lambda **a: [], dtype=lambda **a: [], grad=NO_GRADIENT)
 
 
 def no_op(name=None) -> Operation:

@@ -16,7 +16,7 @@ import numpy as np
 from scopeflow.framework import dtypes as _dtypes
 from scopeflow.framework import errors
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
-from scopeflow.framework.opdef import OpDef
+from scopeflow.framework.opdef import NO_GRADIENT, OpDef
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.io.atomic import atomic_write_bytes
 
@@ -102,7 +102,7 @@ def _os_error(ctx, e, what):
 
 
 save_v2_op = OpDef("SaveV2", shape=_save_v2_shape, dtype=_save_v2_dtype, kernel=_save_v2_kernel,
-                   attrs={"dtypes": None}, num_outputs=0, stateful=True, grad=None,
+                   attrs={"dtypes": None}, num_outputs=0, stateful=True, grad=NO_GRADIENT,
                    input_names=("prefix", "tensor_names", "shape_and_slices", "tensors"))
 
 
@@ -158,7 +158,7 @@ restore_v2_op = OpDef("RestoreV2", shape=_restore_v2_shape,
                       dtype=lambda *ins, dtypes: [d.base_dtype for d in dtypes],
                       kernel=_restore_v2_kernel, attrs={"dtypes": None},
                       num_outputs=lambda attrs, n: len(attrs["dtypes"]), stateful=True,
-                      grad=None, input_names=("prefix", "tensor_names", "shape_and_slices"),
+                      grad=NO_GRADIENT, input_names=("prefix", "tensor_names", "shape_and_slices"),
                       fresh_outputs=True)
 
 
@@ -190,7 +190,7 @@ def _sharded_filename_kernel(basename, shard, num_shards):
 
 sharded_filename_op = OpDef(
     "ShardedFilename", shape=lambda b, s, n: TensorShape([]),
-    dtype=lambda b, s, n: _dtypes.string, kernel=_sharded_filename_kernel, grad=None,
+    dtype=lambda b, s, n: _dtypes.string, kernel=_sharded_filename_kernel, grad=NO_GRADIENT,
     input_names=("basename", "shard", "num_shards"))
 
 
@@ -261,7 +261,7 @@ merge_v2_checkpoints_op = OpDef(
     "MergeV2Checkpoints", shape=lambda prefixes, dest, **a: [],
     dtype=lambda prefixes, dest, **a: [], kernel=_merge_v2_kernel,
     attrs={"delete_old_dirs": True, "allow_missing_files": False}, num_outputs=0,
-    stateful=True, grad=None, input_names=("checkpoint_prefixes", "destination_prefix"))
+    stateful=True, grad=NO_GRADIENT, input_names=("checkpoint_prefixes", "destination_prefix"))
 
 
 def merge_v2_checkpoints(checkpoint_prefixes, destination_prefix, delete_old_dirs=True,
@@ -328,7 +328,7 @@ def _regex_full_match_kernel(x, *, pattern):
 static_regex_full_match_op = OpDef(
     "StaticRegexFullMatch", shape=lambda x, *, pattern: x,
     dtype=lambda x, *, pattern: _dtypes.bool_, kernel=_regex_full_match_kernel,
-    attrs={"pattern": None}, grad=None, input_names=("input",))
+    attrs={"pattern": None}, grad=NO_GRADIENT, input_names=("input",))
 
 
 def regex_full_match(input, pattern, name=None):  # noqa: A002 - TF's name

@@ -19,6 +19,7 @@ import numpy as np
 from scopeflow.framework import dtypes, errors
 from scopeflow.framework.graph import Tensor, _graph_of, convert_to_tensor, name_scope
 from scopeflow.framework.opdef import (
+    NO_GRADIENT,
     DTypeMismatch,
     OpDef,
     broadcast_shape,
@@ -1059,7 +1060,7 @@ def _where_shape(x):
 where_op = OpDef("Where", shape=_where_shape,
                  dtype=lambda x: (check_dtype(x, _NUMERIC + (dtypes.bool_,), "input"),
                                   dtypes.int64)[1],
-                 kernel=lambda x: np.argwhere(x).astype(np.int64), grad=None,
+                 kernel=lambda x: np.argwhere(x).astype(np.int64), grad=NO_GRADIENT,
                  input_names=("input",))
 
 
@@ -1332,9 +1333,9 @@ min_op = _reduction("Min", _REAL, lambda x, axes, kd: np.min(
 prod_op = _reduction("Prod", _NUMERIC, lambda x, axes, kd: np.prod(
     x, axis=axes, dtype=_accumulator(x), keepdims=kd), grad=_prod_grad)
 all_op = _reduction("All", None, lambda x, axes, kd: np.all(x, axis=axes, keepdims=kd),
-                    grad=None)
+                    grad=NO_GRADIENT)
 any_op = _reduction("Any", None, lambda x, axes, kd: np.any(x, axis=axes, keepdims=kd),
-                    grad=None)
+                    grad=NO_GRADIENT)
 
 
 def reduce_sum(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,

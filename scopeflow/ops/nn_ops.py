@@ -14,7 +14,7 @@ import numpy as np
 
 from scopeflow.framework import dtypes, errors, random_seed
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
-from scopeflow.framework.opdef import OpDef, check_dtype, merge_shapes, same_shape
+from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype, merge_shapes, same_shape
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops import array_ops, math_ops
@@ -297,7 +297,7 @@ def _softsign_grad_kernel(dy, x):
 softsign_op = _unary("Softsign", lambda x: x / (np.abs(x) + x.dtype.type(1)))
 softsign_grad_op = _grad_op("SoftsignGrad", _softsign_grad_kernel)
 softsign_op.def_grad(lambda op, dy: [softsign_grad_op.bind(dy, op.inputs[0])])
-softsign_grad_op.grad = None  # TF registers no gradient for SoftsignGrad
+softsign_grad_op.grad = NO_GRADIENT  # TF registers none: a gradient through it raises
 
 
 def softsign(features, name=None) -> Tensor:
@@ -851,7 +851,8 @@ def _fused_bn_grad_kernel(dy, x, scale, saved_mean, saved_var, r3, *, epsilon,
 
 fused_bn_grad_op = OpDef(
     "FusedBatchNormGradV3", shape=_fused_bn_grad_shape, dtype=_fused_bn_grad_dtype,
-    kernel=_fused_bn_grad_kernel, num_outputs=5, grad=None,
+    kernel=_fused_bn_grad_kernel, num_outputs=5,
+    grad=NO_GRADIENT,  # TF has a second-order rule; without one, raise rather than give 0
     attrs={"epsilon": 1e-4, "data_format": "NHWC", "is_training": True},
     input_names=("y_backprop", "x", "scale", "reserve_space_1", "reserve_space_2",
                  "reserve_space_3"))
@@ -944,7 +945,7 @@ def _lrn_grad_kernel(dy, x, y, *, depth_radius, bias, alpha, beta):
 lrn_grad_op = OpDef("LRNGrad", shape=_rank4,
                     dtype=_same_dtype_in(_FLOATS, ("input_grads", "input_image",
                                                    "output_image")),
-                    kernel=_lrn_grad_kernel, attrs=dict(_LRN_ATTRS), grad=None,
+                    kernel=_lrn_grad_kernel, attrs=dict(_LRN_ATTRS), grad=NO_GRADIENT,
                     input_names=("input_grads", "input_image", "output_image"))
 
 
@@ -1015,7 +1016,7 @@ def _in_top_k_kernel(predictions, targets, k):
 
 
 in_top_k_op = OpDef("InTopKV2", shape=_in_top_k_shape, dtype=_in_top_k_dtype,
-                    kernel=_in_top_k_kernel, grad=None,
+                    kernel=_in_top_k_kernel, grad=NO_GRADIENT,
                     input_names=("predictions", "targets", "k"))
 
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from scopeflow.framework import errors
 from scopeflow.framework.graph import Tensor
-from scopeflow.framework.opdef import OpDef, check_dtype, same_dtype
+from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype, same_dtype
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops import array_ops
 from scopeflow.ops.array_ops import _partial_dims
@@ -152,8 +152,9 @@ def _max_pool_grad_shape(x, y, dy, **attrs):
 max_pool_grad_op = OpDef("MaxPoolGrad", shape=_max_pool_grad_shape,
                          dtype=lambda x, y, dy, **a: check_dtype(same_dtype(x, y, dy),
                                                                  _POOL_TYPES, "T"),
-                         attrs=_POOL_ATTRS, grad=None,
-                         input_names=("orig_input", "orig_output", "grad"))
+                         attrs=_POOL_ATTRS, input_names=("orig_input", "orig_output", "grad"),
+                         # TF has MaxPoolGradGrad; without it, raise rather than give 0
+                         grad=NO_GRADIENT)
 
 
 @max_pool_grad_op.def_kernel

@@ -13,7 +13,7 @@ import numpy as np
 
 from scopeflow.framework import dtypes, random_seed
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
-from scopeflow.framework.opdef import OpDef, check_dtype
+from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype
 from scopeflow.framework.tensor_shape import TensorShape, dimension_value
 from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops import philox
@@ -146,7 +146,7 @@ random_uniform_int_op = OpDef(
     "RandomUniformInt", shape=_random_uniform_int_shape, shape_from_tensors=True,
     dtype=_random_uniform_int_dtype,
     attrs={"seed": 0, "seed2": 0, "Tout": dtypes.int32, "T": dtypes.int32}, stateful=True,
-    grad=None, input_names=("shape", "minval", "maxval"))
+    grad=NO_GRADIENT, input_names=("shape", "minval", "maxval"))
 
 
 @random_uniform_int_op.def_kernel

@@ -19,7 +19,7 @@ import numpy as np
 from scopeflow.framework import dtypes
 from scopeflow.framework.errors import InvalidArgumentError
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
-from scopeflow.framework.opdef import OpDef, check_dtype
+from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops import array_ops, math_ops
 
@@ -82,7 +82,7 @@ def _unique_dtype(x, *, out_idx):
 
 
 unique_op = OpDef("Unique", shape=lambda x, *, out_idx: [TensorShape([None]), x.with_rank(1)],
-                  dtype=_unique_dtype, kernel=_unique_kernel, num_outputs=2, grad=None,
+                  dtype=_unique_dtype, kernel=_unique_kernel, num_outputs=2, grad=NO_GRADIENT,
                   attrs={"out_idx": dtypes.int32}, input_names=("x",))
 
 
@@ -240,13 +240,13 @@ for _combiner, _allowed in (("Sum", _NUMERIC), ("Mean", _REAL), ("SqrtN", _REAL)
     _dense = None
     if _combiner != "Sum":  # Sum's dense gradient is UnsortedSegmentSum of a gather
         _dense = OpDef(f"SparseSegment{_combiner}Grad", shape=_grad_shape, dtype=_grad_dtype,
-                       kernel=_grad_dense_kernel(_combiner), grad=None,
+                       kernel=_grad_dense_kernel(_combiner), grad=NO_GRADIENT,
                        input_names=_GRAD_INPUTS)
     _sparse = OpDef(
         f"SparseSegment{_combiner}GradV2",
         shape=lambda g, i, s, d: [_grad_shape(g, i, s, d), TensorShape([None])],
         dtype=lambda g, i, s, d: [_grad_dtype(g, i, s, d), i],
-        kernel=_grad_sparse_kernel(_combiner), num_outputs=2, grad=None,
+        kernel=_grad_sparse_kernel(_combiner), num_outputs=2, grad=NO_GRADIENT,
         input_names=("grad", "indices", "segment_ids", "dense_output_dim0"))
     SPARSE_SEGMENT_OPS[_combiner] = (
         OpDef(f"SparseSegment{_combiner}", shape=_sparse_segment_shape,

@@ -6,7 +6,7 @@ import numpy as np
 
 from scopeflow.framework import dtypes, errors
 from scopeflow.framework.graph import Tensor, _merge_error
-from scopeflow.framework.opdef import DTypeMismatch, OpDef, broadcast_shape
+from scopeflow.framework.opdef import NO_GRADIENT, DTypeMismatch, OpDef, broadcast_shape
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.runtime.plan import UninitializedVariable
 
@@ -30,7 +30,7 @@ variable_op = OpDef(
     dtype=lambda *, shape, dtype, container, shared_name: dtype._as_ref,
     kernel=_variable_kernel, attrs={"shape": None, "dtype": None, "container": "",
                                     "shared_name": ""},
-    stateful=True, aliases=True, grad=None)
+    stateful=True, aliases=True, grad=NO_GRADIENT)
 
 
 def variable_op_v2(shape, dtype, name="Variable", container="", shared_name=""):
@@ -161,7 +161,7 @@ is_variable_initialized_op = OpDef(
     "IsVariableInitialized", shape=lambda ref, *, dtype: TensorShape([]),
     dtype=lambda ref, *, dtype: dtypes.bool_,
     kernel=lambda ctx, ref, *, dtype: np.array(ref in ctx.state.vars),
-    attrs={"dtype": None}, stateful=True, ref_inputs=(0,), grad=None, input_names=("ref",))
+    attrs={"dtype": None}, stateful=True, ref_inputs=(0,), grad=NO_GRADIENT, input_names=("ref",))
 
 
 def is_variable_initialized(ref, name=None):

@@ -19,7 +19,7 @@ import weakref
 import numpy as np
 
 from scopeflow.framework import dtypes, errors
-from scopeflow.framework.opdef import OpDef
+from scopeflow.framework.opdef import NO_GRADIENT, OpDef
 from scopeflow.ops.blas import PARALLEL_ELEMENTWISE_FLOPS, split_rows
 from scopeflow.ops.state_ops import _ref_output, _uninitialized
 
@@ -134,7 +134,7 @@ def _training_op(op_type, input_names, kernel, attrs, *, n_refs, grad="grad",
     shape, dtype = _make_rules(n_refs, scalars, grad_at, indices_at)
     return OpDef(op_type, shape=shape, dtype=dtype, kernel=kernel,
                  attrs={"use_locking": False, **attrs}, stateful=True, aliases=True,
-                 ref_inputs=tuple(range(n_refs)), grad=None, input_names=input_names)
+                 ref_inputs=tuple(range(n_refs)), grad=NO_GRADIENT, input_names=input_names)
 
 
 def _bind(op_def, *inputs, name, **attrs):
@@ -677,8 +677,10 @@ def _make_scatter(op_type, apply):
 
     return OpDef(op_type, shape=_scatter_shape, dtype=_scatter_dtype, kernel=kernel,
                  attrs={"use_locking": op_type == "ScatterUpdate"}, stateful=True,
-                 aliases=True, ref_inputs=(0,), grad=None,
-                 input_names=("ref", "indices", "updates"))
+                 aliases=True, ref_inputs=(0,), input_names=("ref", "indices", "updates"),
+                 # TF: ScatterAdd/ScatterSub are NotDifferentiable, ScatterUpdate has no
+                 # gradient registered (a gradient through it raises LookupError).
+                 grad=NO_GRADIENT if op_type == "ScatterUpdate" else None)
 
 
 def _scatter_set(var, indices, rows, ordered):

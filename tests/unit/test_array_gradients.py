@@ -114,9 +114,11 @@ def test_gradient_rules_handle_indexed_slices_input():
 
 def test_non_differentiable_array_ops_are_explicit():
     from scopeflow.framework.opdef import REGISTRY
+    from scopeflow.framework.opdef import NO_GRADIENT
     for op_type in ("Shape", "Size", "Rank", "OneHot", "ZerosLike", "OnesLike", "StopGradient",
-                    "Placeholder", "InvertPermutation", "ConcatOffset"):
+                    "InvertPermutation", "ConcatOffset"):
         assert REGISTRY[op_type].grad is None, op_type
+    assert REGISTRY["Placeholder"].grad is NO_GRADIENT  # TF registers none
     for op_type in ("Reshape", "Transpose", "ExpandDims", "Squeeze", "ConcatV2", "Pack",
                     "Unpack", "Split", "SplitV", "Tile", "Pad", "PadV2", "MirrorPad",
                     "MirrorPadGrad", "Slice", "StridedSlice", "StridedSliceGrad", "GatherV2",

@@ -6,6 +6,9 @@ test_math_gradients.py / test_array_gradients.py.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -179,3 +182,53 @@ def test_compute_gradient_error_and_check_gradients():
     z = tf.placeholder(tf.float64, [2])
     with pytest.raises(AssertionError, match="disagrees"):
         tf.test.check_gradients(tf.reduce_sum(wrong(z)), z, np.ones(2))
+
+
+# ── ops without a gradient rule: TF's two kinds ──────────────────────────────────────
+_REGISTRY_FIXTURE = (Path(__file__).resolve().parents[1] / "fixtures" / "tf_gradient_registry")
+# TF rules that only ever return None (the same as not differentiable here).
+_TF_RULES_GIVING_NONE = {"ArgMax", "ArgMin", "Ceil", "Floor", "FloorDiv", "Round"}
+# TF computes second-order gradients through these; scopeflow has no rule and raises.
+_SECOND_ORDER_MISSING = {"FusedBatchNormGradV3", "MaxPoolGrad"}
+
+
+def _ours():
+    from scopeflow.framework.opdef import NO_GRADIENT, REGISTRY
+    return {t: ("unregistered" if od.grad is NO_GRADIENT else "not_differentiable")
+            for t, od in REGISTRY.items() if od.grad is None or od.grad is NO_GRADIENT}
+
+
+def test_ops_without_a_rule_raise_or_pass_nothing_as_tf_registers_them():
+    """``grad=None`` where TF says NotDifferentiable; ``NO_GRADIENT`` (LookupError) where TF
+    registers nothing, so a gradient never silently stops where TF would raise."""
+    ours = _ours()
+    assert sorted(ours) == json.loads((_REGISTRY_FIXTURE / "op_types.json").read_text()), (
+        "refresh tests/fixtures/tf_gradient_registry (see its make_fixture.py)")
+    theirs = json.loads((_REGISTRY_FIXTURE / "tf_registry.json").read_text())
+    for op_type, kind in ours.items():
+        if op_type in _SECOND_ORDER_MISSING:
+            assert theirs[op_type] == "has_gradient" and kind == "unregistered", op_type
+        elif op_type in _TF_RULES_GIVING_NONE:
+            assert theirs[op_type] == "has_gradient" and kind == "not_differentiable", op_type
+        else:
+            assert kind == theirs[op_type], op_type
+
+
+@pytest.mark.tf
+def test_tf_gradient_registry_fixture_is_current(tf1):
+    source = (_REGISTRY_FIXTURE / "make_fixture.py").read_text().split("if __name__")[0]
+    got = tf1(source + f"\nprint(json.dumps(classify({sorted(_ours())!r})))\n")
+    assert got == json.loads((_REGISTRY_FIXTURE / "tf_registry.json").read_text())
+
+
+def test_a_gradient_through_an_op_tf_has_no_rule_for_raises():
+    v = tf.Variable([1.0, 2.0])
+    s = tf.scatter_update(v, [0], [5.0])
+    with pytest.raises(LookupError, match="No gradient defined for operation 'ScatterUpdate'"):
+        tf.gradients(tf.reduce_sum(s * v), v)
+    x = tf.constant([1.0, 2.0])
+    with pytest.raises(LookupError, match="op type: SoftsignGrad"):
+        tf.gradients(tf.gradients(tf.nn.softsign(x), x)[0], x)
+    # A variable itself, or a placeholder, is where a gradient stops: no rule is looked up.
+    p = tf.placeholder(tf.float32, [2])
+    assert all(g is not None for g in tf.gradients(tf.reduce_sum(v * p), [v, p]))
