@@ -146,6 +146,7 @@ def snapshot(result, *sources):
         if not np.may_share_memory(result, s):
             continue
         whole = (result.size == np.size(s) and result.flags.c_contiguous
-                 and np.asarray(s).flags.c_contiguous)
+                 and np.asarray(s).flags.c_contiguous
+                 and all(stride >= 0 for stride in result.strides))  # not reversed
         return result if whole else result.copy()
     return result

@@ -100,8 +100,8 @@ def _prune(fetch_tensors, target_ops, fed: set) -> list[Operation]:
     stack = [t.op for t in fetch_tensors if t not in fed] + list(target_ops)
     while stack:
         op = stack.pop()
-        if op in needed:
-            continue
+        if op in needed or (op._outputs and all(t in fed for t in op._outputs)):
+            continue  # every output fed: as in TF, the op (and what it needs) does not run
         needed.add(op)
         ref_inputs = op._op_def.ref_inputs
         for i, t in enumerate(op._inputs):
@@ -130,6 +130,10 @@ def _fix_fetch(x):
     if isinstance(x, np.ndarray) and x.ndim == 0:
         return x[()]
     return x
+
+
+def _copy_fed(x):
+    return np.array(x, copy=True)
 
 
 def _copy_fetch(x):
@@ -182,7 +186,7 @@ def _generate(ir, feed_tensors, state, has_targets) -> Plan:
     fed = ir.fed
     last_use = _last_uses(ir)
     namespace = {"__name__": "scopeflow.runtime.plan_exec", "_fix": _fix_fetch,
-                 "_copy": _copy_fetch, "_snapshot": snapshot}
+                 "_copy": _copy_fetch, "_copy_fed": _copy_fed, "_snapshot": snapshot}
     var_of: dict[Tensor, str] = {}
     args = ["state"]
     for i, t in enumerate(feed_tensors):
@@ -283,7 +287,9 @@ def _generate(ir, feed_tensors, state, has_targets) -> Plan:
     for t in ir.fetches:
         v = var_of[t]
         rank = t.shape.ndims
-        if memory.aliases_outside(t):
+        if t in fed:
+            results.append(f"_copy_fed({v})")  # TF returns the fed array, 0-d ones too
+        elif memory.aliases_outside(t):
             results.append(f"_copy({v})")
         elif rank == 0:
             results.append(f"{v}[()]")

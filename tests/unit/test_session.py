@@ -302,3 +302,34 @@ def test_pruning_runs_only_what_is_needed():
         # Creation order; the assign writes `v` by reference, so VariableV2 itself is not run.
         assert [op.name for op in p.ops] == ["a", "Assign/value", "Assign", "c"]
         assert s.run(c) == 1.0 and s.run(v) == 5.0  # control inputs count
+
+
+# ── feeds that TF treats specially (results from TF 2.21) ────────────────────────────
+def test_a_fetched_fed_tensor_comes_back_as_the_fed_array_even_0d():
+    q = tf.placeholder(tf.float32, [])
+    r = q * 2.0
+    with tf.Session() as s:
+        for fetched, feed in ((q, {q: 1.5}), (r, {r: 1.5})):
+            got = s.run(fetched, feed)
+            assert type(got) is np.ndarray and got.shape == () and got == 1.5
+        got_q, got_r = s.run([q, r], {q: 1.5})
+        assert type(got_q) is np.ndarray and type(got_r) is np.float32
+        fed = np.array([1.0, 2.0], np.float32)
+        p = tf.placeholder(tf.float32, [2])
+        got = s.run(p, {p: fed})
+        got[0] = 9.0  # a copy: the caller's array is not the one returned
+        assert fed[0] == 1.0
+
+
+def test_an_op_whose_outputs_are_all_fed_does_not_run_even_for_a_control_edge():
+    v = tf.Variable([1.0, 2.0])
+    p = tf.placeholder(tf.float32, [2])
+    first = tf.tuple([v.value(), p])[0]
+    with tf.control_dependencies([p]):
+        y = tf.constant(2.0) * 3.0
+    with tf.Session() as s:
+        s.run(v.initializer)
+        assert s.run(first, {p: [3.0, 4.0]}).tolist() == [1.0, 2.0]
+        assert s.run(y, {p: [1.0, 1.0]}) == 6.0
+        with pytest.raises(tf.errors.InvalidArgumentError, match="must feed a value"):
+            s.run(y)
