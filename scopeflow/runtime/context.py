@@ -1,0 +1,25 @@
+"""What a running kernel may see of its session: ``OpRunContext``, and the signal a
+variable read raises before its variable is initialized."""
+
+from __future__ import annotations
+
+__all__ = ["OpRunContext", "UninitializedVariable"]
+
+
+class UninitializedVariable(Exception):
+    """Raised by a variable kernel; the session turns it into FailedPreconditionError."""
+
+    def __init__(self, op):
+        super().__init__(op.name)
+        self.op = op
+
+
+class OpRunContext:
+    """What a stateful kernel sees: the session's state and the op being run."""
+
+    __slots__ = ("state", "op", "key")
+
+    def __init__(self, state, op):
+        self.state = state
+        self.op = op
+        self.key = op.name
