@@ -147,7 +147,7 @@ def load_data(data_dir, validation_size, seed, source_url=mnist.DEFAULT_SOURCE_U
     print(f"MNIST is not available here:\n{reason}\n"
           "==> Training on scikit-learn's bundled handwritten digits instead (1,797 images, "
           "8x8 upsampled to 28x28). This is NOT MNIST: accuracies are not comparable.",
-          flush=True)
+          file=sys.stderr, flush=True)
     return _digits_fallback(validation_size, seed), "sklearn-digits"
 
 
@@ -432,19 +432,30 @@ def _loop(args, sess, model, data, writer, step, out):
 
 
 # ── command line ─────────────────────────────────────────────────────────────────────
+def _at_least(low):
+    """An argparse type: an int no smaller than ``low`` (else a usage error, exit 2)."""
+    def int_at_least(text):
+        value = int(text)  # ValueError: argparse's "invalid int value"
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, not {value}")
+        return value
+    int_at_least.__name__ = "int"  # argparse names the type in "invalid int value"
+    return int_at_least
+
+
 def _configure(parser):
     d = DEFAULTS
-    parser.add_argument("--steps", type=int, default=d["steps"],
+    parser.add_argument("--steps", type=_at_least(0), default=d["steps"],
                         help="train until global_step reaches this (default %(default)s)")
-    parser.add_argument("--batch-size", type=int, default=d["batch_size"],
+    parser.add_argument("--batch-size", type=_at_least(1), default=d["batch_size"],
                         help="default %(default)s")
     parser.add_argument("--lr", type=float, default=d["lr"],
                         help="Adam learning rate (default %(default)s)")
-    parser.add_argument("--eval-every", type=int, default=d["eval_every"],
+    parser.add_argument("--eval-every", type=_at_least(1), default=d["eval_every"],
                         help="validation accuracy every N steps (default %(default)s)")
-    parser.add_argument("--save-every", type=int, default=d["save_every"],
+    parser.add_argument("--save-every", type=_at_least(1), default=d["save_every"],
                         help="checkpoint every N steps (default %(default)s)")
-    parser.add_argument("--log-every", type=int, default=d["log_every"],
+    parser.add_argument("--log-every", type=_at_least(1), default=d["log_every"],
                         help="summaries (and, off a terminal, a progress line) every N steps")
     parser.add_argument("--seed", type=int, default=d["seed"],
                         help="graph-level and data-order seed (default %(default)s)")
@@ -463,9 +474,6 @@ def _configure(parser):
 
 
 def _run(args):
-    for flag in ("steps", "batch_size", "eval_every", "save_every", "log_every"):
-        if getattr(args, flag) < (0 if flag == "steps" else 1):
-            raise SystemExit(f"error: --{flag.replace('_', '-')} must be positive")
     try:
         return train(args)
     except KeyboardInterrupt:  # before training started, or a second Ctrl-C
@@ -475,9 +483,13 @@ def _run(args):
 
 def add_parser(subparsers):
     """Register ``scopeflow train-mnist``."""
+    from scopeflow.cli import epilog
+
     return _configure(subparsers.add_parser(
         "train-mnist", help="train the seed's MNIST CNN (resumes from --logdir)",
-        description=__doc__.split("\n\n")[0]))
+        description=__doc__.split("\n\n")[0],
+        epilog=epilog("no training data", "130 Ctrl-C, 143 SIGTERM, both after saving a "
+                      "checkpoint: run the same command again to continue")))
 
 
 def main(argv=None):

@@ -11,79 +11,130 @@ from __future__ import annotations
 
 import sys
 
+from scopeflow.cli import EXIT_FAILURE, did_you_mean, epilog, print_json
+from scopeflow.framework import errors
 from scopeflow.summary.reader import event_files, read_events, read_scalars
 
 
 def add_parser(subparsers):
     """Adds the ``runs`` subcommand to the ``scopeflow`` command line."""
+    logdir_help = "a log directory (every directory under it with event files is a run) " \
+        "or one event file"
     runs = subparsers.add_parser("runs", help="list runs and read scalars of event files",
-                                 description=__doc__.split("\n\n")[0])
-    sub = runs.add_subparsers(dest="runs_command", metavar="ACTION")
+                                 description=__doc__.split("\n\n")[0], epilog=epilog())
+    sub = runs.add_subparsers(dest="runs_command", metavar="ACTION",
+                              help="what to read from the event files")
     sub.required = True
-    ls = sub.add_parser("ls", help="runs, event files, steps and tags under LOGDIR")
-    ls.add_argument("logdir")
-    ls.set_defaults(func=_ls)
-    scalars = sub.add_parser("scalars", help="every point of one scalar tag")
-    scalars.add_argument("logdir")
-    scalars.add_argument("tag")
+    ls = sub.add_parser("ls", help="runs, event files, steps and tags under LOGDIR",
+                        description="Every run under LOGDIR: its event files, record count, "
+                        "step range and tags by kind.", epilog=epilog())
+    ls.add_argument("logdir", metavar="LOGDIR", help=logdir_help)
+    ls.add_argument("--json", action="store_true", help="print one JSON document instead")
+    ls.set_defaults(func=_guarded(_ls))
+    scalars = sub.add_parser("scalars", help="every point of one scalar tag",
+                             description="Every point of one scalar tag (no sampling), run "
+                             "by run.", epilog=epilog())
+    scalars.add_argument("logdir", metavar="LOGDIR", help=logdir_help)
+    scalars.add_argument("tag", metavar="TAG", help="the scalar's tag (see `runs ls`)")
     scalars.add_argument("--run", help="only this run (default: all)")
-    scalars.add_argument("--csv", action="store_true", help="CSV: run,step,wall_time,value")
-    scalars.set_defaults(func=_scalars)
-    plot = sub.add_parser("plot", help="plot one scalar tag of every run to a PNG file")
-    plot.add_argument("logdir")
-    plot.add_argument("tag")
+    output = scalars.add_mutually_exclusive_group()
+    output.add_argument("--csv", action="store_true", help="CSV: run,step,wall_time,value")
+    output.add_argument("--json", action="store_true",
+                        help="one JSON document: {tag, runs: {run: [{step, wall_time, "
+                        "value}]}}")
+    scalars.set_defaults(func=_guarded(_scalars))
+    plot = sub.add_parser("plot", help="plot one scalar tag of every run to a PNG file",
+                          description="The curves of one scalar tag as a PNG file (needs "
+                          "matplotlib).", epilog=epilog())
+    plot.add_argument("logdir", metavar="LOGDIR", help=logdir_help)
+    plot.add_argument("tag", metavar="TAG", help="the scalar's tag (see `runs ls`)")
     plot.add_argument("--out", required=True, help="the PNG file to write")
     plot.add_argument("--run", help="only this run (default: all)")
-    plot.set_defaults(func=_plot)
+    plot.set_defaults(func=_guarded(_plot))
     return runs
 
 
 def _err(message) -> int:
-    print(f"scopeflow runs: {message}", file=sys.stderr)
-    return 2
+    print(f"scopeflow runs: error: {message}", file=sys.stderr)
+    return EXIT_FAILURE
+
+
+def _guarded(command):
+    """Unreadable input (a missing path, a corrupt event file) is one line on stderr, exit 1.
+
+    A closed stdout (``BrokenPipeError``) goes up to ``scopeflow.cli.main``.
+    """
+    def run(args):
+        try:
+            return command(args)
+        except BrokenPipeError:
+            raise
+        except (errors.OpError, OSError) as e:
+            return _err(e)
+    run.__doc__ = command.__doc__
+    return run
 
 
 def _ls(args) -> int:
-    try:
-        runs = event_files(args.logdir)
-    except FileNotFoundError as e:
-        return _err(e)
+    runs = event_files(args.logdir)
     if not runs:
         return _err(f"no event files (names containing 'tfevents') under {args.logdir}")
     by_run: dict = {}
     for r in read_events(args.logdir):
         by_run.setdefault(r.run, []).append(r)
+    listing = []
     for run, files in runs.items():
         records = by_run.get(run, [])
         steps = [r.step for r in records if r.kind not in ("file_version", "graph",
                                                            "meta_graph")]
-        print(f"{run}: {len(files)} event file(s), {len(records)} records"
-              + (f", steps {min(steps)}..{max(steps)}" if steps else ""))
         tags: dict = {}
         for r in records:
             if r.tag:
                 tags.setdefault(r.kind, {}).setdefault(r.tag, 0)
                 tags[r.kind][r.tag] += 1
-        for kind in sorted(tags):
-            listed = ", ".join(f"{t} ({n})" for t, n in sorted(tags[kind].items()))
-            print(f"  {kind}: {listed}")
-        extras = sorted({r.kind for r in records if r.kind in ("graph", "meta_graph",
-                                                               "session_log")})
-        if extras:
-            print(f"  also: {', '.join(extras)}")
+        listing.append({
+            "run": run, "event_files": list(files), "records": len(records),
+            "steps": {"min": min(steps), "max": max(steps)} if steps else None,
+            "tags": {kind: dict(sorted(tags[kind].items())) for kind in sorted(tags)},
+            "also": sorted({r.kind for r in records
+                            if r.kind in ("graph", "meta_graph", "session_log")})})
+    if args.json:
+        print_json({"logdir": args.logdir, "runs": listing})
+        return 0
+    for r in listing:
+        steps = r["steps"]
+        print(f"{r['run']}: {len(r['event_files'])} event file(s), {r['records']} records"
+              + (f", steps {steps['min']}..{steps['max']}" if steps else ""))
+        for kind, counts in r["tags"].items():
+            print(f"  {kind}: " + ", ".join(f"{t} ({n})" for t, n in counts.items()))
+        if r["also"]:
+            print(f"  also: {', '.join(r['also'])}")
     return 0
 
 
+def _not_found(args, runs) -> str:
+    """Why no points of ``args.tag`` were found, with the closest tag or run names."""
+    if args.run is not None and runs:
+        return f"no run {args.run!r} with scalar tag {args.tag!r} under {args.logdir}" \
+            + did_you_mean(args.run, runs)
+    records = [r for r in read_events(args.logdir)
+               if r.tag and (args.run is None or r.run == args.run)]
+    other = sorted({r.kind for r in records if r.tag == args.tag and r.kind != "scalar"})
+    where = f" under {args.logdir}" + (f" in run {args.run!r}" if args.run else "")
+    if other:
+        return f"tag {args.tag!r}{where} holds {' and '.join(other)} data, not scalars"
+    return f"no scalar points with tag {args.tag!r}{where}" + did_you_mean(
+        args.tag, {r.tag for r in records if r.kind == "scalar"})
+
+
 def _selected_scalars(args):
-    try:
-        runs = read_scalars(args.logdir, args.tag)
-    except FileNotFoundError as e:
-        return None, _err(e)
+    """``({run: points}, 0)``, or ``(None, exit status)`` after reporting why not."""
+    all_runs = read_scalars(args.logdir, args.tag)
+    runs = all_runs
     if args.run is not None:
-        runs = {k: v for k, v in runs.items() if k == args.run}
+        runs = {k: v for k, v in all_runs.items() if k == args.run}
     if not runs:
-        return None, _err(f"no scalar points with tag {args.tag!r} under {args.logdir}"
-                          + (f" in run {args.run!r}" if args.run else ""))
+        return None, _err(_not_found(args, all_runs))
     return runs, 0
 
 
@@ -91,6 +142,11 @@ def _scalars(args) -> int:
     runs, code = _selected_scalars(args)
     if runs is None:
         return code
+    if args.json:
+        print_json({"logdir": args.logdir, "tag": args.tag, "runs": {
+            run: [{"step": step, "wall_time": wall_time, "value": value}
+                  for step, wall_time, value in points] for run, points in runs.items()}})
+        return 0
     if args.csv:
         print("run,step,wall_time,value")
     for run, points in runs.items():

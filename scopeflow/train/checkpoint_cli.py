@@ -18,6 +18,7 @@ import sys
 
 import numpy as np
 
+from scopeflow.cli import EXIT_FAILURE, epilog, print_json
 from scopeflow.framework import errors
 from scopeflow.io.atomic import atomic_file
 
@@ -26,33 +27,50 @@ __all__ = ["add_parser", "main"]
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     """Registers ``ckpt`` and its subcommands on ``subparsers`` (the ``scopeflow`` command)."""
+    path_help = "a checkpoint prefix (model.ckpt-1000) or a directory: its newest checkpoint"
+    json_help = "print one JSON document instead of text"
     parser = subparsers.add_parser(
         "ckpt", help="inspect TensorFlow checkpoints (ls, show, diff, to-npz)",
         description=__doc__.split("\n\n")[0] + " PATH is a checkpoint prefix or a directory "
-        "(its newest checkpoint).")
-    commands = parser.add_subparsers(dest="ckpt_command", metavar="SUBCOMMAND")
+        "(its newest checkpoint).", epilog=epilog("differences found by diff"))
+    commands = parser.add_subparsers(dest="ckpt_command", metavar="SUBCOMMAND",
+                                     help="what to do with the checkpoint")
     commands.required = True
 
-    ls = commands.add_parser("ls", help="list tensors: name, shape, dtype, size")
-    ls.add_argument("path", metavar="PATH")
+    ls = commands.add_parser("ls", help="list tensors: name, shape, dtype, size",
+                             description="Every tensor's name, shape, dtype, element count "
+                             "and size, with totals.", epilog=epilog())
+    ls.add_argument("path", metavar="PATH", help=path_help)
+    ls.add_argument("--json", action="store_true", help=json_help)
     ls.set_defaults(func=_ls)
 
-    show = commands.add_parser("show", help="print one tensor's values and statistics")
-    show.add_argument("path", metavar="PATH")
-    show.add_argument("name", metavar="NAME")
+    show = commands.add_parser("show", help="print one tensor's values and statistics",
+                               description="One tensor's dtype, shape, values and summary "
+                               "statistics.", epilog=epilog())
+    show.add_argument("path", metavar="PATH", help=path_help)
+    show.add_argument("name", metavar="NAME", help="the tensor's name (see `ckpt ls`)")
     show.add_argument("--all", action="store_true", help="print every value, not a summary")
+    show.add_argument("--json", action="store_true",
+                      help=json_help + " (with every value, as --all)")
     show.set_defaults(func=_show)
 
-    diff = commands.add_parser("diff", help="compare two checkpoints tensor by tensor")
-    diff.add_argument("a", metavar="A")
-    diff.add_argument("b", metavar="B")
-    diff.add_argument("--atol", type=float, default=0.0,
+    diff = commands.add_parser("diff", help="compare two checkpoints tensor by tensor",
+                               description="Tensors only in A, only in B, with another "
+                               "shape or dtype, or with other values.",
+                               epilog=epilog("the checkpoints differ"))
+    diff.add_argument("a", metavar="A", help="the first checkpoint: " + path_help[2:])
+    diff.add_argument("b", metavar="B", help="the second checkpoint, likewise")
+    diff.add_argument("--atol", type=_non_negative, default=0.0,
                       help="report values as changed only above this absolute difference")
+    diff.add_argument("--json", action="store_true", help=json_help)
     diff.set_defaults(func=_diff)
 
-    to_npz = commands.add_parser("to-npz", help="write every tensor to a .npz archive")
-    to_npz.add_argument("path", metavar="PATH")
-    to_npz.add_argument("out", metavar="OUT")
+    to_npz = commands.add_parser("to-npz", help="write every tensor to a .npz archive",
+                                 description="Every tensor into a NumPy .npz archive, keyed "
+                                 "by name.", epilog=epilog())
+    to_npz.add_argument("path", metavar="PATH", help=path_help)
+    to_npz.add_argument("out", metavar="OUT", help="the archive to write (.npz is appended "
+                        "if missing)")
     to_npz.add_argument("--compress", action="store_true", help="zip-compress the arrays")
     to_npz.set_defaults(func=_to_npz)
     return parser
@@ -60,10 +78,18 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     """``python -m scopeflow.train.checkpoint_cli ls PATH``: the same as ``scopeflow ckpt``."""
-    parser = argparse.ArgumentParser(prog="scopeflow")
-    add_parser(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["ckpt", *(sys.argv[1:] if argv is None else argv)])
-    return args.func(args) or 0
+    from scopeflow import cli
+    return cli.main(["ckpt", *(sys.argv[1:] if argv is None else argv)])
+
+
+def _non_negative(text: str) -> float:
+    value = float(text)  # ValueError: argparse's "invalid float value"
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be a number >= 0, not {text!r}")
+    return value
+
+
+_non_negative.__name__ = "float"
 
 
 # ── helpers ──────────────────────────────────────────────────────────────────────────
@@ -74,17 +100,19 @@ def _open(path):
 
 def _fail(message: str) -> int:
     print(f"scopeflow ckpt: error: {message}", file=sys.stderr)
-    return 1
+    return EXIT_FAILURE
 
 
 def _guarded(command):
-    """Reports user errors (bad path, corrupt file, unknown name) as one line, exit 1."""
+    """Reports user errors (bad path, corrupt file, unknown name) as one line, exit 1.
+
+    A closed stdout (``BrokenPipeError``) goes up to ``scopeflow.cli.main``.
+    """
     def run(args):
         try:
             return command(args)
-        except BrokenPipeError:  # `scopeflow ckpt ls x | head`: stop quietly, as `ls` does
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            return 0
+        except BrokenPipeError:
+            raise
         except (errors.OpError, ValueError, OSError) as e:
             return _fail(str(e))
     run.__doc__ = command.__doc__
@@ -132,48 +160,101 @@ def _table(rows, header):
 def _ls(args):
     """Names, shapes, dtypes, sizes and totals of every tensor."""
     reader = _open(args.path)._reader
-    rows = []
-    total_bytes = total_elements = 0
+    tensors = []
     for name in reader.keys():
-        shape = reader.shape(name)
-        elements = int(np.prod(shape, dtype=np.int64))
-        nbytes = reader.nbytes(name)
-        total_bytes += nbytes
-        total_elements += elements
-        rows.append((name, _shape_str(shape), _dtype_name(reader, name), f"{elements:,}",
-                     _human(nbytes)))
+        shape = [int(d) for d in reader.shape(name)]
+        tensors.append({"name": name, "shape": shape, "dtype": _dtype_name(reader, name),
+                        "elements": int(np.prod(shape, dtype=np.int64)),
+                        "bytes": int(reader.nbytes(name))})
+    total_bytes = sum(t["bytes"] for t in tensors)
+    total_elements = sum(t["elements"] for t in tensors)
+    if args.json:
+        print_json({"checkpoint": reader.prefix, "tensors": tensors,
+                    "total": {"tensors": len(tensors), "elements": total_elements,
+                              "bytes": total_bytes}})
+        return 0
     print(f"checkpoint: {reader.prefix}")
-    _table(rows, ("name", "shape", "dtype", "elements", "size"))
-    print(f"{len(rows)} tensors, {total_elements:,} elements, {_human(total_bytes)} "
+    _table([(t["name"], _shape_str(t["shape"]), t["dtype"], f"{t['elements']:,}",
+             _human(t["bytes"])) for t in tensors],
+           ("name", "shape", "dtype", "elements", "size"))
+    print(f"{len(tensors)} tensors, {total_elements:,} elements, {_human(total_bytes)} "
           f"({total_bytes:,} bytes)")
     return 0
 
 
 # ── show ─────────────────────────────────────────────────────────────────────────────
-def _stats(value: np.ndarray) -> str:
-    if value.dtype == object or value.size == 0:
-        if value.dtype == object and value.size:
-            lengths = [len(v) for v in value.reshape(-1)]
-            return f"lengths: min {min(lengths)}, max {max(lengths)}, total {sum(lengths)}"
-        return "empty"
+def _is_float(value: np.ndarray) -> bool:
+    return value.dtype.kind == "f" or value.dtype.name == "bfloat16"
+
+
+def _stats(value: np.ndarray) -> dict:
+    """Summary statistics; the keys present depend on the dtype (see ``_stats_text``)."""
+    if value.dtype == object:
+        if not value.size:
+            return {}
+        lengths = [len(v) for v in value.reshape(-1)]
+        return {"length_min": min(lengths), "length_max": max(lengths),
+                "length_total": sum(lengths)}
+    if value.size == 0:
+        return {}
     if value.dtype == np.bool_:
-        return f"true: {int(value.sum()):,} of {value.size:,}"
+        return {"true": int(value.sum()), "elements": int(value.size)}
     if np.iscomplexobj(value):
         mags = np.abs(value)
-        return f"|x|: min {mags.min():.6g}, max {mags.max():.6g}, mean {mags.mean():.6g}"
-    data = value.astype(np.float64) if value.dtype.kind == "f" else value
+        return {"abs_min": float(mags.min()), "abs_max": float(mags.max()),
+                "abs_mean": float(mags.mean())}
+    data = value.astype(np.float64) if _is_float(value) else value
     finite = np.isfinite(data) if data.dtype.kind == "f" else np.ones(data.shape, bool)
-    parts = []
+    stats = {}
     if finite.any():
         good = data[finite].astype(np.float64)
-        parts.append(f"min {good.min():.6g}, max {good.max():.6g}, mean {good.mean():.6g}, "
-                     f"std {good.std():.6g}")
-    parts.append(f"zeros {int((data == 0).sum()):,}")
+        stats.update(min=float(good.min()), max=float(good.max()), mean=float(good.mean()),
+                     std=float(good.std()))
+    stats["zeros"] = int((data == 0).sum())
     if data.dtype.kind == "f":
-        nans, infs = int(np.isnan(data).sum()), int(np.isinf(data).sum())
-        if nans or infs:
-            parts.append(f"NaN {nans:,}, Inf {infs:,}")
+        stats.update(nan=int(np.isnan(data).sum()), inf=int(np.isinf(data).sum()))
+    return stats
+
+
+def _stats_text(s: dict) -> str:
+    if "length_total" in s:
+        return f"lengths: min {s['length_min']}, max {s['length_max']}, " \
+            f"total {s['length_total']}"
+    if "true" in s:
+        return f"true: {s['true']:,} of {s['elements']:,}"
+    if "abs_min" in s:
+        return f"|x|: min {s['abs_min']:.6g}, max {s['abs_max']:.6g}, mean {s['abs_mean']:.6g}"
+    if not s:
+        return "empty"
+    parts = []
+    if "min" in s:
+        parts.append(f"min {s['min']:.6g}, max {s['max']:.6g}, mean {s['mean']:.6g}, "
+                     f"std {s['std']:.6g}")
+    parts.append(f"zeros {s['zeros']:,}")
+    if s.get("nan") or s.get("inf"):
+        parts.append(f"NaN {s['nan']:,}, Inf {s['inf']:,}")
     return ", ".join(parts)
+
+
+def _shortest(value: np.ndarray) -> np.ndarray:
+    """Floats narrower than 64 bits as the float64 of their shortest decimal (0.1 for
+    float32's 0.1, not 0.10000000149011612): JSON shows what NumPy prints."""
+    if value.dtype.itemsize >= 8:
+        return value.astype(np.float64)
+    try:
+        text = value.astype(str)
+    except TypeError:   # bfloat16: no conversion to str; float32 holds it exactly
+        text = value.astype(np.float32).astype(str)
+    return text.astype(np.float64)
+
+
+def _values(value: np.ndarray):
+    """The values as (nested) Python lists; complex numbers as [real, imag]."""
+    if np.iscomplexobj(value):
+        return np.stack([_shortest(value.real), _shortest(value.imag)], axis=-1).tolist()
+    if _is_float(value):
+        return _shortest(value).tolist()
+    return value.tolist()   # bytes stay bytes: print_json decodes them
 
 
 @_guarded
@@ -183,6 +264,11 @@ def _show(args):
     value = reader.get_tensor(args.name)
     value = np.asarray(value, dtype=object) if isinstance(value, bytes) else np.asarray(value)
     dtype = _dtype_name(reader._reader, args.name)
+    if args.json:
+        print_json({"checkpoint": reader.prefix, "name": args.name, "dtype": dtype,
+                    "shape": list(value.shape), "elements": int(value.size),
+                    "value": _values(value), "stats": _stats(value)})
+        return 0
     print(f"{args.name}: {dtype} {_shape_str(value.shape)} ({value.size:,} elements) "
           f"in {reader.prefix}")
     options = {"threshold": sys.maxsize} if args.all else {}
@@ -192,7 +278,7 @@ def _show(args):
                          dtype=object).reshape(value.shape)
     with np.printoptions(**options):
         print(repr(shown[()]) if shown.ndim == 0 else np.array2string(shown, separator=", "))
-    print(_stats(value))
+    print(_stats_text(_stats(value)))
     return 0
 
 
@@ -214,20 +300,25 @@ def _max_abs_diff(a: np.ndarray, b: np.ndarray) -> float | None:
     return float(np.nanmax(np.where(np.isnan(d), np.inf, d)))
 
 
+def _spec(reader, name) -> dict:
+    return {"dtype": _dtype_name(reader, name), "shape": [int(d) for d in reader.shape(name)]}
+
+
 @_guarded
 def _diff(args):
-    """Tensors only in A, only in B, with another shape/dtype, or with other values."""
+    """Tensors only in A, only in B, with another shape/dtype, or with other values.
+
+    Exit status 1 when anything differs, 0 when the checkpoints hold the same tensors.
+    """
     ra, rb = _open(args.a)._reader, _open(args.b)._reader
     keys_a, keys_b = set(ra.keys()), set(rb.keys())
-    print(f"A: {ra.prefix}\nB: {rb.prefix}")
     removed, added = sorted(keys_a - keys_b), sorted(keys_b - keys_a)
     reshaped, changed = [], []
     same = 0
     for name in sorted(keys_a & keys_b):
-        sa, da = ra.shape(name), _dtype_name(ra, name)
-        sb, db = rb.shape(name), _dtype_name(rb, name)
-        if sa != sb or da != db:
-            reshaped.append((name, f"{da}{_shape_str(sa)}", f"{db}{_shape_str(sb)}"))
+        spec_a, spec_b = _spec(ra, name), _spec(rb, name)
+        if spec_a != spec_b:
+            reshaped.append({"name": name, "a": spec_a, "b": spec_b})
             continue
         a, b = ra.read(name), rb.read(name)
         if a.dtype == object:
@@ -239,18 +330,32 @@ def _diff(args):
         if equal:
             same += 1
         else:
-            changed.append((name, "strings differ" if diff is None else f"max |a-b| {diff:.6g}"))
+            changed.append({"name": name, "max_abs_diff": diff})
+    differ = bool(removed or added or reshaped or changed)
+    if args.json:
+        print_json({"a": ra.prefix, "b": rb.prefix, "atol": args.atol,
+                    "removed": [{"name": n, **_spec(ra, n)} for n in removed],
+                    "added": [{"name": n, **_spec(rb, n)} for n in added],
+                    "reshaped": reshaped, "changed": changed, "identical": same,
+                    "differ": differ})
+        return EXIT_FAILURE if differ else 0
+    print(f"A: {ra.prefix}\nB: {rb.prefix}")
+
+    def spec(s):
+        return f"{s['dtype']}{_shape_str(s['shape'])}"
     for name in removed:
-        print(f"- {name}  {_dtype_name(ra, name)}{_shape_str(ra.shape(name))}  (only in A)")
+        print(f"- {name}  {spec(_spec(ra, name))}  (only in A)")
     for name in added:
-        print(f"+ {name}  {_dtype_name(rb, name)}{_shape_str(rb.shape(name))}  (only in B)")
-    for name, was, now in reshaped:
-        print(f"! {name}  {was} -> {now}")
-    for name, what in changed:
-        print(f"~ {name}  {what}")
+        print(f"+ {name}  {spec(_spec(rb, name))}  (only in B)")
+    for r in reshaped:
+        print(f"! {r['name']}  {spec(r['a'])} -> {spec(r['b'])}")
+    for c in changed:
+        diff = c["max_abs_diff"]
+        print(f"~ {c['name']}  " + ("strings differ" if diff is None else
+                                    f"max |a-b| {diff:.6g}"))
     print(f"{len(removed)} removed, {len(added)} added, {len(reshaped)} shape/dtype changed, "
           f"{len(changed)} values changed, {same} identical")
-    return 0 if not (removed or added or reshaped or changed) else 1
+    return EXIT_FAILURE if differ else 0
 
 
 # ── to-npz ───────────────────────────────────────────────────────────────────────────
@@ -276,9 +381,10 @@ def _to_npz(args):
         (np.savez_compressed if args.compress else np.savez)(f, **arrays)
     print(f"wrote {len(arrays)} tensors from {reader.prefix} to {out} "
           f"({_human(os.path.getsize(out))})")
-    if pickled:
-        print(f"note: {', '.join(pickled)} hold strings ending in NUL bytes, stored as object "
-              "arrays: load with np.load(..., allow_pickle=True)")
+    if pickled:  # a warning: stderr
+        print(f"scopeflow ckpt: warning: {', '.join(pickled)} hold strings ending in NUL "
+              "bytes, stored as object arrays: load with np.load(..., allow_pickle=True)",
+              file=sys.stderr)
     return 0
 
 

@@ -113,8 +113,7 @@ def test_gradient_rules_handle_indexed_slices_input():
 
 
 def test_non_differentiable_array_ops_are_explicit():
-    from scopeflow.framework.opdef import REGISTRY
-    from scopeflow.framework.opdef import NO_GRADIENT
+    from scopeflow.framework.opdef import NO_GRADIENT, REGISTRY
     for op_type in ("Shape", "Size", "Rank", "OneHot", "ZerosLike", "OnesLike", "StopGradient",
                     "InvertPermutation", "ConcatOffset"):
         assert REGISTRY[op_type].grad is None, op_type

@@ -40,9 +40,12 @@ def test_scalars_prints_every_point(capsys, tmp_path):
 
 
 def test_errors_are_clear(capsys, tmp_path):
-    assert _main(["runs", "ls", str(tmp_path / "missing")]) == 2
+    # failures of the operation exit 1; 2 is argparse's, for usage mistakes
+    assert _main(["runs", "ls", str(tmp_path / "missing")]) == 1
     assert "No event file or log directory" in capsys.readouterr().err
-    assert _main(["runs", "scalars", str(TF_EVENTS), "nope"]) == 2
+    assert _main(["runs", "ls", str(tmp_path)]) == 1
+    assert "no event files" in capsys.readouterr().err
+    assert _main(["runs", "scalars", str(TF_EVENTS), "nope"]) == 1
     assert "no scalar points with tag 'nope'" in capsys.readouterr().err
 
 
