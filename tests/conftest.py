@@ -16,6 +16,7 @@ import scopeflow as tf
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 SHARED_MNIST = SHARED / "datasets" / "mnist"   # MNIST's real test set (t10k files only)
+MNIST_DOWNLOAD_TIMEOUT_S = 5                    # a mirror; offline runs fail fast, once
 
 
 @pytest.fixture(autouse=True)
@@ -53,16 +54,52 @@ def tf1():
     return run
 
 
+def find_mnist_test_set(shared=SHARED_MNIST):
+    """The directory holding MNIST's test set (the two t10k files), for tests that need it.
+
+    From ``$SCOPEFLOW_MNIST_DIR``, else ``../shared/datasets/mnist`` beside the repository,
+    else the user's cache, downloading there (``mnist.find_mnist_dir`` has the order and
+    the checks). Skips with the reason, naming how to provide the files, when none works;
+    fails instead when ``SCOPEFLOW_REQUIRE_MNIST=1`` (CI sets it).
+    """
+    from scopeflow.datasets import mnist
+
+    try:
+        return Path(mnist.find_mnist_dir(mnist.TEST_FILES, search=[shared],
+                                         timeout=MNIST_DOWNLOAD_TIMEOUT_S))
+    except mnist.MNISTUnavailableError as e:
+        if os.environ.get("SCOPEFLOW_REQUIRE_MNIST") == "1":
+            pytest.fail(f"SCOPEFLOW_REQUIRE_MNIST=1 but MNIST is unavailable: {e}",
+                        pytrace=False)
+        pytest.skip(f"MNIST test set unavailable: {e}")
+
+
 @pytest.fixture(scope="session")
-def mnist_split_dir(tmp_path_factory):
+def mnist_dir():
+    """The directory of MNIST's t10k files (see ``find_mnist_test_set``); looked up, and
+    any download tried, once a session: pytest keeps a session fixture's skip too."""
+    return find_mnist_test_set()
+
+
+@pytest.fixture(scope="session")
+def mnist_t10k(mnist_dir):
+    """MNIST's 10,000 test digits: ``(images [N, 28, 28, 1] uint8, labels [N] uint8)``."""
+    from scopeflow.datasets import mnist
+
+    with open(mnist._find_local(mnist.TEST_IMAGES, str(mnist_dir)), "rb") as f:
+        images = mnist.extract_images(f)
+    with open(mnist._find_local(mnist.TEST_LABELS, str(mnist_dir)), "rb") as f:
+        labels = mnist.extract_labels(f)
+    return images, labels
+
+
+@pytest.fixture(scope="session")
+def mnist_split_dir(mnist_t10k, tmp_path_factory):
     """MNIST's test set as a read_data_sets directory: 8,000 "train", 2,000 "test"."""
     from scopeflow.datasets import mnist
 
     directory = tmp_path_factory.mktemp("MNIST_data")
-    with open(SHARED_MNIST / mnist.TEST_IMAGES, "rb") as f:
-        images = mnist.extract_images(f)
-    with open(SHARED_MNIST / mnist.TEST_LABELS, "rb") as f:
-        labels = mnist.extract_labels(f)
+    images, labels = mnist_t10k
     for name, array in ((mnist.TRAIN_IMAGES, images[:8000]), (mnist.TRAIN_LABELS, labels[:8000]),
                         (mnist.TEST_IMAGES, images[8000:]), (mnist.TEST_LABELS, labels[8000:])):
         mnist.write_idx(directory / name, array)

@@ -14,6 +14,11 @@ Where the files come from, in order:
    published SHA-256 before it is moved (atomically) into place;
 3. otherwise ``MNISTUnavailableError``, which names the directory, the file names looked
    for and every mirror's failure.
+
+``find_mnist_dir(files, search=...)`` answers "which directory holds these MNIST files?"
+for code that only reads them (the test suite): ``$SCOPEFLOW_MNIST_DIR``, then the given
+directories, then the user's cache (``$XDG_CACHE_HOME/scopeflow/mnist``, by default
+``~/.cache/scopeflow/mnist``), downloading there with the same checks.
 """
 
 from __future__ import annotations
@@ -36,7 +41,8 @@ from scopeflow.io.atomic import atomic_write_bytes
 __all__ = [
     "DataSet", "Datasets", "read_data_sets", "load_mnist", "extract_images", "extract_labels",
     "dense_to_one_hot", "maybe_download", "MNISTUnavailableError", "DEFAULT_SOURCE_URL",
-    "MIRRORS", "FILES", "write_idx",
+    "MIRRORS", "FILES", "TEST_FILES", "write_idx", "find_mnist_dir", "default_cache_dir",
+    "MNIST_DIR_ENV", "DOWNLOAD_ENV",
 ]
 
 # TF1's default (the CVDF mirror of the original site), then the other well-known copies.
@@ -51,6 +57,11 @@ TRAIN_IMAGES = "train-images-idx3-ubyte.gz"
 TRAIN_LABELS = "train-labels-idx1-ubyte.gz"
 TEST_IMAGES = "t10k-images-idx3-ubyte.gz"
 TEST_LABELS = "t10k-labels-idx1-ubyte.gz"
+TEST_FILES = (TEST_IMAGES, TEST_LABELS)          # the 10,000 test digits alone
+
+# find_mnist_dir: a directory that must hold the files, and a switch against downloading.
+MNIST_DIR_ENV = "SCOPEFLOW_MNIST_DIR"
+DOWNLOAD_ENV = "SCOPEFLOW_MNIST_DOWNLOAD"        # "0": never download
 
 # SHA-256 of each published .gz file, and of the IDX bytes inside it (a mirror that
 # re-compresses the same data changes the first but not the second; either is accepted).
@@ -317,9 +328,9 @@ def _check_sha256(filename, data):
     return f"checksum mismatch: SHA-256 of the data {hashlib.sha256(raw).hexdigest()} != {raw_sha}"
 
 
-def _download(url, filename, work_directory):
+def _download(url, filename, work_directory, timeout=_DOWNLOAD_TIMEOUT_S):
     """Fetch ``url`` into ``work_directory/filename`` atomically, after its checksum passes."""
-    with urllib.request.urlopen(url, timeout=_DOWNLOAD_TIMEOUT_S) as response:
+    with urllib.request.urlopen(url, timeout=timeout) as response:
         data = response.read()
     problem = _check_sha256(filename, data) if filename in FILES else None
     if problem:
@@ -330,19 +341,10 @@ def _download(url, filename, work_directory):
     return filepath
 
 
-def maybe_download(filename, work_directory, source_url=None):
-    """The path of ``filename`` in ``work_directory``, downloading it if it is not there.
-
-    Looks for the file gzipped or not; otherwise tries ``source_url`` (a full URL or a
-    mirror directory ending in ``/``), or every standard mirror when it is None, keeping
-    the first download whose SHA-256 matches the published file.
-
-    Raises:
-      MNISTUnavailableError: the file is not there and no mirror delivered it intact.
-    """
-    found = _find_local(filename, work_directory)
-    if found:
-        return found
+def _fetch(filename, work_directory, source_url, timeout):
+    """``(path, [])`` after downloading ``filename`` into ``work_directory`` from
+    ``source_url`` (every standard mirror when None), else ``(None, failures)``: one line
+    a mirror."""
     if source_url is None:
         urls = [mirror + filename for mirror in MIRRORS]
     else:
@@ -351,14 +353,33 @@ def maybe_download(filename, work_directory, source_url=None):
     try:
         os.makedirs(work_directory, exist_ok=True)
     except OSError as e:
-        failures.append(f"cannot create {work_directory!r}: {e}")
-        urls = []
+        return None, [f"cannot create {work_directory!r}: {e}"]
     for url in urls:
         try:
-            return _download(url, filename, work_directory)
+            return _download(url, filename, work_directory, timeout), []
         except (OSError, ValueError) as e:
             reason = e.reason if isinstance(e, urllib.error.URLError) else e
             failures.append(f"{url}: {reason}")
+    return None, failures
+
+
+def maybe_download(filename, work_directory, source_url=None, *, timeout=_DOWNLOAD_TIMEOUT_S):
+    """The path of ``filename`` in ``work_directory``, downloading it if it is not there.
+
+    Looks for the file gzipped or not; otherwise tries ``source_url`` (a full URL or a
+    mirror directory ending in ``/``), or every standard mirror when it is None, keeping
+    the first download whose SHA-256 matches the published file. ``timeout``: seconds
+    each mirror may take to answer (connect or read).
+
+    Raises:
+      MNISTUnavailableError: the file is not there and no mirror delivered it intact.
+    """
+    found = _find_local(filename, work_directory)
+    if found:
+        return found
+    path, failures = _fetch(filename, work_directory, source_url, timeout)
+    if path:
+        return path
     looked_for = ", ".join(_local_candidates(filename))
     raise MNISTUnavailableError(
         f"MNIST file {filename} is not in {os.path.abspath(work_directory)!r} (looked for "
@@ -366,6 +387,82 @@ def maybe_download(filename, work_directory, source_url=None):
         "\nPut the four MNIST files (train-images-idx3-ubyte.gz, train-labels-idx1-ubyte.gz, "
         "t10k-images-idx3-ubyte.gz, t10k-labels-idx1-ubyte.gz) in that directory, or connect "
         "to the network.")
+
+
+def default_cache_dir():
+    """Where ``find_mnist_dir`` keeps its downloads: ``$XDG_CACHE_HOME/scopeflow/mnist``
+    (when that variable is an absolute path, as the XDG spec asks), else
+    ``~/.cache/scopeflow/mnist``."""
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "scopeflow", "mnist")
+
+
+def _missing(directory, files):
+    return [name for name in files if not _find_local(name, directory)]
+
+
+def find_mnist_dir(files=TEST_FILES, search=(), *, download=None, timeout=10):
+    """The directory to read the MNIST ``files`` from (gzipped or not), found in this order:
+
+    1. ``$SCOPEFLOW_MNIST_DIR`` when it is set; it must hold them (an explicit choice is
+       never passed over for another copy);
+    2. the first directory of ``search`` that holds them all;
+    3. the user's cache, ``default_cache_dir()``: the files already there, the rest
+       downloaded into it from the standard mirrors (SHA-256 checked, written atomically;
+       ``timeout`` seconds a mirror), unless ``download`` is False. ``download=None``
+       allows it unless ``$SCOPEFLOW_MNIST_DOWNLOAD=0``.
+
+    Raises:
+      MNISTUnavailableError: no directory gave the files; the message says what was tried
+        and how to provide them.
+    """
+    files = list(files)
+    names = ", ".join(files)
+    chosen = os.environ.get(MNIST_DIR_ENV)
+    if chosen:
+        missing = _missing(chosen, files)
+        if not missing:
+            return chosen
+        raise MNISTUnavailableError(
+            f"{MNIST_DIR_ENV}={chosen} does not hold the MNIST files {', '.join(missing)} "
+            f"(gzipped or not). Point {MNIST_DIR_ENV} at a directory holding {names}, or "
+            f"unset it to use a copy found elsewhere or downloaded.")
+    tried = [f"{MNIST_DIR_ENV}: not set"]
+    for directory in search:
+        directory = os.fspath(directory)
+        missing = _missing(directory, files)
+        if not missing:
+            return directory
+        tried.append(f"{directory}: " + ("no such directory" if not os.path.isdir(directory)
+                                         else f"lacks {', '.join(missing)}"))
+    cache = default_cache_dir()
+    if download is None:
+        download = os.environ.get(DOWNLOAD_ENV, "1") != "0"
+    missing = _missing(cache, files)
+    if missing and download:
+        failures = []
+        for name in missing:           # all are needed: stop at the first that fails
+            path, failures = _fetch(name, cache, None, timeout)
+            if path is None:
+                break
+        missing = _missing(cache, files)
+        if not missing:
+            return cache
+        tried.append(f"{cache} (the download cache): lacks {', '.join(missing)}; the "
+                     "download failed:\n    " + "\n    ".join(failures))
+    elif missing:
+        tried.append(f"{cache} (the download cache): lacks {', '.join(missing)}; downloading "
+                     f"is off ({DOWNLOAD_ENV}=0)")
+    else:
+        return cache
+    raise MNISTUnavailableError(
+        f"MNIST files {names} not found:\n  " + "\n  ".join(tried) +
+        f"\nTo provide them, either set {MNIST_DIR_ENV}=/path/to/dir, a directory holding "
+        f"{names} (gzipped or not), or allow the download: network access to one of "
+        f"{', '.join(MIRRORS)} and {DOWNLOAD_ENV} unset (or 1); the files are then cached "
+        f"in {cache}.")
 
 
 # ── read_data_sets ───────────────────────────────────────────────────────────────────

@@ -5,13 +5,14 @@ The sampler kernels replay TensorFlow's CPU kernels (``candidate_sampler_ops.cc`
 of the op's Philox stream (``GuardedPhiloxRandom::ReserveSamples32``) and reads them in
 order as ``random::SimplePhilox`` does. ``unique=True`` redraws repeats (rejection) and
 reports ``-expm1(num_tries * log1p(-p))`` as the expected count, ``p * num_sampled``
-otherwise, in float32 as the C++ kernel. NOTE: NumPy's float32 ``log1p``/``expm1`` and
-float64 ``exp``/``log`` call the C library on x86 without AVX-512, as TF's kernel does;
-NumPy's AVX-512 (SVML) loops may differ from it in the last bit.
+otherwise, in float32 as the C++ kernel. The kernel's ``exp``/``log`` (double) and
+``log1p``/``expm1`` (float) are the C library's, as TF's (``scopeflow.ops.libm``): never
+NumPy's SIMD loops, whose last bit depends on the CPU (AVX2, AVX-512/SVML).
 """
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -19,9 +20,9 @@ import numpy as np
 from scopeflow.framework import dtypes, random_seed
 from scopeflow.framework.errors import InvalidArgumentError
 from scopeflow.framework.graph import Tensor
-from scopeflow.framework.opdef import OpDef, check_dtype
+from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype
 from scopeflow.framework.tensor_shape import TensorShape
-from scopeflow.ops import philox
+from scopeflow.ops import libm, philox
 
 __all__ = ["log_uniform_candidate_sampler", "uniform_candidate_sampler",
            "compute_accidental_hits"]
@@ -31,14 +32,18 @@ _TABLE_MAX, _TABLE_AFTER_RUNS = 1 << 18, 32
 
 
 # ── shared rules ─────────────────────────────────────────────────────────────────────
-def _expected_counts(p: np.ndarray, batch_size: int, num_tries) -> np.ndarray:
+def _expected_counts(p: np.ndarray, batch_size: int, num_tries, log1p_neg_p=None) -> np.ndarray:
     """``ExpectedCountHelper`` in float32 arithmetic, as TF computes it (``num_tries`` a
-    float32 scalar, or one per row of ``p``)."""
+    float32 scalar, or one per row of ``p``): ``p * batch_size`` where ``num_tries`` is
+    ``batch_size``, else ``-expm1f(num_tries * log1pf(-p))`` (``log1p_neg_p``: those
+    ``log1pf(-p)`` when known)."""
     p = p.astype(np.float32)
     plain = num_tries == np.float32(batch_size)
     if np.all(plain):
         return p * np.float32(batch_size)
-    counts = -np.expm1(num_tries * np.log1p(-p))
+    if log1p_neg_p is None:
+        log1p_neg_p = libm.log1pf(-p)
+    counts = -libm.expm1f(num_tries * log1p_neg_p)
     if np.any(plain):                              # rows that took no extra draws
         np.multiply(p, np.float32(batch_size), out=counts, where=plain)
     return counts
@@ -69,16 +74,16 @@ class _SamplerStream:
         self.table = None
 
     def class_table(self):
-        """``(p, log1p(-p))`` in float32 for every class, or None: built once a session
-        has run the op ``_TABLE_AFTER_RUNS`` times (the true classes' expected counts are
-        then lookups, not float32 ``log1p`` calls), for ranges up to ``_TABLE_MAX``."""
+        """``(p, log1pf(-p))`` in float32 for every class, or None: used once a session
+        has run the op ``_TABLE_AFTER_RUNS`` times (expected counts then look up ``p`` and
+        ``log1pf(-p)`` instead of computing them), for ranges up to ``_TABLE_MAX``; built
+        once a process for each sampler and range."""
         if self.table is None:
             self.runs += 1
             range_max = self.sampler.range_max
             if self.runs < _TABLE_AFTER_RUNS or range_max > _TABLE_MAX:
                 return None
-            p = self.sampler.prob(np.arange(range_max)).astype(np.float32)
-            self.table = (p, np.log1p(-p))
+            self.table = _class_table(type(self.sampler), range_max)
         return self.table
 
     def next_run(self):
@@ -114,8 +119,7 @@ class _SamplerStream:
                           else max(k, min(2 * pairs, most + most // 4 + 8)))
         else:
             picked, num_tries = values, np.full(runs, k)
-        counts = _expected_counts(self.sampler.prob(picked), k,
-                                  num_tries.astype(np.float32)[:, None])
+        counts = _counts_of(self, picked, num_tries.astype(np.float32)[:, None])
         for r in range(runs):
             key = (start + r * run_blocks) & ((1 << 128) - 1)
             self.ahead[key] = (None if num_tries[r] < 0 else
@@ -129,10 +133,27 @@ class _SamplerStream:
             values = self.sampler.sample(w[:, 0], w[:, 1])[None]
             picked, num_tries = _first_unique_rows(values, k, self.sampler.range_max)
             if num_tries[0] >= 0:
-                counts = _expected_counts(self.sampler.prob(picked[0]), k,
-                                          np.float32(num_tries[0]))
+                counts = _counts_of(self, picked[0], np.float32(num_tries[0]))
                 return picked[0], int(num_tries[0]), counts
             pairs *= 2
+
+
+@functools.lru_cache(maxsize=4)
+def _class_table(sampler_type, range_max: int):
+    """Read-only ``(p, log1pf(-p))`` float32 tables over ``[0, range_max)``."""
+    p = sampler_type(range_max).prob(np.arange(range_max)).astype(np.float32)
+    log1p_neg_p = libm.log1pf(-p)
+    p.flags.writeable = log1p_neg_p.flags.writeable = False
+    return p, log1p_neg_p
+
+
+def _counts_of(stream: _SamplerStream, picked: np.ndarray, num_tries) -> np.ndarray:
+    """The sampled classes' expected counts, from the class table when there is one."""
+    if stream.table is not None:
+        p, log1p_neg_p = stream.table
+        return _expected_counts(p.take(picked), stream.num_sampled, num_tries,
+                                log1p_neg_p.take(picked))
+    return _expected_counts(stream.sampler.prob(picked), stream.num_sampled, num_tries)
 
 
 def _first_unique_rows(values: np.ndarray, k: int, range_max: int):
@@ -172,7 +193,7 @@ def _true_counts(stream: _SamplerStream, true_classes: np.ndarray, num_tries: in
         try:
             if num_tries == k:
                 return table[0].take(true_classes) * np.float32(k)
-            return -np.expm1(np.float32(num_tries) * table[1].take(true_classes))
+            return -libm.expm1f(np.float32(num_tries) * table[1].take(true_classes))
         except IndexError:
             pass
     return _expected_counts(stream.sampler.prob(true_classes), k, np.float32(num_tries))
@@ -220,7 +241,7 @@ def _sampler_op(op_type, make):
     return OpDef(op_type, shape=_sampler_shape, dtype=_sampler_dtype, kernel=kernel,
                  attrs={"num_true": 1, "num_sampled": 1, "unique": False, "range_max": 1,
                         "seed": 0, "seed2": 0},
-                 num_outputs=3, stateful=True, grad=None, input_names=("true_classes",))
+                 num_outputs=3, stateful=True, grad=NO_GRADIENT, input_names=("true_classes",))
 
 
 def _bind_sampler(op_def, true_classes, num_true, num_sampled, unique, range_max, seed, name):
@@ -240,7 +261,8 @@ def _bind_sampler(op_def, true_classes, num_true, num_sampled, unique, range_max
 
 # ── LogUniformCandidateSampler ───────────────────────────────────────────────────────
 class _LogUniformSampler:
-    """``LogUniformSampler``: ``exp(RandDouble() * log(range + 1)) - 1``, modulo range."""
+    """``LogUniformSampler``: ``exp(RandDouble() * log(range + 1)) - 1``, modulo range;
+    ``exp``/``log`` the C library's, as TF's kernel."""
 
     def __init__(self, range_max: int):
         self.range_max, self.log_range = range_max, math.log1p(range_max)
@@ -248,11 +270,14 @@ class _LogUniformSampler:
     def sample(self, x0, x1):
         # Uint64ToDouble: 20 + 32 mantissa bits; exact in float64
         u = (((x0 & np.uint64(0xFFFFF)) << np.uint64(32)) | x1).astype(np.float64) * 2.0**-52
-        return (np.exp(u * self.log_range).astype(np.int64) - 1) % self.range_max
+        return (libm.trunc_exp(u * self.log_range) - 1) % self.range_max
 
     def prob(self, values):
+        """float32 ``log((v + 2.0) / (v + 1.0)) / log_range`` (double, C library ``log``)."""
         v = np.asarray(values, np.float64)
-        return np.log((v + 2.0) / (v + 1.0)) / self.log_range
+        ratio = (v + 2.0) / (v + 1.0)
+        return libm.to_float32(np.log(ratio) / self.log_range,
+                               lambda at: libm.log(ratio.flat[at]) / self.log_range)
 
 
 log_uniform_candidate_sampler_op = _sampler_op("LogUniformCandidateSampler",
@@ -344,7 +369,7 @@ def _compute_accidental_hits_kernel(true_classes, sampled_candidates, *, num_tru
 compute_accidental_hits_op = OpDef(
     "ComputeAccidentalHits", shape=_compute_accidental_hits_shape,
     dtype=_compute_accidental_hits_dtype, kernel=_compute_accidental_hits_kernel,
-    attrs={"num_true": 1, "seed": 0, "seed2": 0}, num_outputs=3, grad=None,
+    attrs={"num_true": 1, "seed": 0, "seed2": 0}, num_outputs=3, grad=NO_GRADIENT,
     input_names=("true_classes", "sampled_candidates"))
 
 

@@ -21,6 +21,8 @@ import os
 
 import numpy as np
 
+from scopeflow.ops import libm
+
 __all__ = ["PhiloxStream", "philox4x32", "RESERVED_PER_OUTPUT", "uniform", "normal",
            "truncated_normal", "uniform_int", "shuffle_permutation", "logf", "sincosf"]
 
@@ -228,11 +230,11 @@ def _box_muller_float(x0: np.ndarray, x1: np.ndarray) -> tuple[np.ndarray, np.nd
 
 
 def _box_muller_double(x0, x1, x2, x3) -> tuple[np.ndarray, np.ndarray]:
-    # NOTE: double log/sin/cos come from NumPy, which calls libm on x86 without AVX-512.
+    # double log/sin/cos: the C library's, as TF's kernel (never NumPy's SIMD loops)
     u1 = np.maximum(_uint64_to_double(x0, x1), 1.0e-7)
     v1 = 2.0 * np.pi * _uint64_to_double(x2, x3)
-    u2 = np.sqrt(-2.0 * np.log(u1))
-    return np.sin(v1) * u2, np.cos(v1) * u2
+    u2 = np.sqrt(-2.0 * libm.log(u1))
+    return libm.sin(v1) * u2, libm.cos(v1) * u2
 
 
 def _normal_pairs(words: np.ndarray, dtype) -> np.ndarray:

@@ -1,8 +1,8 @@
 """The main job, run as a user runs it (a subprocess), on the real MNIST test set.
 
-The shared data directory holds MNIST's 10,000 test digits; they are split into a
+MNIST's 10,000 test digits (the ``mnist_split_dir`` fixture finds them) are split into a
 temporary data directory (first 8,000 as "train" of which 1,000 validate, last 2,000 as
-"test"), so no test needs the network.
+"test"), which the job reads without downloading anything.
 """
 
 from __future__ import annotations
@@ -226,8 +226,8 @@ def test_sklearn_digits_fallback_trains(tmp_path):
     rc, out, err = _run(_cmd(tmp_path / "none", tmp_path / "digits", "--steps", "100",
                              "--log-every", "50", "--source-url", "file:///nonexistent/"))
     assert rc == 0, err
-    assert "==> Training on scikit-learn's bundled handwritten digits instead" in out
-    assert "This is NOT MNIST" in out
+    assert "==> Training on scikit-learn's bundled handwritten digits instead" in err
+    assert "This is NOT MNIST" in err  # a warning: on stderr
     assert "training the seed's CNN on sklearn-digits: 1297 training images" in out
     assert float(re.search(r"^test accuracy: (0\.\d{4})$", out, re.M)[1]) > 0.8
 

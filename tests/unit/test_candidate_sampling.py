@@ -2,11 +2,16 @@
 
 TF's values are in ``tests/fixtures/tf_embedding/cases.json`` (``samplers``): two runs of
 each sampler op in one session, so the per-session Philox stream position is checked too.
+TF's kernel takes ``exp``/``log`` (double) and ``log1p``/``expm1`` (float) from the C
+library; so do ours (``scopeflow.ops.libm``), never from NumPy's SIMD loops, which differ in
+the last bit on some CPUs: the tests marked ``bitexact`` check that (CI also runs them with
+NumPy's SIMD dispatch off).
 """
 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +38,7 @@ def _run(kind, num_true, n, unique, range_max, seed, graph_seed, runs=2):
         return outs, [sess.run(list(outs)) for _ in range(runs)]
 
 
+@pytest.mark.bitexact
 @pytest.mark.parametrize("i", range(len(CONFIGS)))
 def test_sampler_bit_exact_with_tf(i):
     cfg = CONFIGS[i]
@@ -73,6 +79,7 @@ def test_static_shape_errors():
         tf.nn.log_uniform_candidate_sampler(tf.constant([[1, 2]], tf.int64), 1, 3, True, 10)
 
 
+@pytest.mark.bitexact
 def test_compute_accidental_hits_matches_tf():
     hits = tf.nn.compute_accidental_hits(
         tf.constant(np.array([[1, 5], [7, 2], [4, 4]], np.int64)),
@@ -83,6 +90,7 @@ def test_compute_accidental_hits_matches_tf():
     np.testing.assert_array_equal(np.float32(got[2]), np.float32(WANT["accidental_hits"][2]))
 
 
+@pytest.mark.bitexact
 @pytest.mark.tf
 def test_live_samplers_against_tensorflow(tf1):
     code = """
@@ -106,6 +114,7 @@ def test_live_samplers_against_tensorflow(tf1):
         np.testing.assert_array_equal(np.float32(g[2]), np.float32(w[2]))
 
 
+@pytest.mark.bitexact
 def test_runs_computed_ahead_equal_the_plain_stream():
     """Prefixes of upcoming runs are computed in batches; each run still reads exactly the
     words TF's kernel reads (``ReserveSamples32(2048 * num_sampled)`` per run)."""
@@ -120,5 +129,96 @@ def test_runs_computed_ahead_equal_the_plain_stream():
     for _ in range(12):
         w = stream.words(stream.reserve32(2048 * 6), 12).astype(np.uint64).reshape(6, 2)
         u = (((w[:, 0] & np.uint64(0xFFFFF)) << np.uint64(32)) | w[:, 1]) * 2.0**-52
-        want.append(((np.exp(u * np.log1p(1000)).astype(np.int64) - 1) % 1000).tolist())
+        want.append([(int(math.exp(v * math.log1p(1000))) - 1) % 1000 for v in u.tolist()])
     assert got == want
+
+
+# ── the bits come from the C library, not NumPy's transcendental ufuncs ─────────────
+def _nudged(f, factor):
+    """``f`` with its results scaled by ``factor`` (as a different SIMD loop might round)."""
+    return lambda *args, **kwargs: f(*args, **kwargs) * factor
+
+
+def _borderline_words(range_max, targets):
+    """Philox words whose ``RandDouble() * log1p(range_max)`` has a C-library ``exp``
+    just below an integer ``m`` (and the next double's at or above it), per ``m``."""
+    log_range = math.log1p(range_max)
+    x0, x1, values = [], [], []
+    for m in targets:
+        man = int(math.log(m) / log_range * 2.0**52)
+        while math.exp(man * 2.0**-52 * log_range) >= m:
+            man -= 1
+        while math.exp((man + 1) * 2.0**-52 * log_range) < m:
+            man += 1
+        x0.append(man >> 32)
+        x1.append(man & 0xFFFFFFFF)
+        values.append(math.exp(man * 2.0**-52 * log_range))
+    return np.array(x0, np.uint64), np.array(x1, np.uint64), values
+
+
+@pytest.mark.bitexact
+def test_log_uniform_samples_at_integer_borders_follow_the_c_library(monkeypatch):
+    """Where ``exp`` lands within a few ulps below an integer, the class is the C
+    library's, however NumPy's ``exp`` rounds (a NumPy loop a few ulps off would pick
+    the next class)."""
+    from scopeflow.ops import candidate_sampling_ops as cs
+    range_max = 50000
+    targets = [2, 3, 7, 100, 4097, 49999, 50001]
+    x0, x1, values = _borderline_words(range_max, targets)
+    want = [(int(v) - 1) % range_max for v in values]
+    assert want == [(m - 2) % range_max for m in targets]
+    sampler = cs._LogUniformSampler(range_max)
+    for factor in (1.0, 1 + 2.0**-40, 1 - 2.0**-40):
+        monkeypatch.setattr(np, "exp", _nudged(np.exp, factor) if factor != 1.0 else np.exp)
+        assert sampler.sample(x0, x1).tolist() == want
+        monkeypatch.undo()
+    # The test has teeth: NumPy's exp nudged up crosses the integers.
+    u = ((x0 << np.uint64(32)) | x1).astype(np.float64) * 2.0**-52
+    crossed = (np.exp(u * sampler.log_range) * (1 + 2.0**-40)).astype(np.int64) - 1
+    assert crossed.tolist() != want
+
+
+@pytest.mark.bitexact
+def test_samplers_keep_tf_bits_when_numpy_transcendentals_round_differently(monkeypatch):
+    """NumPy's ``exp``/``log``/``log1p``/``expm1`` nudged (as another CPU's SIMD loops
+    might round them) leave every sampler output bit-identical to TF's: a regression to
+    those ufuncs where bits are promised fails here, on any CPU. (NumPy's double
+    ``exp``/``log`` may locate results: nudged within ``libm``'s bound, ``2**-32``.)"""
+    _, plain = _run("log", 1, 64, True, 50000, 7, None, runs=40)   # the class table too
+    for name, factor in (("exp", 1 + 2.0**-40), ("log", 1 - 2.0**-40), ("log1p", 1.001),
+                         ("expm1", 1.001)):
+        monkeypatch.setattr(np, name, _nudged(getattr(np, name), factor))
+    for i in range(len(CONFIGS)):
+        tf.reset_default_graph()
+        test_sampler_bit_exact_with_tf(i)
+    tf.reset_default_graph()
+    _, nudged = _run("log", 1, 64, True, 50000, 7, None, runs=40)
+    for got, want in zip(nudged, plain):
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.bitexact
+def test_log_uniform_probabilities_are_the_c_librarys(monkeypatch):
+    """``P(c)`` is float32 of the double ``log(...) / log_range`` with the C library's
+    ``log``, also for classes whose double value lies within a hair of a float32 rounding
+    boundary (where a NumPy ``log`` a few ulps off rounds to the neighbour)."""
+    from scopeflow.ops import candidate_sampling_ops as cs
+    teeth = 0
+    for range_max in (10, 1000, 50000, 2**40):
+        sampler = cs._LogUniformSampler(range_max)
+        log_range = math.log1p(range_max)
+        v = np.arange(min(range_max, 1 << 21))
+        log_ratio = np.log((v + 2.0) / (v + 1.0))
+        up, down = ((log_ratio * f / log_range).astype(np.float32)
+                    for f in (1 + 2.0**-40, 1 - 2.0**-40))
+        v = np.unique(np.concatenate([v[:3000], v[up != down],
+                                      np.geomspace(1, range_max - 1, 3000).astype(np.int64)]))
+        want = np.array([math.log((c + 2.0) / (c + 1.0)) / log_range for c in v.tolist()],
+                        np.float32)
+        for factor in (1.0, 1 + 2.0**-40, 1 - 2.0**-40):
+            with monkeypatch.context() as m:
+                m.setattr(np, "log", _nudged(np.log, factor))
+                np.testing.assert_array_equal(sampler.prob(v), want)
+        teeth += int((up != down).sum())
+    assert teeth > 10   # borderline classes were checked: a nudged NumPy log misses them

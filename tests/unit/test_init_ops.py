@@ -178,6 +178,7 @@ def test_initializers_namespace():
         assert s.run(v) == 1.0
 
 
+@pytest.mark.bitexact
 @pytest.mark.tf
 def test_glorot_values_match_tensorflow(tf1):
     code = """

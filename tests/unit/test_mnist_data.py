@@ -1,8 +1,9 @@
 """MNIST input: TF1's read_data_sets/DataSet behaviour on the real MNIST test set.
 
-The shared data directory holds the real MNIST test set (t10k, 10,000 digits); the tests
-split it into a temporary ``train_dir`` (first 8,000 as "train", last 2,000 as "test").
-No test touches the network: downloads are exercised through ``file://`` mirrors.
+The tests split the real MNIST test set (t10k, 10,000 digits, from the ``mnist_dir``
+fixture: ``$SCOPEFLOW_MNIST_DIR``, ``../shared/datasets/mnist`` or the user's download
+cache) into a temporary ``train_dir`` (first 8,000 as "train", last 2,000 as "test").
+No test here touches the network: downloads are exercised through ``file://`` mirrors.
 """
 
 from __future__ import annotations
@@ -18,20 +19,16 @@ import scopeflow as tf
 from scopeflow.datasets import mnist
 from scopeflow.examples.tutorials.mnist import input_data
 
-SHARED_MNIST = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "mnist"
+
+def _file_bytes(directory, name):
+    """The bytes of MNIST file ``name`` in ``directory`` (stored gzipped or not) as a .gz."""
+    data = Path(mnist._find_local(name, str(directory))).read_bytes()
+    return data if data[:2] == b"\x1f\x8b" else gzip.compress(data, mtime=0)
 
 
-def _t10k():
-    with open(SHARED_MNIST / "t10k-images-idx3-ubyte.gz", "rb") as f:
-        images = mnist.extract_images(f)
-    with open(SHARED_MNIST / "t10k-labels-idx1-ubyte.gz", "rb") as f:
-        labels = mnist.extract_labels(f)
-    return images, labels
-
-
-@pytest.fixture(scope="module")
-def t10k():
-    return _t10k()
+@pytest.fixture
+def t10k(mnist_t10k):
+    return mnist_t10k
 
 
 def write_split(directory, images, labels, n_train=8000, gz=True):
@@ -50,16 +47,17 @@ def split_dir(tmp_path, t10k):
     return write_split(tmp_path / "MNIST_data", *t10k)
 
 
-def test_shared_files_are_the_published_mnist_test_set(t10k):
-    # The .gz files here are re-compressed, but their IDX bytes are the published ones.
+def test_shared_files_are_the_published_mnist_test_set(mnist_dir, t10k):
+    # The .gz files may be re-compressed, but their IDX bytes are the published ones.
     for name in (mnist.TEST_IMAGES, mnist.TEST_LABELS):
-        raw = gzip.decompress((SHARED_MNIST / name).read_bytes())
+        raw = gzip.decompress(_file_bytes(mnist_dir, name))
         assert hashlib.sha256(raw).hexdigest() == mnist.FILES[name][1]
     images, labels = t10k
     assert images.shape == (10000, 28, 28, 1) and images.dtype == np.uint8
     assert labels.shape == (10000,) and labels[:10].tolist() == [7, 2, 1, 0, 4, 1, 4, 9, 5, 9]
 
 
+@pytest.mark.bitexact
 def test_read_data_sets_splits_scales_and_one_hots(split_dir, t10k, capsys):
     data = input_data.read_data_sets(str(split_dir), one_hot=True, validation_size=1000)
     out = capsys.readouterr().out
@@ -172,17 +170,18 @@ def test_missing_files_and_no_mirror_names_both(tmp_path):
     assert not list(empty.iterdir())  # nothing half-written left behind
 
 
-def test_download_verifies_checksums_and_writes_atomically(tmp_path, t10k, capsys):
-    # A file:// mirror holding the genuine test-set files (re-compressed: their IDX bytes
-    # match the published SHA-256) and tampered training files.
+def test_download_verifies_checksums_and_writes_atomically(tmp_path, mnist_dir, t10k, capsys):
+    # A file:// mirror holding the genuine test-set files (maybe re-compressed: their IDX
+    # bytes match the published SHA-256) and tampered training files.
     mirror = tmp_path / "mirror"
     mirror.mkdir()
     for name in (mnist.TEST_IMAGES, mnist.TEST_LABELS):
-        (mirror / name).write_bytes((SHARED_MNIST / name).read_bytes())
+        (mirror / name).write_bytes(_file_bytes(mnist_dir, name))
+    size = (mirror / mnist.TEST_LABELS).stat().st_size
     target = tmp_path / "data"
     path = mnist.maybe_download(mnist.TEST_LABELS, str(target), mirror.as_uri() + "/")
     assert Path(path) == target / mnist.TEST_LABELS
-    assert "Successfully downloaded t10k-labels-idx1-ubyte.gz 4542 bytes." in capsys.readouterr().out
+    assert f"Successfully downloaded t10k-labels-idx1-ubyte.gz {size} bytes." in capsys.readouterr().out
     with open(path, "rb") as f:
         np.testing.assert_array_equal(mnist.extract_labels(f), t10k[1])
 

@@ -42,6 +42,7 @@ def _bits(value):
 
 
 # ── Bit-exact parity with TensorFlow ─────────────────────────────────────────────────
+@pytest.mark.bitexact
 @pytest.mark.parametrize("case,record", FIXTURE_CASES, ids=[c["id"] for c, _ in FIXTURE_CASES])
 def test_streams_match_tensorflow(case, record):
     """Given TF's (seed, seed2) attrs, every run is TF's, bit for bit."""
@@ -80,6 +81,7 @@ def _libm():
     return lib
 
 
+@pytest.mark.bitexact
 def test_box_muller_math_matches_glibc():
     """philox.logf/sincosf replay glibc on the inputs Box-Muller can produce."""
     lib = _libm()
@@ -103,6 +105,7 @@ def test_box_muller_math_matches_glibc():
     np.testing.assert_array_equal(got_cos, np.array(want_cos, np.float32))
 
 
+@pytest.mark.bitexact
 def test_philox_known_answer():
     """Philox4x32-10 known-answer vectors (Random123's kat_vectors)."""
     assert philox.philox4x32(0, 0, 1)[0].tolist() == [0x6627E8D5, 0xE169C58D, 0xBC57AC4C,
@@ -113,6 +116,7 @@ def test_philox_known_answer():
                                                               0x5001E420, 0x24126EA1]
 
 
+@pytest.mark.bitexact
 @pytest.mark.tf
 def test_live_against_tensorflow(tf1):
     code = """
@@ -309,6 +313,7 @@ def test_not_differentiable():
         assert op.op_def.stateful and op.op_def.has_grad_rule and op.op_def.grad is None
 
 
+@pytest.mark.bitexact
 def test_seed_example_prints_tensorflows_numbers():
     """Seed 000's a.py: with tf.set_random_seed(2), TF 2.21 prints 6.5812798 and -5.2316904."""
     tf.set_random_seed(2)

@@ -121,5 +121,6 @@ def run_passes(passes, ir) -> None:
                 ir.steps[op].rewritten_by.append(p.NAME)
 
 
-# ``describe(op_type)`` (in the framework layer, below this one) lists these.
-opdef.PLAN_PASSES.extend(PASSES)
+# ``describe(op_type)`` (in the framework layer, below this one) lists these. Assigned, not
+# extended: doctest collection may execute this module a second time.
+opdef.PLAN_PASSES[:] = PASSES
