@@ -55,3 +55,13 @@ __version__ = "0.1.0"
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"scopeflow(\..*)?$")
 
 from scopeflow import compat  # noqa: E402  (the TF1 namespace above must exist first)
+
+# A TF1 name scopeflow lacks raises NotImplementedError naming it (scopeflow/_api.py); the
+# list of TF1's names is imported only when a lookup misses.
+from scopeflow import _api  # noqa: E402
+
+_api.install_fallbacks()
+
+
+def __getattr__(name):
+    raise _api.missing_attribute(__name__, name)

@@ -189,3 +189,10 @@ def dropout(inputs, rate=0.5, noise_shape=None, seed=None, training=False, name=
         dropped = nn_ops.dropout(inputs, rate=rate, noise_shape=noise_shape, seed=seed)
         return math_ops.where_v2(convert_to_tensor(training), dropped,
                                  array_ops.identity(inputs))
+
+
+def __getattr__(name):
+    """A TF1 name scopeflow lacks raises NotImplementedError naming it (scopeflow/_api.py)."""
+    from scopeflow._api import missing_attribute
+
+    raise missing_attribute(__name__, name)

@@ -331,3 +331,10 @@ def sparse_softmax_cross_entropy(labels, logits, weights=1.0, scope=None,
         losses = nn_ops.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits,
                                                                  name="xentropy")
         return compute_weighted_loss(losses, weights, scope, loss_collection, reduction)
+
+
+def __getattr__(name):
+    """A TF1 name scopeflow lacks raises NotImplementedError naming it (scopeflow/_api.py)."""
+    from scopeflow._api import missing_attribute
+
+    raise missing_attribute(__name__, name)

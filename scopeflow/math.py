@@ -11,3 +11,10 @@ from scopeflow.ops.segment_ops import (
 
 __all__ = math_ops.__all__ + [
     "segment_sum", "sparse_segment_sum", "sparse_segment_mean", "sparse_segment_sqrt_n"]
+
+
+def __getattr__(name):
+    """A TF1 name scopeflow lacks raises NotImplementedError naming it (scopeflow/_api.py)."""
+    from scopeflow._api import missing_attribute
+
+    raise missing_attribute(__name__, name)

@@ -7,3 +7,10 @@ from scopeflow.ops.math_ops import sigmoid, tanh  # noqa: F401 - TF1 has tf.nn.s
 from scopeflow.ops.nn_ops import *  # noqa: F403
 from scopeflow.ops.pool_ops import *  # noqa: F403
 from scopeflow.ops.sparse_ops import embedding_lookup_sparse  # noqa: F401
+
+
+def __getattr__(name):
+    """A TF1 name scopeflow lacks raises NotImplementedError naming it (scopeflow/_api.py)."""
+    from scopeflow._api import missing_attribute
+
+    raise missing_attribute(__name__, name)

@@ -7,3 +7,10 @@ from scopeflow.ops.random_ops import random_uniform as uniform
 from scopeflow.ops.random_ops import truncated_normal
 
 __all__ = ["normal", "uniform", "truncated_normal", "shuffle", "set_random_seed", "get_seed"]
+
+
+def __getattr__(name):
+    """A TF1 name scopeflow lacks raises NotImplementedError naming it (scopeflow/_api.py)."""
+    from scopeflow._api import missing_attribute
+
+    raise missing_attribute(__name__, name)

@@ -6,3 +6,10 @@ from scopeflow.ops.segment_ops import sparse_segment_sqrt_n as segment_sqrt_n  #
 from scopeflow.ops.segment_ops import sparse_segment_sum as segment_sum  # noqa: F401
 from scopeflow.ops.sparse_ops import sparse_placeholder as placeholder  # noqa: F401
 from scopeflow.ops.sparse_ops import sparse_tensor_to_dense as to_dense  # noqa: F401
+
+
+def __getattr__(name):
+    """A TF1 name scopeflow lacks raises NotImplementedError naming it (scopeflow/_api.py)."""
+    from scopeflow._api import missing_attribute
+
+    raise missing_attribute(__name__, name)

@@ -685,7 +685,8 @@ class Graph:
             op = self._ops_by_name.get(op_name)
             if op is None:
                 raise KeyError(f"The name {name!r} refers to a Tensor which does not exist. "
-                               f"The operation, {op_name!r}, does not exist in the graph.")
+                               f"The operation, {op_name!r}, does not exist in the graph."
+                               + self._close_tensors(op_name, out_n))
             if out_n >= len(op._outputs):
                 raise KeyError(f"The name {name!r} refers to a Tensor which does not exist. The "
                                f"operation, {op_name!r}, exists but only has "
@@ -700,11 +701,31 @@ class Graph:
                                  "\"<op_name>:<output_index>\".")
             raise ValueError(f"The name {name!r} looks like an (invalid) Operation name, not a "
                              f"{types_str}. Tensor names must be of the form "
-                             "\"<op_name>:<output_index>\".")
+                             "\"<op_name>:<output_index>\"." + self._close_tensors(name, 0))
         op = self._ops_by_name.get(name)
         if op is None:
-            raise KeyError(f"The name {name!r} refers to an Operation not in the graph.")
+            from scopeflow._api import close_names
+
+            raise KeyError(f"The name {name!r} refers to an Operation not in the graph."
+                           + self._did_you_mean(close_names(name, self._ops_by_name)))
         return op
+
+    def _close_tensors(self, op_name, out_n) -> str:
+        """" Did you mean 'op:n'?" for the ops named closest to ``op_name`` (error path only)."""
+        from scopeflow._api import close_names
+
+        with_outputs = [n for n, op in list(self._ops_by_name.items()) if op._outputs]
+        names = []
+        for n in close_names(op_name, with_outputs):
+            outputs = self._ops_by_name[n]._outputs
+            names.append(outputs[out_n if out_n < len(outputs) else 0].name)
+        return self._did_you_mean(names)
+
+    @staticmethod
+    def _did_you_mean(candidates) -> str:
+        from scopeflow._api import did_you_mean
+
+        return did_you_mean(candidates)
 
     # -- feeding and fetching ------------------------------------------------------------
     def prevent_feeding(self, tensor):

@@ -176,3 +176,9 @@ def merge_all(key=GraphKeys.SUMMARIES, scope=None, name=None):
         return None
     return merge(summary_ops, name=name)
 
+
+def __getattr__(name):
+    """A TF1 name scopeflow lacks raises NotImplementedError naming it (scopeflow/_api.py)."""
+    from scopeflow._api import missing_attribute
+
+    raise missing_attribute(__name__, name)

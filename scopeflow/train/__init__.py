@@ -65,3 +65,10 @@ __all__ = [
     "init_from_checkpoint",
     "Saver", "BaseSaverBuilder", "BulkSaverBuilder", "RestoreReport", "export_meta_graph",
 ]
+
+
+def __getattr__(name):
+    """A TF1 name scopeflow lacks raises NotImplementedError naming it (scopeflow/_api.py)."""
+    from scopeflow._api import missing_attribute
+
+    raise missing_attribute(__name__, name)

@@ -5,6 +5,9 @@ dtypes, shapes) first. Problems become one error with TensorFlow's class and fir
 (``Key w not found in checkpoint``, ``Assign requires shapes of both tensors to match``),
 followed by the complete list and likely fixes: a scope prefix added or dropped, optimizer
 state absent, names uniquified by building the model twice, a TF2 object-based checkpoint.
+A variable missing from the checkpoint is listed with the checkpoint keys that no variable
+of this Saver uses and that have its shape and dtype, closest name first: often the same
+parameter under another name.
 A successful restore can return the same :class:`RestoreReport` (restored, unused keys).
 """
 
@@ -37,7 +40,9 @@ class RestoreReport:
     ``restored`` (checkpoint keys), ``missing`` (keys the checkpoint lacks),
     ``dtype_mismatches`` / ``shape_mismatches`` (``(key, variable value, checkpoint
     value)``), ``unused`` (checkpoint keys this Saver does not restore), ``fixes``
-    (likely fixes, as sentences), ``ok`` (nothing missing or mismatched).
+    (likely fixes, as sentences), ``ok`` (nothing missing or mismatched),
+    ``same_shape_unused`` (a missing key -> the unused checkpoint keys with its shape and
+    dtype, closest name first).
     """
 
     def __init__(self, checkpoint, saveables, ckpt_keys):
@@ -49,6 +54,7 @@ class RestoreReport:
         self.shape_mismatches: list[tuple] = []
         self.unused = sorted(set(ckpt_keys) - set(self._saveables))
         self.checkpoint_keys = list(ckpt_keys)
+        self.same_shape_unused: dict[str, list[str]] = {}
         self.fixes: list[str] = []
 
     @property
@@ -68,6 +74,12 @@ class RestoreReport:
                 what = "" if op.name == k else f" (variable {op.name})"
                 lines.append(f"    {k}{what}: {_describe_var(self._saveables[k])}, created "
                              f"at {op.creation_site}")
+                near = self.same_shape_unused.get(k)
+                if near:
+                    more = f" (and {len(near) - 3} more)" if len(near) > 3 else ""
+                    lines.append(f"      unused checkpoint key{'s' if len(near) > 1 else ''} "
+                                 f"of the same shape and dtype: "
+                                 f"{', '.join(repr(c) for c in near[:3])}{more}")
             lines.extend(_more(self.missing))
         if self.dtype_mismatches:
             lines.append(f"  dtype mismatch ({len(self.dtype_mismatches)}):")
@@ -211,6 +223,19 @@ def _suggest_fixes(report) -> list[str]:
             f"{len(aliased)} missing names exist in the checkpoint under the other name of the "
             f"same parameter (e.g. '{k}' is '{c}'; tf.layers say kernel/bias, older code "
             "weights/biases): map them with a dict var_list")
+    near_pairs = [(k, report.same_shape_unused[k][0]) for k in missing
+                  if report.same_shape_unused.get(k)]
+    if not fixes and near_pairs:
+        k, c = near_pairs[0]
+        mapping = f"tf.train.Saver({{'{c}': <the variable {k}>, ...}})"
+        if len(near_pairs) == 1:
+            fixes.append(f"the checkpoint's unused key '{c}' has the shape and dtype of the "
+                         f"missing '{k}': if it is the same parameter under another name, map "
+                         f"it with a dict, {mapping}")
+        else:
+            fixes.append(f"{len(near_pairs)} missing names have unused checkpoint keys of the same "
+                         f"shape and dtype (e.g. '{k}' and '{c}'): if they are the same "
+                         f"parameters under other names, map them with a dict, {mapping}")
     if not fixes:
         near = [k for k in missing if k.rsplit("/", 1)[-1] in
                 {c.rsplit("/", 1)[-1] for c in ckpt_keys}]
@@ -236,8 +261,34 @@ def check_against(saveables, reader, checkpoint, reshape) -> RestoreReport:
                 (s.name, _shape_text(_dims(s.shape)), _shape_text(saved_shape)))
             continue
         report.restored.append(s.name)
+    if report.missing and report.unused:
+        report.same_shape_unused = _same_shape_unused(report, reader)
     report.fixes = _suggest_fixes(report)
     return report
+
+
+def _same_shape_unused(report, reader) -> dict[str, list[str]]:
+    """For each missing key, the unused checkpoint keys with the variable's dtype and shape
+    (a ``None`` dimension matches any size), closest name first."""
+    import difflib
+
+    by_dtype: dict = {}
+    for c in report.unused:
+        try:
+            dtype, shape = reader.dtype(c).base_dtype, tuple(reader.shape(c))
+        except errors.OpError:  # a dtype scopeflow lacks, a bad entry: not a candidate
+            continue
+        by_dtype.setdefault(dtype, []).append((c, shape))
+    result = {}
+    for k in report.missing:
+        s = report._saveables[k]
+        near = [c for c, shape in by_dtype.get(s.dtype, ())
+                if _shape_ok(s.shape, shape, reshape=False)]
+        if near:
+            ratio = {c: difflib.SequenceMatcher(None, k, c, autojunk=False).ratio()
+                     for c in near}
+            result[k] = sorted(near, key=lambda c, r=ratio: (-r[c], c))
+    return result
 
 
 def _shape_ok(var_shape, saved, reshape) -> bool:
