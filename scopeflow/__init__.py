@@ -11,6 +11,7 @@ from scopeflow.framework import dtypes, errors
 from scopeflow.framework.dtypes import *  # noqa: F403
 from scopeflow.framework.dtypes import DType, as_dtype
 from scopeflow.framework.graph import *  # noqa: F403
+from scopeflow.framework.modes import *  # noqa: F403
 from scopeflow.framework.opdef import describe
 from scopeflow.framework.random_seed import get_seed, set_random_seed
 from scopeflow.framework.tensor_shape import Dimension, TensorShape, dimension_value
@@ -28,6 +29,7 @@ from scopeflow.variables import *  # noqa: F403
 from scopeflow.variable_scope import *  # noqa: F403
 from scopeflow import layers, losses, math, nn, random
 from scopeflow import test_util as test
+from scopeflow import tf_logging as logging
 from scopeflow import train
 from scopeflow import summary
 from scopeflow.summary import Event, HistogramProto, SessionLog, Summary

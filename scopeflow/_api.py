@@ -52,8 +52,8 @@ NAMESPACES = {
 }
 
 _GPU = "scopeflow runs NumPy kernels on the CPU: there are no GPUs or other devices to manage"
-_DISTRIBUTED = ("distributed training across processes (parameter servers, workers); "
-                "scopeflow runs a graph in one process")
+_DISTRIBUTED = ("TF's parameter-server distribution (servers, workers, cluster specs); "
+                "scopeflow's data-parallel training across processes is to use MPI instead")
 _EAGER = "scopeflow is TF1's graph-and-session API; eager execution is TF2's default mode"
 _KERNELS = "loads compiled TensorFlow C++ kernels; scopeflow's kernels are Python and NumPy"
 

@@ -12,7 +12,22 @@ from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.gradients import gradients
 from scopeflow.runtime.session import get_default_session
 
-__all__ = ["compute_gradient", "compute_gradient_error", "check_gradients"]
+__all__ = ["compute_gradient", "compute_gradient_error", "check_gradients",
+           "is_gpu_available", "is_built_with_cuda", "gpu_device_name"]
+
+
+def is_gpu_available(cuda_only=False, min_cuda_compute_capability=None) -> bool:
+    """False: scopeflow runs on the CPU."""
+    return False
+
+
+def is_built_with_cuda() -> bool:
+    return False
+
+
+def gpu_device_name() -> str:
+    """``""``, as TF says when it has no GPU."""
+    return ""
 
 
 def _session():

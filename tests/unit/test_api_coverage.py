@@ -173,7 +173,7 @@ def test_hasattr_feature_checks():
     """TF1 code and libraries probe with hasattr/getattr: nothing raises out of them."""
     assert hasattr(tf, "Session") and hasattr(tf.nn, "relu")
     missing = _a_missing_name("")
-    for name in ["contrib", "keras", missing, "enable_eager_execution", "xyzzy", "__wrapped__"]:
+    for name in ["contrib", "keras", missing, "xyzzy", "__wrapped__"]:
         assert not hasattr(tf, name), name
         assert getattr(tf, name, None) is None
     with pytest.raises(NotImplementedError):

@@ -1,0 +1,35 @@
+"""TF1's behaviour switches. scopeflow is TF1's graph mode and nothing else, so the switches
+that ask for it (``tf.disable_v2_behavior()``, the first line of most TF1 code run under
+TF2) do nothing, and the ones that ask for TF2's behaviour say it is not available."""
+
+from __future__ import annotations
+
+__all__ = ["disable_v2_behavior", "disable_eager_execution", "disable_resource_variables",
+           "disable_v2_tensorshape", "disable_control_flow_v2", "disable_tensor_equality",
+           "enable_v2_behavior", "enable_eager_execution", "executing_eagerly"]
+
+
+def _already(*args, **kwargs) -> None:
+    """scopeflow always behaves this way: nothing to do."""
+
+
+disable_v2_behavior = disable_eager_execution = disable_resource_variables = _already
+disable_v2_tensorshape = disable_control_flow_v2 = disable_tensor_equality = _already
+
+
+def executing_eagerly() -> bool:
+    """Always False: scopeflow builds graphs and runs them in sessions."""
+    return False
+
+
+def _not_available(name):
+    def switch(*args, **kwargs):
+        raise NotImplementedError(
+            f"tf.{name}: scopeflow runs TensorFlow 1's graph mode only (graphs and sessions); "
+            "TF2's eager execution and behaviour are not available")
+    switch.__name__ = name
+    return switch
+
+
+enable_v2_behavior = _not_available("enable_v2_behavior")
+enable_eager_execution = _not_available("enable_eager_execution")
