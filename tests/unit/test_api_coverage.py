@@ -120,8 +120,8 @@ def test_compat_v1_is_the_root():
     ("tf.contrib", "tf.contrib was removed"),   # TF 1.x only: not in the fixture
     ("tf.estimator", "separate training framework"),
     ("tf.tpu", "TPU"),
-    ("tf.train.Server", "distributed training"),
-    ("tf.train.replica_device_setter", "distributed training"),
+    ("tf.train.Server", "parameter-server distribution"),
+    ("tf.train.replica_device_setter", "parameter-server distribution"),
     ("tf.compat.v2", "eager"),
     ("tf.config", "GPU memory growth"),
 ])
