@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from scopeflow.framework.graph import convert_to_tensor, name_scope
-from scopeflow.gradients import IndexedSlices
+from scopeflow.framework.indexed_slices import IndexedSlices
 from scopeflow.ops import array_ops, constant_op, math_ops
 
 __all__ = ["clip_by_norm", "global_norm", "clip_by_global_norm"]

@@ -9,7 +9,6 @@ each input's gradient back to the input's shape. Sparse gradients are ``IndexedS
 
 from __future__ import annotations
 
-import collections
 import enum
 
 import numpy as np
@@ -21,13 +20,13 @@ from scopeflow.framework.graph import (
     convert_to_tensor,
     get_default_graph,
     name_scope,
-    register_tensor_conversion_function,
 )
+from scopeflow.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from scopeflow.framework.opdef import _UNSET, NO_GRADIENT, REGISTRY, OpDef
 
-__all__ = ["gradients", "IndexedSlices", "AggregationMethod", "UnconnectedGradients",
-           "RegisterGradient", "NotDifferentiable", "no_gradient", "custom_gradient",
-           "explain_gradient", "hessians"]
+__all__ = ["gradients", "IndexedSlices", "IndexedSlicesValue", "AggregationMethod",
+           "UnconnectedGradients", "RegisterGradient", "NotDifferentiable", "no_gradient",
+           "custom_gradient", "explain_gradient", "hessians"]
 
 _DIFFERENTIABLE = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.complex64,
                    dtypes.complex128)
@@ -47,69 +46,6 @@ class AggregationMethod:
     DEFAULT = ADD_N
     EXPERIMENTAL_TREE = 1
     EXPERIMENTAL_ACCUMULATE_N = 2
-
-
-# ── IndexedSlices: the sparse gradient of gather/embedding_lookup ────────────────────
-IndexedSlicesValue = collections.namedtuple("IndexedSlicesValue",
-                                            ["values", "indices", "dense_shape"])
-IndexedSlicesValue.__doc__ = "What ``Session.run`` returns for a fetched IndexedSlices."
-
-
-class IndexedSlices:
-    """A sparse tensor: ``values[i]`` is row ``indices[i]`` of a ``dense_shape`` tensor.
-
-    Rows may repeat (their values add up). ``tf.convert_to_tensor`` densifies it.
-    """
-
-    def __init__(self, values, indices, dense_shape=None):
-        self._values = values
-        self._indices = indices
-        self._dense_shape = dense_shape
-
-    values = property(lambda self: self._values)
-    indices = property(lambda self: self._indices)
-    dense_shape = property(lambda self: self._dense_shape)
-    dtype = property(lambda self: self._values.dtype)
-    name = property(lambda self: self._values.name)
-    op = property(lambda self: self._values.op)
-    graph = property(lambda self: self._values.graph)
-    device = property(lambda self: self._values.device)
-
-    @property
-    def shape(self):
-        from scopeflow.framework.tensor_shape import TensorShape
-        from scopeflow.framework.tensor_util import constant_value
-        if self._dense_shape is None:
-            return TensorShape(None)
-        value = constant_value(self._dense_shape)
-        if value is not None:
-            return TensorShape([int(d) for d in value])
-        return TensorShape([None]).concatenate(self._values.shape[1:])
-
-    def _as_control_op(self):
-        return self._values.op
-
-    def __neg__(self):
-        from scopeflow.ops import math_ops
-        return IndexedSlices(math_ops.negative(self._values), self._indices, self._dense_shape)
-
-    def __repr__(self):
-        return (f"IndexedSlices(indices={self._indices!r}, values={self._values!r}"
-                + (f", dense_shape={self._dense_shape!r})" if self._dense_shape is not None
-                   else ")"))
-
-
-def _densify(value: IndexedSlices, dtype=None, name=None, as_ref=False):
-    from scopeflow.ops import math_ops
-    if value.dense_shape is None:
-        raise ValueError(f"Tensor conversion requested for IndexedSlices without dense_shape: "
-                         f"{value!r}")
-    from scopeflow.ops import array_ops
-    rows = array_ops.strided_slice(value.dense_shape, [0], [1], shrink_axis_mask=1)
-    return math_ops.unsorted_segment_sum(value.values, value.indices, rows, name=name)
-
-
-register_tensor_conversion_function(IndexedSlices, _densify, priority=10)
 
 
 # ── Gradient registry (TF's RegisterGradient, for overrides and custom gradients) ────

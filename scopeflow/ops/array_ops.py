@@ -26,11 +26,11 @@ from scopeflow.framework.graph import (
     name_scope,
     register_tensor_conversion_function,
 )
+from scopeflow.framework.indexed_slices import IndexedSlices
 from scopeflow.framework.opdef import NO_GRADIENT, OpDef, first_dtype, same_shape
 from scopeflow.framework.tensor_shape import Dimension, TensorShape, as_shape
 from scopeflow.framework.tensor_util import STATIC_VALUE_RULES, constant_value
 from scopeflow.ops.constant_op import constant
-from scopeflow.runtime.plan import OpRunContext  # noqa: F401 - kernels' context type
 
 __all__ = [
     "identity_n",
@@ -1781,7 +1781,6 @@ STATIC_VALUE_RULES["GatherV2"] = _fold
 def _gather_grad(op, dy):
     """TF's ``_GatherV2Grad``: an ``IndexedSlices`` for axis 0; otherwise the gathered axis
     is moved first (after the batch dims), summed by segment, and moved back (dense)."""
-    from scopeflow.gradients import IndexedSlices  # gradients imports this module
     params, indices, axis = op.inputs
     params_shape = shape(params)
     indices_size = expand_dims(size(indices), 0)

@@ -18,6 +18,7 @@ import numpy as np
 from scopeflow.framework import dtypes
 from scopeflow.framework.errors import InvalidArgumentError
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
+from scopeflow.framework.indexed_slices import IndexedSlices
 from scopeflow.framework.opdef import OpDef, check_dtype
 from scopeflow.framework.tensor_shape import TensorShape, dimension_value
 from scopeflow.framework.tensor_util import constant_value
@@ -146,7 +147,6 @@ parallel_dynamic_stitch_op = OpDef(
 @parallel_dynamic_stitch_op.def_grad
 def _stitch_grad(op, dy):
     """TF's ``_DynamicStitchGrads``: each data input gathers its rows of the gradient."""
-    from scopeflow.gradients import IndexedSlices
     n = op.get_attr("N")
     if isinstance(dy, IndexedSlices):
         rows = array_ops.shape(op.outputs[0])[0]
@@ -248,7 +248,6 @@ def sparse_to_dense(sparse_indices, output_shape, sparse_values, default_value=0
 
 # ── embedding_lookup (composite: GatherV2, or DynamicPartition + ParallelDynamicStitch) ─
 def _dense(g):
-    from scopeflow.gradients import IndexedSlices
     return convert_to_tensor(g) if isinstance(g, IndexedSlices) else g
 
 

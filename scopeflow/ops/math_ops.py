@@ -17,7 +17,14 @@ import math
 import numpy as np
 
 from scopeflow.framework import dtypes, errors
-from scopeflow.framework.graph import Tensor, _graph_of, convert_to_tensor, name_scope
+from scopeflow.framework.graph import (
+    Tensor,
+    _graph_of,
+    convert_to_tensor,
+    name_scope,
+    register_tensor_conversion_function,
+)
+from scopeflow.framework.indexed_slices import IndexedSlices
 from scopeflow.framework.opdef import (
     NO_GRADIENT,
     DTypeMismatch,
@@ -1980,6 +1987,18 @@ def _install_tensor_operators():
     Tensor.__le__ = lambda x, y: less_equal(x, y)
     Tensor.__gt__ = lambda x, y: greater(x, y)
     Tensor.__ge__ = lambda x, y: greater_equal(x, y)
+    IndexedSlices.__neg__ = lambda x: IndexedSlices(negative(x.values), x.indices,
+                                                    x.dense_shape)
+
+
+def _densify(value: IndexedSlices, dtype=None, name=None, as_ref=False):
+    """``tf.convert_to_tensor`` of an ``IndexedSlices``: its rows summed into place."""
+    if value.dense_shape is None:
+        raise ValueError(f"Tensor conversion requested for IndexedSlices without dense_shape: "
+                         f"{value!r}")
+    rows = _array_ops().strided_slice(value.dense_shape, [0], [1], shrink_axis_mask=1)
+    return unsorted_segment_sum(value.values, value.indices, rows, name=name)
 
 
 _install_tensor_operators()
+register_tensor_conversion_function(IndexedSlices, _densify, priority=10)

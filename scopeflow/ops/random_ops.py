@@ -13,12 +13,12 @@ import numpy as np
 
 from scopeflow.framework import dtypes, random_seed
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
+from scopeflow.framework.kernel_context import OpRunContext
 from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype
 from scopeflow.framework.tensor_shape import TensorShape, dimension_value
 from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops import philox
 from scopeflow.ops.array_ops import _partial_dims
-from scopeflow.runtime.plan import OpRunContext
 
 __all__ = ["random_uniform", "random_normal", "truncated_normal", "random_shuffle"]
 

@@ -19,6 +19,7 @@ import numpy as np
 from scopeflow.framework import dtypes
 from scopeflow.framework.errors import InvalidArgumentError
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
+from scopeflow.framework.indexed_slices import IndexedSlices
 from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops import array_ops, math_ops
@@ -259,7 +260,6 @@ def _sparse_segment_grad(combiner):
     forward, dense_grad, sparse_grad = SPARSE_SEGMENT_OPS[combiner]
 
     def grad(op, dy):
-        from scopeflow.gradients import IndexedSlices
         data, indices, segment_ids = op.inputs
         data_shape = array_ops.shape(data)  # int32, as TF's gradient
         dim0 = data_shape[0]

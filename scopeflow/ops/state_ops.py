@@ -6,9 +6,9 @@ import numpy as np
 
 from scopeflow.framework import dtypes, errors
 from scopeflow.framework.graph import Tensor, _merge_error
+from scopeflow.framework.kernel_context import UninitializedVariable
 from scopeflow.framework.opdef import NO_GRADIENT, DTypeMismatch, OpDef, broadcast_shape
 from scopeflow.framework.tensor_shape import TensorShape
-from scopeflow.runtime.plan import UninitializedVariable
 
 __all__ = ["variable_op_v2", "assign", "assign_add", "assign_sub", "is_variable_initialized"]
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from scopeflow.framework import errors
-from scopeflow.runtime.context import OpRunContext
+from scopeflow.framework.kernel_context import OpRunContext
 from scopeflow.runtime.memory import VARIABLE_OP_TYPES, aliased_inputs, snapshot
 from scopeflow.runtime.plan_ir import How
 

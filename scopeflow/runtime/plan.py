@@ -25,9 +25,9 @@ from __future__ import annotations
 
 from scopeflow.framework import errors
 from scopeflow.framework.graph import Operation, Tensor
+from scopeflow.framework.kernel_context import OpRunContext, UninitializedVariable
 from scopeflow.framework.opdef import shape_str
 from scopeflow.runtime.codegen import PLAN_FILENAME, PlanWriter
-from scopeflow.runtime.context import OpRunContext, UninitializedVariable
 from scopeflow.runtime.memory import VARIABLE_OP_TYPES
 from scopeflow.runtime.passes import PASSES, run_passes
 from scopeflow.runtime.plan_ir import PlanIR

@@ -17,8 +17,8 @@ from scopeflow.framework.graph import (
     Tensor,
     get_default_graph,
 )
+from scopeflow.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from scopeflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
-from scopeflow.gradients import IndexedSlices, IndexedSlicesValue
 from scopeflow.runtime import passes as plan_passes
 from scopeflow.runtime.plan import PLAN_FILENAME, UninitializedVariable, compile_plan
 

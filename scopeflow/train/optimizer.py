@@ -25,7 +25,7 @@ from scopeflow.framework.graph import (
     get_default_graph,
     name_scope,
 )
-from scopeflow.gradients import IndexedSlices
+from scopeflow.framework.indexed_slices import IndexedSlices
 from scopeflow.gradients import gradients as _tf_gradients
 from scopeflow.ops import control_flow_ops, math_ops, state_ops
 from scopeflow.variable_scope import (

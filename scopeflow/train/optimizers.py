@@ -7,7 +7,7 @@ update formulas are TF's, so optimizer state in a TF checkpoint restores here an
 from __future__ import annotations
 
 from scopeflow.framework.graph import convert_to_tensor, get_default_graph
-from scopeflow.gradients import IndexedSlices
+from scopeflow.framework.indexed_slices import IndexedSlices
 from scopeflow.ops import control_flow_ops, math_ops, training_ops
 from scopeflow.ops.init_ops import constant_initializer, ones_initializer
 from scopeflow.train.optimizer import Optimizer

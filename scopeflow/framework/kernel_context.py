@@ -1,5 +1,6 @@
-"""What a running kernel may see of its session: ``OpRunContext``, and the signal a
-variable read raises before its variable is initialized."""
+"""The kernel API: what a stateful kernel sees of its session (``OpRunContext``), and the
+signal a variable read raises before its variable is initialized. Kernels (``ops/``) and the
+runtime that calls them (``runtime/``) both use these, so they sit below both."""
 
 from __future__ import annotations
 
