@@ -21,7 +21,7 @@ def _layer_scope(name, base, reuse=None):
     """The layer's variable scope: ``name``, or ``base``/``base_1``... per enclosing scope."""
     if name is None:
         graph = get_default_graph()
-        counts = graph.__dict__.setdefault("_layer_name_counts", {})
+        counts = graph._layer_name_counts
         key = (get_variable_scope().name, base)
         n = counts.get(key, 0)
         counts[key] = n + 1

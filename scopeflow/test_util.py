@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from scopeflow.framework.context import get_default_session
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.gradients import gradients
-from scopeflow.runtime.session import get_default_session
 
 __all__ = ["compute_gradient", "compute_gradient_error", "check_gradients",
            "is_gpu_available", "is_built_with_cuda", "gpu_device_name"]

@@ -18,9 +18,9 @@ import copy
 import enum
 import functools
 import inspect
-import threading
 
 from scopeflow.framework import dtypes
+from scopeflow.framework.context import CONTEXT, GraphState
 from scopeflow.framework.graph import (
     GraphKeys,
     _graph_of,
@@ -195,10 +195,9 @@ def _already_exists_message(name, found, site) -> str:
 
 def _store(graph=None) -> _VariableStore:
     graph = graph or get_default_graph()
-    store = graph.__dict__.get("_variable_store")
-    if store is None:
-        store = graph._variable_store = _VariableStore()
-    return store
+    if graph._variable_store is None:
+        graph._variable_store = _VariableStore()
+    return graph._variable_store
 
 
 # ── VariableScope: the value ``with tf.variable_scope(...) as scope`` gives ─────────
@@ -331,49 +330,42 @@ def _logged(scope_name, action) -> list:
     return out
 
 
-class _VariableScopeStore(threading.local):
-    """The current variable scope and the use counts for ``default_name`` uniquification."""
-
-    def __init__(self):
-        super().__init__()
-        self.current_scope = VariableScope(False)
-        self.variable_scopes_count: dict[str, int] = {}
-
-    def open_variable_scope(self, scope_name):
-        self.variable_scopes_count[scope_name] = self.variable_scopes_count.get(scope_name,
-                                                                                0) + 1
-
-    def close_variable_subscopes(self, scope_name):
-        prefix = scope_name + "/"
-        for k in self.variable_scopes_count:
-            if scope_name is None or k.startswith(prefix):
-                self.variable_scopes_count[k] = 0
-
-    def variable_scope_count(self, scope_name):
-        return self.variable_scopes_count.get(scope_name, 0)
+def _scope_state(graph=None) -> GraphState:
+    """This thread's variable-scope state on ``graph`` (the default graph): the current
+    scope and how often each scope name was opened (for ``default_name``)."""
+    state = CONTEXT.of(graph or get_default_graph())
+    if state.variable_scope is None:
+        state.variable_scope = VariableScope(False)
+    return state
 
 
-def _scope_store(graph=None) -> _VariableScopeStore:
-    graph = graph or get_default_graph()
-    store = graph.__dict__.get("_variable_scope_store")
-    if store is None:
-        store = graph._variable_scope_store = _VariableScopeStore()
-    return store
+def _open_variable_scope(state, scope_name):
+    counts = state.variable_scope_counts
+    counts[scope_name] = counts.get(scope_name, 0) + 1
+
+
+def _close_variable_subscopes(state, scope_name):
+    prefix = scope_name + "/"
+    counts = state.variable_scope_counts
+    for k in counts:
+        if scope_name is None or k.startswith(prefix):
+            counts[k] = 0
 
 
 def get_variable_scope() -> VariableScope:
     """The current ``VariableScope`` (the root scope has name ``""``)."""
-    return _scope_store().current_scope
+    return _scope_state().variable_scope
 
 
 def _unique_variable_scope(prefix) -> str:
-    store = _scope_store()
-    current = store.current_scope
+    state = _scope_state()
+    current = state.variable_scope
     name = current.name + "/" + prefix if current.name else prefix
-    if store.variable_scope_count(name) == 0:
+    counts = state.variable_scope_counts
+    if counts.get(name, 0) == 0:
         return prefix
     idx = 1
-    while store.variable_scope_count(f"{name}_{idx}") > 0:
+    while counts.get(f"{name}_{idx}", 0) > 0:
         idx += 1
     return f"{prefix}_{idx}"
 
@@ -396,8 +388,8 @@ _DEFAULTS = ("initializer", "regularizer", "caching_device", "partitioner", "dty
 def _pure_variable_scope(name_or_scope, reuse=None, old_name_scope=None, custom_getter=None,
                          force_reuse=False, **defaults):
     """Enters a variable scope without touching name scopes (TF's ``_pure_variable_scope``)."""
-    store = _scope_store()
-    old = store.current_scope
+    state = _scope_state()
+    old = state.variable_scope
     if isinstance(name_or_scope, VariableScope):
         new_name = name_or_scope.name
         base = name_or_scope
@@ -407,8 +399,8 @@ def _pure_variable_scope(name_or_scope, reuse=None, old_name_scope=None, custom_
             partitioner=base.partitioner, dtype=base.dtype, custom_getter=base.custom_getter,
             name_scope=base.original_name_scope, use_resource=base.use_resource,
             constraint=defaults.get("constraint"))
-        store.open_variable_scope(new_name)
-        old_subscopes = copy.copy(store.variable_scopes_count)
+        _open_variable_scope(state, new_name)
+        old_subscopes = copy.copy(state.variable_scope_counts)
     else:
         new_name = old.name + "/" + name_or_scope if old.name else name_or_scope
         base = old
@@ -419,24 +411,24 @@ def _pure_variable_scope(name_or_scope, reuse=None, old_name_scope=None, custom_
             use_resource=old.use_resource, custom_getter=old.custom_getter,
             name_scope=name_or_scope if old_name_scope is None else old_name_scope,
             constraint=defaults.get("constraint"))
-        store.open_variable_scope(new_name)
+        _open_variable_scope(state, new_name)
     for key in _DEFAULTS:
         value = defaults.get(key)
         if value is not None and key != "constraint":
             getattr(scope, "set_" + key)(value)
     if custom_getter is not None:
         scope.set_custom_getter(_wrap_custom_getter(custom_getter, base.custom_getter))
-    store.current_scope = scope
+    state.variable_scope = scope
     try:
         yield scope
     finally:
-        if store.current_scope is not scope:
+        if state.variable_scope is not scope:
             raise RuntimeError("Improper nesting of variable_scope.")
         if isinstance(name_or_scope, VariableScope):
-            store.variable_scopes_count = old_subscopes
+            state.variable_scope_counts = old_subscopes
         else:
-            store.close_variable_subscopes(new_name)
-        store.current_scope = old
+            _close_variable_subscopes(state, new_name)
+        state.variable_scope = old
 
 
 @contextlib.contextmanager

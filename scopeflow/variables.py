@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from scopeflow.framework import dtypes
+from scopeflow.framework.context import get_default_session
 from scopeflow.framework.graph import (
     GraphKeys,
     Tensor,
@@ -196,7 +197,6 @@ class Variable:
     def load(self, value, session=None):
         """Sets the value in ``session`` by feeding the initializer (builds no op)."""
         if session is None:
-            from scopeflow.runtime.session import get_default_session
             session = get_default_session()
             if session is None:
                 raise ValueError("Either session argument should be provided or default "

@@ -13,6 +13,7 @@ import re
 import threading
 
 from scopeflow.framework import dtypes as _dtypes
+from scopeflow.framework.context import CONTEXT, GraphState, get_default_session, pushed
 from scopeflow.framework.sites import user_site
 from scopeflow.framework.tensor_shape import TensorShape, as_shape
 
@@ -216,9 +217,8 @@ _WRONG_GRAPH = {
 
 
 def _run_in_session(fetch, feed_dict, session, what):
-    from scopeflow.runtime import session as _session  # runtime sits above framework
     if session is None:
-        session = _session.get_default_session()
+        session = get_default_session()
         if session is None:
             raise ValueError(_NO_SESSION[what])
     if session.graph is not fetch.graph:
@@ -380,15 +380,6 @@ class _ControlDependenciesController:
         return False
 
 
-class _GraphThreadState:
-    __slots__ = ("name_stack", "control_stack", "device_stack")
-
-    def __init__(self):
-        self.name_stack = ""
-        self.control_stack: list[_ControlDependenciesController] = []
-        self.device_stack: list[str] = []
-
-
 # ── Graph ────────────────────────────────────────────────────────────────────────────
 class Graph:
     """A TensorFlow computation: ops in creation order, names, collections and a seed."""
@@ -398,7 +389,6 @@ class Graph:
         self._ops_by_name: dict[str, Operation] = {}
         self._names_in_use: dict[str, int] = {}
         self._collections: dict[str, list] = {}
-        self._thread_local = threading.local()
         self._finalized = False
         self._seed = None
         self._unfeedable: set = set()
@@ -408,19 +398,20 @@ class Graph:
         self.version = 0
         # Graph-growth detection (USER_NEEDS §10): updated by Session.run.
         self._growth = {"last_size": 0, "streak": 0, "runs": 0, "warned": False}
+        # Stores the layers above keep per graph, shared by all threads: the variable store
+        # (variable_scope), layer name counts (layers), the op-seed counter (random_seed).
+        self._variable_store = None
+        self._layer_name_counts: dict[str, int] = {}
+        self._seed_offset = 0
 
-    # -- thread-local state ------------------------------------------------------------
-    def _state(self) -> _GraphThreadState:
-        try:
-            return self._thread_local.state
-        except AttributeError:
-            self._thread_local.state = state = _GraphThreadState()
-            return state
+    # -- this thread's scopes on this graph (framework.context) --------------------------
+    def _state(self) -> GraphState:
+        return CONTEXT.of(self)
 
     # -- default graph -------------------------------------------------------------------
     def as_default(self):
         """Makes this the default graph inside a ``with`` block."""
-        return _default_graph_stack.get_controller(self)
+        return pushed(CONTEXT.graphs, self)
 
     # -- seed ----------------------------------------------------------------------------
     @property
@@ -817,31 +808,16 @@ def _merge_devices(outer: str, inner: str) -> str:
     return "".join(f"/{k}:{merged[k]}" for k in _DEVICE_FIELDS if k in merged)
 
 
-# ── The default graph stack (thread-local) ───────────────────────────────────────────
-class _DefaultGraphStack(threading.local):
-    def __init__(self):
-        super().__init__()
-        self.stack: list[Graph] = []
-
-    @contextlib.contextmanager
-    def get_controller(self, graph):
-        self.stack.append(graph)
-        try:
-            yield graph
-        finally:
-            self.stack.pop()
-
-
-_default_graph_stack = _DefaultGraphStack()
+# ── The default graph ────────────────────────────────────────────────────────────────
 _global_default_graph = None
 _global_lock = threading.Lock()
 
 
 def get_default_graph() -> Graph:
     """The innermost ``Graph.as_default()`` graph, else the global default graph."""
-    stack = _default_graph_stack.stack
-    if stack:
-        return stack[-1]
+    graphs = CONTEXT.graphs
+    if graphs:
+        return graphs[-1]
     global _global_default_graph
     if _global_default_graph is None:
         with _global_lock:
@@ -852,7 +828,7 @@ def get_default_graph() -> Graph:
 
 def reset_default_graph():
     """Replaces the global default graph with a new, empty one."""
-    if _default_graph_stack.stack:
+    if CONTEXT.graphs:
         raise AssertionError("Do not use tf.reset_default_graph() to clear nested graphs. If "
                              "you need a cleared graph, exit the nesting and create a new "
                              "graph.")

@@ -26,7 +26,7 @@ def get_seed(op_seed):
     global_seed = graph.seed
     if global_seed is not None:
         if op_seed is None:
-            op_seed = graph.__dict__.get("_seed_offset", 0)
+            op_seed = graph._seed_offset
             graph._seed_offset = op_seed + 1
         seeds = _truncate_seed(global_seed), _truncate_seed(op_seed)
     elif op_seed is not None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections
 
 from scopeflow.framework import dtypes
+from scopeflow.framework.context import get_default_session
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.tensor_shape import TensorShape
 
@@ -82,7 +83,6 @@ class SparseTensor:
         return self._indices, self._values, self._dense_shape
 
     def eval(self, feed_dict=None, session=None):
-        from scopeflow.runtime.session import get_default_session
         session = session or get_default_session()
         if session is None:
             raise ValueError("Cannot evaluate tensor using `eval()`: No default session is "

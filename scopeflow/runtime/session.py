@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import collections
-import contextlib
-import threading
 import warnings
 
 import numpy as np
 
 from scopeflow.framework import errors
+from scopeflow.framework.context import CONTEXT, get_default_session, pushed
 from scopeflow.framework.graph import (
     Graph,
     GraphGrowthWarning,
@@ -36,22 +35,6 @@ class SessionState:
     def __init__(self):
         self.vars: dict[str, np.ndarray] = {}
         self.rngs: dict[str, np.random.Generator] = {}
-
-
-# ── Default session stack ────────────────────────────────────────────────────────────
-class _DefaultSessionStack(threading.local):
-    def __init__(self):
-        super().__init__()
-        self.stack: list[Session] = []
-
-
-_default_sessions = _DefaultSessionStack()
-
-
-def get_default_session():
-    """The session of the innermost ``sess.as_default()`` (or InteractiveSession), or None."""
-    stack = _default_sessions.stack
-    return stack[-1] if stack else None
 
 
 # ── Fetch structures ─────────────────────────────────────────────────────────────────
@@ -363,17 +346,8 @@ def _check_feed(check, value):
     return arr
 
 
-@contextlib.contextmanager
 def _as_default(session):
-    _default_sessions.stack.append(session)
-    try:
-        yield session
-    finally:
-        stack = _default_sessions.stack
-        if stack and stack[-1] is session:
-            stack.pop()
-        elif session in stack:
-            stack.remove(session)
+    return pushed(CONTEXT.sessions, session)
 
 
 class InteractiveSession(Session):
