@@ -35,7 +35,7 @@ from scopeflow import summary
 from scopeflow.summary import Event, HistogramProto, SessionLog, Summary
 from scopeflow.io.protos import (
     ConfigProto, GPUOptions, GraphDef, GraphOptions, OptimizerOptions, RunMetadata, RunOptions)
-from scopeflow.summary.graph_def import import_graph_def
+from scopeflow.framework.graph_import import import_graph_def
 from scopeflow.clip_ops import clip_by_global_norm, clip_by_norm, global_norm
 from scopeflow.ops.training_ops import scatter_add, scatter_sub, scatter_update
 from scopeflow.ops.embedding_ops import dynamic_partition, dynamic_stitch, sparse_to_dense

@@ -14,8 +14,10 @@ import threading
 
 from scopeflow.framework import dtypes as _dtypes
 from scopeflow.framework.context import CONTEXT, GraphState, get_default_session, pushed
+from scopeflow.framework.graph_def import GRAPH_DEF_VERSION, graph_to_graph_def
 from scopeflow.framework.sites import user_site
 from scopeflow.framework.tensor_shape import TensorShape, as_shape
+from scopeflow.io import protos
 
 __all__ = [
     "Graph", "Operation", "Tensor", "GraphKeys", "get_default_graph", "reset_default_graph",
@@ -621,14 +623,11 @@ class Graph:
         >>> [(n.name, n.op) for n in g.as_graph_def().node]
         [('c', 'Const')]
         """
-        from scopeflow.summary.graph_def import graph_to_graph_def  # summary sits above
         return graph_to_graph_def(self, from_version, add_shapes)
 
     @property
     def graph_def_versions(self):
         """The ``VersionDef`` written into this graph's ``GraphDef`` (TF 2.21's producer)."""
-        from scopeflow.io import protos
-        from scopeflow.summary.graph_def import GRAPH_DEF_VERSION
         return protos.VersionDef(producer=GRAPH_DEF_VERSION)
 
     def get_operation_by_name(self, name: str) -> Operation:

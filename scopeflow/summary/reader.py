@@ -11,9 +11,8 @@ from __future__ import annotations
 import os
 from typing import NamedTuple
 
-import numpy as np
-
 from scopeflow.io import protos
+from scopeflow.io.tensor_proto import make_ndarray
 from scopeflow.io.tfrecord import tf_record_iterator
 
 __all__ = ["EventRecord", "read_events", "read_scalars", "summary_iterator", "event_files",
@@ -70,39 +69,6 @@ def histogram_to_dict(histo) -> dict:
     return {"min": histo.min, "max": histo.max, "num": histo.num, "sum": histo.sum,
             "sum_squares": histo.sum_squares, "bucket_limit": list(histo.bucket_limit),
             "bucket": list(histo.bucket)}
-
-
-def make_ndarray(proto):
-    """The NumPy array a ``TensorProto`` holds (``tensor_content`` or ``*_val``, broadcast
-    as TF does when one value stands for the whole shape)."""
-    from scopeflow.framework import dtypes
-    dt = dtypes.as_dtype(proto.dtype)
-    shape = [d.size for d in proto.tensor_shape.dim]
-    if dt is dtypes.string:
-        arr = np.array(list(proto.string_val), dtype=object)
-        if arr.size == 1 and int(np.prod(shape)) != 1:
-            return np.full(shape, arr[0], dtype=object)
-        return arr.reshape(shape)
-    npd = np.dtype(dt.as_numpy_dtype).newbyteorder("<")
-    if proto.tensor_content:
-        return np.frombuffer(proto.tensor_content, dtype=npd).reshape(shape).copy()
-    if len(proto.half_val):
-        arr = np.array(list(proto.half_val), dtype=np.uint16).view(np.float16)
-        return np.broadcast_to(arr[-1], shape).copy() if arr.size == 1 else arr.reshape(shape)
-    for field in ("scomplex_val", "dcomplex_val"):
-        vals = getattr(proto, field)
-        if len(vals):
-            arr = (np.array(vals[0::2]) + 1j * np.array(vals[1::2])).astype(npd.newbyteorder("="))
-            return np.broadcast_to(arr[-1], shape).copy() if arr.size == 1 else \
-                arr.reshape(shape)
-    for field in ("float_val", "double_val", "int_val", "int64_val", "bool_val",
-                  "uint32_val", "uint64_val"):
-        vals = getattr(proto, field)
-        if len(vals):
-            arr = np.array(list(vals)).astype(npd.newbyteorder("="))
-            return np.broadcast_to(arr[-1], shape).copy() if arr.size == 1 else \
-                arr.reshape(shape)
-    return np.zeros(shape, dtype=npd.newbyteorder("="))
 
 
 def _value_record(run, event, value, plugins):

@@ -11,8 +11,8 @@ import pytest
 import scopeflow as tf
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.io import protos
-from scopeflow.summary.graph_def import make_tensor_proto
-from scopeflow.summary.reader import make_ndarray as _tensor_value
+from scopeflow.io.tensor_proto import make_ndarray as _tensor_value
+from scopeflow.io.tensor_proto import make_tensor_proto
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tf_summaries"
 sys.path.insert(0, str(FIXTURES))
@@ -183,12 +183,12 @@ def test_summary_ops_export_with_tf_attrs():
 
 
 def test_every_registered_op_has_tensorflows_signature():
+    from scopeflow.framework._tf_op_signatures import SIGNATURES
+    from scopeflow.framework.graph_def import SCOPEFLOW_ONLY_OPS
     from scopeflow.framework.opdef import REGISTRY
-    from scopeflow.summary._tf_op_signatures import SIGNATURES
-    from scopeflow.summary.graph_def import SCOPEFLOW_ONLY_OPS
     missing = sorted(set(REGISTRY) - set(SIGNATURES) - SCOPEFLOW_ONLY_OPS)
     assert not missing, (f"op types without TF's signature: {missing}; run `python -m "
-                         "scopeflow.summary._gen_op_signatures` (needs the tf1 oracle) or add "
+                         "scopeflow.framework._gen_op_signatures` (needs the tf1 oracle) or add "
                          "them to graph_def.SCOPEFLOW_ONLY_OPS if TF has no such op")
 
 

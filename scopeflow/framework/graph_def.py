@@ -1,5 +1,8 @@
 """GraphDef export: ``Graph.as_graph_def()`` with the nodes, inputs and attrs TF writes.
 
+It reads ops through their attributes only (it imports no graph class), so ``Graph`` itself
+can use it; ``graph_import`` is the other direction.
+
 Each node's attrs are derived from TensorFlow's own op signature (``_tf_op_signatures``,
 generated from TF 2.21's registry), the way TF's graph construction fills a NodeDef:
 type attrs (``T``, ``Tidx``, ``dtype``...) from the dtypes of the inputs and outputs,
@@ -19,12 +22,12 @@ import weakref
 import numpy as np
 
 from scopeflow.framework import dtypes as _dtypes
+from scopeflow.framework._tf_op_signatures import SIGNATURES
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.io import protos
-from scopeflow.summary._tf_op_signatures import SIGNATURES
+from scopeflow.io.tensor_proto import make_ndarray, make_tensor_proto, shape_proto
 
-__all__ = ["graph_to_graph_def", "make_tensor_proto", "shape_proto", "GRAPH_DEF_VERSION",
-           "import_graph_def"]
+__all__ = ["graph_to_graph_def", "GRAPH_DEF_VERSION", "SCOPEFLOW_ONLY_OPS"]
 
 # TF 2.21's GRAPH_DEF_VERSION: the node semantics written here are that release's OpDefs.
 GRAPH_DEF_VERSION = 2474
@@ -122,7 +125,6 @@ def _default(op_type, name, hex_value):
 
 def _equals_default(op_type, name, hex_value, value) -> bool:
     """A tensor attr equal to TF's default is written as TF's default bytes."""
-    from scopeflow.summary.reader import make_ndarray
     default = make_ndarray(_default(op_type, name, hex_value).tensor)
     value = np.asarray(value)
     return value.shape == default.shape and value.dtype == default.dtype and \
@@ -257,76 +259,6 @@ def _guess_attr(value):
     return None
 
 
-def shape_proto(shape, proto=None):
-    """A ``TensorShapeProto`` (or fills ``proto``): unknown dims are -1, unknown rank sets
-    ``unknown_rank``."""
-    if proto is None:
-        proto = protos.TensorShapeProto()
-    else:
-        proto.SetInParent()  # a scalar's shape is an empty, but present, message
-    dims = shape.as_tuple() if isinstance(shape, TensorShape) else \
-        (None if shape is None else tuple(shape))
-    if dims is None:
-        proto.unknown_rank = True
-        return proto
-    add = proto.dim.add
-    for d in dims:
-        add(size=-1 if d is None else int(d))
-    return proto
-
-
-# ── TensorProto (TF's make_tensor_proto) ─────────────────────────────────────────────
-_VAL_FIELD = {
-    np.dtype(np.float32): "float_val", np.dtype(np.float64): "double_val",
-    np.dtype(np.int32): "int_val", np.dtype(np.int16): "int_val", np.dtype(np.int8): "int_val",
-    np.dtype(np.uint8): "int_val", np.dtype(np.uint16): "int_val",
-    np.dtype(np.int64): "int64_val", np.dtype(np.bool_): "bool_val",
-    np.dtype(np.uint32): "uint32_val", np.dtype(np.uint64): "uint64_val",
-}
-
-
-def make_tensor_proto(value, dtype=None):
-    """A ``TensorProto`` holding ``value``, encoded as TF encodes Const values.
-
-    Numeric tensors with more than one element go to ``tensor_content`` (raw
-    little-endian bytes); a scalar, or a tensor whose elements are all equal (TF's
-    broadcast ``tf.constant(0., shape=...)`` / ``tf.zeros``), is one ``*_val`` entry.
-
-    >>> make_tensor_proto(np.float32(1.5)).float_val[0]
-    1.5
-    """
-    dt = _dtypes.as_dtype(dtype) if dtype is not None else None
-    arr = np.asarray(value, dtype=None if dt is None or dt is _dtypes.string
-                     else dt.as_numpy_dtype)
-    if dt is None:
-        dt = _dtypes.as_dtype(arr.dtype)
-    proto = protos.TensorProto(dtype=dt.base_dtype.as_datatype_enum)
-    proto.tensor_shape.CopyFrom(shape_proto(arr.shape))
-    if arr.size == 0:
-        return proto
-    flat = arr.reshape(-1)
-    uniform = flat.size > 1 and bool((flat == flat[0]).all()) if flat.dtype.kind != "c" \
-        else False
-    if dt is _dtypes.string:
-        items = [v.encode() if isinstance(v, str) else bytes(v) for v in flat]
-        proto.string_val.extend(items[:1] if uniform else items)
-        return proto
-    if flat.size > 1 and not uniform:
-        proto.tensor_content = np.ascontiguousarray(arr).astype(
-            arr.dtype.newbyteorder("<"), copy=False).tobytes()
-        return proto
-    first = flat[:1]
-    if arr.dtype == np.float16:
-        proto.half_val.extend(first.view(np.uint16).astype(np.int32).tolist())
-    elif arr.dtype == np.complex64:
-        proto.scomplex_val.extend([float(first[0].real), float(first[0].imag)])
-    elif arr.dtype == np.complex128:
-        proto.dcomplex_val.extend([float(first[0].real), float(first[0].imag)])
-    else:
-        getattr(proto, _VAL_FIELD[arr.dtype]).extend(first.tolist())
-    return proto
-
-
 # ── colocation (`_class`) ────────────────────────────────────────────────────────────
 _UPDATE_SCOPE = re.compile(r"(?:^|/)update_(.+)/[^/]+$")
 _WITH_DEPENDENCIES = re.compile(r"(?:^|/)control_dependency(?:_\d+)?$")
@@ -428,147 +360,3 @@ def _variables_updated_with(var, variables):
                 and user._inputs[0]._op.type == "VariableV2":
             updated.add(user._inputs[0]._op)
     return sorted(updated, key=lambda v: v.name)
-
-
-# ── import ───────────────────────────────────────────────────────────────────────────
-def _from_attr(av):
-    """An AttrValue as the Python value scopeflow's op attrs hold."""
-    from scopeflow.summary.reader import make_ndarray
-    kind = av.WhichOneof("value")
-    if kind == "type":
-        return _dtypes.as_dtype(av.type)
-    if kind == "shape":
-        return _from_shape(av.shape)
-    if kind == "tensor":
-        arr = make_ndarray(av.tensor)
-        arr.setflags(write=False)
-        return arr
-    if kind == "s":
-        try:
-            return av.s.decode()
-        except UnicodeDecodeError:
-            return av.s
-    if kind in ("i", "f", "b"):
-        return getattr(av, kind)
-    if kind == "list":
-        lst = av.list
-        for field in ("i", "f", "b", "s", "type", "shape", "tensor"):
-            items = getattr(lst, field)
-            if len(items):
-                if field == "s":
-                    return [s.decode() for s in items]
-                if field == "type":
-                    return [_dtypes.as_dtype(t) for t in items]
-                if field == "shape":
-                    return [_from_shape(s) for s in items]
-                if field == "tensor":
-                    return [make_ndarray(t) for t in items]
-                return list(items)
-        return []
-    return None
-
-
-def _from_shape(proto):
-    if proto.unknown_rank:
-        return TensorShape(None)
-    return TensorShape([None if d.size < 0 else d.size for d in proto.dim])
-
-
-def _topological(nodes):
-    """The nodes, inputs first (a GraphDef may list them in any order)."""
-    by_name = {n.name: n for n in nodes}
-    order, state = [], {}
-    for root in nodes:
-        if root.name in state:
-            continue
-        stack = [(root, False)]
-        while stack:
-            node, done = stack.pop()
-            if done:
-                state[node.name] = 2
-                order.append(node)
-                continue
-            if state.get(node.name) == 2:
-                continue
-            if state.get(node.name) == 1:
-                raise ValueError(f"GraphDef has a cycle through node '{node.name}' (while loops "
-                                 "are not supported by import_graph_def)")
-            state[node.name] = 1
-            stack.append((node, True))
-            for inp in node.input:
-                src = by_name.get(inp.lstrip("^").split(":")[0])
-                if src is not None and state.get(src.name) != 2:
-                    stack.append((src, False))
-    return order
-
-
-def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
-                     op_dict=None, producer_op_list=None):
-    """Imports a ``GraphDef`` into the default graph (``tf.import_graph_def``).
-
-    Args:
-      graph_def: a ``GraphDef`` (scopeflow's or TensorFlow's message, or its bytes).
-      input_map: ``{"name:i" or "^name": Tensor/Operation}`` replacing those inputs.
-      return_elements: names (``op`` -> Operation, ``op:i`` -> Tensor) to return.
-      name: prefix of the imported names (default ``"import"``; ``""`` for none).
-
-    Returns the ``return_elements`` (or None). Each node becomes a scopeflow op of the same
-    type, with its attrs; ``ValueError`` names a node whose op type is not registered.
-    """
-    from scopeflow.framework.graph import Tensor, get_default_graph
-    from scopeflow.framework.opdef import REGISTRY
-    if isinstance(graph_def, bytes):
-        graph_def = protos.GraphDef.FromString(graph_def)
-    elif not isinstance(graph_def, protos.GraphDef):
-        graph_def = protos.GraphDef.FromString(graph_def.SerializeToString())
-    graph = get_default_graph()
-    input_map = {(k if ":" in k or k.startswith("^") else k + ":0"): v
-                 for k, v in (input_map or {}).items()}
-    for node in graph_def.node:
-        if node.op not in REGISTRY:
-            raise ValueError(f"Op type not registered '{node.op}' (node '{node.name}'): "
-                             "scopeflow cannot run it")
-    created = {}
-
-    def tensor_for(spec, consumer):
-        src, _, index = spec.partition(":")
-        key = f"{src}:{index or 0}"
-        if key in input_map:
-            return graph.as_graph_element(input_map[key])
-        op = created.get(src)
-        if op is None:
-            raise ValueError(f"Node '{consumer}': input '{spec}' is not in the graph_def")
-        return op._outputs[int(index or 0)]
-
-    with graph.name_scope(name if name is not None else "import") as scope:
-        for node in _topological(list(graph_def.node)):
-            op_def = REGISTRY[node.op]
-            attrs = {k: _from_attr(node.attr[k]) for k in op_def.attrs if k in node.attr}
-            inputs = [tensor_for(i, node.name) for i in node.input if not i.startswith("^")]
-            full_name = graph.unique_name(node.name)
-            if full_name != scope + node.name:
-                raise ValueError(f"Node name '{node.name}' clashes with another imported node")
-            op = op_def.create(inputs, attrs, name=full_name + "/", graph=graph)
-            for ctrl in node.input:
-                if ctrl.startswith("^"):
-                    target = input_map.get(ctrl)
-                    target = created[ctrl[1:]] if target is None else target
-                    op._add_control_input(target.op if isinstance(target, Tensor) else target)
-            if node.device:
-                op._device = node.device
-            for t in op._outputs:  # ref outputs refer to the variable they come from
-                if t.dtype._is_ref_dtype:
-                    t._ref_key = op.name if node.op in ("VariableV2", "Variable") else \
-                        op._inputs[0]._ref_key
-            created[node.name] = op
-    if return_elements is None:
-        return None
-    out = []
-    for spec in return_elements:
-        if ":" in spec:
-            out.append(tensor_for(spec, "return_elements"))
-        elif spec in created:
-            out.append(created[spec])
-        else:
-            raise ValueError(f"Requested return_element '{spec}' not found in graph_def.")
-    return out
