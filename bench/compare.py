@@ -13,6 +13,7 @@ N such pairs of processes and reports the median of each framework's times.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import statistics
@@ -110,14 +111,33 @@ def compare(script, tool, repeat):
     return _median(ours_runs), (_median(theirs_runs) if theirs_runs else None)
 
 
+def _positive_int(text):
+    value = int(text)  # ValueError: argparse's "invalid int value"
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+_positive_int.__name__ = "int"  # argparse names the type in "invalid int value"
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        prog="python bench/compare.py", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("scripts", nargs="*", metavar="SCRIPT",
+                        help="benchmark scripts to run (default: "
+                             + " ".join(SEED_MODELS) + ")")
+    parser.add_argument("--repeat", type=_positive_int, default=1, metavar="N",
+                        help="pairs of processes per script; the median is reported "
+                             "(default %(default)s)")
+    return parser
+
+
 def main(argv=None):
-    args = list(sys.argv[1:] if argv is None else argv)
-    repeat = 1
-    if "--repeat" in args:
-        i = args.index("--repeat")
-        repeat = int(args[i + 1])
-        del args[i:i + 2]
-    scripts = args or SEED_MODELS
+    args = build_parser().parse_intermixed_args(argv)
+    repeat = args.repeat
+    scripts = args.scripts or SEED_MODELS
     tool = os.environ.get("SCOPEFLOW_TF1", str(ROOT.parent / "shared" / "tools" / "tf1"))
     tool = tool if Path(tool).exists() else None
     header = False

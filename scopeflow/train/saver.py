@@ -541,8 +541,14 @@ class Saver:
         model_checkpoint_path = None
         if not self._is_empty:
             if parent and not os.path.isdir(parent):
-                raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save. "
-                                 f"(Create it first: os.makedirs({parent!r}, exist_ok=True))")
+                # As TF: one missing directory level is made; a deeper missing path is an
+                # error (a typo there would otherwise scatter directories).
+                grandparent = os.path.dirname(parent)
+                if grandparent and not os.path.isdir(grandparent):
+                    raise ValueError(
+                        f"Parent directory of {save_path} doesn't exist, can't save. (Create "
+                        f"it first: os.makedirs({parent!r}, exist_ok=True))")
+                os.makedirs(parent, exist_ok=True)
             _remove_stale_temporaries(checkpoint_file)
             out = sess.run(self.saver_def.save_tensor_name,
                            {self.saver_def.filename_tensor_name: checkpoint_file})

@@ -167,13 +167,18 @@ def test_latest_filename(tmp_path, monkeypatch):
     assert tf.train.latest_checkpoint("latest", "mystate") == "latest/m"
 
 
-def test_save_needs_the_parent_directory(tmp_path):
+def test_save_makes_one_missing_directory_level_as_tf(tmp_path):
+    """TF 2.21: ``save(sess, "one/model")`` makes ``one``; two missing levels are an error."""
     tf.Variable(0, name="v")
     saver = tf.train.Saver()
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
+        assert saver.save(sess, str(tmp_path / "one" / "model")) == str(tmp_path / "one" /
+                                                                         "model")
+        assert (tmp_path / "one" / "model.index").exists()
         with pytest.raises(ValueError, match="Parent directory of .* doesn't exist, can't save"):
-            saver.save(sess, str(tmp_path / "no" / "model"))
+            saver.save(sess, str(tmp_path / "two" / "levels" / "model"))
+        assert not (tmp_path / "two").exists()
         with pytest.raises(TypeError, match="'sess' must be a Session"):
             saver.save("not a session", str(tmp_path / "m"))
 
