@@ -277,7 +277,8 @@ def _show(args):
         shown = np.array([v if len(v) <= 80 else v[:80] + b"..." for v in value.reshape(-1)],
                          dtype=object).reshape(value.shape)
     with np.printoptions(**options):
-        print(repr(shown[()]) if shown.ndim == 0 else np.array2string(shown, separator=", "))
+        # array2string for 0-d too: repr() of a NumPy 2 scalar is "np.float32(3.0)"
+        print(np.array2string(shown, separator=", "))
     print(_stats_text(_stats(value)))
     return 0
 
