@@ -50,13 +50,29 @@ for _enum in (1, 2, 3, 4, 5, 6, 8, 9, 10, 17, 18, 19, 22, 23):
     _NP_BY_ENUM[_enum] = np.dtype(dtypes.as_dtype(_enum).as_numpy_dtype).newbyteorder("<")
 _DT_STRING = 7
 _DT_BFLOAT16 = 14
-try:  # bfloat16 has no NumPy type of its own; ml_dtypes (TF's own choice) provides one
-    import ml_dtypes as _ml_dtypes
-
-    _NP_BY_ENUM[_DT_BFLOAT16] = np.dtype(_ml_dtypes.bfloat16)
-except ImportError:  # pragma: no cover - depends on the environment
-    _ml_dtypes = None
 _ENUM_BY_NP = {np_dtype.newbyteorder("="): enum for enum, np_dtype in _NP_BY_ENUM.items()}
+_UNSET = object()
+_bfloat16 = _UNSET
+
+
+def _bfloat16_dtype():
+    """bfloat16's NumPy dtype, or None without ml_dtypes; added to the tables on first use.
+
+    bfloat16 has no NumPy type of its own; ml_dtypes (TF's own choice) provides one. It is
+    imported only when a bfloat16 tensor is read or written: importing it takes most of a
+    second, far longer than the rest of ``import scopeflow``.
+    """
+    global _bfloat16
+    if _bfloat16 is _UNSET:
+        try:
+            import ml_dtypes
+        except ImportError:  # pragma: no cover - depends on the environment
+            _bfloat16 = None
+        else:
+            _bfloat16 = np.dtype(ml_dtypes.bfloat16)
+            _NP_BY_ENUM[_DT_BFLOAT16] = _bfloat16
+            _ENUM_BY_NP[_bfloat16.newbyteorder("=")] = _DT_BFLOAT16
+    return _bfloat16
 
 
 def data_filename(prefix: str, shard_id: int = 0, num_shards: int = 1) -> str:
@@ -129,6 +145,8 @@ def _prepare(name, array):
     if array.dtype.kind in "OSU":
         return _DT_STRING, array.shape, _as_string_items(name, array)
     enum = _ENUM_BY_NP.get(array.dtype.newbyteorder("="))
+    if enum is None and array.dtype.name == "bfloat16" and _bfloat16_dtype() is not None:
+        enum = _ENUM_BY_NP.get(array.dtype.newbyteorder("="))
     if enum is None:
         raise TypeError(f"Tensor {name!r}: dtype {array.dtype} cannot be stored in a "
                         "TensorFlow checkpoint")
@@ -420,6 +438,8 @@ class BundleReader:
         if entry.dtype == _DT_STRING:
             return self._read_strings(name, entry, shape)
         np_dtype = _NP_BY_ENUM.get(entry.dtype)
+        if np_dtype is None and entry.dtype == _DT_BFLOAT16:
+            np_dtype = _bfloat16_dtype()
         if np_dtype is None:
             if entry.dtype == _DT_BFLOAT16:
                 extra = " (install ml_dtypes to read bfloat16)"
