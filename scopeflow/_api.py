@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import sys
 
+from scopeflow.framework.suggest import close_names, did_you_mean, or_list
+
 __all__ = ["APINotImplementedError", "MissingAttributeError", "NOT_PLANNED", "NAMESPACES",
            "missing_attribute", "install_fallback", "install_fallbacks", "tf1_names",
            "not_planned_reason", "coverage", "close_names", "did_you_mean"]
@@ -176,35 +178,8 @@ class MissingAttributeError(AttributeError):
             module_name, name, path = self._where
             close = _suggestions(name, sys.modules.get(module_name), path)
             self._message = self.args[0] + (
-                ". Did you mean: " + _or_list(close) + "?" if close else "")
+                ". Did you mean: " + or_list(close) + "?" if close else "")
         return self._message
-
-
-def _or_list(names) -> str:
-    quoted = [repr(n) for n in names]
-    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
-
-
-def close_names(name: str, names, n: int = 3) -> list[str]:
-    """Up to ``n`` of ``names`` closest to ``name``, closest first: difflib's close matches,
-    and names that differ only in their scope (``layer1/w`` for ``w``). For error messages
-    only (a graph's op names, a module's attributes)."""
-    import difflib
-
-    names = list(names)
-    leaf = name.rsplit("/", 1)[-1].rsplit(":", 1)[0]
-    pool = set(difflib.get_close_matches(name, names, n=n, cutoff=0.6))
-    pool.update(c for c in names if c != name and c.rsplit("/", 1)[-1] == leaf)
-
-    def score(c):
-        return -difflib.SequenceMatcher(None, name, c).ratio(), c
-
-    return sorted(pool, key=score)[:n]
-
-
-def did_you_mean(candidates) -> str:
-    """``" Did you mean 'a', 'b' or 'c'?"``, or ``""`` for no candidates."""
-    return f" Did you mean {_or_list(candidates)}?" if candidates else ""
 
 
 def _suggestions(name: str, module, path: str) -> list[str]:

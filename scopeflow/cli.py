@@ -26,12 +26,14 @@ Conventions, the same for every subcommand:
 """
 
 import argparse
-import difflib
 import importlib
 import json
 import math
 import os
 import sys
+
+from scopeflow.framework import suggest
+from scopeflow.framework.suggest import close_names
 
 # subcommand -> module providing add_parser(subparsers)
 _COMMANDS = {
@@ -68,8 +70,8 @@ def version() -> str:
 
 def did_you_mean(name: str, candidates) -> str:
     """``". Did you mean 'x' or 'y'?"`` for the close matches of ``name``, or ``""``."""
-    matches = difflib.get_close_matches(name, sorted(set(candidates)), n=3, cutoff=0.6)
-    return f". Did you mean {' or '.join(repr(m) for m in matches)}?" if matches else ""
+    matches = close_names(name, sorted(set(candidates)))
+    return "." + suggest.did_you_mean(matches) if matches else ""
 
 
 def _strict(obj):

@@ -15,8 +15,10 @@ import threading
 from scopeflow.framework import dtypes as _dtypes
 from scopeflow.framework.context import CONTEXT, GraphState, get_default_session, pushed
 from scopeflow.framework.graph_def import GRAPH_DEF_VERSION, graph_to_graph_def
+from scopeflow.framework.registry import OP_TYPES
 from scopeflow.framework.sites import user_site
-from scopeflow.framework.tensor_shape import TensorShape, as_shape
+from scopeflow.framework.suggest import close_names, did_you_mean
+from scopeflow.framework.tensor_shape import TensorShape, as_shape, shape_str
 from scopeflow.io import protos
 
 __all__ = [
@@ -193,7 +195,6 @@ class Tensor:
 
 def _merge_error(a: TensorShape, b: TensorShape) -> str:
     """TF's C++ shape-merge message (``Dimension 0 in both shapes must be equal...``)."""
-    from scopeflow.framework.opdef import shape_str  # opdef imports this module
     da, db = a.as_tuple(), b.as_tuple()
     if len(da) != len(db):
         return f"Shapes must be equal rank, but are {len(da)} and {len(db)}"
@@ -560,8 +561,7 @@ class Graph:
         """Uses the gradient registered under another name for the given op types."""
         if not isinstance(op_type_map, dict):
             raise TypeError("op_type_map must be a dictionary mapping strings to strings")
-        from scopeflow.framework.opdef import REGISTRY
-        unknown = sorted(k for k in op_type_map if k not in REGISTRY)
+        unknown = sorted(k for k in op_type_map if k not in OP_TYPES)
         if unknown:
             # TF silently ignores these; a typo would then change nothing (issue 4).
             raise ValueError(f"gradient_override_map: no op type named {unknown}; known op "
@@ -694,16 +694,12 @@ class Graph:
                              "\"<op_name>:<output_index>\"." + self._close_tensors(name, 0))
         op = self._ops_by_name.get(name)
         if op is None:
-            from scopeflow._api import close_names
-
             raise KeyError(f"The name {name!r} refers to an Operation not in the graph."
                            + self._did_you_mean(close_names(name, self._ops_by_name)))
         return op
 
     def _close_tensors(self, op_name, out_n) -> str:
         """" Did you mean 'op:n'?" for the ops named closest to ``op_name`` (error path only)."""
-        from scopeflow._api import close_names
-
         with_outputs = [n for n, op in list(self._ops_by_name.items()) if op._outputs]
         names = []
         for n in close_names(op_name, with_outputs):
@@ -713,8 +709,6 @@ class Graph:
 
     @staticmethod
     def _did_you_mean(candidates) -> str:
-        from scopeflow._api import did_you_mean
-
         return did_you_mean(candidates)
 
     # -- feeding and fetching ------------------------------------------------------------

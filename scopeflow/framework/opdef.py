@@ -10,7 +10,8 @@ import inspect
 
 from scopeflow.framework import dtypes as _dtypes
 from scopeflow.framework.graph import Operation, Tensor, _graph_of, convert_to_tensor
-from scopeflow.framework.tensor_shape import TensorShape
+from scopeflow.framework.registry import OP_TYPES
+from scopeflow.framework.tensor_shape import TensorShape, shape_str
 
 __all__ = ["OpDef", "REGISTRY", "NO_GRADIENT", "describe", "same_shape", "broadcast_shape",
            "same_dtype", "first_dtype", "merge_shapes", "unknown_shape_rule", "scalar_shape",
@@ -222,7 +223,7 @@ class OpDef:
         return f"<OpDef {self.type}>"
 
 
-REGISTRY: dict[str, OpDef] = {}
+REGISTRY: dict[str, OpDef] = OP_TYPES  # op type -> OpDef (framework.registry)
 # The plan compiler's passes (``scopeflow.runtime.passes`` adds them at import), so that
 # ``describe`` can say which of them may rewrite an op without this layer importing them.
 PLAN_PASSES: list = []
@@ -261,14 +262,6 @@ def describe(op_type: str) -> str:
 
 
 # ── Standard rules ───────────────────────────────────────────────────────────────────
-def shape_str(shape: TensorShape) -> str:
-    """TF's ``[?,3]`` rendering of a shape in op error messages."""
-    dims = shape.as_tuple()
-    if dims is None:
-        return "?"
-    return "[" + ",".join("?" if d is None else str(d) for d in dims) + "]"
-
-
 def merge_shapes(a: TensorShape, b: TensorShape) -> TensorShape:
     """TF's ``InferenceContext::Merge``: equal ranks, dims equal where both are known."""
     da, db = a.as_tuple(), b.as_tuple()

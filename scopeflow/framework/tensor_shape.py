@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 __all__ = ["Dimension", "TensorShape", "as_shape", "as_dimension", "unknown_shape",
-           "dimension_value"]
+           "dimension_value", "shape_str"]
 
 
 class Dimension:
@@ -311,3 +311,11 @@ def as_shape(shape) -> TensorShape:
 
 def unknown_shape(rank=None) -> TensorShape:
     return TensorShape(None if rank is None else [None] * rank)
+
+
+def shape_str(shape: TensorShape) -> str:
+    """TF's ``[?,3]`` rendering of a shape in op error messages."""
+    dims = shape.as_tuple()
+    if dims is None:
+        return "?"
+    return "[" + ",".join("?" if d is None else str(d) for d in dims) + "]"
