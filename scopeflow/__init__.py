@@ -27,6 +27,7 @@ from scopeflow.ops.state_ops import assign, assign_add, assign_sub
 from scopeflow.runtime.session import InteractiveSession, Session, get_default_session
 from scopeflow.variables import *  # noqa: F403
 from scopeflow.variable_scope import *  # noqa: F403
+from scopeflow import operators  # Tensor's and Variable's Python operators
 from scopeflow import layers, losses, math, nn, random
 from scopeflow import test_util as test
 from scopeflow import tf_logging as logging

@@ -63,25 +63,9 @@ class Variable:
         # dependencies around its creation (they would make initialization depend on them).
         with graph.control_dependencies(None), \
                 name_scope(name, "Variable", [] if init_from_fn else [initial_value]) as scope:
-            if init_from_fn:
-                with name_scope("Initializer"):
-                    initial_value = convert_to_tensor(initial_value(), name="initial_value",
-                                                      dtype=dtype)
-            else:
-                initial_value = convert_to_tensor(initial_value, name="initial_value",
-                                                  dtype=dtype)
-            if initial_value.dtype._is_ref_dtype:
-                initial_value = array_ops.identity(initial_value)
+            initial_value = _initial_value_tensor(initial_value, dtype)
             self._initial_value = initial_value
-            if shape is not None:
-                var_shape = as_shape(shape)
-            elif validate_shape:
-                var_shape = initial_value.shape
-                if not var_shape.is_fully_defined():
-                    raise ValueError(f"initial_value must have a shape specified: "
-                                     f"{initial_value}")
-            else:
-                var_shape = TensorShape(None)
+            var_shape = _variable_shape(initial_value, shape, validate_shape)
             self._variable = state_ops.variable_op_v2(var_shape, initial_value.dtype.base_dtype,
                                                       name=scope)
             self._initializer_op = state_ops.assign(
@@ -216,6 +200,28 @@ class Variable:
         return self._snapshot
 
 
+def _initial_value_tensor(initial_value, dtype) -> Tensor:
+    """``initial_value`` (a value, or a callable returning one) as a non-ref tensor."""
+    if callable(initial_value):
+        with name_scope("Initializer"):
+            initial_value = convert_to_tensor(initial_value(), name="initial_value", dtype=dtype)
+    else:
+        initial_value = convert_to_tensor(initial_value, name="initial_value", dtype=dtype)
+    if initial_value.dtype._is_ref_dtype:
+        initial_value = array_ops.identity(initial_value)
+    return initial_value
+
+
+def _variable_shape(initial_value, shape, validate_shape) -> TensorShape:
+    if shape is not None:
+        return as_shape(shape)
+    if not validate_shape:
+        return TensorShape(None)
+    if not initial_value.shape.is_fully_defined():
+        raise ValueError(f"initial_value must have a shape specified: {initial_value}")
+    return initial_value.shape
+
+
 def _variable_conversion(v, dtype=None, name=None, as_ref=False):
     return v._as_tensor(dtype, name, as_ref)
 
@@ -225,39 +231,6 @@ register_tensor_conversion_function(Variable, _variable_conversion, priority=50)
 VariableV1 = Variable
 
 
-_BINARY_OPERATORS = (
-    "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
-    "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__",
-    "__rpow__", "__matmul__", "__rmatmul__", "__lt__", "__le__", "__gt__", "__ge__", "__and__",
-    "__rand__", "__or__", "__ror__", "__xor__", "__rxor__", "__div__", "__rdiv__")
-_OTHER_OPERATORS = ("__neg__", "__abs__", "__invert__", "__getitem__")
-
-
-def _install_tensor_operators():
-    """Variables support every operator tensors do, acting on their snapshot ``v/read``.
-
-    Each method looks the operator up on ``Tensor`` when it is called, not when it is
-    installed, so it does not matter whether math_ops/array_ops (which install Tensor's
-    operators at their import) were imported before or after this module.
-    """
-    def make(n, binary):
-        def operator(self, *args):
-            method = getattr(Tensor, n, None)
-            if method is None:
-                if binary:
-                    return NotImplemented
-                raise TypeError(f"'Variable' does not support {n} (Tensor has no {n} yet)")
-            return method(self._snapshot, *args)
-        operator.__name__ = operator.__qualname__ = n
-        return operator
-
-    for n in _BINARY_OPERATORS:
-        setattr(Variable, n, make(n, True))
-    for n in _OTHER_OPERATORS:
-        setattr(Variable, n, make(n, False))
-
-
-_install_tensor_operators()
 
 
 # ── Collections and initializers ─────────────────────────────────────────────────────

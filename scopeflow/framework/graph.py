@@ -160,15 +160,6 @@ class Tensor:
                         "TensorFlow ops such as tf.cond to execute subgraphs conditioned on the "
                         "value of a tensor.")
 
-    def __iter__(self):
-        shape = self._shape
-        if shape.ndims is None or shape.ndims == 0 or shape.as_tuple()[0] is None:
-            raise TypeError("Tensor objects are only iterable when eager execution is enabled "
-                            "or the first dimension is known. To iterate over this tensor use "
-                            "tf.map_fn.")
-        from scopeflow.ops import array_ops
-        return iter(array_ops.unstack(self))
-
     def __len__(self):
         raise TypeError(f"len is not well defined for a symbolic Tensor ({self.name}). Please "
                         "call `x.shape` rather than `len(x)` for shape information.")

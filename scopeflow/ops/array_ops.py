@@ -3,8 +3,9 @@
 Each op is one block: its ``OpDef`` (shape and dtype rules, NumPy kernel) and its public
 builder. Builders follow TF1's Python wrappers (``array_ops.py``) for op types, default
 names and the constant shortcuts they take (``tf.shape`` of a fully defined shape is a
-``Const``). This module also installs ``Tensor.__getitem__`` (TF's ``_slice_helper``) and
-the auto-packing conversion of lists that contain tensors (``[t, 2.0]`` -> ``Pack``).
+``Const``). ``slice_helper`` is TF's ``_slice_helper``, ``Tensor.__getitem__``
+(``scopeflow/operators.py`` installs it); this module also installs the auto-packing
+conversion of lists that contain tensors (``[t, 2.0]`` -> ``Pack``).
 """
 
 from __future__ import annotations
@@ -1660,7 +1661,7 @@ def _index_value(v):
     return int(v) if isinstance(v, (numbers.Integral, Dimension)) else v
 
 
-def _slice_helper(tensor, slice_spec, var=None):
+def slice_helper(tensor, slice_spec, var=None):
     """``tensor[slice_spec]``: ints, slices (any step), ``...``, ``None``, int tensors.
 
     >>> constant([[1, 2, 3], [4, 5, 6]])[1:, ::-1].shape.as_list()
@@ -1712,8 +1713,6 @@ def _slice_helper(tensor, slice_spec, var=None):
             packed = [empty, empty, empty]
         return strided_slice(tensor, *packed, name=scope, **masks)
 
-
-Tensor.__getitem__ = _slice_helper
 
 
 # ── GatherV2 ─────────────────────────────────────────────────────────────────────────

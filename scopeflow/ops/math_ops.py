@@ -17,14 +17,7 @@ import math
 import numpy as np
 
 from scopeflow.framework import dtypes, errors
-from scopeflow.framework.graph import (
-    Tensor,
-    _graph_of,
-    convert_to_tensor,
-    name_scope,
-    register_tensor_conversion_function,
-)
-from scopeflow.framework.indexed_slices import IndexedSlices
+from scopeflow.framework.graph import Tensor, _graph_of, convert_to_tensor, name_scope
 from scopeflow.framework.opdef import (
     NO_GRADIENT,
     DTypeMismatch,
@@ -1953,52 +1946,3 @@ def range(start, limit=None, delta=1, dtype=None, name="range") -> Tensor:
             dtype = max((t.dtype.base_dtype for t in args), key=_RANGE_HIERARCHY.index)
         args = [cast(t, dtype) for t in args]
         return range_op.bind(*args, name=scope)
-
-
-# ── Tensor operators (as TF's math_ops installs them) ────────────────────────────────
-def _binary_operator(fn, op_name):
-    def forward(x, y):
-        with name_scope(None, op_name, [x, y]) as scope:
-            return fn(x, y, name=scope)
-
-    def reflected(y, x):
-        with name_scope(None, op_name, [x, y]) as scope:
-            y = convert_to_tensor(y)
-            x = convert_to_tensor(x, dtype=y.dtype.base_dtype, name="x")
-            return fn(x, y, name=scope)
-
-    forward.__name__ = f"__{op_name}__"
-    reflected.__name__ = f"__r{op_name}__"
-    return forward, reflected
-
-
-def _install_tensor_operators():
-    binary = {"add": add, "sub": subtract, "mul": multiply, "truediv": truediv,
-              "div": div, "floordiv": floordiv, "mod": floormod, "pow": pow,
-              "matmul": matmul, "and": logical_and, "or": logical_or, "xor": logical_xor}
-    for op_name, fn in binary.items():
-        forward, reflected = _binary_operator(fn, op_name)
-        setattr(Tensor, f"__{op_name}__", forward)
-        setattr(Tensor, f"__r{op_name}__", reflected)
-    Tensor.__neg__ = lambda x: negative(x)
-    Tensor.__abs__ = lambda x: abs(x)
-    Tensor.__invert__ = lambda x: logical_not(x)
-    Tensor.__lt__ = lambda x, y: less(x, y)
-    Tensor.__le__ = lambda x, y: less_equal(x, y)
-    Tensor.__gt__ = lambda x, y: greater(x, y)
-    Tensor.__ge__ = lambda x, y: greater_equal(x, y)
-    IndexedSlices.__neg__ = lambda x: IndexedSlices(negative(x.values), x.indices,
-                                                    x.dense_shape)
-
-
-def _densify(value: IndexedSlices, dtype=None, name=None, as_ref=False):
-    """``tf.convert_to_tensor`` of an ``IndexedSlices``: its rows summed into place."""
-    if value.dense_shape is None:
-        raise ValueError(f"Tensor conversion requested for IndexedSlices without dense_shape: "
-                         f"{value!r}")
-    rows = _array_ops().strided_slice(value.dense_shape, [0], [1], shrink_axis_mask=1)
-    return unsorted_segment_sum(value.values, value.indices, rows, name=name)
-
-
-_install_tensor_operators()
-register_tensor_conversion_function(IndexedSlices, _densify, priority=10)

@@ -253,14 +253,17 @@ def test_variable_operators():
         assert s.run(np.float32(2.0) * v) == 4.0  # NumPy defers to the variable
 
 
-def test_variable_operators_without_tensor_operators_fail_cleanly(monkeypatch):
-    v = tf.Variable(2.0, name="v")
-    monkeypatch.delattr(tf.Tensor, "__add__", raising=False)
-    monkeypatch.delattr(tf.Tensor, "__neg__", raising=False)
-    with pytest.raises(TypeError):
-        _ = v + 1.0
-    with pytest.raises(TypeError):
-        _ = -v
+def test_variables_have_every_operator_tensors_have_acting_on_their_snapshot():
+    """scopeflow/operators.py installs both sets together."""
+    from scopeflow import operators
+
+    v = tf.Variable([2.0, 3.0], name="v")
+    names = ([f"__{n}__" for n in operators._BINARY] + [f"__r{n}__" for n in operators._BINARY]
+             + [f"__{n}__" for n in (*operators._COMPARISONS, *operators._UNARY)])
+    for n in names + ["__getitem__"]:
+        assert getattr(tf.Tensor, n) is not None and n in vars(tf.Variable), n
+    assert (v + 1.0).op.inputs[0] is v.value() and (-v).op.inputs[0] is v.value()
+    assert v[0].op.type == "StridedSlice" and v[0].op.inputs[0] is v.value()
 
 
 # ── report_uninitialized_variables (uses stack/logical_not/boolean_mask) ────────────
