@@ -221,6 +221,7 @@ _LP1, _LP2, _LP3, _LP4, _LP5, _LP6, _LP7 = (
     _F(6.6666668653e-01), _F(4.0000000596e-01), _F(2.8571429849e-01), _F(2.2222198546e-01),
     _F(1.8183572590e-01), _F(1.5313838422e-01), _F(1.4798198640e-01))
 _TWO_THIRDS = _F(0.66666666666666666)
+_E_HUGE = np.int32(0x4195b844).view(np.float32)                # 27 ln2, 18.7149...
 
 
 def _from_ordered(o) -> np.ndarray:
@@ -329,10 +330,11 @@ def glibc_expm1f(x) -> np.ndarray:
     in NumPy's float32 arithmetic (NaN: ``x`` quieted, as ``x+x``)."""
     x = np.asarray(x, np.float32)
     shape, x = x.shape, x.reshape(-1)
+    a = np.abs(x)
+    if x.size == 0 or (a.min() >= _F(2.0**-25) and a.max() < _E_HUGE):   # (NaN: no)
+        return _expm1f_main(x).reshape(shape)
     hx = x.view(np.int32)
     ax = hx & 0x7fffffff
-    if x.size == 0 or (ax.min() >= 0x33000000 and ax.max() < 0x4195b844):
-        return _expm1f_main(x).reshape(shape)
     neg = hx < 0
     tiny = ax < 0x33000000                                # |x| < 2**-25: x
     to_m1 = neg & (ax >= 0x4195b844)                      # x <= -27 ln2, -inf: -1
@@ -400,10 +402,11 @@ def glibc_log1pf(x) -> np.ndarray:
     in NumPy's float32 arithmetic (NaN: ``x`` quieted; below -1: x86's default NaN)."""
     x = np.asarray(x, np.float32)
     shape, x = x.shape, x.reshape(-1)
+    a = np.abs(x)
+    if x.size == 0 or (a.min() >= _F(2.0**-29) and a.max() < np.inf and x.min() > -1):
+        return _log1pf_main(x).reshape(shape)
     hx = x.view(np.int32)
     ax = hx & 0x7fffffff
-    if x.size == 0 or (ax.min() >= 0x31000000 and x.min() > -1 and x.max() < np.inf):
-        return _log1pf_main(x).reshape(shape)
     small = ax < 0x31000000                               # |x| < 2**-29
     below = (hx < 0) & (ax >= 0x3f800000)                 # x <= -1, -inf, -NaN
     out = _log1pf_main(np.where(small | below | (ax >= 0x7f800000), _ONE, x))
