@@ -5,7 +5,10 @@
 
 from __future__ import annotations
 
+import sys as _sys
 import warnings as _warnings
+
+from scopeflow._version import __version__
 
 from scopeflow.framework import dtypes, errors
 from scopeflow.framework.dtypes import *  # noqa: F403
@@ -51,13 +54,15 @@ from scopeflow.gradients import (
 
 bool = dtypes.bool_  # noqa: A001 - TF's name for the dtype
 newaxis = None
-__version__ = "0.1.0"
 
 # NumPy's floating-point warnings (overflow, 0/0) are TF's silent inf/nan: hide them, but
 # only for warnings raised from scopeflow's kernels and plans.
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"scopeflow(\..*)?$")
 
-from scopeflow import compat  # noqa: E402  (the TF1 namespace above must exist first)
+# ``scopeflow.compat.v1`` is this module (TF1 code imports ``tensorflow.compat.v1 as tf``).
+from scopeflow import compat  # noqa: E402
+
+compat.v1 = _sys.modules[__name__ + ".compat.v1"] = _sys.modules[__name__]
 
 # A TF1 name scopeflow lacks raises NotImplementedError naming it (scopeflow/_api.py); the
 # list of TF1's names is imported only when a lookup misses.

@@ -219,9 +219,7 @@ def install_fallbacks() -> None:
 # ── coverage, for docs/API.md ─────────────────────────────────────────────────────────────
 def _resolve(path: str):
     """The scopeflow object reached as ``tf.<path>``, or ``None``."""
-    import scopeflow
-
-    obj = scopeflow
+    obj = sys.modules["scopeflow"]
     for part in filter(None, path.split(".")):
         obj = vars(obj).get(part) if hasattr(obj, "__dict__") else None
         if obj is None:

@@ -31,7 +31,9 @@ import json
 import math
 import os
 import sys
+from importlib import metadata
 
+from scopeflow._version import __version__
 from scopeflow.framework import suggest
 from scopeflow.framework.suggest import close_names
 
@@ -59,13 +61,11 @@ def epilog(failure: str = "", signals: str = "130 interrupted") -> str:
 
 
 def version() -> str:
-    """The installed distribution's version, else ``scopeflow.__version__``."""
-    from importlib import metadata
+    """The installed distribution's version, else the source tree's."""
     try:
         return metadata.version("scopeflow")
     except metadata.PackageNotFoundError:
-        import scopeflow
-        return getattr(scopeflow, "__version__", "unknown")
+        return __version__
 
 
 def did_you_mean(name: str, candidates) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from scopeflow._api import missing_attribute
 from scopeflow.framework.graph import convert_to_tensor, get_default_graph, name_scope
 from scopeflow.ops import array_ops, math_ops
 from scopeflow.variable_scope import get_variable, get_variable_scope, variable_scope
@@ -193,6 +194,4 @@ def dropout(inputs, rate=0.5, noise_shape=None, seed=None, training=False, name=
 
 def __getattr__(name):
     """A TF1 name scopeflow lacks raises NotImplementedError naming it (scopeflow/_api.py)."""
-    from scopeflow._api import missing_attribute
-
     raise missing_attribute(__name__, name)

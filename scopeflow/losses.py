@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from scopeflow._api import missing_attribute
 from scopeflow.framework import dtypes
 from scopeflow.framework.graph import GraphKeys, add_to_collection, get_collection
 
@@ -335,6 +336,4 @@ def sparse_softmax_cross_entropy(labels, logits, weights=1.0, scope=None,
 
 def __getattr__(name):
     """A TF1 name scopeflow lacks raises NotImplementedError naming it (scopeflow/_api.py)."""
-    from scopeflow._api import missing_attribute
-
     raise missing_attribute(__name__, name)

@@ -1,5 +1,6 @@
 """``tf.math``: the math ops under their ``tf.math.*`` names."""
 
+from scopeflow._api import missing_attribute
 from scopeflow.ops import math_ops
 from scopeflow.ops.math_ops import *  # noqa: F403
 from scopeflow.ops.segment_ops import (
@@ -15,6 +16,4 @@ __all__ = math_ops.__all__ + [
 
 def __getattr__(name):
     """A TF1 name scopeflow lacks raises NotImplementedError naming it (scopeflow/_api.py)."""
-    from scopeflow._api import missing_attribute
-
     raise missing_attribute(__name__, name)

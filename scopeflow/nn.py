@@ -1,5 +1,6 @@
 """``tf.nn``: the neural-network ops, gathered from their op-family modules."""
 
+from scopeflow._api import missing_attribute
 from scopeflow.ops.candidate_sampling_ops import *  # noqa: F403
 from scopeflow.ops.conv_ops import *  # noqa: F403
 from scopeflow.ops.embedding_ops import *  # noqa: F403
@@ -11,6 +12,4 @@ from scopeflow.ops.sparse_ops import embedding_lookup_sparse  # noqa: F401
 
 def __getattr__(name):
     """A TF1 name scopeflow lacks raises NotImplementedError naming it (scopeflow/_api.py)."""
-    from scopeflow._api import missing_attribute
-
     raise missing_attribute(__name__, name)

@@ -1,5 +1,6 @@
 """``tf.random``: the TF 1.x/2.x spellings of the random ops."""
 
+from scopeflow._api import missing_attribute
 from scopeflow.framework.random_seed import get_seed, set_random_seed
 from scopeflow.ops.random_ops import random_normal as normal
 from scopeflow.ops.random_ops import random_shuffle as shuffle
@@ -11,6 +12,4 @@ __all__ = ["normal", "uniform", "truncated_normal", "shuffle", "set_random_seed"
 
 def __getattr__(name):
     """A TF1 name scopeflow lacks raises NotImplementedError naming it (scopeflow/_api.py)."""
-    from scopeflow._api import missing_attribute
-
     raise missing_attribute(__name__, name)

@@ -1,5 +1,6 @@
 """``tf.sparse``: SparseTensor helpers under their ``tf.sparse.*`` names."""
 
+from scopeflow._api import missing_attribute
 from scopeflow.framework.sparse_tensor import SparseTensor, SparseTensorValue  # noqa: F401
 from scopeflow.ops.segment_ops import sparse_segment_mean as segment_mean  # noqa: F401
 from scopeflow.ops.segment_ops import sparse_segment_sqrt_n as segment_sqrt_n  # noqa: F401
@@ -10,6 +11,4 @@ from scopeflow.ops.sparse_ops import sparse_tensor_to_dense as to_dense  # noqa:
 
 def __getattr__(name):
     """A TF1 name scopeflow lacks raises NotImplementedError naming it (scopeflow/_api.py)."""
-    from scopeflow._api import missing_attribute
-
     raise missing_attribute(__name__, name)

@@ -18,6 +18,7 @@ import contextlib
 import logging
 import re
 
+from scopeflow._api import missing_attribute
 from scopeflow.framework import dtypes as _dtypes
 from scopeflow.framework.graph import (
     GraphKeys,
@@ -179,6 +180,4 @@ def merge_all(key=GraphKeys.SUMMARIES, scope=None, name=None):
 
 def __getattr__(name):
     """A TF1 name scopeflow lacks raises NotImplementedError naming it (scopeflow/_api.py)."""
-    from scopeflow._api import missing_attribute
-
     raise missing_attribute(__name__, name)

@@ -21,6 +21,8 @@ import weakref
 
 import numpy as np
 
+from scopeflow.framework.graph import Graph, get_default_graph
+from scopeflow.framework.meta_graph import export_meta_graph
 from scopeflow.io import protos
 from scopeflow.io.tfrecord import encode_record
 
@@ -229,7 +231,6 @@ class FileWriter:
 
     def add_graph(self, graph, global_step=None, graph_def=None):
         """Writes the graph (as ``GraphDef`` with ``_output_shapes``) and its meta graph."""
-        from scopeflow.framework.graph import Graph
         if graph is not None and graph_def is not None:
             raise ValueError("Please pass only graph, or graph_def (deprecated), but not both.")
         graph = graph if graph is not None else graph_def
@@ -316,13 +317,6 @@ def _copy_event(event):
 
 def _meta_graph_def(graph, graph_def):
     """The ``MetaGraphDef`` TF's FileWriter writes beside the graph (collections, no saver)."""
-    try:
-        from scopeflow.train.saver import export_meta_graph
-    except ImportError:  # checkpoints not built in: the graph and version info only
-        meta = protos.MetaGraphDef()
-        meta.meta_info_def.tensorflow_version = "2.21.0"
-        meta.graph_def.CopyFrom(graph_def)
-        return meta
     return export_meta_graph(graph=graph, graph_def=graph_def)
 
 
@@ -335,7 +329,6 @@ class FileWriterCache:
     @staticmethod
     def get(logdir):
         """The cached ``FileWriter`` for ``logdir`` (made with the default graph)."""
-        from scopeflow.framework.graph import get_default_graph
         with FileWriterCache._lock:
             writer = FileWriterCache._cache.get(logdir)
             if writer is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from scopeflow._api import missing_attribute
 from scopeflow.summary.reader import summary_iterator
 from scopeflow.train.checkpoint_management import (
     checkpoint_exists,
@@ -69,6 +70,4 @@ __all__ = [
 
 def __getattr__(name):
     """A TF1 name scopeflow lacks raises NotImplementedError naming it (scopeflow/_api.py)."""
-    from scopeflow._api import missing_attribute
-
     raise missing_attribute(__name__, name)

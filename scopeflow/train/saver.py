@@ -31,9 +31,9 @@ import time
 import numpy as np
 
 from scopeflow.framework import errors
-from scopeflow.framework.graph import GraphKeys, Operation, Tensor, get_default_graph, name_scope
-from scopeflow.io.atomic import atomic_write_bytes
-from scopeflow.io.protos import CollectionDef, MetaGraphDef, SaverDef, VariableDef
+from scopeflow.framework.graph import GraphKeys, Tensor, get_default_graph, name_scope
+from scopeflow.framework.meta_graph import export_meta_graph
+from scopeflow.io.protos import SaverDef
 from scopeflow.ops import array_ops, constant_op, control_flow_ops, io_ops, math_ops, state_ops
 from scopeflow.train import checkpoint_management as cm
 from scopeflow.train.restore_report import (
@@ -46,6 +46,7 @@ from scopeflow.train.restore_report import (
 
 __all__ = ["Saver", "BaseSaverBuilder", "BulkSaverBuilder", "RestoreReport",
            "export_meta_graph"]
+
 
 _log = logging.getLogger("scopeflow.train")
 
@@ -265,98 +266,6 @@ class BulkSaverBuilder(BaseSaverBuilder):
 
 
 # ── meta graphs ──────────────────────────────────────────────────────────────────────
-def _variable_def(v) -> VariableDef:
-    proto = VariableDef(variable_name=v.name, initializer_name=v.initializer.name,
-                        snapshot_name=v.value().name, trainable=bool(v.trainable))
-    initial = getattr(v, "initial_value", None)
-    if initial is not None:
-        proto.initial_value_name = initial.name
-    return proto
-
-
-def _collection_def(values):
-    """A CollectionDef for a collection's values, or None when TF would skip it."""
-    if not values:
-        return None
-    first = values[0]
-    if hasattr(first, "initializer") and hasattr(first, "_ref"):
-        if not all(hasattr(v, "_ref") for v in values):
-            return None
-        return CollectionDef(bytes_list=CollectionDef.BytesList(
-            value=[_variable_def(v).SerializeToString() for v in values]))
-    if isinstance(first, (Operation, Tensor)):
-        if not all(isinstance(v, (Operation, Tensor)) for v in values):
-            return None
-        return CollectionDef(node_list=CollectionDef.NodeList(value=[v.name for v in values]))
-    if isinstance(first, (int, np.integer)) and not isinstance(first, bool):
-        return CollectionDef(int64_list=CollectionDef.Int64List(value=[int(v) for v in values]))
-    if isinstance(first, (float, np.floating)):
-        return CollectionDef(float_list=CollectionDef.FloatList(value=[float(v)
-                                                                       for v in values]))
-    if isinstance(first, (str, bytes)):
-        return CollectionDef(bytes_list=CollectionDef.BytesList(
-            value=[v.encode() if isinstance(v, str) else v for v in values]))
-    return None
-
-
-def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_def=None,
-                      collection_list=None, as_text=False, graph=None, export_scope=None,
-                      clear_devices=False, clear_extraneous_savers=False,
-                      strip_default_attrs=False, save_debug_info=False, **kwargs):
-    """Builds a ``MetaGraphDef`` of ``graph`` (and writes it to ``filename`` atomically).
-
-    Holds ``meta_info_def``, the ``graph_def`` (``graph.as_graph_def(add_shapes=True)``),
-    ``saver_def`` and the collections TF serializes (variables as ``VariableDef`` bytes,
-    ops and tensors by name, numbers and strings). Returns the message.
-    """
-    if export_scope:
-        raise NotImplementedError("export_meta_graph(export_scope=...) is not supported")
-    graph = graph or get_default_graph()
-    meta = MetaGraphDef()
-    info = meta.meta_info_def
-    if meta_info_def is not None:
-        info.CopyFrom(meta_info_def)
-    if not info.tensorflow_version:
-        from scopeflow import __version__
-        info.tensorflow_version = _TF_VERSION
-        info.tensorflow_git_version = f"scopeflow-{__version__}"
-    if strip_default_attrs:
-        info.stripped_default_attrs = True
-    if graph_def is None:
-        graph_def = _graph_def_of(graph)
-    meta.graph_def.CopyFrom(graph_def)
-    if clear_devices:
-        for node in meta.graph_def.node:
-            node.device = ""
-    if saver_def is not None:
-        meta.saver_def.CopyFrom(saver_def)
-    keys = graph.get_all_collection_keys() if collection_list is None else collection_list
-    for key in keys:
-        cdef = _collection_def(graph.get_collection(key))
-        if cdef is not None:
-            meta.collection_def[key].CopyFrom(cdef)
-        else:
-            _log.debug("Issue encountered when serializing %s: not exported", key)
-    if filename:
-        if as_text:
-            from google.protobuf import text_format
-            data = text_format.MessageToString(meta).encode("utf-8")
-        else:
-            data = meta.SerializeToString()
-        atomic_write_bytes(os.fspath(filename), data)
-    return meta
-
-
-_TF_VERSION = "2.21.0"  # the TensorFlow whose graph semantics scopeflow follows
-
-
-def _graph_def_of(graph):
-    try:
-        return graph.as_graph_def(add_shapes=True)
-    except TypeError:  # an as_graph_def without add_shapes
-        return graph.as_graph_def()
-
-
 # ── Saver ────────────────────────────────────────────────────────────────────────────
 class Saver:
     """Saves and restores variables (``tf.train.Saver``), in TF's checkpoint V2 format.
