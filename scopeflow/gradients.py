@@ -23,6 +23,9 @@ from scopeflow.framework.graph import (
 )
 from scopeflow.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from scopeflow.framework.opdef import _UNSET, NO_GRADIENT, REGISTRY, OpDef
+from scopeflow.framework.tensor_shape import TensorShape
+from scopeflow.ops import array_ops, math_ops
+from scopeflow.ops.constant_op import constant
 
 __all__ = ["gradients", "IndexedSlices", "IndexedSlicesValue", "AggregationMethod",
            "UnconnectedGradients", "RegisterGradient", "NotDifferentiable", "no_gradient",
@@ -143,7 +146,6 @@ def _aggregate(grads, method=None):
         return None
     if len(grads) == 1:
         return grads[0]
-    from scopeflow.ops import array_ops, math_ops
     if all(isinstance(g, IndexedSlices) for g in grads):
         return IndexedSlices(array_ops.concat([g.values for g in grads], 0),
                              array_ops.concat([g.indices for g in grads], 0),
@@ -191,7 +193,6 @@ def _passes_sparse(grad, x: Tensor, op: Operation) -> bool:
 
 def _sum_to_shape_of(grad, x: Tensor, op: Operation):
     """Undoes broadcasting: sums ``grad`` over the axes along which ``x`` was broadcast."""
-    from scopeflow.ops import array_ops, math_ops
     axes = _static_reduction_axes(grad, x, [t for t in op._inputs if t is not x])
     if axes is not None:
         if not axes:
@@ -207,8 +208,6 @@ def _sum_to_shape_of(grad, x: Tensor, op: Operation):
 
 def _default_grad_y(y, i):
     """TF's default ``grad_ys``: ones shaped like y (``gradients/Shape``, ``grad_ys_0``)."""
-    from scopeflow.ops import array_ops
-    from scopeflow.ops.constant_op import constant
     shape = array_ops.shape(y)
     with name_scope(f"grad_ys_{i}") as scope:
         ones = constant(1, dtype=y.dtype.base_dtype, name="Const")
@@ -297,13 +296,11 @@ def _differentiable(t: Tensor) -> bool:
 
 
 def _zeros_like(t):
-    from scopeflow.ops import array_ops
     return array_ops.zeros_like(t)
 
 
 def hessians(ys, xs, name="hessians", **kwargs):
     """Second derivatives: for each x, d/dx of the gradient (x flattened, as TF)."""
-    from scopeflow.ops import array_ops
     xs = _as_list(xs)
     out = []
     with name_scope(name):
@@ -326,7 +323,6 @@ def _broadcast_gradient_args_kernel(s0, s1):
 
 
 def _broadcast_gradient_args_shape(s0, s1):
-    from scopeflow.framework.tensor_shape import TensorShape
     return [TensorShape([None]), TensorShape([None])]
 
 
@@ -352,7 +348,6 @@ def custom_gradient(f):
     with ``grad_fn`` (as TF does in graph mode).
     """
     def decorated(*args):
-        from scopeflow.ops import array_ops
         args = [convert_to_tensor(a) for a in args]
         result, grad_fn = f(*args)
         flat = _as_list(result)

@@ -11,8 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from scopeflow._api import missing_attribute
-from scopeflow.framework.graph import convert_to_tensor, get_default_graph, name_scope
-from scopeflow.ops import array_ops, math_ops
+from scopeflow.framework.graph import GraphKeys, convert_to_tensor, get_default_graph, name_scope
+from scopeflow.ops import array_ops, conv_ops, init_ops, math_ops, nn_ops, pool_ops
+from scopeflow.ops.constant_op import constant
 from scopeflow.variable_scope import get_variable, get_variable_scope, variable_scope
 
 __all__ = ["dense", "conv2d", "max_pooling2d", "average_pooling2d", "dropout", "flatten"]
@@ -88,7 +89,6 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
 def _finish(out, units, use_bias, bias_initializer, bias_regularizer, bias_constraint,
             trainable, activation, activity_regularizer):
     """The shared end of dense and conv2d: ``bias``, ``BiasAdd``, activation, regularizer."""
-    from scopeflow.ops import conv_ops, init_ops
     if use_bias:
         bias = get_variable("bias", [units], dtype=out.dtype.base_dtype,
                             initializer=bias_initializer or init_ops.zeros_initializer(),
@@ -103,7 +103,6 @@ def _finish(out, units, use_bias, bias_initializer, bias_regularizer, bias_const
 
 def _activity_regularizer(regularizer, out):
     if regularizer is not None:
-        from scopeflow.framework.graph import GraphKeys
         with name_scope("ActivityRegularizer"):
             loss = regularizer(out)
         if loss is not None:
@@ -117,7 +116,6 @@ def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
            bias_constraint=None, trainable=True, name=None, reuse=None):
     """A 2-D convolution layer (NHWC): variables ``conv2d/kernel`` ``[kh, kw, in, filters]``
     and ``conv2d/bias``; ops ``conv2d/Conv2D``, ``conv2d/BiasAdd``."""
-    from scopeflow.ops import conv_ops
     _channels_last(data_format)
     inputs = convert_to_tensor(inputs)
     kh, kw = _pair(kernel_size, "kernel_size")
@@ -148,7 +146,6 @@ def _pooling2d(pool, base, inputs, pool_size, strides, padding, data_format, nam
 def max_pooling2d(inputs, pool_size, strides, padding="valid", data_format="channels_last",
                   name=None):
     """2-D max pooling (NHWC); op ``max_pooling2d/MaxPool``."""
-    from scopeflow.ops import pool_ops
     return _pooling2d(pool_ops.max_pool, "max_pooling2d", inputs, pool_size, strides, padding,
                       data_format, name)
 
@@ -156,14 +153,12 @@ def max_pooling2d(inputs, pool_size, strides, padding="valid", data_format="chan
 def average_pooling2d(inputs, pool_size, strides, padding="valid", data_format="channels_last",
                       name=None):
     """2-D average pooling (NHWC); op ``average_pooling2d/AvgPool``."""
-    from scopeflow.ops import pool_ops
     return _pooling2d(pool_ops.avg_pool, "average_pooling2d", inputs, pool_size, strides,
                       padding, data_format, name)
 
 
 def flatten(inputs, name=None, data_format="channels_last"):
     """Flattens all but the first dimension: ``[batch, d1, d2...] -> [batch, d1*d2*...]``."""
-    from scopeflow.ops.constant_op import constant
     inputs = convert_to_tensor(inputs)
     with _layer_scope(name, "flatten"):
         dims = inputs.shape.as_tuple()
@@ -181,7 +176,6 @@ def dropout(inputs, rate=0.5, noise_shape=None, seed=None, training=False, name=
     NOTE: with a tensor ``training``, TF1 builds a ``cond``; scopeflow selects between the
     dropped and the plain value (``SelectV2``), so the random op runs on every step.
     """
-    from scopeflow.ops import nn_ops
     with _layer_scope(name, "dropout"):
         if training is True:
             return nn_ops.dropout(inputs, rate=rate, noise_shape=noise_shape, seed=seed)

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from scopeflow._api import missing_attribute
 from scopeflow.framework import dtypes
-from scopeflow.framework.graph import GraphKeys, add_to_collection, get_collection
+from scopeflow.framework.graph import (
+    GraphKeys,
+    Tensor,
+    add_to_collection,
+    convert_to_tensor,
+    get_collection,
+    name_scope,
+)
+from scopeflow.ops import array_ops, constant_op, math_ops, nn_ops
 
 __all__ = ["get_regularization_loss", "get_regularization_losses", "get_losses", "add_loss",
            "get_total_loss", "Reduction", "compute_weighted_loss", "absolute_difference",
@@ -19,7 +27,6 @@ def get_regularization_losses(scope=None) -> list:
 
 def get_regularization_loss(scope=None, name="total_regularization_loss"):
     """The sum of the regularization losses (0.0 when there are none)."""
-    from scopeflow.ops import constant_op, math_ops
     losses = get_regularization_losses(scope)
     if losses:
         return math_ops.add_n(losses, name=name)
@@ -37,7 +44,6 @@ def add_loss(loss, loss_collection=GraphKeys.LOSSES):
 
 def get_total_loss(add_regularization_losses=True, name="total_loss", scope=None):
     """The sum of ``LOSSES`` (plus regularization losses)."""
-    from scopeflow.ops import math_ops
     losses = get_losses(scope)
     if add_regularization_losses:
         losses = losses + get_regularization_losses(scope)
@@ -69,11 +75,6 @@ class Reduction:
                              f"{cls.all()}.")
 
 
-def _ops():
-    from scopeflow.ops import array_ops, math_ops
-    return array_ops, math_ops
-
-
 def _check_broadcastable(weights, values):
     """Static part of TF's ``assert_broadcastable``: rank 0, or same rank with dims 1 or equal."""
     ws, vs = weights.shape, values.shape
@@ -89,7 +90,6 @@ def _check_broadcastable(weights, values):
 
 def _safe_mean(total, count):
     """TF's ``div_no_nan(sum(total), count, name="value")``: 0 where ``count`` is 0."""
-    array_ops, math_ops = _ops()
     total = math_ops.reduce_sum(total)
     is_zero = math_ops.equal(count, 0.0)
     safe = math_ops.where(is_zero, array_ops.ones_like(count), count)
@@ -99,8 +99,6 @@ def _safe_mean(total, count):
 
 def _num_present(losses, weights):
     """The number of elements of ``losses`` whose broadcast weight is non-zero."""
-    array_ops, math_ops = _ops()
-    from scopeflow.framework.graph import name_scope
     if isinstance(weights, float) and weights != 0.0:
         return _num_elements(losses)
     with name_scope(None, "num_present", (losses, weights)) as scope:
@@ -112,8 +110,6 @@ def _num_present(losses, weights):
 
 
 def _num_elements(losses):
-    array_ops, math_ops = _ops()
-    from scopeflow.framework.graph import name_scope
     with name_scope(None, "num_elements", [losses]) as scope:
         return math_ops.cast(array_ops.size(losses, name=scope), losses.dtype)
 
@@ -125,8 +121,6 @@ def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=Graph
     >>> compute_weighted_loss([1.0, 3.0], [1.0, 0.0]).name
     'weighted_loss/value:0'
     """
-    from scopeflow.framework.graph import convert_to_tensor, name_scope
-    array_ops, math_ops = _ops()
     Reduction.validate(reduction)
     with name_scope(scope, "weighted_loss", (losses, weights)):
         losses = convert_to_tensor(losses)
@@ -160,7 +154,6 @@ def _check_args(labels, predictions, what=("labels", "predictions")):
 
 
 def _float32_pair(labels, predictions):
-    _, math_ops = _ops()
     predictions = math_ops.cast(predictions, dtypes.float32)
     labels = math_ops.cast(labels, dtypes.float32)
     if not predictions.shape.is_compatible_with(labels.shape):
@@ -176,9 +169,7 @@ def absolute_difference(labels, predictions, weights=1.0, scope=None,
     >>> absolute_difference([1.0], [3.0]).op.type
     'Select'
     """
-    from scopeflow.framework.graph import name_scope
     _check_args(labels, predictions)
-    _, math_ops = _ops()
     with name_scope(scope, "absolute_difference", (predictions, labels, weights)) as scope:
         labels, predictions = _float32_pair(labels, predictions)
         losses = math_ops.abs(math_ops.subtract(predictions, labels))
@@ -193,9 +184,7 @@ def mean_squared_error(labels, predictions, weights=1.0, scope=None,
     >>> mean_squared_error([1.0], [3.0]).name
     'mean_squared_error/value:0'
     """
-    from scopeflow.framework.graph import name_scope
     _check_args(labels, predictions)
-    _, math_ops = _ops()
     with name_scope(scope, "mean_squared_error", (predictions, labels, weights)) as scope:
         labels, predictions = _float32_pair(labels, predictions)
         losses = math_ops.squared_difference(predictions, labels)
@@ -209,9 +198,7 @@ def huber_loss(labels, predictions, weights=1.0, delta=1.0, scope=None,
     >>> huber_loss([1.0], [3.0]).name
     'huber_loss/value:0'
     """
-    from scopeflow.framework.graph import name_scope
     _check_args(labels, predictions)
-    _, math_ops = _ops()
     with name_scope(scope, "huber_loss", (predictions, labels, weights)) as scope:
         labels, predictions = _float32_pair(labels, predictions)
         abs_error = math_ops.abs(math_ops.subtract(predictions, labels))
@@ -230,9 +217,7 @@ def log_loss(labels, predictions, weights=1.0, epsilon=1e-7, scope=None,
     >>> log_loss([1.0], [0.5]).name
     'log_loss/value:0'
     """
-    from scopeflow.framework.graph import name_scope
     _check_args(labels, predictions)
-    _, math_ops = _ops()
     with name_scope(scope, "log_loss", (predictions, labels, weights)) as scope:
         labels, predictions = _float32_pair(labels, predictions)
         losses = math_ops.subtract(
@@ -251,10 +236,7 @@ def sigmoid_cross_entropy(multi_class_labels, logits, weights=1.0, label_smoothi
     >>> sigmoid_cross_entropy([[1.0]], [[0.0]]).name
     'sigmoid_cross_entropy_loss/value:0'
     """
-    from scopeflow.framework.graph import convert_to_tensor, name_scope
-    from scopeflow.ops import nn_ops
     _check_args(multi_class_labels, logits, ("multi_class_labels", "logits"))
-    _, math_ops = _ops()
     with name_scope(scope, "sigmoid_cross_entropy_loss",
                     (logits, multi_class_labels, weights)) as scope:
         logits = convert_to_tensor(logits)
@@ -277,10 +259,7 @@ def softmax_cross_entropy(onehot_labels, logits, weights=1.0, label_smoothing=0,
     >>> softmax_cross_entropy([[0.0, 1.0]], [[1.0, 2.0]]).name
     'softmax_cross_entropy_loss/value:0'
     """
-    from scopeflow.framework.graph import convert_to_tensor, name_scope
-    from scopeflow.ops import nn_ops
     _check_args(onehot_labels, logits, ("onehot_labels", "logits"))
-    array_ops, math_ops = _ops()
     with name_scope(scope, "softmax_cross_entropy_loss",
                     (logits, onehot_labels, weights)) as scope:
         logits = convert_to_tensor(logits)
@@ -301,7 +280,6 @@ def softmax_cross_entropy(onehot_labels, logits, weights=1.0, label_smoothing=0,
 def _squeeze_last(t, other_rank):
     """Drops a trailing size-1 dim of ``t`` when its rank is ``other_rank`` (TF's
     ``_remove_squeezable_dimensions`` for sparse labels and their weights)."""
-    array_ops, _ = _ops()
     if t.shape.ndims is not None and t.shape.ndims == other_rank and t.shape[-1] in (1, None):
         return array_ops.squeeze(t, [-1])
     return t
@@ -316,8 +294,6 @@ def sparse_softmax_cross_entropy(labels, logits, weights=1.0, scope=None,
     >>> sparse_softmax_cross_entropy([1], [[1.0, 2.0]]).name
     'sparse_softmax_cross_entropy_loss/value:0'
     """
-    from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
-    from scopeflow.ops import nn_ops
     _check_args(labels, logits, ("labels", "logits"))
     with name_scope(scope, "sparse_softmax_cross_entropy_loss",
                     (logits, labels, weights)) as scope:

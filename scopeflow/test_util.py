@@ -11,6 +11,8 @@ import numpy as np
 from scopeflow.framework.context import get_default_session
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.gradients import gradients
+from scopeflow.ops import array_ops
+from scopeflow.runtime.session import Session
 
 __all__ = ["compute_gradient", "compute_gradient_error", "check_gradients",
            "is_gpu_available", "is_built_with_cuda", "gpu_device_name"]
@@ -39,7 +41,6 @@ def _session():
 
 
 def _jacobians(sess, x, x_shape, y, y_shape, x_value, delta, feeds):
-    from scopeflow.ops import array_ops
     x_size = int(np.prod(x_shape))
     y_size = int(np.prod(y_shape))
     x_value = np.asarray(x_value, dtype=x.dtype.base_dtype.as_numpy_dtype).reshape(x_shape)
@@ -101,7 +102,6 @@ def check_gradients(y: Tensor, xs, x_values, feed_dict=None, delta=1e-6, rtol=1e
     Runs in the default session (or a new one on ``y``'s graph). Raises AssertionError
     naming the input and element with the worst disagreement.
     """
-    from scopeflow.runtime.session import Session
     sess = get_default_session() or Session(graph=y.graph)
     xs = list(xs) if isinstance(xs, (list, tuple)) else [xs]
     x_values = list(x_values) if isinstance(x_values, (list, tuple)) else [x_values]

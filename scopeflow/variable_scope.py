@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import enum
 import functools
 import inspect
@@ -31,6 +32,7 @@ from scopeflow.framework.graph import (
 )
 from scopeflow.framework.sites import user_site
 from scopeflow.framework.tensor_shape import as_shape
+from scopeflow.ops import init_ops
 from scopeflow.variables import Variable
 
 __all__ = [
@@ -54,6 +56,67 @@ def no_regularizer(_):
     return None
 
 
+# ── A get_variable call's arguments, normalised once at the public boundary ──────────
+# The keyword arguments TF passes to a custom getter, in TF's order (``name`` and
+# ``getter`` are passed on their own; ``constraint`` only when the getter accepts it).
+_GETTER_KWARGS = ("shape", "dtype", "initializer", "regularizer", "reuse", "trainable",
+                  "collections", "caching_device", "partitioner", "validate_shape",
+                  "use_resource", "synchronization", "aggregation")
+# What a request may leave None for the enclosing ``VariableScope`` to supply.
+_SCOPE_FALLBACKS = ("regularizer", "caching_device", "partitioner", "custom_getter", "reuse",
+                    "use_resource", "initializer", "constraint", "dtype")
+
+
+@dataclasses.dataclass(frozen=True)
+class _VariableRequest:
+    """One ``get_variable`` call: the public functions build it, the internal layers pass it.
+
+    ``reuse`` keeps TF's flag (True/False/None/AUTO_REUSE), because custom getters receive it
+    as is; the store decides with ``_Reuse.of(request.reuse)``.
+    """
+
+    name: str
+    shape: object = None
+    dtype: object = None
+    initializer: object = None
+    regularizer: object = None
+    reuse: object = None
+    trainable: object = None
+    collections: object = None
+    caching_device: object = None
+    partitioner: object = None
+    validate_shape: object = True
+    use_resource: object = None
+    custom_getter: object = None
+    constraint: object = None
+    synchronization: object = None
+    aggregation: object = None
+
+    def getter_kwargs(self, with_constraint: bool) -> dict:
+        """The keyword arguments a custom getter receives (TF's exact set and order)."""
+        kwargs = {key: getattr(self, key) for key in _GETTER_KWARGS}
+        if with_constraint:
+            kwargs["constraint"] = self.constraint
+        return kwargs
+
+
+class _Reuse(enum.Enum):
+    """What the store may do for a name: TF's tri-state ``reuse`` flag, decoded once."""
+
+    CREATE = "create"  # reuse=False: the variable must not exist yet
+    REUSE = "reuse"  # reuse=True: the variable must exist
+    GET_OR_CREATE = "get_or_create"  # reuse=AUTO_REUSE (or None)
+
+    @classmethod
+    def of(cls, flag) -> _Reuse:
+        # NOTE: identity tests, as TF's store: only the bools themselves create or reuse.
+        if flag is False:
+            return cls.CREATE
+        if flag is True:
+            return cls.REUSE
+        return cls.GET_OR_CREATE
+
+
 # ── The variable store: name -> variable, one per graph ─────────────────────────────
 class _VariableStore:
     def __init__(self):
@@ -61,100 +124,111 @@ class _VariableStore:
         # (full name, "created" | "reused", user site) for every get_variable call.
         self.log: list[tuple[str, str, object]] = []
 
-    def get_variable(self, name, shape=None, dtype=dtypes.float32, initializer=None,
-                     regularizer=None, reuse=None, trainable=None, collections=None,
-                     caching_device=None, partitioner=None, validate_shape=True,
-                     use_resource=None, custom_getter=None, constraint=None, **extra):
+    def get_variable(self, request: _VariableRequest):
+        """Gets or creates ``request.name``, through ``request.custom_getter`` if it has one."""
+        custom_getter = request.custom_getter
         if custom_getter is not None and not callable(custom_getter):
             raise ValueError(f"Passed a custom_getter which is not callable: {custom_getter}")
-        if partitioner is not None:
-            raise NotImplementedError(f"Partitioned variables are not supported yet ({name})")
-        dtype = getattr(dtype, "base_dtype", dtype)
-
-        def true_getter(name, shape=None, dtype=dtypes.float32, initializer=None,
-                        regularizer=None, reuse=None, trainable=None, collections=None,
-                        caching_device=None, partitioner=None, validate_shape=True,
-                        use_resource=None, constraint=None, **kwargs):
-            return self._get_single_variable(
-                name, shape=shape, dtype=dtype, initializer=initializer,
-                regularizer=regularizer, reuse=reuse, trainable=trainable,
-                collections=collections, validate_shape=validate_shape, constraint=constraint)
-
-        kwargs = dict(shape=shape, dtype=dtype, initializer=initializer, regularizer=regularizer,
-                      reuse=reuse, trainable=trainable, collections=collections,
-                      caching_device=caching_device, partitioner=partitioner,
-                      validate_shape=validate_shape, use_resource=use_resource,
-                      synchronization=extra.get("synchronization"),
-                      aggregation=extra.get("aggregation"))
+        if request.partitioner is not None:
+            raise NotImplementedError(
+                f"Partitioned variables are not supported yet ({request.name})")
+        request = dataclasses.replace(
+            request, dtype=getattr(request.dtype, "base_dtype", request.dtype))
         if custom_getter is None:
-            return true_getter(name, constraint=constraint, **kwargs)
-        if _accepts(custom_getter, "constraint"):
-            kwargs["constraint"] = constraint
-        return custom_getter(getter=true_getter, name=name, **kwargs)
+            return self._get_single_variable(request)
+        kwargs = request.getter_kwargs(with_constraint=_accepts(custom_getter, "constraint"))
+        return custom_getter(getter=self._true_getter, name=request.name, **kwargs)
 
-    def _get_single_variable(self, name, shape, dtype, initializer, regularizer, reuse,
-                             trainable, collections, validate_shape, constraint):
-        from_value = initializer is not None and not callable(initializer)
-        if shape is not None and from_value:
+    def _true_getter(self, name, shape=None, dtype=dtypes.float32, initializer=None,
+                     regularizer=None, reuse=None, trainable=None, collections=None,
+                     caching_device=None, partitioner=None, validate_shape=True,
+                     use_resource=None, constraint=None, **kwargs):
+        # NOTE: the getter custom getters call keeps TF's signature (user code calls it
+        # positionally and with the kwargs it was given); it is a public boundary too.
+        return self._get_single_variable(_VariableRequest(
+            name, shape=shape, dtype=dtype, initializer=initializer, regularizer=regularizer,
+            reuse=reuse, trainable=trainable, collections=collections,
+            caching_device=caching_device, partitioner=partitioner,
+            validate_shape=validate_shape, use_resource=use_resource, constraint=constraint,
+            synchronization=kwargs.get("synchronization"),
+            aggregation=kwargs.get("aggregation")))
+
+    def _get_single_variable(self, request: _VariableRequest):
+        name = request.name
+        from_value = request.initializer is not None and not callable(request.initializer)
+        if request.shape is not None and from_value:
             raise ValueError("If initializer is a constant, do not specify shape.")
-        dtype = dtypes.as_dtype(dtype)
-        shape = as_shape(shape)
+        dtype = dtypes.as_dtype(request.dtype)
+        shape = as_shape(request.shape)
         site = user_site(2)
+        reuse = _Reuse.of(request.reuse)
         if name in self.vars:
             found = self.vars[name]
-            if reuse is False:
+            if reuse is _Reuse.CREATE:
                 raise ValueError(_already_exists_message(name, found, site))
-            if not shape.is_compatible_with(found.get_shape()):
-                raise ValueError(f"Trying to share variable {name}, but specified shape {shape} "
-                                 f"and found shape {found.get_shape()}.")
-            if not dtype.is_compatible_with(found.dtype):
-                raise ValueError(f"Trying to share variable {name}, but specified dtype "
-                                 f"{dtype.name} and found dtype {found.dtype.name}.")
+            _check_compatible(name, found, shape, dtype)
             self.log.append((name, "reused", site))
             return found
-        if reuse is True:
+        if reuse is _Reuse.REUSE:
             raise ValueError(f"Variable {name} does not exist, or was not created with "
                              "tf.get_variable(). Did you mean to set reuse=tf.AUTO_REUSE in "
                              "VarScope?")
         if from_value:
-            init_val, variable_dtype = initializer, None
+            init_val, variable_dtype = request.initializer, None
         else:
-            if initializer is None:
-                if not shape.is_fully_defined():
-                    raise ValueError(f"Variable {name} did not get an initializer, so its "
-                                     "`shape` argument must be specified.")
-                initializer = _default_initializer(name, dtype)
-            if inspect.isclass(initializer):
-                initializer = initializer()
-            if shape.is_fully_defined():
-                if _accepts(initializer, "partition_info"):
-                    init_val = functools.partial(initializer, shape.as_list(), dtype=dtype,
-                                                 partition_info=None)
-                else:
-                    init_val = functools.partial(initializer, shape.as_list(), dtype=dtype)
-                variable_dtype = dtype.base_dtype
-            elif _needs_no_arguments(initializer):
-                init_val, variable_dtype = initializer, None
-            else:
-                raise ValueError(f"The initializer passed for variable {name} is not valid. It "
-                                 "should be a callable with no arguments and the shape should "
-                                 "not be provided, or an initializer object and `shape` should "
-                                 f"be fully defined (got shape {shape}).")
-        v = Variable(initial_value=init_val, name=name, trainable=trainable,
-                     collections=collections, dtype=variable_dtype,
-                     validate_shape=validate_shape, constraint=constraint)
+            init_val, variable_dtype = _initial_value(name, request.initializer, shape, dtype)
+        v = Variable(initial_value=init_val, name=name, trainable=request.trainable,
+                     collections=request.collections, dtype=variable_dtype,
+                     validate_shape=request.validate_shape, constraint=request.constraint)
         self.vars[name] = v
         self.log.append((name, "created", site))
-        if regularizer:
-            with name_scope(name + "/Regularizer/"):
-                loss = regularizer(v)
-            if loss is not None:
-                get_default_graph().add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
+        _add_regularization_loss(v, name, request.regularizer)
         return v
 
 
+def _check_compatible(name, found, shape, dtype):
+    if not shape.is_compatible_with(found.get_shape()):
+        raise ValueError(f"Trying to share variable {name}, but specified shape {shape} "
+                         f"and found shape {found.get_shape()}.")
+    if not dtype.is_compatible_with(found.dtype):
+        raise ValueError(f"Trying to share variable {name}, but specified dtype "
+                         f"{dtype.name} and found dtype {found.dtype.name}.")
+
+
+def _initial_value(name, initializer, shape, dtype):
+    """``(initial_value, variable dtype)`` for a new variable whose initializer is not a
+    constant: a callable the variable calls, with the dtype it should have (or None)."""
+    if initializer is None:
+        if not shape.is_fully_defined():
+            raise ValueError(f"Variable {name} did not get an initializer, so its "
+                             "`shape` argument must be specified.")
+        initializer = _default_initializer(name, dtype)
+    if inspect.isclass(initializer):
+        initializer = initializer()
+    if shape.is_fully_defined():
+        if _accepts(initializer, "partition_info"):
+            init_val = functools.partial(initializer, shape.as_list(), dtype=dtype,
+                                         partition_info=None)
+        else:
+            init_val = functools.partial(initializer, shape.as_list(), dtype=dtype)
+        return init_val, dtype.base_dtype
+    if _needs_no_arguments(initializer):
+        return initializer, None
+    raise ValueError(f"The initializer passed for variable {name} is not valid. It "
+                     "should be a callable with no arguments and the shape should "
+                     "not be provided, or an initializer object and `shape` should "
+                     f"be fully defined (got shape {shape}).")
+
+
+def _add_regularization_loss(v, name, regularizer):
+    if regularizer:
+        with name_scope(name + "/Regularizer/"):
+            loss = regularizer(v)
+        if loss is not None:
+            get_default_graph().add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
+
+
 def _default_initializer(name, dtype):
-    from scopeflow.ops import init_ops
     if dtype.is_floating:
         return init_ops.glorot_uniform_initializer()
     if dtype.is_integer or dtype.is_unsigned or dtype.is_bool or dtype == dtypes.string:
@@ -281,39 +355,27 @@ class VariableScope:
                      caching_device=None, partitioner=None, validate_shape=True,
                      use_resource=None, custom_getter=None, constraint=None, **extra):
         """Gets or creates ``<scope name>/<name>`` with this scope's defaults."""
-        if regularizer is None:
-            regularizer = self._regularizer
-        if caching_device is None:
-            caching_device = self._caching_device
-        if partitioner is None:
-            partitioner = self._partitioner
-        if custom_getter is None:
-            custom_getter = self._custom_getter
-        if reuse is None:
-            reuse = self._reuse
-        if use_resource is None:
-            use_resource = self._use_resource
-        full_name = self._name + "/" + name if self._name else name
+        return self._get_variable(var_store, _VariableRequest(
+            name, shape=shape, dtype=dtype, initializer=initializer, regularizer=regularizer,
+            reuse=reuse, trainable=trainable, collections=collections,
+            caching_device=caching_device, partitioner=partitioner,
+            validate_shape=validate_shape, use_resource=use_resource,
+            custom_getter=custom_getter, constraint=constraint,
+            synchronization=extra.get("synchronization"), aggregation=extra.get("aggregation")))
+
+    def _get_variable(self, var_store, request: _VariableRequest):
         # Variable names depend only on the variable scope: clear the name scope meanwhile.
         with name_scope(None):
-            if dtype is not None and initializer is not None and not callable(initializer):
-                init_dtype = convert_to_tensor(initializer).dtype.base_dtype
-                if init_dtype != dtype:
-                    raise ValueError(f"Initializer type '{init_dtype}' and explicit dtype "
-                                     f"'{dtypes.as_dtype(dtype)}' don't match.")
-            if initializer is None:
-                initializer = self._initializer
-            if constraint is None:
-                constraint = self._constraint
-            if dtype is None:
-                dtype = self._dtype
-            return var_store.get_variable(
-                full_name, shape=shape, dtype=dtype, initializer=initializer,
-                regularizer=regularizer, reuse=reuse, trainable=trainable,
-                collections=collections, caching_device=caching_device,
-                partitioner=partitioner, validate_shape=validate_shape,
-                use_resource=use_resource, custom_getter=custom_getter, constraint=constraint,
-                **extra)
+            _check_initializer_dtype(request)
+            return var_store.get_variable(self._complete(request))
+
+    def _complete(self, request: _VariableRequest) -> _VariableRequest:
+        """``request`` under this scope: its full name, and this scope's defaults for what
+        the request leaves None."""
+        defaults = {key: getattr(self, "_" + key) for key in _SCOPE_FALLBACKS
+                    if getattr(request, key) is None}
+        name = self._name + "/" + request.name if self._name else request.name
+        return dataclasses.replace(request, name=name, **defaults)
 
     def __repr__(self):
         return f"<VariableScope name={self._name!r} reuse={self._reuse!r}>"
@@ -328,6 +390,15 @@ def _logged(scope_name, action) -> list:
             seen.add(name)
             out.append(store.vars[name])
     return out
+
+
+def _check_initializer_dtype(request: _VariableRequest):
+    dtype, initializer = request.dtype, request.initializer
+    if dtype is not None and initializer is not None and not callable(initializer):
+        init_dtype = convert_to_tensor(initializer).dtype.base_dtype
+        if init_dtype != dtype:
+            raise ValueError(f"Initializer type '{init_dtype}' and explicit dtype "
+                             f"'{dtypes.as_dtype(dtype)}' don't match.")
 
 
 def _scope_state(graph=None) -> GraphState:
@@ -380,42 +451,60 @@ def _wrap_custom_getter(custom_getter, old_getter):
     return wrapped_custom_getter
 
 
-_DEFAULTS = ("initializer", "regularizer", "caching_device", "partitioner", "dtype",
-             "use_resource", "constraint")
+@dataclasses.dataclass(frozen=True)
+class _ScopeDefaults:
+    """What ``variable_scope(...)`` sets for the variables below it (None: inherit)."""
+
+    initializer: object = None
+    regularizer: object = None
+    caching_device: object = None
+    partitioner: object = None
+    dtype: object = None
+    use_resource: object = None
+    constraint: object = None
+
+    def apply_to(self, scope: VariableScope):
+        # NOTE: ``constraint`` is not inherited (as TF): the new scope gets it when built.
+        for key in ("initializer", "regularizer", "caching_device", "partitioner", "dtype",
+                    "use_resource"):
+            value = getattr(self, key)
+            if value is not None:
+                getattr(scope, "set_" + key)(value)
+
+
+_NO_DEFAULTS = _ScopeDefaults()
+
+
+def _child_scope(base, reuse, name, name_scope, constraint) -> VariableScope:
+    """A ``VariableScope`` with ``base``'s defaults (all but the constraint)."""
+    return VariableScope(
+        reuse, name=name, initializer=base.initializer, regularizer=base.regularizer,
+        caching_device=base.caching_device, partitioner=base.partitioner,
+        custom_getter=base.custom_getter, name_scope=name_scope, dtype=base.dtype,
+        use_resource=base.use_resource, constraint=constraint)
 
 
 @contextlib.contextmanager
 def _pure_variable_scope(name_or_scope, reuse=None, old_name_scope=None, custom_getter=None,
-                         force_reuse=False, **defaults):
+                         force_reuse=False, defaults=_NO_DEFAULTS):
     """Enters a variable scope without touching name scopes (TF's ``_pure_variable_scope``)."""
     state = _scope_state()
     old = state.variable_scope
-    if isinstance(name_or_scope, VariableScope):
-        new_name = name_or_scope.name
+    reentered = isinstance(name_or_scope, VariableScope)
+    if reentered:
         base = name_or_scope
-        scope = VariableScope(
-            base.reuse if not reuse else reuse, name=new_name, initializer=base.initializer,
-            regularizer=base.regularizer, caching_device=base.caching_device,
-            partitioner=base.partitioner, dtype=base.dtype, custom_getter=base.custom_getter,
-            name_scope=base.original_name_scope, use_resource=base.use_resource,
-            constraint=defaults.get("constraint"))
-        _open_variable_scope(state, new_name)
-        old_subscopes = copy.copy(state.variable_scope_counts)
+        scope = _child_scope(base, base.reuse if not reuse else reuse, base.name,
+                             base.original_name_scope, defaults.constraint)
     else:
-        new_name = old.name + "/" + name_or_scope if old.name else name_or_scope
         base = old
+        new_name = old.name + "/" + name_or_scope if old.name else name_or_scope
         inherited = reuse if force_reuse else (reuse or old.reuse)
-        scope = VariableScope(
-            inherited, name=new_name, initializer=old.initializer, regularizer=old.regularizer,
-            caching_device=old.caching_device, partitioner=old.partitioner, dtype=old.dtype,
-            use_resource=old.use_resource, custom_getter=old.custom_getter,
-            name_scope=name_or_scope if old_name_scope is None else old_name_scope,
-            constraint=defaults.get("constraint"))
-        _open_variable_scope(state, new_name)
-    for key in _DEFAULTS:
-        value = defaults.get(key)
-        if value is not None and key != "constraint":
-            getattr(scope, "set_" + key)(value)
+        scope = _child_scope(base, inherited, new_name,
+                             name_or_scope if old_name_scope is None else old_name_scope,
+                             defaults.constraint)
+    _open_variable_scope(state, scope.name)
+    old_subscopes = copy.copy(state.variable_scope_counts) if reentered else None
+    defaults.apply_to(scope)
     if custom_getter is not None:
         scope.set_custom_getter(_wrap_custom_getter(custom_getter, base.custom_getter))
     state.variable_scope = scope
@@ -424,11 +513,27 @@ def _pure_variable_scope(name_or_scope, reuse=None, old_name_scope=None, custom_
     finally:
         if state.variable_scope is not scope:
             raise RuntimeError("Improper nesting of variable_scope.")
-        if isinstance(name_or_scope, VariableScope):
+        if reentered:
             state.variable_scope_counts = old_subscopes
         else:
-            _close_variable_subscopes(state, new_name)
+            _close_variable_subscopes(state, scope.name)
         state.variable_scope = old
+
+
+def _checked_scope_reuse(name_or_scope, default_name, reuse, auxiliary_name_scope):
+    """Validates ``variable_scope``'s arguments; returns its ``reuse`` (False: inherit)."""
+    if default_name is None and name_or_scope is None:
+        raise TypeError("If default_name is None then name_or_scope is required")
+    if reuse is False:
+        reuse = None  # TF1: a child cannot switch reuse off; False means "inherit"
+    if not (reuse is True or reuse is None or reuse is AUTO_REUSE):
+        raise ValueError("The reuse parameter must be True or False or None.")
+    if not isinstance(auxiliary_name_scope, bool):
+        raise TypeError("The auxiliary_name_scope must be `True` or `False`, while get "
+                        f"{auxiliary_name_scope}")
+    if name_or_scope is not None and not isinstance(name_or_scope, (VariableScope, str)):
+        raise TypeError("VariableScope: name_or_scope must be a string or VariableScope.")
+    return reuse
 
 
 @contextlib.contextmanager
@@ -443,21 +548,11 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
     ...         get_variable("w", [1]).name
     'cnn/conv1/w:0'
     """
-    if default_name is None and name_or_scope is None:
-        raise TypeError("If default_name is None then name_or_scope is required")
-    if reuse is False:
-        reuse = None  # TF1: a child cannot switch reuse off; False means "inherit"
-    if not (reuse is True or reuse is None or reuse is AUTO_REUSE):
-        raise ValueError("The reuse parameter must be True or False or None.")
-    if not isinstance(auxiliary_name_scope, bool):
-        raise TypeError("The auxiliary_name_scope must be `True` or `False`, while get "
-                        f"{auxiliary_name_scope}")
-    if name_or_scope is not None and not isinstance(name_or_scope, (VariableScope, str)):
-        raise TypeError("VariableScope: name_or_scope must be a string or VariableScope.")
+    reuse = _checked_scope_reuse(name_or_scope, default_name, reuse, auxiliary_name_scope)
     graph = _graph_of(values) if values else get_default_graph()
-    defaults = dict(initializer=initializer, regularizer=regularizer,
-                    caching_device=caching_device, partitioner=partitioner, dtype=dtype,
-                    use_resource=use_resource, constraint=constraint)
+    defaults = _ScopeDefaults(initializer=initializer, regularizer=regularizer,
+                              caching_device=caching_device, partitioner=partitioner,
+                              dtype=dtype, use_resource=use_resource, constraint=constraint)
     with graph.as_default(), contextlib.ExitStack() as stack:
         if auxiliary_name_scope:
             ns = None
@@ -474,14 +569,14 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
                     name_or_scope.original_name_scope
             scope = stack.enter_context(_pure_variable_scope(
                 name_or_scope, reuse=reuse, old_name_scope=old_name_scope,
-                custom_getter=custom_getter, **defaults))
+                custom_getter=custom_getter, defaults=defaults))
         else:
             if reuse:
                 raise ValueError("reuse=True cannot be used without a name_or_scope")
             entered = stack.enter_context(ns or graph.name_scope(default_name))
             unique = _unique_variable_scope(default_name)
             scope = stack.enter_context(_pure_variable_scope(
-                unique, old_name_scope=entered, custom_getter=custom_getter, **defaults))
+                unique, old_name_scope=entered, custom_getter=custom_getter, defaults=defaults))
         yield scope
 
 
@@ -515,12 +610,13 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
     Without ``initializer`` floats get ``glorot_uniform_initializer`` and integers zeros;
     the enclosing scopes supply defaults for initializer, dtype and regularizer.
     """
-    return get_variable_scope().get_variable(
-        _store(), name, shape=shape, dtype=dtype, initializer=initializer,
-        regularizer=regularizer, trainable=trainable, collections=collections,
-        caching_device=caching_device, partitioner=partitioner, validate_shape=validate_shape,
-        use_resource=use_resource, custom_getter=custom_getter, constraint=constraint,
-        synchronization=synchronization, aggregation=aggregation)
+    request = _VariableRequest(
+        name, shape=shape, dtype=dtype, initializer=initializer, regularizer=regularizer,
+        trainable=trainable, collections=collections, caching_device=caching_device,
+        partitioner=partitioner, validate_shape=validate_shape, use_resource=use_resource,
+        custom_getter=custom_getter, constraint=constraint, synchronization=synchronization,
+        aggregation=aggregation)
+    return get_variable_scope()._get_variable(_store(), request)
 
 
 def get_local_variable(name, shape=None, dtype=None, initializer=None, regularizer=None,

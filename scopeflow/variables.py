@@ -162,8 +162,7 @@ class Variable:
 
     def initialized_value(self) -> Tensor:
         """The value after running the initializer first (for initial values of others)."""
-        from scopeflow.ops.control_flow_ops import with_dependencies
-        return with_dependencies([self._initializer_op], self._snapshot)
+        return control_flow_ops.with_dependencies([self._initializer_op], self._snapshot)
 
     # -- writing -------------------------------------------------------------------------
     def assign(self, value, use_locking=False, name=None, read_value=True):

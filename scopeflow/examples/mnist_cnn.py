@@ -31,6 +31,7 @@ import time
 import numpy as np
 
 import scopeflow as tf
+from scopeflow.cli import epilog
 from scopeflow.datasets import mnist
 from scopeflow.io.atomic import atomic_file
 
@@ -483,7 +484,6 @@ def _run(args):
 
 def add_parser(subparsers):
     """Register ``scopeflow train-mnist``."""
-    from scopeflow.cli import epilog
 
     return _configure(subparsers.add_parser(
         "train-mnist", help="train the seed's MNIST CNN (resumes from --logdir)",

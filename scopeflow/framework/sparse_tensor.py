@@ -14,6 +14,7 @@ from scopeflow.framework import dtypes
 from scopeflow.framework.context import get_default_session
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.tensor_shape import TensorShape
+from scopeflow.framework.tensor_util import constant_value
 
 SparseTensorValue = collections.namedtuple("SparseTensorValue",
                                            ["indices", "values", "dense_shape"])
@@ -63,7 +64,6 @@ class SparseTensor:
     def shape(self) -> TensorShape:
         """The static dense shape: known entries of ``dense_shape`` (TF's rules)."""
         if self._static_shape is None:
-            from scopeflow.framework.tensor_util import constant_value
             value = constant_value(self._dense_shape)
             if value is not None:
                 self._static_shape = TensorShape([int(d) for d in value])

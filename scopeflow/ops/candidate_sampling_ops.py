@@ -19,7 +19,7 @@ import numpy as np
 
 from scopeflow.framework import dtypes, random_seed
 from scopeflow.framework.errors import InvalidArgumentError
-from scopeflow.framework.graph import Tensor
+from scopeflow.framework.graph import Tensor, convert_to_tensor
 from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops import libm, philox
@@ -245,7 +245,6 @@ def _sampler_op(op_type, make):
 
 
 def _bind_sampler(op_def, true_classes, num_true, num_sampled, unique, range_max, seed, name):
-    from scopeflow.framework.graph import convert_to_tensor
     if range_max < 1:
         raise ValueError(f"{op_def.type}: range_max must be >= 1, got {range_max}")
     if num_sampled < 1 or num_true < 1:
@@ -382,7 +381,6 @@ def compute_accidental_hits(true_classes, sampled_candidates, num_true, seed=Non
     >>> i.op.type, w.dtype.name
     ('ComputeAccidentalHits', 'float32')
     """
-    from scopeflow.framework.graph import convert_to_tensor
     seed1, seed2 = random_seed.get_seed(seed)
     if not isinstance(true_classes, Tensor):
         true_classes = convert_to_tensor(true_classes, dtype=dtypes.int64)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from scopeflow.clip_ops import clip_by_norm
 from scopeflow.framework import dtypes
 from scopeflow.framework.errors import InvalidArgumentError
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
@@ -22,7 +23,8 @@ from scopeflow.framework.indexed_slices import IndexedSlices
 from scopeflow.framework.opdef import OpDef, check_dtype
 from scopeflow.framework.tensor_shape import TensorShape, dimension_value
 from scopeflow.framework.tensor_util import constant_value
-from scopeflow.ops import array_ops, candidate_sampling_ops, math_ops
+from scopeflow.ops import array_ops, candidate_sampling_ops, math_ops, nn_ops
+from scopeflow.ops.constant_op import constant
 
 # NOTE: dynamic_partition, dynamic_stitch and sparse_to_dense are top-level ``tf.*`` in TF,
 # not ``tf.nn.*``: they stay out of ``__all__`` (which ``scopeflow/nn.py`` star-imports).
@@ -260,7 +262,6 @@ def _clip(params, ids, max_norm):
         axes = list(range(ids_rank, params_rank))
     else:
         axes = math_ops.range(array_ops.rank(ids), array_ops.rank(params))
-    from scopeflow.clip_ops import clip_by_norm  # clip_ops imports the ops modules
     if np.isscalar(max_norm):
         max_norm = max(max_norm, 0)                        # TF treats a negative norm as 0
     else:
@@ -296,7 +297,6 @@ def _partition_ids(flat_ids, params, partition_strategy):
                          f"of either `mod` or `div`.")
     sizes = [dimension_value(p.shape[0]) if p.shape.ndims else None for p in params]
     if all(s is not None for s in sizes):
-        from scopeflow.ops.constant_op import constant
         total = constant(sum(sizes), flat_ids.dtype)
     else:
         dims = [s if s is not None else array_ops.shape(p)[0] for s, p in zip(sizes, params)]
@@ -445,7 +445,6 @@ def _compute_sampled_logits(weights, biases, labels, inputs, cfg, subtract_log_q
 
 def _sigmoid_cross_entropy_with_logits(labels, logits, name):
     """``tf.nn.sigmoid_cross_entropy_with_logits`` (from nn_ops when it is there)."""
-    from scopeflow.ops import nn_ops
     fn = getattr(nn_ops, "sigmoid_cross_entropy_with_logits", None)
     if fn is not None:
         return fn(labels=labels, logits=logits, name=name)
@@ -460,7 +459,6 @@ def _sigmoid_cross_entropy_with_logits(labels, logits, name):
 
 def _softmax_cross_entropy_with_logits(labels, logits):
     """``tf.nn.softmax_cross_entropy_with_logits_v2`` (from nn_ops when it is there)."""
-    from scopeflow.ops import nn_ops
     fn = getattr(nn_ops, "softmax_cross_entropy_with_logits_v2", None)
     if fn is not None:
         return fn(labels=labels, logits=logits)

@@ -11,8 +11,10 @@ import types
 
 import numpy as np
 
+from scopeflow import variables
 from scopeflow.framework import dtypes
-from scopeflow.ops import constant_op, random_ops
+from scopeflow.framework.graph import Tensor
+from scopeflow.ops import array_ops, constant_op, random_ops
 
 __all__ = [
     "Initializer", "Zeros", "Ones", "Constant", "RandomUniform", "RandomNormal",
@@ -36,8 +38,6 @@ def _assert_float_dtype(dtype):
 
 def _filled(value, shape, dtype, default_name):
     """TF's ``array_ops.zeros``/``ones``: a ``Const`` when small, else ``Fill``."""
-    from scopeflow.framework.graph import Tensor
-    from scopeflow.ops import array_ops
     builder = getattr(array_ops, default_name, None)
     if builder is not None:
         return builder(shape, dtype)
@@ -287,14 +287,6 @@ def lecun_uniform(seed=None, dtype=dtypes.float32) -> VarianceScaling:
     return VarianceScaling(1.0, "fan_in", "uniform", seed, dtype)
 
 
-def _variables_fn(name):
-    def fn(*args, **kwargs):
-        from scopeflow import variables
-        return getattr(variables, name)(*args, **kwargs)
-    fn.__name__ = name
-    return fn
-
-
 # ``tf.initializers``: TF1's namespace of initializer classes and variable initializers.
 initializers = types.SimpleNamespace(
     zeros=Zeros, ones=Ones, constant=Constant, random_uniform=RandomUniform,
@@ -302,6 +294,6 @@ initializers = types.SimpleNamespace(
     variance_scaling=VarianceScaling, glorot_uniform=GlorotUniform,
     glorot_normal=GlorotNormal, he_normal=he_normal, he_uniform=he_uniform,
     lecun_normal=lecun_normal, lecun_uniform=lecun_uniform,
-    global_variables=_variables_fn("global_variables_initializer"),
-    local_variables=_variables_fn("local_variables_initializer"),
-    variables=_variables_fn("variables_initializer"))
+    global_variables=variables.global_variables_initializer,
+    local_variables=variables.local_variables_initializer,
+    variables=variables.variables_initializer)

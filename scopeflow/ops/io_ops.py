@@ -16,9 +16,12 @@ import numpy as np
 from scopeflow.framework import dtypes as _dtypes
 from scopeflow.framework import errors
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
-from scopeflow.framework.opdef import NO_GRADIENT, OpDef
+from scopeflow.framework.opdef import NO_GRADIENT, OpDef, broadcast_shape
 from scopeflow.framework.tensor_shape import TensorShape
+from scopeflow.io import protos, sstable
 from scopeflow.io.atomic import atomic_write_bytes
+from scopeflow.io.tensor_bundle import BundleReader, data_filename, index_filename, write_bundle
+from scopeflow.ops.array_ops import stack
 
 __all__ = ["save_v2", "restore_v2", "sharded_filename", "merge_v2_checkpoints", "string_join",
            "regex_full_match"]
@@ -74,7 +77,6 @@ def _save_v2_dtype(prefix, tensor_names, shape_and_slices, *tensors, dtypes):
 
 
 def _save_v2_kernel(ctx, prefix, tensor_names, shape_and_slices, *tensors, dtypes):
-    from scopeflow.io.tensor_bundle import write_bundle
 
     names = [_as_str(s) for s in np.asarray(tensor_names).reshape(-1)]
     if len(names) != len(tensors):
@@ -125,7 +127,6 @@ def _restore_v2_shape(prefix, tensor_names, shape_and_slices, *, dtypes):
 
 
 def _restore_v2_kernel(ctx, prefix, tensor_names, shape_and_slices, *, dtypes):
-    from scopeflow.io.tensor_bundle import BundleReader
 
     names = [_as_str(s) for s in np.asarray(tensor_names).reshape(-1)]
     if len(names) != len(dtypes):
@@ -220,8 +221,6 @@ def _merge_bundles(prefixes, merged, allow_missing_files):
     The merged ``.index`` is written to a temporary name, synced and renamed last, so the
     checkpoint ``merged`` appears complete or not at all.
     """
-    from scopeflow.io import protos, sstable
-    from scopeflow.io.tensor_bundle import data_filename, index_filename
 
     parts = []
     for p in prefixes:
@@ -269,7 +268,6 @@ def merge_v2_checkpoints(checkpoint_prefixes, destination_prefix, delete_old_dir
     """Merges the bundles ``checkpoint_prefixes`` into one bundle ``destination_prefix``."""
     if isinstance(checkpoint_prefixes, (list, tuple)) and \
             any(isinstance(p, Tensor) for p in checkpoint_prefixes):
-        from scopeflow.ops.array_ops import stack
         with name_scope(name, "MergeV2Checkpoints") as scope:
             packed = stack(list(checkpoint_prefixes), name="checkpoint_prefixes")
             return merge_v2_checkpoints_op.create(
@@ -292,7 +290,6 @@ def _string_join_kernel(*inputs, N, separator):  # noqa: N803 - TF's attr name
 
 
 def _string_join_shape(*shapes, N, separator):  # noqa: N803
-    from scopeflow.framework.opdef import broadcast_shape
     out = TensorShape([])
     for s in shapes:
         out = broadcast_shape(out, s)

@@ -30,6 +30,7 @@ from scopeflow.framework.opdef import (
 )
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.framework.tensor_util import STATIC_VALUE_RULES, constant_value
+from scopeflow.ops import constant_op
 from scopeflow.ops.blas import gemm
 
 __all__ = [
@@ -146,7 +147,6 @@ def _array_ops():
 
 def _const_like(value, t, name="Const"):
     """A scalar constant of ``t``'s dtype (for gradient rules)."""
-    from scopeflow.ops import constant_op
     return constant_op.constant(value, dtype=t.dtype.base_dtype, name=name)
 
 
@@ -1188,7 +1188,6 @@ def _reduce(op_def, input_tensor, axis, keepdims, name, reduction_indices, keep_
 
 def _all_axes(x):
     """TF's ``_ReductionDims`` for ``axis=None``: a Const, else ``range(0, rank(x))``."""
-    from scopeflow.ops import constant_op
     rank = x.shape.ndims
     if rank:
         return constant_op.constant(np.arange(rank, dtype=np.int32))
@@ -1257,7 +1256,6 @@ def _reduced_shape(x, axis):
 
 def _sum_grad(op, dy):
     """``dy`` reshaped to keep the reduced dims, then tiled back to the input's shape."""
-    from scopeflow.ops import constant_op
     array_ops = _array_ops()
     x, axis = op.inputs
     kept, multiples = _reduced_shape(x, axis)
@@ -1855,7 +1853,6 @@ def to_int64(x, name="ToInt64") -> Tensor:
 
 def saturate_cast(value, dtype, name=None) -> Tensor:
     """Casts ``value`` to ``dtype``, first clamping it to ``dtype``'s range (``ClipByValue``)."""
-    from scopeflow.ops import constant_op
     with name_scope(name, "saturate_cast", [value]) as scope:
         value = convert_to_tensor(value, name="value")
         dtype = dtypes.as_dtype(dtype).base_dtype

@@ -17,7 +17,7 @@ from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype, merge_shapes, same_shape
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.framework.tensor_util import constant_value
-from scopeflow.ops import array_ops, math_ops
+from scopeflow.ops import array_ops, constant_op, math_ops, random_ops
 from scopeflow.ops.blas import PARALLEL_ELEMENTWISE_FLOPS, parallel_ufunc, split_rows
 
 __all__ = [
@@ -666,7 +666,6 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
                              f"{keep_prob!r})") from None
     if rate is None:
         raise ValueError("You must provide a rate to dropout.")
-    from scopeflow.ops import random_ops
     with name_scope(name, "dropout", [x]):
         is_number = isinstance(rate, numbers.Real)
         if is_number and not 0 <= rate < 1:
@@ -681,7 +680,6 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
             random_seed.get_seed(seed)
             return x
         if is_number:
-            from scopeflow.ops import constant_op
             scale = constant_op.constant(1 / (1 - rate), dtype=x_dtype)
             ret = math_ops.mul_op.bind(x, scale)
         else:
@@ -690,14 +688,12 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
                 raise ValueError(f"Shape must be rank 0 but is rank {rate.shape.ndims}")
             if rate.dtype.base_dtype != x_dtype:
                 rate = math_ops.cast(rate, x_dtype, name="rate")
-            from scopeflow.ops import constant_op
             one = constant_op.constant(1, dtype=x_dtype)
             ret = math_ops.realdiv_op.bind(x, math_ops.sub_op.bind(one, rate))
         if noise_shape is None:
             noise_shape = array_ops.shape(x)
         random_tensor = random_ops.random_uniform(noise_shape, seed=seed, dtype=x_dtype)
         keep_mask = math_ops.greater_equal(random_tensor, rate)
-        from scopeflow.ops import constant_op
         ret = _select_v2(keep_mask, ret, constant_op.constant(0, dtype=x_dtype))
         ret.set_shape(x.shape)
         return ret
@@ -884,7 +880,6 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001,
         raise ValueError("Both `mean` and `variance` must be a 1D tensor when `is_training` is "
                          "False or `exponential_avg_factor` != 1.0. Received: "
                          f"`mean` {mean!r} and `variance` {variance!r}")
-    from scopeflow.ops import constant_op
     x = convert_to_tensor(x, name="input")
     scale = convert_to_tensor(scale, name="scale")
     offset = convert_to_tensor(offset, name="offset")

@@ -17,7 +17,7 @@ from scopeflow.framework.kernel_context import OpRunContext
 from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype
 from scopeflow.framework.tensor_shape import TensorShape, dimension_value
 from scopeflow.framework.tensor_util import constant_value
-from scopeflow.ops import philox
+from scopeflow.ops import array_ops, math_ops, philox
 from scopeflow.ops.array_ops import _partial_dims
 
 __all__ = ["random_uniform", "random_normal", "truncated_normal", "random_shuffle"]
@@ -85,7 +85,6 @@ def _shape_tensor(shape) -> Tensor:
         if not shape:
             shape, dtype = np.zeros([0], np.int32), dtypes.int32
         elif any(isinstance(d, Tensor) for d in shape):
-            from scopeflow.ops import array_ops
             return array_ops.stack(list(shape), name="shape")
         else:
             shape = tuple(dimension_value(d) for d in shape)
@@ -189,7 +188,6 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
         if dtype.is_integer:
             return random_uniform_int_op.bind(shape, minval, maxval, Tout=dtype,
                                               T=shape.dtype.base_dtype, name=scope, **seeds)
-        from scopeflow.ops import math_ops
         result = random_uniform_op.bind(shape, dtype=dtype, T=shape.dtype.base_dtype, **seeds)
         if minval_is_zero:
             if not maxval_is_one:
@@ -211,7 +209,6 @@ def _scaled_normal(op_def, default_name, shape, mean, stddev, dtype, seed, name)
         mean = convert_to_tensor(mean, dtype=dtype, name="mean")
         stddev = convert_to_tensor(stddev, dtype=dtype, name="stddev")
         rnd = op_def.bind(shape, dtype=dtype, T=shape.dtype.base_dtype, **_seed_attrs(seed))
-        from scopeflow.ops import math_ops
         return math_ops.add(math_ops.multiply(rnd, stddev, name="mul"), mean, name=scope)
 
 

@@ -18,9 +18,12 @@ import sys
 
 import numpy as np
 
+from scopeflow import cli
 from scopeflow.cli import EXIT_FAILURE, epilog, print_json
 from scopeflow.framework import errors
 from scopeflow.io.atomic import atomic_file
+from scopeflow.io.protos import DATA_TYPE
+from scopeflow.train.checkpoint_utils import load_checkpoint
 
 __all__ = ["add_parser", "main"]
 
@@ -78,7 +81,6 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     """``python -m scopeflow.train.checkpoint_cli ls PATH``: the same as ``scopeflow ckpt``."""
-    from scopeflow import cli
     return cli.main(["ckpt", *(sys.argv[1:] if argv is None else argv)])
 
 
@@ -94,7 +96,6 @@ _non_negative.__name__ = "float"
 
 # ── helpers ──────────────────────────────────────────────────────────────────────────
 def _open(path):
-    from scopeflow.train.checkpoint_utils import load_checkpoint
     return load_checkpoint(path)
 
 
@@ -137,7 +138,6 @@ def _dtype_name(reader, name) -> str:
 
 
 def _type_enum_name(enum: int) -> str:
-    from scopeflow.io.protos import DATA_TYPE
     value = DATA_TYPE.values_by_number.get(enum)
     return value.name[3:].lower() if value is not None else f"DataType({enum})"
 

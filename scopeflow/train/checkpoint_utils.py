@@ -26,6 +26,10 @@ import os
 from scopeflow.framework import errors
 from scopeflow.io.protos import DATA_TYPE
 from scopeflow.io.tensor_bundle import BundleReader
+from scopeflow.ops import io_ops, state_ops
+from scopeflow.train.checkpoint_management import latest_checkpoint
+from scopeflow.variable_scope import _store
+from scopeflow.variables import Variable
 
 __all__ = ["CheckpointReader", "NewCheckpointReader", "load_checkpoint", "list_variables",
            "load_variable", "init_from_checkpoint"]
@@ -104,7 +108,6 @@ def NewCheckpointReader(filepattern) -> CheckpointReader:  # noqa: N802 - TF's n
 
 def _get_checkpoint_filename(ckpt_dir_or_file) -> str:
     """The prefix itself, or a directory's newest checkpoint (None when it has none)."""
-    from scopeflow.train.checkpoint_management import latest_checkpoint
 
     ckpt_dir_or_file = os.fspath(ckpt_dir_or_file)
     if os.path.isdir(ckpt_dir_or_file):
@@ -152,13 +155,11 @@ def load_variable(ckpt_dir_or_file, name):
 
 # ── init_from_checkpoint ─────────────────────────────────────────────────────────────
 def _is_variable(x) -> bool:
-    from scopeflow.variables import Variable
     return isinstance(x, Variable)
 
 
 def _set_checkpoint_initializer(variable, ckpt_file, tensor_name):
     """Makes ``variable``'s initializer assign ``tensor_name`` read from ``ckpt_file``."""
-    from scopeflow.ops import io_ops, state_ops
 
     base_type = variable.dtype.base_dtype
     restore = io_ops.restore_v2(ckpt_file, [tensor_name], [""], [base_type],
@@ -236,7 +237,6 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
     mapping is checked first (names, shapes and, unlike TF, dtypes), so a bad map raises
     ``ValueError`` here, before any initializer is changed.
     """
-    from scopeflow.variable_scope import _store
 
     ckpt_file = _get_checkpoint_filename(ckpt_dir_or_file)
     reader = load_checkpoint(ckpt_dir_or_file)._reader

@@ -28,6 +28,7 @@ from scopeflow.framework.graph import (
 from scopeflow.framework.indexed_slices import IndexedSlices
 from scopeflow.gradients import gradients as _tf_gradients
 from scopeflow.ops import control_flow_ops, math_ops, state_ops
+from scopeflow.ops.init_ops import zeros_initializer
 from scopeflow.variable_scope import (
     _unique_variable_scope,
     framework_variable_scope,
@@ -236,7 +237,6 @@ class Optimizer:
         return named[key]
 
     def _zeros_slot(self, var, slot_name, op_name):
-        from scopeflow.ops.init_ops import zeros_initializer
         return self._get_or_make_slot_with_initializer(
             var, zeros_initializer(), var.shape, var.dtype.base_dtype, slot_name, op_name)
 

@@ -34,7 +34,9 @@ from scopeflow.framework import errors
 from scopeflow.framework.graph import GraphKeys, Tensor, get_default_graph, name_scope
 from scopeflow.framework.meta_graph import export_meta_graph
 from scopeflow.io.protos import SaverDef
+from scopeflow.io.tensor_bundle import BundleReader
 from scopeflow.ops import array_ops, constant_op, control_flow_ops, io_ops, math_ops, state_ops
+from scopeflow.runtime.session import Session
 from scopeflow.train import checkpoint_management as cm
 from scopeflow.train.restore_report import (
     WRAP_MESSAGE,
@@ -43,6 +45,7 @@ from scopeflow.train.restore_report import (
     invalid_path_error,
     restore_error,
 )
+from scopeflow.train.training_util import global_step as _step_value
 
 __all__ = ["Saver", "BaseSaverBuilder", "BulkSaverBuilder", "RestoreReport",
            "export_meta_graph"]
@@ -434,7 +437,6 @@ class Saver:
             save_path = save_path.decode("utf-8")
         if global_step is not None:
             if not isinstance(global_step, (int, np.integer)):
-                from scopeflow.train.training_util import global_step as _step_value
                 global_step = _step_value(sess, global_step)
             fmt = "{}-{:08d}" if self._pad_step_number else "{}-{:d}"
             checkpoint_file = fmt.format(save_path, int(global_step))
@@ -443,7 +445,6 @@ class Saver:
             if os.path.basename(save_path) == latest_filename and not self._sharded:
                 raise ValueError(f"'latest_filename' collides with 'save_path': "
                                  f"'{latest_filename}' and '{save_path}'")
-        from scopeflow.runtime.session import Session
         if not isinstance(sess, Session):
             raise TypeError(f"'sess' must be a Session; {sess}")
         parent = os.path.dirname(save_path)
@@ -512,7 +513,6 @@ class Saver:
             w: float32 [], created at ...
         """
         save_path = self._checked_path(save_path)
-        from scopeflow.io.tensor_bundle import BundleReader
         with BundleReader(save_path) as reader:
             return check_against(self._saveables_for_checks() or [], reader, save_path,
                                   self._reshape)
@@ -551,7 +551,6 @@ class Saver:
         saveables = self._saveables_for_checks()
         result = None
         if saveables is not None:
-            from scopeflow.io.tensor_bundle import BundleReader
             with BundleReader(save_path) as reader:
                 result = check_against(saveables, reader, save_path, self._reshape)
             if not result.ok:
