@@ -65,13 +65,16 @@ class OpDef:
         other tensors (its inputs' producers' inputs), or None. ``owned(t)`` says whether
         input ``t`` is the run's own value read by this op alone; the producers of the
         owned inputs it no longer reads are left out of the plan.
+      static_value: ``static_value(tensor) -> array | None``: the output's value while the
+        graph is being built, when it is known (TF's ``tensor_util.constant_value``), for
+        shape rules and builders that need constant inputs.
     """
 
     def __init__(self, type, *, shape, dtype, kernel=None, attrs=None, num_outputs=1,
                  grad=_UNSET, broadcasting=False, stateful=False, aliases=False, ref_inputs=(),
                  shape_from_tensors=False, input_names=(), fresh_outputs=False,
                  owning_kernel=None, owned_input=None, const_kernel=None,
-                 forwards_input=None, absorb_producers=None):
+                 forwards_input=None, absorb_producers=None, static_value=None):
         if type in REGISTRY:
             raise ValueError(f"Op type {type!r} is already registered")
         self.type = type
@@ -102,6 +105,7 @@ class OpDef:
         self.const_kernel = const_kernel
         self.forwards_input = forwards_input
         self.absorb_producers = absorb_producers
+        self.static_value = static_value
         REGISTRY[type] = self
 
     # -- registration decorators ---------------------------------------------------------
@@ -111,6 +115,10 @@ class OpDef:
 
     def def_grad(self, fn):
         self.grad = fn
+        return fn
+
+    def def_static_value(self, fn):
+        self.static_value = fn
         return fn
 
     @property

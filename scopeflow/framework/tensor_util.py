@@ -8,15 +8,13 @@ from scopeflow.framework.graph import Tensor
 
 __all__ = ["constant_value", "make_ndarray"]
 
-# op type -> fn(op) returning the op's static value or None; filled by op families.
-STATIC_VALUE_RULES: dict = {}
 
 
 def constant_value(tensor):
     """The tensor's value as a NumPy array if it is known while building, else ``None``."""
     if not isinstance(tensor, Tensor):
         return np.asarray(tensor)
-    rule = STATIC_VALUE_RULES.get(tensor.op.type)
+    rule = tensor.op._op_def.static_value
     if rule is None:
         return None
     value = rule(tensor)

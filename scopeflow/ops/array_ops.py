@@ -30,7 +30,7 @@ from scopeflow.framework.graph import (
 from scopeflow.framework.indexed_slices import IndexedSlices
 from scopeflow.framework.opdef import NO_GRADIENT, OpDef, first_dtype, same_shape
 from scopeflow.framework.tensor_shape import Dimension, TensorShape, as_shape
-from scopeflow.framework.tensor_util import STATIC_VALUE_RULES, constant_value
+from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops.constant_op import constant
 
 __all__ = [
@@ -315,8 +315,8 @@ def stop_gradient(input, name=None) -> Tensor:  # noqa: A002 - TF's name
 
 
 
-STATIC_VALUE_RULES["Identity"] = _fold
-STATIC_VALUE_RULES["StopGradient"] = _fold
+identity_op.def_static_value(_fold)
+stop_gradient_op.def_static_value(_fold)
 
 
 # ── Reshape ──────────────────────────────────────────────────────────────────────────
@@ -372,7 +372,7 @@ def _reshape_kernel(tensor, shape):
 reshape_op = OpDef("Reshape", shape=_reshape_shape, dtype=_reshape_dtype, kernel=_reshape_kernel,
                    aliases=(0,), shape_from_tensors=True, input_names=("tensor", "shape"),
                    forwards_input=_same_static_shape)
-STATIC_VALUE_RULES["Reshape"] = _fold
+reshape_op.def_static_value(_fold)
 reshape_op.def_grad(lambda op, dy: [reshape(_dense(dy), shape(op.inputs[0])), None])
 
 
@@ -421,7 +421,7 @@ def _transpose_kernel(x, perm):
 transpose_op = OpDef("Transpose", shape=_transpose_shape, dtype=_transpose_dtype,
                      kernel=_transpose_kernel, aliases=(0,), shape_from_tensors=True,
                      input_names=("x", "perm"))
-STATIC_VALUE_RULES["Transpose"] = _fold
+transpose_op.def_static_value(_fold)
 transpose_op.def_grad(
     lambda op, dy: [transpose(_dense(dy), invert_permutation(op.inputs[1])), None])
 
@@ -477,7 +477,7 @@ def _invert_permutation_dtype(x):
 invert_permutation_op = OpDef("InvertPermutation", shape=_invert_permutation_shape,
                               dtype=_invert_permutation_dtype, kernel=_invert_permutation_kernel,
                               grad=None, input_names=("x",))
-STATIC_VALUE_RULES["InvertPermutation"] = _fold
+invert_permutation_op.def_static_value(_fold)
 
 
 def invert_permutation(x, name=None) -> Tensor:
@@ -523,7 +523,7 @@ def _expand_dims_kernel(x, dim):
 expand_dims_op = OpDef("ExpandDims", shape=_expand_dims_shape, dtype=_expand_dims_dtype,
                        kernel=_expand_dims_kernel, aliases=(0,), shape_from_tensors=True,
                        input_names=("input", "dim"))
-STATIC_VALUE_RULES["ExpandDims"] = _fold
+expand_dims_op.def_static_value(_fold)
 expand_dims_op.def_grad(lambda op, dy: [reshape(_dense(dy), shape(op.inputs[0])), None])
 
 
@@ -579,7 +579,7 @@ def _squeeze_kernel(x, *, squeeze_dims):
 
 squeeze_op = OpDef("Squeeze", shape=_squeeze_shape, dtype=first_dtype, kernel=_squeeze_kernel,
                    attrs={"squeeze_dims": []}, aliases=(0,), input_names=("input",))
-STATIC_VALUE_RULES["Squeeze"] = _fold
+squeeze_op.def_static_value(_fold)
 squeeze_op.def_grad(lambda op, dy: [reshape(_dense(dy), shape(op.inputs[0]))])
 
 
@@ -656,7 +656,7 @@ def _concat_kernel(*args, N):
 concat_op = OpDef("ConcatV2", shape=_concat_shape, dtype=_concat_dtype, kernel=_concat_kernel,
                   attrs={"N": 2}, shape_from_tensors=True, input_names=("values", "axis"),
                   fresh_outputs=True)
-STATIC_VALUE_RULES["ConcatV2"] = _fold
+concat_op.def_static_value(_fold)
 
 
 @concat_op.def_grad
@@ -734,7 +734,7 @@ concat_offset_op = OpDef("ConcatOffset", shape=_concat_offset_shape, dtype=_conc
                          kernel=_concat_offset_kernel, attrs={"N": 2}, grad=None,
                          num_outputs=lambda attrs, n: attrs["N"], shape_from_tensors=True,
                          input_names=("concat_dim", "shape"))
-STATIC_VALUE_RULES["ConcatOffset"] = _fold
+concat_offset_op.def_static_value(_fold)
 
 
 def concat_offset(concat_dim, shape, name=None) -> list:  # noqa: A002 - TF's name
@@ -789,7 +789,7 @@ def _pack_kernel(*values, N, axis):
 pack_op = OpDef("Pack", shape=_pack_shape, dtype=lambda *dts, N, axis:
                 _same_dtypes(dts, "Pack", "values"), kernel=_pack_kernel,
                 attrs={"N": 1, "axis": 0}, input_names=("values",), aliases=True)
-STATIC_VALUE_RULES["Pack"] = _fold
+pack_op.def_static_value(_fold)
 pack_op.def_grad(lambda op, dy: unstack(_dense(dy), num=op.get_attr("N"),
                                         axis=op.get_attr("axis")))
 
@@ -915,7 +915,7 @@ unpack_op = OpDef("Unpack", shape=_unpack_shape, dtype=lambda x, *, num, axis: [
                   kernel=_unpack_kernel, attrs={"num": None, "axis": 0},
                   num_outputs=lambda attrs, n: attrs["num"], aliases=(0,),
                   input_names=("value",))
-STATIC_VALUE_RULES["Unpack"] = _fold
+unpack_op.def_static_value(_fold)
 unpack_op.def_grad(lambda op, *dys: [stack([_dense(d) for d in dys],
                                                axis=op.get_attr("axis"))])
 
@@ -994,7 +994,7 @@ def _split_kernel(axis, value, *, num_split):
 split_op = OpDef("Split", shape=_split_shape, dtype=_split_dtype, kernel=_split_kernel,
                  attrs={"num_split": 1}, num_outputs=lambda attrs, n: attrs["num_split"],
                  aliases=(1,), shape_from_tensors=True, input_names=("split_dim", "value"))
-STATIC_VALUE_RULES["Split"] = _fold
+split_op.def_static_value(_fold)
 split_op.def_grad(lambda op, *dys: [None, concat([_dense(d) for d in dys], op.inputs[0])])
 
 
@@ -1049,7 +1049,7 @@ split_v_op = OpDef("SplitV", shape=_split_v_shape, dtype=_split_v_dtype, kernel=
                    attrs={"num_split": 1}, num_outputs=lambda attrs, n: attrs["num_split"],
                    aliases=(0,), shape_from_tensors=True,
                    input_names=("value", "size_splits", "split_dim"))
-STATIC_VALUE_RULES["SplitV"] = _fold
+split_v_op.def_static_value(_fold)
 split_v_op.def_grad(
     lambda op, *dys: [concat([_dense(d) for d in dys], op.inputs[2]), None, None])
 
@@ -1108,7 +1108,7 @@ def _tile_kernel(x, multiples):
 
 tile_op = OpDef("Tile", shape=_tile_shape, dtype=_tile_dtype, kernel=_tile_kernel,
                 shape_from_tensors=True, input_names=("input", "multiples"), aliases=(0,))
-STATIC_VALUE_RULES["Tile"] = _fold
+tile_op.def_static_value(_fold)
 
 
 @tile_op.def_grad
@@ -1249,7 +1249,8 @@ pad_op = OpDef("Pad", shape=_pad_shape, dtype=_pad_dtype, kernel=_pad_kernel,
 pad_v2_op = OpDef("PadV2", shape=_pad_shape, dtype=_pad_dtype, kernel=_pad_kernel,
                   shape_from_tensors=True, input_names=("input", "paddings", "constant_values"),
                   aliases=(0,))
-STATIC_VALUE_RULES["Pad"] = STATIC_VALUE_RULES["PadV2"] = _fold
+pad_op.def_static_value(_fold)
+pad_v2_op.def_static_value(_fold)
 
 
 def _pad_grad(op, dy):
@@ -1279,7 +1280,7 @@ def _mirror_pad_kernel(x, paddings, *, mode):
 mirror_pad_op = OpDef("MirrorPad", shape=_pad_shape, dtype=_pad_dtype, kernel=_mirror_pad_kernel,
                       attrs={"mode": "REFLECT"}, shape_from_tensors=True,
                       input_names=("input", "paddings"))
-STATIC_VALUE_RULES["MirrorPad"] = _fold
+mirror_pad_op.def_static_value(_fold)
 mirror_pad_op.def_grad(lambda op, dy: [
     mirror_pad_grad(_dense(dy), op.inputs[1], mode=op.get_attr("mode")), None])
 
@@ -1429,7 +1430,7 @@ def _slice_const_kernel(consts):
 slice_op = OpDef("Slice", shape=_slice_shape, dtype=_slice_dtype, kernel=_slice_kernel,
                  aliases=(0,), shape_from_tensors=True, input_names=("input", "begin", "size"),
                  const_kernel=_slice_const_kernel)
-STATIC_VALUE_RULES["Slice"] = _fold
+slice_op.def_static_value(_fold)
 
 
 @slice_op.def_grad
@@ -1571,7 +1572,7 @@ strided_slice_op = OpDef("StridedSlice", shape=_strided_slice_shape, dtype=_stri
                          kernel=_strided_slice_kernel, attrs=dict(_SS_MASKS), aliases=(0,),
                          shape_from_tensors=True,
                          input_names=("input", "begin", "end", "strides"))
-STATIC_VALUE_RULES["StridedSlice"] = _strided_slice_value
+strided_slice_op.def_static_value(_strided_slice_value)
 strided_slice_op.def_grad(lambda op, dy: [strided_slice_grad(
     shape(op.inputs[0], out_type=op.inputs[1].dtype.base_dtype), *op.inputs[1:], _dense(dy),
     **op.attrs), None, None, None])
@@ -1773,7 +1774,7 @@ def _gather_kernel(params, indices, axis, *, batch_dims):
 gather_op = OpDef("GatherV2", shape=_gather_shape, dtype=_gather_dtype, kernel=_gather_kernel,
                   attrs={"batch_dims": 0}, shape_from_tensors=True,
                   input_names=("params", "indices", "axis"), fresh_outputs=True)
-STATIC_VALUE_RULES["GatherV2"] = _fold
+gather_op.def_static_value(_fold)
 
 
 @gather_op.def_grad
@@ -1903,7 +1904,7 @@ def _one_hot_kernel(indices, depth, on_value, off_value, *, axis):
 one_hot_op = OpDef("OneHot", shape=_one_hot_shape, dtype=_one_hot_dtype, kernel=_one_hot_kernel,
                    attrs={"axis": -1}, grad=None, shape_from_tensors=True,
                    input_names=("indices", "depth", "on_value", "off_value"))
-STATIC_VALUE_RULES["OneHot"] = _fold
+one_hot_op.def_static_value(_fold)
 
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None,
@@ -1960,7 +1961,7 @@ shape_op = OpDef("Shape", shape=lambda x, *, out_type: TensorShape([x.ndims]),
                  dtype=_out_type_dtype, attrs={"out_type": dtypes.int32}, grad=None,
                  kernel=lambda x, *, out_type: np.array(x.shape, out_type.as_numpy_dtype),
                  input_names=("input",))
-STATIC_VALUE_RULES["Shape"] = _shape_value
+shape_op.def_static_value(_shape_value)
 
 
 def shape(input, name=None, out_type=dtypes.int32) -> Tensor:  # noqa: A002 - TF's name
@@ -1990,7 +1991,7 @@ def _size_value(t):
 size_op = OpDef("Size", shape=lambda x, *, out_type: TensorShape([]), dtype=_out_type_dtype,
                 kernel=lambda x, *, out_type: np.array(x.size, out_type.as_numpy_dtype),
                 attrs={"out_type": dtypes.int32}, grad=None, input_names=("input",))
-STATIC_VALUE_RULES["Size"] = _size_value
+size_op.def_static_value(_size_value)
 
 
 def size(input, name=None, out_type=dtypes.int32) -> Tensor:  # noqa: A002 - TF's name
@@ -2014,7 +2015,7 @@ def _rank_value(t):
 
 rank_op = OpDef("Rank", shape=lambda x: TensorShape([]), dtype=lambda x: dtypes.int32,
                 kernel=lambda x: np.array(x.ndim, np.int32), grad=None, input_names=("input",))
-STATIC_VALUE_RULES["Rank"] = _rank_value
+rank_op.def_static_value(_rank_value)
 
 
 def rank(input, name=None) -> Tensor:  # noqa: A002 - TF's name
@@ -2057,7 +2058,7 @@ def _fill_kernel(dims, value):
 
 fill_op = OpDef("Fill", shape=_fill_shape, dtype=_fill_dtype, kernel=_fill_kernel,
                 shape_from_tensors=True, input_names=("dims", "value"))
-STATIC_VALUE_RULES["Fill"] = _fold
+fill_op.def_static_value(_fold)
 fill_op.def_grad(lambda op, dy: [None, _math_ops().reduce_sum(_dense(dy))])
 
 
@@ -2140,7 +2141,7 @@ def _zeros_like_kernel(x):
 
 zeros_like_op = OpDef("ZerosLike", shape=same_shape, dtype=first_dtype, kernel=_zeros_like_kernel,
                       grad=None, input_names=("x",))
-STATIC_VALUE_RULES["ZerosLike"] = _fold
+zeros_like_op.def_static_value(_fold)
 
 
 def zeros_like(tensor, dtype=None, name=None, optimize=True) -> Tensor:
@@ -2165,7 +2166,7 @@ def zeros_like(tensor, dtype=None, name=None, optimize=True) -> Tensor:
 # TF's Python ``ones_like`` builds ``Fill``; the op type exists for graphs that use it.
 ones_like_op = OpDef("OnesLike", shape=same_shape, dtype=first_dtype, kernel=np.ones_like,
                      grad=None, input_names=("x",))
-STATIC_VALUE_RULES["OnesLike"] = _fold
+ones_like_op.def_static_value(_fold)
 
 
 def ones_like(tensor, dtype=None, name=None, optimize=True) -> Tensor:

@@ -8,7 +8,6 @@ from scopeflow.framework import dtypes
 from scopeflow.framework.graph import Tensor, register_tensor_conversion_function
 from scopeflow.framework.opdef import OpDef
 from scopeflow.framework.tensor_shape import Dimension, TensorShape
-from scopeflow.framework.tensor_util import STATIC_VALUE_RULES
 
 __all__ = ["constant", "to_numpy"]
 
@@ -112,10 +111,25 @@ def to_numpy(value, dtype=None) -> np.ndarray:
 
 
 # ── Const ────────────────────────────────────────────────────────────────────────────
-const_op = OpDef("Const", shape=lambda *, value, dtype: TensorShape(value.shape),
-                 dtype=lambda *, value, dtype: dtype, attrs={"value": None, "dtype": None},
-                 kernel=lambda *, value, dtype: value, grad=None, aliases=True)
-STATIC_VALUE_RULES["Const"] = lambda t: t.op.get_attr("value")
+def _const_shape(*, value, dtype):
+    return TensorShape(value.shape)
+
+
+def _const_dtype(*, value, dtype):
+    return dtype
+
+
+def _const_kernel(*, value, dtype):
+    return value
+
+
+def _const_static_value(t):
+    return t.op.get_attr("value")
+
+
+const_op = OpDef("Const", shape=_const_shape, dtype=_const_dtype,
+                 attrs={"value": None, "dtype": None}, kernel=_const_kernel, grad=None,
+                 aliases=True, static_value=_const_static_value)
 
 
 def constant(value, dtype=None, shape=None, name="Const", verify_shape=False) -> Tensor:

@@ -29,7 +29,7 @@ from scopeflow.framework.opdef import (
     shape_str,
 )
 from scopeflow.framework.tensor_shape import TensorShape
-from scopeflow.framework.tensor_util import STATIC_VALUE_RULES, constant_value
+from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops import constant_op
 from scopeflow.ops.blas import gemm
 
@@ -1914,9 +1914,14 @@ def _range_static_value(t):
     return _range_kernel(*values)
 
 
-STATIC_VALUE_RULES["Range"] = _range_static_value
-STATIC_VALUE_RULES["Cast"] = lambda t: (
-    None if (v := constant_value(t.op.inputs[0])) is None else _cast_kernel(v, **t.op.attrs))
+range_op.def_static_value(_range_static_value)
+
+
+@cast_op.def_static_value
+def _cast_static_value(t):
+    value = constant_value(t.op.inputs[0])
+    return None if value is None else _cast_kernel(value, **t.op.attrs)
+
 
 _RANGE_HIERARCHY = [dtypes.int32, dtypes.int64, dtypes.float16, dtypes.float32, dtypes.float64]
 
