@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import inspect
 
-from scopeflow.framework import dtypes as _dtypes
+from scopeflow.framework.dtype_groups import FLOATS, NUMERIC  # noqa: F401 - re-exported
 from scopeflow.framework.graph import Operation, Tensor, _graph_of, convert_to_tensor
 from scopeflow.framework.registry import OP_TYPES
 from scopeflow.framework.tensor_shape import TensorShape, shape_str
@@ -352,7 +352,3 @@ def check_dtype(dtype, allowed, what):
     return dtype
 
 
-FLOATS = (_dtypes.float16, _dtypes.float32, _dtypes.float64)
-NUMERIC = FLOATS + (_dtypes.int8, _dtypes.int16, _dtypes.int32, _dtypes.int64, _dtypes.uint8,
-                    _dtypes.uint16, _dtypes.uint32, _dtypes.uint64, _dtypes.complex64,
-                    _dtypes.complex128)
