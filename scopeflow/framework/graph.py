@@ -14,6 +14,7 @@ import threading
 
 from scopeflow.framework import dtypes as _dtypes
 from scopeflow.framework.context import CONTEXT, GraphState, get_default_session, pushed
+from scopeflow.framework.device_spec import merge_devices
 from scopeflow.framework.graph_def import GRAPH_DEF_VERSION, graph_to_graph_def
 from scopeflow.framework.registry import OP_TYPES
 from scopeflow.framework.sites import user_site
@@ -536,7 +537,7 @@ class Graph:
             spec = ""
         else:
             outer = state.device_stack[-1] if state.device_stack else ""
-            spec = _merge_devices(outer, device_name_or_function)
+            spec = merge_devices(outer, device_name_or_function)
         state.device_stack.append(spec)
         try:
             yield
@@ -759,37 +760,6 @@ class Graph:
 
     def __contains__(self, name):
         return name in self._ops_by_name
-
-
-# ── Device names ─────────────────────────────────────────────────────────────────────
-_DEVICE_FIELDS = ("job", "replica", "task", "device")
-
-
-def _parse_device(spec: str) -> dict:
-    """``/job:ps/task:1/cpu:0`` -> {"job": "ps", "task": "1", "device": "CPU:0"} (TF's rules)."""
-    out: dict = {}
-    for part in spec.split("/"):
-        if not part:
-            continue
-        fields = part.split(":")
-        key = fields[0].lower()
-        if key in ("job", "replica", "task") and len(fields) == 2:
-            out[key] = fields[1]
-        elif key == "device" and len(fields) in (2, 3):
-            dev_type = fields[1].upper() if fields[1].lower() in ("cpu", "gpu", "tpu") \
-                else fields[1]
-            out["device"] = ":".join([dev_type] + fields[2:])
-        elif len(fields) in (1, 2) and key in ("cpu", "gpu", "tpu"):
-            out["device"] = ":".join([key.upper()] + fields[1:])
-        else:
-            raise ValueError(f"Unknown attribute: '{part}' in '{spec}'")
-    return out
-
-
-def _merge_devices(outer: str, inner: str) -> str:
-    merged = _parse_device(outer)
-    merged.update(_parse_device(inner))
-    return "".join(f"/{k}:{merged[k]}" for k in _DEVICE_FIELDS if k in merged)
 
 
 # ── The default graph ────────────────────────────────────────────────────────────────
