@@ -140,9 +140,9 @@ def api_md_text(fixture: dict) -> str:
         "",
         "`tf.io` is scopeflow's file-format package (`scopeflow.io`: protobuf messages, "
         "TFRecord framing,",
-        "tensor bundles), not yet TF's `tf.io` functions. `tf.initializers` is a namespace "
-        "object, so a",
-        "missing name there raises a plain `AttributeError`.",
+        "tensor bundles), not yet TF's `tf.io` functions. `tf.initializers` has no "
+        "missing-name fallback,",
+        "so a missing name there raises a plain `AttributeError`.",
         "",
         "## Not planned",
         "",

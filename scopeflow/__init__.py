@@ -31,7 +31,7 @@ from scopeflow.runtime.session import InteractiveSession, Session, get_default_s
 from scopeflow.variables import *  # noqa: F403
 from scopeflow.variable_scope import *  # noqa: F403
 from scopeflow import operators  # Tensor's and Variable's Python operators
-from scopeflow import layers, losses, math, nn, random
+from scopeflow import initializers, layers, losses, math, nn, random
 from scopeflow import test_util as test
 from scopeflow import tf_logging as logging
 from scopeflow import train
@@ -40,7 +40,7 @@ from scopeflow.summary import Event, HistogramProto, SessionLog, Summary
 from scopeflow.io.protos import (
     ConfigProto, GPUOptions, GraphDef, GraphOptions, OptimizerOptions, RunMetadata, RunOptions)
 from scopeflow.framework.graph_import import import_graph_def
-from scopeflow.clip_ops import clip_by_global_norm, clip_by_norm, global_norm
+from scopeflow.ops.clip_ops import clip_by_global_norm, clip_by_norm, global_norm
 from scopeflow.ops.training_ops import scatter_add, scatter_sub, scatter_update
 from scopeflow.ops.embedding_ops import dynamic_partition, dynamic_stitch, sparse_to_dense
 from scopeflow.framework.sparse_tensor import SparseTensor, SparseTensorValue

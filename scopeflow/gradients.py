@@ -14,6 +14,7 @@ import enum
 import numpy as np
 
 from scopeflow.framework import dtypes
+from scopeflow.framework.dtype_groups import FLOAT_OR_COMPLEX
 from scopeflow.framework.graph import (
     Operation,
     Tensor,
@@ -31,8 +32,7 @@ __all__ = ["gradients", "IndexedSlices", "IndexedSlicesValue", "AggregationMetho
            "UnconnectedGradients", "RegisterGradient", "NotDifferentiable", "no_gradient",
            "custom_gradient", "explain_gradient", "hessians"]
 
-_DIFFERENTIABLE = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.complex64,
-                   dtypes.complex128)
+_DIFFERENTIABLE = FLOAT_OR_COMPLEX
 
 
 class UnconnectedGradients(enum.Enum):
@@ -326,9 +326,13 @@ def _broadcast_gradient_args_shape(s0, s1):
     return [TensorShape([None]), TensorShape([None])]
 
 
+def _broadcast_gradient_args_dtype(s0, s1):
+    return [s0, s0]
+
+
 broadcast_gradient_args_op = OpDef(
     "BroadcastGradientArgs", shape=_broadcast_gradient_args_shape,
-    dtype=lambda s0, s1: [s0, s0], kernel=_broadcast_gradient_args_kernel, num_outputs=2,
+    dtype=_broadcast_gradient_args_dtype, kernel=_broadcast_gradient_args_kernel, num_outputs=2,
     grad=None, input_names=("s0", "s1"))
 
 

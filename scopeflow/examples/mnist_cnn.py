@@ -31,7 +31,7 @@ import time
 import numpy as np
 
 import scopeflow as tf
-from scopeflow.cli import epilog
+from scopeflow.cli_conventions import epilog
 from scopeflow.datasets import mnist
 from scopeflow.io.atomic import atomic_file
 

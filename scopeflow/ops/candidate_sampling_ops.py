@@ -214,34 +214,27 @@ def _sampler_dtype(true_classes, **attrs):
     return [dtypes.int64, dtypes.float32, dtypes.float32]
 
 
-def _sampler_kernel(make):
-    """A ``*CandidateSampler`` kernel from ``make(range_max) -> sampler`` (with vectorised
-    ``sample(lo_words, hi_words)`` and ``prob(values)``)."""
-
-    def kernel(ctx, true_classes, *, num_true, num_sampled, unique, range_max, seed, seed2):
-        if true_classes.ndim != 2:
-            raise InvalidArgumentError(None, None, "true_classes must be a matrix")
-        if true_classes.shape[1] != num_true:
-            raise InvalidArgumentError(None, None, f"true_classes must have num_true columns, "
-                                       f"expected: {true_classes.shape[1]} was: {num_true}")
-        if unique and num_sampled > range_max:
-            raise InvalidArgumentError(None, None, "Sampler's range is too small.")
-        stream = ctx.state.rngs.get(ctx.key)
-        if stream is None:
-            stream = ctx.state.rngs[ctx.key] = _SamplerStream(seed, seed2, make(range_max),
-                                                              num_sampled, unique)
-        return _sample_batch(stream, true_classes)
-
-    return kernel
+def _run_sampler(ctx, true_classes, make, num_true, num_sampled, unique, range_max, seed,
+                 seed2):
+    """The ``*CandidateSampler`` kernels, given ``make(range_max) -> sampler`` (with
+    vectorised ``sample(lo_words, hi_words)`` and ``prob(values)``)."""
+    if true_classes.ndim != 2:
+        raise InvalidArgumentError(None, None, "true_classes must be a matrix")
+    if true_classes.shape[1] != num_true:
+        raise InvalidArgumentError(None, None, f"true_classes must have num_true columns, "
+                                   f"expected: {true_classes.shape[1]} was: {num_true}")
+    if unique and num_sampled > range_max:
+        raise InvalidArgumentError(None, None, "Sampler's range is too small.")
+    stream = ctx.state.rngs.get(ctx.key)
+    if stream is None:
+        stream = ctx.state.rngs[ctx.key] = _SamplerStream(seed, seed2, make(range_max),
+                                                          num_sampled, unique)
+    return _sample_batch(stream, true_classes)
 
 
-def _sampler_op(op_type, make):
-    kernel = _sampler_kernel(make)
-    kernel.__name__ = kernel.__qualname__ = f"_{op_type.lower()}_kernel"
-    return OpDef(op_type, shape=_sampler_shape, dtype=_sampler_dtype, kernel=kernel,
-                 attrs={"num_true": 1, "num_sampled": 1, "unique": False, "range_max": 1,
-                        "seed": 0, "seed2": 0},
-                 num_outputs=3, stateful=True, grad=NO_GRADIENT, input_names=("true_classes",))
+# The attrs of LogUniformCandidateSampler and UniformCandidateSampler.
+_SAMPLER_ATTRS = {"num_true": 1, "num_sampled": 1, "unique": False, "range_max": 1, "seed": 0,
+                  "seed2": 0}
 
 
 def _bind_sampler(op_def, true_classes, num_true, num_sampled, unique, range_max, seed, name):
@@ -279,8 +272,16 @@ class _LogUniformSampler:
                                lambda at: libm.log(ratio.flat[at]) / self.log_range)
 
 
-log_uniform_candidate_sampler_op = _sampler_op("LogUniformCandidateSampler",
-                                               _LogUniformSampler)
+def _log_uniform_candidate_sampler_kernel(ctx, true_classes, *, num_true, num_sampled, unique,
+                                          range_max, seed, seed2):
+    return _run_sampler(ctx, true_classes, _LogUniformSampler, num_true, num_sampled, unique,
+                        range_max, seed, seed2)
+
+
+log_uniform_candidate_sampler_op = OpDef(
+    "LogUniformCandidateSampler", shape=_sampler_shape, dtype=_sampler_dtype,
+    kernel=_log_uniform_candidate_sampler_kernel, attrs=_SAMPLER_ATTRS, num_outputs=3,
+    stateful=True, grad=NO_GRADIENT, input_names=("true_classes",))
 
 
 def log_uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max,
@@ -314,8 +315,16 @@ class _UniformSampler:
         return np.full(np.shape(values), self.inv_range, np.float32)
 
 
+def _uniform_candidate_sampler_kernel(ctx, true_classes, *, num_true, num_sampled, unique,
+                                      range_max, seed, seed2):
+    return _run_sampler(ctx, true_classes, _UniformSampler, num_true, num_sampled, unique,
+                        range_max, seed, seed2)
 
-uniform_candidate_sampler_op = _sampler_op("UniformCandidateSampler", _UniformSampler)
+
+uniform_candidate_sampler_op = OpDef(
+    "UniformCandidateSampler", shape=_sampler_shape, dtype=_sampler_dtype,
+    kernel=_uniform_candidate_sampler_kernel, attrs=_SAMPLER_ATTRS, num_outputs=3,
+    stateful=True, grad=NO_GRADIENT, input_names=("true_classes",))
 
 
 def uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max,

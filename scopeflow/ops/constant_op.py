@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from scopeflow.framework import dtypes
+from scopeflow.framework.dtype_groups import INDEX
 from scopeflow.framework.graph import Tensor, register_tensor_conversion_function
 from scopeflow.framework.opdef import OpDef
 from scopeflow.framework.tensor_shape import Dimension, TensorShape
@@ -184,7 +185,7 @@ def _tensor_shape_conversion(shape, dtype=None, name=None, as_ref=False):
     dims = shape.as_list()
     if dtype is None:
         dtype = dtypes.int64 if any(d >= 2 ** 31 for d in dims) else dtypes.int32
-    elif dtypes.as_dtype(dtype).base_dtype not in (dtypes.int32, dtypes.int64):
+    elif dtypes.as_dtype(dtype).base_dtype not in INDEX:
         raise TypeError(f"Cannot convert {shape} to {dtypes.as_dtype(dtype).name}")
     return constant(dims, dtype=dtype, name=name or "shape_as_tensor")
 

@@ -11,7 +11,11 @@ __all__ = ["no_op", "group", "tuple", "with_dependencies"]
 _builtin_tuple = tuple
 
 # ── NoOp ─────────────────────────────────────────────────────────────────────────────
-no_op_op = OpDef("NoOp", shape=lambda **a: [], dtype=lambda **a: [], grad=NO_GRADIENT)
+def _no_outputs(**attrs):
+    return []
+
+
+no_op_op = OpDef("NoOp", shape=_no_outputs, dtype=_no_outputs, grad=NO_GRADIENT)
 
 
 def no_op(name=None) -> Operation:

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from scopeflow.clip_ops import clip_by_norm
 from scopeflow.framework import dtypes
+from scopeflow.framework.dtype_groups import INDEX
 from scopeflow.framework.errors import InvalidArgumentError
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.indexed_slices import IndexedSlices
@@ -24,14 +24,12 @@ from scopeflow.framework.opdef import OpDef, check_dtype
 from scopeflow.framework.tensor_shape import TensorShape, dimension_value
 from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops import array_ops, candidate_sampling_ops, math_ops, nn_ops
+from scopeflow.ops.clip_ops import clip_by_norm
 from scopeflow.ops.constant_op import constant
 
 # NOTE: dynamic_partition, dynamic_stitch and sparse_to_dense are top-level ``tf.*`` in TF,
 # not ``tf.nn.*``: they stay out of ``__all__`` (which ``scopeflow/nn.py`` star-imports).
 __all__ = ["embedding_lookup", "nce_loss", "sampled_softmax_loss"]
-
-_INDEX = (dtypes.int32, dtypes.int64)
-
 
 # ── DynamicPartition ─────────────────────────────────────────────────────────────────
 def _dynamic_partition_shape(data, partitions, *, num_partitions):
@@ -65,10 +63,14 @@ def _dynamic_partition_kernel(data, partitions, *, num_partitions):
     return tuple(data[partitions == i] for i in range(num_partitions))
 
 
+def _dynamic_partition_num_outputs(attrs, n_inputs):
+    return attrs["num_partitions"]
+
+
 dynamic_partition_op = OpDef(
     "DynamicPartition", shape=_dynamic_partition_shape, dtype=_dynamic_partition_dtype,
     kernel=_dynamic_partition_kernel, attrs={"num_partitions": 1},
-    num_outputs=lambda attrs, n: attrs["num_partitions"], input_names=("data", "partitions"))
+    num_outputs=_dynamic_partition_num_outputs, input_names=("data", "partitions"))
 
 
 @dynamic_partition_op.def_grad
@@ -183,7 +185,7 @@ def _sparse_to_dense_shape(sparse_indices, output_shape, sparse_values, default_
 
 def _sparse_to_dense_dtype(sparse_indices, output_shape, sparse_values, default_value, *,
                            validate_indices):
-    check_dtype(sparse_indices, _INDEX, "Tindices")
+    check_dtype(sparse_indices, INDEX, "Tindices")
     if output_shape is not sparse_indices:
         raise TypeError(f"Input 'output_shape' of 'SparseToDense' Op has type "
                         f"{output_shape.name} that does not match type "
@@ -248,7 +250,7 @@ def sparse_to_dense(sparse_indices, output_shape, sparse_values, default_value=0
                                    validate_indices=validate_indices, name=name)
 
 
-# ── embedding_lookup (composite: GatherV2, or DynamicPartition + ParallelDynamicStitch) ─
+# ── embedding_lookup (composite: GatherV2, or DynamicPartition + ParallelDynamicStitch) ───
 def _dense(g):
     return convert_to_tensor(g) if isinstance(g, IndexedSlices) else g
 
@@ -443,30 +445,6 @@ def _compute_sampled_logits(weights, biases, labels, inputs, cfg, subtract_log_q
         return out_logits, out_labels
 
 
-def _sigmoid_cross_entropy_with_logits(labels, logits, name):
-    """``tf.nn.sigmoid_cross_entropy_with_logits`` (from nn_ops when it is there)."""
-    fn = getattr(nn_ops, "sigmoid_cross_entropy_with_logits", None)
-    if fn is not None:
-        return fn(labels=labels, logits=logits, name=name)
-    with name_scope(name, "logistic_loss", [logits, labels]) as scope:
-        zeros = array_ops.zeros_like(logits, dtype=logits.dtype)
-        cond = logits >= zeros
-        relu_logits = math_ops.where(cond, logits, zeros)
-        neg_abs_logits = math_ops.where(cond, -logits, logits)
-        return math_ops.add(relu_logits - logits * labels,
-                            math_ops.log1p(math_ops.exp(neg_abs_logits)), name=scope)
-
-
-def _softmax_cross_entropy_with_logits(labels, logits):
-    """``tf.nn.softmax_cross_entropy_with_logits_v2`` (from nn_ops when it is there)."""
-    fn = getattr(nn_ops, "softmax_cross_entropy_with_logits_v2", None)
-    if fn is not None:
-        return fn(labels=labels, logits=logits)
-    with name_scope(None, "softmax_cross_entropy_with_logits", [logits, labels]):
-        log_z = math_ops.reduce_logsumexp(logits, 1, keepdims=True)
-        return -math_ops.reduce_sum(labels * (logits - log_z), 1)
-
-
 def nce_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true=1,
              sampled_values=None, remove_accidental_hits=False, partition_strategy="mod",
              name="nce_loss") -> Tensor:
@@ -484,7 +462,8 @@ def nce_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true
                          remove_accidental_hits, partition_strategy)
     logits, labels = _compute_sampled_logits(weights, biases, labels, inputs, cfg,
                                              subtract_log_q=True, name=name)
-    sampled_losses = _sigmoid_cross_entropy_with_logits(labels, logits, "sampled_losses")
+    sampled_losses = nn_ops.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits,
+                                                              name="sampled_losses")
     return _sum_rows(sampled_losses)
 
 
@@ -504,4 +483,4 @@ def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_class
     logits, labels = _compute_sampled_logits(weights, biases, labels, inputs, cfg,
                                              subtract_log_q=True, name=name)
     labels = array_ops.stop_gradient(labels, name="labels_stop_gradient")
-    return _softmax_cross_entropy_with_logits(labels, logits)
+    return nn_ops.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits)

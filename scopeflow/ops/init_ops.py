@@ -7,13 +7,10 @@ so names and, through the random kernels, values match TensorFlow.
 from __future__ import annotations
 
 import math
-import types
 
 import numpy as np
 
-from scopeflow import variables
 from scopeflow.framework import dtypes
-from scopeflow.framework.graph import Tensor
 from scopeflow.ops import array_ops, constant_op, random_ops
 
 __all__ = [
@@ -22,7 +19,7 @@ __all__ = [
     "zeros_initializer", "ones_initializer", "constant_initializer",
     "random_uniform_initializer", "random_normal_initializer", "truncated_normal_initializer",
     "variance_scaling_initializer", "glorot_uniform_initializer", "glorot_normal_initializer",
-    "he_normal", "he_uniform", "lecun_normal", "lecun_uniform", "initializers",
+    "he_normal", "he_uniform", "lecun_normal", "lecun_uniform",
 ]
 
 # Above this many elements TF builds ``Fill`` instead of a ``Const`` for zeros/ones.
@@ -34,19 +31,6 @@ def _assert_float_dtype(dtype):
     if not dtype.is_floating:
         raise ValueError(f"Expected floating point type, got {dtype}.")
     return dtype
-
-
-def _filled(value, shape, dtype, default_name):
-    """TF's ``array_ops.zeros``/``ones``: a ``Const`` when small, else ``Fill``."""
-    builder = getattr(array_ops, default_name, None)
-    if builder is not None:
-        return builder(shape, dtype)
-    # NOTE: fallback while array_ops has no zeros/ones: always a Const named like TF's op.
-    if isinstance(shape, Tensor):
-        raise NotImplementedError(f"{default_name} with a tensor shape needs array_ops")
-    dims = [int(d) for d in shape]
-    return constant_op.constant(np.full(dims, value, dtype.as_numpy_dtype), dtype=dtype,
-                                name=default_name)
 
 
 class Initializer:
@@ -76,7 +60,7 @@ class Zeros(Initializer):
         self.dtype = dtypes.as_dtype(dtype)
 
     def __call__(self, shape, dtype=None, partition_info=None):
-        return _filled(0, shape, dtypes.as_dtype(dtype or self.dtype), "zeros")
+        return array_ops.zeros(shape, dtypes.as_dtype(dtype or self.dtype))
 
     def get_config(self):
         return {"dtype": self.dtype.name}
@@ -89,7 +73,7 @@ class Ones(Initializer):
         self.dtype = dtypes.as_dtype(dtype)
 
     def __call__(self, shape, dtype=None, partition_info=None):
-        return _filled(1, shape, dtypes.as_dtype(dtype or self.dtype), "ones")
+        return array_ops.ones(shape, dtypes.as_dtype(dtype or self.dtype))
 
     def get_config(self):
         return {"dtype": self.dtype.name}
@@ -285,15 +269,3 @@ def lecun_normal(seed=None, dtype=dtypes.float32) -> VarianceScaling:
 def lecun_uniform(seed=None, dtype=dtypes.float32) -> VarianceScaling:
     """LeCun uniform: within ``sqrt(3 / fan_in)``."""
     return VarianceScaling(1.0, "fan_in", "uniform", seed, dtype)
-
-
-# ``tf.initializers``: TF1's namespace of initializer classes and variable initializers.
-initializers = types.SimpleNamespace(
-    zeros=Zeros, ones=Ones, constant=Constant, random_uniform=RandomUniform,
-    random_normal=RandomNormal, truncated_normal=TruncatedNormal,
-    variance_scaling=VarianceScaling, glorot_uniform=GlorotUniform,
-    glorot_normal=GlorotNormal, he_normal=he_normal, he_uniform=he_uniform,
-    lecun_normal=lecun_normal, lecun_uniform=lecun_uniform,
-    global_variables=variables.global_variables_initializer,
-    local_variables=variables.local_variables_initializer,
-    variables=variables.variables_initializer)

@@ -16,7 +16,7 @@ import numpy as np
 from scopeflow.framework import dtypes as _dtypes
 from scopeflow.framework import errors
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
-from scopeflow.framework.opdef import NO_GRADIENT, OpDef, broadcast_shape
+from scopeflow.framework.opdef import NO_GRADIENT, OpDef, broadcast_shape, same_shape
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.io import protos, sstable
 from scopeflow.io.atomic import atomic_write_bytes
@@ -155,10 +155,17 @@ def _restore_v2_kernel(ctx, prefix, tensor_names, shape_and_slices, *, dtypes):
     return out[0] if len(out) == 1 else tuple(out)
 
 
-restore_v2_op = OpDef("RestoreV2", shape=_restore_v2_shape,
-                      dtype=lambda *ins, dtypes: [d.base_dtype for d in dtypes],
+def _restore_v2_dtype(*inputs, dtypes):
+    return [d.base_dtype for d in dtypes]
+
+
+def _restore_v2_num_outputs(attrs, n_inputs):
+    return len(attrs["dtypes"])
+
+
+restore_v2_op = OpDef("RestoreV2", shape=_restore_v2_shape, dtype=_restore_v2_dtype,
                       kernel=_restore_v2_kernel, attrs={"dtypes": None},
-                      num_outputs=lambda attrs, n: len(attrs["dtypes"]), stateful=True,
+                      num_outputs=_restore_v2_num_outputs, stateful=True,
                       grad=NO_GRADIENT, input_names=("prefix", "tensor_names", "shape_and_slices"),
                       fresh_outputs=True)
 
@@ -179,25 +186,41 @@ def _tf_type_name(dtype) -> str:
     return {"float32": "float", "float64": "double", "float16": "half"}.get(base, base)
 
 
-# ── Sharded saves: ShardedFilename, MergeV2Checkpoints, and two string ops ──────────
 # TF1's ``Saver(sharded=True)`` writes each device's variables to
-# ``<prefix>_temp/part-0000i-of-0000n`` and then merges them into ``<prefix>``. The two
-# string ops it uses on the way (``StaticRegexFullMatch``, ``StringJoin``) are declared
-# here because the Saver is their only user so far.
+# ``<prefix>_temp/part-0000i-of-0000n`` and then merges them into ``<prefix>``
+# (``ShardedFilename``, ``MergeV2Checkpoints``). The two string ops it uses on the way
+# (``StaticRegexFullMatch``, ``StringJoin``) are declared here because the Saver is their
+# only user so far.
+
+# ── ShardedFilename ──────────────────────────────────────────────────────────────────
+def _sharded_filename_shape(basename, shard, num_shards):
+    return TensorShape([])
+
+
+def _sharded_filename_dtype(basename, shard, num_shards):
+    return _dtypes.string
+
+
 def _sharded_filename_kernel(basename, shard, num_shards):
     return np.array(f"{_as_str(basename)}-{int(shard):05d}-of-{int(num_shards):05d}".encode(),
                     dtype=object)
 
 
 sharded_filename_op = OpDef(
-    "ShardedFilename", shape=lambda b, s, n: TensorShape([]),
-    dtype=lambda b, s, n: _dtypes.string, kernel=_sharded_filename_kernel, grad=NO_GRADIENT,
+    "ShardedFilename", shape=_sharded_filename_shape, dtype=_sharded_filename_dtype,
+    kernel=_sharded_filename_kernel, grad=NO_GRADIENT,
     input_names=("basename", "shard", "num_shards"))
 
 
 def sharded_filename(basename, shard, num_shards, name=None):
     """``<basename>-<shard:05d>-of-<num_shards:05d>``: the file name of one save shard."""
     return sharded_filename_op.bind(basename, shard, num_shards, name=name)
+
+
+# ── MergeV2Checkpoints ───────────────────────────────────────────────────────────────
+def _merge_v2_rule(checkpoint_prefixes, destination_prefix, **attrs):
+    """MergeV2Checkpoints' shape and dtype rules: no outputs."""
+    return []
 
 
 def _merge_v2_kernel(ctx, checkpoint_prefixes, destination_prefix, *, delete_old_dirs,
@@ -257,8 +280,7 @@ def _merge_bundles(prefixes, merged, allow_missing_files):
 
 
 merge_v2_checkpoints_op = OpDef(
-    "MergeV2Checkpoints", shape=lambda prefixes, dest, **a: [],
-    dtype=lambda prefixes, dest, **a: [], kernel=_merge_v2_kernel,
+    "MergeV2Checkpoints", shape=_merge_v2_rule, dtype=_merge_v2_rule, kernel=_merge_v2_kernel,
     attrs={"delete_old_dirs": True, "allow_missing_files": False}, num_outputs=0,
     stateful=True, grad=NO_GRADIENT, input_names=("checkpoint_prefixes", "destination_prefix"))
 
@@ -279,6 +301,7 @@ def merge_v2_checkpoints(checkpoint_prefixes, destination_prefix, delete_old_dir
                                         allow_missing_files=allow_missing_files, name=name)
 
 
+# ── StringJoin ───────────────────────────────────────────────────────────────────────
 def _string_join_kernel(*inputs, N, separator):  # noqa: N803 - TF's attr name
     parts = np.broadcast_arrays(*[np.asarray(x, dtype=object) for x in inputs])
     sep = separator.encode() if isinstance(separator, str) else separator
@@ -296,8 +319,12 @@ def _string_join_shape(*shapes, N, separator):  # noqa: N803
     return out
 
 
+def _string_join_dtype(*dtypes, N, separator):  # noqa: N803
+    return _dtypes.string
+
+
 string_join_op = OpDef(
-    "StringJoin", shape=_string_join_shape, dtype=lambda *d, N, separator: _dtypes.string,
+    "StringJoin", shape=_string_join_shape, dtype=_string_join_dtype,
     kernel=_string_join_kernel, attrs={"N": None, "separator": ""}, grad=None,
     input_names=("inputs",))
 
@@ -309,6 +336,11 @@ def string_join(inputs, separator="", name=None):
               for x in inputs]
         return string_join_op.create(ts, {"N": len(ts), "separator": separator},
                                      scope).outputs[0]
+
+
+# ── StaticRegexFullMatch ─────────────────────────────────────────────────────────────
+def _regex_full_match_dtype(x, *, pattern):
+    return _dtypes.bool_
 
 
 def _regex_full_match_kernel(x, *, pattern):
@@ -323,8 +355,8 @@ def _regex_full_match_kernel(x, *, pattern):
 
 
 static_regex_full_match_op = OpDef(
-    "StaticRegexFullMatch", shape=lambda x, *, pattern: x,
-    dtype=lambda x, *, pattern: _dtypes.bool_, kernel=_regex_full_match_kernel,
+    "StaticRegexFullMatch", shape=same_shape, dtype=_regex_full_match_dtype,
+    kernel=_regex_full_match_kernel,
     attrs={"pattern": None}, grad=NO_GRADIENT, input_names=("input",))
 
 

@@ -12,19 +12,16 @@ from __future__ import annotations
 import numpy as np
 
 from scopeflow.framework import dtypes, random_seed
+from scopeflow.framework.dtype_groups import FLOATS, INDEX
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.kernel_context import OpRunContext
-from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype
+from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype, first_dtype, same_shape
 from scopeflow.framework.tensor_shape import TensorShape, dimension_value
 from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops import array_ops, math_ops, philox
 from scopeflow.ops.array_ops import _partial_dims
 
 __all__ = ["random_uniform", "random_normal", "truncated_normal", "random_shuffle"]
-
-_FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
-_INTS = (dtypes.int32, dtypes.int64)
-
 
 # ── shared rules ─────────────────────────────────────────────────────────────────────
 def _stream(ctx: OpRunContext, seed: int, seed2: int) -> philox.PhiloxStream:
@@ -64,7 +61,7 @@ def _dims(shape: np.ndarray, op_type: str) -> tuple[int, ...]:
 
 
 def _shape_dtype(shape_dtype):
-    return check_dtype(shape_dtype, _INTS, "T")
+    return check_dtype(shape_dtype, INDEX, "T")
 
 
 def _seed_attrs(seed) -> dict:
@@ -93,38 +90,35 @@ def _shape_tensor(shape) -> Tensor:
 
 def _float_dtype(dtype, what):
     dtype = dtypes.as_dtype(dtype).base_dtype
-    if dtype not in _FLOATS:
+    if dtype not in FLOATS:
         raise ValueError(f"Invalid dtype {dtype.name} for {what}: expected one of "
-                         f"{', '.join(d.name for d in _FLOATS)}")
+                         f"{', '.join(d.name for d in FLOATS)}")
     return dtype
 
 
 def _random_float_dtype(shape, *, dtype, seed, seed2, T):
     _shape_dtype(shape)
-    return check_dtype(dtype, _FLOATS, "dtype")
+    return check_dtype(dtype, FLOATS, "dtype")
 
 
-def _random_float_op(op_type, sample):
-    """An op ``shape -> dtype`` tensor drawn by ``sample(stream, n, np_dtype)``."""
-
-    def kernel(ctx, shape, *, dtype, seed, seed2, T):
-        dims = _dims(shape, op_type)
-        n = int(np.prod(dims, dtype=np.int64))
-        out = sample(_stream(ctx, seed, seed2), n, dtype.as_numpy_dtype)
-        return out.reshape(dims)
-
-    kernel.__name__ = kernel.__qualname__ = f"_{op_type.lower()}_kernel"
-    return OpDef(op_type, shape=_output_shape, shape_from_tensors=True,
-                 dtype=_random_float_dtype,
-                 kernel=kernel, attrs={"dtype": dtypes.float32, "seed": 0, "seed2": 0,
-                                       "T": dtypes.int32},
-                 stateful=True, grad=None, input_names=("shape",))
+# The attrs of RandomUniform, RandomStandardNormal and TruncatedNormal.
+_RANDOM_FLOAT_ATTRS = {"dtype": dtypes.float32, "seed": 0, "seed2": 0, "T": dtypes.int32}
 
 
-# ── RandomUniform / RandomUniformInt ─────────────────────────────────────────────────
-random_uniform_op = _random_float_op("RandomUniform", philox.uniform)
+# ── RandomUniform ────────────────────────────────────────────────────────────────────
+def _random_uniform_kernel(ctx, shape, *, dtype, seed, seed2, T):
+    dims = _dims(shape, "RandomUniform")
+    n = int(np.prod(dims, dtype=np.int64))
+    return philox.uniform(_stream(ctx, seed, seed2), n, dtype.as_numpy_dtype).reshape(dims)
 
 
+random_uniform_op = OpDef("RandomUniform", shape=_output_shape, shape_from_tensors=True,
+                          dtype=_random_float_dtype, kernel=_random_uniform_kernel,
+                          attrs=_RANDOM_FLOAT_ATTRS, stateful=True, grad=None,
+                          input_names=("shape",))
+
+
+# ── RandomUniformInt ─────────────────────────────────────────────────────────────────
 def _random_uniform_int_shape(shape, minval, maxval, **attrs):
     for name, t in (("minval", minval), ("maxval", maxval)):
         if t.shape.ndims not in (None, 0):
@@ -134,7 +128,7 @@ def _random_uniform_int_shape(shape, minval, maxval, **attrs):
 
 def _random_uniform_int_dtype(shape, minval, maxval, *, seed, seed2, Tout, T):
     _shape_dtype(shape)
-    check_dtype(minval, _INTS, "Tout")
+    check_dtype(minval, INDEX, "Tout")
     if maxval is not minval:
         raise TypeError(f"minval and maxval must have the same dtype, got {minval.name} and "
                         f"{maxval.name}")
@@ -170,7 +164,7 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
     [2, 3]
     """
     dtype = dtypes.as_dtype(dtype).base_dtype
-    if dtype not in _FLOATS + _INTS:
+    if dtype not in FLOATS + INDEX:
         raise ValueError(f"Invalid dtype {dtype.name} for random_uniform: expected a float "
                          "or int32/int64")
     if maxval is None:
@@ -199,7 +193,16 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
 
 
 # ── RandomStandardNormal ─────────────────────────────────────────────────────────────
-random_standard_normal_op = _random_float_op("RandomStandardNormal", philox.normal)
+def _random_standard_normal_kernel(ctx, shape, *, dtype, seed, seed2, T):
+    dims = _dims(shape, "RandomStandardNormal")
+    n = int(np.prod(dims, dtype=np.int64))
+    return philox.normal(_stream(ctx, seed, seed2), n, dtype.as_numpy_dtype).reshape(dims)
+
+
+random_standard_normal_op = OpDef(
+    "RandomStandardNormal", shape=_output_shape, shape_from_tensors=True,
+    dtype=_random_float_dtype, kernel=_random_standard_normal_kernel, attrs=_RANDOM_FLOAT_ATTRS,
+    stateful=True, grad=None, input_names=("shape",))
 
 
 def _scaled_normal(op_def, default_name, shape, mean, stddev, dtype, seed, name):
@@ -224,7 +227,17 @@ def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None,
 
 
 # ── TruncatedNormal ──────────────────────────────────────────────────────────────────
-truncated_normal_op = _random_float_op("TruncatedNormal", philox.truncated_normal)
+def _truncated_normal_kernel(ctx, shape, *, dtype, seed, seed2, T):
+    dims = _dims(shape, "TruncatedNormal")
+    n = int(np.prod(dims, dtype=np.int64))
+    return philox.truncated_normal(_stream(ctx, seed, seed2), n,
+                                   dtype.as_numpy_dtype).reshape(dims)
+
+
+truncated_normal_op = OpDef("TruncatedNormal", shape=_output_shape, shape_from_tensors=True,
+                            dtype=_random_float_dtype, kernel=_truncated_normal_kernel,
+                            attrs=_RANDOM_FLOAT_ATTRS, stateful=True, grad=None,
+                            input_names=("shape",))
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None,
@@ -248,8 +261,8 @@ def _random_shuffle_kernel(ctx, value, *, seed, seed2):
     return value[philox.shuffle_permutation(stream, value.shape[0])]
 
 
-random_shuffle_op = OpDef("RandomShuffle", shape=lambda value, **attrs: value,
-                          dtype=lambda value, **attrs: value, kernel=_random_shuffle_kernel,
+random_shuffle_op = OpDef("RandomShuffle", shape=same_shape, dtype=first_dtype,
+                          kernel=_random_shuffle_kernel,
                           attrs={"seed": 0, "seed2": 0}, stateful=True, grad=None,
                           input_names=("value",))
 

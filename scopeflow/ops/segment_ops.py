@@ -17,6 +17,7 @@ import collections
 import numpy as np
 
 from scopeflow.framework import dtypes
+from scopeflow.framework.dtype_groups import COMPLEX, FLOATS, INDEX, SIGNED_INTS, UNSIGNED_INTS
 from scopeflow.framework.errors import InvalidArgumentError
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.indexed_slices import IndexedSlices
@@ -28,10 +29,8 @@ __all__ = [
     "unique", "segment_sum", "sparse_segment_sum", "sparse_segment_mean", "sparse_segment_sqrt_n",
 ]
 
-_INDEX = (dtypes.int32, dtypes.int64)
-_REAL = (dtypes.float16, dtypes.float32, dtypes.float64)
-_NUMERIC = _REAL + (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64, dtypes.uint8,
-                    dtypes.uint16, dtypes.complex64, dtypes.complex128)
+# SegmentSum's and SparseSegmentSum's data types: TF's numbertypes less uint32 and uint64.
+_SUMMABLE = FLOATS + SIGNED_INTS + UNSIGNED_INTS[:2] + COMPLEX
 
 
 def _num_segments(segment_ids, what):
@@ -75,14 +74,15 @@ def _unique_kernel(x, *, out_idx):
     return values[order], rank[inverse.reshape(-1)].astype(out_idx.as_numpy_dtype)
 
 
+def _unique_shape(x, *, out_idx):
+    return [TensorShape([None]), x.with_rank(1)]
+
+
 def _unique_dtype(x, *, out_idx):
-    if out_idx not in _INDEX:
-        raise TypeError(f"Value passed to parameter 'out_idx' has DataType {out_idx.name} not "
-                        "in list of allowed values: int32, int64")
-    return [x, out_idx]
+    return [x, check_dtype(out_idx, INDEX, "out_idx")]
 
 
-unique_op = OpDef("Unique", shape=lambda x, *, out_idx: [TensorShape([None]), x.with_rank(1)],
+unique_op = OpDef("Unique", shape=_unique_shape,
                   dtype=_unique_dtype, kernel=_unique_kernel, num_outputs=2, grad=NO_GRADIENT,
                   attrs={"out_idx": dtypes.int32}, input_names=("x",))
 
@@ -109,8 +109,8 @@ def _segment_shape(data, segment_ids):
 
 
 def _segment_dtype(data, segment_ids):
-    check_dtype(segment_ids, _INDEX, "segment_ids")
-    return check_dtype(data, _NUMERIC, "data")
+    check_dtype(segment_ids, INDEX, "segment_ids")
+    return check_dtype(data, _SUMMABLE, "data")
 
 
 def _segment_sum_kernel(data, segment_ids):
@@ -124,8 +124,12 @@ def _segment_sum_kernel(data, segment_ids):
 
 segment_sum_op = OpDef("SegmentSum", shape=_segment_shape, dtype=_segment_dtype,
                        kernel=_segment_sum_kernel, input_names=("data", "segment_ids"))
-# TF's _SegmentSumGrad: every row receives its segment's gradient.
-segment_sum_op.def_grad(lambda op, dy: [array_ops.gather(dy, op.inputs[1]), None])
+
+
+@segment_sum_op.def_grad
+def _segment_sum_grad(op, dy):
+    """TF's _SegmentSumGrad: every row receives its segment's gradient."""
+    return [array_ops.gather(dy, op.inputs[1]), None]
 
 
 def segment_sum(data, segment_ids, name=None) -> Tensor:
@@ -140,7 +144,10 @@ def segment_sum(data, segment_ids, name=None) -> Tensor:
                                    name=scope)
 
 
-# ── SparseSegmentSum / Mean / SqrtN ──────────────────────────────────────────────────
+# ── SparseSegmentSum / Mean / SqrtN: shared rules ────────────────────────────────────
+# Each forward op's gradient is UnsortedSegmentSum of a gather (Sum) or its dense gradient op
+# (``SparseSegment{Mean,SqrtN}Grad``), or with ``sparse_gradient=True`` its sparse gradient
+# op (``SparseSegment*GradV2``, TF's), whose outputs are an ``IndexedSlices``.
 def _row_scale(counts, combiner, dtype):
     """Per-segment divisor for each combiner (empty segments stay 0, never 0/0)."""
     if combiner == "Sum":
@@ -158,12 +165,10 @@ def _sparse_segment_shape(data, indices, segment_ids, *, sparse_gradient=False):
     return TensorShape([None]).concatenate(data.with_rank_at_least(1)[1:])
 
 
-def _sparse_segment_dtype(allowed):
-    def rule(data, indices, segment_ids, *, sparse_gradient=False):
-        check_dtype(indices, _INDEX, "indices")
-        check_dtype(segment_ids, _INDEX, "segment_ids")
-        return check_dtype(data, allowed, "data")
-    return rule
+def _sparse_segment_dtype(data, indices, segment_ids, allowed):
+    check_dtype(indices, INDEX, "indices")
+    check_dtype(segment_ids, INDEX, "segment_ids")
+    return check_dtype(data, allowed, "data")
 
 
 def _checked_rows(op_type, data_rows, indices, segment_ids):
@@ -179,20 +184,17 @@ def _checked_rows(op_type, data_rows, indices, segment_ids):
     return idx
 
 
-def _sparse_segment_kernel(combiner):
-    op_type = f"SparseSegment{combiner}"
-
-    def kernel(data, indices, segment_ids, *, sparse_gradient=False):
-        if data.ndim == 0:
-            raise InvalidArgumentError(None, None, f"{op_type}: data must be at least rank 1")
-        idx = _checked_rows(op_type, data.shape[0], indices, segment_ids)
-        ids, n = _num_segments(segment_ids, "segment")
-        out = _sum_sorted(np.take(data, idx, axis=0), ids, n)
-        scale = _row_scale(np.bincount(ids, minlength=n), combiner, data.dtype)
-        if scale is not None:
-            out /= scale.reshape((n,) + (1,) * (data.ndim - 1))
-        return out
-    return kernel
+def _sparse_segment_reduce(op_type, combiner, data, indices, segment_ids):
+    """The forward kernels: ``data[indices]`` summed by segment, divided per ``combiner``."""
+    if data.ndim == 0:
+        raise InvalidArgumentError(None, None, f"{op_type}: data must be at least rank 1")
+    idx = _checked_rows(op_type, data.shape[0], indices, segment_ids)
+    ids, n = _num_segments(segment_ids, "segment")
+    out = _sum_sorted(np.take(data, idx, axis=0), ids, n)
+    scale = _row_scale(np.bincount(ids, minlength=n), combiner, data.dtype)
+    if scale is not None:
+        out /= scale.reshape((n,) + (1,) * (data.ndim - 1))
+    return out
 
 
 def _contributions(combiner, dy, indices, segment_ids):
@@ -205,23 +207,20 @@ def _contributions(combiner, dy, indices, segment_ids):
     return rows
 
 
-def _grad_dense_kernel(combiner):
-    def kernel(grad, indices, segment_ids, output_dim0):
-        out = np.zeros((int(output_dim0),) + grad.shape[1:], grad.dtype)
-        np.add.at(out, indices.astype(np.int64, copy=False),
-                  _contributions(combiner, grad, indices, segment_ids))
-        return out
-    return kernel
+def _dense_grad(combiner, grad, indices, segment_ids, output_dim0):
+    """The dense gradient kernels (``SparseSegment{Mean,SqrtN}Grad``)."""
+    out = np.zeros((int(output_dim0),) + grad.shape[1:], grad.dtype)
+    np.add.at(out, indices.astype(np.int64, copy=False),
+              _contributions(combiner, grad, indices, segment_ids))
+    return out
 
 
-def _grad_sparse_kernel(combiner):
-    def kernel(grad, indices, segment_ids, dense_output_dim0):
-        unique, where = np.unique(indices, return_inverse=True)
-        values = np.zeros((unique.size,) + grad.shape[1:], grad.dtype)
-        np.add.at(values, where.reshape(-1),
-                  _contributions(combiner, grad, indices, segment_ids))
-        return values, unique
-    return kernel
+def _sparse_grad(combiner, grad, indices, segment_ids):
+    """The sparse gradient kernels (``SparseSegment*GradV2``): values and unique rows."""
+    unique, where = np.unique(indices, return_inverse=True)
+    values = np.zeros((unique.size,) + grad.shape[1:], grad.dtype)
+    np.add.at(values, where.reshape(-1), _contributions(combiner, grad, indices, segment_ids))
+    return values, unique
 
 
 def _grad_shape(grad, indices, segment_ids, dim0):
@@ -231,79 +230,179 @@ def _grad_shape(grad, indices, segment_ids, dim0):
 
 def _grad_dtype(grad, indices, segment_ids, dim0):
     check_dtype(dim0, (dtypes.int32,), "output_dim0")
-    return check_dtype(grad, _REAL, "grad")
+    return check_dtype(grad, FLOATS, "grad")
+
+
+def _grad_v2_shape(grad, indices, segment_ids, dim0):
+    return [_grad_shape(grad, indices, segment_ids, dim0), TensorShape([None])]
+
+
+def _grad_v2_dtype(grad, indices, segment_ids, dim0):
+    return [_grad_dtype(grad, indices, segment_ids, dim0), indices]
+
+
+def _sparse_segment_grad(op, dy, dense_grad_op, sparse_grad_op):
+    """The forward ops' gradient rules: ``dense_grad_op`` None means Sum's (a gather's
+    UnsortedSegmentSum)."""
+    data, indices, segment_ids = op.inputs
+    data_shape = array_ops.shape(data)  # int32, as TF's gradient
+    dim0 = data_shape[0]
+    if op.get_attr("sparse_gradient"):
+        values, unique = sparse_grad_op.create([dy, indices, segment_ids, dim0], {})._outputs
+        return [IndexedSlices(values, unique, data_shape), None, None]
+    if dense_grad_op is None:
+        rows = array_ops.gather(dy, segment_ids)
+        return [math_ops.unsorted_segment_sum(rows, indices, dim0), None, None]
+    return [dense_grad_op.create([dy, indices, segment_ids, dim0], {})._outputs[0], None, None]
+
+
+def _bind_sparse_segment(forward, data, indices, segment_ids, name, num_segments,
+                         sparse_gradient, default_name):
+    if num_segments is not None:
+        raise NotImplementedError(
+            f"{default_name}(num_segments=...) (the {forward.type}WithNumSegments op) is not "
+            "implemented; leave num_segments=None")
+    with name_scope(name, default_name, [data, indices, segment_ids]) as scope:
+        return forward.bind(convert_to_tensor(data, name="data"),
+                            convert_to_tensor(indices, name="indices"),
+                            convert_to_tensor(segment_ids, name="segment_ids"),
+                            sparse_gradient=bool(sparse_gradient), name=scope)
 
 
 _INPUTS = ("data", "indices", "segment_ids")
 _GRAD_INPUTS = ("grad", "indices", "segment_ids", "output_dim0")
-SPARSE_SEGMENT_OPS = {}
-for _combiner, _allowed in (("Sum", _NUMERIC), ("Mean", _REAL), ("SqrtN", _REAL)):
-    _dense = None
-    if _combiner != "Sum":  # Sum's dense gradient is UnsortedSegmentSum of a gather
-        _dense = OpDef(f"SparseSegment{_combiner}Grad", shape=_grad_shape, dtype=_grad_dtype,
-                       kernel=_grad_dense_kernel(_combiner), grad=NO_GRADIENT,
-                       input_names=_GRAD_INPUTS)
-    _sparse = OpDef(
-        f"SparseSegment{_combiner}GradV2",
-        shape=lambda g, i, s, d: [_grad_shape(g, i, s, d), TensorShape([None])],
-        dtype=lambda g, i, s, d: [_grad_dtype(g, i, s, d), i],
-        kernel=_grad_sparse_kernel(_combiner), num_outputs=2, grad=NO_GRADIENT,
-        input_names=("grad", "indices", "segment_ids", "dense_output_dim0"))
-    SPARSE_SEGMENT_OPS[_combiner] = (
-        OpDef(f"SparseSegment{_combiner}", shape=_sparse_segment_shape,
-              dtype=_sparse_segment_dtype(_allowed), kernel=_sparse_segment_kernel(_combiner),
-              attrs={"sparse_gradient": False}, input_names=_INPUTS),
-        _dense, _sparse)
+_GRAD_V2_INPUTS = ("grad", "indices", "segment_ids", "dense_output_dim0")
 
 
-def _sparse_segment_grad(combiner):
-    forward, dense_grad, sparse_grad = SPARSE_SEGMENT_OPS[combiner]
-
-    def grad(op, dy):
-        data, indices, segment_ids = op.inputs
-        data_shape = array_ops.shape(data)  # int32, as TF's gradient
-        dim0 = data_shape[0]
-        if op.get_attr("sparse_gradient"):
-            values, unique = sparse_grad.create([dy, indices, segment_ids, dim0], {})._outputs
-            return [IndexedSlices(values, unique, data_shape), None, None]
-        if dense_grad is None:
-            rows = array_ops.gather(dy, segment_ids)
-            return [math_ops.unsorted_segment_sum(rows, indices, dim0), None, None]
-        return [dense_grad.create([dy, indices, segment_ids, dim0], {})._outputs[0],
-                None, None]
-    forward.def_grad(grad)
+# ── SparseSegmentSum ─────────────────────────────────────────────────────────────────
+def _sparse_segment_sum_dtype(data, indices, segment_ids, *, sparse_gradient=False):
+    return _sparse_segment_dtype(data, indices, segment_ids, _SUMMABLE)
 
 
-for _combiner in SPARSE_SEGMENT_OPS:
-    _sparse_segment_grad(_combiner)
+def _sparse_segment_sum_kernel(data, indices, segment_ids, *, sparse_gradient=False):
+    return _sparse_segment_reduce("SparseSegmentSum", "Sum", data, indices, segment_ids)
 
 
-def _sparse_segment(combiner, default_name):
-    forward = SPARSE_SEGMENT_OPS[combiner][0]
-
-    def fn(data, indices, segment_ids, name=None, num_segments=None, sparse_gradient=False):
-        if num_segments is not None:
-            raise NotImplementedError(
-                f"{default_name}(num_segments=...) (the SparseSegment{combiner}WithNumSegments "
-                "op) is not implemented; leave num_segments=None")
-        with name_scope(name, default_name, [data, indices, segment_ids]) as scope:
-            return forward.bind(convert_to_tensor(data, name="data"),
-                                convert_to_tensor(indices, name="indices"),
-                                convert_to_tensor(segment_ids, name="segment_ids"),
-                                sparse_gradient=bool(sparse_gradient), name=scope)
-    fn.__name__ = default_name
-    return fn
+def _sparse_segment_sum_grad_v2_kernel(grad, indices, segment_ids, dense_output_dim0):
+    return _sparse_grad("Sum", grad, indices, segment_ids)
 
 
-sparse_segment_sum = _sparse_segment("Sum", "SparseSegmentSum")
-sparse_segment_sum.__doc__ = """``out[s] = sum(data[indices[i]] for i where segment_ids[i] == s)``.
+sparse_segment_sum_grad_v2_op = OpDef(
+    "SparseSegmentSumGradV2", shape=_grad_v2_shape, dtype=_grad_v2_dtype,
+    kernel=_sparse_segment_sum_grad_v2_kernel, num_outputs=2, grad=NO_GRADIENT,
+    input_names=_GRAD_V2_INPUTS)
+sparse_segment_sum_op = OpDef(
+    "SparseSegmentSum", shape=_sparse_segment_shape, dtype=_sparse_segment_sum_dtype,
+    kernel=_sparse_segment_sum_kernel, attrs={"sparse_gradient": False}, input_names=_INPUTS)
+
+
+@sparse_segment_sum_op.def_grad
+def _sparse_segment_sum_grad(op, dy):
+    return _sparse_segment_grad(op, dy, None, sparse_segment_sum_grad_v2_op)
+
+
+def sparse_segment_sum(data, indices, segment_ids, name=None, num_segments=None,
+                       sparse_gradient=False):
+    """``out[s] = sum(data[indices[i]] for i where segment_ids[i] == s)``.
 
     >>> tf.Session().run(tf.sparse.segment_sum([[1.0], [2.0], [4.0]], [0, 2, 2], [0, 0, 1]))
     array([[5.],
            [4.]], dtype=float32)
     """
-sparse_segment_mean = _sparse_segment("Mean", "SparseSegmentMean")
-sparse_segment_mean.__doc__ = "Like ``sparse_segment_sum``, divided by each segment's size."
-sparse_segment_sqrt_n = _sparse_segment("SqrtN", "SparseSegmentSqrtN")
-sparse_segment_sqrt_n.__doc__ = \
-    "Like ``sparse_segment_sum``, divided by the square root of each segment's size."
+    return _bind_sparse_segment(sparse_segment_sum_op, data, indices, segment_ids, name,
+                                num_segments, sparse_gradient, "SparseSegmentSum")
+
+
+# ── SparseSegmentMean ────────────────────────────────────────────────────────────────
+def _sparse_segment_mean_dtype(data, indices, segment_ids, *, sparse_gradient=False):
+    return _sparse_segment_dtype(data, indices, segment_ids, FLOATS)
+
+
+def _sparse_segment_mean_kernel(data, indices, segment_ids, *, sparse_gradient=False):
+    return _sparse_segment_reduce("SparseSegmentMean", "Mean", data, indices, segment_ids)
+
+
+def _sparse_segment_mean_grad_kernel(grad, indices, segment_ids, output_dim0):
+    return _dense_grad("Mean", grad, indices, segment_ids, output_dim0)
+
+
+def _sparse_segment_mean_grad_v2_kernel(grad, indices, segment_ids, dense_output_dim0):
+    return _sparse_grad("Mean", grad, indices, segment_ids)
+
+
+sparse_segment_mean_grad_op = OpDef(
+    "SparseSegmentMeanGrad", shape=_grad_shape, dtype=_grad_dtype,
+    kernel=_sparse_segment_mean_grad_kernel, grad=NO_GRADIENT, input_names=_GRAD_INPUTS)
+sparse_segment_mean_grad_v2_op = OpDef(
+    "SparseSegmentMeanGradV2", shape=_grad_v2_shape, dtype=_grad_v2_dtype,
+    kernel=_sparse_segment_mean_grad_v2_kernel, num_outputs=2, grad=NO_GRADIENT,
+    input_names=_GRAD_V2_INPUTS)
+sparse_segment_mean_op = OpDef(
+    "SparseSegmentMean", shape=_sparse_segment_shape, dtype=_sparse_segment_mean_dtype,
+    kernel=_sparse_segment_mean_kernel, attrs={"sparse_gradient": False}, input_names=_INPUTS)
+
+
+@sparse_segment_mean_op.def_grad
+def _sparse_segment_mean_grad(op, dy):
+    return _sparse_segment_grad(op, dy, sparse_segment_mean_grad_op,
+                                sparse_segment_mean_grad_v2_op)
+
+
+def sparse_segment_mean(data, indices, segment_ids, name=None, num_segments=None,
+                        sparse_gradient=False):
+    """Like ``sparse_segment_sum``, divided by each segment's size."""
+    return _bind_sparse_segment(sparse_segment_mean_op, data, indices, segment_ids, name,
+                                num_segments, sparse_gradient, "SparseSegmentMean")
+
+
+# ── SparseSegmentSqrtN ───────────────────────────────────────────────────────────────
+def _sparse_segment_sqrt_n_dtype(data, indices, segment_ids, *, sparse_gradient=False):
+    return _sparse_segment_dtype(data, indices, segment_ids, FLOATS)
+
+
+def _sparse_segment_sqrt_n_kernel(data, indices, segment_ids, *, sparse_gradient=False):
+    return _sparse_segment_reduce("SparseSegmentSqrtN", "SqrtN", data, indices, segment_ids)
+
+
+def _sparse_segment_sqrt_n_grad_kernel(grad, indices, segment_ids, output_dim0):
+    return _dense_grad("SqrtN", grad, indices, segment_ids, output_dim0)
+
+
+def _sparse_segment_sqrt_n_grad_v2_kernel(grad, indices, segment_ids, dense_output_dim0):
+    return _sparse_grad("SqrtN", grad, indices, segment_ids)
+
+
+sparse_segment_sqrt_n_grad_op = OpDef(
+    "SparseSegmentSqrtNGrad", shape=_grad_shape, dtype=_grad_dtype,
+    kernel=_sparse_segment_sqrt_n_grad_kernel, grad=NO_GRADIENT, input_names=_GRAD_INPUTS)
+sparse_segment_sqrt_n_grad_v2_op = OpDef(
+    "SparseSegmentSqrtNGradV2", shape=_grad_v2_shape, dtype=_grad_v2_dtype,
+    kernel=_sparse_segment_sqrt_n_grad_v2_kernel, num_outputs=2, grad=NO_GRADIENT,
+    input_names=_GRAD_V2_INPUTS)
+sparse_segment_sqrt_n_op = OpDef(
+    "SparseSegmentSqrtN", shape=_sparse_segment_shape, dtype=_sparse_segment_sqrt_n_dtype,
+    kernel=_sparse_segment_sqrt_n_kernel, attrs={"sparse_gradient": False},
+    input_names=_INPUTS)
+
+
+@sparse_segment_sqrt_n_op.def_grad
+def _sparse_segment_sqrt_n_grad(op, dy):
+    return _sparse_segment_grad(op, dy, sparse_segment_sqrt_n_grad_op,
+                                sparse_segment_sqrt_n_grad_v2_op)
+
+
+def sparse_segment_sqrt_n(data, indices, segment_ids, name=None, num_segments=None,
+                          sparse_gradient=False):
+    """Like ``sparse_segment_sum``, divided by the square root of each segment's size."""
+    return _bind_sparse_segment(sparse_segment_sqrt_n_op, data, indices, segment_ids, name,
+                                num_segments, sparse_gradient, "SparseSegmentSqrtN")
+
+
+# Combiner -> (forward op, dense gradient op or None, sparse gradient op).
+SPARSE_SEGMENT_OPS = {
+    "Sum": (sparse_segment_sum_op, None, sparse_segment_sum_grad_v2_op),
+    "Mean": (sparse_segment_mean_op, sparse_segment_mean_grad_op,
+             sparse_segment_mean_grad_v2_op),
+    "SqrtN": (sparse_segment_sqrt_n_op, sparse_segment_sqrt_n_grad_op,
+              sparse_segment_sqrt_n_grad_v2_op),
+}

@@ -9,6 +9,7 @@ The SparseTensor class is in ``framework/sparse_tensor.py``; the ops these build
 from __future__ import annotations
 
 from scopeflow.framework import dtypes
+from scopeflow.framework.dtype_groups import INDEX
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.sparse_tensor import SparseTensor
 from scopeflow.framework.tensor_shape import as_shape
@@ -119,7 +120,7 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod"
             embeddings = embedding_lookup(params, ids, partition_strategy=partition_strategy,
                                           max_norm=max_norm)
         if sp_weights is None:
-            if segment_ids.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
+            if segment_ids.dtype.base_dtype not in INDEX:
                 segment_ids = math_ops.cast(segment_ids, dtypes.int32)
             reduce = {"sum": segment_ops.sparse_segment_sum,
                       "mean": segment_ops.sparse_segment_mean,

@@ -25,11 +25,17 @@ def _variable_kernel(ctx, *, shape, dtype, container, shared_name):
         raise UninitializedVariable(ctx.op) from None
 
 
+def _variable_shape(*, shape, dtype, container, shared_name):
+    return shape
+
+
+def _variable_dtype(*, shape, dtype, container, shared_name):
+    return dtype._as_ref
+
+
 variable_op = OpDef(
-    "VariableV2", shape=lambda *, shape, dtype, container, shared_name: shape,
-    dtype=lambda *, shape, dtype, container, shared_name: dtype._as_ref,
-    kernel=_variable_kernel, attrs={"shape": None, "dtype": None, "container": "",
-                                    "shared_name": ""},
+    "VariableV2", shape=_variable_shape, dtype=_variable_dtype, kernel=_variable_kernel,
+    attrs={"shape": None, "dtype": None, "container": "", "shared_name": ""},
     stateful=True, aliases=True, grad=NO_GRADIENT)
 
 
@@ -111,33 +117,35 @@ def assign(ref, value, validate_shape=None, use_locking=None, name=None):
         use_locking=True if use_locking is None else use_locking, name=name or "Assign"), ref)
 
 
-# ── AssignAdd / AssignSub ────────────────────────────────────────────────────────────
+# ── AssignAdd / AssignSub: shared rules ──────────────────────────────────────────────
 def _assign_update_shape(ref, value, *, use_locking):
     broadcast_shape(ref, value)
     return ref
 
 
-def _make_assign_update(op_type, ufunc):
-    def kernel(ctx, ref, value, *, use_locking):
-        try:
-            var = ctx.state.vars[ref]
-        except KeyError:
-            raise _uninitialized(ctx, ref) from None
-        if var.shape != np.shape(value) and np.broadcast_shapes(var.shape, np.shape(value)) \
-                != var.shape:
-            raise errors.InvalidArgumentError(
-                None, ctx.op, f"{op_type}: the value's shape {list(np.shape(value))} does not "
-                f"match the variable's {list(var.shape)}")
-        ufunc(var, value, out=var)  # in place: the session owns `var`
-        return var
-
-    return OpDef(op_type, shape=_assign_update_shape, dtype=_assign_dtype, kernel=kernel,
-                 attrs={"use_locking": False}, stateful=True, aliases=True, ref_inputs=(0,),
-                 grad=None, input_names=("ref", "value"))
+def _assign_update(ctx, ref, value, ufunc, op_type):
+    """``ufunc(var, value)`` into the variable ``ref`` in place (the session owns it)."""
+    try:
+        var = ctx.state.vars[ref]
+    except KeyError:
+        raise _uninitialized(ctx, ref) from None
+    if var.shape != np.shape(value) and np.broadcast_shapes(var.shape, np.shape(value)) \
+            != var.shape:
+        raise errors.InvalidArgumentError(
+            None, ctx.op, f"{op_type}: the value's shape {list(np.shape(value))} does not "
+            f"match the variable's {list(var.shape)}")
+    ufunc(var, value, out=var)
+    return var
 
 
-assign_add_op = _make_assign_update("AssignAdd", np.add)
-assign_sub_op = _make_assign_update("AssignSub", np.subtract)
+# ── AssignAdd ────────────────────────────────────────────────────────────────────────
+def _assign_add_kernel(ctx, ref, value, *, use_locking):
+    return _assign_update(ctx, ref, value, np.add, "AssignAdd")
+
+
+assign_add_op = OpDef("AssignAdd", shape=_assign_update_shape, dtype=_assign_dtype,
+                      kernel=_assign_add_kernel, attrs={"use_locking": False}, stateful=True,
+                      aliases=True, ref_inputs=(0,), grad=None, input_names=("ref", "value"))
 
 
 def assign_add(ref, value, use_locking=None, name=None):
@@ -146,6 +154,16 @@ def assign_add(ref, value, use_locking=None, name=None):
         return ref.assign_add(value, use_locking=use_locking, name=name)
     return _ref_output(assign_add_op.bind(ref, value, use_locking=bool(use_locking),
                                           name=name or "AssignAdd"), ref)
+
+
+# ── AssignSub ────────────────────────────────────────────────────────────────────────
+def _assign_sub_kernel(ctx, ref, value, *, use_locking):
+    return _assign_update(ctx, ref, value, np.subtract, "AssignSub")
+
+
+assign_sub_op = OpDef("AssignSub", shape=_assign_update_shape, dtype=_assign_dtype,
+                      kernel=_assign_sub_kernel, attrs={"use_locking": False}, stateful=True,
+                      aliases=True, ref_inputs=(0,), grad=None, input_names=("ref", "value"))
 
 
 def assign_sub(ref, value, use_locking=None, name=None):
@@ -157,10 +175,21 @@ def assign_sub(ref, value, use_locking=None, name=None):
 
 
 # ── IsVariableInitialized ────────────────────────────────────────────────────────────
+def _is_variable_initialized_shape(ref, *, dtype):
+    return TensorShape([])
+
+
+def _is_variable_initialized_dtype(ref, *, dtype):
+    return dtypes.bool_
+
+
+def _is_variable_initialized_kernel(ctx, ref, *, dtype):
+    return np.array(ref in ctx.state.vars)
+
+
 is_variable_initialized_op = OpDef(
-    "IsVariableInitialized", shape=lambda ref, *, dtype: TensorShape([]),
-    dtype=lambda ref, *, dtype: dtypes.bool_,
-    kernel=lambda ctx, ref, *, dtype: np.array(ref in ctx.state.vars),
+    "IsVariableInitialized", shape=_is_variable_initialized_shape,
+    dtype=_is_variable_initialized_dtype, kernel=_is_variable_initialized_kernel,
     attrs={"dtype": None}, stateful=True, ref_inputs=(0,), grad=NO_GRADIENT, input_names=("ref",))
 
 

@@ -19,8 +19,9 @@ import zlib
 import numpy as np
 
 from scopeflow.framework import dtypes
+from scopeflow.framework.dtype_groups import REAL
 from scopeflow.framework.errors import InvalidArgumentError
-from scopeflow.framework.opdef import NUMERIC, OpDef, check_dtype, scalar_shape
+from scopeflow.framework.opdef import OpDef, check_dtype, scalar_shape
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.io import protos
 
@@ -28,9 +29,6 @@ __all__ = ["scalar_summary_op", "histogram_summary_op", "merge_summary_op",
            "image_summary_op", "audio_summary_op", "tensor_summary_op", "histogram_proto",
            "encode_png", "encode_wav", "set_nonfinite_histogram_policy",
            "NonFiniteHistogramWarning", "TF_HISTOGRAM_LIMITS"]
-
-_REAL = tuple(d for d in NUMERIC if not d.is_complex)
-
 
 def _serialized(summary) -> np.ndarray:
     return np.array(summary.SerializeToString(), dtype=object)
@@ -51,7 +49,7 @@ def _scalar_tag(tag, what):
 # ── ScalarSummary ────────────────────────────────────────────────────────────────────
 def _scalar_summary_dtype(tags, values, **attrs):
     check_dtype(tags, (dtypes.string,), "tags")
-    check_dtype(values, _REAL, "T")
+    check_dtype(values, REAL, "T")
     return dtypes.string
 
 
@@ -171,7 +169,7 @@ def histogram_proto(values) -> protos.HistogramProto:
 
 def _histogram_summary_dtype(tag, values, **attrs):
     check_dtype(tag, (dtypes.string,), "tag")
-    check_dtype(values, _REAL + (dtypes.bool_,), "T")
+    check_dtype(values, REAL + (dtypes.bool_,), "T")
     return dtypes.string
 
 

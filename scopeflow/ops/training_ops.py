@@ -18,8 +18,9 @@ import weakref
 
 import numpy as np
 
-from scopeflow.framework import dtypes, errors
-from scopeflow.framework.opdef import NO_GRADIENT, OpDef
+from scopeflow.framework import errors
+from scopeflow.framework.dtype_groups import FLOAT_OR_COMPLEX, INDEX
+from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype
 from scopeflow.ops.blas import PARALLEL_ELEMENTWISE_FLOPS, split_rows
 from scopeflow.ops.state_ops import _ref_output, _uninitialized
 
@@ -30,8 +31,6 @@ __all__ = [
     "sparse_apply_centered_rms_prop", "sparse_apply_adadelta", "sparse_apply_ftrl",
     "sparse_apply_ftrl_v2", "sparse_apply_adam", "scatter_add", "scatter_sub", "scatter_update",
 ]
-
-_INDEX_DTYPES = (dtypes.int32, dtypes.int64)
 
 # Per-session scratch buffers: {SessionState: {(op name, slot): ndarray}}.
 _SCRATCH: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -107,16 +106,10 @@ def _make_rules(n_refs, scalars, grad_at, indices_at=None):
         return var
 
     def dtype(*dts, **attrs):
-        var = dts[0]
-        if not (var.is_floating or var.is_complex):
-            raise TypeError(f"Value passed to parameter 'var' has DataType {var.name} not in "
-                            f"list of allowed values: float16, float32, float64, complex64, "
-                            f"complex128")
+        var = check_dtype(dts[0], FLOAT_OR_COMPLEX, "var")
         for i, d in enumerate(dts):
             if i == indices_at:
-                if d not in _INDEX_DTYPES:
-                    raise TypeError(f"Value passed to parameter 'indices' has DataType "
-                                    f"{d.name} not in list of allowed values: int32, int64")
+                check_dtype(d, INDEX, "indices")
             elif d is not var:
                 raise TypeError(f"Input {i} has type {d.name} that does not match type "
                                 f"{var.name} of the variable")
@@ -176,7 +169,7 @@ def apply_gradient_descent(var, alpha, delta, use_locking=False, name=None):
                  name=name)
 
 
-# ── ApplyMomentum / SparseApplyMomentum ──────────────────────────────────────────────
+# ── ApplyMomentum ────────────────────────────────────────────────────────────────────
 def _apply_momentum_kernel(ctx, var, accum, lr, grad, momentum, *, use_locking, use_nesterov):
     var, accum = _refs(ctx, var, accum)
     _check_same_shape(ctx, var, "accum", accum)
@@ -206,6 +199,7 @@ def apply_momentum(var, accum, lr, grad, momentum, use_locking=False, use_nester
                  use_nesterov=use_nesterov, name=name)
 
 
+# ── SparseApplyMomentum ──────────────────────────────────────────────────────────────
 def _sparse_apply_momentum_kernel(ctx, var, accum, lr, grad, indices, momentum, *,
                                   use_locking, use_nesterov):
     var, accum = _refs(ctx, var, accum)
@@ -231,7 +225,7 @@ def sparse_apply_momentum(var, accum, lr, grad, indices, momentum, use_locking=F
                  use_locking=use_locking, use_nesterov=use_nesterov, name=name)
 
 
-# ── ApplyAdam / SparseApplyAdam ──────────────────────────────────────────────────────
+# ── ApplyAdam ────────────────────────────────────────────────────────────────────────
 _CHUNK = 1 << 17  # elements per cache-sized block of the fused dense kernels
 
 
@@ -301,6 +295,7 @@ def apply_adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, g
                  epsilon, grad, use_locking=use_locking, use_nesterov=use_nesterov, name=name)
 
 
+# ── SparseApplyAdam ──────────────────────────────────────────────────────────────────
 def _sparse_apply_adam_kernel(ctx, var, m, v, beta1_power, beta2_power, lr, beta1, beta2,
                               epsilon, grad, indices, *, use_locking):
     # NOTE: TF's AdamOptimizer._apply_sparse decays m and v everywhere (m = m * beta1, then
@@ -339,7 +334,7 @@ def sparse_apply_adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, eps
                  epsilon, grad, indices, use_locking=use_locking, name=name)
 
 
-# ── ApplyAdagrad / SparseApplyAdagrad ────────────────────────────────────────────────
+# ── ApplyAdagrad ─────────────────────────────────────────────────────────────────────
 def _apply_adagrad_kernel(ctx, var, accum, lr, grad, *, use_locking, update_slots):
     var, accum = _refs(ctx, var, accum)
     _check_same_shape(ctx, var, "accum", accum)
@@ -364,6 +359,7 @@ def apply_adagrad(var, accum, lr, grad, use_locking=False, update_slots=True, na
                  update_slots=update_slots, name=name)
 
 
+# ── SparseApplyAdagrad ───────────────────────────────────────────────────────────────
 def _sparse_apply_adagrad_kernel(ctx, var, accum, lr, grad, indices, *, use_locking,
                                  update_slots):
     var, accum = _refs(ctx, var, accum)
@@ -388,7 +384,7 @@ def sparse_apply_adagrad(var, accum, lr, grad, indices, use_locking=False, updat
                  use_locking=use_locking, update_slots=update_slots, name=name)
 
 
-# ── ApplyRMSProp / ApplyCenteredRMSProp (+ sparse) ───────────────────────────────────
+# ── ApplyRMSProp / ApplyCenteredRMSProp (+ sparse): shared rules ─────────────────────
 def _rms_rows(ms, mom, mg, lr, rho, momentum, epsilon, g):
     """One RMSProp step on arrays (rows); returns the amount to subtract from var."""
     one = np.ones((), ms.dtype)
@@ -403,6 +399,19 @@ def _rms_rows(ms, mom, mg, lr, rho, momentum, epsilon, g):
     return mom
 
 
+def _sparse_rms(ctx, var, slots, lr, rho, momentum, epsilon, grad, indices):
+    """The sparse RMSProp kernels: ``slots`` are the refs of ``(mg,) ms, mom``."""
+    var, *arrays = _refs(ctx, var, *slots)
+    idx, g = _rows(ctx, var, indices, grad)
+    rows = [a[idx] for a in arrays]
+    mg, ms, mom = rows if len(rows) == 3 else (None, *rows)
+    var[idx] -= _rms_rows(ms, mom, mg, lr, rho, momentum, epsilon, g)
+    for a, r in zip(arrays, rows):
+        a[idx] = r
+    return var
+
+
+# ── ApplyRMSProp ─────────────────────────────────────────────────────────────────────
 def _apply_rms_prop_kernel(ctx, var, ms, mom, lr, rho, momentum, epsilon, grad, *,
                            use_locking):
     var, ms, mom = _refs(ctx, var, ms, mom)
@@ -434,6 +443,7 @@ def apply_rms_prop(var, ms, mom, lr, rho, momentum, epsilon, grad, use_locking=F
                  use_locking=use_locking, name=name)
 
 
+# ── ApplyCenteredRMSProp ─────────────────────────────────────────────────────────────
 def _apply_centered_rms_prop_kernel(ctx, var, mg, ms, mom, lr, rho, momentum, epsilon, grad,
                                     *, use_locking):
     var, mg, ms, mom = _refs(ctx, var, mg, ms, mom)
@@ -454,30 +464,16 @@ def apply_centered_rms_prop(var, mg, ms, mom, lr, rho, momentum, epsilon, grad,
                  grad, use_locking=use_locking, name=name)
 
 
-def _sparse_rms_kernel(centered):
-    def kernel(ctx, *args, use_locking):
-        n = 4 if centered else 3
-        arrays = _refs(ctx, *args[:n])
-        lr, rho, momentum, epsilon, grad, indices = args[n:]
-        var = arrays[0]
-        idx, g = _rows(ctx, var, indices, grad)
-        rows = [a[idx] for a in arrays[1:]]
-        mg, ms, mom = rows if centered else (None, *rows)
-        var[idx] -= _rms_rows(ms, mom, mg, lr, rho, momentum, epsilon, g)
-        for a, r in zip(arrays[1:], rows):
-            a[idx] = r
-        return var
-    return kernel
+# ── SparseApplyRMSProp ───────────────────────────────────────────────────────────────
+def _sparse_apply_rms_prop_kernel(ctx, var, ms, mom, lr, rho, momentum, epsilon, grad,
+                                  indices, *, use_locking):
+    return _sparse_rms(ctx, var, (ms, mom), lr, rho, momentum, epsilon, grad, indices)
 
 
 sparse_apply_rms_prop_op = _training_op(
     "SparseApplyRMSProp", ("var", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad",
-                           "indices"), _sparse_rms_kernel(False), {}, n_refs=3,
+                           "indices"), _sparse_apply_rms_prop_kernel, {}, n_refs=3,
     indices="indices")
-sparse_apply_centered_rms_prop_op = _training_op(
-    "SparseApplyCenteredRMSProp", ("var", "mg", "ms", "mom", "lr", "rho", "momentum",
-                                   "epsilon", "grad", "indices"), _sparse_rms_kernel(True), {},
-    n_refs=4, indices="indices")
 
 
 def sparse_apply_rms_prop(var, ms, mom, lr, rho, momentum, epsilon, grad, indices,
@@ -487,6 +483,18 @@ def sparse_apply_rms_prop(var, ms, mom, lr, rho, momentum, epsilon, grad, indice
                  indices, use_locking=use_locking, name=name)
 
 
+# ── SparseApplyCenteredRMSProp ───────────────────────────────────────────────────────
+def _sparse_apply_centered_rms_prop_kernel(ctx, var, mg, ms, mom, lr, rho, momentum, epsilon,
+                                           grad, indices, *, use_locking):
+    return _sparse_rms(ctx, var, (mg, ms, mom), lr, rho, momentum, epsilon, grad, indices)
+
+
+sparse_apply_centered_rms_prop_op = _training_op(
+    "SparseApplyCenteredRMSProp", ("var", "mg", "ms", "mom", "lr", "rho", "momentum",
+                                   "epsilon", "grad", "indices"),
+    _sparse_apply_centered_rms_prop_kernel, {}, n_refs=4, indices="indices")
+
+
 def sparse_apply_centered_rms_prop(var, mg, ms, mom, lr, rho, momentum, epsilon, grad,
                                    indices, use_locking=False, name=None):
     """Centered RMSProp on the rows ``indices`` only."""
@@ -494,7 +502,7 @@ def sparse_apply_centered_rms_prop(var, mg, ms, mom, lr, rho, momentum, epsilon,
                  epsilon, grad, indices, use_locking=use_locking, name=name)
 
 
-# ── ApplyAdadelta / SparseApplyAdadelta ──────────────────────────────────────────────
+# ── ApplyAdadelta / SparseApplyAdadelta: shared rules ────────────────────────────────
 def _adadelta_rows(accum, accum_update, lr, rho, epsilon, g):
     one = np.ones((), accum.dtype)
     accum *= rho
@@ -506,6 +514,7 @@ def _adadelta_rows(accum, accum_update, lr, rho, epsilon, g):
     return update
 
 
+# ── ApplyAdadelta ────────────────────────────────────────────────────────────────────
 def _apply_adadelta_kernel(ctx, var, accum, accum_update, lr, rho, epsilon, grad, *,
                            use_locking):
     var, accum, accum_update = _refs(ctx, var, accum, accum_update)
@@ -526,6 +535,7 @@ def apply_adadelta(var, accum, accum_update, lr, rho, epsilon, grad, use_locking
                  use_locking=use_locking, name=name)
 
 
+# ── SparseApplyAdadelta ──────────────────────────────────────────────────────────────
 def _sparse_apply_adadelta_kernel(ctx, var, accum, accum_update, lr, rho, epsilon, grad,
                                   indices, *, use_locking):
     var, accum, accum_update = _refs(ctx, var, accum, accum_update)
@@ -549,7 +559,7 @@ def sparse_apply_adadelta(var, accum, accum_update, lr, rho, epsilon, grad, indi
                  indices, use_locking=use_locking, name=name)
 
 
-# ── ApplyFtrl / ApplyFtrlV2 (+ sparse) ───────────────────────────────────────────────
+# ── ApplyFtrl / ApplyFtrlV2 / SparseApplyFtrl / SparseApplyFtrlV2: shared rules ──────
 def _ftrl_rows(var, accum, linear, g, lr, l1, l2, l2_shrinkage, lr_power):
     """TF's FTRL-proximal step on arrays (rows); updates all three in place."""
     two = np.asarray(2, var.dtype)
@@ -567,48 +577,54 @@ def _ftrl_rows(var, accum, linear, g, lr, l1, l2, l2_shrinkage, lr_power):
     accum[...] = new_accum
 
 
-def _ftrl_kernel(v2, sparse):
-    def kernel(ctx, var_k, accum_k, linear_k, grad, *args, use_locking,
-               multiply_linear_by_lr):
-        if multiply_linear_by_lr:
-            raise errors.UnimplementedError(None, ctx.op, "multiply_linear_by_lr=True")
-        var, accum, linear = _refs(ctx, var_k, accum_k, linear_k)
-        if sparse:
-            indices, *args = args
-        lr, l1, l2, *rest = args
-        shrink, lr_power = rest if v2 else (None, rest[0])
-        if not sparse:
-            _ftrl_rows(var, accum, linear, grad, lr, l1, l2, shrink, lr_power)
-            return var
-        idx, g = _rows(ctx, var, indices, grad)
-        rows = [var[idx], accum[idx], linear[idx]]
-        _ftrl_rows(*rows, g, lr, l1, l2, shrink, lr_power)
-        var[idx], accum[idx], linear[idx] = rows
-        return var
-    return kernel
+def _ftrl_refs(ctx, var, accum, linear, multiply_linear_by_lr):
+    if multiply_linear_by_lr:
+        raise errors.UnimplementedError(None, ctx.op, "multiply_linear_by_lr=True")
+    return _refs(ctx, var, accum, linear)
+
+
+def _sparse_ftrl(ctx, var, accum, linear, grad, indices, lr, l1, l2, shrink, lr_power):
+    """The sparse FTRL kernels, on the variables' arrays."""
+    idx, g = _rows(ctx, var, indices, grad)
+    rows = [var[idx], accum[idx], linear[idx]]
+    _ftrl_rows(*rows, g, lr, l1, l2, shrink, lr_power)
+    var[idx], accum[idx], linear[idx] = rows
+    return var
 
 
 _FTRL_ATTRS = {"multiply_linear_by_lr": False}
+
+
+# ── ApplyFtrl ────────────────────────────────────────────────────────────────────────
+def _apply_ftrl_kernel(ctx, var, accum, linear, grad, lr, l1, l2, lr_power, *, use_locking,
+                       multiply_linear_by_lr):
+    var, accum, linear = _ftrl_refs(ctx, var, accum, linear, multiply_linear_by_lr)
+    _ftrl_rows(var, accum, linear, grad, lr, l1, l2, None, lr_power)
+    return var
+
+
 apply_ftrl_op = _training_op(
     "ApplyFtrl", ("var", "accum", "linear", "grad", "lr", "l1", "l2", "lr_power"),
-    _ftrl_kernel(False, False), _FTRL_ATTRS, n_refs=3)
-apply_ftrl_v2_op = _training_op(
-    "ApplyFtrlV2", ("var", "accum", "linear", "grad", "lr", "l1", "l2", "l2_shrinkage",
-                    "lr_power"), _ftrl_kernel(True, False), _FTRL_ATTRS, n_refs=3)
-sparse_apply_ftrl_op = _training_op(
-    "SparseApplyFtrl", ("var", "accum", "linear", "grad", "indices", "lr", "l1", "l2",
-                        "lr_power"), _ftrl_kernel(False, True), _FTRL_ATTRS, n_refs=3,
-    indices="indices")
-sparse_apply_ftrl_v2_op = _training_op(
-    "SparseApplyFtrlV2", ("var", "accum", "linear", "grad", "indices", "lr", "l1", "l2",
-                          "l2_shrinkage", "lr_power"), _ftrl_kernel(True, True), _FTRL_ATTRS,
-    n_refs=3, indices="indices")
+    _apply_ftrl_kernel, _FTRL_ATTRS, n_refs=3)
 
 
 def apply_ftrl(var, accum, linear, grad, lr, l1, l2, lr_power, use_locking=False, name=None):
     """FTRL-proximal, TF's formula."""
     return _bind(apply_ftrl_op, var, accum, linear, grad, lr, l1, l2, lr_power,
                  use_locking=use_locking, name=name)
+
+
+# ── ApplyFtrlV2 ──────────────────────────────────────────────────────────────────────
+def _apply_ftrl_v2_kernel(ctx, var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power,
+                          *, use_locking, multiply_linear_by_lr):
+    var, accum, linear = _ftrl_refs(ctx, var, accum, linear, multiply_linear_by_lr)
+    _ftrl_rows(var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power)
+    return var
+
+
+apply_ftrl_v2_op = _training_op(
+    "ApplyFtrlV2", ("var", "accum", "linear", "grad", "lr", "l1", "l2", "l2_shrinkage",
+                    "lr_power"), _apply_ftrl_v2_kernel, _FTRL_ATTRS, n_refs=3)
 
 
 def apply_ftrl_v2(var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power,
@@ -618,11 +634,39 @@ def apply_ftrl_v2(var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power,
                  lr_power, use_locking=use_locking, name=name)
 
 
+# ── SparseApplyFtrl ──────────────────────────────────────────────────────────────────
+def _sparse_apply_ftrl_kernel(ctx, var, accum, linear, grad, indices, lr, l1, l2, lr_power,
+                              *, use_locking, multiply_linear_by_lr):
+    var, accum, linear = _ftrl_refs(ctx, var, accum, linear, multiply_linear_by_lr)
+    return _sparse_ftrl(ctx, var, accum, linear, grad, indices, lr, l1, l2, None, lr_power)
+
+
+sparse_apply_ftrl_op = _training_op(
+    "SparseApplyFtrl", ("var", "accum", "linear", "grad", "indices", "lr", "l1", "l2",
+                        "lr_power"), _sparse_apply_ftrl_kernel, _FTRL_ATTRS, n_refs=3,
+    indices="indices")
+
+
 def sparse_apply_ftrl(var, accum, linear, grad, indices, lr, l1, l2, lr_power,
                       use_locking=False, name=None):
     """FTRL on the rows ``indices`` only."""
     return _bind(sparse_apply_ftrl_op, var, accum, linear, grad, indices, lr, l1, l2,
                  lr_power, use_locking=use_locking, name=name)
+
+
+# ── SparseApplyFtrlV2 ────────────────────────────────────────────────────────────────
+def _sparse_apply_ftrl_v2_kernel(ctx, var, accum, linear, grad, indices, lr, l1, l2,
+                                 l2_shrinkage, lr_power, *, use_locking,
+                                 multiply_linear_by_lr):
+    var, accum, linear = _ftrl_refs(ctx, var, accum, linear, multiply_linear_by_lr)
+    return _sparse_ftrl(ctx, var, accum, linear, grad, indices, lr, l1, l2, l2_shrinkage,
+                        lr_power)
+
+
+sparse_apply_ftrl_v2_op = _training_op(
+    "SparseApplyFtrlV2", ("var", "accum", "linear", "grad", "indices", "lr", "l1", "l2",
+                          "l2_shrinkage", "lr_power"), _sparse_apply_ftrl_v2_kernel,
+    _FTRL_ATTRS, n_refs=3, indices="indices")
 
 
 def sparse_apply_ftrl_v2(var, accum, linear, grad, indices, lr, l1, l2, l2_shrinkage,
@@ -632,7 +676,7 @@ def sparse_apply_ftrl_v2(var, accum, linear, grad, indices, lr, l1, l2, l2_shrin
                  l2_shrinkage, lr_power, use_locking=use_locking, name=name)
 
 
-# ── ScatterAdd / ScatterSub / ScatterUpdate ──────────────────────────────────────────
+# ── ScatterAdd / ScatterSub / ScatterUpdate: shared rules ────────────────────────────
 def _scatter_shape(ref, indices, updates, *, use_locking):
     # As TF's ScatterUpdateShape: a scalar update is broadcast to every indexed row.
     if ref.ndims is not None and updates.ndims and indices.ndims is not None:
@@ -644,73 +688,72 @@ def _scatter_shape(ref, indices, updates, *, use_locking):
 
 
 def _scatter_dtype(ref, indices, updates, *, use_locking):
-    if indices not in _INDEX_DTYPES:
-        raise TypeError(f"Value passed to parameter 'indices' has DataType {indices.name} not "
-                        f"in list of allowed values: int32, int64")
+    check_dtype(indices, INDEX, "indices")
     if updates is not ref:
         raise TypeError(f"Input 'updates' has type {updates.name} that does not match type "
                         f"{ref.name} of argument 'ref'.")
     return ref._as_ref
 
 
-def _make_scatter(op_type, apply):
-    def kernel(ctx, ref, indices, updates, *, use_locking):
-        try:
-            var = ctx.state.vars[ref]
-        except KeyError:
-            raise _uninitialized(ctx, ref) from None
-        flat = np.asarray(indices).reshape(-1)
-        ordered = np.sort(flat)          # serves the bounds check and the repeats check
-        n = var.shape[0]
-        if flat.size and (ordered[0] < 0 or ordered[-1] >= n):
-            bad = int(np.flatnonzero((flat < 0) | (flat >= n))[0])
-            raise errors.InvalidArgumentError(
-                None, ctx.op, f"indices[{bad}] = {flat[bad]} is not in [0, {n})")
-        rows_shape = (flat.size,) + var.shape[1:]
-        if np.shape(updates) == rows_shape:
-            rows = updates
-        else:
-            rows = np.broadcast_to(updates, np.shape(indices) + var.shape[1:])
-            rows = rows.reshape(rows_shape)
-        apply(var, flat, rows, ordered)
-        return var
-
-    return OpDef(op_type, shape=_scatter_shape, dtype=_scatter_dtype, kernel=kernel,
-                 attrs={"use_locking": op_type == "ScatterUpdate"}, stateful=True,
-                 aliases=True, ref_inputs=(0,), input_names=("ref", "indices", "updates"),
-                 # TF: ScatterAdd/ScatterSub are NotDifferentiable, ScatterUpdate has no
-                 # gradient registered (a gradient through it raises LookupError).
-                 grad=NO_GRADIENT if op_type == "ScatterUpdate" else None)
+def _scatter_rows(ctx, ref, indices, updates):
+    """The scatter kernels' operands: ``(var, flat indices, updates as rows, sorted
+    indices)``, the indices bounds-checked."""
+    try:
+        var = ctx.state.vars[ref]
+    except KeyError:
+        raise _uninitialized(ctx, ref) from None
+    flat = np.asarray(indices).reshape(-1)
+    ordered = np.sort(flat)          # serves the bounds check and the repeats check
+    n = var.shape[0]
+    if flat.size and (ordered[0] < 0 or ordered[-1] >= n):
+        bad = int(np.flatnonzero((flat < 0) | (flat >= n))[0])
+        raise errors.InvalidArgumentError(
+            None, ctx.op, f"indices[{bad}] = {flat[bad]} is not in [0, {n})")
+    rows_shape = (flat.size,) + var.shape[1:]
+    if np.shape(updates) == rows_shape:
+        rows = updates
+    else:
+        rows = np.broadcast_to(updates, np.shape(indices) + var.shape[1:])
+        rows = rows.reshape(rows_shape)
+    return var, flat, rows, ordered
 
 
-def _scatter_set(var, indices, rows, ordered):
-    var[indices] = rows
+def _scatter_accumulate(var, indices, rows, ordered, ufunc):
+    """``var[indices] = ufunc(var[indices], rows)``, repeated indices in turn.
+
+    As TF's CPU ScatterFunctor: updates apply one after another in index order, so a
+    repeated row gets ``(v - u1) - u2``. Every position is updated from the variable in
+    one fancy-indexed pass; then each repeated row's later updates are chained onto its
+    earlier result, row by row. Repeats are few (a batch's ids rarely collide in a large
+    vocabulary), and this short loop costs less than vectorising them (argsort, then
+    ufunc.at: a word2vec step was 3% slower); ufunc.at on every row is ~10x slower.
+    """
+    cur = var.take(indices, axis=0)  # cheaper than var[indices] (and np.take's wrapper)
+    ufunc(cur, rows, out=cur)
+    repeated = ordered[1:] == ordered[:-1]
+    if repeated.any():
+        for value in dict.fromkeys(ordered[1:][repeated].tolist()):
+            at = np.flatnonzero(indices == value).tolist()
+            for p, q in zip(at, at[1:]):
+                ufunc(cur[p:p + 1], rows[q:q + 1], out=cur[q:q + 1])
+            cur[at[:-1]] = cur[at[-1]]  # every copy holds the final value, so the
+    var[indices] = cur                  # write does not depend on NumPy's order
 
 
-def _scatter_accumulate(ufunc):
-    # As TF's CPU ScatterFunctor: updates apply one after another in index order, so a
-    # repeated row gets ``(v - u1) - u2``. Every position is updated from the variable in
-    # one fancy-indexed pass; then each repeated row's later updates are chained onto its
-    # earlier result, row by row. Repeats are few (a batch's ids rarely collide in a large
-    # vocabulary), and this short loop costs less than vectorising them (argsort, then
-    # ufunc.at: a word2vec step was 3% slower); ufunc.at on every row is ~10x slower.
-    def apply(var, indices, rows, ordered):
-        cur = var.take(indices, axis=0)  # cheaper than var[indices] (and np.take's wrapper)
-        ufunc(cur, rows, out=cur)
-        repeated = ordered[1:] == ordered[:-1]
-        if repeated.any():
-            for value in dict.fromkeys(ordered[1:][repeated].tolist()):
-                at = np.flatnonzero(indices == value).tolist()
-                for p, q in zip(at, at[1:]):
-                    ufunc(cur[p:p + 1], rows[q:q + 1], out=cur[q:q + 1])
-                cur[at[:-1]] = cur[at[-1]]  # every copy holds the final value, so the
-        var[indices] = cur                  # write does not depend on NumPy's order
-    return apply
+_SCATTER_INPUTS = ("ref", "indices", "updates")
 
 
-scatter_add_op = _make_scatter("ScatterAdd", _scatter_accumulate(np.add))
-scatter_sub_op = _make_scatter("ScatterSub", _scatter_accumulate(np.subtract))
-scatter_update_op = _make_scatter("ScatterUpdate", _scatter_set)
+# ── ScatterAdd ───────────────────────────────────────────────────────────────────────
+def _scatter_add_kernel(ctx, ref, indices, updates, *, use_locking):
+    var, flat, rows, ordered = _scatter_rows(ctx, ref, indices, updates)
+    _scatter_accumulate(var, flat, rows, ordered, np.add)
+    return var
+
+
+scatter_add_op = OpDef("ScatterAdd", shape=_scatter_shape, dtype=_scatter_dtype,
+                       kernel=_scatter_add_kernel, attrs={"use_locking": False},
+                       stateful=True, aliases=True, ref_inputs=(0,),
+                       input_names=_SCATTER_INPUTS, grad=None)  # TF: NotDifferentiable
 
 
 def scatter_add(ref, indices, updates, use_locking=False, name=None):
@@ -718,12 +761,38 @@ def scatter_add(ref, indices, updates, use_locking=False, name=None):
     return _bind(scatter_add_op, ref, indices, updates, use_locking=use_locking, name=name)
 
 
+# ── ScatterSub ───────────────────────────────────────────────────────────────────────
+def _scatter_sub_kernel(ctx, ref, indices, updates, *, use_locking):
+    var, flat, rows, ordered = _scatter_rows(ctx, ref, indices, updates)
+    _scatter_accumulate(var, flat, rows, ordered, np.subtract)
+    return var
+
+
+scatter_sub_op = OpDef("ScatterSub", shape=_scatter_shape, dtype=_scatter_dtype,
+                       kernel=_scatter_sub_kernel, attrs={"use_locking": False},
+                       stateful=True, aliases=True, ref_inputs=(0,),
+                       input_names=_SCATTER_INPUTS, grad=None)  # TF: NotDifferentiable
+
+
 def scatter_sub(ref, indices, updates, use_locking=False, name=None):
     """``ref[indices] -= updates`` (duplicates add up); returns the ref."""
     return _bind(scatter_sub_op, ref, indices, updates, use_locking=use_locking, name=name)
 
 
+# ── ScatterUpdate ────────────────────────────────────────────────────────────────────
+def _scatter_update_kernel(ctx, ref, indices, updates, *, use_locking):
+    var, flat, rows, _ = _scatter_rows(ctx, ref, indices, updates)
+    var[flat] = rows
+    return var
+
+
+# TF registers no gradient for ScatterUpdate: a gradient through it raises LookupError.
+scatter_update_op = OpDef("ScatterUpdate", shape=_scatter_shape, dtype=_scatter_dtype,
+                          kernel=_scatter_update_kernel, attrs={"use_locking": True},
+                          stateful=True, aliases=True, ref_inputs=(0,),
+                          input_names=_SCATTER_INPUTS, grad=NO_GRADIENT)
+
+
 def scatter_update(ref, indices, updates, use_locking=True, name=None):
     """``ref[indices] = updates``; returns the ref."""
     return _bind(scatter_update_op, ref, indices, updates, use_locking=use_locking, name=name)
-

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from scopeflow.cli import EXIT_FAILURE, did_you_mean, epilog, print_json
+from scopeflow.cli_conventions import EXIT_FAILURE, did_you_mean, epilog, print_json
 from scopeflow.framework import errors
 from scopeflow.summary.reader import event_files, read_events, read_scalars
 
@@ -62,7 +62,7 @@ def _err(message) -> int:
 def _guarded(command):
     """Unreadable input (a missing path, a corrupt event file) is one line on stderr, exit 1.
 
-    A closed stdout (``BrokenPipeError``) goes up to ``scopeflow.cli.main``.
+    A closed stdout (``BrokenPipeError``) goes up to ``cli_conventions.run``.
     """
     def run(args):
         try:

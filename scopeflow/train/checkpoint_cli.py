@@ -18,8 +18,7 @@ import sys
 
 import numpy as np
 
-from scopeflow import cli
-from scopeflow.cli import EXIT_FAILURE, epilog, print_json
+from scopeflow.cli_conventions import EXIT_FAILURE, epilog, print_json, run
 from scopeflow.framework import errors
 from scopeflow.io.atomic import atomic_file
 from scopeflow.io.protos import DATA_TYPE
@@ -81,7 +80,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     """``python -m scopeflow.train.checkpoint_cli ls PATH``: the same as ``scopeflow ckpt``."""
-    return cli.main(["ckpt", *(sys.argv[1:] if argv is None else argv)])
+    parser = argparse.ArgumentParser(prog="scopeflow")
+    add_parser(parser.add_subparsers(dest="command"))
+    return run(parser.parse_args(["ckpt", *(sys.argv[1:] if argv is None else argv)]))
 
 
 def _non_negative(text: str) -> float:
@@ -107,7 +108,7 @@ def _fail(message: str) -> int:
 def _guarded(command):
     """Reports user errors (bad path, corrupt file, unknown name) as one line, exit 1.
 
-    A closed stdout (``BrokenPipeError``) goes up to ``scopeflow.cli.main``.
+    A closed stdout (``BrokenPipeError``) goes up to ``cli_conventions.run``.
     """
     def run(args):
         try:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import scopeflow as tf
-from scopeflow.clip_ops import clip_by_global_norm, clip_by_norm, global_norm
+from scopeflow.ops.clip_ops import clip_by_global_norm, clip_by_norm, global_norm
 
 
 def run(x):

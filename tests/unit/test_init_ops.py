@@ -169,7 +169,7 @@ def test_seeded_initializer_is_reproducible():
 
 
 def test_initializers_namespace():
-    ns = init_ops.initializers
+    ns = tf.initializers
     assert ns.glorot_uniform is init_ops.GlorotUniform
     assert ns.zeros is init_ops.Zeros
     v = tf.Variable(1.0, name="x")

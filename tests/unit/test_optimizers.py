@@ -164,7 +164,7 @@ def test_var_list_restricts_updates():
 
 
 def test_compute_gradients_then_clip_then_apply():
-    from scopeflow.clip_ops import clip_by_global_norm
+    from scopeflow.ops.clip_ops import clip_by_global_norm
     w = tf.Variable([3.0, 4.0], name="w")
     opt = tf.train.GradientDescentOptimizer(1.0)
     gv = opt.compute_gradients(tf.reduce_sum(w * w))  # grad [6, 8], norm 10
