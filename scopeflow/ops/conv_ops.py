@@ -20,6 +20,7 @@ import threading
 import numpy as np
 
 from scopeflow.framework import dtypes, errors
+from scopeflow.framework.dtype_groups import FLOATS, NUMERIC
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.opdef import OpDef, check_dtype, same_dtype
 from scopeflow.framework.tensor_shape import TensorShape
@@ -34,11 +35,7 @@ __all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "conv2d_
            "depthwise_conv2d_native_backprop_input", "depthwise_conv2d_native_backprop_filter",
            "bias_add"]
 
-_FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
-_CONV_TYPES = _FLOATS + (dtypes.int32,)
-_POOL_TYPES = _FLOATS + (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64, dtypes.uint8,
-                         dtypes.uint16, dtypes.uint32, dtypes.uint64)
-_BIAS_TYPES = _POOL_TYPES + (dtypes.complex64, dtypes.complex128)
+_CONV_TYPES = FLOATS + (dtypes.int32,)  # TF's Conv2D T (bfloat16 aside, as dtype_groups)
 _CONV_ATTRS = {"strides": None, "use_cudnn_on_gpu": True, "padding": None,
                "explicit_paddings": [], "data_format": "NHWC", "dilations": [1, 1, 1, 1]}
 _DW_ATTRS = {"strides": None, "padding": None, "explicit_paddings": [], "data_format": "NHWC",
@@ -418,13 +415,25 @@ def _one_of(a, b, name_a, name_b):
 
 
 # ── ShapeN (here for the Conv2D gradient; TODO(arrays): move to array_ops) ───────────
+def _shape_n_shape(*xs, N, out_type):
+    return [TensorShape([x.ndims]) for x in xs]
+
+
+def _shape_n_dtype(*dts, N, out_type):
+    return [out_type] * N
+
+
+def _shape_n_kernel(*xs, N, out_type):
+    return tuple(np.array(x.shape, out_type.as_numpy_dtype) for x in xs)
+
+
+def _shape_n_num_outputs(attrs, n):
+    return attrs["N"]
+
+
 shape_n_op = OpDef(
-    "ShapeN", shape=lambda *xs, N, out_type: [TensorShape([x.ndims]) for x in xs],
-    dtype=lambda *dts, N, out_type: [out_type] * N,
-    kernel=lambda *xs, N, out_type: tuple(np.array(x.shape, out_type.as_numpy_dtype)
-                                          for x in xs),
-    attrs={"N": 1, "out_type": dtypes.int32}, num_outputs=lambda attrs, n: attrs["N"],
-    grad=None)
+    "ShapeN", shape=_shape_n_shape, dtype=_shape_n_dtype, kernel=_shape_n_kernel,
+    attrs={"N": 1, "out_type": dtypes.int32}, num_outputs=_shape_n_num_outputs, grad=None)
 
 
 def _shape_n(inputs, name="ShapeN"):
@@ -456,9 +465,14 @@ def _conv2d_backprop_input_shape(sizes, w, dy, **attrs):
                                                   for d in dims])
 
 
+def _backprop_input_dtype(sizes, w, dy, **attrs):
+    """The dtype rule of the ``*BackpropInput`` ops: ``filter`` and ``out_backprop``'s."""
+    return _conv_dtype(w, dy)
+
+
 conv2d_backprop_input_op = OpDef(
     "Conv2DBackpropInput", shape=_conv2d_backprop_input_shape,
-    dtype=lambda s, w, dy, **a: _conv_dtype(w, dy), attrs=_CONV_ATTRS,
+    dtype=_backprop_input_dtype, attrs=_CONV_ATTRS,
     shape_from_tensors=True, input_names=("input_sizes", "filter", "out_backprop"))
 
 
@@ -541,9 +555,14 @@ def _conv2d_backprop_filter_shape(x, sizes, dy, **attrs):
                                                   for d in dims])
 
 
+def _backprop_filter_dtype(x, sizes, dy, **attrs):
+    """The dtype rule of the ``*BackpropFilter`` ops: ``input`` and ``out_backprop``'s."""
+    return _conv_dtype(x, dy)
+
+
 conv2d_backprop_filter_op = OpDef(
     "Conv2DBackpropFilter", shape=_conv2d_backprop_filter_shape,
-    dtype=lambda x, s, dy, **a: _conv_dtype(x, dy), attrs=_CONV_ATTRS,
+    dtype=_backprop_filter_dtype, attrs=_CONV_ATTRS,
     shape_from_tensors=True, input_names=("input", "filter_sizes", "out_backprop"))
 
 
@@ -648,7 +667,7 @@ def _depthwise_backprop_input_shape(sizes, w, dy, **attrs):
 
 depthwise_backprop_input_op = OpDef(
     "DepthwiseConv2dNativeBackpropInput", shape=_depthwise_backprop_input_shape,
-    dtype=lambda s, w, dy, **a: _conv_dtype(w, dy), attrs=_DW_ATTRS, shape_from_tensors=True,
+    dtype=_backprop_input_dtype, attrs=_DW_ATTRS, shape_from_tensors=True,
     input_names=("input_sizes", "filter", "out_backprop"))
 
 
@@ -690,7 +709,7 @@ def depthwise_conv2d_native_backprop_input(input_sizes, filter, out_backprop, st
 
 depthwise_backprop_filter_op = OpDef(
     "DepthwiseConv2dNativeBackpropFilter", shape=_conv2d_backprop_filter_shape,
-    dtype=lambda x, s, dy, **a: _conv_dtype(x, dy), attrs=_DW_ATTRS, shape_from_tensors=True,
+    dtype=_backprop_filter_dtype, attrs=_DW_ATTRS, shape_from_tensors=True,
     input_names=("input", "filter_sizes", "out_backprop"))
 
 
@@ -754,8 +773,11 @@ def _bias_add_shape(x, b, *, data_format):
     return TensorShape(out)
 
 
-bias_add_op = OpDef("BiasAdd", shape=_bias_add_shape,
-                    dtype=lambda x, b, **a: check_dtype(same_dtype(x, b), _BIAS_TYPES, "T"),
+def _bias_add_dtype(x, b, **attrs):
+    return check_dtype(same_dtype(x, b), NUMERIC, "T")
+
+
+bias_add_op = OpDef("BiasAdd", shape=_bias_add_shape, dtype=_bias_add_dtype,
                     attrs={"data_format": "NHWC"}, input_names=("value", "bias"))
 
 
@@ -814,8 +836,11 @@ def _bias_add_grad_shape(dy, *, data_format):
     return TensorShape([dims[_bias_axis(len(dims), data_format)]])
 
 
-bias_add_grad_op = OpDef("BiasAddGrad", shape=_bias_add_grad_shape,
-                         dtype=lambda dy, **a: check_dtype(dy, _BIAS_TYPES, "T"),
+def _bias_add_grad_dtype(dy, **attrs):
+    return check_dtype(dy, NUMERIC, "T")
+
+
+bias_add_grad_op = OpDef("BiasAddGrad", shape=_bias_add_grad_shape, dtype=_bias_add_grad_dtype,
                          attrs={"data_format": "NHWC"}, input_names=("out_backprop",))
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from scopeflow.framework import errors
+from scopeflow.framework.dtype_groups import FLOATS, REAL
 from scopeflow.framework.graph import Tensor
 from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype, same_dtype
 from scopeflow.framework.tensor_shape import TensorShape
@@ -20,8 +21,6 @@ from scopeflow.ops.array_ops import _partial_dims
 from scopeflow.ops.blas import PARALLEL_ELEMENTWISE_FLOPS
 from scopeflow.ops.blas import split_rows as _split_rows
 from scopeflow.ops.conv_ops import (
-    _FLOATS,
-    _POOL_TYPES,
     _channel_index,
     _check_cpu_format,
     _dims4,
@@ -80,10 +79,6 @@ def _bind_pool(op_def, value, input, ksize, strides, padding, data_format, name)
                        data_format=data_format)
 
 
-def _pool_dtype(allowed, what="input"):
-    return lambda x, *rest, **attrs: check_dtype(x, allowed, what)
-
-
 def _lowest(dtype):
     return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
 
@@ -94,7 +89,11 @@ def _is_2x2_tiling(x, kh, kw, oh, ow, ph, pw, sh, sw):
 
 
 # ── MaxPool ──────────────────────────────────────────────────────────────────────────
-max_pool_op = OpDef("MaxPool", shape=_pool_shape, dtype=_pool_dtype(_POOL_TYPES),
+def _max_pool_dtype(x, *rest, **attrs):
+    return check_dtype(x, REAL, "input")
+
+
+max_pool_op = OpDef("MaxPool", shape=_pool_shape, dtype=_max_pool_dtype,
                     attrs=_POOL_ATTRS, input_names=("input",))
 
 
@@ -149,9 +148,11 @@ def _max_pool_grad_shape(x, y, dy, **attrs):
     return x
 
 
-max_pool_grad_op = OpDef("MaxPoolGrad", shape=_max_pool_grad_shape,
-                         dtype=lambda x, y, dy, **a: check_dtype(same_dtype(x, y, dy),
-                                                                 _POOL_TYPES, "T"),
+def _max_pool_grad_dtype(x, y, dy, **attrs):
+    return check_dtype(same_dtype(x, y, dy), REAL, "T")
+
+
+max_pool_grad_op = OpDef("MaxPoolGrad", shape=_max_pool_grad_shape, dtype=_max_pool_grad_dtype,
                          attrs=_POOL_ATTRS, input_names=("orig_input", "orig_output", "grad"),
                          # TF has MaxPoolGradGrad; without it, raise rather than give 0
                          grad=NO_GRADIENT)
@@ -214,7 +215,11 @@ def _avg_counts(h, w, kh, kw, oh, ph, sh, ow, pw, sw, dtype):
         .astype(dtype)[None, :, :, None]
 
 
-avg_pool_op = OpDef("AvgPool", shape=_pool_shape, dtype=_pool_dtype(_FLOATS, "value"),
+def _avg_pool_dtype(x, *rest, **attrs):
+    return check_dtype(x, FLOATS, "value")
+
+
+avg_pool_op = OpDef("AvgPool", shape=_pool_shape, dtype=_avg_pool_dtype,
                     attrs=_POOL_ATTRS, input_names=("value",))
 
 
@@ -257,8 +262,11 @@ def _avg_pool_grad_shape(sizes, dy, **attrs):
                                                   for d in dims])
 
 
-avg_pool_grad_op = OpDef("AvgPoolGrad", shape=_avg_pool_grad_shape,
-                         dtype=lambda s, dy, **a: check_dtype(dy, _FLOATS, "T"),
+def _avg_pool_grad_dtype(sizes, dy, **attrs):
+    return check_dtype(dy, FLOATS, "T")
+
+
+avg_pool_grad_op = OpDef("AvgPoolGrad", shape=_avg_pool_grad_shape, dtype=_avg_pool_grad_dtype,
                          attrs=_POOL_ATTRS, shape_from_tensors=True,
                          input_names=("orig_input_shape", "grad"))
 

@@ -1,4 +1,4 @@
-"""Op-table rows for scopeflow/ops/nn_ops.py (NumPy references)."""
+"""Op-table rows for the nn families (scopeflow/ops/nn_*.py; NumPy references)."""
 
 from __future__ import annotations
 

@@ -86,8 +86,8 @@ def test_large_inputs_take_the_threaded_paths(monkeypatch):
         return real(task, m, flops, min_flops)
 
     monkeypatch.setattr(blas, "split_rows", counting)
-    from scopeflow.ops import nn_ops, pool_ops
-    monkeypatch.setattr(nn_ops, "split_rows", counting)
+    from scopeflow.ops import nn_activation_ops, pool_ops
+    monkeypatch.setattr(nn_activation_ops, "split_rows", counting)
     monkeypatch.setattr(pool_ops, "_split_rows", counting)
     x = np.random.default_rng(5).standard_normal((50, 28, 28, 32)).astype(np.float32)
     xt = tf.constant(x)
