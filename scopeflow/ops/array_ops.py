@@ -65,6 +65,8 @@ from scopeflow.ops.shape_ops import (  # noqa: F401 - re-exported
     reshape,
     reshape_op,
     shape,
+    shape_n,
+    shape_n_op,
     shape_op,
     size,
     size_op,
@@ -95,6 +97,7 @@ __all__ = [
     "identity_n",
     "placeholder", "placeholder_with_default", "identity", "stop_gradient", "reshape",
     "transpose", "expand_dims", "squeeze", "concat", "stack", "unstack", "split", "tile", "pad",
-    "slice", "strided_slice", "gather", "one_hot", "shape", "size", "rank", "fill", "zeros",
+    "slice", "strided_slice", "gather", "one_hot", "shape", "shape_n", "size", "rank", "fill",
+    "zeros",
     "ones", "zeros_like", "ones_like", "boolean_mask", "newaxis", "invert_permutation",
 ]

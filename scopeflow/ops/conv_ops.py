@@ -331,7 +331,7 @@ def _conv_attrs(op):
 @conv2d_op.def_grad
 def _conv2d_grad(op, dy):
     x, w = op.inputs
-    sx, sw = _shape_n([x, w])
+    sx, sw = array_ops.shape_n([x, w])
     attrs = _conv_attrs(op)
     return [conv2d_backprop_input_op.bind(sx, w, dy, **attrs),
             conv2d_backprop_filter_op.bind(x, sw, dy, **attrs)]
@@ -412,36 +412,6 @@ def _one_of(a, b, name_a, name_b):
     if a is None and b is None:
         raise ValueError(f"'{name_a}' must be given")
     return a if a is not None else b
-
-
-# ── ShapeN (here for the Conv2D gradient; TODO(arrays): move to array_ops) ───────────
-def _shape_n_shape(*xs, N, out_type):
-    return [TensorShape([x.ndims]) for x in xs]
-
-
-def _shape_n_dtype(*dts, N, out_type):
-    return [out_type] * N
-
-
-def _shape_n_kernel(*xs, N, out_type):
-    return tuple(np.array(x.shape, out_type.as_numpy_dtype) for x in xs)
-
-
-def _shape_n_num_outputs(attrs, n):
-    return attrs["N"]
-
-
-shape_n_op = OpDef(
-    "ShapeN", shape=_shape_n_shape, dtype=_shape_n_dtype, kernel=_shape_n_kernel,
-    attrs={"N": 1, "out_type": dtypes.int32}, num_outputs=_shape_n_num_outputs, grad=None)
-
-
-def _shape_n(inputs, name="ShapeN"):
-    return list(_as_tuple(shape_n_op.bind(*inputs, N=len(inputs), name=name)))
-
-
-def _as_tuple(x):
-    return tuple(x) if isinstance(x, (list, tuple)) else (x,)
 
 
 def _sizes_value(t):

@@ -33,7 +33,7 @@ from scopeflow.ops.op_helpers import (
 )
 
 __all__ = ["placeholder", "placeholder_with_default", "identity", "identity_n", "stop_gradient",
-           "reshape", "expand_dims", "squeeze", "shape", "size", "rank"]
+           "reshape", "expand_dims", "squeeze", "shape", "shape_n", "size", "rank"]
 
 
 # ── Placeholder ──────────────────────────────────────────────────────────────────────
@@ -383,6 +383,36 @@ def _shape_internal(input, name, optimize, out_type, const_name=None):  # noqa: 
         if optimize and input.shape.is_fully_defined():
             return constant(input.shape.as_list(), out_type, name=const_name or scope)
         return shape_op.bind(input, out_type=out_type, name=scope)
+
+
+# ── ShapeN ───────────────────────────────────────────────────────────────────────────
+def _shape_n_shape(*xs, N, out_type):
+    return [TensorShape([x.ndims]) for x in xs]
+
+
+def _shape_n_dtype(*dts, N, out_type):
+    return [check_dtype(out_type, INDEX, "out_type")] * N
+
+
+def _shape_n_kernel(*xs, N, out_type):
+    return tuple(np.array(x.shape, out_type.as_numpy_dtype) for x in xs)
+
+
+def _shape_n_num_outputs(attrs, n):
+    return attrs["N"]
+
+
+shape_n_op = OpDef(
+    "ShapeN", shape=_shape_n_shape, dtype=_shape_n_dtype, kernel=_shape_n_kernel,
+    attrs={"N": 1, "out_type": dtypes.int32}, num_outputs=_shape_n_num_outputs, grad=None)
+
+
+def shape_n(input, out_type=dtypes.int32, name=None) -> list:  # noqa: A002 - TF's name
+    """The shapes of the tensors in ``input``, as one ``ShapeN`` op with an output each."""
+    out_type = dtypes.as_dtype(out_type).base_dtype
+    op = shape_n_op.create(list(input), {"N": len(input), "out_type": out_type},
+                           name=name or "ShapeN")
+    return list(op.outputs)
 
 
 # ── Size ─────────────────────────────────────────────────────────────────────────────

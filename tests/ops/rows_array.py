@@ -1,16 +1,10 @@
-"""Op-table rows for the array ops (scopeflow/ops/array_ops.py), with NumPy references."""
+"""Op-table rows for the array ops (the families scopeflow/ops/array_ops.py re-exports)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from .op_table import OpCase, rand
-
-try:  # GatherV2's gradient densifies through math_ops.unsorted_segment_sum
-    from scopeflow.ops import math_ops as _math_ops
-    _SEGMENT_SUM = hasattr(_math_ops, "unsorted_segment_sum")
-except ImportError:  # pragma: no cover
-    _SEGMENT_SUM = False
 
 
 def _ints(*shape, low=0, high=5, seed=0):
@@ -152,16 +146,14 @@ ROWS = [
                                           new_axis_mask=4, shrink_axis_mask=2),
            lambda x: x[..., 1, None], [X234], id="StridedSlice-ellipsis-mask"),
     # ── GatherV2 ──
-    OpCase("GatherV2", lambda tf, x: tf.gather(x, [1, 0, 1]), lambda x: x[[1, 0, 1]], [X23],
-           check_grad=_SEGMENT_SUM),
+    OpCase("GatherV2", lambda tf, x: tf.gather(x, [1, 0, 1]), lambda x: x[[1, 0, 1]], [X23]),
     OpCase("GatherV2", lambda tf, x, i: tf.gather(x, i, axis=2), lambda x, i: np.take(x, i, 2),
-           [X234, _ints(2, 2, high=4)], id="GatherV2-axis", check_grad=_SEGMENT_SUM),
+           [X234, _ints(2, 2, high=4)], id="GatherV2-axis"),
     OpCase("GatherV2", lambda tf, x, i: tf.gather(x, i, axis=-1), lambda x, i: np.take(x, i, -1),
-           [X23, np.array(2, np.int32)], id="GatherV2-scalar-index", check_grad=_SEGMENT_SUM),
+           [X23, np.array(2, np.int32)], id="GatherV2-scalar-index"),
     OpCase("GatherV2", lambda tf, x, i: tf.gather(x, i, axis=1, batch_dims=1),
            lambda x, i: np.stack([x[b][i[b]] for b in range(2)]),
-           [X23, np.array([[0, 2], [1, 1]], np.int32)], id="GatherV2-batch_dims",
-           check_grad=_SEGMENT_SUM),
+           [X23, np.array([[0, 2], [1, 1]], np.int32)], id="GatherV2-batch_dims"),
     # ── OneHot ──
     OpCase("OneHot", lambda tf, i: tf.one_hot(i, 4), lambda i: _one_hot_ref(i, 4),
            [np.array([0, 3, 5, -1], np.int32)]),
@@ -193,12 +185,12 @@ ROWS = [
            [_ints(2, 2)]),
     # ── boolean_mask (Reshape, Where, Squeeze, GatherV2) ──
     OpCase("GatherV2", lambda tf, x, m: tf.boolean_mask(x, m), lambda x, m: x[m],
-           [X23, np.array([True, False])], id="boolean_mask", check_grad=_SEGMENT_SUM),
+           [X23, np.array([True, False])], id="boolean_mask"),
     OpCase("GatherV2", lambda tf, x, m: tf.boolean_mask(x, m, axis=1), lambda x, m: x[:, m],
-           [X234, np.array([True, False, True])], id="boolean_mask-axis", check_grad=_SEGMENT_SUM),
+           [X234, np.array([True, False, True])], id="boolean_mask-axis"),
     OpCase("GatherV2", lambda tf, x, m: tf.boolean_mask(x, m), lambda x, m: x[m],
            [X234, np.array([[True, False, True], [False, False, True]])],
-           id="boolean_mask-2d-mask", check_grad=_SEGMENT_SUM),
+           id="boolean_mask-2d-mask"),
     # ── Gradient helpers: InvertPermutation / ConcatOffset / StridedSliceGrad / MirrorPadGrad ──
     OpCase("InvertPermutation", lambda tf, p: tf.invert_permutation(p), np.argsort,
            [np.array([2, 0, 3, 1], np.int32)]),
@@ -268,9 +260,8 @@ ROWS = [
            lambda x: x[::-1, 1:], [X234], id="StridedSlice-unknown"),
     OpCase("GatherV2", lambda tf, x, i: tf.gather(_unknown(tf, x), i, axis=1),
            lambda x, i: np.take(x, i, 1), [X234, np.array([2, 0, 2], np.int32)],
-           id="GatherV2-unknown-axis", check_grad=_SEGMENT_SUM),
+           id="GatherV2-unknown-axis"),
     OpCase("GatherV2", lambda tf, x, i: tf.gather(x, i, axis=2, batch_dims=1),
            lambda x, i: np.stack([np.take(x[b], i[b], 1) for b in range(2)]),
-           [X234, np.array([[0, 3, 3], [1, 1, 2]], np.int32)], id="GatherV2-batch_dims-axis2",
-           check_grad=_SEGMENT_SUM),
+           [X234, np.array([[0, 3, 3], [1, 1, 2]], np.int32)], id="GatherV2-batch_dims-axis2"),
 ]

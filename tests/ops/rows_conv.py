@@ -282,5 +282,5 @@ def _bias_add_grad(tf, dy, data_format):
 
 
 def _shape_n(a, b):
-    from scopeflow.ops import conv_ops
-    return conv_ops._shape_n([a, b])
+    from scopeflow.ops import array_ops
+    return array_ops.shape_n([a, b])

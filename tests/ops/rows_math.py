@@ -1,4 +1,4 @@
-"""Op-table rows for scopeflow/ops/math_ops.py (NumPy references)."""
+"""Op-table rows for the math ops (the families scopeflow/ops/math_ops.py re-exports)."""
 
 from __future__ import annotations
 

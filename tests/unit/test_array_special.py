@@ -410,3 +410,19 @@ def test_fetched_views_do_not_alias_constants():
         a = sess.run(r)
         a[0] = 99.0
         assert sess.run(c)[0, 0] == 1.0
+
+
+def test_shape_n_is_one_op_with_an_output_per_input():
+    # TF 2.21: [ShapeN:0 (2,) int32, ShapeN:1 (1,) int32]; out_type int64; a list even for one.
+    a, b = tf.zeros([2, 3]), tf.placeholder(tf.float32, [None])
+    got = tf.shape_n([a, b])
+    assert type(got) is list
+    assert [_desc(t) for t in got] == [("ShapeN", "ShapeN", "int32", "(2,)"),
+                                       ("ShapeN", "ShapeN", "int32", "(1,)")]
+    one = tf.shape_n([a], out_type=tf.int64)
+    assert [(t.name, t.dtype.name) for t in one] == [("ShapeN_1:0", "int64")]
+    with pytest.raises(TypeError, match="Value passed to parameter 'out_type' has DataType "
+                       "float32 not in list of allowed values: int32, int64"):
+        tf.shape_n([a], out_type=tf.float32)
+    with tf.Session() as sess:
+        assert [s.tolist() for s in sess.run(got, {b: [1, 2, 3, 4]})] == [[2, 3], [4]]
