@@ -11,6 +11,7 @@ import warnings as _warnings
 from scopeflow._version import __version__
 
 from scopeflow.framework import dtypes, errors
+from scopeflow.framework.errors import OpError  # TF1's one top-level error alias
 from scopeflow.framework.dtypes import *  # noqa: F403
 from scopeflow.framework.dtypes import DType, as_dtype
 from scopeflow.framework.graph import *  # noqa: F403
@@ -32,6 +33,7 @@ from scopeflow.variables import *  # noqa: F403
 from scopeflow.variable_scope import *  # noqa: F403
 from scopeflow import operators  # Tensor's and Variable's Python operators
 from scopeflow import initializers, layers, losses, math, nn, random
+from scopeflow import metrics
 from scopeflow import test_util as test
 from scopeflow import tf_logging as logging
 from scopeflow import train

@@ -42,6 +42,7 @@ NAMESPACES = {
     "scopeflow.sparse": "sparse",
     "scopeflow.layers": "layers",
     "scopeflow.losses": "losses",
+    "scopeflow.metrics": "metrics",
     "scopeflow.train": "train",
     "scopeflow.summary": "summary",
     "scopeflow.compat": "compat",
@@ -190,7 +191,10 @@ def _suggestions(name: str, module, path: str) -> list[str]:
     for c in sorted(have | set(tf1_names(path)), key=lambda c: (c not in have, c)):
         lowered.setdefault(c.lower(), []).append(c)  # what scopeflow has first
     close = difflib.get_close_matches(name.lower(), list(lowered), n=3, cutoff=0.7)
-    return [c for low in close for c in lowered[low]][:3]
+    # Of two spellings that differ in case only (``Dense``, ``dense``), the one closer to
+    # the typed case first (``dens`` -> ``dense``).
+    return [c for low in close for c in sorted(
+        lowered[low], key=lambda c: sum(a != b for a, b in zip(c, name)))][:3]
 
 
 def install_fallback(module) -> None:

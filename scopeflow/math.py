@@ -3,6 +3,7 @@
 from scopeflow._api import missing_attribute
 from scopeflow.ops import math_ops
 from scopeflow.ops.math_ops import *  # noqa: F403
+from scopeflow.ops.nn_top_k_ops import in_top_k, top_k
 from scopeflow.ops.segment_ops import (
     segment_sum,
     sparse_segment_mean,
@@ -11,7 +12,8 @@ from scopeflow.ops.segment_ops import (
 )
 
 __all__ = math_ops.__all__ + [
-    "segment_sum", "sparse_segment_sum", "sparse_segment_mean", "sparse_segment_sqrt_n"]
+    "segment_sum", "sparse_segment_sum", "sparse_segment_mean", "sparse_segment_sqrt_n",
+    "top_k", "in_top_k"]
 
 
 def __getattr__(name):

@@ -2,12 +2,13 @@
 
 from scopeflow._api import missing_attribute
 from scopeflow.framework.random_seed import get_seed, set_random_seed
+from scopeflow.ops.random_ops import categorical, multinomial, truncated_normal
 from scopeflow.ops.random_ops import random_normal as normal
 from scopeflow.ops.random_ops import random_shuffle as shuffle
 from scopeflow.ops.random_ops import random_uniform as uniform
-from scopeflow.ops.random_ops import truncated_normal
 
-__all__ = ["normal", "uniform", "truncated_normal", "shuffle", "set_random_seed", "get_seed"]
+__all__ = ["normal", "uniform", "truncated_normal", "shuffle", "set_random_seed", "get_seed",
+           "categorical", "multinomial"]
 
 
 def __getattr__(name):

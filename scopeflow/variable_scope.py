@@ -484,40 +484,59 @@ def _child_scope(base, reuse, name, name_scope, constraint) -> VariableScope:
         use_resource=base.use_resource, constraint=constraint)
 
 
-@contextlib.contextmanager
 def _pure_variable_scope(name_or_scope, reuse=None, old_name_scope=None, custom_getter=None,
                          force_reuse=False, defaults=_NO_DEFAULTS):
     """Enters a variable scope without touching name scopes (TF's ``_pure_variable_scope``)."""
-    state = _scope_state()
-    old = state.variable_scope
-    reentered = isinstance(name_or_scope, VariableScope)
-    if reentered:
-        base = name_or_scope
-        scope = _child_scope(base, base.reuse if not reuse else reuse, base.name,
-                             base.original_name_scope, defaults.constraint)
-    else:
-        base = old
-        new_name = old.name + "/" + name_or_scope if old.name else name_or_scope
-        inherited = reuse if force_reuse else (reuse or old.reuse)
-        scope = _child_scope(base, inherited, new_name,
-                             name_or_scope if old_name_scope is None else old_name_scope,
-                             defaults.constraint)
-    _open_variable_scope(state, scope.name)
-    old_subscopes = copy.copy(state.variable_scope_counts) if reentered else None
-    defaults.apply_to(scope)
-    if custom_getter is not None:
-        scope.set_custom_getter(_wrap_custom_getter(custom_getter, base.custom_getter))
-    state.variable_scope = scope
-    try:
-        yield scope
-    finally:
+    return _PureVariableScope((name_or_scope, reuse, old_name_scope, custom_getter,
+                               force_reuse, defaults))
+
+
+class _PureVariableScope:
+    """Enters a variable scope without touching name scopes (TF's ``_pure_variable_scope``).
+
+    A class, not a generator, because TF's exit may be retried: after "Improper nesting of
+    variable_scope." the scope is still current-or-below, and once the inner scopes have
+    exited, exiting it again restores the scope it was entered from (as TF's).
+    """
+
+    def __init__(self, args):
+        self._args = args  # _pure_variable_scope's arguments, in its order
+
+    def __enter__(self) -> VariableScope:
+        name_or_scope, reuse, old_name_scope, custom_getter, force_reuse, defaults = self._args
+        state = _scope_state()
+        old = state.variable_scope
+        reentered = isinstance(name_or_scope, VariableScope)
+        if reentered:
+            base = name_or_scope
+            scope = _child_scope(base, base.reuse if not reuse else reuse, base.name,
+                                 base.original_name_scope, defaults.constraint)
+        else:
+            base = old
+            new_name = old.name + "/" + name_or_scope if old.name else name_or_scope
+            inherited = reuse if force_reuse else (reuse or old.reuse)
+            scope = _child_scope(base, inherited, new_name,
+                                 name_or_scope if old_name_scope is None else old_name_scope,
+                                 defaults.constraint)
+        _open_variable_scope(state, scope.name)
+        self._old_subscopes = copy.copy(state.variable_scope_counts) if reentered else None
+        defaults.apply_to(scope)
+        if custom_getter is not None:
+            scope.set_custom_getter(_wrap_custom_getter(custom_getter, base.custom_getter))
+        state.variable_scope = scope
+        self._state, self._old, self._scope = state, old, scope
+        return scope
+
+    def __exit__(self, *exc_info):
+        state, scope = self._state, self._scope
         if state.variable_scope is not scope:
             raise RuntimeError("Improper nesting of variable_scope.")
-        if reentered:
-            state.variable_scope_counts = old_subscopes
+        if self._old_subscopes is not None:
+            state.variable_scope_counts = self._old_subscopes
         else:
             _close_variable_subscopes(state, scope.name)
-        state.variable_scope = old
+        state.variable_scope = self._old
+        return False
 
 
 def _checked_scope_reuse(name_or_scope, default_name, reuse, auxiliary_name_scope):
@@ -536,48 +555,82 @@ def _checked_scope_reuse(name_or_scope, default_name, reuse, auxiliary_name_scop
     return reuse
 
 
-@contextlib.contextmanager
-def variable_scope(name_or_scope, default_name=None, values=None, initializer=None,
-                   regularizer=None, caching_device=None, partitioner=None, custom_getter=None,
-                   reuse=None, dtype=None, use_resource=None, constraint=None,
-                   auxiliary_name_scope=True):
+class variable_scope:  # noqa: N801 (TF's name)
     """TF1's ``tf.variable_scope``: a variable-scope path plus a name scope for ops.
 
     >>> with variable_scope("cnn"):
     ...     with variable_scope("conv1"):
     ...         get_variable("w", [1]).name
     'cnn/conv1/w:0'
+
+    Exiting a scope while a scope entered inside it is still open raises TF's
+    ``RuntimeError("Improper nesting of variable_scope.")``; its name scope is left then,
+    and once the inner scope has exited, exiting this one again restores the enclosing
+    variable scope (TF's behaviour, exit for exit).
     """
-    reuse = _checked_scope_reuse(name_or_scope, default_name, reuse, auxiliary_name_scope)
-    graph = _graph_of(values) if values else get_default_graph()
-    defaults = _ScopeDefaults(initializer=initializer, regularizer=regularizer,
-                              caching_device=caching_device, partitioner=partitioner,
-                              dtype=dtype, use_resource=use_resource, constraint=constraint)
-    with graph.as_default(), contextlib.ExitStack() as stack:
-        if auxiliary_name_scope:
-            ns = None
-        else:
-            current = graph.get_name_scope()
-            ns = graph.name_scope(current + "/" if current else "")
-        if name_or_scope is not None:
-            ns_name = name_or_scope if isinstance(name_or_scope, str) else \
-                name_or_scope.name.split("/")[-1]
-            old_name_scope = None
-            if ns_name or ns is not None:
-                entered = stack.enter_context(ns or graph.name_scope(ns_name))
-                old_name_scope = entered if isinstance(name_or_scope, str) else \
-                    name_or_scope.original_name_scope
-            scope = stack.enter_context(_pure_variable_scope(
-                name_or_scope, reuse=reuse, old_name_scope=old_name_scope,
-                custom_getter=custom_getter, defaults=defaults))
-        else:
-            if reuse:
-                raise ValueError("reuse=True cannot be used without a name_or_scope")
-            entered = stack.enter_context(ns or graph.name_scope(default_name))
-            unique = _unique_variable_scope(default_name)
-            scope = stack.enter_context(_pure_variable_scope(
-                unique, old_name_scope=entered, custom_getter=custom_getter, defaults=defaults))
-        yield scope
+
+    def __init__(self, name_or_scope, default_name=None, values=None, initializer=None,
+                 regularizer=None, caching_device=None, partitioner=None, custom_getter=None,
+                 reuse=None, dtype=None, use_resource=None, constraint=None,
+                 auxiliary_name_scope=True):
+        self._reuse = _checked_scope_reuse(name_or_scope, default_name, reuse,
+                                           auxiliary_name_scope)
+        self._name_or_scope = name_or_scope
+        self._default_name = default_name
+        self._values = values
+        self._custom_getter = custom_getter
+        self._auxiliary_name_scope = auxiliary_name_scope
+        self._defaults = _ScopeDefaults(
+            initializer=initializer, regularizer=regularizer, caching_device=caching_device,
+            partitioner=partitioner, dtype=dtype, use_resource=use_resource,
+            constraint=constraint)
+        self._stack = None
+        self._pure = None
+
+    def __enter__(self) -> VariableScope:
+        name_or_scope, reuse = self._name_or_scope, self._reuse
+        graph = _graph_of(self._values) if self._values else get_default_graph()
+        stack = contextlib.ExitStack()
+        try:
+            stack.enter_context(graph.as_default())
+            if self._auxiliary_name_scope:
+                ns = None
+            else:
+                current = graph.get_name_scope()
+                ns = graph.name_scope(current + "/" if current else "")
+            if name_or_scope is not None:
+                ns_name = name_or_scope if isinstance(name_or_scope, str) else \
+                    name_or_scope.name.split("/")[-1]
+                old_name_scope = None
+                if ns_name or ns is not None:
+                    entered = stack.enter_context(ns or graph.name_scope(ns_name))
+                    old_name_scope = entered if isinstance(name_or_scope, str) else \
+                        name_or_scope.original_name_scope
+                pure = _pure_variable_scope(
+                    name_or_scope, reuse=reuse, old_name_scope=old_name_scope,
+                    custom_getter=self._custom_getter, defaults=self._defaults)
+            else:
+                if reuse:
+                    raise ValueError("reuse=True cannot be used without a name_or_scope")
+                entered = stack.enter_context(ns or graph.name_scope(self._default_name))
+                unique = _unique_variable_scope(self._default_name)
+                pure = _pure_variable_scope(unique, old_name_scope=entered,
+                                            custom_getter=self._custom_getter,
+                                            defaults=self._defaults)
+            scope = pure.__enter__()
+        except BaseException:
+            stack.close()
+            raise
+        self._stack, self._pure = stack, pure
+        return scope
+
+    def __exit__(self, *exc_info):
+        try:
+            self._pure.__exit__(*exc_info)
+        finally:
+            # The name scope and the graph are left once (a retried exit finds them gone).
+            self._stack.__exit__(*exc_info)
+        return False
 
 
 def variable_op_scope(values, name_or_scope, default_name=None, **kwargs):

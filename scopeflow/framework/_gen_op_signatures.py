@@ -32,7 +32,7 @@ Cast Shape ShapeN Size Rank Reshape Squeeze ExpandDims Transpose Tile Pad PadV2 
 ZerosLike OnesLike Range LinSpace Pack Unpack ConcatV2 Concat Split SplitV Slice
 StridedSlice StridedSliceGrad Gather GatherV2 GatherNd ScatterNd Where Select SelectV2
 Reverse ReverseV2 OneHot BroadcastTo BroadcastArgs BroadcastGradientArgs Bitcast
-CheckNumerics Add AddV2 AddN Sub Mul Div RealDiv TruncateDiv FloorDiv FloorMod Mod
+CheckNumerics Add AddV2 AddN Sub Mul Div RealDiv TruncateDiv TruncateMod FloorDiv FloorMod Mod
 DivNoNan MulNoNan Maximum Minimum Pow SquaredDifference Neg Abs Sign Square Sqrt Rsqrt
 Exp Expm1 Log Log1p Sin Cos Tan Tanh Sigmoid Erf Reciprocal Inv Floor Ceil Round Rint
 IsNan IsInf IsFinite Equal NotEqual Less LessEqual Greater GreaterEqual LogicalAnd

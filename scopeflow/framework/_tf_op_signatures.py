@@ -270,6 +270,7 @@ SIGNATURES = {
     'TopKV2': ((('input', 'T', '', ''), ('k', 'Tk', '', '')), (('values', 'T', '', ''), ('indices', 'index_type', '', '')), (('sorted', 'bool', '2801'), ('T', 'type', None), ('Tk', 'type', '3003'), ('index_type', 'type', '3003'))),
     'Transpose': ((('x', 'T', '', ''), ('perm', 'Tperm', '', '')), (('y', 'T', '', ''),), (('T', 'type', None), ('Tperm', 'type', '3003'))),
     'TruncateDiv': ((('x', 'T', '', ''), ('y', 'T', '', '')), (('z', 'T', '', ''),), (('T', 'type', None),)),
+    'TruncateMod': ((('x', 'T', '', ''), ('y', 'T', '', '')), (('z', 'T', '', ''),), (('T', 'type', None),)),
     'TruncatedNormal': ((('shape', 'T', '', ''),), (('output', 'dtype', '', ''),), (('seed', 'int', '1800'), ('seed2', 'int', '1800'), ('dtype', 'type', None), ('T', 'type', None))),
     'UniformCandidateSampler': ((('true_classes', '', '', ''),), (('sampled_candidates', '', '', ''), ('true_expected_count', '', '', ''), ('sampled_expected_count', '', '', '')), (('num_true', 'int', None), ('num_sampled', 'int', None), ('unique', 'bool', None), ('range_max', 'int', None), ('seed', 'int', '1800'), ('seed2', 'int', '1800'))),
     'Unique': ((('x', 'T', '', ''),), (('y', 'T', '', ''), ('idx', 'out_idx', '', '')), (('T', 'type', None), ('out_idx', 'type', '3003'))),

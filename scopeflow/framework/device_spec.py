@@ -6,7 +6,7 @@ TF1 programs set and read them.
 
 from __future__ import annotations
 
-__all__ = ["merge_devices"]
+__all__ = ["merge_devices", "parse_device"]
 
 _DEVICE_FIELDS = ("job", "replica", "task", "device")
 
@@ -36,3 +36,9 @@ def merge_devices(outer: str, inner: str) -> str:
     merged = _parse_device(outer)
     merged.update(_parse_device(inner))
     return "".join(f"/{k}:{merged[k]}" for k in _DEVICE_FIELDS if k in merged)
+
+
+def parse_device(spec: str) -> dict:
+    """A device string's fields: ``/job:ps/task:1/cpu:0`` -> ``{"job": "ps", "task": "1",
+    "device": "CPU:0"}`` (a field the string leaves out is absent)."""
+    return _parse_device(spec)

@@ -1,8 +1,9 @@
 """Arithmetic ops: casts, ranges, the elementwise operators, comparisons and logic.
 
 Cast, Range, AddV2, Sub, Mul, RealDiv (``truediv``, ``div``), FloorDiv, FloorMod,
-SquaredDifference, AddN, Neg, Conj, DivNoNan, the comparisons and LogicalAnd/Or/Not: the
-math ops whose gradient rules use only each other, so every other family may build on them.
+TruncateDiv, TruncateMod, SquaredDifference, AddN, Neg, Conj, DivNoNan, the comparisons and
+LogicalAnd/Or/Not: the math ops whose gradient rules use only each other, so every other
+family may build on them.
 Op types, default names, dtypes and shape-error texts follow TensorFlow 2.21 with TF1
 semantics (``tf.compat.v1``); ``scopeflow/operators.py`` installs them as ``Tensor``'s
 operators.
@@ -25,7 +26,14 @@ from scopeflow.framework.dtype_groups import (
     SIGNED_NUMERIC,
 )
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
-from scopeflow.framework.opdef import OpDef, broadcast_shape, check_dtype, merge_shapes, same_shape
+from scopeflow.framework.opdef import (
+    NO_GRADIENT,
+    OpDef,
+    broadcast_shape,
+    check_dtype,
+    merge_shapes,
+    same_shape,
+)
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops.op_helpers import (
@@ -42,7 +50,8 @@ from scopeflow.ops.shape_ops import identity
 __all__ = [
     "cast", "to_float", "to_double", "to_int32", "to_int64", "range",
     "add", "subtract", "multiply", "scalar_mul", "realdiv", "truediv", "divide", "div",
-    "floordiv", "floormod", "mod", "squared_difference", "add_n", "negative", "conj",
+    "floordiv", "floor_div", "floormod", "mod", "truncatediv", "truncatemod",
+    "squared_difference", "add_n", "negative", "conj",
     "div_no_nan", "less", "less_equal", "greater", "greater_equal", "equal", "not_equal",
     "logical_and", "logical_or", "logical_not", "logical_xor",
 ]
@@ -267,11 +276,17 @@ def scalar_mul(scalar, x, name=None) -> Tensor:
 
 
 # ── RealDiv ──────────────────────────────────────────────────────────────────────────
+def _int_trunc_divide(x, y):
+    """Integer ``x / y`` rounded toward zero, as C++ (``INT_MIN / -1`` wraps to ``INT_MIN``)."""
+    with np.errstate(over="ignore"):
+        q = np.floor_divide(x, y)
+    return q + ((np.remainder(x, y) != 0) & ((x < 0) != (y < 0))).astype(q.dtype)
+
+
 def _realdiv_kernel(x, y):
     if _is_int(x):  # C++ integer division truncates toward zero
         _check_divisor(y)
-        q = np.floor_divide(x, y)
-        return q + ((np.remainder(x, y) != 0) & ((x < 0) != (y < 0))).astype(q.dtype)
+        return _int_trunc_divide(x, y)
     return np.true_divide(x, y)
 
 
@@ -352,6 +367,15 @@ def floordiv(x, y, name=None) -> Tensor:
         return _apply(floordiv_op, [x, y], scope)
 
 
+def floor_div(x, y, name=None) -> Tensor:
+    """TF1's raw ``FloorDiv`` op (``tf.floor_div``): as ``floordiv``, named ``FloorDiv``.
+
+    >>> floor_div([-7, 7], 2).name
+    'FloorDiv:0'
+    """
+    return _apply(floordiv_op, [x, y], name or "FloorDiv")
+
+
 # ── FloorMod ─────────────────────────────────────────────────────────────────────────
 def _floormod_kernel(x, y):
     if _is_int(x):
@@ -375,6 +399,64 @@ def floormod(x, y, name=None) -> Tensor:
 
 
 mod = floormod
+
+
+# ── TruncateDiv (not differentiable: TF's gradient returns None for both inputs) ─────
+def _unexpected_binary_error():
+    """TF's text when an integer TruncateDiv/TruncateMod divides by zero (an InternalError)."""
+    return errors.InternalError(None, None, "Unexpected error in binary operator (only "
+                                "integer div and mod should have errors)")
+
+
+def _truncatediv_kernel(x, y):
+    x = np.asarray(x)
+    if x.dtype.kind == "c":  # TF's OpDef takes complex types; its CPU kernels do not
+        raise errors.InvalidArgumentError(
+            None, None, f"No OpKernel was registered to support Op 'TruncateDiv' with these "
+                        f"attrs: [T=DT_{dtypes.as_dtype(x.dtype).name.upper()}]")
+    if _is_int(x):
+        if not np.all(y):
+            raise _unexpected_binary_error()
+        return _int_trunc_divide(x, y)
+    return np.trunc(np.true_divide(x, y))
+
+
+truncatediv_op = OpDef("TruncateDiv", shape=broadcast_shape, dtype=_same_dtype_in(NUMERIC),
+                       kernel=_truncatediv_kernel, broadcasting=True, grad=None,
+                       input_names=("x", "y"))
+
+
+def truncatediv(x, y, name=None) -> Tensor:
+    """Elementwise ``x / y`` rounded toward zero (C's integer division), ints and floats.
+
+    Unlike ``floordiv``, ``truncatediv(-7, 2)`` is ``-3``. An integer division by zero
+    raises ``InternalError`` when run, as TF's kernel does.
+
+    >>> truncatediv([-7, 7], 2).op.type
+    'TruncateDiv'
+    """
+    return _apply(truncatediv_op, [x, y], name or "TruncateDiv")
+
+
+# ── TruncateMod (TF registers no gradient) ───────────────────────────────────────────
+def _truncatemod_kernel(x, y):
+    if _is_int(x) and not np.all(y):
+        raise _unexpected_binary_error()
+    return np.fmod(x, y)
+
+
+truncatemod_op = OpDef("TruncateMod", shape=broadcast_shape,
+                       dtype=_same_dtype_in(INDEX + FLOATS), kernel=_truncatemod_kernel,
+                       broadcasting=True, grad=NO_GRADIENT, input_names=("x", "y"))
+
+
+def truncatemod(x, y, name=None) -> Tensor:
+    """Elementwise remainder of ``truncatediv`` (C's ``fmod``: the sign of ``x``).
+
+    >>> truncatemod([-7, 7], 2).op.type
+    'TruncateMod'
+    """
+    return _apply(truncatemod_op, [x, y], name or "TruncateMod")
 
 
 # ── SquaredDifference ────────────────────────────────────────────────────────────────

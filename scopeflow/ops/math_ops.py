@@ -25,6 +25,7 @@ from scopeflow.ops.arithmetic_ops import (  # noqa: F401 - re-exported
     divide,
     equal,
     equal_op,
+    floor_div,
     floordiv,
     floordiv_op,
     floormod,
@@ -65,6 +66,10 @@ from scopeflow.ops.arithmetic_ops import (  # noqa: F401 - re-exported
     to_int32,
     to_int64,
     truediv,
+    truncatediv,
+    truncatediv_op,
+    truncatemod,
+    truncatemod_op,
 )
 from scopeflow.ops.elementwise_ops import (  # noqa: F401 - re-exported
     abs,
@@ -143,6 +148,8 @@ from scopeflow.ops.reduction_ops import (  # noqa: F401 - re-exported
     where_v2,
 )
 from scopeflow.ops.statistics_ops import (  # noqa: F401 - re-exported
+    arg_max,
+    arg_min,
     argmax,
     argmax_op,
     argmin,
@@ -156,7 +163,8 @@ __all__ = [
     "where_v2", "div_no_nan",
     # elementwise binary
     "add", "subtract", "multiply", "div", "truediv", "divide", "realdiv", "floordiv",
-    "floormod", "mod", "pow", "maximum", "minimum", "squared_difference", "add_n",
+    "floor_div", "truncatediv", "truncatemod", "floormod", "mod", "pow", "maximum",
+    "minimum", "squared_difference", "add_n",
     "scalar_mul", "clip_by_value",
     # elementwise unary
     "negative", "abs", "sign", "square", "sqrt", "rsqrt", "exp", "log", "log1p", "sin", "cos",
@@ -167,6 +175,7 @@ __all__ = [
     # reductions
     "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_all",
     "reduce_any", "reduce_logsumexp", "argmax", "argmin",
+    "arg_max", "arg_min",
     # segments
     "unsorted_segment_sum",
     # linear algebra

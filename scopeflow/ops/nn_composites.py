@@ -127,13 +127,12 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
     """
     with name_scope(name, "batchnorm", [x, mean, variance, scale, offset]):
         x = convert_to_tensor(x)
-        inv = math_ops.rsqrt(math_ops.add(variance, variance_epsilon))
+        # Python operators, as TF's: ops add, Rsqrt, mul, mul_1, mul_2, sub, add_1.
+        inv = math_ops.rsqrt(convert_to_tensor(variance) + variance_epsilon)
         if scale is not None:
-            inv = math_ops.multiply(inv, scale)
-        inv = math_ops.cast(inv, x.dtype)
-        shift = math_ops.negative(mean) * inv if offset is None else \
-            math_ops.subtract(offset, math_ops.multiply(mean, inv))
-        return math_ops.add(math_ops.multiply(x, inv), math_ops.cast(shift, x.dtype))
+            inv *= scale
+        return x * math_ops.cast(inv, x.dtype) + math_ops.cast(
+            offset - mean * inv if offset is not None else -mean * inv, x.dtype)
 
 
 # ── l2_normalize (built from ops, as TF) ─────────────────────────────────────────────

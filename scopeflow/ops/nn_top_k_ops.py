@@ -8,6 +8,8 @@ largest as in the top k. Op types, default names, values and gradients follow Te
 
 from __future__ import annotations
 
+import collections
+
 import numpy as np
 
 from scopeflow.framework import dtypes, errors
@@ -18,7 +20,7 @@ from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops import array_ops, math_ops
 
-__all__ = ["in_top_k", "top_k"]
+__all__ = ["in_top_k", "top_k", "TopKV2"]
 
 
 # ── InTopKV2 ─────────────────────────────────────────────────────────────────────────
@@ -126,11 +128,20 @@ def _top_k_grad(op, dy, _unused):
     return [array_ops.reshape(scattered, x_shape), None]
 
 
-def top_k(input, k=1, sorted=True, name=None):  # noqa: A002 - TF's names
-    """The ``k`` largest entries of the last axis and their indices (ties: lower index).
+TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
+TopKV2.__doc__ = """``top_k``'s result, as TF's: a named tuple ``(values, indices)``.
 
-    >>> values, indices = top_k([1.0, 3.0, 2.0], 2)
-    >>> indices.op.type
+``Session.run`` of one returns a ``TopKV2`` of arrays."""
+
+
+def top_k(input, k=1, sorted=True, name=None) -> TopKV2:  # noqa: A002 - TF's names
+    """The ``k`` largest entries of the last axis and their indices (ties: lower index),
+    as the named tuple ``TopKV2(values, indices)`` (``indices`` are int32).
+
+    >>> result = top_k([1.0, 3.0, 2.0], 2)
+    >>> result.indices.op.type
     'TopKV2'
+    >>> values, indices = result
     """
-    return top_k_op.bind(input, k, sorted=bool(sorted), name=name)
+    values, indices = top_k_op.bind(input, k, sorted=bool(sorted), name=name)
+    return TopKV2(values, indices)

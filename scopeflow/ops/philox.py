@@ -17,6 +17,7 @@ table of the inputs where glibc's result differs (see ``_LIBM_FIXES``).
 
 from __future__ import annotations
 
+import math
 import os
 
 import numpy as np
@@ -24,7 +25,8 @@ import numpy as np
 from scopeflow.ops import libm
 
 __all__ = ["PhiloxStream", "philox4x32", "RESERVED_PER_OUTPUT", "uniform", "normal",
-           "truncated_normal", "uniform_int", "shuffle_permutation", "logf", "sincosf"]
+           "truncated_normal", "uniform_int", "shuffle_permutation", "multinomial",
+           "intra_op_threads", "logf", "sincosf"]
 
 _M32 = 0xFFFFFFFF
 _M64 = (1 << 64) - 1
@@ -331,3 +333,74 @@ def shuffle_permutation(stream: PhiloxStream, size: int) -> np.ndarray:
     for i, j in enumerate(js.tolist()):
         p[i], p[j] = p[j], p[i]
     return np.array(p, dtype=np.intp)
+
+
+def intra_op_threads() -> int:
+    """TF's default intra-op thread count: the CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _parallel_for_blocks(n: int, cost: int, threads: int) -> list[tuple[int, int]]:
+    """The ``[start, limit)`` row blocks Eigen's ``ThreadPoolDevice::parallelFor`` gives
+    ``n`` units of ``cost`` cycles on ``threads`` threads (TF's ``Shard``): one block when
+    the work is too small to split (under about 210000 cycles), else its block size rule."""
+    total = float(n) * cost
+    wanted = int(min((total - 100000.0) / 100000.0 + 0.9, 2 ** 31 - 1))
+    if n <= 1 or threads <= 1 or min(threads, max(1, wanted)) == 1:
+        return [(0, n)]
+    block = min(n, max(-(-n // (4 * threads)), int(40000.0 / cost) if cost else n))
+    max_block = min(n, 2 * block)
+    count = -(-n // block)
+    best = count / (-(-count // threads) * threads)
+    prev = count
+    while best < 1.0 and prev > 1:
+        coarser = -(-n // (prev - 1))
+        if coarser > max_block:
+            break
+        coarser_count = -(-n // coarser)
+        prev = coarser_count
+        efficiency = coarser_count / (-(-coarser_count // threads) * threads)
+        if efficiency + 0.01 >= best:
+            block, count = coarser, coarser_count
+            best = max(best, efficiency)
+    return [(s, min(s + block, n)) for s in range(0, n, block)]
+
+
+def multinomial(stream: PhiloxStream, logits: np.ndarray, num_samples: int,
+                threads: int | None = None) -> np.ndarray:
+    """``Multinomial``'s class indices, ``(batch, num_samples)`` int64, for a non-empty output.
+
+    As TF's CPU kernel: it reserves ``256 * batch * 2 * ceil4(num_samples)`` blocks, then
+    per row takes the largest finite logit, accumulates ``exp(logit - max)`` in double over
+    the finite logits (non-finite ones add nothing), and for each sample finds the first
+    cumulative value above ``u * total``, ``u`` a double in [0, 1) from two consecutive
+    words. The rows are split into shards as TF's ``Shard`` splits them over ``threads``
+    (default: TF's default intra-op thread count, ``intra_op_threads()``), by its cost
+    estimate ``50 * (num_samples * log2(classes) + classes)`` per row: each shard starts
+    ``start_row * (num_samples + 3) // 4`` blocks in and its rows continue one word
+    stream. Small calls are one shard whatever the thread count; for large ones the values
+    are TF's on a machine with the same number of CPUs. A row without finite logits gives
+    ``classes`` (out of range), as TF.
+    """
+    batch, classes = logits.shape
+    start = stream.reserve_outputs(batch * ((num_samples + 3) // 4 * 4 * 2))
+    cost = int(50 * (num_samples * math.log(classes) / math.log(2) + classes))
+    u = np.empty((batch, num_samples), np.float64)
+    for lo, hi in _parallel_for_blocks(batch, cost, threads or intra_op_threads()):
+        first = (start + lo * (num_samples + 3) // 4) & _M128
+        words = stream.words(first, (hi - lo) * num_samples * 2).reshape(hi - lo, -1, 2)
+        u[lo:hi] = _uint64_to_double(words[..., 0], words[..., 1])
+    finite = np.isfinite(logits)
+    lowest = np.finfo(logits.dtype).min
+    row_max = np.where(finite, logits, lowest).max(axis=1).astype(np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        weights = np.exp(logits.astype(np.float64) - row_max[:, None])
+    cdf = np.cumsum(np.where(finite, weights, 0.0), axis=1)
+    to_find = u * cdf[:, -1:]
+    out = np.empty((batch, num_samples), np.int64)
+    for b in range(batch):
+        out[b] = np.searchsorted(cdf[b], to_find[b], side="right")
+    return out

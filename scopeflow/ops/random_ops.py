@@ -1,4 +1,4 @@
-"""Random ops: uniform, normal, truncated normal, uniform integers, shuffle.
+"""Random ops: uniform, normal, truncated normal, uniform integers, shuffle, multinomial.
 
 The kernels reproduce TensorFlow's CPU kernels bit for bit (``scopeflow/ops/philox.py``):
 an op with attrs ``(seed, seed2)`` yields, in a new session, exactly what TF yields, and
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from scopeflow.framework import dtypes, random_seed
-from scopeflow.framework.dtype_groups import FLOATS, INDEX
+from scopeflow.framework import dtypes, errors, random_seed
+from scopeflow.framework.dtype_groups import FLOATS, INDEX, REAL
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.kernel_context import OpRunContext
 from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype, first_dtype, same_shape
@@ -21,7 +21,8 @@ from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops import array_ops, math_ops, philox
 from scopeflow.ops.array_ops import _partial_dims
 
-__all__ = ["random_uniform", "random_normal", "truncated_normal", "random_shuffle"]
+__all__ = ["random_uniform", "random_normal", "truncated_normal", "random_shuffle",
+           "multinomial"]
 
 # ── shared rules ─────────────────────────────────────────────────────────────────────
 def _stream(ctx: OpRunContext, seed: int, seed2: int) -> philox.PhiloxStream:
@@ -274,3 +275,103 @@ def random_shuffle(value, seed=None, name=None) -> Tensor:
     'RandomShuffle'
     """
     return random_shuffle_op.bind(value, name=name, **_seed_attrs(seed))
+
+
+# ── Multinomial (not differentiable) ─────────────────────────────────────────────────
+def _multinomial_shape(logits, num_samples, **attrs):
+    if logits.shape.ndims not in (None, 2):
+        raise ValueError(f"Shape must be rank 2 but is rank {logits.shape.ndims}")
+    if num_samples.shape.ndims not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {num_samples.shape.ndims}")
+    n = constant_value(num_samples)
+    batch = None if logits.shape.ndims is None else logits.shape.as_tuple()[0]
+    return TensorShape([batch, None if n is None else int(n)])
+
+
+def _multinomial_dtype(logits, num_samples, *, seed, seed2, T, output_dtype):
+    check_dtype(logits, REAL, "logits")
+    if num_samples is not dtypes.int32:
+        raise TypeError(f"Input 'num_samples' of 'Multinomial' Op has type {num_samples.name} "
+                        "that does not match expected type of int32.")
+    return check_dtype(output_dtype, INDEX, "output_dtype")
+
+
+def _multinomial_kernel(ctx, logits, num_samples, *, seed, seed2, T, output_dtype):
+    if T not in FLOATS:  # TF's OpDef takes every real type; its CPU kernels only floats
+        raise errors.InvalidArgumentError(
+            None, None, f"No OpKernel was registered to support Op 'Multinomial' with these "
+                        f"attrs: [seed={seed}, seed2={seed2}, T=DT_{T.name.upper()}, "
+                        f"output_dtype=DT_{output_dtype.name.upper()}]")
+    if logits.ndim != 2:
+        raise errors.InvalidArgumentError(
+            None, None, f"logits should be a matrix, got shape {list(logits.shape)}")
+    if num_samples.ndim != 0:
+        raise errors.InvalidArgumentError(None, None, "num_samples should be a scalar.")
+    n = int(num_samples)
+    if n < 0:
+        raise errors.InvalidArgumentError(
+            None, None, f"num_samples should be non-negative, got {n}")
+    batch, classes = logits.shape
+    if classes <= 0:
+        raise errors.InvalidArgumentError(
+            None, None, f"num_classes should be positive, got {classes}")
+    out_dtype = output_dtype.as_numpy_dtype
+    if batch == 0 or n == 0:
+        return np.zeros((batch, n), out_dtype)
+    return philox.multinomial(_stream(ctx, seed, seed2), logits, n).astype(out_dtype)
+
+
+multinomial_op = OpDef("Multinomial", shape=_multinomial_shape, shape_from_tensors=True,
+                       dtype=_multinomial_dtype, kernel=_multinomial_kernel,
+                       attrs={"seed": 0, "seed2": 0, "T": None, "output_dtype": dtypes.int64},
+                       stateful=True, grad=None, input_names=("logits", "num_samples"))
+
+
+def _multinomial(logits, num_samples, output_dtype, seed):
+    """TF's ``multinomial_categorical_impl``: a ``Multinomial`` op in the current scope."""
+    output_dtype = dtypes.as_dtype(output_dtype or dtypes.int64).base_dtype
+    if output_dtype not in INDEX:
+        raise ValueError(f"Argument `dtype` got invalid value <dtype: '{output_dtype.name}'>. "
+                         "Accepted "
+                         "dtypes are (tf.int32, tf.int64).")
+    logits = convert_to_tensor(logits, name="logits")
+    with name_scope(None, "Multinomial") as scope:
+        if not isinstance(num_samples, Tensor):
+            try:
+                num_samples = convert_to_tensor(num_samples, dtype=dtypes.int32,
+                                                name="num_samples")
+            except TypeError as e:
+                raise TypeError(
+                    f"Expected int32 passed to parameter 'num_samples' of op 'Multinomial', "
+                    f"got {num_samples!r} of type '{type(num_samples).__name__}' instead. "
+                    f"Error: {e}") from None
+        return multinomial_op.bind(logits, num_samples, T=logits.dtype.base_dtype,
+                                   output_dtype=output_dtype, name=scope,
+                                   **_seed_attrs(seed))
+
+
+def multinomial(logits, num_samples, seed=None, name=None, output_dtype=None) -> Tensor:
+    """``num_samples`` class indices per row of ``logits`` (``[batch, classes]``
+    unnormalized log-probabilities), as ``output_dtype`` (default int64): TF1's
+    ``tf.multinomial``, a ``Multinomial`` op seeded as the other random ops.
+
+    Values replay TF's CPU kernel for the same seeds when TF runs it as one shard (see
+    ``philox.multinomial``: small batches such as a sampling loop's); larger batches draw
+    from the same distribution but not TF's exact values.
+
+    >>> multinomial([[0.0, 1.0]], 5).shape.as_list()
+    [1, 5]
+    """
+    with name_scope(name, "multinomial", [logits]):
+        return _multinomial(logits, num_samples, output_dtype, seed)
+
+
+def categorical(logits, num_samples, dtype=None, seed=None, name=None) -> Tensor:
+    """``tf.random.categorical``: ``multinomial`` with ``dtype=`` and the default name
+    ``categorical``.
+
+    >>> categorical([[0.0, 1.0]], 3, dtype="int32").dtype.name
+    'int32'
+    """
+    with name_scope(name, "categorical", [logits]):
+        return _multinomial(logits, num_samples, dtype, seed)

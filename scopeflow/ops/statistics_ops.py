@@ -35,7 +35,7 @@ from scopeflow.ops.reduction_ops import (
 )
 from scopeflow.ops.shape_ops import shape, size, stop_gradient
 
-__all__ = ["reduce_mean", "reduce_logsumexp", "argmax", "argmin"]
+__all__ = ["reduce_mean", "reduce_logsumexp", "argmax", "argmin", "arg_max", "arg_min"]
 
 
 # ── Mean ─────────────────────────────────────────────────────────────────────────────
@@ -187,3 +187,21 @@ def argmax(input, axis=None, name=None, dimension=None, output_type=dtypes.int64
 def argmin(input, axis=None, name=None, dimension=None, output_type=dtypes.int64) -> Tensor:
     """Index of the smallest value along ``axis`` (default 0), as ``output_type`` (int64)."""
     return _arg(argmin_op, input, axis, name, dimension, output_type)
+
+
+def arg_max(input, dimension, output_type=dtypes.int64, name=None) -> Tensor:
+    """TF1's raw ``ArgMax`` op (``tf.arg_max``, deprecated): ``argmax`` with a required
+    ``dimension`` and no ``axis=``.
+
+    >>> arg_max([[1, 5], [7, 2]], 1).name
+    'ArgMax:0'
+    """
+    return argmax_op.bind(input, dimension,
+                          output_type=dtypes.as_dtype(output_type).base_dtype, name=name)
+
+
+def arg_min(input, dimension, output_type=dtypes.int64, name=None) -> Tensor:
+    """TF1's raw ``ArgMin`` op (``tf.arg_min``, deprecated): ``argmin`` with a required
+    ``dimension`` and no ``axis=``."""
+    return argmin_op.bind(input, dimension,
+                          output_type=dtypes.as_dtype(output_type).base_dtype, name=name)

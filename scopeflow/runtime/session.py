@@ -19,6 +19,7 @@ from scopeflow.framework.graph import (
 from scopeflow.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from scopeflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from scopeflow.runtime import passes as plan_passes
+from scopeflow.runtime.placement import place
 from scopeflow.runtime.plan import PLAN_FILENAME, UninitializedVariable, compile_plan
 
 __all__ = ["Session", "InteractiveSession", "get_default_session", "SessionState"]
@@ -120,6 +121,7 @@ class Session:
         self._passes = plan_passes.for_config(config, plan_passes.from_environment())
         self._state = SessionState()
         self._plans: dict = {}
+        self._placed = 0  # how many of the graph's ops the last placement saw
         self._closed = False
         self._default_cm = None
 
@@ -210,6 +212,9 @@ class Session:
         key = (tuple(elements), feed_tensors)
         plan = self._plans.get(key)
         graph = self._graph
+        if len(graph._ops) != self._placed:  # TF places the whole graph as it grows
+            place(graph._ops, self._config)
+            self._placed = len(graph._ops)
         if plan is None:  # the split into fetches and targets is done once, here
             fetch_tensors = [e for e in elements if type(e) is Tensor]
             targets = [e for e in elements if type(e) is not Tensor]

@@ -43,6 +43,17 @@ def _is_permutation(x):
     return ref
 
 
+_PROBS = np.array([[0.1, 0.2, 0.7], [0.5, 0.25, 0.25]])
+
+
+def _multinomial_stats(dtype):
+    def ref(v):
+        assert v.dtype == dtype and v.shape == (2, 4000)
+        freq = np.stack([np.bincount(row, minlength=3) / row.size for row in v])
+        np.testing.assert_allclose(freq, _PROBS, atol=0.03)
+    return ref
+
+
 _SHUFFLE_1D = np.arange(50, dtype=np.int32)
 _SHUFFLE_2D = np.arange(40, dtype=np.float32).reshape(20, 2)
 
@@ -60,6 +71,13 @@ ROWS = [
            _normal_stats(2.0, 3.0), check_values=False),
     OpCase("TruncatedNormal", lambda tf: tf.truncated_normal([100, 50], -1.0, 0.5, seed=5),
            _normal_stats(-1.0, 0.5, truncated=True), check_values=False),
+    OpCase("Multinomial", lambda tf, x: tf.multinomial(x, 4000, seed=7),
+           _multinomial_stats(np.int64), [np.log(_PROBS).astype(np.float32)],
+           check_values=False),
+    OpCase("Multinomial",
+           lambda tf, x: tf.random.categorical(x, 4000, dtype=tf.int32),
+           _multinomial_stats(np.int32), [np.log(_PROBS) + 3.0], check_values=False,
+           id="Multinomial-categorical-f64"),
     OpCase("RandomShuffle", lambda tf, x: tf.random_shuffle(x, seed=6),
            _is_permutation(_SHUFFLE_1D), [_SHUFFLE_1D], check_values=False,
            id="RandomShuffle-1d"),

@@ -532,6 +532,11 @@ def _saver_nodes():
             for op in tf.get_default_graph().get_operations() if op.name.startswith("save/")]
 
 
+# As the fixtures' maker: three CPUs for the variables pinned to /cpu:1 and /cpu:2 (with
+# one, TF's placer refuses those devices).
+_SHARDED_CONFIG = tf.ConfigProto(device_count={"CPU": 3})
+
+
 @pytest.mark.parametrize("case", sorted(CASES.SHARDED))
 def test_sharded_saver_graph_and_files_match_tf(case, tmp_path):
     want = EXPECTED["sharded"][case]
@@ -548,7 +553,7 @@ def test_sharded_saver_graph_and_files_match_tf(case, tmp_path):
     assert got_nodes == want_nodes
     assert str(saver.saver_def) == want["saver_def"]
     os.makedirs(tmp_path / f"sharded_{case}")
-    with tf.Session() as sess:
+    with tf.Session(config=_SHARDED_CONFIG) as sess:
         sess.run(tf.global_variables_initializer())
         path = saver.save(sess, str(tmp_path / f"sharded_{case}" / "model"), global_step=3)
         assert _listing(os.path.dirname(path)) == want["files"]
@@ -566,7 +571,7 @@ def test_sharded_saver_graph_and_files_match_tf(case, tmp_path):
 def test_sharded_save_leaves_no_temporary_directory(tmp_path):
     CASES.SHARDED["three_devices"](tf)
     saver = tf.train.Saver(sharded=True, max_to_keep=1)
-    with tf.Session() as sess:
+    with tf.Session(config=_SHARDED_CONFIG) as sess:
         sess.run(tf.global_variables_initializer())
         saver.save(sess, str(tmp_path / "m"), global_step=1)
         os.makedirs(tmp_path / "m-2_temp")  # as left by a save killed before its merge

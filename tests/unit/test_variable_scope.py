@@ -238,7 +238,7 @@ def test_internal_layers_receive_one_request(monkeypatch):
 # getters call): STYLE's "compatibility of the public API wins". Everything else, bar the
 # value objects' own constructors, stays within STYLE rule 4's ~6 parameters.
 _TF_SIGNATURES = {
-    "get_variable", "get_local_variable", "variable_scope", "VariableScope.__init__",
+    "get_variable", "get_local_variable", "variable_scope.__init__", "VariableScope.__init__",
     "VariableScope.get_variable", "_VariableStore._true_getter", "Variable.__init__",
 }
 _MODULES = ("scopeflow.variable_scope", "scopeflow.variables")

@@ -1,0 +1,188 @@
+"""tf.layers' base: ``Layer`` (TF1's legacy layer: scope capture, weights, updates)
+and the argument helpers every layer shares.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from scopeflow.framework import dtypes, tensor_util
+from scopeflow.framework.graph import GraphKeys, convert_to_tensor, get_default_graph, name_scope
+from scopeflow.ops import math_ops
+from scopeflow.variable_scope import get_variable, variable_scope
+
+
+def _snake_case(name):
+    """TF's ``to_snake_case``: ``Conv2D`` -> ``conv2d``, ``MaxPooling2D`` -> ``max_pooling2d``."""
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2",
+                  re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", name)).lower()
+
+
+def _unique_layer_name(base):
+    """A layer object's ``name`` when none is given: ``dense_1``, ``dense_2``... per graph
+    (TF's legacy layers number their objects from 1, apart from their variable scopes)."""
+    counts = get_default_graph()._layer_name_counts
+    counts[base] = counts.get(base, 0) + 1
+    return f"{base}_{counts[base]}"
+
+
+# ── Layer: the base class (TF1's legacy ``tf.layers.Layer``) ─────────────────────────
+class Layer:
+    """A callable that creates its variables on its first call, under its variable scope.
+
+    ``_scope``/``_reuse`` are what the functional forms pass (TF's private arguments):
+    the scope name to open, and the reuse flag to open it with.
+    """
+
+    def __init__(self, trainable=True, name=None, dtype=None, _scope=None, _reuse=None,
+                 **kwargs):
+        if kwargs:
+            raise TypeError("Keyword argument not understood:", sorted(kwargs)[0])
+        self.trainable = trainable
+        self.built = False
+        self._dtype = None if dtype is None else dtypes.as_dtype(dtype).base_dtype
+        self._reuse = _reuse
+        self._trainable_weights: list = []
+        self._non_trainable_weights: list = []
+        self._updates: list = []
+        self._losses: list = []
+        base = _snake_case(type(self).__name__)
+        self._name = name or _unique_layer_name(base)
+        self._base_name = name or base
+        self._scope = None
+        if _scope:
+            with variable_scope(_scope) as captured:
+                self._scope = captured
+
+    name = property(lambda self: self._name)
+    dtype = property(lambda self: self._dtype)
+    scope_name = property(lambda self: self._scope.name if self._scope else None)
+    trainable_weights = property(
+        lambda self: list(self._trainable_weights) if self.trainable else [])
+    non_trainable_weights = property(
+        lambda self: self._non_trainable_weights + ([] if self.trainable
+                                                    else self._trainable_weights))
+    trainable_variables = trainable_weights
+    non_trainable_variables = non_trainable_weights
+    weights = property(lambda self: self.trainable_weights + self.non_trainable_weights)
+    variables = weights
+    updates = property(lambda self: list(self._updates))
+    losses = property(lambda self: list(self._losses))
+
+    def _set_scope(self):
+        if self._scope is None:
+            if self._reuse:
+                with variable_scope(self._base_name) as captured:
+                    self._scope = captured
+            else:
+                with variable_scope(None, default_name=self._base_name) as captured:
+                    self._scope = captured
+
+    def add_weight(self, name, shape, dtype=None, initializer=None, regularizer=None,
+                   trainable=True, constraint=None):
+        """``get_variable(name)`` in the layer's scope, tracked as (non-)trainable weight."""
+        trainable = trainable and self.trainable
+        variable = get_variable(name, shape, dtype=dtype or self._dtype,
+                                initializer=initializer, regularizer=regularizer,
+                                trainable=trainable, constraint=constraint)
+        (self._trainable_weights if trainable else self._non_trainable_weights).append(
+            variable)
+        return variable
+
+    def add_update(self, update):
+        """Records an update (its op, as TF's) here and in ``tf.GraphKeys.UPDATE_OPS``."""
+        update = getattr(update, "op", update)
+        self._updates.append(update)
+        get_default_graph().add_to_collection(GraphKeys.UPDATE_OPS, update)
+
+    def build(self, input_shape):
+        self.built = True
+
+    def call(self, inputs, **kwargs):
+        return inputs
+
+    def __call__(self, inputs, *args, **kwargs):
+        """Builds the layer on the first call (in its captured scope), then applies it.
+
+        Later calls re-enter the same scope with ``reuse=True``, and their ops go to the
+        same name scope, numbered by op (``dense/BiasAdd_1``), as TF's.
+        """
+        self._set_scope()
+        inputs = convert_to_tensor(inputs)
+        if self._dtype is None:
+            self._dtype = inputs.dtype.base_dtype
+        reuse = True if self.built else self._reuse
+        with variable_scope(self._scope, reuse=reuse, auxiliary_name_scope=False), \
+                name_scope(self._scope.original_name_scope):
+            if not self.built:
+                self.build(inputs.shape)
+                self.built = True
+            outputs = self.call(inputs, *args, **kwargs)
+            regularizer = getattr(self, "activity_regularizer", None)
+            if regularizer is not None:
+                with name_scope("ActivityRegularizer"):
+                    loss = regularizer(outputs)
+                if loss is not None:
+                    self._losses.append(loss)
+                    get_default_graph().add_to_collection(GraphKeys.REGULARIZATION_LOSSES,
+                                                          loss)
+        return outputs
+
+    def apply(self, inputs, *args, **kwargs):
+        return self(inputs, *args, **kwargs)
+
+
+def _tuple(value, n, what):
+    if isinstance(value, int):
+        return (value,) * n
+    value = tuple(int(v) for v in value)
+    if len(value) != n:
+        raise ValueError(f"The `{what}` argument must be a tuple of {n} integers. Received: "
+                         f"{value}")
+    return value
+
+
+def _padding(padding):
+    if not isinstance(padding, str) or padding.upper() not in ("SAME", "VALID"):
+        raise ValueError('The `padding` argument must be a list/tuple or one of "valid", '
+                         f'"same" (or "causal", only for `Conv1D). Received: {padding}')
+    return padding.upper()
+
+
+def _channels_last(data_format):
+    if data_format not in ("channels_last", "channels_first"):
+        raise ValueError(f"The `data_format` argument must be one of 'channels_first', "
+                         f"'channels_last'. Received: {data_format}")
+    if data_format == "channels_first":
+        raise NotImplementedError("tf.layers with data_format='channels_first' (NCHW) is not "
+                                  "supported on the CPU kernels; use channels_last")
+    return data_format
+
+
+# ── training: a bool or a tensor ──────────────────────────────────────────────────────
+def _select(training, when_true, when_false):
+    """TF's ``smart_cond``: a Python bool (or a constant tensor) picks a branch while
+    building; any other tensor selects at run time.
+
+    NOTE: TF1 builds a ``cond`` there; scopeflow selects between both values
+    (``SelectV2``), so both branches run on every step.
+    """
+    value = training
+    if not isinstance(training, (bool, np.bool_)):
+        value = tensor_util.constant_value(convert_to_tensor(training))
+    if value is not None:
+        return when_true() if bool(value) else when_false()
+    return math_ops.where_v2(convert_to_tensor(training), when_true(), when_false())
+
+
+def _select_each(training, when_true, when_false):
+    """``_select`` over a tuple of tensors."""
+    value = training
+    if not isinstance(training, (bool, np.bool_)):
+        value = tensor_util.constant_value(convert_to_tensor(training))
+    if value is not None:
+        return when_true() if bool(value) else when_false()
+    cond = convert_to_tensor(training)
+    return tuple(math_ops.where_v2(cond, a, b) for a, b in zip(when_true(), when_false()))

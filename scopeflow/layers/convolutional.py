@@ -1,0 +1,130 @@
+"""``Conv2D``, ``Conv2DTranspose`` and their functional forms."""
+
+from __future__ import annotations
+
+from scopeflow.layers.base import _channels_last, _padding, _tuple
+from scopeflow.layers.core import _Biased
+from scopeflow.ops import array_ops, conv_ops
+
+
+# ── Conv2D ───────────────────────────────────────────────────────────────────────────
+class Conv2D(_Biased):
+    """A 2-D convolution layer (NHWC): ``kernel`` ``[kh, kw, in, filters]`` and ``bias``;
+    ops ``conv2d/Conv2D``, ``conv2d/BiasAdd``."""
+
+    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid",
+                 data_format="channels_last", dilation_rate=(1, 1), activation=None,
+                 use_bias=True, kernel_initializer=None, bias_initializer=None,
+                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 kernel_constraint=None, bias_constraint=None, trainable=True, name=None,
+                 **kwargs):
+        super().__init__(int(filters), activation, use_bias, kernel_initializer,
+                         bias_initializer, kernel_regularizer, bias_regularizer,
+                         activity_regularizer, kernel_constraint, bias_constraint,
+                         trainable=trainable, name=name, **kwargs)
+        self.filters = self.units
+        self.kernel_size = _tuple(kernel_size, 2, "kernel_size")
+        self.strides = _tuple(strides, 2, "strides")
+        self.padding = _padding(padding)
+        self.data_format = _channels_last(data_format)
+        self.dilation_rate = _tuple(dilation_rate, 2, "dilation_rate")
+
+    def build(self, input_shape):
+        in_ch = input_shape[-1].value if input_shape.ndims else None
+        if in_ch is None:
+            raise ValueError("The channel dimension of the inputs should be defined. The "
+                             f"input_shape received is {input_shape}, where axis -1 (0-based) "
+                             "is the channel dimension, which found to be `None`.")
+        self._build_weights([*self.kernel_size, in_ch, self.filters])
+
+    def call(self, inputs):
+        (sh, sw), (dh, dw) = self.strides, self.dilation_rate
+        out = conv_ops.conv2d(inputs, self.kernel, strides=[1, sh, sw, 1], padding=self.padding,
+                              dilations=[1, dh, dw, 1], name="Conv2D")
+        return self._finish(out)
+
+
+def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
+           data_format="channels_last", dilation_rate=(1, 1), activation=None, use_bias=True,
+           kernel_initializer=None, bias_initializer=None, kernel_regularizer=None,
+           bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+           bias_constraint=None, trainable=True, name=None, reuse=None):
+    """A 2-D convolution layer (NHWC); see ``Conv2D``."""
+    return Conv2D(filters, kernel_size, strides=strides, padding=padding,
+                  data_format=data_format, dilation_rate=dilation_rate, activation=activation,
+                  use_bias=use_bias, kernel_initializer=kernel_initializer,
+                  bias_initializer=bias_initializer, kernel_regularizer=kernel_regularizer,
+                  bias_regularizer=bias_regularizer, activity_regularizer=activity_regularizer,
+                  kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
+                  trainable=trainable, name=name, _scope=name, _reuse=reuse)(inputs)
+
+
+# ── Conv2DTranspose ──────────────────────────────────────────────────────────────────
+def _deconv_length(size, k, padding, stride):
+    """TF's ``deconv_output_length`` (no output padding, no dilation); ``size`` may be a
+    tensor (an unknown dimension)."""
+    if padding == "VALID":
+        return size * stride + max(k - stride, 0)
+    return size * stride
+
+
+class Conv2DTranspose(Conv2D):
+    """The transpose of a 2-D convolution (NHWC), as TF's: ``kernel``
+    ``[kh, kw, filters, in]``, ops ``conv2d_transpose/stack`` (the output shape) and
+    ``conv2d_transpose/conv2d_transpose`` (``Conv2DBackpropInput``), ``BiasAdd``."""
+
+    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid",
+                 data_format="channels_last", activation=None, use_bias=True,
+                 kernel_initializer=None, bias_initializer=None, kernel_regularizer=None,
+                 bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+                 bias_constraint=None, trainable=True, name=None, **kwargs):
+        super().__init__(filters, kernel_size, strides=strides, padding=padding,
+                         data_format=data_format, activation=activation, use_bias=use_bias,
+                         kernel_initializer=kernel_initializer,
+                         bias_initializer=bias_initializer,
+                         kernel_regularizer=kernel_regularizer,
+                         bias_regularizer=bias_regularizer,
+                         activity_regularizer=activity_regularizer,
+                         kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
+                         trainable=trainable, name=name, **kwargs)
+
+    def build(self, input_shape):
+        if input_shape.ndims != 4:
+            raise ValueError(f"Inputs should have rank 4. Received input_shape="
+                             f"{input_shape}.")
+        in_ch = input_shape[-1].value
+        if in_ch is None:
+            raise ValueError("The channel dimension of the inputs to `Conv2DTranspose` should "
+                             "be defined. The input_shape received is "
+                             f"{input_shape}, where axis -1 (0-based) is the channel "
+                             "dimension, which found to be `None`.")
+        self._build_weights([*self.kernel_size, self.filters, in_ch])
+
+    def call(self, inputs):
+        dims = inputs.shape.as_tuple()
+        shape = array_ops.shape(inputs)
+        batch = shape[0]
+        sizes = [dims[i] if dims[i] is not None else shape[i] for i in (1, 2)]
+        out_hw = [_deconv_length(size, k, self.padding, s)
+                  for size, k, s in zip(sizes, self.kernel_size, self.strides)]
+        output_shape = array_ops.stack([batch, *out_hw, self.filters])
+        out = conv_ops.conv2d_transpose(inputs, self.kernel, output_shape,
+                                        strides=[1, *self.strides, 1], padding=self.padding)
+        out.set_shape([dims[0], *[v if isinstance(v, int) else None for v in out_hw],
+                       self.filters])
+        return self._finish(out)
+
+
+def conv2d_transpose(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
+                     data_format="channels_last", activation=None, use_bias=True,
+                     kernel_initializer=None, bias_initializer=None, kernel_regularizer=None,
+                     bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+                     bias_constraint=None, trainable=True, name=None, reuse=None):
+    """A transposed 2-D convolution (NHWC); see ``Conv2DTranspose``."""
+    return Conv2DTranspose(
+        filters, kernel_size, strides=strides, padding=padding, data_format=data_format,
+        activation=activation, use_bias=use_bias, kernel_initializer=kernel_initializer,
+        bias_initializer=bias_initializer, kernel_regularizer=kernel_regularizer,
+        bias_regularizer=bias_regularizer, activity_regularizer=activity_regularizer,
+        kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
+        trainable=trainable, name=name, _scope=name, _reuse=reuse)(inputs)

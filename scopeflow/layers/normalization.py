@@ -1,0 +1,171 @@
+"""``BatchNormalization`` and ``batch_normalization``."""
+
+from __future__ import annotations
+
+from scopeflow.framework import dtypes
+from scopeflow.framework.graph import colocate_with, name_scope
+from scopeflow.layers.base import Layer, _select_each
+from scopeflow.ops import array_ops, init_ops, math_ops, nn_composites, nn_norm_ops, state_ops
+from scopeflow.ops.constant_op import constant
+
+
+# ── BatchNormalization ───────────────────────────────────────────────────────────────
+def _assign_moving_average(variable, value, decay):
+    """``variable -= (variable - value) * decay`` as op ``<layer>/AssignMovingAvg`` (TF's)."""
+    with name_scope("AssignMovingAvg") as scope, colocate_with(variable):
+        delta = (variable - math_ops.cast(value, variable.dtype.base_dtype)) * decay
+        return state_ops.assign_sub(variable, delta, name=scope)
+
+
+class BatchNormalization(Layer):
+    """Batch normalization over ``axis`` with ``gamma``, ``beta`` (trainable) and
+    ``moving_mean``, ``moving_variance`` (not trainable), TF1's legacy layer.
+
+    ``training`` (a bool or a bool tensor) picks the batch statistics and adds the
+    moving-average updates (``<layer>/AssignMovingAvg``, ``AssignMovingAvg_1``) to
+    ``tf.GraphKeys.UPDATE_OPS``; run them with the train step. Rank-4 inputs normalized
+    over channels use ``FusedBatchNormV3`` (the moving variance then follows the op's
+    Bessel-corrected batch variance, as TF's); other ranks the ``nn.moments`` /
+    ``nn.batch_normalization`` ops (``<layer>/batchnorm/add_1``, the population variance).
+
+    NOTE: with a tensor ``training`` TF builds ``cond``s (``bn/cond/Merge``); scopeflow
+    selects between the training and inference values (``SelectV2``), both computed.
+    """
+
+    def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
+                 beta_initializer=None, gamma_initializer=None,
+                 moving_mean_initializer=None, moving_variance_initializer=None,
+                 beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
+                 gamma_constraint=None, renorm=False, renorm_clipping=None,
+                 renorm_momentum=0.99, fused=None, trainable=True, virtual_batch_size=None,
+                 adjustment=None, name=None, **kwargs):
+        super().__init__(trainable=trainable, name=name, **kwargs)
+        for arg, value in (("renorm", renorm), ("virtual_batch_size", virtual_batch_size),
+                           ("adjustment", adjustment)):
+            if value:
+                raise NotImplementedError(f"tf.layers.BatchNormalization({arg}=...) is not "
+                                          "supported by scopeflow yet")
+        self.axis = [axis] if isinstance(axis, int) else list(axis)
+        self.momentum, self.epsilon = momentum, epsilon
+        self.center, self.scale, self.fused = center, scale, fused
+        self.beta_initializer = beta_initializer or init_ops.zeros_initializer()
+        self.gamma_initializer = gamma_initializer or init_ops.ones_initializer()
+        self.moving_mean_initializer = moving_mean_initializer or init_ops.zeros_initializer()
+        self.moving_variance_initializer = (moving_variance_initializer
+                                            or init_ops.ones_initializer())
+        self.beta_regularizer, self.gamma_regularizer = beta_regularizer, gamma_regularizer
+        self.beta_constraint, self.gamma_constraint = beta_constraint, gamma_constraint
+        self.gamma = self.beta = self.moving_mean = self.moving_variance = None
+
+    def build(self, input_shape):
+        ndims = input_shape.ndims
+        if ndims is None:
+            raise ValueError(f"Input has undefined rank. Received: input_shape={input_shape}.")
+        axis = sorted(a + ndims if a < 0 else a for a in self.axis)
+        for a in axis:
+            if not 0 <= a < ndims:
+                raise ValueError(f"Invalid axis: {a}")
+        self.axis = axis
+        # TF's V1 layer falls back to the plain ops where the fused op cannot serve.
+        self.fused = self.fused is not False and ndims == 4 and axis in ([1], [3])
+        dims = input_shape.as_tuple()
+        if any(dims[a] is None for a in axis):
+            raise ValueError(f"Input has undefined `axis` dimension. Received input with "
+                             f"shape {input_shape} and axis={self.axis}")
+        # One axis: [C]; several: the input's shape with 1 in the reduced dims (as TF).
+        shape = [dims[axis[0]]] if len(axis) == 1 else \
+            [dims[i] if i in axis else 1 for i in range(ndims)]
+        dtype = dtypes.float32 if self._dtype == dtypes.float16 else self._dtype
+        if self.scale:
+            self.gamma = self.add_weight("gamma", shape, dtype, self.gamma_initializer,
+                                         self.gamma_regularizer, True, self.gamma_constraint)
+        if self.center:
+            self.beta = self.add_weight("beta", shape, dtype, self.beta_initializer,
+                                        self.beta_regularizer, True, self.beta_constraint)
+        self.moving_mean = self.add_weight("moving_mean", shape, dtype,
+                                           self.moving_mean_initializer, trainable=False)
+        self.moving_variance = self.add_weight("moving_variance", shape, dtype,
+                                               self.moving_variance_initializer,
+                                               trainable=False)
+
+    def call(self, inputs, training=False):
+        if self.fused:
+            output, mean, variance = self._fused(inputs, training)
+        else:
+            output, mean, variance = self._plain(inputs, training)
+        if training is not False:
+            decay = constant(1.0 - self.momentum, dtype=self.moving_mean.dtype.base_dtype,
+                             name="decay")
+            self.add_update(_assign_moving_average(self.moving_mean, mean, decay))
+            self.add_update(_assign_moving_average(self.moving_variance, variance, decay))
+        return output
+
+    def _param(self, variable, fill):
+        if variable is not None:
+            return variable
+        return constant(fill, dtype=self.moving_mean.dtype.base_dtype,
+                        shape=self.moving_mean.shape.as_list())
+
+    def _fused(self, inputs, training):
+        gamma, beta = self._param(self.gamma, 1.0), self._param(self.beta, 0.0)
+        data_format = "NHWC" if self.axis == [3] else "NCHW"
+
+        def train():
+            return nn_norm_ops.fused_batch_norm(inputs, gamma, beta, epsilon=self.epsilon,
+                                                data_format=data_format)
+
+        def infer():
+            return nn_norm_ops.fused_batch_norm(inputs, gamma, beta, self.moving_mean,
+                                                self.moving_variance, epsilon=self.epsilon,
+                                                data_format=data_format, is_training=False)
+        return _select_each(training, train, infer)
+
+    def _plain(self, inputs, training):
+        ndims = inputs.shape.ndims
+        reduction = [i for i in range(ndims) if i not in self.axis]
+        dims = inputs.shape.as_tuple()
+        broadcast = [dims[i] if i in self.axis else 1 for i in range(ndims)]
+        needs_broadcast = len(self.axis) == 1 and reduction != list(range(ndims - 1))
+
+        def bcast(v):
+            return array_ops.reshape(v, broadcast) if needs_broadcast and v is not None else v
+
+        if training is False:
+            mean, variance = self.moving_mean, self.moving_variance
+        else:
+            batch_mean, batch_variance = nn_composites.moments(
+                inputs, reduction, keep_dims=len(self.axis) > 1)
+            mean, variance = _select_each(
+                training, lambda: (batch_mean, batch_variance),
+                lambda: (self.moving_mean.value(), self.moving_variance.value()))
+        output = nn_composites.batch_normalization(
+            inputs, bcast(mean), bcast(variance), bcast(self.beta), bcast(self.gamma),
+            self.epsilon)
+        return output, mean, variance
+
+
+
+def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
+                        beta_initializer=None, gamma_initializer=None,
+                        moving_mean_initializer=None, moving_variance_initializer=None,
+                        beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
+                        gamma_constraint=None, training=False, trainable=True, name=None,
+                        reuse=None, renorm=False, renorm_clipping=None, renorm_momentum=0.99,
+                        fused=None, virtual_batch_size=None, adjustment=None):
+    """Batch normalization; see ``BatchNormalization``.
+
+    >>> y = tf.layers.batch_normalization(tf.ones([2, 3]), training=True)
+    >>> [op.name for op in tf.get_collection(tf.GraphKeys.UPDATE_OPS)]
+    ['batch_normalization/AssignMovingAvg', 'batch_normalization/AssignMovingAvg_1']
+    """
+    layer = BatchNormalization(
+        axis=axis, momentum=momentum, epsilon=epsilon, center=center, scale=scale,
+        beta_initializer=beta_initializer, gamma_initializer=gamma_initializer,
+        moving_mean_initializer=moving_mean_initializer,
+        moving_variance_initializer=moving_variance_initializer,
+        beta_regularizer=beta_regularizer, gamma_regularizer=gamma_regularizer,
+        beta_constraint=beta_constraint, gamma_constraint=gamma_constraint, renorm=renorm,
+        renorm_clipping=renorm_clipping, renorm_momentum=renorm_momentum, fused=fused,
+        trainable=trainable, virtual_batch_size=virtual_batch_size, adjustment=adjustment,
+        name=name, _scope=name, _reuse=reuse)
+    return layer(inputs, training=training)
