@@ -214,10 +214,11 @@ def _initial_value(name, initializer, shape, dtype):
         return init_val, dtype.base_dtype
     if _needs_no_arguments(initializer):
         return initializer, None
-    raise ValueError(f"The initializer passed for variable {name} is not valid. It "
-                     "should be a callable with no arguments and the shape should "
-                     "not be provided, or an initializer object and `shape` should "
-                     f"be fully defined (got shape {shape}).")
+    # TF's words, then which variable and shape (TF names neither).
+    raise ValueError("The initializer passed is not valid. It should be a callable with no "
+                     "arguments and the shape should not be provided or an instance of "
+                     "`tf.keras.initializers.*' and `shape` should be fully defined. "
+                     f"(variable {name}, shape {shape})")
 
 
 def _add_regularization_loss(v, name, regularizer):

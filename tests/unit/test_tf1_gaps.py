@@ -431,3 +431,19 @@ def test_log_device_placement_prints_tfs_lines(capfd):
         ("w", "VariableV2"), ("w/Assign", "Assign"), ("w/read", "Identity"), ("add", "AddV2"),
         ("init", "NoOp"), ("y", "Mul"), ("w/Initializer/zeros", "Const"), ("add/y", "Const"),
         ("y/y", "Const")]]
+
+
+# ── get_variable ─────────────────────────────────────────────────────────────────────
+@pytest.mark.parametrize("shape", [None, [None, 3]])
+def test_get_variable_invalid_initializer_message_is_tfs(shape):
+    # TF 2.21, for both shapes: ValueError "The initializer passed is not valid. It should be
+    # a callable with no arguments and the shape should not be provided or an instance of
+    # `tf.keras.initializers.*' and `shape` should be fully defined."; scopeflow then names
+    # the variable and the shape
+    tf_text = ("The initializer passed is not valid. It should be a callable with no arguments "
+               "and the shape should not be provided or an instance of "
+               "`tf.keras.initializers.*' and `shape` should be fully defined.")
+    with pytest.raises(ValueError) as info:
+        tf.get_variable("f4", shape=shape, initializer=tf.zeros_initializer())
+    assert str(info.value).startswith(tf_text)
+    assert "variable f4" in str(info.value)
