@@ -33,6 +33,7 @@ from scopeflow.variables import *  # noqa: F403
 from scopeflow.variable_scope import *  # noqa: F403
 from scopeflow import operators  # Tensor's and Variable's Python operators
 from scopeflow import initializers, layers, losses, math, nn, random
+from scopeflow import image
 from scopeflow import metrics
 from scopeflow import test_util as test
 from scopeflow import tf_logging as logging
@@ -50,6 +51,10 @@ from scopeflow.ops.segment_ops import (
     segment_sum, sparse_segment_mean, sparse_segment_sqrt_n, sparse_segment_sum, unique)
 from scopeflow.ops.sparse_ops import sparse_placeholder, sparse_tensor_to_dense
 from scopeflow import sparse
+from scopeflow import debugging
+from scopeflow.ops.check_ops import *  # noqa: F403
+from scopeflow.ops.logging_ops import Assert, Print
+from scopeflow.ops.logging_ops import print_v2 as print  # noqa: A004 - TF's name
 from scopeflow.gradients import (
     AggregationMethod, IndexedSlices, IndexedSlicesValue, NotDifferentiable, RegisterGradient,
     UnconnectedGradients, custom_gradient, explain_gradient, gradients, hessians, no_gradient)

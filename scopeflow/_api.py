@@ -37,8 +37,11 @@ __all__ = ["APINotImplementedError", "MissingAttributeError", "NOT_PLANNED", "NA
 NAMESPACES = {
     "scopeflow": "",
     "scopeflow.nn": "nn",
+    "scopeflow.rnn_cell": "nn.rnn_cell",
     "scopeflow.math": "math",
+    "scopeflow.debugging": "debugging",
     "scopeflow.random": "random",
+    "scopeflow.image": "image",
     "scopeflow.sparse": "sparse",
     "scopeflow.layers": "layers",
     "scopeflow.losses": "losses",

@@ -1,5 +1,6 @@
 """``tf.nn``: the neural-network ops, gathered from their op-family modules."""
 
+from scopeflow import rnn_cell  # noqa: F401 - tf.nn.rnn_cell
 from scopeflow._api import missing_attribute
 from scopeflow.ops.candidate_sampling_ops import *  # noqa: F403
 from scopeflow.ops.conv_ops import *  # noqa: F403
@@ -8,6 +9,7 @@ from scopeflow.ops.math_ops import sigmoid, tanh  # noqa: F401 - TF1 has tf.nn.s
 from scopeflow.ops.nn_ops import *  # noqa: F403
 from scopeflow.ops.pool_ops import *  # noqa: F403
 from scopeflow.ops.sparse_ops import embedding_lookup_sparse  # noqa: F401
+from scopeflow.rnn import static_bidirectional_rnn, static_rnn  # noqa: F401
 
 
 def __getattr__(name):

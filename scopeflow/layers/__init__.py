@@ -16,7 +16,16 @@ from __future__ import annotations
 
 from scopeflow._api import missing_attribute
 from scopeflow.layers.base import Layer
-from scopeflow.layers.convolutional import Conv2D, Conv2DTranspose, conv2d, conv2d_transpose
+from scopeflow.layers.convolutional import (
+    Conv1D,
+    Conv2D,
+    Conv2DTranspose,
+    SeparableConv2D,
+    conv1d,
+    conv2d,
+    conv2d_transpose,
+    separable_conv2d,
+)
 from scopeflow.layers.core import Dense, Dropout, Flatten, dense, dropout, flatten
 from scopeflow.layers.normalization import BatchNormalization, batch_normalization
 from scopeflow.layers.pooling import (
@@ -35,7 +44,8 @@ __all__ = [
     "MaxPooling2D", "conv2d_transpose",
     "AveragePooling1D", "AveragePooling2D", "BatchNormalization", "dense", "conv2d",
     "flatten", "dropout", "max_pooling1d", "max_pooling2d", "average_pooling1d",
-    "average_pooling2d", "batch_normalization",
+    "average_pooling2d", "batch_normalization", "Conv1D", "conv1d", "SeparableConv2D",
+    "separable_conv2d",
 ]
 
 

@@ -1,10 +1,11 @@
-"""``Conv2D``, ``Conv2DTranspose`` and their functional forms."""
+"""``Conv1D``, ``Conv2D``, ``SeparableConv2D``, ``Conv2DTranspose`` and their functional
+forms."""
 
 from __future__ import annotations
 
 from scopeflow.layers.base import _channels_last, _padding, _tuple
 from scopeflow.layers.core import _Biased
-from scopeflow.ops import array_ops, conv_ops
+from scopeflow.ops import array_ops, conv_composites, conv_ops
 
 
 # ── Conv2D ───────────────────────────────────────────────────────────────────────────
@@ -57,6 +58,156 @@ def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
                   bias_regularizer=bias_regularizer, activity_regularizer=activity_regularizer,
                   kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
                   trainable=trainable, name=name, _scope=name, _reuse=reuse)(inputs)
+
+
+# ── Conv1D ───────────────────────────────────────────────────────────────────────────
+class Conv1D(Conv2D):
+    """A 1-D convolution layer of ``[batch, steps, channels]``: ``kernel``
+    ``[k, in, filters]`` and ``bias``; ops ``conv1d/Conv1D/ExpandDims``, ``conv1d/Conv1D``
+    (the ``Conv2D``), ``conv1d/Conv1D/Squeeze``, ``conv1d/BiasAdd``, as TF's.
+    ``padding="causal"`` pads the start of the steps first (``conv1d/Pad``)."""
+
+    def __init__(self, filters, kernel_size, strides=1, padding="valid",
+                 data_format="channels_last", dilation_rate=1, activation=None,
+                 use_bias=True, kernel_initializer=None, bias_initializer=None,
+                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 kernel_constraint=None, bias_constraint=None, trainable=True, name=None,
+                 **kwargs):
+        causal = isinstance(padding, str) and padding.lower() == "causal"
+        super().__init__(filters, 1, strides=1, padding="valid" if causal else padding,
+                         data_format=data_format, dilation_rate=1, activation=activation,
+                         use_bias=use_bias, kernel_initializer=kernel_initializer,
+                         bias_initializer=bias_initializer,
+                         kernel_regularizer=kernel_regularizer,
+                         bias_regularizer=bias_regularizer,
+                         activity_regularizer=activity_regularizer,
+                         kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
+                         trainable=trainable, name=name, **kwargs)
+        self.kernel_size = _tuple(kernel_size, 1, "kernel_size")
+        self.strides = _tuple(strides, 1, "strides")
+        self.dilation_rate = _tuple(dilation_rate, 1, "dilation_rate")
+        self.padding = "CAUSAL" if causal else self.padding
+
+    def build(self, input_shape):
+        if input_shape.ndims is not None and input_shape.ndims != 3:
+            raise ValueError(f"Input 0 of layer conv1d is incompatible with the layer: "
+                             f"expected ndim=3, found ndim={input_shape.ndims}. Full shape "
+                             f"received: {input_shape}")
+        super().build(input_shape)
+
+    def call(self, inputs):
+        padding = self.padding
+        if padding == "CAUSAL":
+            left = self.dilation_rate[0] * (self.kernel_size[0] - 1)
+            inputs = array_ops.pad(inputs, [[0, 0], [left, 0], [0, 0]])
+            padding = "VALID"
+        out = conv_composites.conv1d(inputs, self.kernel, stride=self.strides[0],
+                                     padding=padding, dilations=self.dilation_rate[0],
+                                     name="Conv1D")
+        return self._finish(out)
+
+
+def conv1d(inputs, filters, kernel_size, strides=1, padding="valid",
+           data_format="channels_last", dilation_rate=1, activation=None, use_bias=True,
+           kernel_initializer=None, bias_initializer=None, kernel_regularizer=None,
+           bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+           bias_constraint=None, trainable=True, name=None, reuse=None):
+    """A 1-D convolution layer (``[batch, steps, channels]``); see ``Conv1D``.
+
+    >>> y = tf.layers.conv1d(tf.zeros([2, 5, 3]), 4, 2)
+    >>> y.name, [v.name for v in tf.trainable_variables()]
+    ('conv1d/BiasAdd:0', ['conv1d/kernel:0', 'conv1d/bias:0'])
+    """
+    return Conv1D(filters, kernel_size, strides=strides, padding=padding,
+                  data_format=data_format, dilation_rate=dilation_rate, activation=activation,
+                  use_bias=use_bias, kernel_initializer=kernel_initializer,
+                  bias_initializer=bias_initializer, kernel_regularizer=kernel_regularizer,
+                  bias_regularizer=bias_regularizer, activity_regularizer=activity_regularizer,
+                  kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
+                  trainable=trainable, name=name, _scope=name, _reuse=reuse)(inputs)
+
+
+# ── SeparableConv2D ──────────────────────────────────────────────────────────────────
+class SeparableConv2D(Conv2D):
+    """A depthwise-separable 2-D convolution (NHWC): ``depthwise_kernel``
+    ``[kh, kw, in, depth_multiplier]``, ``pointwise_kernel``
+    ``[1, 1, in * depth_multiplier, filters]``, ``bias``; ops
+    ``separable_conv2d/separable_conv2d/depthwise``, ``separable_conv2d/separable_conv2d``
+    (the 1x1 ``Conv2D``), ``separable_conv2d/BiasAdd``, as TF's."""
+
+    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid",
+                 data_format="channels_last", dilation_rate=(1, 1), depth_multiplier=1,
+                 activation=None, use_bias=True, depthwise_initializer=None,
+                 pointwise_initializer=None, bias_initializer=None,
+                 depthwise_regularizer=None, pointwise_regularizer=None,
+                 bias_regularizer=None, activity_regularizer=None, depthwise_constraint=None,
+                 pointwise_constraint=None, bias_constraint=None, trainable=True, name=None,
+                 **kwargs):
+        super().__init__(filters, kernel_size, strides=strides, padding=padding,
+                         data_format=data_format, dilation_rate=dilation_rate,
+                         activation=activation, use_bias=use_bias,
+                         bias_initializer=bias_initializer, bias_regularizer=bias_regularizer,
+                         activity_regularizer=activity_regularizer,
+                         bias_constraint=bias_constraint, trainable=trainable, name=name,
+                         **kwargs)
+        self.depth_multiplier = int(depth_multiplier)
+        self.depthwise_initializer = depthwise_initializer
+        self.pointwise_initializer = pointwise_initializer
+        self.depthwise_regularizer = depthwise_regularizer
+        self.pointwise_regularizer = pointwise_regularizer
+        self.depthwise_constraint = depthwise_constraint
+        self.pointwise_constraint = pointwise_constraint
+        self.depthwise_kernel = self.pointwise_kernel = None
+
+    def build(self, input_shape):
+        if input_shape.ndims is not None and input_shape.ndims != 4:
+            raise ValueError(f"Inputs to `SeparableConv2D` should have rank 4. Received "
+                             f"input shape: {input_shape}")
+        in_ch = input_shape[-1].value if input_shape.ndims else None
+        if in_ch is None:
+            raise ValueError("The channel dimension of the inputs to `SeparableConv2D` "
+                             "should be defined. Found `None`.")
+        self.depthwise_kernel = self.add_weight(
+            "depthwise_kernel", [*self.kernel_size, in_ch, self.depth_multiplier],
+            initializer=self.depthwise_initializer, regularizer=self.depthwise_regularizer,
+            constraint=self.depthwise_constraint)
+        self.pointwise_kernel = self.add_weight(
+            "pointwise_kernel", [1, 1, in_ch * self.depth_multiplier, self.filters],
+            initializer=self.pointwise_initializer, regularizer=self.pointwise_regularizer,
+            constraint=self.pointwise_constraint)
+        if self.use_bias:
+            self.bias = self.add_weight("bias", [self.filters],
+                                        initializer=self.bias_initializer,
+                                        regularizer=self.bias_regularizer,
+                                        constraint=self.bias_constraint)
+
+    def call(self, inputs):
+        out = conv_composites.separable_conv2d(
+            inputs, self.depthwise_kernel, self.pointwise_kernel,
+            strides=[1, *self.strides, 1], padding=self.padding, rate=self.dilation_rate)
+        return self._finish(out)
+
+
+def separable_conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
+                     data_format="channels_last", dilation_rate=(1, 1), depth_multiplier=1,
+                     activation=None, use_bias=True, depthwise_initializer=None,
+                     pointwise_initializer=None, bias_initializer=None,
+                     depthwise_regularizer=None, pointwise_regularizer=None,
+                     bias_regularizer=None, activity_regularizer=None,
+                     depthwise_constraint=None, pointwise_constraint=None,
+                     bias_constraint=None, trainable=True, name=None, reuse=None):
+    """A depthwise-separable 2-D convolution layer (NHWC); see ``SeparableConv2D``."""
+    return SeparableConv2D(
+        filters, kernel_size, strides=strides, padding=padding, data_format=data_format,
+        dilation_rate=dilation_rate, depth_multiplier=depth_multiplier,
+        activation=activation, use_bias=use_bias,
+        depthwise_initializer=depthwise_initializer,
+        pointwise_initializer=pointwise_initializer, bias_initializer=bias_initializer,
+        depthwise_regularizer=depthwise_regularizer,
+        pointwise_regularizer=pointwise_regularizer, bias_regularizer=bias_regularizer,
+        activity_regularizer=activity_regularizer, depthwise_constraint=depthwise_constraint,
+        pointwise_constraint=pointwise_constraint, bias_constraint=bias_constraint,
+        trainable=trainable, name=name, _scope=name, _reuse=reuse)(inputs)
 
 
 # ── Conv2DTranspose ──────────────────────────────────────────────────────────────────

@@ -10,7 +10,9 @@ through it (``x as x``: a re-export). The families:
 * :mod:`scopeflow.ops.nn_composites`: what TF builds from other ops (the logistic loss,
   dropout, moments, batch_normalization, l2_normalize);
 * :mod:`scopeflow.ops.nn_norm_ops`: FusedBatchNormV3 and LRN;
-* :mod:`scopeflow.ops.nn_top_k_ops`: TopKV2 and InTopKV2.
+* :mod:`scopeflow.ops.nn_top_k_ops`: TopKV2 and InTopKV2;
+* :mod:`scopeflow.ops.conv_composites`: conv1d and separable_conv2d (built from Conv2D,
+  DepthwiseConv2dNative).
 
 Convolutions and pooling are :mod:`scopeflow.ops.conv_ops` and :mod:`scopeflow.ops.pool_ops`.
 The family modules never import this one.
@@ -18,6 +20,7 @@ The family modules never import this one.
 
 from __future__ import annotations
 
+from scopeflow.ops.conv_composites import conv1d, separable_conv2d
 from scopeflow.ops.nn_activation_ops import (
     elu,
     leaky_relu,
@@ -52,5 +55,6 @@ __all__ = [
     "log_softmax", "softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits_v2",
     "sparse_softmax_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits", "l2_loss",
     "dropout", "moments", "batch_normalization", "fused_batch_norm", "lrn",
-    "local_response_normalization", "l2_normalize", "in_top_k", "top_k",
+    "local_response_normalization", "l2_normalize", "in_top_k", "top_k", "conv1d",
+    "separable_conv2d",
 ]

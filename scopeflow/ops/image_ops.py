@@ -1,0 +1,394 @@
+"""Image resizing (NHWC), with gradients: ``ResizeBilinear``, ``ResizeNearestNeighbor`` and
+their gradient ops, and TF1's ``tf.image.resize_images`` family built on them.
+
+The kernels follow TF's CPU kernels (resize_bilinear_op.cc, resize_nearest_neighbor_op.cc)
+in float32 arithmetic: the scale is ``in / out`` (``(in - 1) / (out - 1)`` with
+``align_corners``), a source coordinate is ``i * scale`` (``(i + 0.5) * scale - 0.5`` with
+``half_pixel_centers``; nearest neighbour drops the ``- 0.5``), and bilinear lerps first
+along x, then along y. Each output row and column's source indices and weights are
+computed once; the pixels are gathered and combined with whole-array NumPy operations, and
+the gradients scatter back with ``np.add.at`` in TF's order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scopeflow.framework import dtypes, errors
+from scopeflow.framework.dtype_groups import FLOATS
+from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
+from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype
+from scopeflow.framework.tensor_shape import TensorShape
+from scopeflow.framework.tensor_util import constant_value
+from scopeflow.ops import array_ops, math_ops
+from scopeflow.ops.op_helpers import _partial_dims
+
+__all__ = ["ResizeMethod", "resize_images", "resize", "resize_bilinear",
+           "resize_nearest_neighbor"]
+
+# TF's T lists of the resize ops (bfloat16 aside, which scopeflow lacks).
+_RESIZE_TYPES = (dtypes.int8, dtypes.uint8, dtypes.int16, dtypes.uint16, dtypes.int32,
+                 dtypes.int64) + FLOATS
+_NN_GRAD_TYPES = (dtypes.uint8, dtypes.int8, dtypes.int32) + FLOATS
+_RESIZE_ATTRS = {"align_corners": False, "half_pixel_centers": False}
+
+
+class ResizeMethod:
+    """TF1's ``tf.image.ResizeMethod`` (``ResizeMethodV1``)."""
+
+    BILINEAR = 0
+    NEAREST_NEIGHBOR = 1
+    BICUBIC = 2
+    AREA = 3
+
+
+# ── Resizing: shared geometry ─────────────────────────────────────────────────────────
+def _rank4(shape, what):
+    dims = shape.as_tuple()
+    if dims is None:
+        return [None] * 4
+    if len(dims) != 4:
+        raise ValueError(f"Shape must be rank 4 but is rank {len(dims)} ({what})")
+    return list(dims)
+
+
+def _resize_shape(images, size, **attrs):
+    """[batch, new_height, new_width, channels], the new size read from ``size`` where
+    it is known while the graph is built."""
+    n, _, _, c = _rank4(images.shape, "images")
+    if size.shape.ndims is not None and size.shape.ndims != 1:
+        raise ValueError(f"Shape must be rank 1 but is rank {size.shape.ndims} (size)")
+    if not size.shape.is_compatible_with([2]):
+        raise ValueError(f"Dimension must be 2 but is {size.shape.as_list()[0]} (size)")
+    dims = _partial_dims(size)
+    h, w = [None, None] if dims is None or len(dims) != 2 else \
+        [d if d is not None and d >= 0 else None for d in dims]
+    return TensorShape([n, h, w, c])
+
+
+def _scale(in_size, out_size, align_corners):
+    """TF's ``CalculateResizeScale``, in float32."""
+    if align_corners and out_size > 1:
+        return np.float32(in_size - 1) / np.float32(out_size - 1)
+    return np.float32(in_size) / np.float32(out_size)
+
+
+def _check_attrs(align_corners, half_pixel_centers):
+    if half_pixel_centers and align_corners:
+        raise errors.InvalidArgumentError(
+            None, None, "If half_pixel_centers is True, align_corners must be False.")
+
+
+def _new_size(images, size):
+    if images.ndim != 4:
+        raise errors.InvalidArgumentError(
+            None, None, f"input must be 4-dimensional{list(images.shape)}")
+    size = np.asarray(size)
+    if size.shape != (2,):
+        raise errors.InvalidArgumentError(
+            None, None, f"shape_t must be 1-dimensional and have 2 elements{list(size.shape)}")
+    h, w = (int(v) for v in size)
+    if h <= 0 or w <= 0:
+        raise errors.InvalidArgumentError(
+            None, None, "output dimensions must be positive")
+    if images.shape[1] <= 0 or images.shape[2] <= 0:
+        raise errors.InvalidArgumentError(
+            None, None, f"input image must be of non-zero size, got height "
+                        f"{images.shape[1]}, width {images.shape[2]}")
+    return h, w
+
+
+def _linear_weights(in_size, out_size, align_corners, half_pixel_centers):
+    """Each output coordinate's (lower, upper, lerp) source indices and weight (float32),
+    as TF's ``compute_interpolation_weights``."""
+    scale = _scale(in_size, out_size, align_corners)
+    i = np.arange(out_size, dtype=np.float32)
+    if half_pixel_centers:
+        src = (i + np.float32(0.5)) * scale - np.float32(0.5)
+    else:
+        src = i * scale
+    src = src.astype(np.float32)
+    floor = np.floor(src)
+    lower = np.maximum(floor.astype(np.int64), 0)
+    upper = np.minimum(np.ceil(src).astype(np.int64), in_size - 1)
+    return lower, upper, (src - floor).astype(np.float32)
+
+
+def _nearest_index(in_size, out_size, align_corners, half_pixel_centers):
+    """Each output coordinate's source index, as TF's nearest-neighbour kernels:
+    ``roundf`` (halves away from zero) with ``align_corners``, else ``floorf``."""
+    scale = _scale(in_size, out_size, align_corners)
+    i = np.arange(out_size, dtype=np.float32)
+    src = ((i + np.float32(0.5)) * scale if half_pixel_centers else i * scale)
+    src = src.astype(np.float32)
+    floor = np.floor(src)
+    if align_corners:
+        floor = floor + (src - floor >= np.float32(0.5))
+    index = np.minimum(floor.astype(np.int64), in_size - 1)
+    if half_pixel_centers:
+        index = np.maximum(index, 0)
+    return index
+
+
+# ── ResizeBilinear ───────────────────────────────────────────────────────────────────
+def _resize_bilinear_dtype(images, size, **attrs):
+    check_dtype(images, _RESIZE_TYPES, "images")
+    check_dtype(size, (dtypes.int32,), "size")
+    return dtypes.float32
+
+
+resize_bilinear_op = OpDef("ResizeBilinear", shape=_resize_shape, dtype=_resize_bilinear_dtype,
+                           attrs=_RESIZE_ATTRS, shape_from_tensors=True,
+                           input_names=("images", "size"))
+
+
+@resize_bilinear_op.def_kernel
+def _resize_bilinear_kernel(images, size, *, align_corners, half_pixel_centers):
+    _check_attrs(align_corners, half_pixel_centers)
+    oh, ow = _new_size(images, size)
+    _, h, w, _ = images.shape
+    y0, y1, yl = _linear_weights(h, oh, align_corners, half_pixel_centers)
+    x0, x1, xl = _linear_weights(w, ow, align_corners, half_pixel_centers)
+    x = images.astype(np.float32, copy=False)
+    # TF lerps along x for each output row; those rows' values are the input rows' lerps
+    # (computed once each here), so the values are TF's bit for bit.
+    left = np.take(x, x0, axis=2)
+    rows = left + (np.take(x, x1, axis=2) - left) * xl[:, None]
+    top = np.take(rows, y0, axis=1)
+    out = np.take(rows, y1, axis=1)
+    out -= top
+    out *= yl[:, None, None]
+    out += top
+    return out
+
+
+@resize_bilinear_op.def_grad
+def _resize_bilinear_grad(op, dy):
+    return [resize_bilinear_grad_op.bind(
+        dy, op.inputs[0], align_corners=op.get_attr("align_corners"),
+        half_pixel_centers=op.get_attr("half_pixel_centers")), None]
+
+
+# ── ResizeBilinearGrad: each output pixel's gradient back to its four sources ────────
+def _resize_bilinear_grad_shape(grads, original_image, **attrs):
+    _rank4(grads.shape, "grads")
+    return TensorShape(_rank4(original_image.shape, "original_image"))
+
+
+def _resize_bilinear_grad_dtype(grads, original_image, **attrs):
+    check_dtype(grads, (dtypes.float32,), "grads")
+    return check_dtype(original_image, FLOATS, "original_image")
+
+
+resize_bilinear_grad_op = OpDef(
+    "ResizeBilinearGrad", shape=_resize_bilinear_grad_shape, dtype=_resize_bilinear_grad_dtype,
+    attrs=_RESIZE_ATTRS, shape_from_tensors=True, input_names=("grads", "original_image"),
+    grad=None)  # TF: NotDifferentiable
+
+
+@resize_bilinear_grad_op.def_kernel
+def _resize_bilinear_grad_kernel(grads, original_image, *, align_corners, half_pixel_centers):
+    _check_attrs(align_corners, half_pixel_centers)
+    if grads.ndim != 4 or original_image.ndim != 4:
+        raise errors.InvalidArgumentError(None, None, "input_grad must be 4-dimensional"
+                                          f"{list(grads.shape)}")
+    n, h, w, c = original_image.shape
+    _, oh, ow, _ = grads.shape
+    y0, y1, yl = _linear_weights(h, oh, align_corners, half_pixel_centers)
+    x0, x1, xl = _linear_weights(w, ow, align_corners, half_pixel_centers)
+    g = grads.astype(np.float32, copy=False)
+    one = np.float32(1)
+    wy = [(one - yl)[:, None, None], (one - yl)[:, None, None], yl[:, None, None],
+          yl[:, None, None]]
+    wx = [(one - xl)[:, None], xl[:, None], (one - xl)[:, None], xl[:, None]]
+    # TF adds g * wy * wx (float32) to the four sources in (y, x, corner) order: so does
+    # np.add.at over the flattened (y, x, corner) contributions, bit for bit.
+    parts = np.stack([(g * a) * b for a, b in zip(wy, wx)], axis=3)  # (n, oh, ow, 4, c)
+    rows = np.stack([y0, y0, y1, y1], axis=1)[:, None, :]  # (oh, 1, 4)
+    cols = np.stack([x0, x1, x0, x1], axis=1)[None, :, :]  # (1, ow, 4)
+    flat = (rows * w + cols).reshape(-1)
+    out_dtype = original_image.dtype if original_image.dtype == np.float64 else np.float32
+    parts = np.moveaxis(parts.reshape(n, -1, c), 1, 0).reshape(flat.size, n * c)
+    acc = np.zeros((h * w, n * c), out_dtype)
+    np.add.at(acc, flat, parts.astype(out_dtype, copy=False))
+    dx = np.moveaxis(acc.reshape(h, w, n, c), 2, 0)
+    return np.ascontiguousarray(dx, dtype=original_image.dtype)
+
+
+# ── ResizeNearestNeighbor ────────────────────────────────────────────────────────────
+def _resize_nearest_dtype(images, size, **attrs):
+    check_dtype(size, (dtypes.int32,), "size")
+    return check_dtype(images, _RESIZE_TYPES, "images")
+
+
+resize_nearest_neighbor_op = OpDef(
+    "ResizeNearestNeighbor", shape=_resize_shape, dtype=_resize_nearest_dtype,
+    attrs=_RESIZE_ATTRS, shape_from_tensors=True, input_names=("images", "size"))
+
+
+@resize_nearest_neighbor_op.def_kernel
+def _resize_nearest_neighbor_kernel(images, size, *, align_corners, half_pixel_centers):
+    _check_attrs(align_corners, half_pixel_centers)
+    oh, ow = _new_size(images, size)
+    _, h, w, _ = images.shape
+    ys = _nearest_index(h, oh, align_corners, half_pixel_centers)
+    xs = _nearest_index(w, ow, align_corners, half_pixel_centers)
+    return images[:, ys][:, :, xs]
+
+
+@resize_nearest_neighbor_op.def_grad
+def _resize_nearest_neighbor_grad(op, dy):
+    image = op.inputs[0]
+    hw = image.shape[1:3] if image.shape.ndims is not None else None
+    if hw is not None and hw.is_fully_defined():
+        size = hw.as_list()
+    else:
+        size = array_ops.shape(image)[1:3]
+    return [resize_nearest_neighbor_grad_op.bind(
+        dy, size, align_corners=op.get_attr("align_corners"),
+        half_pixel_centers=op.get_attr("half_pixel_centers")), None]
+
+
+# ── ResizeNearestNeighborGrad: each source pixel sums the outputs that copied it ─────
+def _resize_nearest_grad_dtype(grads, size, **attrs):
+    check_dtype(size, (dtypes.int32,), "size")
+    return check_dtype(grads, _NN_GRAD_TYPES, "grads")
+
+
+resize_nearest_neighbor_grad_op = OpDef(
+    "ResizeNearestNeighborGrad", shape=_resize_shape, dtype=_resize_nearest_grad_dtype,
+    attrs=_RESIZE_ATTRS, shape_from_tensors=True, input_names=("grads", "size"),
+    grad=NO_GRADIENT)  # TF registers none
+
+
+@resize_nearest_neighbor_grad_op.def_kernel
+def _resize_nearest_neighbor_grad_kernel(grads, size, *, align_corners, half_pixel_centers):
+    _check_attrs(align_corners, half_pixel_centers)
+    h, w = _new_size(grads, size)
+    n, oh, ow, c = grads.shape
+    ys = _nearest_index(h, oh, align_corners, half_pixel_centers)
+    xs = _nearest_index(w, ow, align_corners, half_pixel_centers)
+    flat = (ys[:, None] * w + xs[None, :]).reshape(-1)
+    acc = np.zeros((h * w, n * c), grads.dtype)
+    np.add.at(acc, flat, np.moveaxis(grads, 0, 2).reshape(flat.size, n * c))
+    return np.ascontiguousarray(np.moveaxis(acc.reshape(h, w, n, c), 2, 0))
+
+
+# ── tf.image builders ────────────────────────────────────────────────────────────────
+def resize_bilinear(images, size, align_corners=False, name=None,
+                    half_pixel_centers=False) -> Tensor:
+    """A ``ResizeBilinear`` of 4-D ``images`` to ``size`` ([new_height, new_width]); the
+    result is float32.
+
+    >>> tf.image.resize_bilinear(tf.ones([1, 2, 2, 1]), [4, 3]).shape.as_list()
+    [1, 4, 3, 1]
+    """
+    return resize_bilinear_op.bind(images, size, name=name,
+                                   align_corners=bool(align_corners),
+                                   half_pixel_centers=bool(half_pixel_centers))
+
+
+def resize_nearest_neighbor(images, size, align_corners=False, name=None,
+                            half_pixel_centers=False) -> Tensor:
+    """A ``ResizeNearestNeighbor`` of 4-D ``images`` to ``size``; keeps the dtype."""
+    return resize_nearest_neighbor_op.bind(images, size, name=name,
+                                           align_corners=bool(align_corners),
+                                           half_pixel_centers=bool(half_pixel_centers))
+
+
+def _size_tensor(size):
+    return convert_to_tensor(size, dtypes.int32, name="size")
+
+
+_METHODS = {ResizeMethod.BILINEAR: "bilinear", ResizeMethod.NEAREST_NEIGHBOR: "nearest",
+            ResizeMethod.BICUBIC: "bicubic", ResizeMethod.AREA: "area"}
+
+
+def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=False,
+                  preserve_aspect_ratio=False, name=None) -> Tensor:
+    """TF1's ``tf.image.resize_images`` (also ``tf.image.resize``): 4-D
+    ``[batch, height, width, channels]`` or 3-D ``[height, width, channels]`` images
+    resized to ``size``. Bilinear results are float32; nearest neighbour keeps the dtype;
+    when the size is statically unchanged the images are returned as they are.
+
+    >>> tf.image.resize_images(tf.ones([4, 6, 3]), [8, 12]).shape.as_list()
+    [8, 12, 3]
+    """
+    with name_scope(name, "resize", [images, size]):
+        images = convert_to_tensor(images, name="images")
+        if images.shape.ndims is None:
+            raise ValueError("'images' contains no shape.")
+        is_batch = images.shape.ndims == 4
+        if images.shape.ndims == 3:
+            images = array_ops.expand_dims(images, 0)
+        elif not is_batch:
+            raise ValueError("'images' must have either 3 or 4 dimensions.")
+        _, height, width, _ = images.shape.as_list()
+        try:
+            size = _size_tensor(size)
+        except (TypeError, ValueError):
+            raise ValueError("'size' must be a 1-D int32 Tensor") from None
+        if not size.shape.is_compatible_with([2]):
+            raise ValueError("'size' must be a 1-D Tensor of 2 elements: "
+                             "new_height, new_width")
+        static_hw = None
+        if preserve_aspect_ratio:
+            size, static_hw = _aspect_preserving_size(images, size)
+        dims = _partial_dims(size)
+        new_h, new_w = dims if dims is not None and len(dims) == 2 else (None, None)
+        if None not in (height, width, new_h, new_w) and (height, width) == (new_h, new_w):
+            return images if is_batch else array_ops.squeeze(images, axis=[0])
+        op_def = _resize_op(method)
+        out = op_def.bind(images, size, align_corners=bool(align_corners),
+                          half_pixel_centers=False)
+        if static_hw is not None:  # TF's C++ shape inference folds the size's subgraph
+            out.set_shape([None, *static_hw, None])
+        return out if is_batch else array_ops.squeeze(out, axis=[0])
+
+
+def _resize_op(method):
+    """The op of a ``ResizeMethod`` (or TF2's method name); checked only when an image
+    is really resized, as TF."""
+    kind = _METHODS.get(method, method) if isinstance(method, (int, str)) else method
+    if kind == "bilinear":
+        return resize_bilinear_op
+    if kind == "nearest":
+        return resize_nearest_neighbor_op
+    if kind in ("bicubic", "area"):
+        raise NotImplementedError(
+            f"tf.image.resize_images with ResizeMethod.{kind.upper()} is not implemented "
+            "by scopeflow yet (BILINEAR and NEAREST_NEIGHBOR are)")
+    raise ValueError(f"Resize method is not implemented: {method}")
+
+
+def _image_dimensions(images):
+    """TF's ``_ImageDimensions``: the static dims, each unknown one read at run time."""
+    static = images.shape.as_list()
+    if None not in static:
+        return static
+    dynamic = array_ops.unstack(array_ops.shape(images), 4)
+    return [s if s is not None else d for s, d in zip(static, dynamic)]
+
+
+def _aspect_preserving_size(images, size):
+    """The largest size within ``size`` with the images' aspect ratio, built as TF builds
+    it (float32 scale factors, rounded half to even), and its value when it is known while
+    the graph is built (else None)."""
+    _, height, width, _ = _image_dimensions(images)
+    f32 = dtypes.float32
+    scale = math_ops.minimum(
+        math_ops.cast(size[0], f32) / math_ops.cast(height, f32),
+        math_ops.cast(size[1], f32) / math_ops.cast(width, f32))
+    new_h = math_ops.cast(math_ops.round(scale * math_ops.cast(height, f32)), dtypes.int32)
+    new_w = math_ops.cast(math_ops.round(scale * math_ops.cast(width, f32)), dtypes.int32)
+    new_size = convert_to_tensor([new_h, new_w], dtypes.int32, name="size")
+    wanted = constant_value(size)
+    if wanted is None or not all(isinstance(d, int) for d in (height, width)):
+        return new_size, None
+    h, w = np.float32(height), np.float32(width)
+    factor = min(np.float32(wanted[0]) / h, np.float32(wanted[1]) / w)
+    return new_size, [int(np.round(np.float32(factor * h))),
+                      int(np.round(np.float32(factor * w)))]
+
+
+resize = resize_images

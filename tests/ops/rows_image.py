@@ -1,0 +1,151 @@
+"""Op-table rows for scopeflow/ops/image_ops.py, against per-pixel loop references (NumPy).
+
+The references walk every output pixel and follow TF's CPU kernels' formulas (float32
+coordinates), independently of the kernels' gathered index vectors. TF's own values are
+checked in tests/unit/test_image_ops.py.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scopeflow.ops import image_ops
+
+from .op_table import OpCase, rand
+
+f32, f64 = np.float32, np.float64
+
+
+def _scale(n_in, n_out, align):
+    return f32(n_in - 1) / f32(n_out - 1) if align and n_out > 1 else f32(n_in) / f32(n_out)
+
+
+def _linear(i, n_in, n_out, align, half):
+    s = _scale(n_in, n_out, align)
+    src = f32((f32(i) + f32(0.5)) * s - f32(0.5)) if half else f32(f32(i) * s)
+    lo = np.floor(src)
+    return max(int(lo), 0), min(int(np.ceil(src)), n_in - 1), float(src - lo)
+
+
+def _nearest(i, n_in, n_out, align, half):
+    s = _scale(n_in, n_out, align)
+    src = f32((f32(i) + f32(0.5)) * s) if half else f32(f32(i) * s)
+    j = int(np.floor(src + f32(0.5))) if align else int(np.floor(src))
+    j = min(j, n_in - 1)
+    return max(j, 0) if half else j
+
+
+def ref_bilinear(x, size, align=False, half=False):
+    n, h, w, c = x.shape
+    oh, ow = size
+    y = np.zeros((n, oh, ow, c), f64)
+    for i in range(oh):
+        y0, y1, yl = _linear(i, h, oh, align, half)
+        for j in range(ow):
+            x0, x1, xl = _linear(j, w, ow, align, half)
+            top = x[:, y0, x0] * (1 - xl) + x[:, y0, x1] * xl
+            bottom = x[:, y1, x0] * (1 - xl) + x[:, y1, x1] * xl
+            y[:, i, j] = top * (1 - yl) + bottom * yl
+    return y.astype(f32)
+
+
+def ref_bilinear_grad(x, dy, align=False, half=False):
+    _, h, w, _ = x.shape
+    _, oh, ow, _ = dy.shape
+    dx = np.zeros(x.shape, f64)
+    for i in range(oh):
+        y0, y1, yl = _linear(i, h, oh, align, half)
+        for j in range(ow):
+            x0, x1, xl = _linear(j, w, ow, align, half)
+            g = dy[:, i, j].astype(f64)
+            dx[:, y0, x0] += g * (1 - yl) * (1 - xl)
+            dx[:, y0, x1] += g * (1 - yl) * xl
+            dx[:, y1, x0] += g * yl * (1 - xl)
+            dx[:, y1, x1] += g * yl * xl
+    return dx.astype(x.dtype)
+
+
+def ref_nearest(x, size, align=False, half=False):
+    n, h, w, c = x.shape
+    oh, ow = size
+    y = np.zeros((n, oh, ow, c), x.dtype)
+    for i in range(oh):
+        for j in range(ow):
+            y[:, i, j] = x[:, _nearest(i, h, oh, align, half), _nearest(j, w, ow, align, half)]
+    return y
+
+
+def ref_nearest_grad(dy, size, align=False, half=False):
+    n, oh, ow, c = dy.shape
+    h, w = size
+    dx = np.zeros((n, h, w, c), dy.dtype)
+    for i in range(oh):
+        for j in range(ow):
+            dx[:, _nearest(i, h, oh, align, half), _nearest(j, w, ow, align, half)] += dy[:, i, j]
+    return dx
+
+
+_ATTRS = {"plain": (False, False), "align": (True, False), "half": (False, True)}
+
+
+def _bilinear_row(shape, size, attrs):
+    align, half = _ATTRS[attrs]
+    # ResizeBilinear's output is float32 whatever the input: the table's float64 numeric
+    # check would difference float32 sums, so its gradient is checked against TF's values
+    # (tests/unit/test_image_ops.py) and through ResizeBilinearGrad's rows here.
+    return OpCase("ResizeBilinear",
+                  lambda tf, x: tf.image.resize_bilinear(x, size, align_corners=align,
+                                                         half_pixel_centers=half),
+                  lambda x: ref_bilinear(x, size, align, half), [rand(*shape)], rtol=1e-5,
+                  check_grad=False, id=f"ResizeBilinear-{attrs}-{shape[1]}x{shape[2]}-to-"
+                                       f"{size[0]}x{size[1]}")
+
+
+def _bilinear_grad_row(shape, size, attrs):
+    align, half = _ATTRS[attrs]
+
+    def build(tf, x, dy):
+        return image_ops.resize_bilinear_grad_op.bind(dy, x, align_corners=align,
+                                                      half_pixel_centers=half)
+    return OpCase("ResizeBilinearGrad", build,
+                  lambda x, dy: ref_bilinear_grad(x, dy, align, half),
+                  [rand(*shape), rand(shape[0], *size, shape[3], seed=3)], rtol=1e-5,
+                  id=f"ResizeBilinearGrad-{attrs}-{shape[1]}x{shape[2]}-to-{size[0]}x{size[1]}")
+
+
+def _nearest_row(shape, size, attrs, dtype=f32):
+    align, half = _ATTRS[attrs]
+    x = rand(*shape) if dtype == f32 else \
+        np.arange(np.prod(shape)).reshape(shape).astype(dtype)
+    return OpCase("ResizeNearestNeighbor",
+                  lambda tf, x: tf.image.resize_nearest_neighbor(x, size, align_corners=align,
+                                                                 half_pixel_centers=half),
+                  lambda x: ref_nearest(x, size, align, half), [x],
+                  id=f"ResizeNearestNeighbor-{attrs}-{np.dtype(dtype).name}-{shape[1]}x"
+                     f"{shape[2]}-to-{size[0]}x{size[1]}")
+
+
+def _nearest_grad_row(size, grad_shape, attrs):
+    align, half = _ATTRS[attrs]
+
+    def build(tf, dy):
+        return image_ops.resize_nearest_neighbor_grad_op.bind(
+            dy, size, align_corners=align, half_pixel_centers=half)
+    return OpCase("ResizeNearestNeighborGrad", build,
+                  lambda dy: ref_nearest_grad(dy, size, align, half),
+                  [rand(*grad_shape, seed=3)], rtol=1e-5,
+                  id=f"ResizeNearestNeighborGrad-{attrs}-{grad_shape[1]}x{grad_shape[2]}-to-"
+                     f"{size[0]}x{size[1]}")
+
+
+ROWS = [
+    *[_bilinear_row((2, 3, 4, 2), (5, 7), a) for a in _ATTRS],
+    *[_bilinear_row((1, 6, 5, 3), (4, 2), a) for a in _ATTRS],
+    *[_bilinear_grad_row((2, 3, 4, 2), (5, 7), a) for a in _ATTRS],
+    *[_bilinear_grad_row((1, 6, 5, 1), (4, 2), a) for a in _ATTRS],
+    *[_nearest_row((2, 3, 4, 2), (5, 7), a) for a in _ATTRS],
+    *[_nearest_row((1, 6, 5, 3), (4, 2), a) for a in _ATTRS],
+    _nearest_row((1, 3, 5, 2), (6, 4), "align", np.uint8),
+    *[_nearest_grad_row((3, 4), (2, 5, 7, 2), a) for a in _ATTRS],
+    *[_nearest_grad_row((6, 5), (1, 4, 2, 3), a) for a in _ATTRS],
+]
