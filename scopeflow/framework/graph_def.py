@@ -81,7 +81,8 @@ def _node_bytes(op, add_shapes) -> bytes:
         return cached[1]
     node = protos.NodeDef(name=op._name, op=op.type, device=op._device)
     node.input.extend(t._as_node_def_input() for t in op._inputs)
-    node.input.extend("^" + c.name for c in op._control_inputs)
+    # TF's Graph::ToGraphDef sorts the control inputs by name (data inputs keep their order).
+    node.input.extend(sorted("^" + c.name for c in op._control_inputs))
     _fill_attrs(node.attr, op)
     if add_shapes and op._outputs:
         shapes = node.attr["_output_shapes"].list.shape
@@ -154,7 +155,11 @@ def _fill_attrs(attr_map, op):
             continue
         else:
             continue
-        if attr_type != "func":  # scopeflow has no functions
+        if attr_type == "tensor" and name == "value" and \
+                attrs.get("_broadcast_from") is not None:  # a broadcast tf.constant
+            attr_map[name].tensor.CopyFrom(make_tensor_proto(
+                attrs["_broadcast_from"], dtype=attrs["dtype"], shape=value.shape))
+        elif attr_type != "func":  # scopeflow has no functions
             _to_attr(value, attr_type, attr_map[name])
 
 

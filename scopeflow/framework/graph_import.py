@@ -7,7 +7,7 @@ from scopeflow.framework.graph import Tensor, get_default_graph
 from scopeflow.framework.opdef import REGISTRY
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.io import protos
-from scopeflow.io.tensor_proto import make_ndarray
+from scopeflow.io.tensor_proto import broadcast_from, make_ndarray
 
 __all__ = ["import_graph_def"]
 
@@ -122,6 +122,8 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
         for node in _topological(list(graph_def.node)):
             op_def = REGISTRY[node.op]
             attrs = {k: _from_attr(node.attr[k]) for k in op_def.attrs if k in node.attr}
+            if node.op == "Const" and "value" in node.attr:  # re-exported as TF wrote it
+                attrs["_broadcast_from"] = broadcast_from(node.attr["value"].tensor)
             inputs = [tensor_for(i, node.name) for i in node.input if not i.startswith("^")]
             full_name = graph.unique_name(node.name)
             if full_name != scope + node.name:

@@ -8,7 +8,7 @@ from scopeflow.framework import dtypes as _dtypes
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.io import protos
 
-__all__ = ["make_tensor_proto", "make_ndarray", "shape_proto"]
+__all__ = ["make_tensor_proto", "make_ndarray", "shape_proto", "broadcast_from"]
 
 
 def shape_proto(shape, proto=None):
@@ -39,75 +39,106 @@ _VAL_FIELD = {
 }
 
 
-def make_tensor_proto(value, dtype=None):
-    """A ``TensorProto`` holding ``value``, encoded as TF encodes Const values.
+# Dtypes TF writes as raw ``tensor_content`` (TF's ``_TENSOR_CONTENT_TYPES``): not bool,
+# complex or string, which always go to their ``*_val`` field.
+_CONTENT_KINDS = "iuf"
 
-    Numeric tensors with more than one element go to ``tensor_content`` (raw
-    little-endian bytes); a scalar, or a tensor whose elements are all equal (TF's
-    broadcast ``tf.constant(0., shape=...)`` / ``tf.zeros``), is one ``*_val`` entry.
+
+def make_tensor_proto(value, dtype=None, shape=None):
+    """A ``TensorProto`` holding ``value``, encoded as TF's ``make_tensor_proto`` does.
+
+    With ``shape`` (TF's broadcast ``tf.constant(0., shape=[50])``, ``tf.zeros``, or a list
+    padded with its last element), a ``value`` with fewer elements than ``shape`` is written
+    as its own elements in ``*_val``, which readers broadcast. Otherwise a numeric tensor
+    (not bool or complex) of more than one element goes to ``tensor_content`` (raw
+    little-endian bytes), even when its elements are all equal; anything else lists every
+    element in its ``*_val`` field.
 
     >>> make_tensor_proto(np.float32(1.5)).float_val[0]
     1.5
+    >>> list(make_tensor_proto(np.float32(0), shape=[3]).float_val)
+    [0.0]
     """
     dt = _dtypes.as_dtype(dtype) if dtype is not None else None
     arr = np.asarray(value, dtype=None if dt is None or dt is _dtypes.string
                      else dt.as_numpy_dtype)
     if dt is None:
         dt = _dtypes.as_dtype(arr.dtype)
+    dims = arr.shape if shape is None else tuple(int(d) for d in shape)
+    same_size = int(np.prod(dims, dtype=np.int64)) == arr.size
     proto = protos.TensorProto(dtype=dt.base_dtype.as_datatype_enum)
-    proto.tensor_shape.CopyFrom(shape_proto(arr.shape))
+    proto.tensor_shape.CopyFrom(shape_proto(dims))
     if arr.size == 0:
         return proto
     flat = arr.reshape(-1)
-    uniform = flat.size > 1 and bool((flat == flat[0]).all()) if flat.dtype.kind != "c" \
-        else False
     if dt is _dtypes.string:
-        items = [v.encode() if isinstance(v, str) else bytes(v) for v in flat]
-        proto.string_val.extend(items[:1] if uniform else items)
+        proto.string_val.extend(v.encode() if isinstance(v, str) else bytes(v) for v in flat)
         return proto
-    if flat.size > 1 and not uniform:
+    if same_size and arr.size > 1 and arr.dtype.kind in _CONTENT_KINDS:
         proto.tensor_content = np.ascontiguousarray(arr).astype(
             arr.dtype.newbyteorder("<"), copy=False).tobytes()
         return proto
-    first = flat[:1]
     if arr.dtype == np.float16:
-        proto.half_val.extend(first.view(np.uint16).astype(np.int32).tolist())
-    elif arr.dtype == np.complex64:
-        proto.scomplex_val.extend([float(first[0].real), float(first[0].imag)])
-    elif arr.dtype == np.complex128:
-        proto.dcomplex_val.extend([float(first[0].real), float(first[0].imag)])
+        proto.half_val.extend(flat.view(np.uint16).astype(np.int32).tolist())
+    elif arr.dtype.kind == "c":
+        field = proto.scomplex_val if arr.dtype == np.complex64 else proto.dcomplex_val
+        field.extend(np.stack([flat.real, flat.imag], axis=1).reshape(-1).tolist())
     else:
-        getattr(proto, _VAL_FIELD[arr.dtype]).extend(first.tolist())
+        getattr(proto, _VAL_FIELD[arr.dtype]).extend(flat.tolist())
     return proto
 
 
+def _fill(arr, shape):
+    """``arr`` as ``shape``; fewer values than that are padded with the last (TF's
+    ``MakeNdarray``: one value stands for the whole shape)."""
+    n = int(np.prod(shape, dtype=np.int64))
+    if arr.size == n:
+        return arr.reshape(shape)
+    return np.concatenate([arr, np.repeat(arr[-1:], n - arr.size)]).reshape(shape)
+
+
 def make_ndarray(proto):
-    """The NumPy array a ``TensorProto`` holds (``tensor_content`` or ``*_val``, broadcast
-    as TF does when one value stands for the whole shape)."""
+    """The NumPy array a ``TensorProto`` holds (``tensor_content`` or ``*_val``; fewer values
+    than the shape holds are padded with the last, as TF does)."""
     dt = _dtypes.as_dtype(proto.dtype)
     shape = [d.size for d in proto.tensor_shape.dim]
     if dt is _dtypes.string:
-        arr = np.array(list(proto.string_val), dtype=object)
-        if arr.size == 1 and int(np.prod(shape)) != 1:
-            return np.full(shape, arr[0], dtype=object)
-        return arr.reshape(shape)
+        arr = np.empty(len(proto.string_val), dtype=object)
+        arr[:] = list(proto.string_val)
+        return _fill(arr, shape) if arr.size else np.full(shape, b"", dtype=object)
     npd = np.dtype(dt.as_numpy_dtype).newbyteorder("<")
     if proto.tensor_content:
         return np.frombuffer(proto.tensor_content, dtype=npd).reshape(shape).copy()
     if len(proto.half_val):
-        arr = np.array(list(proto.half_val), dtype=np.uint16).view(np.float16)
-        return np.broadcast_to(arr[-1], shape).copy() if arr.size == 1 else arr.reshape(shape)
+        return _fill(np.array(list(proto.half_val), dtype=np.uint16).view(np.float16), shape)
     for field in ("scomplex_val", "dcomplex_val"):
         vals = getattr(proto, field)
         if len(vals):
             arr = (np.array(vals[0::2]) + 1j * np.array(vals[1::2])).astype(npd.newbyteorder("="))
-            return np.broadcast_to(arr[-1], shape).copy() if arr.size == 1 else \
-                arr.reshape(shape)
+            return _fill(arr, shape)
     for field in ("float_val", "double_val", "int_val", "int64_val", "bool_val",
                   "uint32_val", "uint64_val"):
         vals = getattr(proto, field)
         if len(vals):
-            arr = np.array(list(vals)).astype(npd.newbyteorder("="))
-            return np.broadcast_to(arr[-1], shape).copy() if arr.size == 1 else \
-                arr.reshape(shape)
+            return _fill(np.array(list(vals)).astype(npd.newbyteorder("=")), shape)
     return np.zeros(shape, dtype=npd.newbyteorder("="))
+
+
+def broadcast_from(proto):
+    """The elements a ``TensorProto`` lists when they are fewer than its shape holds (TF's
+    broadcast ``tf.constant(0., shape=[50])``), as a flat array; None otherwise."""
+    if proto.tensor_content:
+        return None
+    n = int(np.prod([d.size for d in proto.tensor_shape.dim], dtype=np.int64))
+    listed = max((len(getattr(proto, f)) // (2 if f.endswith("complex_val") else 1)
+                  for f in ("string_val", "half_val", "scomplex_val", "dcomplex_val",
+                            "float_val", "double_val", "int_val", "int64_val", "bool_val",
+                            "uint32_val", "uint64_val")), default=0)
+    if listed >= n:
+        return None
+    given = protos.TensorProto()
+    given.CopyFrom(proto)
+    given.tensor_shape.CopyFrom(shape_proto((listed,)))
+    arr = make_ndarray(given)
+    arr.setflags(write=False)
+    return arr

@@ -112,15 +112,19 @@ def to_numpy(value, dtype=None) -> np.ndarray:
 
 
 # ── Const ────────────────────────────────────────────────────────────────────────────
-def _const_shape(*, value, dtype):
+# ``_broadcast_from``: the value ``tf.constant(value, shape=...)`` was given when it had
+# fewer elements than ``shape`` (a scalar filled, a list padded with its last element);
+# None when ``value`` is what was given. The GraphDef writes it, as TF writes such a
+# constant's TensorProto (only the given elements, which readers broadcast).
+def _const_shape(*, value, dtype, _broadcast_from=None):
     return TensorShape(value.shape)
 
 
-def _const_dtype(*, value, dtype):
+def _const_dtype(*, value, dtype, _broadcast_from=None):
     return dtype
 
 
-def _const_kernel(*, value, dtype):
+def _const_kernel(*, value, dtype, _broadcast_from=None):
     return value
 
 
@@ -129,7 +133,8 @@ def _const_static_value(t):
 
 
 const_op = OpDef("Const", shape=_const_shape, dtype=_const_dtype,
-                 attrs={"value": None, "dtype": None}, kernel=_const_kernel, grad=None,
+                 attrs={"value": None, "dtype": None, "_broadcast_from": None},
+                 kernel=_const_kernel, grad=None,
                  aliases=True, static_value=_const_static_value)
 
 
@@ -144,12 +149,17 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False) ->
     if dtype is not None:
         dtype = dtypes.as_dtype(dtype)
     arr = to_numpy(value, dtype)
+    given = None
     if shape is not None:
-        arr = _fit_to_shape(arr, shape, verify_shape)
+        fitted = _fit_to_shape(arr, shape, verify_shape)
+        if fitted.size != arr.size:
+            given = np.array(arr.reshape(-1), copy=True)
+            given.setflags(write=False)
+        arr = fitted
     arr = np.array(arr, copy=True) if arr.base is not None or arr is value else arr
     arr.setflags(write=False)  # a constant must never change under its consumers
     return const_op.bind(value=arr, dtype=dtypes.as_dtype(arr.dtype) if dtype is None
-                         else dtype.base_dtype, name=name)
+                         else dtype.base_dtype, _broadcast_from=given, name=name)
 
 
 def _fit_to_shape(arr, shape, verify_shape):

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from scopeflow.framework.graph import Operation, Tensor, _graph_of, control_dependencies, name_scope
+from scopeflow.framework.graph import (
+    Operation,
+    Tensor,
+    _graph_of,
+    control_dependencies,
+    device,
+    name_scope,
+)
 from scopeflow.framework.opdef import NO_GRADIENT, OpDef
 from scopeflow.ops import array_ops
 
@@ -33,14 +40,33 @@ def _as_op(x):
     raise TypeError(f"'{x!r}' is not an Operation or Tensor")
 
 
+def _group_on_device(dev, deps, name=None):
+    with control_dependencies(deps):
+        if not dev:
+            return no_op(name=name)
+        with device(dev):
+            return no_op(name=name)
+
+
 def group(*inputs, name=None) -> Operation:
-    """One op that runs all of ``inputs`` (TF names it ``group_deps`` by default)."""
+    """One op that runs all of ``inputs`` (TF names it ``group_deps`` by default).
+
+    As TF: inputs on several devices get one ``NoOp`` per device (in device order, named
+    ``<name>/NoOp``, ``<name>/NoOp_1``...), and the returned op depends on those.
+    """
     ops = [_as_op(x) for x in inputs if x is not None]
     graph = _graph_of(ops)
     with graph.as_default(), name_scope(name, "group_deps", ops) as scope:
         if not ops:
             return no_op(name=scope)
-        with control_dependencies(ops):
+        on_device = {}
+        for op in ops:
+            on_device.setdefault(op.device, []).append(op)
+        if len(on_device) == 1:
+            (device, deps), = on_device.items()
+            return _group_on_device(device, deps, name=scope)
+        per_device = [_group_on_device(d, on_device[d]) for d in sorted(on_device)]
+        with control_dependencies(per_device):
             return no_op(name=scope)
 
 

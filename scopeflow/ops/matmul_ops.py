@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from scopeflow.framework import errors
+from scopeflow.framework import dtypes, errors
 from scopeflow.framework.dtype_groups import COMPLEX, FLOATS, INDEX, UNSIGNED_INTS
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.opdef import OpDef, broadcast_shape, shape_str
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops.arithmetic_ops import conj
 from scopeflow.ops.blas import gemm
-from scopeflow.ops.layout_ops import transpose
+from scopeflow.ops.indexing_ops import gather
+from scopeflow.ops.layout_ops import stack, transpose
 from scopeflow.ops.op_helpers import _same_dtype_in
+from scopeflow.ops.reduction_ops import reduce_prod
 from scopeflow.ops.shape_ops import reshape
+from scopeflow.ops.shape_ops import shape as shape_of
+from scopeflow.ops.slicing_ops import concat
 
 __all__ = ["matmul", "tensordot"]
 
@@ -166,26 +170,35 @@ def tensordot(a, b, axes, name=None) -> Tensor:
     """Sums products over ``axes`` of ``a`` and ``b`` (an int N: the last N of ``a`` with
     the first N of ``b``; or a pair of axis lists), built from transpose/reshape/matmul.
 
-    Needs static shapes for the free and contracted dimensions.
+    The ops are TF's: a fully defined shape is transposed and reshaped with constant
+    shapes; a shape with unknown dimensions is measured at run time (``axes``/``free``
+    constants, ``Shape``, ``GatherV2``, ``Prod``, ``ConcatV2``, ``Pack``). Both ranks
+    must be known.
     """
     with name_scope(name, "Tensordot", [a, b, axes]) as scope:
         a = convert_to_tensor(a, name="a")
         b = convert_to_tensor(b, name="b", preferred_dtype=a.dtype.base_dtype)
-        if not (a.shape.is_fully_defined() and b.shape.is_fully_defined()):
-            raise ValueError("tensordot in scopeflow needs fully defined static shapes; got "
+        if a.shape.ndims is None or b.shape.ndims is None:
+            raise ValueError("tensordot in scopeflow needs inputs of known rank; got "
                              f"{a.shape} and {b.shape}")
         sa, sb = a.shape.as_list(), b.shape.as_list()
         a_axes, b_axes = _tensordot_axes(axes, len(sa), len(sb))
         for i, j in zip(a_axes, b_axes):
-            if sa[i] != sb[j]:
+            if sa[i] is not None and sb[j] is not None and sa[i] != sb[j]:
                 raise ValueError(f"Dimensions must be equal, but are {sa[i]} and {sb[j]}")
-        a2, a_free = _tensordot_reshape(a, sa, a_axes, contract_last=True)
-        b2, b_free = _tensordot_reshape(b, sb, b_axes, contract_last=False)
+        a2, a_free, a_static = _tensordot_reshape(a, sa, a_axes, contract_last=True)
+        b2, b_free, b_static = _tensordot_reshape(b, sb, b_axes, contract_last=False)
         product = matmul(a2, b2)
-        out_shape = a_free + b_free
-        if product.shape.as_list() == out_shape:
-            return product
-        return reshape(product, out_shape, name=scope)
+        if isinstance(a_free, list) and isinstance(b_free, list):
+            out_shape = a_free + b_free
+            if product.shape.as_list() == out_shape:
+                return product
+            return reshape(product, out_shape, name=scope)
+        a_free = convert_to_tensor(a_free, dtype=dtypes.int32)
+        b_free = convert_to_tensor(b_free, dtype=dtypes.int32)
+        out = reshape(product, concat([a_free, b_free], 0), name=scope)
+        out.set_shape(a_static + b_static)
+        return out
 
 
 def _tensordot_axes(axes, rank_a, rank_b):
@@ -205,14 +218,31 @@ def _tensordot_axes(axes, rank_a, rank_b):
 
 
 def _tensordot_reshape(t, shape, axes, contract_last):
+    """TF's ``_tensordot_reshape``: ``t`` as the 2-D matmul operand, with its free dims
+    (a list when static, else an int32 tensor) and their static values."""
     free = [i for i in range(len(shape)) if i not in axes]
     free_dims = [shape[i] for i in free]
-    perm = free + axes if contract_last else axes + free
-    n_free = int(np.prod(free_dims)) if free_dims else 1
-    n_contract = int(np.prod([shape[i] for i in axes])) if axes else 1
-    new_shape = [n_free, n_contract] if contract_last else [n_contract, n_free]
-    if perm != list(range(len(shape))):
-        t = transpose(t, perm)
-    if [shape[i] for i in perm] != new_shape:
-        t = reshape(t, new_shape)
-    return t, free_dims
+    if None not in shape:
+        perm = free + axes if contract_last else axes + free
+        n_free = int(np.prod(free_dims)) if free_dims else 1
+        n_contract = int(np.prod([shape[i] for i in axes])) if axes else 1
+        new_shape = [n_free, n_contract] if contract_last else [n_contract, n_free]
+        if perm != list(range(len(shape))):
+            t = transpose(t, perm)
+        if [shape[i] for i in perm] != new_shape:
+            t = reshape(t, new_shape)
+        return t, free_dims, free_dims
+    axes_t = convert_to_tensor(axes, dtype=dtypes.int32, name="axes")
+    free_t = convert_to_tensor(free, dtype=dtypes.int32, name="free")
+    shape_t = shape_of(t)
+    free_dims_t = gather(shape_t, free_t)
+    axes_dims_t = gather(shape_t, axes_t)
+    prod_free = reduce_prod(free_dims_t)
+    prod_axes = reduce_prod(axes_dims_t)
+    if contract_last:
+        perm = concat([free_t, axes_t], 0)
+        new_shape = stack([prod_free, prod_axes])
+    else:
+        perm = concat([axes_t, free_t], 0)
+        new_shape = stack([prod_axes, prod_free])
+    return reshape(transpose(t, perm), new_shape), free_dims_t, free_dims

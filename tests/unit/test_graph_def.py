@@ -109,7 +109,7 @@ def test_inputs_control_inputs_devices_and_shapes():
     d = tf.identity(b, name="d")
     nodes = {n.name: n for n in tf.get_default_graph().as_graph_def(add_shapes=True).node}
     assert nodes["x"].device == "/device:CPU:0"
-    assert list(nodes["c"].input) == ["split", "split:1", "^y", "^x"]
+    assert list(nodes["c"].input) == ["split", "split:1", "^x", "^y"]  # TF 2.21 sorts them
     assert list(nodes["d"].input) == ["split:1"]
     assert nodes["x"].attr["shape"].shape == protos.TensorShapeProto(
         dim=[protos.TensorShapeProto.Dim(size=-1), protos.TensorShapeProto.Dim(size=3)])
@@ -150,7 +150,7 @@ def test_variables_reference_edges_and_colocation():
 
 @pytest.mark.parametrize("value, field, expected", [
     (np.float32(1.5), "float_val", [1.5]),
-    (np.zeros(50, np.float32), "float_val", [0.0]),
+    (np.zeros(50, np.float32), "tensor_content", bytes(200)),  # TF 2.21: equal values too
     (np.array([1, 2, 3], np.int32), "tensor_content", b"\1\0\0\0\2\0\0\0\3\0\0\0"),
     (np.int64(7), "int64_val", [7]),
     (np.array(True), "bool_val", [True]),
