@@ -100,14 +100,7 @@ class RNNCell(Layer):
                 self._scope = captured
         self._set_scope()
         inputs = convert_to_tensor(inputs)
-        if self._dtype is None:
-            self._dtype = inputs.dtype.base_dtype
-        reuse = True if self.built else self._reuse
-        with variable_scope(self._scope, reuse=reuse, auxiliary_name_scope=False), \
-                name_scope(self._scope.original_name_scope):
-            if not self.built:
-                self.build(inputs.shape)
-                self.built = True
+        with self._call_scope(inputs):
             return self.call(inputs, state)
 
     def zero_state(self, batch_size, dtype):

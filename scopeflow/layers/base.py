@@ -4,6 +4,7 @@ and the argument helpers every layer shares.
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 import numpy as np
@@ -111,14 +112,7 @@ class Layer:
         """
         self._set_scope()
         inputs = convert_to_tensor(inputs)
-        if self._dtype is None:
-            self._dtype = inputs.dtype.base_dtype
-        reuse = True if self.built else self._reuse
-        with variable_scope(self._scope, reuse=reuse, auxiliary_name_scope=False), \
-                name_scope(self._scope.original_name_scope):
-            if not self.built:
-                self.build(inputs.shape)
-                self.built = True
+        with self._call_scope(inputs):
             outputs = self.call(inputs, *args, **kwargs)
             regularizer = getattr(self, "activity_regularizer", None)
             if regularizer is not None:
@@ -129,6 +123,21 @@ class Layer:
                     get_default_graph().add_to_collection(GraphKeys.REGULARIZATION_LOSSES,
                                                           loss)
         return outputs
+
+    @contextlib.contextmanager
+    def _call_scope(self, inputs):
+        """The scope a call runs in (after ``_set_scope``): the captured variable scope,
+        reused once the layer is built (building it first on the first call), and its
+        original name scope, as TF's legacy layers."""
+        if self._dtype is None:
+            self._dtype = inputs.dtype.base_dtype
+        reuse = True if self.built else self._reuse
+        with variable_scope(self._scope, reuse=reuse, auxiliary_name_scope=False), \
+                name_scope(self._scope.original_name_scope):
+            if not self.built:
+                self.build(inputs.shape)
+                self.built = True
+            yield
 
     def apply(self, inputs, *args, **kwargs):
         return self(inputs, *args, **kwargs)
