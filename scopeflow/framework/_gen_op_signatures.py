@@ -56,7 +56,8 @@ StopGradient PreventGradient ClipByValue InvertPermutation ConcatOffset DynamicP
 DynamicStitch ParallelDynamicStitch SparseToDense MirrorPad MirrorPadGrad Conj
 Cross Cholesky MatrixInverse MatrixDeterminant Diag DiagPart MatrixDiag MatrixDiagPart
 MatrixBandPart Einsum Unique UniqueV2 Bincount EncodePng DecodePng EncodeJpeg DecodeJpeg
-ResizeBilinear ResizeNearestNeighbor StringToNumber AsString ReadFile WriteFile
+ResizeBilinear ResizeNearestNeighbor StringToNumber AsString ReadFile WriteFile Conv3D
+Conv3DBackpropInputV2 Conv3DBackpropFilterV2 MaxPool3D MaxPool3DGrad AvgPool3D AvgPool3DGrad
 """.split()
 
 

@@ -20,10 +20,12 @@ from scopeflow.layers.convolutional import (
     Conv1D,
     Conv2D,
     Conv2DTranspose,
+    Conv3D,
     SeparableConv2D,
     conv1d,
     conv2d,
     conv2d_transpose,
+    conv3d,
     separable_conv2d,
 )
 from scopeflow.layers.core import Dense, Dropout, Flatten, dense, dropout, flatten
@@ -31,12 +33,16 @@ from scopeflow.layers.normalization import BatchNormalization, batch_normalizati
 from scopeflow.layers.pooling import (
     AveragePooling1D,
     AveragePooling2D,
+    AveragePooling3D,
     MaxPooling1D,
     MaxPooling2D,
+    MaxPooling3D,
     average_pooling1d,
     average_pooling2d,
+    average_pooling3d,
     max_pooling1d,
     max_pooling2d,
+    max_pooling3d,
 )
 
 __all__ = [
@@ -45,7 +51,8 @@ __all__ = [
     "AveragePooling1D", "AveragePooling2D", "BatchNormalization", "dense", "conv2d",
     "flatten", "dropout", "max_pooling1d", "max_pooling2d", "average_pooling1d",
     "average_pooling2d", "batch_normalization", "Conv1D", "conv1d", "SeparableConv2D",
-    "separable_conv2d",
+    "separable_conv2d", "Conv3D", "conv3d", "MaxPooling3D", "max_pooling3d",
+    "AveragePooling3D", "average_pooling3d",
 ]
 
 

@@ -1,11 +1,11 @@
-"""``Conv1D``, ``Conv2D``, ``SeparableConv2D``, ``Conv2DTranspose`` and their functional
-forms."""
+"""``Conv1D``, ``Conv2D``, ``Conv3D``, ``SeparableConv2D``, ``Conv2DTranspose`` and their
+functional forms."""
 
 from __future__ import annotations
 
 from scopeflow.layers.base import _channels_last, _padding, _tuple
 from scopeflow.layers.core import _Biased
-from scopeflow.ops import array_ops, conv_composites, conv_ops
+from scopeflow.ops import array_ops, conv3d_ops, conv_composites, conv_ops
 
 
 # ── Conv2D ───────────────────────────────────────────────────────────────────────────
@@ -119,6 +119,52 @@ def conv1d(inputs, filters, kernel_size, strides=1, padding="valid",
     ('conv1d/BiasAdd:0', ['conv1d/kernel:0', 'conv1d/bias:0'])
     """
     return Conv1D(filters, kernel_size, strides=strides, padding=padding,
+                  data_format=data_format, dilation_rate=dilation_rate, activation=activation,
+                  use_bias=use_bias, kernel_initializer=kernel_initializer,
+                  bias_initializer=bias_initializer, kernel_regularizer=kernel_regularizer,
+                  bias_regularizer=bias_regularizer, activity_regularizer=activity_regularizer,
+                  kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
+                  trainable=trainable, name=name, _scope=name, _reuse=reuse)(inputs)
+
+
+# ── Conv3D ───────────────────────────────────────────────────────────────────────────
+class Conv3D(Conv2D):
+    """A 3-D convolution layer (NDHWC): ``kernel`` ``[kd, kh, kw, in, filters]`` and
+    ``bias``; ops ``conv3d/Conv3D``, ``conv3d/BiasAdd``."""
+
+    def __init__(self, filters, kernel_size, strides=(1, 1, 1), padding="valid",
+                 data_format="channels_last", dilation_rate=(1, 1, 1), activation=None,
+                 use_bias=True, kernel_initializer=None, bias_initializer=None,
+                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 kernel_constraint=None, bias_constraint=None, trainable=True, name=None,
+                 **kwargs):
+        super().__init__(filters, 1, activation=activation, use_bias=use_bias,
+                         kernel_initializer=kernel_initializer,
+                         bias_initializer=bias_initializer,
+                         kernel_regularizer=kernel_regularizer,
+                         bias_regularizer=bias_regularizer,
+                         activity_regularizer=activity_regularizer,
+                         kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
+                         trainable=trainable, name=name, data_format=data_format, **kwargs)
+        self.kernel_size = _tuple(kernel_size, 3, "kernel_size")
+        self.strides = _tuple(strides, 3, "strides")
+        self.padding = _padding(padding)
+        self.dilation_rate = _tuple(dilation_rate, 3, "dilation_rate")
+
+    def call(self, inputs):
+        out = conv3d_ops.conv3d(inputs, self.kernel, strides=[1, *self.strides, 1],
+                                padding=self.padding, dilations=[1, *self.dilation_rate, 1],
+                                name="Conv3D")
+        return self._finish(out)
+
+
+def conv3d(inputs, filters, kernel_size, strides=(1, 1, 1), padding="valid",
+           data_format="channels_last", dilation_rate=(1, 1, 1), activation=None, use_bias=True,
+           kernel_initializer=None, bias_initializer=None, kernel_regularizer=None,
+           bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+           bias_constraint=None, trainable=True, name=None, reuse=None):
+    """A 3-D convolution layer (NDHWC); see ``Conv3D``."""
+    return Conv3D(filters, kernel_size, strides=strides, padding=padding,
                   data_format=data_format, dilation_rate=dilation_rate, activation=activation,
                   use_bias=use_bias, kernel_initializer=kernel_initializer,
                   bias_initializer=bias_initializer, kernel_regularizer=kernel_regularizer,

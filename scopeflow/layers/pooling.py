@@ -1,9 +1,9 @@
-"""1-D and 2-D max and average pooling, class and functional forms."""
+"""1-D, 2-D and 3-D max and average pooling, class and functional forms."""
 
 from __future__ import annotations
 
 from scopeflow.layers.base import Layer, _channels_last, _padding, _tuple
-from scopeflow.ops import array_ops, pool_ops
+from scopeflow.ops import array_ops, conv3d_ops, pool_ops
 
 
 # ── Pooling ──────────────────────────────────────────────────────────────────────────
@@ -22,6 +22,8 @@ class _Pooling(Layer):
 
     def call(self, inputs):
         pool = type(self)._pool
+        if self._rank == 3:
+            return pool(inputs, [1, *self.pool_size, 1], [1, *self.strides, 1], self.padding)
         if self._rank == 2:
             return pool(inputs, [1, *self.pool_size, 1], [1, *self.strides, 1], self.padding)
         # 1-D: pooled as 2-D over [batch, steps, 1, channels], as TF does.
@@ -58,6 +60,20 @@ class AveragePooling1D(_Pooling):
     _pool = staticmethod(pool_ops.avg_pool)
 
 
+class MaxPooling3D(_Pooling):
+    """3-D max pooling (NDHWC); op ``max_pooling3d/MaxPool3D``."""
+
+    _rank = 3
+    _pool = staticmethod(conv3d_ops.max_pool3d)
+
+
+class AveragePooling3D(_Pooling):
+    """3-D average pooling (NDHWC); op ``average_pooling3d/AvgPool3D``."""
+
+    _rank = 3
+    _pool = staticmethod(conv3d_ops.avg_pool3d)
+
+
 def max_pooling2d(inputs, pool_size, strides, padding="valid", data_format="channels_last",
                   name=None):
     """2-D max pooling (NHWC); see ``MaxPooling2D``."""
@@ -83,4 +99,18 @@ def average_pooling1d(inputs, pool_size, strides, padding="valid", data_format="
                       name=None):
     """1-D average pooling; see ``AveragePooling1D``."""
     return AveragePooling1D(pool_size, strides, padding, data_format, name=name,
+                            _scope=name)(inputs)
+
+
+def max_pooling3d(inputs, pool_size, strides, padding="valid", data_format="channels_last",
+                  name=None):
+    """3-D max pooling (NDHWC); see ``MaxPooling3D``."""
+    return MaxPooling3D(pool_size, strides, padding, data_format, name=name,
+                        _scope=name)(inputs)
+
+
+def average_pooling3d(inputs, pool_size, strides, padding="valid", data_format="channels_last",
+                      name=None):
+    """3-D average pooling (NDHWC); see ``AveragePooling3D``."""
+    return AveragePooling3D(pool_size, strides, padding, data_format, name=name,
                             _scope=name)(inputs)

@@ -12,7 +12,10 @@ through it (``x as x``: a re-export). The families:
 * :mod:`scopeflow.ops.nn_norm_ops`: FusedBatchNormV3 and LRN;
 * :mod:`scopeflow.ops.nn_top_k_ops`: TopKV2 and InTopKV2;
 * :mod:`scopeflow.ops.conv_composites`: conv1d and separable_conv2d (built from Conv2D,
-  DepthwiseConv2dNative).
+  DepthwiseConv2dNative);
+* :mod:`scopeflow.ops.conv3d_ops`: Conv3D and its gradient ops (``conv3d``,
+  ``conv3d_backprop_filter_v2``) and MaxPool3D, AvgPool3D and their gradient ops
+  (``max_pool3d``, ``avg_pool3d``).
 
 Convolutions and pooling are :mod:`scopeflow.ops.conv_ops` and :mod:`scopeflow.ops.pool_ops`.
 The family modules never import this one.
@@ -20,6 +23,7 @@ The family modules never import this one.
 
 from __future__ import annotations
 
+from scopeflow.ops.conv3d_ops import avg_pool3d, conv3d, conv3d_backprop_filter_v2, max_pool3d
 from scopeflow.ops.conv_composites import conv1d, separable_conv2d
 from scopeflow.ops.nn_activation_ops import (
     elu,
@@ -56,5 +60,6 @@ __all__ = [
     "sparse_softmax_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits", "l2_loss",
     "dropout", "moments", "batch_normalization", "fused_batch_norm", "lrn",
     "local_response_normalization", "l2_normalize", "in_top_k", "top_k", "conv1d",
-    "separable_conv2d",
+    "separable_conv2d", "conv3d", "conv3d_backprop_filter_v2",
+    "max_pool3d", "avg_pool3d",
 ]

@@ -189,7 +189,7 @@ _REGISTRY_FIXTURE = (Path(__file__).resolve().parents[1] / "fixtures" / "tf_grad
 # TF rules that only ever return None (the same as not differentiable here).
 _TF_RULES_GIVING_NONE = {"ArgMax", "ArgMin", "Ceil", "Floor", "FloorDiv", "Round", "TruncateDiv"}
 # TF computes second-order gradients through these; scopeflow has no rule and raises.
-_SECOND_ORDER_MISSING = {"FusedBatchNormGradV3", "MaxPoolGrad"}
+_SECOND_ORDER_MISSING = {"FusedBatchNormGradV3", "MaxPoolGrad", "MaxPool3DGrad"}
 
 
 def _ours():
