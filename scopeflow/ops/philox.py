@@ -397,7 +397,9 @@ def multinomial(stream: PhiloxStream, logits: np.ndarray, num_samples: int,
     lowest = np.finfo(logits.dtype).min
     row_max = np.where(finite, logits, lowest).max(axis=1).astype(np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
-        weights = np.exp(logits.astype(np.float64) - row_max[:, None])
+        # The C library's exp, as TF's kernel calls it: NumPy's float64 exp is a SIMD loop on
+        # some CPUs (AVX-512), whose last bits could move a sample across a CDF boundary.
+        weights = libm.exp(logits.astype(np.float64) - row_max[:, None])
     cdf = np.cumsum(np.where(finite, weights, 0.0), axis=1)
     to_find = u * cdf[:, -1:]
     out = np.empty((batch, num_samples), np.int64)
