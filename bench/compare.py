@@ -22,6 +22,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from timing import cpu_model  # noqa: E402 - the module beside this one
+
 ROOT = Path(__file__).resolve().parent.parent
 SEED_MODELS = ["bench/bench_conv.py", "bench/bench_word2vec.py"]
 
@@ -95,7 +98,8 @@ def run_in_turns(*cmds):
 
 
 def _median(runs):
-    return {k: (statistics.median(r[k] for r in runs) if k != "framework" else runs[0][k])
+    return {k: (statistics.median(r[k] for r in runs)
+                if isinstance(runs[0][k], (int, float)) else runs[0][k])
             for k in runs[0]}
 
 
@@ -141,6 +145,7 @@ def main(argv=None):
     tool = os.environ.get("SCOPEFLOW_TF1", str(ROOT.parent / "shared" / "tools" / "tf1"))
     tool = tool if Path(tool).exists() else None
     header = False
+    print(f"CPU: {cpu_model()}")
     for script in scripts:
         ours, theirs = compare(script, tool, repeat)
         if not header:
@@ -150,6 +155,10 @@ def main(argv=None):
             header = True
         for key, value in ours.items():
             if key == "framework":
+                continue
+            if not isinstance(value, (int, float)):  # e.g. the CPU model
+                print(f"| {Path(script).stem}: {key} | {value} | "
+                      f"{theirs.get(key, '') if theirs else 'n/a'} | |")
                 continue
             if theirs:
                 print(f"| {Path(script).stem}: {key} | {value:.2f} | {theirs[key]:.2f} | "

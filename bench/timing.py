@@ -12,6 +12,7 @@ happened to run in a slow one.
 from __future__ import annotations
 
 import os
+import platform
 import sys
 import time
 
@@ -38,3 +39,15 @@ def best_of(fn, repeat=5, number=1):
             print(f"#round {seconds!r}", flush=True)
         best = min(best, seconds)
     return best
+
+
+def cpu_model() -> str:
+    """The CPU's model name: every benchmark result is reported with it."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"

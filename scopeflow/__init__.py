@@ -24,9 +24,14 @@ from scopeflow.ops import (
 from scopeflow.ops.array_ops import *  # noqa: F403
 from scopeflow.ops.constant_op import constant
 from scopeflow.ops.control_flow_ops import group, no_op, tuple, with_dependencies  # noqa: A004
+from scopeflow.ops.cond_ops import case, cond
+from scopeflow.ops.while_ops import while_loop
+from scopeflow.ops.tensor_array_ops import TensorArray
+from scopeflow.ops.functional_ops import foldl, foldr, map_fn, scan
 from scopeflow.ops.init_ops import *  # noqa: F403
 from scopeflow.ops.math_ops import *  # noqa: F403
 from scopeflow.ops.random_ops import *  # noqa: F403
+from scopeflow.ops.reverse_ops import reverse, reverse_sequence, reverse_v2
 from scopeflow.ops.state_ops import assign, assign_add, assign_sub
 from scopeflow.runtime.session import InteractiveSession, Session, get_default_session
 from scopeflow.variables import *  # noqa: F403

@@ -25,7 +25,7 @@ from scopeflow.framework.graph import (
 from scopeflow.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from scopeflow.framework.opdef import _UNSET, NO_GRADIENT, REGISTRY, OpDef
 from scopeflow.framework.tensor_shape import TensorShape
-from scopeflow.ops import array_ops, math_ops
+from scopeflow.ops import array_ops, math_ops, tensor_array_ops
 from scopeflow.ops.constant_op import constant
 
 __all__ = ["gradients", "IndexedSlices", "IndexedSlicesValue", "AggregationMethod",
@@ -151,6 +151,8 @@ def _aggregate(grads, method=None):
                              array_ops.concat([g.indices for g in grads], 0),
                              grads[0].dense_shape)
     dense = [convert_to_tensor(g) for g in grads]
+    if dense[0].dtype.base_dtype is dtypes.variant:  # TensorArray flows: lists of grads
+        return tensor_array_ops.add_flow_grads(dense)
     return math_ops.add_n(dense)
 
 
@@ -216,7 +218,7 @@ def _default_grad_y(y, i):
 
 def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False,
               gate_gradients=False, aggregation_method=None, stop_gradients=None,
-              unconnected_gradients=UnconnectedGradients.NONE):
+              unconnected_gradients=UnconnectedGradients.NONE, _within=False):
     """Symbolic ``d(sum(ys))/d(x)`` for each x in ``xs``, as new ops under ``gradients/``.
 
     Returns one entry per x: a Tensor, an ``IndexedSlices`` (through gather), or ``None``
@@ -249,6 +251,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         x_set = set(xs)
         between = _between_ops(ys, xs, stop_ops)
         reached = set(between)
+        if _within is not False:  # a branch's or body's gradient: only its own ops
+            between = [op for op in between if op._cf_context is _within]
         for op in reversed(between):
             out_grads = []
             for t in op._outputs:
@@ -262,7 +266,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
             rule = _grad_fn(op)
             if rule is None:
                 continue
-            out_grads = [g if g is not None or not _differentiable(t) else _zeros_like(t)
+            out_grads = [g if g is not None or not _differentiable(t)
+                         or t.dtype.base_dtype is dtypes.variant else _zeros_like(t)
                          for g, t in zip(out_grads, op._outputs)]
             with name_scope(op.name + "_grad") as op_grad_scope:
                 in_grads = rule(op, *out_grads)
@@ -288,6 +293,24 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
             result.append(g)
         del grad_scope
     return result
+
+
+def gradients_in_context(ys, xs, grad_ys):
+    """The gradients of a cond branch's or loop body's results ``ys`` with respect to
+    outside values ``xs`` it uses, built in the current (gradient) context: only the
+    branch's own ops are differentiated (``xs`` are where the walk stops)."""
+    within = ys[0]._op._cf_context
+    return gradients(ys, xs, grad_ys=grad_ys, _within=within)
+
+
+def densify(g):
+    """A gradient as one dense tensor (an ``IndexedSlices`` is scattered into zeros)."""
+    return convert_to_tensor(g) if isinstance(g, IndexedSlices) else g
+
+
+def differentiable(t: Tensor) -> bool:
+    """Whether gradients flow along ``t`` (floating, complex, or a TensorArray flow)."""
+    return _differentiable(t)
 
 
 def _differentiable(t: Tensor) -> bool:

@@ -9,7 +9,8 @@ from scopeflow.ops.math_ops import sigmoid, tanh  # noqa: F401 - TF1 has tf.nn.s
 from scopeflow.ops.nn_ops import *  # noqa: F403
 from scopeflow.ops.pool_ops import *  # noqa: F403
 from scopeflow.ops.sparse_ops import embedding_lookup_sparse  # noqa: F401
-from scopeflow.rnn import static_bidirectional_rnn, static_rnn  # noqa: F401
+from scopeflow.rnn import (  # noqa: F401
+    bidirectional_dynamic_rnn, dynamic_rnn, static_bidirectional_rnn, static_rnn)
 
 
 def __getattr__(name):

@@ -17,6 +17,7 @@ import numbers
 from scopeflow._api import missing_attribute
 from scopeflow.framework import tensor_util
 from scopeflow.framework.graph import convert_to_tensor, name_scope
+from scopeflow.framework.nest import is_sequence, map_structure
 from scopeflow.layers.base import Layer
 from scopeflow.ops import array_ops, conv_ops, init_ops, math_ops, nn_composites
 from scopeflow.ops.constant_op import constant
@@ -26,34 +27,8 @@ __all__ = ["RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "M
            "DropoutWrapper", "ResidualWrapper", "LSTMStateTuple"]
 
 
-# ── nested state structures (TF's ``nest``, for tuples and namedtuples) ──────────────
-def _is_sequence(value):
-    return isinstance(value, (tuple, list))
-
-
-def flatten(structure) -> list:
-    """The leaves of a nest of tuples/lists/namedtuples, depth first."""
-    if _is_sequence(structure):
-        return [leaf for item in structure for leaf in flatten(item)]
-    return [structure]
-
-
-def _rebuild(like, items):
-    if isinstance(like, tuple) and hasattr(like, "_fields"):
-        return type(like)(*items)
-    return type(like)(items)
-
-
-def map_structure(fn, *structures):
-    """``fn`` applied leafwise to structures of the same shape, in that shape."""
-    first = structures[0]
-    if _is_sequence(first):
-        for other in structures[1:]:
-            if not _is_sequence(other) or len(other) != len(first):
-                raise ValueError("The two structures don't have the same nested structure: "
-                                 f"{first!r} and {other!r}")
-        return _rebuild(first, [map_structure(fn, *parts) for parts in zip(*structures)])
-    return fn(*structures)
+# Nested state structures: TF's ``nest`` (framework.nest).
+_is_sequence = is_sequence
 
 
 # ── LSTMStateTuple ───────────────────────────────────────────────────────────────────

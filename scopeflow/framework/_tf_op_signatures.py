@@ -200,6 +200,7 @@ SIGNATURES = {
     'RestoreSlice': ((('file_pattern', '', '', ''), ('tensor_name', '', '', ''), ('shape_and_slice', '', '', '')), (('tensor', 'dt', '', ''),), (('dt', 'type', None), ('preferred_shard', 'int', '18ffffffffffffffffff01'))),
     'RestoreV2': ((('prefix', '', '', ''), ('tensor_names', '', '', ''), ('shape_and_slices', '', '', '')), (('tensors', '', '', 'dtypes'),), (('dtypes', 'list(type)', None),)),
     'Reverse': ((('tensor', 'T', '', ''), ('dims', '', '', '')), (('output', 'T', '', ''),), (('T', 'type', None),)),
+    'ReverseSequence': ((('input', 'T', '', ''), ('seq_lengths', 'Tlen', '', '')), (('output', 'T', '', ''),), (('seq_dim', 'int', None), ('batch_dim', 'int', '1800'), ('T', 'type', None), ('Tlen', 'type', '3009'))),
     'ReverseV2': ((('tensor', 'T', '', ''), ('axis', 'Tidx', '', '')), (('output', 'T', '', ''),), (('Tidx', 'type', '3003'), ('T', 'type', None))),
     'Rint': ((('x', 'T', '', ''),), (('y', 'T', '', ''),), (('T', 'type', None),)),
     'Round': ((('x', 'T', '', ''),), (('y', 'T', '', ''),), (('T', 'type', None),)),

@@ -25,7 +25,7 @@ class GraphState:
     """One graph's ambient state in one thread (what ``with`` blocks on it have set)."""
 
     __slots__ = ("name_stack", "control_stack", "device_stack", "variable_scope",
-                 "variable_scope_counts")
+                 "variable_scope_counts", "cf_context")
 
     def __init__(self):
         self.name_stack = ""        # "a/b": the name scope new ops are created in
@@ -33,6 +33,7 @@ class GraphState:
         self.device_stack: list = []    # device specs (or functions), outermost first
         self.variable_scope = None  # the current VariableScope (None: the root, made lazily)
         self.variable_scope_counts: dict[str, int] = {}  # uses, for default_name
+        self.cf_context = None  # the tf.cond branch / while body being built (None: none)
 
 
 class _Context(threading.local):

@@ -244,7 +244,7 @@ class Operation:
 
     __slots__ = ("_graph", "_id", "_name", "_op_def", "_inputs", "_outputs", "_control_inputs",
                  "_attrs", "_device", "_site", "_control_outputs", "_grad_override",
-                 "__weakref__")
+                 "_cf_context", "__weakref__")
 
     def __init__(self, graph, op_id, name, op_def, inputs, control_inputs, attrs, device, site):
         self._graph = graph
@@ -258,6 +258,8 @@ class Operation:
         self._site = site
         self._outputs: tuple[Tensor, ...] = ()
         self._control_outputs: list[Operation] = []
+        # The tf.cond branch or while_loop body the op belongs to (control_flow_context).
+        self._cf_context = None
         # The registered gradient name from gradient_override_map active at creation.
         self._grad_override = graph._gradient_override_map.get(op_def.type) \
             if graph._gradient_override_map else None
@@ -361,9 +363,11 @@ class _ControlDependenciesController:
 
     def __enter__(self):
         state = self._graph._state()
-        if self._clear:
+        if self._clear:  # as TF1, None also leaves any cond branch or loop body being built
             self._saved_stack = state.control_stack
+            self._saved_cf_context = state.cf_context
             state.control_stack = []
+            state.cf_context = None
         state.control_stack.append(self)
         return self
 
@@ -372,6 +376,7 @@ class _ControlDependenciesController:
         state.control_stack.pop()
         if self._clear:
             state.control_stack = self._saved_stack
+            state.cf_context = self._saved_cf_context
         return False
 
 
@@ -594,6 +599,16 @@ class Graph:
             c._control_outputs.append(op)
         for controller in state.control_stack:
             controller._seen_ops.add(op)
+        if state.cf_context is not None:
+            op._cf_context = state.cf_context
+            state.cf_context._add_op(op)
+        else:
+            for t in inputs:
+                if t._op._cf_context is not None:
+                    raise ValueError(
+                        f"Cannot use '{t.name}' as input to '{name}' (created at {site}) "
+                        f"because '{t.name}' is in a {t._op._cf_context.describe()}: use the "
+                        "construct's outputs outside it")
         self._ops.append(op)
         self._ops_by_name[name] = op
         self.version += 1

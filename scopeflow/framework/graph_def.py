@@ -32,7 +32,18 @@ __all__ = ["graph_to_graph_def", "GRAPH_DEF_VERSION", "SCOPEFLOW_ONLY_OPS"]
 # TF 2.21's GRAPH_DEF_VERSION: the node semantics written here are that release's OpDefs.
 GRAPH_DEF_VERSION = 2474
 # Op types scopeflow registers that TensorFlow does not have: exported with their own attrs.
-SCOPEFLOW_ONLY_OPS = {"SparseApplyAdam"}
+SCOPEFLOW_ONLY_OPS = {
+    "SparseApplyAdam",
+    # Functional control flow and value TensorArrays (ops/cond_ops.py, while_ops.py,
+    # tensor_array_ops.py): TF1 has Switch/Merge/Enter/Exit and resource TensorArrays instead.
+    "Cond", "WhileLoop", "WhileLoopGrad", "LoopVar", "TensorArrayReserve",
+    "TensorArraySetItem", "TensorArrayGetItem", "TensorArrayStackItems",
+    "TensorArrayFromTensor", "TensorArrayGatherItems", "TensorArrayScatterItems",
+    "TensorArrayConcatItems", "TensorArraySplitTensor", "TensorArrayLength",
+    "TensorArrayAddGrads", "TensorArraySetItemGrad", "TensorArrayGetItemGrad",
+    "TensorArrayStackGrad", "TensorArrayFromTensorGrad", "TensorArrayGatherGrad",
+    "TensorArrayScatterGrad", "TensorArrayConcatGrad", "TensorArraySplitGrad",
+    "TensorArrayNoGrad"}
 
 
 def graph_to_graph_def(graph, from_version=None, add_shapes=False):

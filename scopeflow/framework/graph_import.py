@@ -54,6 +54,13 @@ def _from_shape(proto):
     return TensorShape([None if d.size < 0 else d.size for d in proto.dim])
 
 
+# TF1's control-flow ops, and scopeflow's (whose sub-graphs a GraphDef does not carry).
+_CONTROL_FLOW_OPS = frozenset({
+    "Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond", "RefSwitch", "RefMerge",
+    "RefEnter", "RefExit", "RefNextIteration", "If", "StatelessIf", "While", "StatelessWhile",
+    "Cond", "WhileLoop", "WhileLoopGrad", "LoopVar"})
+
+
 def _topological(nodes):
     """The nodes, inputs first (a GraphDef may list them in any order)."""
     by_name = {n.name: n for n in nodes}
@@ -103,6 +110,12 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     input_map = {(k if ":" in k or k.startswith("^") else k + ":0"): v
                  for k, v in (input_map or {}).items()}
     for node in graph_def.node:
+        if node.op in _CONTROL_FLOW_OPS:
+            raise NotImplementedError(
+                f"import_graph_def of a graph with control flow (node '{node.name}', op "
+                f"{node.op}) is not supported: scopeflow's tf.cond and tf.while_loop hold their "
+                "branches and bodies as sub-graphs built by Python, which a GraphDef does not "
+                "carry. Build the model in Python and restore its checkpoint instead.")
         if node.op not in REGISTRY:
             raise ValueError(f"Op type not registered '{node.op}' (node '{node.name}'): "
                              "scopeflow cannot run it")

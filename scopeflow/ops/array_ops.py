@@ -49,6 +49,13 @@ from scopeflow.ops.reduction_ops import (  # noqa: F401 - re-exported
     zeros_like,
     zeros_like_op,
 )
+from scopeflow.ops.reverse_ops import (  # noqa: F401 - re-exported
+    reverse,
+    reverse_op,
+    reverse_sequence,
+    reverse_sequence_op,
+    reverse_v2,
+)
 from scopeflow.ops.shape_ops import (  # noqa: F401 - re-exported
     expand_dims,
     expand_dims_op,

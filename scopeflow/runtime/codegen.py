@@ -35,6 +35,10 @@ def _copy_fed(x):
     return np.array(x, copy=True)  # TF returns a fed value as the array it was fed, 0-d too
 
 
+def _snapshot_inner(x):
+    return np.array(x, copy=True) if isinstance(x, np.ndarray) else x
+
+
 def _copy_fetch(x):
     x = np.array(x, copy=True)
     return x[()] if x.ndim == 0 else x
@@ -45,14 +49,15 @@ class PlanWriter:
     variable_readers)``: the function, its source, the op called on each line, and for
     ``(line, variable op)`` the op TF names for a failed read of that variable there."""
 
-    def __init__(self, ir, feed_tensors, state):
+    def __init__(self, ir, feed_tensors, state, inner=False):
         self.ir = ir
+        self.inner = inner  # a control-flow sub-plan: fetches are returned as they are
         self.memory = ir.memory
         self.state = state
         self.last_use = self._last_uses()
         self.namespace = {"__name__": "scopeflow.runtime.plan_exec", "_fix": _fix_fetch,
                           "_copy": _copy_fetch, "_copy_fed": _copy_fed,
-                          "_snapshot": snapshot}
+                          "_snapshot": snapshot, "_snapshot_inner": _snapshot_inner}
         self.var_of = {t: f"f{i}" for i, t in enumerate(feed_tensors)}
         self.lines = [f"def _plan({', '.join(['state'] + list(self.var_of.values()))}):"]
         self.line_to_op: dict = {}
@@ -177,6 +182,10 @@ class PlanWriter:
 
     def _fetch(self, t) -> str:
         v = self.var_of[t]
+        if self.inner:
+            # A branch's or loop body's results go to the construct's kernel, not to the
+            # user: only a view of a variable is copied (a later write must not change it).
+            return f"_snapshot_inner({v})" if self.memory.aliases_state(t) else v
         rank = t.shape.ndims
         if t in self.ir.fed:
             return f"_copy_fed({v})"

@@ -64,6 +64,17 @@ class Plan:
                 return reader
         return self.line_to_op.get(lineno)
 
+    def failing_op(self, exc):
+        """The op whose kernel raised ``exc`` in a run of this plan (None if unknown)."""
+        tb = exc.__traceback__
+        variable = exc.op if isinstance(exc, UninitializedVariable) else None
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == PLAN_FILENAME and \
+                    tb.tb_frame.f_globals is self.fn.__globals__:
+                return self.op_at_line(tb.tb_lineno, variable)
+            tb = tb.tb_next
+        return None
+
 
 def _ref_source(tensor: Tensor):
     """For a ref input: the variable op name, and the op that must run first (or None)."""
@@ -74,13 +85,17 @@ def _ref_source(tensor: Tensor):
     return tensor._ref_key, (None if producer.op_def.type in VARIABLE_OP_TYPES else producer)
 
 
-def _prune(fetch_tensors, target_ops, fed: set) -> list[Operation]:
+def _prune(fetch_tensors, target_ops, fed: set, context=None) -> list[Operation]:
+    """The ops that must run, in creation order: only ops of ``context`` (a cond branch or
+    loop body; None: the main graph), plus the constants and variables it shares."""
     needed: set = set()
     stack = [t.op for t in fetch_tensors if t not in fed] + list(target_ops)
     while stack:
         op = stack.pop()
         if op in needed or (op._outputs and all(t in fed for t in op._outputs)):
             continue  # every output fed: as in TF, the op (and what it needs) does not run
+        if op._cf_context is not context and op._op_def.type not in _SHARED_OP_TYPES:
+            raise _inside_control_flow_error(op, context)
         needed.add(op)
         ref_inputs = op._op_def.ref_inputs
         for i, t in enumerate(op._inputs):
@@ -88,23 +103,45 @@ def _prune(fetch_tensors, target_ops, fed: set) -> list[Operation]:
                 continue
             if i in ref_inputs:
                 _, dep = _ref_source(t)
-                if dep is not None:
+                if dep is not None and dep._cf_context is context:
                     stack.append(dep)
             else:
                 stack.append(t._op)
-        stack.extend(op._control_inputs)
+        stack.extend(c for c in op._control_inputs if c._cf_context is context)
     return sorted(needed, key=lambda o: o._id)
 
 
-def compile_plan(fetch_tensors, target_ops, feed_tensors, state, passes=None) -> Plan:
+_SHARED_OP_TYPES = VARIABLE_OP_TYPES | {"Const"}
+
+
+def _inside_control_flow_error(op, context):
+    ctx = op._cf_context
+    if context is None:
+        kind = "a tf.while_loop body" if ctx.kind.startswith("while") else "a tf.cond branch"
+        return errors.InvalidArgumentError(
+            None, op, f"Cannot fetch or run '{op.name}' directly: it is inside {kind} "
+            f"('{ctx.name}'), which runs only as part of that construct (fetch its outputs "
+            f"instead)\n\t [[{op.describe_site()}]]")
+    return errors.InternalError(
+        None, op, f"'{op.name}' is used by {context!r} but belongs to {ctx!r}"
+        f"\n\t [[{op.describe_site()}]]")
+
+
+def compile_plan(fetch_tensors, target_ops, feed_tensors, state, passes=None,
+                 context=None) -> Plan:
     """Compiles the slice of the graph that computes ``fetch_tensors`` and runs
-    ``target_ops``, rewritten by ``passes`` (all of them when None)."""
+    ``target_ops``, rewritten by ``passes`` (all of them when None).
+
+    With a ``context`` (a cond branch or loop body), the plan is that construct's sub-plan:
+    it runs only the context's ops and returns its fetches as they are (its caller, the
+    construct's kernel, owns them)."""
     fed = set(feed_tensors)
-    ops = _prune(fetch_tensors, target_ops, fed)
+    ops = _prune(fetch_tensors, target_ops, fed, context)
     _check_placeholders_are_fed(ops)
     ir = PlanIR(ops, fetch_tensors, fed)
     run_passes(PASSES if passes is None else passes, ir)
-    fn, source, line_to_op, variable_readers = PlanWriter(ir, list(feed_tensors), state).write()
+    fn, source, line_to_op, variable_readers = PlanWriter(
+        ir, list(feed_tensors), state, inner=context is not None).write()
     feed_checks = [(t, t.dtype.base_dtype.as_numpy_dtype, t.shape.as_tuple())
                    for t in feed_tensors]
     variable_ops = [op for op in ops if op._op_def.type in VARIABLE_OP_TYPES]

@@ -20,7 +20,7 @@ from scopeflow.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from scopeflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from scopeflow.runtime import passes as plan_passes
 from scopeflow.runtime.placement import place
-from scopeflow.runtime.plan import PLAN_FILENAME, UninitializedVariable, compile_plan
+from scopeflow.runtime.plan import UninitializedVariable, compile_plan
 
 __all__ = ["Session", "InteractiveSession", "get_default_session", "SessionState"]
 
@@ -31,11 +31,15 @@ GROWTH_STREAK_TO_WARN = 5
 class SessionState:
     """Everything a session owns: variable values and random-stream positions."""
 
-    __slots__ = ("vars", "rngs", "__weakref__")
+    __slots__ = ("vars", "rngs", "subplans", "passes", "__weakref__")
 
-    def __init__(self):
+    def __init__(self, passes=None):
         self.vars: dict[str, np.ndarray] = {}
         self.rngs: dict[str, np.random.Generator] = {}
+        # Compiled sub-plans of cond branches and loop bodies (runtime.subplan), and the
+        # plan passes they are compiled with (the session's).
+        self.subplans: dict = {}
+        self.passes = passes
 
 
 # ── Fetch structures ─────────────────────────────────────────────────────────────────
@@ -119,7 +123,7 @@ class Session:
         self._config = config
         # Which plan rewrites run: all, unless SCOPEFLOW_PLAN_PASSES or the config says not.
         self._passes = plan_passes.for_config(config, plan_passes.from_environment())
-        self._state = SessionState()
+        self._state = SessionState(self._passes)
         self._plans: dict = {}
         self._placed = 0  # how many of the graph's ops the last placement saw
         self._closed = False
@@ -141,7 +145,7 @@ class Session:
     def close(self):
         self._closed = True
         self._plans.clear()
-        self._state = SessionState()
+        self._state = SessionState(self._passes)
 
     def as_default(self):
         """Makes this the default session for ``Tensor.eval``/``Operation.run`` in a block."""
@@ -274,7 +278,7 @@ class Session:
                 "graph.finalize() to make this an error).", GraphGrowthWarning, stacklevel=4)
 
     def _kernel_error(self, plan, exc):
-        op = _failing_op(plan, exc)
+        op = plan.failing_op(exc)
         if isinstance(exc, UninitializedVariable):
             return self._uninitialized_error(plan, exc.op, op)
         if isinstance(exc, errors.OpError):
@@ -301,17 +305,6 @@ class Session:
             f"This run needs {len(missing)} uninitialized variable(s):\n{listing}\n"
             "Run tf.global_variables_initializer() after building all variables (or restore "
             "them from a checkpoint) before using them.")
-
-
-def _failing_op(plan, exc):
-    tb = exc.__traceback__
-    op = None
-    variable = exc.op if isinstance(exc, UninitializedVariable) else None
-    while tb is not None:
-        if tb.tb_frame.f_code.co_filename == PLAN_FILENAME:
-            op = plan.op_at_line(tb.tb_lineno, variable)
-        tb = tb.tb_next
-    return op
 
 
 def _sparse_feed_value(key, value):

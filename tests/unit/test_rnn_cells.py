@@ -9,13 +9,14 @@ the final state's leaves, then each variable's gradient, flattened in that order
 
 from __future__ import annotations
 
+import json
 import os
 
 import numpy as np
 import pytest
 
 import scopeflow as tf
-from scopeflow.rnn_cell import flatten
+from scopeflow.framework.nest import flatten
 
 rc = tf.nn.rnn_cell
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "tf_rnn")
@@ -392,10 +393,6 @@ def test_wrapper_arguments():
     with pytest.raises(NotImplementedError, match="variational_recurrent"):
         rc.DropoutWrapper(cell, variational_recurrent=True)
     with tf.Graph().as_default():
-        inputs = [tf.zeros([2, 3])] * 2
-        with pytest.raises(NotImplementedError, match="sequence_length"):
-            tf.nn.static_bidirectional_rnn(cell, rc.GRUCell(2), inputs, dtype=tf.float32,
-                                           sequence_length=[1, 2])
         state = rc.DropoutWrapper(rc.BasicLSTMCell(2)).zero_state(2, tf.float32)
         assert state.h.op.name.startswith("DropoutWrapperZeroState/BasicLSTMCellZeroState/")
 
@@ -455,6 +452,28 @@ def test_checkpoint_from_tf_restores():
             saver.restore(sess, os.path.join(FIXTURES, "model.ckpt"))
             outs, st = sess.run([outputs, state], dict(zip(inputs, xs)))
     np.testing.assert_allclose(np.array(outs), expected["outputs"], rtol=0, atol=1e-5)
+    for i in range(2):
+        np.testing.assert_allclose(st[i].c, expected[f"c{i}"], rtol=0, atol=1e-5)
+        np.testing.assert_allclose(st[i].h, expected[f"h{i}"], rtol=0, atol=1e-5)
+
+
+def test_checkpoint_from_tf_restores_into_dynamic_rnn():
+    """The same TF checkpoint (written with static_rnn: the variable names are the same)
+    restores into tf.nn.dynamic_rnn's while loop and gives TF's outputs and states."""
+    xs = np.load(os.path.join(FIXTURES, "inputs.npy"))  # [time, batch, depth]
+    expected = np.load(os.path.join(FIXTURES, "expected.npz"))
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, None, 3], name="x")
+        cell = rc.MultiRNNCell([rc.BasicLSTMCell(4) for _ in range(2)])
+        outputs, state = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)
+        assert sorted(v.op.name for v in tf.global_variables()) == sorted(
+            json.load(open(os.path.join(FIXTURES, "meta.json")))["variables"])
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            saver.restore(sess, os.path.join(FIXTURES, "model.ckpt"))
+            outs, st = sess.run([outputs, state], {x: xs.transpose(1, 0, 2)})
+    np.testing.assert_allclose(outs.transpose(1, 0, 2), expected["outputs"], rtol=0,
+                               atol=1e-5)
     for i in range(2):
         np.testing.assert_allclose(st[i].c, expected[f"c{i}"], rtol=0, atol=1e-5)
         np.testing.assert_allclose(st[i].h, expected[f"h{i}"], rtol=0, atol=1e-5)
