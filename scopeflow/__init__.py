@@ -36,9 +36,14 @@ from scopeflow.ops.state_ops import assign, assign_add, assign_sub
 from scopeflow.runtime.session import InteractiveSession, Session, get_default_session
 from scopeflow.variables import *  # noqa: F403
 from scopeflow.variable_scope import *  # noqa: F403
+from scopeflow.partitioning import *  # noqa: F403
+from scopeflow.partitioned_variables import *  # noqa: F403
 from scopeflow import operators  # Tensor's and Variable's Python operators
 from scopeflow import initializers, layers, losses, math, nn, random
 from scopeflow import image
+from scopeflow.ops.image_transform_ops import random_crop
+from scopeflow import data
+from scopeflow import contrib
 from scopeflow import metrics
 from scopeflow import test_util as test
 from scopeflow import tf_logging as logging
@@ -56,9 +61,21 @@ from scopeflow.ops.segment_ops import (
     segment_sum, sparse_segment_mean, sparse_segment_sqrt_n, sparse_segment_sum, unique)
 from scopeflow.ops.sparse_ops import sparse_placeholder, sparse_tensor_to_dense
 from scopeflow import sparse
+from scopeflow import app, flags, gfile, python_io
+from scopeflow import io_api as _io_api  # tf.io's names, set on scopeflow.io
+from scopeflow.ops.io_ops import read_file, write_file
+from scopeflow.ops.parsing_ops import (
+    FixedLenFeature, FixedLenSequenceFeature, VarLenFeature, decode_csv, decode_raw,
+    parse_example, parse_single_example, parse_single_sequence_example, string_to_number)
 from scopeflow import debugging
 from scopeflow.ops.check_ops import *  # noqa: F403
 from scopeflow.ops.logging_ops import Assert, Print
+from scopeflow.ops.queue_ops import (
+    FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue, count_up_to)
+from scopeflow import queue
+from scopeflow.ops.reader_ops import (
+    FixedLengthRecordReader, IdentityReader, ReaderBase, TextLineReader, TFRecordReader,
+    WholeFileReader)
 from scopeflow.ops.logging_ops import print_v2 as print  # noqa: A004 - TF's name
 from scopeflow.gradients import (
     AggregationMethod, IndexedSlices, IndexedSlicesValue, NotDifferentiable, RegisterGradient,

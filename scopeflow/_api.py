@@ -48,13 +48,22 @@ NAMESPACES = {
     "scopeflow.metrics": "metrics",
     "scopeflow.train": "train",
     "scopeflow.summary": "summary",
+    "scopeflow.queue": "queue",
     "scopeflow.compat": "compat",
+    "scopeflow.gfile": "gfile",
+    "scopeflow.python_io": "python_io",
+    "scopeflow.flags": "flags",
+    "scopeflow.app": "app",
     # Reached as tf.errors, tf.dtypes, tf.io and tf.test; their fallback is installed from
     # scopeflow/__init__.py (install_fallback).
     "scopeflow.framework.errors": "errors",
     "scopeflow.framework.dtypes": "dtypes",
     "scopeflow.io": "io",
     "scopeflow.test_util": "test",
+    # TF 1.x only (not in TF 2.21's tf.compat.v1): the parts TF1 tutorials used.
+    "scopeflow.contrib": "contrib",
+    "scopeflow.contrib.layers": "contrib.layers",
+    "scopeflow.contrib.rnn": "contrib.rnn",
 }
 
 _GPU = "scopeflow runs NumPy kernels on the CPU: there are no GPUs or other devices to manage"
@@ -66,8 +75,11 @@ _KERNELS = "loads compiled TensorFlow C++ kernels; scopeflow's kernels are Pytho
 # What scopeflow deliberately does not implement, by TF path (a module covers its names).
 # "contrib" and "estimator" are not in TF 2.21's tf.compat.v1 but were in TF 1.x.
 NOT_PLANNED = {
+    # scopeflow has tf.contrib.layers and tf.contrib.rnn's basics (scopeflow/contrib/);
+    # every other name under tf.contrib is this.
     "contrib": "tf.contrib was removed in TensorFlow 2.0 (its parts moved into core TF or "
-               "into separate packages); use the core API",
+               "into separate packages); scopeflow has only the basics of tf.contrib.layers "
+               "and tf.contrib.rnn, for the rest use the core API",
     "estimator": "tf.estimator is a separate training framework (removed in TF 2.16); "
                  "scopeflow provides the Session API it is built on",
     "keras": "Keras is a framework of its own (Model.fit, HDF5 saving, its own layers); "

@@ -3,6 +3,7 @@
 from scopeflow import rnn_cell  # noqa: F401 - tf.nn.rnn_cell
 from scopeflow._api import missing_attribute
 from scopeflow.ops.candidate_sampling_ops import *  # noqa: F403
+from scopeflow.ops.conv3d_ops import conv3d_transpose  # noqa: F401
 from scopeflow.ops.conv_ops import *  # noqa: F403
 from scopeflow.ops.embedding_ops import *  # noqa: F403
 from scopeflow.ops.math_ops import sigmoid, tanh  # noqa: F401 - TF1 has tf.nn.sigmoid/tanh
@@ -10,7 +11,11 @@ from scopeflow.ops.nn_ops import *  # noqa: F403
 from scopeflow.ops.pool_ops import *  # noqa: F403
 from scopeflow.ops.sparse_ops import embedding_lookup_sparse  # noqa: F401
 from scopeflow.rnn import (  # noqa: F401
-    bidirectional_dynamic_rnn, dynamic_rnn, static_bidirectional_rnn, static_rnn)
+    bidirectional_dynamic_rnn,
+    dynamic_rnn,
+    static_bidirectional_rnn,
+    static_rnn,
+)
 
 
 def __getattr__(name):

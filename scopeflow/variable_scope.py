@@ -13,6 +13,7 @@ own variables (optimizer slots, ``global_step``) without inheriting the user's r
 
 from __future__ import annotations
 
+import collections.abc
 import contextlib
 import copy
 import dataclasses
@@ -24,6 +25,7 @@ from scopeflow.framework import dtypes
 from scopeflow.framework.context import CONTEXT, GraphState
 from scopeflow.framework.graph import (
     GraphKeys,
+    Tensor,
     _graph_of,
     convert_to_tensor,
     get_collection,
@@ -32,7 +34,15 @@ from scopeflow.framework.graph import (
 )
 from scopeflow.framework.sites import user_site
 from scopeflow.framework.tensor_shape import as_shape
-from scopeflow.ops import init_ops
+from scopeflow.ops import array_ops, init_ops
+from scopeflow.partitioning import (
+    PartitionedVariable,
+    SaveSliceInfo,
+    _PartitionInfo,
+    call_partitioner,
+    iter_slices,
+    slice_dim_and_num_slices,
+)
 from scopeflow.variables import Variable
 
 __all__ = [
@@ -121,6 +131,7 @@ class _Reuse(enum.Enum):
 class _VariableStore:
     def __init__(self):
         self.vars: dict[str, Variable] = {}
+        self.partitioned_vars: dict[str, PartitionedVariable] = {}
         # (full name, "created" | "reused", user site) for every get_variable call.
         self.log: list[tuple[str, str, object]] = []
 
@@ -129,13 +140,10 @@ class _VariableStore:
         custom_getter = request.custom_getter
         if custom_getter is not None and not callable(custom_getter):
             raise ValueError(f"Passed a custom_getter which is not callable: {custom_getter}")
-        if request.partitioner is not None:
-            raise NotImplementedError(
-                f"Partitioned variables are not supported yet ({request.name})")
         request = dataclasses.replace(
             request, dtype=getattr(request.dtype, "base_dtype", request.dtype))
         if custom_getter is None:
-            return self._get_single_variable(request)
+            return self._get_single_or_partitioned(request)
         kwargs = request.getter_kwargs(with_constraint=_accepts(custom_getter, "constraint"))
         return custom_getter(getter=self._true_getter, name=request.name, **kwargs)
 
@@ -145,7 +153,7 @@ class _VariableStore:
                      use_resource=None, constraint=None, **kwargs):
         # NOTE: the getter custom getters call keeps TF's signature (user code calls it
         # positionally and with the kwargs it was given); it is a public boundary too.
-        return self._get_single_variable(_VariableRequest(
+        return self._get_single_or_partitioned(_VariableRequest(
             name, shape=shape, dtype=dtype, initializer=initializer, regularizer=regularizer,
             reuse=reuse, trainable=trainable, collections=collections,
             caching_device=caching_device, partitioner=partitioner,
@@ -153,7 +161,99 @@ class _VariableStore:
             synchronization=kwargs.get("synchronization"),
             aggregation=kwargs.get("aggregation")))
 
-    def _get_single_variable(self, request: _VariableRequest):
+    def _get_single_or_partitioned(self, request: _VariableRequest):
+        """TF's ``_true_getter``: a partitioner (and a non-scalar shape) makes parts."""
+        name, partitioner, shape = request.name, request.partitioner, request.shape
+        is_scalar = (shape is not None and isinstance(shape, collections.abc.Sequence)
+                     and not shape)
+        if partitioner is not None and not is_scalar:
+            if not callable(partitioner):
+                raise ValueError(f"Partitioner must be callable, but received: {partitioner}")
+            with name_scope(None):
+                return self._get_partitioned_variable(request)
+        if request.reuse is True and partitioner is None and name in self.partitioned_vars:
+            return self._get_partitioned_variable(request)
+        if f"{name}/part_0" in self.vars:
+            raise ValueError("No partitioner was provided, but a partitioned version of the "
+                             f"variable was found: {name}/part_0. Perhaps a variable of the "
+                             "same name was already created with partitioning?")
+        return self._get_single_variable(request)
+
+    def _get_partitioned_variable(self, request: _VariableRequest) -> PartitionedVariable:
+        """TF's ``_get_partitioned_variable``: the parts ``<name>/part_<i>``, each a slice."""
+        name, reuse, initializer = request.name, request.reuse, request.initializer
+        dtype = dtypes.as_dtype(request.dtype or dtypes.float32)
+        if name in self.vars:
+            raise ValueError("A partitioner was provided, but an unpartitioned version of the "
+                             f"variable was found: {name}.  Perhaps a variable of the same "
+                             "name was already created without partitioning?")
+        shape = as_shape(request.shape)
+        if isinstance(initializer, Tensor):
+            shape = shape.merge_with(initializer.get_shape())
+        partitions = None
+        if not reuse or request.partitioner:
+            partitions = call_partitioner(request.partitioner, shape, dtype)
+        if name in self.partitioned_vars:
+            return self._reuse_partitioned(name, shape, dtype, partitions, reuse)
+        if reuse is True:
+            raise ValueError(f"PartitionedVariable {name} does not exist, or was not created "
+                             "with tf.get_variable(). Did you mean to set reuse=False or "
+                             "reuse=tf.AUTO_REUSE in VarScope?")
+        slice_dim, num_slices = slice_dim_and_num_slices(partitions)
+        self._check_existing_parts(name, num_slices)
+        parts = []
+        for i, (var_offset, var_shape) in enumerate(
+                iter_slices(shape.as_list(), num_slices, slice_dim)):
+            part_name = f"{name}/part_{i}"
+            with name_scope(part_name + "/PartitionedInitializer"):
+                init, init_shape, part_dtype = _part_initializer(
+                    name, initializer, dtype, var_offset, var_shape)
+            with name_scope(None):
+                var = self._get_single_variable(
+                    dataclasses.replace(request, name=part_name, shape=init_shape,
+                                        dtype=part_dtype, initializer=init),
+                    partition_info=_PartitionInfo(full_shape=shape.as_list(),
+                                                  var_offset=var_offset))
+            var._save_slice_info = SaveSliceInfo(name, shape.as_list(), var_offset, var_shape)
+            parts.append(var)
+        partitioned = PartitionedVariable(name=name, shape=shape, dtype=part_dtype,
+                                          variable_list=parts, partitions=partitions)
+        self.partitioned_vars[name] = partitioned
+        return partitioned
+
+    def _reuse_partitioned(self, name, shape, dtype, partitions, reuse):
+        if reuse is False:
+            raise ValueError(f"Partitioned variable with name {name} already exists. Did you "
+                             "mean to set reuse=True or reuse=tf.AUTO_REUSE in VarScope?")
+        existing = self.partitioned_vars[name]
+        if not shape.is_compatible_with(existing.get_shape()):
+            raise ValueError(f"Trying to reuse partitioned variable {name}, but specified shape "
+                             f"{shape} and found shape {existing.get_shape()}.")
+        if not dtype.is_compatible_with(existing.dtype):
+            raise ValueError(f"Trying to reuse partitioned variable {name}, but specified dtype "
+                             f"{dtype.name} and found dtype {existing.dtype.name}.")
+        if partitions is not None and list(existing._get_partitions()) != list(partitions):
+            raise ValueError(f"Trying to reuse partitioned variable {name}, but specified "
+                             f"partitions {partitions} and found partitions "
+                             f"{existing._get_partitions()}.")
+        self.log.append((name, "reused", user_site(2)))
+        return existing
+
+    def _check_existing_parts(self, name, num_slices):
+        if f"{name}/part_0" not in self.vars:
+            return
+        if f"{name}/part_{num_slices - 1}" not in self.vars:
+            raise ValueError(
+                "Partitioner returned a different partitioning than what was already found.  "
+                f"Partitioner returned {num_slices} shards, and shard {name}/part_0 was found, "
+                f"but {name}/part_{num_slices - 1} was not.")
+        if f"{name}/part_{num_slices}" in self.vars:
+            raise ValueError(
+                "Partitioner returned a different partitioning than what was already found.  "
+                f"Partitioner returned {num_slices} shards, and shard {name}/part_0 was found, "
+                f"but so was the extra shard {name}/part_{num_slices}.")
+
+    def _get_single_variable(self, request: _VariableRequest, partition_info=None):
         name = request.name
         from_value = request.initializer is not None and not callable(request.initializer)
         if request.shape is not None and from_value:
@@ -176,7 +276,8 @@ class _VariableStore:
         if from_value:
             init_val, variable_dtype = request.initializer, None
         else:
-            init_val, variable_dtype = _initial_value(name, request.initializer, shape, dtype)
+            init_val, variable_dtype = _initial_value(name, request.initializer, shape, dtype,
+                                                      partition_info)
         v = Variable(initial_value=init_val, name=name, trainable=request.trainable,
                      collections=request.collections, dtype=variable_dtype,
                      validate_shape=request.validate_shape, constraint=request.constraint)
@@ -195,7 +296,21 @@ def _check_compatible(name, found, shape, dtype):
                          f"{dtype.name} and found dtype {found.dtype.name}.")
 
 
-def _initial_value(name, initializer, shape, dtype):
+def _part_initializer(name, initializer, dtype, var_offset, var_shape):
+    """``(initializer, shape, dtype)`` for one part: a constant initial value is sliced
+    (in ``<part>/PartitionedInitializer/``), a callable gets the part's shape."""
+    if initializer is None:
+        return _default_initializer(name, dtype), var_shape, dtype
+    if callable(initializer):
+        return initializer, var_shape, dtype
+    if isinstance(initializer, Tensor):
+        init = array_ops.slice(initializer, var_offset, var_shape)
+        return init, None, init.dtype.base_dtype
+    init = array_ops.slice(convert_to_tensor(initializer, dtype=dtype), var_offset, var_shape)
+    return init, None, dtype
+
+
+def _initial_value(name, initializer, shape, dtype, partition_info=None):
     """``(initial_value, variable dtype)`` for a new variable whose initializer is not a
     constant: a callable the variable calls, with the dtype it should have (or None)."""
     if initializer is None:
@@ -208,7 +323,7 @@ def _initial_value(name, initializer, shape, dtype):
     if shape.is_fully_defined():
         if _accepts(initializer, "partition_info"):
             init_val = functools.partial(initializer, shape.as_list(), dtype=dtype,
-                                         partition_info=None)
+                                         partition_info=partition_info)
         else:
             init_val = functools.partial(initializer, shape.as_list(), dtype=dtype)
         return init_val, dtype.base_dtype
@@ -389,7 +504,8 @@ def _logged(scope_name, action) -> list:
     for name, what, _ in store.log:
         if what == action and name.startswith(prefix) and name not in seen:
             seen.add(name)
-            out.append(store.vars[name])
+            out.append(store.vars[name] if name in store.vars
+                       else store.partitioned_vars[name])
     return out
 
 
@@ -662,7 +778,14 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
     """Gets the variable ``<current variable scope>/<name>``, or creates it (TF1).
 
     Without ``initializer`` floats get ``glorot_uniform_initializer`` and integers zeros;
-    the enclosing scopes supply defaults for initializer, dtype and regularizer.
+    the enclosing scopes supply defaults for initializer, dtype, regularizer and
+    partitioner.
+
+    With a ``partitioner`` (and a non-scalar ``shape``) the variable is split along one
+    axis into ``<name>/part_0``, ``<name>/part_1``... and a ``tf.PartitionedVariable`` is
+    returned; each part's initializer is called with the part's shape and
+    ``partition_info`` (the full shape and the part's offset), a constant initial value is
+    sliced, and reuse returns the same ``PartitionedVariable``.
     """
     request = _VariableRequest(
         name, shape=shape, dtype=dtype, initializer=initializer, regularizer=regularizer,

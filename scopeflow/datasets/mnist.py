@@ -34,8 +34,7 @@ import urllib.request
 import numpy
 
 from scopeflow.framework import dtypes
-from scopeflow.framework.graph import get_default_graph
-from scopeflow.framework.random_seed import _MAXINT32, DEFAULT_GRAPH_SEED, _truncate_seed
+from scopeflow.framework.random_seed import get_seed
 from scopeflow.io.atomic import atomic_write_bytes
 
 __all__ = [
@@ -193,14 +192,11 @@ def write_idx(path, array):
 
 # ── DataSet ──────────────────────────────────────────────────────────────────────────
 def _numpy_seed(seed):
-    """The seed TF1's DataSet gives ``numpy.random.seed``: ``random_seed.get_seed``'s pair,
-    the graph-level part when no op seed is given (read without consuming an op seed)."""
-    graph_seed = get_default_graph().seed
-    if seed is None:
-        return None if graph_seed is None else _truncate_seed(graph_seed)
-    pair = (DEFAULT_GRAPH_SEED if graph_seed is None else _truncate_seed(graph_seed),
-            _truncate_seed(seed))
-    return _MAXINT32 if pair == (0, 0) else pair[1]
+    """The seed TF1's DataSet gives ``numpy.random.seed``: ``seed1 if seed is None else
+    seed2`` of ``random_seed.get_seed(seed)``, which, as in TF, consumes one op seed of a
+    seeded graph, so the random ops built after it get TF's seeds."""
+    seed1, seed2 = get_seed(seed)
+    return seed1 if seed is None else seed2
 
 
 class DataSet:

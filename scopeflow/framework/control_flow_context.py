@@ -18,8 +18,8 @@ A context collects what its sub-plan is fed:
   gradient stacks);
 - **external controls**: control inputs on ops outside, moved onto the owning op.
 
-Variables, constants and their reads are not captured: a sub-plan looks variables up itself
-(so reads inside a loop see writes made in it, as in TF1) and binds constants.
+Variables are not captured: a sub-plan looks them up itself (so reads inside a loop see
+writes made in it, as in TF1).
 """
 
 from __future__ import annotations
@@ -28,8 +28,10 @@ import contextlib
 
 __all__ = ["ControlFlowContext", "is_inside", "cf_context_of"]
 
-# Op types a sub-plan runs itself when an outside one is used (no capture needed).
-_SHARED_OP_TYPES = frozenset({"VariableV2", "Variable", "Const"})
+# Op types a sub-plan runs itself when an outside one is used (no capture): variables,
+# whose buffers it looks up where it reads them. Everything else, constants included, is a
+# capture, so gradients reach it through the construct's op, as in TF.
+_SHARED_OP_TYPES = frozenset({"VariableV2", "Variable"})
 
 
 def cf_context_of(tensor_or_op):
@@ -58,6 +60,9 @@ class ControlFlowContext:
 
     def __init__(self, kind, parent=None, forward=None, name=""):
         self.kind = kind
+        # A tf.data function captures variables by value when its iterator is initialized,
+        # as TF does; a branch or loop body reads them where it runs.
+        self._shared_types = frozenset() if kind == "function" else _SHARED_OP_TYPES
         self.parent = parent
         self.forward = forward
         self.name = name
@@ -85,7 +90,7 @@ class ControlFlowContext:
         tctx = t._op._cf_context
         if tctx is self or t in self.captures or t in self.recorded_from_forward:
             return
-        if t._op._op_def.type in _SHARED_OP_TYPES and is_inside(self, tctx):
+        if t._op._op_def.type in self._shared_types and is_inside(self, tctx):
             return
         if self.forward is not None and tctx is self.forward:
             self.forward.record(t)

@@ -267,6 +267,8 @@ def _guess_attr(value):
         if isinstance(value, py):
             return _to_attr(value, kind)
     if isinstance(value, (list, tuple)):
+        if any(_guess_attr(v) is None for v in value):
+            return None  # a list of Python objects (datasets): not an attr TF can hold
         kinds = {type(_guess_attr(v).WhichOneof("value")) for v in value} if value else set()
         if value and len(kinds) == 1:
             first = _guess_attr(value[0]).WhichOneof("value")

@@ -83,5 +83,16 @@ RunMetadata = _get("RunMetadata")
 TensorConnection = _get("TensorConnection")
 CallableOptions = _get("CallableOptions")
 
+# tf.train.Example and friends (example.proto, feature.proto).
+BytesList = _get("BytesList")
+FloatList = _get("FloatList")
+Int64List = _get("Int64List")
+Feature = _get("Feature")
+Features = _get("Features")
+FeatureList = _get("FeatureList")
+FeatureLists = _get("FeatureLists")
+Example = _get("Example")
+SequenceExample = _get("SequenceExample")
+
 # DataType enum values by name ("DT_FLOAT" -> 1) and back.
 DATA_TYPE = _POOL.FindEnumTypeByName("tensorflow.DataType")

@@ -13,6 +13,14 @@ checkpoint behind: both files are written under temporary names, flushed to disk
 renamed into place (data first, index last). :class:`BundleReader` reads what TensorFlow
 writes, including sharded saves (``-00001-of-00004``), and verifies every tensor's checksum.
 
+Partitioned variables are stored as TF stores them (``FORMATS.md`` §5): one entry under the
+full name with the full shape and a ``slices`` list (no data), and each slice's data under
+an encoded *slice key* (TF's ``EncodeTensorNameSlice``: OrderedCode of 0, the name, the
+rank, then each dimension's start and length). ``write_bundle(..., slices=[spec, ...])``
+takes TF's ``shape_and_slices`` strings (``"10 4 0,4:0,4"``); ``BundleReader.read`` returns
+the full tensor assembled from its slices, ``read(name, spec)`` any slice of it, whether
+the checkpoint stored the tensor whole or in slices; ``keys()`` hides the slice keys.
+
 >>> import os, tempfile
 >>> prefix = os.path.join(tempfile.mkdtemp(), "model.ckpt")
 >>> write_bundle(prefix, ["w", "step"], [np.ones((2, 3), np.float32), np.array(7)])
@@ -35,7 +43,8 @@ from scopeflow.io import crc32c, protos, sstable
 from scopeflow.io.atomic import fsync_dir
 from scopeflow.io.sstable import encode_varint
 
-__all__ = ["write_bundle", "BundleReader", "data_filename", "index_filename"]
+__all__ = ["write_bundle", "BundleReader", "data_filename", "index_filename",
+           "parse_shape_and_slice", "slice_key"]
 
 # Tensors are written and checksummed in pieces this big, so each piece is checksummed
 # while it is still in the CPU cache and no full copy of a large array is ever made.
@@ -155,7 +164,7 @@ def _prepare(name, array):
     return enum, array.shape, np.ascontiguousarray(array)
 
 
-def _check_names(names, arrays):
+def _check_names(names, arrays, sliced=False):
     if len(names) != len(arrays):
         raise ValueError(f"write_bundle: {len(names)} names but {len(arrays)} arrays")
     seen = set()
@@ -165,9 +174,142 @@ def _check_names(names, arrays):
         if not name:
             raise ValueError("A checkpoint tensor name must not be empty (the empty key holds "
                              "the bundle's header)")
-        if name in seen:
+        if name in seen and not sliced:  # slices of one tensor share its name
             raise ValueError(f"Duplicate tensor name {name!r} in one checkpoint")
         seen.add(name)
+
+
+# ── slices (partitioned variables) ───────────────────────────────────────────────────
+def parse_shape_and_slice(spec: str):
+    """TF's ``shape_and_slices`` string -> ``(full shape, [(start, length), ...])``.
+
+    ``"10 4 0,4:0,4"``: the full shape's dimensions, then one ``start,length`` per
+    dimension (``-`` for a whole dimension, length -1). The empty string means the whole
+    tensor: ``(None, None)``.
+
+    >>> parse_shape_and_slice("10 4 4,3:-")
+    ([10, 4], [(4, 3), (0, -1)])
+    """
+    spec = spec.decode("utf-8") if isinstance(spec, bytes) else spec
+    if not spec:
+        return None, None
+    parts = spec.split()
+    try:
+        shape = [int(d) for d in parts[:-1]]
+        extents = []
+        for dim in parts[-1].split(":"):
+            if dim == "-":
+                extents.append((0, -1))
+                continue
+            start, length = dim.split(",")
+            extents.append((int(start), int(length)))
+    except ValueError:
+        raise ValueError(f"Invalid shape_and_slice spec {spec!r}: expected the full shape "
+                         "then start,length (or -) per dimension, e.g. '10 4 0,4:-'") from None
+    if len(parts) < 2 or len(extents) != len(shape):
+        raise ValueError(f"Invalid shape_and_slice spec {spec!r}: the slice has "
+                         f"{len(extents)} dimensions, the shape {len(shape)}")
+    for (start, length), dim in zip(extents, shape):
+        if start < 0 or length < -1 or (length != -1 and start + length > dim):
+            raise ValueError(f"Invalid shape_and_slice spec {spec!r}: the slice exceeds the "
+                             f"shape {shape}")
+    return shape, extents
+
+
+def _concrete(extents, shape):
+    """``[(start, stop), ...]`` of ``extents`` (length -1: the whole dimension)."""
+    return [(0, dim) if length == -1 else (start, start + length)
+            for (start, length), dim in zip(extents, shape)]
+
+
+def _ordered_num(value: int) -> bytes:
+    """OrderedCode ``WriteNumIncreasing``: a length byte, then big-endian bytes."""
+    body = value.to_bytes((value.bit_length() + 7) // 8, "big") if value else b""
+    return bytes([len(body)]) + body
+
+
+def _ordered_signed_num(value: int) -> bytes:
+    """OrderedCode ``WriteSignedNumIncreasing`` (order-preserving signed varint)."""
+    x = ~value if value < 0 else value
+    length = x.bit_length() // 7 + 1
+    if length == 1:
+        return bytes([(0x80 ^ value) & 0xFF])
+    buf = bytearray(value.to_bytes(10, "big", signed=True)[10 - length:])
+    header = (0xFF00 >> min(length, 8)) & 0xFF    # length-1 leading one bits, then a zero
+    buf[0] ^= header if length <= 8 else 0xFF
+    if length > 8:
+        buf[1] ^= (0xFF00 >> (length - 8)) & 0xFF
+    return bytes(buf)
+
+
+def slice_key(name: str, extents) -> bytes:
+    """TF's ``EncodeTensorNameSlice``: the table key of one slice of tensor ``name``.
+
+    >>> slice_key("emb", [(4, 3), (0, -1)])
+    b'\\x00emb\\x00\\x01\\x01\\x02\\x84\\x83\\x80\\x7f'
+    """
+    escaped = name.encode("utf-8", "surrogateescape").replace(b"\xff", b"\xff\x00") \
+        .replace(b"\x00", b"\x00\xff")
+    out = [_ordered_num(0), escaped, b"\x00\x01", _ordered_num(len(extents))]
+    for start, length in extents:
+        out.append(_ordered_signed_num(start))
+        out.append(_ordered_signed_num(length))
+    return b"".join(out)
+
+
+def _slice_proto(extents):
+    proto = protos.TensorSliceProto()
+    for start, length in extents:
+        extent = proto.extent.add()
+        if length != -1:          # a whole dimension is an empty extent (TF's IsFullAt)
+            extent.start = start
+            extent.length = length
+    return proto
+
+
+def _proto_extents(proto):
+    return [(e.start, e.length) if e.HasField("length") else (0, -1) for e in proto.extent]
+
+
+def _plan_keys(names, prepared, slices):
+    """The table key of each tensor, and the full entries of sliced tensors.
+
+    Returns ``(keys, full_entries)``: bytes keys in ``names``' order; ``{name: entry}`` for
+    the tensors written in slices (TF's ``BundleWriter::AddSlice``). A slice covering the
+    whole tensor is stored whole, as TF does.
+    """
+    keys, full_entries, whole = [], {}, set()
+    for name, (enum, shape, _), spec in zip(names, prepared, slices):
+        full_shape, extents = parse_shape_and_slice(spec or "")
+        if full_shape is None or [b - a for a, b in _concrete(extents, full_shape)] == \
+                list(full_shape):
+            if full_shape is not None and list(shape) != list(full_shape):
+                raise ValueError(f"Tensor {name!r}: shape {list(shape)} does not match its "
+                                 f"slice spec {spec!r}")
+            if name in whole or name in full_entries:
+                raise ValueError(f"Duplicate tensor name {name!r} in one checkpoint")
+            whole.add(name)
+            keys.append(name.encode("utf-8"))
+            continue
+        lengths = [b - a for a, b in _concrete(extents, full_shape)]
+        if list(shape) != lengths:
+            raise ValueError(f"Tensor {name!r}: slice {spec!r} has shape {lengths}, the "
+                             f"value has shape {list(shape)}")
+        if name in whole:
+            raise ValueError(f"Mixing slices and non-slices with the same name: {name}")
+        entry = full_entries.get(name)
+        if entry is None:
+            entry = full_entries[name] = protos.BundleEntryProto(dtype=enum)
+            entry.shape.SetInParent()
+            for dim in full_shape:
+                entry.shape.dim.add(size=dim)
+        elif entry.dtype != enum or [d.size for d in entry.shape.dim] != list(full_shape):
+            raise ValueError(f"Tensor {name!r}: slices of different dtypes or full shapes")
+        entry.slices.append(_slice_proto(extents))
+        keys.append(slice_key(name, extents))
+    if len(set(keys)) != len(keys):
+        raise ValueError("The same slice of a tensor is written twice in one checkpoint")
+    return keys, full_entries
 
 
 def _temp_name(path: str) -> str:
@@ -197,13 +339,18 @@ def _link_backup(data_path: str, index_path: str):
     return backup
 
 
-def write_bundle(prefix, names, arrays, *, sync: bool = True) -> None:
+def write_bundle(prefix, names, arrays, *, slices=None, sync: bool = True) -> None:
     """Writes ``arrays`` under ``names`` as the checkpoint ``prefix`` (TF's V2 format).
 
     ``prefix`` is a path such as ``ckpt/model-1000``; its directory is created if needed.
     The data file holds the tensors in the given order; the index lists them sorted by
     name. Numeric and bool arrays are stored as raw little-endian buffers; arrays of
     ``bytes``/``str`` objects become string tensors (``str`` as UTF-8).
+
+    ``slices``: TF's ``shape_and_slices`` string for each array (``""``: the whole
+    tensor). Arrays written as slices of one name become one entry with the full shape and
+    a ``slices`` list, each slice's data under its slice key, as TF writes partitioned
+    variables.
 
     The write is atomic: each file is written to a temporary name in the same directory,
     flushed (``fsync`` when ``sync``), then renamed into place, the index last, and the
@@ -215,8 +362,13 @@ def write_bundle(prefix, names, arrays, *, sync: bool = True) -> None:
       TypeError: an array whose dtype TensorFlow cannot store.
     """
     prefix = os.fspath(prefix)
-    _check_names(names, arrays)
+    if slices is None:
+        slices = [""] * len(names)
+    elif len(slices) != len(names):
+        raise ValueError(f"write_bundle: {len(names)} names but {len(slices)} slice specs")
+    _check_names(names, arrays, sliced=any(slices))
     prepared = [_prepare(name, array) for name, array in zip(names, arrays)]
+    keys, full_entries = _plan_keys(names, prepared, slices)
     directory = os.path.dirname(prefix)
     if directory:
         os.makedirs(directory, exist_ok=True)
@@ -227,7 +379,7 @@ def write_bundle(prefix, names, arrays, *, sync: bool = True) -> None:
         entries = []
         offset = 0
         with open(data_tmp, "wb") as out:
-            for name, (enum, shape, value) in zip(names, prepared):
+            for key, (enum, shape, value) in zip(keys, prepared):
                 if enum == _DT_STRING:
                     size, crc = _write_string_tensor(out, value)
                 else:
@@ -237,9 +389,11 @@ def write_bundle(prefix, names, arrays, *, sync: bool = True) -> None:
                 entry.shape.SetInParent()
                 for dim in shape:
                     entry.shape.dim.add(size=dim)
-                entries.append((name.encode("utf-8"), entry.SerializeToString()))
+                entries.append((key, entry.SerializeToString()))
                 offset += size
             _close_file(out, sync)
+        entries += [(name.encode("utf-8"), entry.SerializeToString())
+                     for name, entry in full_entries.items()]
         header = protos.BundleHeaderProto(num_shards=1,
                                           version=protos.VersionDef(producer=_VERSION_PRODUCER))
         entries.sort()
@@ -355,7 +509,9 @@ class BundleReader:
         self._raw = {key.decode("utf-8", "surrogateescape"): value
                      for key, value in entries[1:]}
         self._parsed = {}
-        self._keys = list(self._raw)
+        # NOTE: slice keys (TF's EncodeTensorNameSlice) all start with OrderedCode's 0,
+        # a zero byte no tensor name starts with; they are hidden as TF's reader hides them.
+        self._keys = [key for key in self._raw if not key.startswith("\x00")]
 
     @staticmethod
     def _check_header(header, index_path):
@@ -383,7 +539,7 @@ class BundleReader:
         return list(self._keys)
 
     def __contains__(self, name) -> bool:
-        return name in self._raw
+        return name in self._raw and not name.startswith("\x00")
 
     def __len__(self) -> int:
         return len(self._keys)
@@ -416,22 +572,74 @@ class BundleReader:
         return tuple(dim.size for dim in self.entry(name).shape.dim)
 
     def nbytes(self, name: str) -> int:
-        """The size of tensor ``name`` in the data file (its ``size`` field)."""
-        return self.entry(name).size
+        """The size of tensor ``name`` in the data files (its ``size`` field; for a tensor
+        stored in slices, the sum of its slices')."""
+        entry = self.entry(name)
+        if not entry.slices:
+            return entry.size
+        keys = (slice_key(name, _proto_extents(p)).decode("utf-8", "surrogateescape")
+                for p in entry.slices)
+        return sum(self.entry(key).size for key in keys if key in self._raw)
+
+    def is_sliced(self, name: str) -> bool:
+        """Whether tensor ``name`` is stored in slices (a partitioned variable)."""
+        return bool(self.entry(name).slices)
 
     # -- the data ----------------------------------------------------------------------
-    def read(self, name: str) -> np.ndarray:
+    def read(self, name: str, shape_and_slice: str = "") -> np.ndarray:
         """Tensor ``name`` as a new NumPy array (strings: an object array of bytes).
+
+        ``shape_and_slice``: TF's spec of the slice to read (``"10 4 0,4:-"``), whose
+        full shape must be the stored one; empty: the whole tensor. A tensor stored in
+        slices is assembled from them (the slices read must cover what is asked).
 
         Raises DataLossError, naming the file and the tensor, when the bytes do not match
         the checksum stored in the index or the data file is truncated.
         """
         entry = self.entry(name)
-        if entry.slices:
-            raise errors.UnimplementedError(
-                None, None, f"Tensor {name!r} in checkpoint {self._prefix} is stored as "
-                f"{len(entry.slices)} slices (a partitioned variable); scopeflow does not "
-                "read partitioned variables")
+        if shape_and_slice or entry.slices:
+            return self._read_slice(name, entry, shape_and_slice)
+        return self._read_entry(name, entry)
+
+    def _read_slice(self, name, entry, spec):
+        stored = [dim.size for dim in entry.shape.dim]
+        full_shape, extents = parse_shape_and_slice(spec)
+        if full_shape is None:
+            full_shape, extents = stored, [(0, -1)] * len(stored)
+        if list(full_shape) != stored:
+            raise errors.InvalidArgumentError(
+                None, None, f"tensor_name = {name}; shape in shape_and_slice spec "
+                f"{_shape_text(full_shape)} does not match the shape stored in checkpoint: "
+                f"{_shape_text(stored)}")
+        want = _concrete(extents, stored)
+        if not entry.slices:
+            return np.ascontiguousarray(self._read_entry(name, entry)[
+                tuple(slice(a, b) for a, b in want)])
+        out, covered = None, 0
+        for proto in entry.slices:
+            have = _concrete(_proto_extents(proto), stored)
+            common = [(max(a, c), min(b, d)) for (a, b), (c, d) in zip(want, have)]
+            if any(lo >= hi for lo, hi in common):
+                continue
+            key = slice_key(name, _proto_extents(proto)).decode("utf-8", "surrogateescape")
+            if key not in self._raw:
+                raise errors.DataLossError(
+                    None, None, f"Corrupted checkpoint index {index_filename(self._prefix)}: "
+                    f"tensor {name!r} lists the slice {_slice_text(proto, stored)} (a part of a "
+                    "partitioned variable) but has no entry for its data")
+            part = self._read_entry(name, self.entry(key))
+            if out is None:
+                out = np.empty([b - a for a, b in want], part.dtype)
+            out[tuple(slice(lo - a, hi - a) for (lo, hi), (a, _) in zip(common, want))] = \
+                part[tuple(slice(lo - c, hi - c) for (lo, hi), (c, _) in zip(common, have))]
+            covered += math.prod(hi - lo for lo, hi in common)
+        if out is None or covered != out.size:
+            raise errors.NotFoundError(
+                None, None, f"Tensor {name!r} in checkpoint {self._prefix}: its stored "
+                f"slices do not cover the slice {spec or 'of the whole tensor'} asked for")
+        return out
+
+    def _read_entry(self, name: str, entry) -> np.ndarray:
         shape = tuple(dim.size for dim in entry.shape.dim)
         if any(d < 0 for d in shape):
             raise self._corrupt(name, entry, f"negative dimension in shape {list(shape)}")
@@ -604,6 +812,16 @@ def _parse(message_class, data: bytes, what: str):
         return message_class.FromString(data)
     except DecodeError:
         raise errors.DataLossError(None, None, what) from None
+
+
+def _slice_text(proto, shape) -> str:
+    """A slice as TF's spec text, ``0,4:-``."""
+    return ":".join("-" if length == -1 else f"{start},{length}"
+                    for start, length in _proto_extents(proto))
+
+
+def _shape_text(dims) -> str:
+    return "[" + ",".join(str(d) for d in dims) + "]"
 
 
 def _type_name(enum: int) -> str:

@@ -183,7 +183,7 @@ def _select(training, when_true, when_false):
         value = tensor_util.constant_value(convert_to_tensor(training))
     if value is not None:
         return when_true() if bool(value) else when_false()
-    return math_ops.where_v2(convert_to_tensor(training), when_true(), when_false())
+    return _merge(convert_to_tensor(training), when_true(), when_false())
 
 
 def _select_each(training, when_true, when_false):
@@ -194,4 +194,13 @@ def _select_each(training, when_true, when_false):
     if value is not None:
         return when_true() if bool(value) else when_false()
     cond = convert_to_tensor(training)
-    return tuple(math_ops.where_v2(cond, a, b) for a, b in zip(when_true(), when_false()))
+    return tuple(_merge(cond, a, b) for a, b in zip(when_true(), when_false()))
+
+
+def _merge(cond, a, b):
+    """``where_v2(cond, a, b)`` with the static shape of TF's ``cond`` output (``Merge``'s:
+    the branches' most specific compatible shape): ``cond`` is a scalar there, even when
+    its own static shape is unknown (a ``tf.placeholder(tf.bool)``)."""
+    out = math_ops.where_v2(cond, a, b)
+    out.set_shape(a.shape.most_specific_compatible_shape(b.shape))
+    return out

@@ -1,5 +1,5 @@
-"""``Conv1D``, ``Conv2D``, ``Conv3D``, ``SeparableConv2D``, ``Conv2DTranspose`` and their
-functional forms."""
+"""``Conv1D``, ``Conv2D``, ``Conv3D``, ``SeparableConv2D``, ``Conv2DTranspose``,
+``Conv3DTranspose`` and their functional forms."""
 
 from __future__ import annotations
 
@@ -319,6 +319,72 @@ def conv2d_transpose(inputs, filters, kernel_size, strides=(1, 1), padding="vali
                      bias_constraint=None, trainable=True, name=None, reuse=None):
     """A transposed 2-D convolution (NHWC); see ``Conv2DTranspose``."""
     return Conv2DTranspose(
+        filters, kernel_size, strides=strides, padding=padding, data_format=data_format,
+        activation=activation, use_bias=use_bias, kernel_initializer=kernel_initializer,
+        bias_initializer=bias_initializer, kernel_regularizer=kernel_regularizer,
+        bias_regularizer=bias_regularizer, activity_regularizer=activity_regularizer,
+        kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
+        trainable=trainable, name=name, _scope=name, _reuse=reuse)(inputs)
+
+
+# ── Conv3DTranspose ──────────────────────────────────────────────────────────────────
+class Conv3DTranspose(Conv3D):
+    """The transpose of a 3-D convolution (NDHWC), as TF's: ``kernel``
+    ``[kd, kh, kw, filters, in]``, ops ``conv3d_transpose/stack`` (the output shape) and
+    ``conv3d_transpose/conv3d_transpose`` (``Conv3DBackpropInputV2``), ``BiasAdd``."""
+
+    def __init__(self, filters, kernel_size, strides=(1, 1, 1), padding="valid",
+                 data_format="channels_last", activation=None, use_bias=True,
+                 kernel_initializer=None, bias_initializer=None, kernel_regularizer=None,
+                 bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+                 bias_constraint=None, trainable=True, name=None, **kwargs):
+        super().__init__(filters, kernel_size, strides=strides, padding=padding,
+                         data_format=data_format, activation=activation, use_bias=use_bias,
+                         kernel_initializer=kernel_initializer,
+                         bias_initializer=bias_initializer,
+                         kernel_regularizer=kernel_regularizer,
+                         bias_regularizer=bias_regularizer,
+                         activity_regularizer=activity_regularizer,
+                         kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
+                         trainable=trainable, name=name, **kwargs)
+
+    def build(self, input_shape):
+        if input_shape.ndims != 5:
+            raise ValueError(f"Inputs should have rank 5, received input shape: "
+                             f"{input_shape}")
+        in_ch = input_shape[-1].value
+        if in_ch is None:
+            raise ValueError("The channel dimension of the inputs should be defined, found "
+                             "None: " + str(input_shape))
+        self._build_weights([*self.kernel_size, self.filters, in_ch])
+
+    def call(self, inputs):
+        dims = inputs.shape.as_tuple()
+        shape = array_ops.shape(inputs)
+        sizes = [dims[i] if dims[i] is not None else shape[i] for i in (1, 2, 3)]
+        out_dhw = [_deconv_length(size, k, self.padding, s)
+                   for size, k, s in zip(sizes, self.kernel_size, self.strides)]
+        output_shape = array_ops.stack([shape[0], *out_dhw, self.filters])
+        out = conv3d_ops.conv3d_transpose(inputs, self.kernel, output_shape,
+                                          strides=[1, *self.strides, 1], padding=self.padding)
+        out.set_shape([dims[0], *[v if isinstance(v, int) else None for v in out_dhw],
+                       self.filters])
+        return self._finish(out)
+
+
+def conv3d_transpose(inputs, filters, kernel_size, strides=(1, 1, 1), padding="valid",
+                     data_format="channels_last", activation=None, use_bias=True,
+                     kernel_initializer=None, bias_initializer=None, kernel_regularizer=None,
+                     bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+                     bias_constraint=None, trainable=True, name=None, reuse=None):
+    """A transposed 3-D convolution (NDHWC); see ``Conv3DTranspose``.
+
+    >>> y = tf.layers.conv3d_transpose(tf.zeros([2, 3, 4, 5, 2]), 4, 3, strides=2,
+    ...                                padding="same")
+    >>> y.shape.as_list(), [v.name for v in tf.trainable_variables()]
+    ([2, 6, 8, 10, 4], ['conv3d_transpose/kernel:0', 'conv3d_transpose/bias:0'])
+    """
+    return Conv3DTranspose(
         filters, kernel_size, strides=strides, padding=padding, data_format=data_format,
         activation=activation, use_bias=use_bias, kernel_initializer=kernel_initializer,
         bias_initializer=bias_initializer, kernel_regularizer=kernel_regularizer,

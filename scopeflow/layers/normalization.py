@@ -66,8 +66,10 @@ class BatchNormalization(Layer):
             if not 0 <= a < ndims:
                 raise ValueError(f"Invalid axis: {a}")
         self.axis = axis
-        # TF's V1 layer falls back to the plain ops where the fused op cannot serve.
-        self.fused = self.fused is not False and ndims == 4 and axis in ([1], [3])
+        # TF's V1 layer falls back to the plain ops where the fused op cannot serve
+        # (float64 included, even with fused=True: the op takes half and float32).
+        self.fused = (self.fused is not False and ndims == 4 and axis in ([1], [3])
+                      and self._dtype in (dtypes.float16, dtypes.float32))
         dims = input_shape.as_tuple()
         if any(dims[a] is None for a in axis):
             raise ValueError(f"Input has undefined `axis` dimension. Received input with "

@@ -92,6 +92,8 @@ def to_numpy(value, dtype=None) -> np.ndarray:
             bad = _first_offender(value, "SUO" if is_string else "iufcb")
             raise TypeError(f"Expected {dtype.base_dtype.name}, but got {bad} of type "
                             f"'{type(bad).__name__}'.")
+        if arr.dtype.kind in "SU" and not isinstance(value, (np.ndarray, np.generic)):
+            arr = np.array(value, dtype=object)  # NumPy's fixed-width bytes drop trailing NULs
         return _to_bytes_array(arr)
     if dtype is None:
         return arr.astype(_infer_python_dtype(arr, value), copy=False)

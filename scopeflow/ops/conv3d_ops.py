@@ -4,7 +4,8 @@
 once into a ``(N*od*oh*ow, kd*kh*kw*C)`` matrix and multiplied by the filter reshaped to
 ``(kd*kh*kw*C, out)``. ``Conv3DBackpropFilterV2`` is the transposed product of the same
 matrix with ``dy``; ``Conv3DBackpropInputV2`` multiplies ``dy`` by the filter's transpose
-and adds each kernel tap's slab back into the padded input (one vectorised add per tap).
+and adds each kernel tap's slab back into the padded input (one vectorised add per tap); it
+is also ``conv3d_transpose``, as in TF.
 Pooling reads one strided window view (``MaxPool3D``, ``AvgPool3D``) and scatters back one
 slab per window tap (``MaxPool3DGrad``: every element equal to its window's max takes the
 gradient, ties included, as TF's CPU kernel; ``AvgPool3DGrad``: SAME edge windows divide
@@ -18,14 +19,14 @@ import numpy as np
 
 from scopeflow.framework import dtypes, errors
 from scopeflow.framework.dtype_groups import FLOATS
-from scopeflow.framework.graph import Tensor
+from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype, same_dtype
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops import array_ops
 from scopeflow.ops.conv_ops import _one_of, _out_and_pads, _seq, _sizes_value
 
-__all__ = ["conv3d", "conv3d_backprop_input_v2", "conv3d_backprop_filter_v2", "max_pool3d",
-           "avg_pool3d"]
+__all__ = ["conv3d", "conv3d_backprop_input_v2", "conv3d_backprop_filter_v2", "conv3d_transpose",
+           "max_pool3d", "avg_pool3d"]
 
 _CONV3D_ATTRS = {"strides": None, "padding": None, "data_format": "NDHWC",
                  "dilations": [1, 1, 1, 1, 1]}
@@ -263,6 +264,38 @@ def conv3d_backprop_input_v2(input_sizes, filter, out_backprop, strides, padding
                                "Conv3DBackpropInputV2")
     return conv3d_backprop_input_v2_op.bind(input_sizes, filter, out_backprop, name=name,
                                             **attrs)
+
+
+def conv3d_transpose(value=None, filter=None, output_shape=None, strides=None,  # noqa: A002
+                     padding="SAME", data_format="NDHWC", name=None, input=None,  # noqa: A002
+                     filters=None, dilations=None) -> Tensor:
+    """The transpose of ``conv3d`` (a ``Conv3DBackpropInputV2``): a ``[kd, kh, kw, out, in]``
+    filter, ``output_shape`` the 5-element shape of the result. Its gradient is TF's: a
+    ``Conv3D`` for ``value``, a ``Conv3DBackpropFilterV2`` for ``filter``.
+
+    >>> y = tf.nn.conv3d_transpose(tf.ones([1, 2, 2, 2, 3]), tf.ones([3, 3, 3, 4, 3]),
+    ...                            [1, 4, 4, 4, 4], [1, 2, 2, 2, 1])
+    >>> y.shape.as_list()
+    [1, 4, 4, 4, 4]
+    """
+    value = _one_of(value, input, "value", "input")
+    filter = _one_of(filter, filters, "filter", "filters")
+    with name_scope(name, "conv3d_transpose", [value, filter, output_shape]) as scope:
+        attrs = _conv3d_call_attrs(strides, padding, data_format, dilations,
+                                   "Conv3DBackpropInputV2")
+        filter = convert_to_tensor(filter, name="filter")
+        if not isinstance(output_shape, Tensor):
+            output_shape = list(output_shape)
+            if len(output_shape) != 5:
+                dims = filter.shape.as_tuple()
+                fshape = "?" if dims is None else \
+                    "[" + ",".join("?" if d is None else str(d) for d in dims) + "]"
+                raise ValueError(
+                    f"Shape must be rank 5 but is rank {len(output_shape)} for "
+                    f"'{scope.rstrip('/')}' (op: 'Conv3DBackpropInputV2') with input shapes: "
+                    f"[{len(output_shape)}], {fshape}.")
+        return conv3d_backprop_input_v2_op.bind(output_shape, filter, value, name=scope,
+                                                **attrs)
 
 
 # ── Conv3DBackpropFilterV2 ───────────────────────────────────────────────────────────

@@ -341,6 +341,9 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
     With several shards, id ``i`` lives in shard ``i % n`` ("mod") or in contiguous
     blocks ("div", the first ``size % n`` shards one row longer). ``max_norm`` clips each
     looked-up row to that L2 norm. The gradient reaching ``params`` is ``IndexedSlices``.
+    A ``PartitionedVariable`` is its list of parts, as in TF: its parts hold contiguous
+    rows, so "div" looks up row ``i`` of the whole, while the default "mod" reads row
+    ``i // n`` of part ``i % n`` (TF's behaviour too).
 
     >>> e = embedding_lookup(tf.zeros([10, 4]), [1, 3, 3])
     >>> e.shape.as_list(), e.op.inputs[0].op.type

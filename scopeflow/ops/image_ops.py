@@ -1,5 +1,6 @@
-"""Image resizing (NHWC), with gradients: ``ResizeBilinear``, ``ResizeNearestNeighbor`` and
-their gradient ops, and TF1's ``tf.image.resize_images`` family built on them.
+"""Image resizing (NHWC), with gradients: ``ResizeBilinear``, ``ResizeNearestNeighbor``,
+``ResizeBicubic`` and their gradient ops, ``ResizeArea`` (no gradient, as TF), and TF1's
+``tf.image.resize_images`` family built on them.
 
 The kernels follow TF's CPU kernels (resize_bilinear_op.cc, resize_nearest_neighbor_op.cc)
 in float32 arithmetic: the scale is ``in / out`` (``(in - 1) / (out - 1)`` with
@@ -7,7 +8,10 @@ in float32 arithmetic: the scale is ``in / out`` (``(in - 1) / (out - 1)`` with
 ``half_pixel_centers``; nearest neighbour drops the ``- 0.5``), and bilinear lerps first
 along x, then along y. Each output row and column's source indices and weights are
 computed once; the pixels are gathered and combined with whole-array NumPy operations, and
-the gradients scatter back with ``np.add.at`` in TF's order.
+the gradients scatter back with ``np.add.at`` in TF's order. Bicubic reads TF's table of
+1025 cubic weights (a = -0.75, or Keys' a = -0.5 with ``half_pixel_centers``), interpolates
+along y and then x; area weighs each input pixel by the length of it each output cell
+covers (``[i * scale, (i + 1) * scale)``), scaled by ``1 / (scale_y * scale_x)``.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from scopeflow.ops import array_ops, math_ops
 from scopeflow.ops.op_helpers import _partial_dims
 
 __all__ = ["ResizeMethod", "resize_images", "resize", "resize_bilinear",
-           "resize_nearest_neighbor"]
+           "resize_nearest_neighbor", "resize_bicubic", "resize_area"]
 
 # TF's T lists of the resize ops (bfloat16 aside, which scopeflow lacks).
 _RESIZE_TYPES = (dtypes.int8, dtypes.uint8, dtypes.int16, dtypes.uint16, dtypes.int32,
@@ -274,6 +278,172 @@ def _resize_nearest_neighbor_grad_kernel(grads, size, *, align_corners, half_pix
     return np.ascontiguousarray(np.moveaxis(acc.reshape(h, w, n, c), 2, 0))
 
 
+# ── ResizeBicubic: shared weights ────────────────────────────────────────────────────
+_CUBIC_TABLE_SIZE = 1024
+
+
+def _cubic_table(a):
+    """TF's ``InitCoeffsTable``: for each of 1025 offsets t in [0, 1], the weight of the
+    near tap ``(a + 2) t^3 - (a + 3) t^2 + 1`` and of the far tap at ``t + 1``
+    (``a t^3 - 5a t^2 + 8a t - 4a``), computed in double and stored as float32."""
+    t = np.arange(_CUBIC_TABLE_SIZE + 1, dtype=np.float64) / _CUBIC_TABLE_SIZE
+    near = ((a + 2) * t - (a + 3)) * t * t + 1
+    t = t + 1
+    far = ((a * t - 5 * a) * t + 8 * a) * t - 4 * a
+    return np.stack([near, far], axis=1).astype(np.float32)
+
+
+_CUBIC_LEGACY = _cubic_table(-0.75)  # TF's default kernel
+_CUBIC_KEYS = _cubic_table(-0.5)  # Keys' cubic, with half_pixel_centers
+
+
+def _cubic_weights(in_size, out_size, align_corners, half_pixel_centers):
+    """Each output coordinate's four source indices and float32 weights, (out, 4) each, as
+    TF's ``GetWeightsAndIndices``: the offset into the table is ``lrintf(delta * 1024)``;
+    with ``half_pixel_centers`` (Keys' cubic) taps outside the image weigh 0 and the rest
+    are renormalised, else the edge pixel repeats."""
+    scale = _scale(in_size, out_size, align_corners)
+    i = np.arange(out_size, dtype=np.float32)
+    if half_pixel_centers:
+        src = ((i + np.float32(0.5)) * scale - np.float32(0.5)).astype(np.float32)
+    else:
+        src = (i * scale).astype(np.float32)
+    loc = np.floor(src)
+    offset = np.rint((src - loc) * np.float32(_CUBIC_TABLE_SIZE)).astype(np.int64)
+    table = _CUBIC_KEYS if half_pixel_centers else _CUBIC_LEGACY
+    weights = np.stack([table[offset, 1], table[offset, 0],
+                        table[_CUBIC_TABLE_SIZE - offset, 0],
+                        table[_CUBIC_TABLE_SIZE - offset, 1]], axis=1)
+    taps = loc.astype(np.int64)[:, None] + np.arange(-1, 3)[None, :]
+    index = np.clip(taps, 0, in_size - 1)
+    if half_pixel_centers:
+        weights = np.where(index == taps, weights, np.float32(0))
+        total = ((weights[:, 0] + weights[:, 1]) + weights[:, 2]) + weights[:, 3]
+        ok = np.abs(total) >= np.float32(1000) * np.finfo(np.float32).tiny
+        inverse = np.float32(1) / np.where(ok, total, np.float32(1))
+        weights = np.where(ok[:, None], weights * inverse[:, None], weights)
+    return index, weights.astype(np.float32)
+
+
+def _cubic_sum(values, index, weights, axis):
+    """``w0 v0 + w1 v1 + w2 v2 + w3 v3`` along ``axis`` (float32, TF's order)."""
+    shape = [1] * values.ndim
+    shape[axis] = -1
+    out = None
+    for k in range(4):
+        term = np.take(values, index[:, k], axis=axis) * weights[:, k].reshape(shape)
+        out = term if out is None else out + term
+    return out
+
+
+# ── ResizeBicubic ────────────────────────────────────────────────────────────────────
+def _resize_bicubic_dtype(images, size, **attrs):
+    """TF's ResizeBicubic: the resize types in, float32 out (as ResizeBilinear)."""
+    return _resize_bilinear_dtype(images, size)
+
+
+resize_bicubic_op = OpDef("ResizeBicubic", shape=_resize_shape, dtype=_resize_bicubic_dtype,
+                          attrs=_RESIZE_ATTRS, shape_from_tensors=True,
+                          input_names=("images", "size"))
+
+
+@resize_bicubic_op.def_kernel
+def _resize_bicubic_kernel(images, size, *, align_corners, half_pixel_centers):
+    _check_attrs(align_corners, half_pixel_centers)
+    oh, ow = _new_size(images, size)
+    _, h, w, _ = images.shape
+    yi, yw = _cubic_weights(h, oh, align_corners, half_pixel_centers)
+    xi, xw = _cubic_weights(w, ow, align_corners, half_pixel_centers)
+    # TF interpolates along y at the four source columns, then along x.
+    rows = _cubic_sum(images.astype(np.float32, copy=False), yi, yw, axis=1)
+    return _cubic_sum(rows, xi, xw, axis=2)
+
+
+@resize_bicubic_op.def_grad
+def _resize_bicubic_grad(op, dy):
+    image = op.inputs[0]
+    if image.dtype.base_dtype not in (dtypes.float32, dtypes.float64):
+        return [None, None]  # as TF: no gradient for integer or half images
+    return [resize_bicubic_grad_op.bind(
+        dy, image, align_corners=op.get_attr("align_corners"),
+        half_pixel_centers=op.get_attr("half_pixel_centers")), None]
+
+
+# ── ResizeBicubicGrad: each output pixel's gradient back to its 16 sources ───────────
+def _resize_bicubic_grad_dtype(grads, original_image, **attrs):
+    check_dtype(grads, (dtypes.float32,), "grads")
+    return check_dtype(original_image, (dtypes.float32, dtypes.float64), "original_image")
+
+
+resize_bicubic_grad_op = OpDef(
+    "ResizeBicubicGrad", shape=_resize_bilinear_grad_shape, dtype=_resize_bicubic_grad_dtype,
+    attrs=_RESIZE_ATTRS, shape_from_tensors=True, input_names=("grads", "original_image"),
+    grad=NO_GRADIENT)  # TF registers none
+
+
+@resize_bicubic_grad_op.def_kernel
+def _resize_bicubic_grad_kernel(grads, original_image, *, align_corners, half_pixel_centers):
+    _check_attrs(align_corners, half_pixel_centers)
+    if grads.ndim != 4 or original_image.ndim != 4:
+        raise errors.InvalidArgumentError(None, None, "input_grad must be 4-dimensional"
+                                          f"{list(grads.shape)}")
+    n, h, w, c = original_image.shape
+    _, oh, ow, _ = grads.shape
+    yi, yw = _cubic_weights(h, oh, align_corners, half_pixel_centers)
+    xi, xw = _cubic_weights(w, ow, align_corners, half_pixel_centers)
+    g = grads.astype(np.float32, copy=False)
+    # TF adds T(g * wy * wx) to the 16 sources in (y, x, y tap, x tap) order: so does
+    # np.add.at over the flattened contributions.
+    parts = ((g[:, :, :, None, None, :] * yw[None, :, None, :, None, None])
+             * xw[None, None, :, None, :, None])  # (n, oh, ow, 4, 4, c)
+    flat = (yi[:, None, :, None] * w + xi[None, :, None, :]).reshape(-1)
+    out_dtype = original_image.dtype
+    parts = np.moveaxis(parts.reshape(n, -1, c), 1, 0).reshape(flat.size, n * c)
+    acc = np.zeros((h * w, n * c), out_dtype)
+    np.add.at(acc, flat, parts.astype(out_dtype, copy=False))
+    return np.ascontiguousarray(np.moveaxis(acc.reshape(h, w, n, c), 2, 0))
+
+
+# ── ResizeArea: each output pixel averages the input area it covers ──────────────────
+def _area_matrix(in_size, out_size, align_corners):
+    """The (out, in) float32 matrix of TF's per-cell area weights (``resize_area_op.cc``):
+    output cell ``i`` covers ``[i * scale, (i + 1) * scale)`` of the input, each input
+    pixel weighing the length it overlaps (indices beyond the edge read the edge)."""
+    scale = _scale(in_size, out_size, align_corners)
+    m = np.zeros((out_size, in_size), np.float32)
+    one = np.float32(1)
+    for i in range(out_size):
+        lo, hi = np.float32(np.float32(i) * scale), np.float32(np.float32(i + 1) * scale)
+        for j in range(int(np.floor(lo)), int(np.ceil(hi))):
+            fj = np.float32(j)
+            part = min(fj + one - lo, hi - lo) if fj < lo else min(hi - fj, one)
+            m[i, min(max(j, 0), in_size - 1)] += part
+    return m, scale
+
+
+def _resize_area_dtype(images, size, **attrs):
+    return _resize_bilinear_dtype(images, size)
+
+
+resize_area_op = OpDef("ResizeArea", shape=_resize_shape, dtype=_resize_area_dtype,
+                       attrs={"align_corners": False}, shape_from_tensors=True,
+                       input_names=("images", "size"),
+                       grad=NO_GRADIENT)  # TF registers none
+
+
+@resize_area_op.def_kernel
+def _resize_area_kernel(images, size, *, align_corners):
+    oh, ow = _new_size(images, size)
+    _, h, w, _ = images.shape
+    my, sy = _area_matrix(h, oh, align_corners)
+    mx, sx = _area_matrix(w, ow, align_corners)
+    scale = np.float32(1.0 / (sy * sx))
+    x = images.astype(np.float64, copy=False)
+    out = np.einsum("yi,nijc,xj->nyxc", my.astype(np.float64), x, mx.astype(np.float64),
+                    optimize=True)
+    return (out.astype(np.float32) * scale).astype(np.float32)
+
+
 # ── tf.image builders ────────────────────────────────────────────────────────────────
 def resize_bilinear(images, size, align_corners=False, name=None,
                     half_pixel_centers=False) -> Tensor:
@@ -296,6 +466,28 @@ def resize_nearest_neighbor(images, size, align_corners=False, name=None,
                                            half_pixel_centers=bool(half_pixel_centers))
 
 
+def resize_bicubic(images, size, align_corners=False, name=None,
+                   half_pixel_centers=False) -> Tensor:
+    """A ``ResizeBicubic`` of 4-D ``images`` to ``size``; the result is float32 (Keys'
+    cubic with ``half_pixel_centers``, else TF's legacy a = -0.75 kernel).
+
+    >>> tf.image.resize_bicubic(tf.ones([1, 2, 2, 1]), [4, 3]).shape.as_list()
+    [1, 4, 3, 1]
+    """
+    return resize_bicubic_op.bind(images, size, name=name, align_corners=bool(align_corners),
+                                  half_pixel_centers=bool(half_pixel_centers))
+
+
+def resize_area(images, size, align_corners=False, name=None) -> Tensor:
+    """A ``ResizeArea`` of 4-D ``images`` to ``size``: each output pixel is the mean of the
+    input area it covers; float32, with no gradient (as TF).
+
+    >>> tf.image.resize_area(tf.ones([1, 4, 4, 1]), [2, 2]).shape.as_list()
+    [1, 2, 2, 1]
+    """
+    return resize_area_op.bind(images, size, name=name, align_corners=bool(align_corners))
+
+
 def _size_tensor(size):
     return convert_to_tensor(size, dtypes.int32, name="size")
 
@@ -308,7 +500,8 @@ def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=Fals
                   preserve_aspect_ratio=False, name=None) -> Tensor:
     """TF1's ``tf.image.resize_images`` (also ``tf.image.resize``): 4-D
     ``[batch, height, width, channels]`` or 3-D ``[height, width, channels]`` images
-    resized to ``size``. Bilinear results are float32; nearest neighbour keeps the dtype;
+    resized to ``size``. Bilinear, bicubic and area results are float32; nearest
+    neighbour keeps the dtype;
     when the size is statically unchanged the images are returned as they are.
 
     >>> tf.image.resize_images(tf.ones([4, 6, 3]), [8, 12]).shape.as_list()
@@ -339,8 +532,10 @@ def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=Fals
         if None not in (height, width, new_h, new_w) and (height, width) == (new_h, new_w):
             return images if is_batch else array_ops.squeeze(images, axis=[0])
         op_def = _resize_op(method)
-        out = op_def.bind(images, size, align_corners=bool(align_corners),
-                          half_pixel_centers=False)
+        attrs = {"align_corners": bool(align_corners)}
+        if op_def is not resize_area_op:
+            attrs["half_pixel_centers"] = False
+        out = op_def.bind(images, size, **attrs)
         if static_hw is not None:  # TF's C++ shape inference folds the size's subgraph
             out.set_shape([None, *static_hw, None])
         return out if is_batch else array_ops.squeeze(out, axis=[0])
@@ -354,10 +549,10 @@ def _resize_op(method):
         return resize_bilinear_op
     if kind == "nearest":
         return resize_nearest_neighbor_op
-    if kind in ("bicubic", "area"):
-        raise NotImplementedError(
-            f"tf.image.resize_images with ResizeMethod.{kind.upper()} is not implemented "
-            "by scopeflow yet (BILINEAR and NEAREST_NEIGHBOR are)")
+    if kind == "bicubic":
+        return resize_bicubic_op
+    if kind == "area":
+        return resize_area_op
     raise ValueError(f"Resize method is not implemented: {method}")
 
 

@@ -24,7 +24,7 @@ from scopeflow.io.tensor_bundle import BundleReader, data_filename, index_filena
 from scopeflow.ops.array_ops import stack
 
 __all__ = ["save_v2", "restore_v2", "sharded_filename", "merge_v2_checkpoints", "string_join",
-           "regex_full_match"]
+           "regex_full_match", "read_file", "write_file"]
 
 
 def _as_str(x) -> str:
@@ -42,12 +42,14 @@ def _check_names(op_type, prefix, tensor_names, shape_and_slices, n):
             raise ValueError(f"{op_type}: {what} has {s[0]} entries for {n} tensors")
 
 
-def _check_slices(ctx, shape_and_slices):
+def _slice_specs(ctx, shape_and_slices, n):
+    """The ``shape_and_slices`` strings (``"10 4 0,4:-"``: a slice of a partitioned variable;
+    ``""``: the whole tensor)."""
     specs = [_as_str(s) for s in np.asarray(shape_and_slices).reshape(-1)]
-    if any(specs):
-        raise errors.UnimplementedError(
-            None, ctx.op, f"{ctx.op.type}: partitioned (sliced) tensors are not supported: "
-            f"shape_and_slices={specs}")
+    if len(specs) != n:
+        raise errors.InvalidArgumentError(
+            None, ctx.op, f"Got {len(specs)} shape_and_slices for {n} tensors")
+    return specs
 
 
 def _string_inputs(prefix, tensor_names, shape_and_slices):
@@ -82,13 +84,15 @@ def _save_v2_kernel(ctx, prefix, tensor_names, shape_and_slices, *tensors, dtype
     if len(names) != len(tensors):
         raise errors.InvalidArgumentError(
             None, ctx.op, f"Got {len(names)} tensor names for {len(tensors)} tensors")
-    _check_slices(ctx, shape_and_slices)
+    specs = _slice_specs(ctx, shape_and_slices, len(names))
     arrays = [np.asarray(t, dtype=d.as_numpy_dtype) for t, d in zip(tensors, dtypes)]
     prefix = _as_str(prefix)
     try:
-        write_bundle(prefix, names, arrays)
+        write_bundle(prefix, names, arrays, slices=specs)
     except OSError as e:
         raise _os_error(ctx, e, f"Failed to write checkpoint {prefix}") from None
+    except ValueError as e:
+        raise errors.InvalidArgumentError(None, ctx.op, str(e)) from None
 
 
 _OS_ERRORS = {FileNotFoundError: errors.NotFoundError, NotADirectoryError: errors.NotFoundError,
@@ -132,7 +136,7 @@ def _restore_v2_kernel(ctx, prefix, tensor_names, shape_and_slices, *, dtypes):
     if len(names) != len(dtypes):
         raise errors.InvalidArgumentError(
             None, ctx.op, f"Got {len(names)} tensor names for {len(dtypes)} dtypes")
-    _check_slices(ctx, shape_and_slices)
+    specs = _slice_specs(ctx, shape_and_slices, len(names))
     out = []
     prefix = _as_str(prefix)
     try:
@@ -150,8 +154,11 @@ def _restore_v2_kernel(ctx, prefix, tensor_names, shape_and_slices, *, dtypes):
                     None, ctx.op, f"tensor_name = {name}; expected dtype "
                     f"{_tf_type_name(dtype)} does not equal original dtype "
                     f"{_tf_type_name(saved)}")
-        for name in names:
-            out.append(reader.read(name))
+        for name, spec in zip(names, specs):
+            try:
+                out.append(reader.read(name, spec))
+            except ValueError as e:  # a malformed spec
+                raise errors.InvalidArgumentError(None, ctx.op, str(e)) from None
     return out[0] if len(out) == 1 else tuple(out)
 
 
@@ -262,18 +269,24 @@ def _merge_bundles(prefixes, merged, allow_missing_files):
     for p, header, table in parts:
         for key, value in table:
             entry = protos.BundleEntryProto.FromString(value)
-            entry.shard_id += first_shard
+            if entry.slices:  # a partitioned variable's entry: its parts may be in any shard
+                if key in entries and entries[key].slices:
+                    entries[key].slices.extend(entry.slices)
+                    continue
+            else:
+                entry.shard_id += first_shard
             if key in entries:
                 raise errors.InvalidArgumentError(
-                    None, None, f"Duplicate tensor keys across shards: {key.decode()!r}")
-            entries[key] = entry.SerializeToString()
+                    None, None, "Duplicate tensor keys across shards: "
+                    f"{key.decode(errors='replace')!r}")
+            entries[key] = entry
         for i in range(header.num_shards):
             os.replace(data_filename(p, i, header.num_shards),
                        data_filename(merged, first_shard + i, total))
         first_shard += header.num_shards
     merged_header = protos.BundleHeaderProto(num_shards=total, version=parts[0][1].version)
     table = sstable.build_table([(b"", merged_header.SerializeToString())] +
-                                sorted(entries.items()))
+                                sorted((k, e.SerializeToString()) for k, e in entries.items()))
     atomic_write_bytes(index_filename(merged), table)
     for p, _, _ in parts:
         os.remove(index_filename(p))
@@ -363,3 +376,76 @@ static_regex_full_match_op = OpDef(
 def regex_full_match(input, pattern, name=None):  # noqa: A002 - TF's name
     """Whether each string fully matches ``pattern`` (a Python string: the static op)."""
     return static_regex_full_match_op.bind(input, pattern=pattern, name=name)
+
+
+# ── ReadFile ─────────────────────────────────────────────────────────────────────────
+# Stateful (unlike TF's), so a plan never folds a file's contents into a constant when it
+# is compiled: every run reads the file as it is then.
+def _file_error(e, path):
+    """An OSError as TF's POSIX file system reports it: ``<path>; <strerror>``."""
+    if isinstance(e, (FileNotFoundError, NotADirectoryError)):
+        return errors.NotFoundError(None, None, f"{path}; No such file or directory")
+    if isinstance(e, IsADirectoryError):
+        return errors.FailedPreconditionError(None, None, f"{path}; Is a directory")
+    if isinstance(e, PermissionError):
+        return errors.PermissionDeniedError(None, None, f"{path}; Permission denied")
+    return errors.UnknownError(None, None, f"{path}; {e.strerror or e}")
+
+
+def _read_file_shape(filename):
+    return TensorShape([])
+
+
+def _read_file_dtype(filename):
+    return _dtypes.string
+
+
+def _read_file_kernel(ctx, filename):
+    path = _as_str(filename)
+    try:
+        with open(path, "rb") as f:
+            return np.array(f.read(), dtype=object)
+    except OSError as e:
+        raise _file_error(e, path) from None
+
+
+read_file_op = OpDef("ReadFile", shape=_read_file_shape, dtype=_read_file_dtype,
+                     kernel=_read_file_kernel, stateful=True, grad=NO_GRADIENT, fresh_outputs=True,
+                     input_names=("filename",))
+
+
+def read_file(filename, name=None):
+    """The contents of the file ``filename`` (a scalar string)."""
+    return read_file_op.bind(filename, name=name or "ReadFile")
+
+
+# ── WriteFile ────────────────────────────────────────────────────────────────────────
+def _write_file_shape(filename, contents):
+    return []
+
+
+def _write_file_dtype(filename, contents):
+    return []
+
+
+def _write_file_kernel(ctx, filename, contents):
+    path = _as_str(filename)
+    data = contents.item() if isinstance(contents, np.ndarray) else contents
+    try:
+        parent = os.path.dirname(path)
+        if parent:
+            os.makedirs(parent, exist_ok=True)  # TF's WriteFile creates the directories
+        with open(path, "wb") as f:
+            f.write(data if isinstance(data, bytes) else str(data).encode("utf-8"))
+    except OSError as e:
+        raise _file_error(e, path) from None
+
+
+write_file_op = OpDef("WriteFile", shape=_write_file_shape, dtype=_write_file_dtype,
+                      kernel=_write_file_kernel, num_outputs=0, stateful=True,
+                      grad=NO_GRADIENT, input_names=("filename", "contents"))
+
+
+def write_file(filename, contents, name=None):
+    """Writes ``contents`` to the file ``filename``, creating its directories."""
+    return write_file_op.bind(filename, contents, name=name or "WriteFile")

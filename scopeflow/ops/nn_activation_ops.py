@@ -215,13 +215,14 @@ def selu(features, name=None) -> Tensor:
 
 # ── LeakyRelu / LeakyReluGrad ────────────────────────────────────────────────────────
 def _leaky_relu_kernel(x, *, alpha):
+    # alpha is TF's `float` attr, a float32: float64 inputs get 0.2f = 0.20000000298...
     if 0 <= alpha <= 1:
-        return np.maximum(x, x * x.dtype.type(alpha))
-    return np.where(x > 0, x, x * x.dtype.type(alpha))
+        return np.maximum(x, x * x.dtype.type(np.float32(alpha)))
+    return np.where(x > 0, x, x * x.dtype.type(np.float32(alpha)))
 
 
 def _leaky_relu_grad_kernel(dy, x, *, alpha):
-    return np.where(x > 0, dy, dy * dy.dtype.type(alpha))
+    return np.where(x > 0, dy, dy * dy.dtype.type(np.float32(alpha)))
 
 
 leaky_relu_op = OpDef("LeakyRelu", shape=same_shape, dtype=same_dtype_in(FLOATS),

@@ -552,6 +552,10 @@ def _split_kernel(axis, value, *, num_split):
                                    f"split dimension, but got split_dim {a} (size = "
                                    f"{value.shape[a]}) and num_split {num_split}")
     outs = tuple(np.split(value, num_split, axis=a))
+    if a % value.ndim and num_split > 1:
+        # Pieces across an inner axis are strided views: copy them, as TF's Split does, so
+        # their readers (an LSTM's gates) run on contiguous memory.
+        outs = tuple(np.ascontiguousarray(o) for o in outs)
     return outs[0] if num_split == 1 else outs
 
 

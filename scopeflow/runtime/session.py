@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import collections
+import threading
+import time
 import warnings
 
 import numpy as np
@@ -31,7 +33,8 @@ GROWTH_STREAK_TO_WARN = 5
 class SessionState:
     """Everything a session owns: variable values and random-stream positions."""
 
-    __slots__ = ("vars", "rngs", "subplans", "passes", "__weakref__")
+    __slots__ = ("vars", "rngs", "subplans", "passes", "resources", "deadlines",
+                 "__weakref__")
 
     def __init__(self, passes=None):
         self.vars: dict[str, np.ndarray] = {}
@@ -40,6 +43,11 @@ class SessionState:
         # plan passes they are compiled with (the session's).
         self.subplans: dict = {}
         self.passes = passes
+        # Per-session resources of stateful ops, by op name: iterators (tf.data), queues.
+        self.resources: dict = {}
+        # The deadline (time.monotonic) of each thread's run in progress that has one
+        # (RunOptions.timeout_in_ms), by thread id, for kernels that block (queue ops).
+        self.deadlines: dict[int, float] = {}
 
 
 # ── Fetch structures ─────────────────────────────────────────────────────────────────
@@ -128,6 +136,9 @@ class Session:
         self._placed = 0  # how many of the graph's ops the last placement saw
         self._closed = False
         self._default_cm = None
+        # Runs may come from several threads (queue runners): placement and compiling a
+        # plan are done under this lock; running a plan is not (a dequeue may block).
+        self._lock = threading.RLock()
 
     @property
     def graph(self) -> Graph:
@@ -145,7 +156,11 @@ class Session:
     def close(self):
         self._closed = True
         self._plans.clear()
-        self._state = SessionState(self._passes)
+        old, self._state = self._state, SessionState(self._passes)
+        for resource in list(old.resources.values()):  # wakes ops blocked on a queue
+            cancel = getattr(resource, "cancel", None)
+            if cancel is not None:
+                cancel()
 
     def as_default(self):
         """Makes this the default session for ``Tensor.eval``/``Operation.run`` in a block."""
@@ -178,7 +193,16 @@ class Session:
             structure = _FetchStructure(self._graph, fetches)
             elements, build = structure.elements, structure.build
         feed_tensors, feed_values = self._resolve_feeds(feed_dict)
-        values = self._run_elements(elements, feed_tensors, feed_values)
+        timeout_ms = getattr(options, "timeout_in_ms", 0) if options is not None else 0
+        if timeout_ms > 0:
+            deadlines, thread = self._state.deadlines, threading.get_ident()
+            deadlines[thread] = time.monotonic() + timeout_ms / 1000
+            try:
+                values = self._run_elements(elements, feed_tensors, feed_values)
+            finally:
+                deadlines.pop(thread, None)
+        else:
+            values = self._run_elements(elements, feed_tensors, feed_values)
         if build is None:
             return values[0] if type(fetches) is Tensor else None
         return build(values)
@@ -216,13 +240,17 @@ class Session:
         key = (tuple(elements), feed_tensors)
         plan = self._plans.get(key)
         graph = self._graph
-        if len(graph._ops) != self._placed:  # TF places the whole graph as it grows
-            place(graph._ops, self._config)
-            self._placed = len(graph._ops)
-        if plan is None:  # the split into fetches and targets is done once, here
-            fetch_tensors = [e for e in elements if type(e) is Tensor]
-            targets = [e for e in elements if type(e) is not Tensor]
-            plan = self._plans[key] = self._compile(fetch_tensors, targets, feed_tensors)
+        if plan is None or len(graph._ops) != self._placed:
+            with self._lock:
+                if len(graph._ops) != self._placed:  # TF places the whole graph as it grows
+                    place(graph._ops, self._config)
+                    self._placed = len(graph._ops)
+                plan = self._plans.get(key)
+                if plan is None:  # the split into fetches and targets is done once, here
+                    fetch_tensors = [e for e in elements if type(e) is Tensor]
+                    targets = [e for e in elements if type(e) is not Tensor]
+                    plan = self._plans[key] = self._compile(fetch_tensors, targets,
+                                                            feed_tensors)
         if len(graph._ops) != graph._growth["last_size"]:
             self._note_graph_growth()
         graph._growth["runs"] += 1
@@ -248,6 +276,8 @@ class Session:
         single = type(fetches) is Tensor or type(fetches) is Operation
 
         def call(*feed_args, **kwargs):
+            if self._closed:
+                raise RuntimeError("Attempted to use a closed Session.")
             if len(feed_args) != len(feed_tensors):
                 raise ValueError(f"Expected {len(feed_tensors)} feed values, got "
                                  f"{len(feed_args)}")

@@ -3,7 +3,19 @@
 from __future__ import annotations
 
 from scopeflow._api import missing_attribute
+from scopeflow.io.protos import (
+    BytesList,
+    Example,
+    Feature,
+    FeatureList,
+    FeatureLists,
+    Features,
+    FloatList,
+    Int64List,
+    SequenceExample,
+)
 from scopeflow.summary.reader import summary_iterator
+from scopeflow.train import queue_runner
 from scopeflow.train.checkpoint_management import (
     checkpoint_exists,
     generate_checkpoint_state_proto,
@@ -19,6 +31,23 @@ from scopeflow.train.checkpoint_utils import (
     list_variables,
     load_checkpoint,
     load_variable,
+)
+from scopeflow.train.coordinator import Coordinator, LooperThread
+from scopeflow.train.input import (
+    batch,
+    batch_join,
+    input_producer,
+    limit_epochs,
+    match_filenames_once,
+    maybe_batch,
+    maybe_batch_join,
+    maybe_shuffle_batch,
+    maybe_shuffle_batch_join,
+    range_input_producer,
+    shuffle_batch,
+    shuffle_batch_join,
+    slice_input_producer,
+    string_input_producer,
 )
 from scopeflow.train.learning_rate_decay import (
     cosine_decay,
@@ -38,6 +67,7 @@ from scopeflow.train.optimizers import (
     MomentumOptimizer,
     RMSPropOptimizer,
 )
+from scopeflow.train.queue_runner import QueueRunner, add_queue_runner, start_queue_runners
 from scopeflow.train.saver import (
     BaseSaverBuilder,
     BulkSaverBuilder,
@@ -55,6 +85,8 @@ from scopeflow.train.training_util import (
 
 __all__ = [
     "summary_iterator",
+    "Example", "SequenceExample", "Features", "Feature", "FeatureList", "FeatureLists",
+    "BytesList", "FloatList", "Int64List",
     "Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOptimizer",
     "AdagradOptimizer", "RMSPropOptimizer", "AdadeltaOptimizer", "FtrlOptimizer",
     "get_global_step", "create_global_step", "get_or_create_global_step",
@@ -65,6 +97,11 @@ __all__ = [
     "load_checkpoint", "NewCheckpointReader", "list_variables", "load_variable",
     "init_from_checkpoint",
     "Saver", "BaseSaverBuilder", "BulkSaverBuilder", "RestoreReport", "export_meta_graph",
+    "queue_runner", "Coordinator", "LooperThread", "QueueRunner", "add_queue_runner",
+    "start_queue_runners", "batch", "batch_join", "input_producer", "limit_epochs",
+    "match_filenames_once", "maybe_batch", "maybe_batch_join", "maybe_shuffle_batch",
+    "maybe_shuffle_batch_join", "range_input_producer", "shuffle_batch", "shuffle_batch_join",
+    "slice_input_producer", "string_input_producer",
 ]
 
 

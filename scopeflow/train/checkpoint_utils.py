@@ -27,6 +27,7 @@ from scopeflow.framework import errors
 from scopeflow.io.protos import DATA_TYPE
 from scopeflow.io.tensor_bundle import BundleReader
 from scopeflow.ops import io_ops, state_ops
+from scopeflow.partitioning import PartitionedVariable
 from scopeflow.train.checkpoint_management import latest_checkpoint
 from scopeflow.variable_scope import _store
 from scopeflow.variables import Variable
@@ -158,11 +159,54 @@ def _is_variable(x) -> bool:
     return isinstance(x, Variable)
 
 
-def _set_checkpoint_initializer(variable, ckpt_file, tensor_name):
+def _collect_partitioned_variable(name, all_vars):
+    """The parts ``name/part_0``, ``name/part_1``... of a partitioned variable, or None."""
+    if name + "/part_0" not in all_vars:
+        return None
+    parts, i = [], 0
+    while f"{name}/part_{i}" in all_vars:
+        parts.append(all_vars[f"{name}/part_{i}"])
+        i += 1
+    return parts
+
+
+def _store_variable(name, store_vars):
+    """The variable ``get_variable`` made as ``name``, or its parts (a list), or None."""
+    var = store_vars.get(name)
+    return _collect_partitioned_variable(name, store_vars) if var is None else var
+
+
+def _as_parts(current):
+    """A partitioned variable (or a list of its parts) as the list of parts, else None."""
+    if isinstance(current, PartitionedVariable):
+        return list(current)
+    if isinstance(current, (list, tuple)) and current and all(_is_variable(v)
+                                                              for v in current):
+        return list(current)
+    return None
+
+
+def _set_variable_or_list_initializer(variable_or_list, ckpt_file, tensor_name):
+    """Each part of a list reads its slice (``_save_slice_info.spec``) of the tensor."""
+    if not isinstance(variable_or_list, list):
+        _set_checkpoint_initializer(variable_or_list, ckpt_file, tensor_name)
+        return
+    slice_name = None
+    for v in variable_or_list:
+        slice_info = v._save_slice_info
+        if slice_name is None:
+            slice_name = slice_info.full_name
+        elif slice_name != slice_info.full_name:
+            raise ValueError(f"Slices must all be from the same tensor: {slice_name} != "
+                             f"{slice_info.full_name}")
+        _set_checkpoint_initializer(v, ckpt_file, tensor_name, slice_info.spec)
+
+
+def _set_checkpoint_initializer(variable, ckpt_file, tensor_name, slice_spec=""):
     """Makes ``variable``'s initializer assign ``tensor_name`` read from ``ckpt_file``."""
 
     base_type = variable.dtype.base_dtype
-    restore = io_ops.restore_v2(ckpt_file, [tensor_name], [""], [base_type],
+    restore = io_ops.restore_v2(ckpt_file, [tensor_name], [slice_spec], [base_type],
                                 name="checkpoint_initializer")
     shape = variable.get_shape()
     init = state_ops.assign(variable._ref(), restore, validate_shape=shape.is_fully_defined())
@@ -172,9 +216,20 @@ def _set_checkpoint_initializer(variable, ckpt_file, tensor_name):
 
 
 def _check_variable(var, tensor_name, reader, ckpt_dir_or_file):
-    """TF's shape check, plus a dtype check TF leaves to the first session run."""
+    """TF's shape check, plus a dtype check TF leaves to the first session run; the parts
+    of a partitioned variable (a list) are checked by their full shape."""
     shape = reader.shape(tensor_name)
-    if not var.get_shape().is_compatible_with(list(shape)):
+    if isinstance(var, list):
+        if any(v._save_slice_info is None for v in var):
+            raise ValueError(f"Slices must all be slices: {var}")
+        full_shape = var[0]._save_slice_info.full_shape
+        if list(full_shape) != list(shape):
+            raise ValueError(f"Shape of partitioned variable "
+                             f"{var[0]._save_slice_info.full_name} ({full_shape}) doesn't match "
+                             f"with shape of tensor {tensor_name} ({list(shape)}) from "
+                             "checkpoint reader.")
+        var = var[0]
+    elif not var.get_shape().is_compatible_with(list(shape)):
         raise ValueError(f"Shape of variable {var.name} ({var.get_shape()}) doesn't match with "
                          f"shape of tensor {tensor_name} ({list(shape)}) from checkpoint reader.")
     saved = reader.dtype(tensor_name)
@@ -200,7 +255,9 @@ def _scope_assignments(tensor_name_in_ckpt, current_scope, store_vars, ckpt_dir_
         raise ValueError(f"Assignment map with scope only name {scopes} should map to scope "
                          f"only {tensor_name_in_ckpt}. Should be 'scope/': 'other_scope/'.")
     pairs = []
-    for var_name in sorted(n for n in store_vars if not scopes or n.startswith(scopes + "/")):
+    scope_variables = {n[:n.index("/part_")] if "/part_" in n else n for n in store_vars
+                       if not scopes or n.startswith(scopes + "/")}
+    for var_name in sorted(scope_variables):
         full_tensor_name = var_name[len(scopes):]
         if current_scope != "/":
             full_tensor_name = full_tensor_name[1:]
@@ -211,7 +268,7 @@ def _scope_assignments(tensor_name_in_ckpt, current_scope, store_vars, ckpt_dir_
         if full_tensor_name not in reader:
             raise _missing_tensor(full_tensor_name, ckpt_dir_or_file, reader,
                                   f"({var_name[len(scopes) + 1:]} in {tensor_name_in_ckpt}) ")
-        pairs.append((store_vars[var_name], full_tensor_name))
+        pairs.append((_store_variable(var_name, store_vars), full_tensor_name))
     if not pairs:
         raise ValueError(f"Assignment map {tensor_name_in_ckpt!r}: {current_scope!r} matched no "
                          f"variable: no variable created with tf.get_variable is under "
@@ -231,6 +288,10 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
       from the tensor with the same name under ``old_scope``;
     * ``'/': 'scope/'`` (checkpoint root) or ``'old_scope/': '/'`` (every variable).
 
+    A partitioned variable (its name, the ``PartitionedVariable`` or the list of its parts)
+    initializes each part from its slice of the checkpoint tensor, whether that tensor was
+    saved partitioned or whole.
+
     Nothing is read now: each chosen variable's ``initializer`` becomes an ``Assign`` from a
     ``RestoreV2`` op named ``checkpoint_initializer`` (and its ``initial_value`` that
     op's output), so ``tf.global_variables_initializer()`` loads the checkpoint. Every
@@ -245,11 +306,9 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
     store_vars = _store().vars
     plan = []
     for tensor_name_in_ckpt, current in sorted(assignment_map, key=lambda pair: pair[0]):
-        if isinstance(current, (list, tuple)):
-            raise ValueError(f"init_from_checkpoint: {tensor_name_in_ckpt!r} maps to a list of "
-                             "variables (a partitioned variable); scopeflow has no "
-                             "partitioned variables")
-        var = current if _is_variable(current) else store_vars.get(current)
+        var = _as_parts(current)
+        if var is None:
+            var = current if _is_variable(current) else _store_variable(current, store_vars)
         if var is None:
             plan += _scope_assignments(tensor_name_in_ckpt, current, store_vars,
                                        ckpt_dir_or_file, reader)
@@ -261,7 +320,8 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
         _check_variable(var, tensor_name, reader, ckpt_dir_or_file)
     reader.close()
     for var, tensor_name in plan:
-        _set_checkpoint_initializer(var, ckpt_file, tensor_name)
-        _log.debug("Initialize variable %s from checkpoint %s with %s", var.name,
+        _set_variable_or_list_initializer(var, ckpt_file, tensor_name)
+        _log.debug("Initialize variable %s from checkpoint %s with %s",
+                   ",".join(v.name for v in var) if isinstance(var, list) else var.name,
                    ckpt_dir_or_file, tensor_name)
 

@@ -19,6 +19,11 @@ Beyond TF1:
   :class:`RestoreReport` (what was restored, which checkpoint keys went unused);
   ``saver.preview(path)`` returns the same report without assigning anything.
 * Paths of checkpoints are written relative to the directory in the ``checkpoint`` file.
+
+Partitioned variables are saved as TF saves them: each part is a slice (its
+``_save_slice_info.spec``) of one checkpoint tensor named after the whole variable, with
+the full shape. Restoring reads each part's slice, so a checkpoint restores into the same
+partitioning, another one or an unpartitioned variable (and back), as in TF.
 """
 
 from __future__ import annotations
@@ -33,9 +38,11 @@ import numpy as np
 from scopeflow.framework import errors
 from scopeflow.framework.graph import GraphKeys, Tensor, get_default_graph, name_scope
 from scopeflow.framework.meta_graph import export_meta_graph
+from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.io.protos import SaverDef
-from scopeflow.io.tensor_bundle import BundleReader
+from scopeflow.io.tensor_bundle import BundleReader, parse_shape_and_slice
 from scopeflow.ops import array_ops, constant_op, control_flow_ops, io_ops, math_ops, state_ops
+from scopeflow.partitioning import PartitionedVariable
 from scopeflow.runtime.session import Session
 from scopeflow.train import checkpoint_management as cm
 from scopeflow.train.restore_report import (
@@ -59,14 +66,20 @@ _VARIABLE_OP_TYPES = ("Variable", "VariableV2", "AutoReloadVariable", "VarHandle
 
 # ── what gets saved ──────────────────────────────────────────────────────────────────
 class _VariableSaveable:
-    """One checkpoint key bound to one variable (TF's ``ReferenceVariableSaveable``)."""
+    """One checkpoint key bound to one variable (TF's ``ReferenceVariableSaveable``).
 
-    __slots__ = ("name", "tensor", "variable")
+    A part of a partitioned variable is the slice ``slice_spec`` (TF's
+    ``shape_and_slices`` string, ``"10 4 0,4:0,4"``) of the checkpoint tensor ``name``;
+    ``shape`` is then the full tensor's, as the checkpoint holds it.
+    """
 
-    def __init__(self, name, tensor, variable=None):
+    __slots__ = ("name", "tensor", "variable", "slice_spec")
+
+    def __init__(self, name, tensor, variable=None, slice_spec=""):
         self.name = name          # the checkpoint key
         self.tensor = tensor      # the VariableV2 output (a ref tensor)
         self.variable = variable  # the Variable object when one was given
+        self.slice_spec = slice_spec
 
     @property
     def op(self):
@@ -78,6 +91,8 @@ class _VariableSaveable:
 
     @property
     def shape(self):
+        if self.slice_spec:
+            return TensorShape(parse_shape_and_slice(self.slice_spec)[0])
         return self.tensor.shape
 
     @property
@@ -87,7 +102,7 @@ class _VariableSaveable:
     def restore(self, restored, shape=None):
         if shape is not None:
             restored = array_ops.reshape(restored, shape)
-        validate = shape is None and self.shape.is_fully_defined()
+        validate = shape is None and self.tensor.shape.is_fully_defined()
         return state_ops.assign(self.tensor, restored, validate_shape=validate)
 
 
@@ -113,6 +128,19 @@ def _op_list_to_dict(op_list) -> dict:
         flat.extend(x if isinstance(x, (list, tuple)) else [x])
     names_to_saveables = {}
     for var in sorted(flat, key=lambda x: x.name):
+        if isinstance(var, PartitionedVariable) or _is_saveable_object(var):
+            if var.name in names_to_saveables:
+                raise ValueError(f"At least two variables have the same name: {var.name}")
+            names_to_saveables[var.name] = var
+            continue
+        info = getattr(var, "_save_slice_info", None)
+        if info is not None:  # a part: grouped with its siblings under the full name
+            slices = names_to_saveables.setdefault(info.full_name, [])
+            if not isinstance(slices, list):
+                raise ValueError(f"Mixing slices and non-slices with the same name: "
+                                 f"{info.full_name}")
+            slices.append(var)
+            continue
         t = _as_variable_tensor(var)
         if not _comes_from_variable(t):
             raise TypeError(f"Variable to save is not a Variable: {var}")
@@ -121,6 +149,11 @@ def _op_list_to_dict(op_list) -> dict:
             raise ValueError(f"At least two variables have the same name: {name}")
         names_to_saveables[name] = var
     return names_to_saveables
+
+
+def _is_saveable_object(x) -> bool:
+    """A saveable that is not a variable (``make_saveable_from_iterator``'s)."""
+    return hasattr(x, "restore") and hasattr(x, "slice_spec") and hasattr(x, "tensor")
 
 
 def _validate_and_slice_inputs(names_to_saveables) -> list:
@@ -132,9 +165,17 @@ def _validate_and_slice_inputs(names_to_saveables) -> list:
         if not isinstance(name, str):
             raise TypeError("names_to_saveables must be a dict mapping string names to "
                             f"trackable operations. Name is not a string: {name}")
-        if isinstance(var, (list, tuple)):
-            raise TypeError(f"Partitioned variables are not supported by scopeflow's Saver "
-                            f"(checkpoint key {name!r} maps to a list)")
+        if isinstance(var, (list, tuple, PartitionedVariable)):
+            saveables.extend(_slice_saveables(name, var, seen))
+            continue
+        if _is_saveable_object(var):
+            # A saveable object (an iterator's position): one string entry, as it is.
+            if var.op in seen:
+                raise ValueError(f"The same saveable will be restored with two names: {name}")
+            seen.add(var.op)
+            var.name = name
+            saveables.append(var)
+            continue
         t = _as_variable_tensor(var)
         if not _comes_from_variable(t):
             raise TypeError("names_to_saveables must be a dict mapping string names to "
@@ -144,6 +185,36 @@ def _validate_and_slice_inputs(names_to_saveables) -> list:
         seen.add(t.op)
         saveables.append(_VariableSaveable(name, t, var if t is not var else None))
     return saveables
+
+
+def _slice_saveables(name, parts, seen) -> list:
+    """The parts of a partitioned variable as slices of checkpoint tensor ``name``."""
+    out, slice_name = [], None
+    for v in parts:
+        t = _as_variable_tensor(v)
+        if not _comes_from_variable(t) or t is v:
+            raise ValueError(f"Slices must all be Variables: {v}")
+        info = getattr(v, "_save_slice_info", None)
+        if not info:
+            raise ValueError(f"Slices must all be slices: {v}")
+        if slice_name is None:
+            slice_name = info.full_name
+        elif slice_name != info.full_name:
+            raise ValueError(f"Slices must all be from the same tensor: {slice_name} != "
+                             f"{info.full_name}")
+        if t.op in seen:
+            raise ValueError(f"The same saveable will be restored with two names: {name}")
+        seen.add(t.op)
+        out.append(_VariableSaveable(name, t, v, info.spec))
+    return out
+
+
+def _one_per_key(saveables) -> list:
+    """One saveable per checkpoint key (the parts of a variable share theirs)."""
+    first = {}
+    for s in saveables:
+        first.setdefault(s.name, s)
+    return list(first.values())
 
 
 # ── the graph a Saver adds ───────────────────────────────────────────────────────────
@@ -157,7 +228,7 @@ class BaseSaverBuilder:
 
     def save_op(self, filename_tensor, saveables):
         names = [s.name for s in saveables]
-        return io_ops.save_v2(filename_tensor, names, [""] * len(names),
+        return io_ops.save_v2(filename_tensor, names, [s.slice_spec for s in saveables],
                               [s.tensor for s in saveables])
 
     def bulk_restore(self, filename_tensor, saveables):
@@ -165,9 +236,10 @@ class BaseSaverBuilder:
             graph = get_default_graph()
             with graph.device("/device:CPU:0"):  # TF: "cpu:0", for compatibility
                 out = io_ops.restore_v2(filename_tensor, [s.name for s in saveables],
-                                        [""] * len(saveables), [s.dtype for s in saveables])
+                                        [s.slice_spec for s in saveables],
+                                        [s.dtype for s in saveables])
             return out if isinstance(out, list) else [out]
-        return [io_ops.restore_v2(filename_tensor, [s.name], [""], [s.dtype])
+        return [io_ops.restore_v2(filename_tensor, [s.name], [s.slice_spec], [s.dtype])
                 for s in saveables]
 
     def _add_save_ops(self, filename_tensor, saveables):
@@ -222,7 +294,8 @@ class BaseSaverBuilder:
         for saveable, tensor in zip(saveables, restored):
             shape = None
             if reshape:
-                shape = saveable.shape.as_list() if saveable.shape.is_fully_defined() \
+                var_shape = saveable.tensor.shape
+                shape = var_shape.as_list() if var_shape.is_fully_defined() \
                     else array_ops.shape(saveable.tensor)
             assigns.append(saveable.restore(tensor, shape))
         return control_flow_ops.group(*assigns, name=name)
@@ -514,8 +587,8 @@ class Saver:
         """
         save_path = self._checked_path(save_path)
         with BundleReader(save_path) as reader:
-            return check_against(self._saveables_for_checks() or [], reader, save_path,
-                                  self._reshape)
+            return check_against(_one_per_key(self._saveables_for_checks() or []), reader,
+                                  save_path, self._reshape)
 
     def _checked_path(self, save_path) -> str:
         if save_path is None:
@@ -552,7 +625,8 @@ class Saver:
         result = None
         if saveables is not None:
             with BundleReader(save_path) as reader:
-                result = check_against(saveables, reader, save_path, self._reshape)
+                result = check_against(_one_per_key(saveables), reader, save_path,
+                                       self._reshape)
             if not result.ok:
                 raise restore_error(result, self._restore_ops())
         try:
@@ -628,8 +702,10 @@ def _saveables_from_graph(graph, saver_def):
         while src.op.type == "Reshape":
             src = src.op.inputs[0]
         names = _const_strings(src.op.inputs[1]) if src.op.type == "RestoreV2" else None
-        if names is None:
+        specs = _const_strings(src.op.inputs[2]) if src.op.type == "RestoreV2" else None
+        if names is None or specs is None:
             return None
-        out.append(_VariableSaveable(names[src.value_index], assign.inputs[0]))
+        out.append(_VariableSaveable(names[src.value_index], assign.inputs[0],
+                                     slice_spec=specs[src.value_index]))
     return sorted(out, key=lambda s: s.name)
 

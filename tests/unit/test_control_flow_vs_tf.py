@@ -5,7 +5,6 @@ which make_fixture.py ran under TF1 (expected.npz); the live test runs them unde
 from __future__ import annotations
 
 import importlib.util
-import json
 from pathlib import Path
 
 import numpy as np
@@ -53,4 +52,3 @@ def test_live_tensorflow_agrees(tf1):
     for key, values in result.items():
         np.testing.assert_allclose(np.asarray(values), EXPECTED[key].astype(np.float64).ravel(),
                                    rtol=1e-6, atol=1e-7, err_msg=key)
-    del json

@@ -162,3 +162,78 @@ _TF_LAYER_Y = [9.317392, 9.317392, 4.056522, 4.317391, 0.0, 0.0, 0.0, 0.0, 2.404
 _TF_LAYER_Z = [9.317392, 9.317392]
 _TF_LAYER_A = [3.944566, 4.118479, 0.0, 0.0, 0.601087, 0.709783, 1.278261, 1.126087, 0.0, 0.0,
                2.556522, 2.252174]
+
+
+# ── conv3d_transpose ─────────────────────────────────────────────────────────────────
+def test_conv3d_transpose_values_gradients_and_names_match_tf():
+    tf.reset_default_graph()
+    # The transpose of test_conv3d_values_and_gradients_match_tf's conv3d: r in, x out.
+    r, w = tf.constant(_R), tf.constant(_W)
+    y = tf.nn.conv3d_transpose(r, w, [1, 3, 3, 2, 1], [1, 2, 1, 2, 1], "SAME")
+    # TF 2.21: Tensor("conv3d_transpose:0", shape=(1, 3, 3, 2, 1)), a Conv3DBackpropInputV2
+    # reading conv3d_transpose/input_sizes
+    assert y.name == "conv3d_transpose:0" and y.op.type == "Conv3DBackpropInputV2"
+    assert y.shape.as_list() == [1, 3, 3, 2, 1]
+    assert y.op.inputs[0].name == "conv3d_transpose/input_sizes:0"
+    gr, gw = tf.gradients(tf.reduce_sum(y * _X), [r, w])
+    assert gr.op.name == "gradients/conv3d_transpose_grad/Conv3D"
+    assert gw.op.name == "gradients/conv3d_transpose_grad/Conv3DBackpropFilterV2"
+    v = tf.nn.conv3d_transpose(r, w, [1, 3, 4, 2, 1], [1, 1, 1, 1, 1], "VALID", name="deconv")
+    assert v.name == "deconv:0" and v.shape.as_list() == [1, 3, 4, 2, 1]
+    vy, vgr, vgw, vv = _run([y, gr, gw, v])
+    # TF 2.21: the adjoint of the conv3d case: y is its gx, gr its y, gw its gw
+    np.testing.assert_allclose(vy.ravel(), [1.5, -1, -1, 0.5, 3, -1.5, -1, -0.5, 0.5, 0.5,
+                                            -1.5, -1.5, -0.5, -1, 3, -1.5, -1, 0.5], atol=1e-5)
+    np.testing.assert_allclose(vgr.ravel(), [0, 0, 5, 3, -6, 3, 3, 1, -4, 1, 1, 0], atol=1e-5)
+    np.testing.assert_allclose(vgw.ravel(), [-3.5, -2.5, 8.5, 5.5, 3.5, 6.5, -3.5, -6.5, 5, 3,
+                                             2.5, 3.5, -2.5, -3.5, -3.5, -2.5], atol=1e-5)
+    np.testing.assert_allclose(vv.ravel(), [1.5, -1, -1, 0.5, 3, -1.5, -0.5, 1.5, -1.5, -1.5,
+                                            3.5, -1, -2.5, -1, 3, -1.5, -1, 1.5, -1.5, -1.5,
+                                            0.5, 0.5, -0.5, -1], atol=1e-5)
+
+
+def test_conv3d_transpose_rejects_a_rank_4_output_shape_as_tf():
+    tf.reset_default_graph()
+    with pytest.raises(ValueError, match=r"Shape must be rank 5 but is rank 4 for "
+                                         r"'conv3d_transpose' \(op: 'Conv3DBackpropInputV2'\)"):
+        tf.nn.conv3d_transpose(tf.constant(_R), tf.constant(_W), [1, 3, 3, 2],
+                               [1, 2, 1, 2, 1], "SAME")
+
+
+_TK = np.arange(24, dtype=np.float32).reshape(2, 2, 1, 3, 2) % 3 - 1
+_TX = np.arange(24, dtype=np.float32).reshape(1, 2, 3, 2, 2) % 5 - 2
+
+
+def test_conv3d_transpose_layer_names_shapes_and_values_match_tf():
+    tf.reset_default_graph()
+    x = tf.constant(_TX)
+    y = tf.layers.conv3d_transpose(
+        x, 3, (2, 2, 1), strides=(2, 1, 2), padding="same",
+        kernel_initializer=tf.constant_initializer(_TK),
+        bias_initializer=tf.constant_initializer([0.5, -1., 2.]), activation=tf.nn.relu)
+    u = tf.layers.conv3d_transpose(x, 3, (2, 2, 1), strides=(2, 1, 2), padding="valid",
+                                   name="up", kernel_initializer=tf.constant_initializer(_TK),
+                                   use_bias=False)
+    layer = tf.layers.Conv3DTranspose(3, 2)
+    p = tf.placeholder(tf.float32, [None, 2, None, 2, 2])
+    z = layer(p)
+    # TF 2.21 (tf_keras legacy layers): names, static shapes, variables
+    assert y.name == "conv3d_transpose/Relu:0" and y.shape.as_list() == [1, 4, 3, 4, 3]
+    assert y.op.inputs[0].op.inputs[0].name == "conv3d_transpose/conv3d_transpose:0"
+    assert u.name == "up/conv3d_transpose:0" and u.shape.as_list() == [1, 4, 4, 4, 3]
+    assert z.name == "conv3d_transpose_1/BiasAdd:0"
+    assert z.shape.as_list() == [None, 3, None, 3, 3]
+    assert [(v.op.name, v.shape.as_list()) for v in tf.global_variables()] == [
+        ("conv3d_transpose/kernel", [2, 2, 1, 3, 2]), ("conv3d_transpose/bias", [3]),
+        ("up/kernel", [2, 2, 1, 3, 2]), ("conv3d_transpose_1/kernel", [2, 2, 2, 3, 2]),
+        ("conv3d_transpose_1/bias", [3])]
+    assert layer.kernel.name == "conv3d_transpose_1/kernel:0"
+    gx = tf.gradients(tf.reduce_sum(u * u), [x])[0]
+    vy, vu, vgx, vz = _run([y, u, gx, tf.shape(z)], {p: np.zeros([2, 2, 5, 2, 2])})
+    # TF 2.21: these sums and slices of the outputs, and the whole input gradient
+    assert (vy.sum(), (vy * vy).sum(), vu.sum(), (vu * vu).sum()) == (154, 360, 0, 324)
+    np.testing.assert_allclose(vy[0, 1, 2], [[0, 2, 2], [0.5, 0, 2], [3.5, 0, 1], [0.5, 0, 2]])
+    np.testing.assert_allclose(vu[0, 3, 1], [[1, -2, 1], [0, 0, 0], [-3, 3, 0], [0, 0, 0]])
+    np.testing.assert_allclose(vgx.ravel(), [0, -24, -16, 20, 36, -36, -32, 16, 24, 0, -32, 4,
+                                             -16, 20, 48, -36, -32, 16, 20, 8, -32, 4, -8, 28])
+    assert vz.tolist() == [2, 3, 6, 3, 3]

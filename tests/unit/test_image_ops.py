@@ -1,7 +1,7 @@
 """tf.image's resizes against TensorFlow.
 
-``tests/fixtures/tf_image/make_fixtures.py`` defines the cases (bilinear and nearest
-neighbour, each attr combination, up- and downscaling, non-square, batch and channels > 1,
+``tests/fixtures/tf_image/make_fixtures.py`` defines the cases (bilinear, nearest
+neighbour, bicubic and area, each attr combination, up- and downscaling, non-square, batch and channels > 1,
 float64 and integer images, ``resize_images`` with 3-D images and ``preserve_aspect_ratio``)
 and stored TF 2.21's values and gradients, and the op names of a small model, in
 ``expected.json``.
@@ -88,8 +88,8 @@ def test_namespace_and_signatures():
     assert tf.compat.v1.image.ResizeMethod.NEAREST_NEIGHBOR == 1
     m = tf.image.ResizeMethod
     assert (m.BILINEAR, m.NEAREST_NEIGHBOR, m.BICUBIC, m.AREA) == (0, 1, 2, 3)
-    with pytest.raises(NotImplementedError, match="tf.image.flip_left_right"):
-        tf.image.flip_left_right  # noqa: B018
+    with pytest.raises(NotImplementedError, match="tf.image.sample_distorted_bounding_box"):
+        tf.image.sample_distorted_bounding_box  # noqa: B018
 
 
 def test_static_shapes_dtypes_and_the_same_size_shortcut():
@@ -110,10 +110,16 @@ def test_static_shapes_dtypes_and_the_same_size_shortcut():
 def test_builder_errors_as_tf():
     with tf.Graph().as_default():
         x = tf.placeholder(tf.float32, [1, 3, 4, 1])
-        with pytest.raises(NotImplementedError, match="BICUBIC"):
-            tf.image.resize_images(x, [5, 5], method=tf.image.ResizeMethod.BICUBIC)
-        with pytest.raises(NotImplementedError, match="AREA"):
-            tf.image.resize_images(x, [5, 5], method=tf.image.ResizeMethod.AREA)
+        # TF 2.21: resize/ResizeBicubic, resize_1/ResizeArea (no half_pixel_centers attr)
+        cubic = tf.image.resize_images(x, [5, 5], method=tf.image.ResizeMethod.BICUBIC)
+        area = tf.image.resize_images(x, [5, 5], method=tf.image.ResizeMethod.AREA)
+        assert (cubic.op.name, area.op.name) == ("resize/ResizeBicubic", "resize_1/ResizeArea")
+        node = next(n for n in tf.get_default_graph().as_graph_def().node
+                    if n.name == "resize_1/ResizeArea")
+        assert sorted(node.attr) == ["T", "align_corners"]
+        assert tf.image.resize_images(x, [5, 5], method="bicubic").op.type == "ResizeBicubic"
+        with pytest.raises(TypeError, match="half_pixel_centers"):
+            tf.image.resize_area(x, [2, 2], half_pixel_centers=True)
         # TF 2.21: "Resize method is not implemented: 7"
         with pytest.raises(ValueError, match="Resize method is not implemented: 7"):
             tf.image.resize_images(x, [5, 5], method=7)
@@ -131,7 +137,8 @@ def test_builder_errors_as_tf():
             tf.image.resize_bilinear(tf.zeros([1, 3, 4, 1], tf.bool), [2, 2])
 
 
-@pytest.mark.parametrize("fn", ["resize_bilinear", "resize_nearest_neighbor"])
+@pytest.mark.parametrize("fn", ["resize_bilinear", "resize_nearest_neighbor", "resize_bicubic",
+                                "resize_area"])
 @pytest.mark.parametrize("kw,size,message", [
     ({"align_corners": True, "half_pixel_centers": True}, [2, 2],
      "If half_pixel_centers is True, align_corners must be False."),
@@ -139,6 +146,8 @@ def test_builder_errors_as_tf():
     ({}, [-1, 2], "output dimensions must be positive"),
 ])
 def test_runtime_errors_as_tf(fn, kw, size, message):
+    if fn == "resize_area" and "half_pixel_centers" in kw:
+        pytest.skip("ResizeArea has no half_pixel_centers")
     # TF 2.21: InvalidArgumentError with these messages
     with tf.Graph().as_default():
         x = tf.placeholder(tf.float32, [1, 3, 4, 1])
@@ -150,10 +159,47 @@ def test_runtime_errors_as_tf(fn, kw, size, message):
 
 
 def test_gradient_ops_register_as_tf():
-    """TF 2.21: ResizeBilinearGrad is NotDifferentiable; ResizeNearestNeighborGrad has no
-    registered gradient."""
+    """TF 2.21: ResizeBilinearGrad is NotDifferentiable; ResizeNearestNeighborGrad,
+    ResizeBicubicGrad and ResizeArea have no registered gradient."""
     assert REGISTRY["ResizeBilinearGrad"].grad is None
     assert REGISTRY["ResizeNearestNeighborGrad"].grad is NO_GRADIENT
+    assert REGISTRY["ResizeBicubicGrad"].grad is NO_GRADIENT
+    assert REGISTRY["ResizeArea"].grad is NO_GRADIENT
+
+
+def test_area_has_no_gradient_and_bicubic_of_integers_none_as_tf():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [1, 3, 4, 1])
+        g = tf.gradients(tf.image.resize_bicubic(x, [5, 5]), x)[0]
+        assert g.op.name == "gradients/ResizeBicubic_grad/ResizeBicubicGrad"
+        # TF 2.21: LookupError "No gradient defined for operation'ResizeArea' (op type:
+        # ResizeArea)..."
+        with pytest.raises(LookupError, match=r"ResizeArea.*\(op type: ResizeArea\)"):
+            tf.gradients(tf.image.resize_area(x, [2, 2]), x)
+        with pytest.raises(LookupError, match=r"\(op type: ResizeBicubicGrad\)"):
+            tf.gradients(g, x)
+        xi = tf.placeholder(tf.int32, [1, 3, 4, 1])
+        assert tf.gradients(tf.image.resize_bicubic(xi, [5, 5]), xi) == [None]
+
+
+def test_bicubic_and_area_small_values_hard_coded():
+    x = np.arange(4, dtype=np.float32).reshape(1, 2, 2, 1)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        got = sess.run([tf.image.resize_bicubic(x, [3, 3]),
+                        tf.image.resize_bicubic(x, [3, 3], align_corners=True),
+                        tf.image.resize_bicubic(x, [3, 3], half_pixel_centers=True),
+                        tf.image.resize_area(x, [3, 3]), tf.image.resize_area(x, [1, 1]),
+                        tf.image.resize_area(x, [3, 3], align_corners=True)])
+    got = [np.round(g[0, :, :, 0].astype(np.float64), 6).tolist() for g in got]
+    # TF 2.21:
+    assert got[0] == [[0.0, 0.685538, 1.111111], [1.371076, 2.056613, 2.482187],
+                      [2.222222, 2.90776, 3.333333]]
+    assert got[1] == [[0.0, 0.5, 1.0], [1.0, 1.5, 2.0], [2.0, 2.5, 3.0]]
+    assert got[2] == [[-0.197666, 0.368222, 0.934111], [0.934111, 1.5, 2.065889],
+                      [2.065889, 2.631777, 3.197666]]
+    assert got[3] == [[0.0, 0.5, 1.0], [1.0, 1.5, 2.0], [2.0, 2.5, 2.999999]]
+    assert got[4] == [[1.5]]
+    assert got[5] == [[0.0, 0.0, 1.0], [0.0, 0.0, 1.0], [2.0, 2.0, 3.0]]
 
 
 def test_dynamic_image_sizes_run():
@@ -175,7 +221,8 @@ def test_dynamic_image_sizes_run():
 def test_live_against_tensorflow(tf1):
     """Re-runs a few cases and the graph-name model under real TF right now."""
     names = ["resize_bilinear-half-odd", "resize_nearest_neighbor-align-down",
-             "resize_images-m0-aspect", "resize_images-m1-3d"]
+             "resize_images-m0-aspect", "resize_images-m1-3d", "resize_bicubic-half-down",
+             "resize_bicubic-plain-up", "resize_area-plain-thirds"]
     live = tf1(f"""
         import importlib.util
         spec = importlib.util.spec_from_file_location("cases",
@@ -190,4 +237,5 @@ def test_live_against_tensorflow(tf1):
     for name in names:
         got = CASES.run_case(tf, name)
         _close(got["y"], live[name]["y"], name)
-        _close(got["grad"], live[name]["grad"], f"{name} gradient")
+        if live[name]["grad"] is not None:
+            _close(got["grad"], live[name]["grad"], f"{name} gradient")

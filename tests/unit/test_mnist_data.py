@@ -117,19 +117,39 @@ def test_next_batch_without_shuffle_keeps_order():
     assert got == [[0, 1], [2, 3], [4, 0]] and ds.epochs_completed == 1
 
 
-def test_graph_seed_seeds_numpy_without_consuming_an_op_seed():
-    def values(with_dataset):
-        with tf.Graph().as_default():
-            tf.set_random_seed(11)
-            a = tf.random_uniform([3])
-            if with_dataset:
-                mnist.DataSet([], [], fake_data=True)
-                assert np.random.randint(1 << 30) == np.random.RandomState(11).randint(1 << 30)
-            b = tf.random_uniform([3])
-            with tf.Session() as sess:
-                return sess.run([a, b])
+def _seeded_values(between):
+    with tf.Graph().as_default():
+        tf.set_random_seed(11)
+        a = tf.random_uniform([3])
+        between()
+        b = tf.random_uniform([3])
+        with tf.Session() as sess:
+            return sess.run([a, b])
 
-    assert np.array_equal(values(True), values(False))
+
+def test_graph_seed_seeds_numpy_and_consumes_one_op_seed_as_tf1():
+    """TF1's DataSet calls ``random_seed.get_seed(seed)`` once (which takes an op seed of a
+    seeded graph) and seeds NumPy with its graph-level part."""
+    def dataset():
+        mnist.DataSet([], [], fake_data=True)
+        assert np.random.randint(1 << 30) == np.random.RandomState(11).randint(1 << 30)
+
+    with_dataset = _seeded_values(dataset)
+    assert np.array_equal(with_dataset, _seeded_values(lambda: tf.get_seed(None)))
+    assert not np.array_equal(with_dataset[1], _seeded_values(lambda: None)[1])
+
+
+def test_ops_after_a_dataset_get_tfs_random_numbers(tf1):
+    theirs = tf1("""
+        tf.disable_v2_behavior()
+        tf.set_random_seed(11)
+        a = tf.random_uniform([3])
+        tf.get_seed(None)  # what TF1's mnist DataSet does
+        b = tf.random_uniform([3])
+        print(json.dumps(np.array(tf.Session().run([a, b])).tolist()))
+    """)
+    ours = _seeded_values(lambda: mnist.DataSet([], [], fake_data=True))
+    np.testing.assert_array_equal(np.array(ours), np.array(theirs, np.float32))
 
 
 def test_fake_data(capsys):

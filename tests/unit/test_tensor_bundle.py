@@ -296,15 +296,17 @@ def _write_index(path, header, entries):
     Path(path).write_bytes(sstable.build_table(table))
 
 
-def test_partitioned_and_big_endian_bundles_are_refused(tmp_path):
+def test_missing_slice_and_big_endian_bundles_are_refused(tmp_path):
+    # Partitioned variables are read (tests/unit/test_partitioned_variables.py); a slice
+    # listed without its data entry is a corrupt index.
     header = protos.BundleHeaderProto(num_shards=1, version=protos.VersionDef(producer=1))
     entry = protos.BundleEntryProto(dtype=1)
     entry.shape.dim.add(size=4)
-    entry.slices.add()
+    entry.slices.add().extent.add()
     _write_index(tmp_path / "p.index", header, [("part", entry)])
     (tmp_path / "p.data-00000-of-00001").write_bytes(b"")
     with BundleReader(tmp_path / "p") as reader, \
-            pytest.raises(errors.UnimplementedError, match="'part'.*partitioned variable"):
+            pytest.raises(errors.DataLossError, match="'part' lists the slice - .*partitioned"):
         reader.read("part")
     header.endianness = 1
     _write_index(tmp_path / "q.index", header, [])

@@ -447,3 +447,9 @@ def test_get_variable_invalid_initializer_message_is_tfs(shape):
         tf.get_variable("f4", shape=shape, initializer=tf.zeros_initializer())
     assert str(info.value).startswith(tf_text)
     assert "variable f4" in str(info.value)
+
+
+def test_string_constants_keep_trailing_nul_bytes():
+    # TF keeps every byte; NumPy's fixed-width bytes arrays would drop the trailing NULs.
+    values = tf.Session().run([tf.constant([b"a\x00\x00", b"b"]), tf.constant(b"a\x00")])
+    assert values[0].tolist() == [b"a\x00\x00", b"b"] and values[1] == b"a\x00"

@@ -1,0 +1,35 @@
+"""``tf.data``: input pipelines in TF1 graph mode (datasets, iterators, ``experimental``)."""
+
+from __future__ import annotations
+
+from scopeflow.data import experimental
+from scopeflow.data.dataset_ops import (
+    Dataset,
+    FixedLengthRecordDataset,
+    TextLineDataset,
+    TFRecordDataset,
+)
+from scopeflow.data.iterator_ops import (
+    Iterator,
+    make_initializable_iterator,
+    make_one_shot_iterator,
+)
+
+__all__ = ["Dataset", "Iterator", "TextLineDataset", "TFRecordDataset",
+           "FixedLengthRecordDataset", "experimental", "make_one_shot_iterator",
+           "make_initializable_iterator", "get_output_types", "get_output_shapes",
+           "get_output_classes", "AUTOTUNE"]
+
+AUTOTUNE = experimental.AUTOTUNE
+
+
+def get_output_types(dataset_or_iterator):
+    return dataset_or_iterator.output_types
+
+
+def get_output_shapes(dataset_or_iterator):
+    return dataset_or_iterator.output_shapes
+
+
+def get_output_classes(dataset_or_iterator):
+    return dataset_or_iterator.output_classes

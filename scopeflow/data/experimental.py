@@ -1,0 +1,31 @@
+"""``tf.data.experimental``: the transformations TF1 programs use through ``apply``."""
+
+from __future__ import annotations
+
+from scopeflow.data.dataset_ops import AUTOTUNE
+from scopeflow.data.iterator_ops import make_saveable_from_iterator
+
+__all__ = ["AUTOTUNE", "make_saveable_from_iterator", "shuffle_and_repeat", "map_and_batch",
+           "unbatch", "parallel_interleave"]
+
+
+def shuffle_and_repeat(buffer_size, count=None, seed=None):
+    """``dataset.shuffle(buffer_size, seed).repeat(count)``, for ``Dataset.apply``."""
+    return lambda dataset: dataset.shuffle(buffer_size, seed).repeat(count)
+
+
+def map_and_batch(map_func, batch_size, num_parallel_batches=None, drop_remainder=False,
+                  num_parallel_calls=None):
+    """``dataset.map(map_func).batch(batch_size, drop_remainder)``."""
+    return lambda dataset: dataset.map(map_func).batch(batch_size, drop_remainder)
+
+
+def unbatch():
+    return lambda dataset: dataset.unbatch()
+
+
+def parallel_interleave(map_func, cycle_length, block_length=1, sloppy=False,
+                        buffer_output_elements=None, prefetch_input_elements=None):
+    """``dataset.interleave(map_func, cycle_length, block_length)`` (in order: ``sloppy``
+    changes nothing here)."""
+    return lambda dataset: dataset.interleave(map_func, cycle_length, block_length)

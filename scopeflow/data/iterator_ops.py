@@ -1,0 +1,375 @@
+"""``tf.data`` iterators in TF1 graph mode: one-shot, initializable, reinitializable
+(``Iterator.from_structure`` + ``make_initializer``) and feedable (``from_string_handle``).
+
+An iterator is a per-session resource named by its op (``SessionState.resources``). Its
+initializer op takes every tensor the dataset's pipeline captures as inputs, so their
+values are those of the run that initializes it (a placeholder fed then, as in TF), and
+builds the pipeline's run-time iterator (``data.pipeline``). ``get_next`` pulls one element
+and raises ``OutOfRangeError`` at the end; its position can be saved with the model
+(``make_saveable_from_iterator``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scopeflow.data import iterator_state
+from scopeflow.data import pipeline as pl
+from scopeflow.data import structure as st
+from scopeflow.framework import dtypes, errors
+from scopeflow.framework.graph import Operation, Tensor, convert_to_tensor, name_scope
+from scopeflow.framework.opdef import NO_GRADIENT, OpDef
+from scopeflow.framework.tensor_shape import TensorShape, as_shape
+
+__all__ = ["Iterator", "make_one_shot_iterator", "make_initializable_iterator",
+           "make_saveable_from_iterator", "IteratorSaveable"]
+
+
+def _string_scalar(*args, **attrs):
+    return TensorShape([])
+
+
+def _string(*args, **attrs):
+    return dtypes.string
+
+
+# ── ops ──────────────────────────────────────────────────────────────────────────────
+def _iterator_kernel(run, *captured, shared_name, spec, one_shot):
+    # A one-shot iterator starts the first time anything uses it (its get_next, or its
+    # string handle), with the values its dataset captures.
+    if one_shot is not None and shared_name not in run.state.resources:
+        env = _captured_env(one_shot, captured)
+        run.state.resources[shared_name] = _Resource(
+            one_shot, one_shot._make_iterator(run.state, env), env)
+    return np.asarray(shared_name.encode(), dtype=object)
+
+
+iterator_op = OpDef("IteratorV2", shape=_string_scalar, dtype=_string, stateful=True,
+                    kernel=_iterator_kernel, grad=NO_GRADIENT,
+                    attrs={"shared_name": "", "spec": None, "one_shot": None})
+
+
+def _handle_name(handle):
+    value = np.asarray(handle, dtype=object).reshape(-1)
+    if value.size != 1:
+        raise errors.InvalidArgumentError(None, None, "Expected a scalar iterator handle")
+    h = value[0]
+    return h.decode() if isinstance(h, bytes) else str(h)
+
+
+def _captured_env(dataset, captured):
+    """The captured values, taken now: copies, so a later write to a variable the
+    pipeline captured does not reach it (TF captures by value)."""
+    return {t: np.array(v, copy=True) if isinstance(v, np.ndarray) else v
+            for t, v in zip(dataset._captures(), captured)}
+
+
+def _make_iterator_kernel(run, handle, *captured, dataset):
+    env = _captured_env(dataset, captured)
+    run.state.resources[_handle_name(handle)] = _Resource(
+        dataset, dataset._make_iterator(run.state, env), env)
+
+
+def _no_outputs(*args, **attrs):
+    return []
+
+
+make_iterator_op = OpDef("MakeIterator", shape=_no_outputs, dtype=_no_outputs,
+                         stateful=True, kernel=_make_iterator_kernel, grad=NO_GRADIENT,
+                         attrs={"dataset": None})
+
+
+class _Resource:
+    """One initialized iterator: its dataset, the values it captured, its run-time
+    iterator."""
+
+    __slots__ = ("dataset", "iterator", "env")
+
+    def __init__(self, dataset, iterator, env=None):
+        self.dataset = dataset
+        self.iterator = iterator
+        self.env = env or {}
+
+
+def _get_next_shape(handle, *, spec):
+    return [s.shape for s in st.specs(spec)]
+
+
+def _get_next_dtype(handle, *, spec):
+    return [s.dtype for s in st.specs(spec)]
+
+
+def _get_next_kernel(run, handle, *, spec):
+    resource = run.state.resources.get(_handle_name(handle))
+    if resource is None:
+        raise errors.FailedPreconditionError(
+            None, None, "GetNext() failed because the iterator has not been initialized. "
+            "Ensure that you have run the initializer operation for this iterator before "
+            "getting the next element.")
+    try:
+        values = resource.iterator.next()
+    except pl.End:
+        raise errors.OutOfRangeError(None, None, "End of sequence") from None
+    specs = st.specs(spec)
+    out = []
+    for v, s in zip(values, specs):
+        arr = np.asarray(v) if s.dtype != dtypes.string else np.asarray(v, dtype=object)
+        if arr.dtype != s.dtype.as_numpy_dtype and s.dtype != dtypes.string:
+            arr = arr.astype(s.dtype.as_numpy_dtype)
+        if not s.shape.is_compatible_with(TensorShape(arr.shape)):
+            raise errors.InvalidArgumentError(
+                None, None, f"An element of the dataset has shape {list(arr.shape)}, but the "
+                f"iterator's output shape is {s.shape}")
+        out.append(arr)
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+get_next_op = OpDef("IteratorGetNext", shape=_get_next_shape, dtype=_get_next_dtype,
+                    stateful=True, kernel=_get_next_kernel, grad=NO_GRADIENT,
+                    attrs={"spec": None},
+                    num_outputs=lambda attrs, n: len(st.specs(attrs["spec"])))
+
+
+def _to_handle_kernel(handle):
+    return handle
+
+
+to_string_handle_op = OpDef("IteratorToStringHandle", shape=_string_scalar, dtype=_string,
+                            kernel=_to_handle_kernel, grad=NO_GRADIENT)
+
+
+# ── saving an iterator's position ────────────────────────────────────────────────────
+def _serialize_kernel(run, handle, *, datasets):
+    name = _handle_name(handle)
+    resource = run.state.resources.get(name)
+    if resource is None:
+        raise errors.FailedPreconditionError(
+            None, None, f"Cannot save the position of iterator {name}: it has not been "
+            "initialized (run its initializer, or one get_next of a one-shot iterator, first)")
+    captured = [resource.env[t] for t in resource.dataset._captures()]
+    tables = [[k[0], k[1], v] for k, v in resource.env.items() if isinstance(k, tuple)]
+    state = {"dataset": datasets.index(resource.dataset) if resource.dataset in datasets
+             else -1, "captured": captured, "tables": tables,
+             "iterator": resource.iterator.get_state()}
+    return np.asarray(iterator_state.dumps(state), dtype=object)
+
+
+serialize_op = OpDef("SerializeIterator", shape=_string_scalar, dtype=_string, stateful=True,
+                     kernel=_serialize_kernel, grad=NO_GRADIENT, attrs={"datasets": ()})
+
+
+def _deserialize_kernel(run, handle, serialized, *, datasets):
+    name = _handle_name(handle)
+    value = np.asarray(serialized, dtype=object).reshape(-1)[0]
+    state = iterator_state.loads(value, name)
+    try:
+        k = int(state["dataset"])
+        resource = run.state.resources.get(name)
+        dataset = datasets[k] if 0 <= k < len(datasets) else \
+            (resource.dataset if resource is not None else None)
+        if dataset is None:
+            raise errors.FailedPreconditionError(
+                None, None, f"Cannot restore the position of iterator {name}: it was "
+                "initialized with a dataset this graph does not know; run that initializer "
+                "before restoring")
+        captures = dataset._captures()
+        if len(state["captured"]) != len(captures):
+            raise ValueError("the saved pipeline captured other values than this one")
+        env = dict(zip(captures, state["captured"]))
+        iterator = dataset._make_iterator(run.state, env)
+        iterator.set_state(state["iterator"])
+        # Making the pipeline (and its parts, again, in set_state) moved its tables (a
+        # shuffle's pass count): put the saved ones back, in place (iterators hold them).
+        for kind, node, value in state["tables"]:
+            table = env.setdefault((str(kind), int(node)), type(value)())
+            if isinstance(table, dict):
+                table.clear()
+                table.update(value)
+            else:
+                table[:] = value
+    except (KeyError, IndexError, TypeError, ValueError) as e:
+        raise errors.DataLossError(
+            None, None, f"Could not restore the position of iterator {name}: its saved state "
+            f"does not fit this pipeline ({e})") from None
+    run.state.resources[name] = _Resource(dataset, iterator, env)
+
+
+deserialize_op = OpDef("DeserializeIterator", shape=_no_outputs, dtype=_no_outputs,
+                       stateful=True, kernel=_deserialize_kernel, grad=NO_GRADIENT,
+                       attrs={"datasets": ()})
+
+
+class IteratorSaveable:
+    """An iterator's position as one checkpoint entry (a string tensor), for ``tf.train.Saver``
+    (``tf.data.experimental.make_saveable_from_iterator``)."""
+
+    slice_spec = ""
+    variable = None
+
+    def __init__(self, iterator, name=None):
+        self.iterator = iterator
+        self.name = name or iterator._handle.op.name
+        datasets = tuple(iterator._datasets)
+        self.tensor = serialize_op.bind(iterator._handle, datasets=datasets,
+                                        name="SerializeIterator")
+        self._datasets = datasets
+
+    @property
+    def op(self):
+        return self.tensor.op
+
+    @property
+    def dtype(self):
+        return dtypes.string
+
+    @property
+    def shape(self):
+        return TensorShape([])
+
+    @property
+    def device(self):
+        return self.tensor.device
+
+    def restore(self, restored, shape=None):
+        return deserialize_op.create([self.iterator._handle, restored],
+                                     {"datasets": self._datasets},
+                                     name="DeserializeIterator")
+
+
+def make_saveable_from_iterator(iterator, external_state_policy=None):
+    """A saveable of ``iterator``'s position: add it to the
+    ``tf.GraphKeys.SAVEABLE_OBJECTS`` collection (or a Saver's ``var_list``) and the
+    checkpoint carries the position, so a restored run continues with the same next
+    element (shuffle buffers and random streams included)."""
+    del external_state_policy
+    return IteratorSaveable(iterator)
+
+
+# ── Iterator ─────────────────────────────────────────────────────────────────────────
+_COUNTER = [0]
+
+
+def _unique_shared_name(graph):
+    _COUNTER[0] += 1
+    return f"iterator_{id(graph):x}_{_COUNTER[0]}"
+
+
+class Iterator:
+    """TF1's ``tf.data.Iterator``."""
+
+    def __init__(self, handle, structure, initializer=None):
+        self._handle = handle
+        self._structure = structure
+        self._initializer = initializer
+        self._datasets: list = []  # the datasets its initializers start it on
+
+    # -- construction ---------------------------------------------------------------------
+    @staticmethod
+    def from_structure(output_types, output_shapes=None, shared_name=None,
+                       output_classes=None):
+        """An iterator for any dataset with this element structure; ``make_initializer``
+        points it at one (TF1's reinitializable iterator)."""
+        structure = _structure(output_types, output_shapes)
+        with name_scope("Iterator"):
+            handle = _iterator_handle(shared_name, structure)
+        return Iterator(handle, structure)
+
+    @staticmethod
+    def from_string_handle(string_handle, output_types, output_shapes=None,
+                           output_classes=None):
+        """An iterator that reads from whichever iterator ``string_handle`` names when it
+        runs (TF1's feedable iterator)."""
+        structure = _structure(output_types, output_shapes)
+        handle = convert_to_tensor(string_handle, dtype=dtypes.string)
+        return Iterator(handle, structure)
+
+    # -- TF1's API ------------------------------------------------------------------------
+    @property
+    def initializer(self) -> Operation:
+        if self._initializer is None:
+            raise ValueError("Iterator does not have an initializer.")
+        return self._initializer
+
+    @property
+    def output_types(self):
+        return st.output_types(self._structure)
+
+    @property
+    def output_shapes(self):
+        return st.output_shapes(self._structure)
+
+    @property
+    def output_classes(self):
+        return st.output_classes(self._structure)
+
+    @property
+    def element_spec(self):
+        return self._structure
+
+    def make_initializer(self, dataset, name=None) -> Operation:
+        """An op that (re)starts this iterator on ``dataset``, which must have this
+        iterator's element types and compatible shapes."""
+        ours, theirs = st.specs(self._structure), st.specs(dataset._structure)
+        if len(ours) != len(theirs) or any(a.dtype != b.dtype for a, b in zip(ours, theirs)):
+            raise TypeError("Expected output types "
+                            f"{self.output_types} but got dataset with output types "
+                            f"{dataset.output_types}.")
+        for a, b in zip(ours, theirs):
+            if not a.shape.is_compatible_with(b.shape):
+                raise TypeError(f"Expected output shapes compatible with {self.output_shapes} "
+                                f"but got dataset with output shapes {dataset.output_shapes}.")
+        self._datasets.append(dataset)
+        with name_scope(name, "make_initializer"):
+            return make_iterator_op.create([self._handle] + dataset._captures(),
+                                           {"dataset": dataset}, name="MakeIterator")
+
+    def get_next(self, name=None):
+        """The next element (a structure of tensors); ``OutOfRangeError`` at the end."""
+        op = get_next_op.create([self._handle], {"spec": self._structure},
+                                name=name or "IteratorGetNext")
+        return st.pack(self._structure, list(op.outputs))
+
+    def string_handle(self, name=None) -> Tensor:
+        return to_string_handle_op.bind(self._handle, name=name or "IteratorToStringHandle")
+
+    def _as_saveable_name(self):
+        return self._handle.op.name
+
+
+def _structure(output_types, output_shapes):
+    if output_shapes is None:
+        output_shapes = st.map_structure(lambda _: TensorShape(None), output_types)
+    if st.is_sequence(output_types):
+        return st.map_structure(lambda t, s: st.Spec(t, as_shape(s)), output_types,
+                                output_shapes)
+    return st.Spec(output_types, as_shape(output_shapes))
+
+
+def _iterator_handle(shared_name, structure, one_shot=None):
+    captured = one_shot._captures() if one_shot is not None else []
+    op = iterator_op.create(captured, {"shared_name": shared_name or _unique_shared_name(None),
+                                       "spec": structure, "one_shot": one_shot},
+                            name="Iterator")
+    return op.outputs[0]
+
+
+def make_one_shot_iterator(dataset):
+    """An iterator that initializes itself at its first ``get_next``
+    (``tf.data.make_one_shot_iterator``)."""
+    with name_scope("OneShotIterator"):
+        handle = _iterator_handle(None, dataset._structure, one_shot=dataset)
+    it = Iterator(handle, dataset._structure)
+    it._datasets.append(dataset)
+    return it
+
+
+def make_initializable_iterator(dataset, shared_name=None):
+    """An iterator with an ``initializer`` that (re)starts it on ``dataset``
+    (``tf.data.make_initializable_iterator``)."""
+    with name_scope("Iterator"):
+        handle = _iterator_handle(shared_name, dataset._structure)
+    it = Iterator(handle, dataset._structure)
+    it._initializer = it.make_initializer(dataset)
+    return it
+
+

@@ -1,0 +1,13 @@
+"""``tf.queue``: TF1's queues (``tf.queue.FIFOQueue`` is ``tf.FIFOQueue``)."""
+
+from __future__ import annotations
+
+from scopeflow._api import missing_attribute
+from scopeflow.ops.queue_ops import FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue
+
+__all__ = ["FIFOQueue", "PaddingFIFOQueue", "QueueBase", "RandomShuffleQueue"]
+
+
+def __getattr__(name):
+    """A TF1 name scopeflow lacks raises NotImplementedError naming it (scopeflow/_api.py)."""
+    raise missing_attribute(__name__, name)
