@@ -40,7 +40,10 @@ class Variable:
                  dtype=None, expected_shape=None, import_scope=None, constraint=None,
                  use_resource=None, synchronization=None, aggregation=None, shape=None):
         if variable_def is not None:
-            raise NotImplementedError("Variable(variable_def=...) is not supported yet")
+            if initial_value is not None:
+                raise ValueError("variable_def and initial_value are mutually exclusive.")
+            self._init_from_proto(variable_def, import_scope)
+            return
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         if trainable is None:
@@ -73,6 +76,32 @@ class Variable:
             self._snapshot = array_ops.identity(self._variable, name="read")
         self._graph = graph
         graph.add_to_collections(collections, self)
+
+    def _init_from_proto(self, variable_def, import_scope=None):
+        """The Variable whose ops a ``VariableDef`` names, in the default graph (TF's
+        ``Variable(variable_def=...)``, as ``import_meta_graph`` rebuilds collections)."""
+        graph = get_default_graph()
+
+        def element(name):
+            if import_scope:
+                name = f"{import_scope}/{name}"
+            return graph.as_graph_element(name)
+
+        self._variable = element(variable_def.variable_name)
+        self._initializer_op = element(variable_def.initializer_name)
+        self._snapshot = element(variable_def.snapshot_name) if variable_def.snapshot_name \
+            else self._variable
+        self._initial_value = element(variable_def.initial_value_name) \
+            if variable_def.initial_value_name else None
+        self._trainable = bool(variable_def.trainable)
+        self._constraint = None
+        self._save_slice_info = None
+        self._graph = graph
+
+    @classmethod
+    def from_proto(cls, variable_def, import_scope=None):
+        """TF's ``Variable.from_proto``: the Variable a ``VariableDef`` describes."""
+        return cls(variable_def=variable_def, import_scope=import_scope)
 
     # -- identity ------------------------------------------------------------------------
     @property

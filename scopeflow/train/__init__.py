@@ -57,6 +57,7 @@ from scopeflow.train.learning_rate_decay import (
     piecewise_constant,
     polynomial_decay,
 )
+from scopeflow.train.meta_graph_import import import_meta_graph
 from scopeflow.train.optimizer import Optimizer
 from scopeflow.train.optimizers import (
     AdadeltaOptimizer,
@@ -97,6 +98,7 @@ __all__ = [
     "load_checkpoint", "NewCheckpointReader", "list_variables", "load_variable",
     "init_from_checkpoint",
     "Saver", "BaseSaverBuilder", "BulkSaverBuilder", "RestoreReport", "export_meta_graph",
+    "import_meta_graph",
     "queue_runner", "Coordinator", "LooperThread", "QueueRunner", "add_queue_runner",
     "start_queue_runners", "batch", "batch_join", "input_producer", "limit_epochs",
     "match_filenames_once", "maybe_batch", "maybe_batch_join", "maybe_shuffle_batch",
