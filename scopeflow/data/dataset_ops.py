@@ -45,7 +45,7 @@ def _scalar_int(value, name):
     return convert_to_tensor(value, dtype=dtypes.int64, name=name)
 
 
-class Dataset:
+class Dataset(st.ElementDescription):
     """TF1's ``tf.data.Dataset``: ``from_tensor_slices(...).map(f).batch(32)`` and so on.
 
     >>> ds = tf.data.Dataset.range(5).map(lambda x: x * 2).batch(2)
@@ -62,23 +62,6 @@ class Dataset:
 
     def _make_iterator(self, state, env) -> pl.PyIterator:
         raise NotImplementedError
-
-    # -- TF1's element description --------------------------------------------------------
-    @property
-    def output_types(self):
-        return st.output_types(self._structure)
-
-    @property
-    def output_shapes(self):
-        return st.output_shapes(self._structure)
-
-    @property
-    def output_classes(self):
-        return st.output_classes(self._structure)
-
-    @property
-    def element_spec(self):
-        return self._structure
 
     def __repr__(self):
         return (f"<{type(self).__name__} shapes: {self.output_shapes}, types: "

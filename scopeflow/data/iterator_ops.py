@@ -254,7 +254,7 @@ def _unique_shared_name(graph):
     return f"iterator_{id(graph):x}_{_COUNTER[0]}"
 
 
-class Iterator:
+class Iterator(st.ElementDescription):
     """TF1's ``tf.data.Iterator``."""
 
     def __init__(self, handle, structure, initializer=None):
@@ -289,22 +289,6 @@ class Iterator:
         if self._initializer is None:
             raise ValueError("Iterator does not have an initializer.")
         return self._initializer
-
-    @property
-    def output_types(self):
-        return st.output_types(self._structure)
-
-    @property
-    def output_shapes(self):
-        return st.output_shapes(self._structure)
-
-    @property
-    def output_classes(self):
-        return st.output_classes(self._structure)
-
-    @property
-    def element_spec(self):
-        return self._structure
 
     def make_initializer(self, dataset, name=None) -> Operation:
         """An op that (re)starts this iterator on ``dataset``, which must have this

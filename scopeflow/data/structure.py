@@ -10,8 +10,8 @@ from scopeflow.framework.graph import Tensor
 from scopeflow.framework.nest import flatten, is_sequence, map_structure, pack_sequence_as
 from scopeflow.framework.tensor_shape import TensorShape, as_shape
 
-__all__ = ["Spec", "spec_of", "specs", "output_types", "output_shapes", "output_classes",
-           "unify_shapes", "pack", "flatten", "is_sequence", "map_structure"]
+__all__ = ["Spec", "ElementDescription", "spec_of", "specs", "output_types", "output_shapes",
+           "output_classes", "unify_shapes", "pack", "flatten", "is_sequence", "map_structure"]
 
 
 class Spec:
@@ -45,6 +45,29 @@ def output_shapes(structure):
 
 def output_classes(structure):
     return map_structure(lambda s: Tensor, structure)
+
+
+class ElementDescription:
+    """TF1's description of what an element is, for anything with a ``_structure`` of
+    ``Spec``s (datasets and iterators)."""
+
+    _structure = None
+
+    @property
+    def output_types(self):
+        return output_types(self._structure)
+
+    @property
+    def output_shapes(self):
+        return output_shapes(self._structure)
+
+    @property
+    def output_classes(self):
+        return output_classes(self._structure)
+
+    @property
+    def element_spec(self):
+        return self._structure
 
 
 def unify_shapes(a: TensorShape, b: TensorShape) -> TensorShape:

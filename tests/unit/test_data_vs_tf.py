@@ -20,22 +20,6 @@ _spec.loader.exec_module(cases)
 EXPECTED = json.loads((FIXTURE / "expected.json").read_text())["cases"]
 
 
-def _jsonable(v):
-    # make_fixture.jsonable, which imports TensorFlow at module level.
-    if isinstance(v, dict):
-        return {str(k): _jsonable(x) for k, x in sorted(v.items())}
-    if isinstance(v, (list, tuple)):
-        return [_jsonable(x) for x in v]
-    if isinstance(v, bytes):
-        return v.decode("latin-1")
-    if isinstance(v, str):
-        return v
-    v = np.asarray(v)
-    if v.dtype == object:
-        return _jsonable(v.tolist())
-    return {"dtype": v.dtype.name, "value": v.tolist()}
-
-
 def _close(got, want, where):
     if isinstance(want, dict) and set(want) == {"dtype", "value"}:
         assert isinstance(got, dict) and got.get("dtype") == want["dtype"], (where, got, want)
@@ -56,7 +40,7 @@ def _close(got, want, where):
 
 @pytest.mark.parametrize("case", cases.CASES, ids=lambda c: c.__name__)
 def test_matches_tensorflow(case, tmp_path):
-    got = _jsonable(cases.run_case(tf, case, str(tmp_path)))
+    got = cases.jsonable(cases.run_case(tf, case, str(tmp_path)))
     _close(got, EXPECTED[case.__name__], case.__name__)
 
 
@@ -65,11 +49,11 @@ def test_live_tensorflow_agrees(tf1):
         import sys, tempfile
         tf.disable_v2_behavior()
         sys.path.insert(0, {str(FIXTURE)!r})
-        import cases, make_fixture
+        import cases
         out = {{}}
         for case in cases.CASES:
             with tempfile.TemporaryDirectory() as tmp:
-                out[case.__name__] = make_fixture.jsonable(cases.run_case(tf, case, tmp))
+                out[case.__name__] = cases.jsonable(cases.run_case(tf, case, tmp))
         print(json.dumps(out))
     """)
     _close(result, EXPECTED, "live")
