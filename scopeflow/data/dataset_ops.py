@@ -724,10 +724,15 @@ class _Concatenate(_Unary):
 class _Prefetch(_Unary):
     def __init__(self, input_dataset, buffer_size):
         super().__init__(input_dataset)
-        del buffer_size
+        size = _static_int(buffer_size, "buffer_size")
+        self._size = 2 if size == AUTOTUNE else size
 
     def _make_iterator(self, state, env):
-        return pl._Prefetch(self._input._make_iterator(state, env))
+        if self._size == 0:
+            return self._input._make_iterator(state, env)
+        it = pl._Prefetch(self._input._make_iterator(state, env), self._size)
+        env.setdefault(("prefetchers", -1), []).append(it)  # stopped with their iterator
+        return it
 
 
 class _Cache(_Unary):

@@ -39,8 +39,8 @@ def _iterator_kernel(run, *captured, shared_name, spec, one_shot):
     # string handle), with the values its dataset captures.
     if one_shot is not None and shared_name not in run.state.resources:
         env = _captured_env(one_shot, captured)
-        run.state.resources[shared_name] = _Resource(
-            one_shot, one_shot._make_iterator(run.state, env), env)
+        _replace(run.state.resources, shared_name,
+                 _Resource(one_shot, one_shot._make_iterator(run.state, env), env))
     return np.asarray(shared_name.encode(), dtype=object)
 
 
@@ -66,8 +66,8 @@ def _captured_env(dataset, captured):
 
 def _make_iterator_kernel(run, handle, *captured, dataset):
     env = _captured_env(dataset, captured)
-    run.state.resources[_handle_name(handle)] = _Resource(
-        dataset, dataset._make_iterator(run.state, env), env)
+    _replace(run.state.resources, _handle_name(handle),
+             _Resource(dataset, dataset._make_iterator(run.state, env), env))
 
 
 def _no_outputs(*args, **attrs):
@@ -89,6 +89,18 @@ class _Resource:
         self.dataset = dataset
         self.iterator = iterator
         self.env = env or {}
+
+    def cancel(self):
+        """Stops the pipeline's background threads (re-initialized, or session closed)."""
+        for it in self.env.get(("prefetchers", -1), ()):
+            it.close()
+
+
+def _replace(resources, name, resource):
+    old = resources.get(name)
+    resources[name] = resource
+    if old is not None:
+        old.cancel()
 
 
 def _get_next_shape(handle, *, spec):
@@ -147,7 +159,8 @@ def _serialize_kernel(run, handle, *, datasets):
             None, None, f"Cannot save the position of iterator {name}: it has not been "
             "initialized (run its initializer, or one get_next of a one-shot iterator, first)")
     captured = [resource.env[t] for t in resource.dataset._captures()]
-    tables = [[k[0], k[1], v] for k, v in resource.env.items() if isinstance(k, tuple)]
+    tables = [[k[0], k[1], v] for k, v in resource.env.items()
+              if isinstance(k, tuple) and k[0] != "prefetchers"]
     state = {"dataset": datasets.index(resource.dataset) if resource.dataset in datasets
              else -1, "captured": captured, "tables": tables,
              "iterator": resource.iterator.get_state()}
@@ -191,7 +204,7 @@ def _deserialize_kernel(run, handle, serialized, *, datasets):
         raise errors.DataLossError(
             None, None, f"Could not restore the position of iterator {name}: its saved state "
             f"does not fit this pipeline ({e})") from None
-    run.state.resources[name] = _Resource(dataset, iterator, env)
+    _replace(run.state.resources, name, _Resource(dataset, iterator, env))
 
 
 deserialize_op = OpDef("DeserializeIterator", shape=_no_outputs, dtype=_no_outputs,

@@ -9,7 +9,9 @@ state, a repeat its epoch, a batch nothing (its input's position is enough).
 
 from __future__ import annotations
 
+import collections
 import glob as _glob
+import threading
 
 import numpy as np
 
@@ -35,6 +37,9 @@ class PyIterator:
     def set_state(self, state):
         raise errors.UnimplementedError(
             None, None, f"{type(self).__name__[1:]} does not support restoring its position")
+
+    def close(self):
+        """Stops any background work (a prefetch thread)."""
 
 
 class _Slices(PyIterator):
@@ -485,20 +490,97 @@ class _Generator(PyIterator):
 
 
 class _Prefetch(PyIterator):
-    """``prefetch``: elements are made in the caller's thread when asked for (TF's
-    background thread only overlaps that work with the step; the elements are the same)."""
+    """``prefetch(n)``: a background thread makes up to ``n`` elements ahead of ``next``, so
+    the pipeline's work overlaps the step that consumes it (NumPy releases the GIL in its
+    kernels). One producer thread keeps the order; an error reaches ``next`` at its element.
+    ``get_state`` pauses the producer between elements: the position is the elements made
+    but not yet taken, and the input's position after them."""
 
-    def __init__(self, inner):
+    def __init__(self, inner, buffer_size):
         self.inner = inner
+        self.size = max(1, buffer_size)
+        self.cv = threading.Condition()
+        self.buffer: collections.deque = collections.deque()  # ("ok", e) | ("end",) | ("error", e)
+        self.busy = self.paused = self.stopped = False
+        self.thread = None
+        self._start()
+
+    def _start(self):
+        self.stopped = False
+        self.thread = threading.Thread(target=self._produce, name="scopeflow-prefetch",
+                                       daemon=True)
+        self.thread.start()
+
+    def _produce(self):
+        while True:
+            with self.cv:
+                while (len(self.buffer) >= self.size or self.paused) and not self.stopped:
+                    self.cv.wait()
+                if self.stopped:
+                    return
+                self.busy = True
+            try:
+                item = ("ok", self.inner.next())
+            except End:
+                item = ("end",)
+            except BaseException as e:  # noqa: BLE001 - delivered to next() in order
+                item = ("error", e)
+            with self.cv:
+                self.busy = False
+                self.buffer.append(item)
+                self.cv.notify_all()
+                if item[0] != "ok":
+                    return
 
     def next(self):
-        return self.inner.next()
+        with self.cv:
+            while not self.buffer:
+                self.cv.wait()
+            item = self.buffer[0]
+            if item[0] == "ok":
+                self.buffer.popleft()
+                self.cv.notify_all()
+                return item[1]
+        if item[0] == "end":
+            raise End
+        raise item[1]
+
+    def _paused_state(self, fn):
+        with self.cv:
+            self.paused = True
+            while self.busy:
+                self.cv.wait()
+        try:
+            return fn()
+        finally:
+            with self.cv:
+                self.paused = False
+                self.cv.notify_all()
 
     def get_state(self):
-        return {"inner": self.inner.get_state()}
+        def state():
+            if any(item[0] == "error" for item in self.buffer):
+                raise next(item[1] for item in self.buffer if item[0] == "error")
+            return {"buffered": [item[1] for item in self.buffer if item[0] == "ok"],
+                    "ended": any(item[0] == "end" for item in self.buffer),
+                    "inner": self.inner.get_state()}
+        return self._paused_state(state)
 
     def set_state(self, state):
+        self.close()
         self.inner.set_state(state["inner"])
+        self.buffer = collections.deque(("ok", list(e)) for e in state["buffered"])
+        if state["ended"]:
+            self.buffer.append(("end",))
+        else:
+            self._start()
+
+    def close(self):
+        with self.cv:
+            self.stopped = True
+            self.cv.notify_all()
+        if self.thread is not None and self.thread is not threading.current_thread():
+            self.thread.join()
 
 
 class _Lines(PyIterator):

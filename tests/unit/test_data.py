@@ -79,6 +79,8 @@ def _pipeline(kind):
     if kind == "interleave":
         return base.take(6).interleave(lambda x: tf.data.Dataset.range(x).map(lambda y: x * 100 + y),
                                        cycle_length=3, block_length=2).repeat()
+    if kind == "prefetch_in_the_middle":
+        return base.map(lambda x: x * 2).prefetch(3).shuffle(4).repeat().batch(3).prefetch(2)
     if kind == "flat_map_unbatch":
         return base.batch(5).flat_map(lambda b: tf.data.Dataset.from_tensor_slices(b)).skip(
             2).take(40).shuffle(5, reshuffle_each_iteration=True).repeat(2)
@@ -86,7 +88,7 @@ def _pipeline(kind):
 
 
 @pytest.mark.parametrize("kind", ["shuffle_repeat_batch", "map_filter_cache", "interleave",
-                                  "flat_map_unbatch"])
+                                  "flat_map_unbatch", "prefetch_in_the_middle"])
 @pytest.mark.parametrize("steps", [0, 5, 17])
 def test_restored_iterator_continues_with_the_same_next_element(kind, steps, tmp_path):
     """Save after ``steps`` elements; a fresh graph and session restored from the checkpoint
@@ -154,3 +156,50 @@ def test_tfrecord_and_fixed_length_datasets(tmp_path):
     sess = tf.Session()
     assert _drain(sess, recs) == [b"rec0", b"rec1", b"rec2"]
     assert _drain(sess, fl) == [b"aaa", b"bbb", b"ccc"]
+
+
+def test_prefetch_makes_elements_ahead_in_another_thread_in_order():
+    import threading
+    made_in = []
+
+    def note(x):
+        made_in.append(threading.current_thread().name)
+        return x
+
+    ds = tf.data.Dataset.from_generator(lambda: iter(range(50)), tf.int64, tf.TensorShape([]))
+    nxt = tf.data.make_one_shot_iterator(ds.map(lambda x: x + 1).prefetch(4)).get_next()
+    sess = tf.Session()
+    assert _drain(sess, nxt) == list(range(1, 51))
+    ds2 = tf.data.Dataset.from_generator(lambda: map(note, range(3)), tf.int64,
+                                         tf.TensorShape([])).prefetch(1)
+    assert _drain(sess, tf.data.make_one_shot_iterator(ds2).get_next()) == [0, 1, 2]
+    assert set(made_in) == {"scopeflow-prefetch"}
+
+
+def test_an_error_behind_a_prefetch_arrives_at_its_element():
+    x = tf.placeholder(tf.float32, [None])
+    # A negative length fails in the map function, two elements after the last good one.
+    ds = tf.data.Dataset.from_tensor_slices(x).map(
+        lambda v: tf.reshape(v, [1]) * tf.ones([tf.cast(v, tf.int32)])).prefetch(4)
+    it = tf.data.make_initializable_iterator(ds)
+    nxt = it.get_next()
+    with tf.Session() as sess:
+        sess.run(it.initializer, {x: [1.0, 2.0, -1.0, 3.0]})
+        assert sess.run(nxt).tolist() == [1.0]
+        assert sess.run(nxt).tolist() == [2.0, 2.0]
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            sess.run(nxt)
+
+
+def test_reinitializing_stops_the_old_prefetch_thread():
+    import threading
+    it = tf.data.make_initializable_iterator(tf.data.Dataset.range(10**6).prefetch(2))
+    nxt = it.get_next()
+    with tf.Session() as sess:
+        for _ in range(5):
+            sess.run(it.initializer)
+            sess.run(nxt)
+        alive = [t for t in threading.enumerate() if t.name == "scopeflow-prefetch"]
+        assert len(alive) == 1
+    assert not [t for t in threading.enumerate() if t.name == "scopeflow-prefetch"
+                and t.is_alive()]
