@@ -181,7 +181,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
 
     >>> x = tf.constant(2.0)
     >>> r = tf.cond(x > 1.0, lambda: x * 10.0, lambda: x)
-    >>> r.name, tf.Session().run(r)
+    >>> r.name, float(tf.Session().run(r))
     ('cond/Merge:0', 20.0)
     """
     true_fn = true_fn if true_fn is not None else fn1

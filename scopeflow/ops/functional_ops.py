@@ -159,7 +159,7 @@ def foldl(fn, elems, initializer=None, parallel_iterations=10, back_prop=True,
           swap_memory=False, name=None):
     """``fn(...fn(fn(initializer, elems[0]), elems[1])..., elems[n-1])``.
 
-    >>> tf.Session().run(tf.foldl(lambda a, x: a * x, tf.constant([1, 2, 3, 4])))
+    >>> int(tf.Session().run(tf.foldl(lambda a, x: a * x, tf.constant([1, 2, 3, 4]))))
     24
     """
     return _fold(fn, elems, initializer, parallel_iterations, back_prop, swap_memory, name,

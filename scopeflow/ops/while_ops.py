@@ -118,7 +118,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     loop variable comes back as itself unless ``return_same_structure=True``.
 
     >>> i = tf.while_loop(lambda i: i < 10, lambda i: i + 3, [tf.constant(0)])
-    >>> i.name, tf.Session().run(i)
+    >>> i.name, int(tf.Session().run(i))
     ('while/Exit:0', 12)
     """
     del parallel_iterations, swap_memory
