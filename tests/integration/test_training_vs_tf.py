@@ -118,10 +118,17 @@ def test_losses_track_tensorflows_fixture(ours, run):
 
 def test_char_rnn_samples_tfs_text(mnist_dir):
     """The char-RNN's sampling loop (a while loop drawing with tf.multinomial) writes the
-    very text TensorFlow writes: TF's weights after training, TF's random numbers."""
+    text TensorFlow writes: TF's random numbers drawn on TF's weights after training.
+
+    The weights are float32 sums whose rounding depends on the CPU's BLAS kernels, so a draw
+    whose probability lies within ~1e-6 of its random number could go the other way on
+    another machine, and every character after it with it. Here all 60 agree; the test asks
+    for the first 20 (a flip among them would need such a coincidence early) and the length.
+    """
     fixture = json.loads((FIXTURES / "losses.json").read_text())
     sample = make_fixture.parse_sample(_run_ours("char_rnn", mnist_dir))
-    assert sample == fixture["samples"]["char_rnn"]
+    theirs = fixture["samples"]["char_rnn"]
+    assert len(sample) == len(theirs) and sample[:21] == theirs[:21]
 
 
 @pytest.mark.parametrize("run, factor", [("lstm", 0.8), ("bidirectional_lstm", 0.8),
