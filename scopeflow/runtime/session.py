@@ -21,6 +21,7 @@ from scopeflow.framework.graph import (
 from scopeflow.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from scopeflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from scopeflow.runtime import passes as plan_passes
+from scopeflow.runtime.kernel_errors import kernel_exception_message
 from scopeflow.runtime.placement import place
 from scopeflow.runtime.plan import UninitializedVariable, compile_plan
 
@@ -33,12 +34,15 @@ GROWTH_STREAK_TO_WARN = 5
 class SessionState:
     """Everything a session owns: variable values and random-stream positions."""
 
-    __slots__ = ("vars", "rngs", "subplans", "passes", "resources", "deadlines",
+    __slots__ = ("vars", "rngs", "pending_rngs", "subplans", "passes", "resources", "deadlines",
                  "__weakref__")
 
     def __init__(self, passes=None):
         self.vars: dict[str, np.ndarray] = {}
-        self.rngs: dict[str, np.random.Generator] = {}
+        self.rngs: dict = {}
+        # Restored stream positions (train.training_state) of random ops that have not run
+        # in this session yet: taken when the op's stream is made.
+        self.pending_rngs: dict[str, tuple[int, int]] = {}
         # Compiled sub-plans of cond branches and loop bodies (runtime.subplan), and the
         # plan passes they are compiled with (the session's).
         self.subplans: dict = {}
@@ -194,7 +198,10 @@ class Session:
             elements, build = structure.elements, structure.build
         feed_tensors, feed_values = self._resolve_feeds(feed_dict)
         timeout_ms = getattr(options, "timeout_in_ms", 0) if options is not None else 0
-        if timeout_ms > 0:
+        if run_metadata is not None and getattr(options, "trace_level", 0):
+            values = self._run_traced(elements, feed_tensors, feed_values, options,
+                                      run_metadata)
+        elif timeout_ms > 0:
             deadlines, thread = self._state.deadlines, threading.get_ident()
             deadlines[thread] = time.monotonic() + timeout_ms / 1000
             try:
@@ -207,6 +214,22 @@ class Session:
             return values[0] if type(fetches) is Tensor else None
         return build(values)
 
+    def _run_traced(self, elements, feed_tensors, feed_values, options, run_metadata):
+        """A run with RunOptions.trace_level set: per-op times into run_metadata.step_stats
+        (runtime.step_stats; the untraced path above never reaches here)."""
+        from scopeflow.runtime import step_stats
+
+        untraced = type(options)(timeout_in_ms=options.timeout_in_ms)
+
+        def run():
+            return self.run(elements, dict(zip(feed_tensors, feed_values)), untraced)
+        values, spans, plan_globals, wall_offset = step_stats.traced(run)
+        plan = next((p for p in self._plans.values()
+                     if p.fn.__globals__ is plan_globals), None)
+        if plan is not None:
+            step_stats.fill_step_stats(run_metadata, plan, spans, wall_offset)
+        return values
+
     def _resolve_feeds(self, feed_dict):
         if not feed_dict:
             return (), ()
@@ -218,6 +241,8 @@ class Session:
             elif isinstance(key, SparseTensor):  # feeds its three component tensors
                 pairs = zip(key.components(), _sparse_feed_value(key, value))
             else:
+                if type(value) is Tensor:  # here, where TF's message can show the key given
+                    raise _tensor_feed_error(key, value)
                 pairs = ((self._feed_key_to_tensor(key), value),)
             for t, v in pairs:
                 if not graph.is_feedable(t):
@@ -317,7 +342,7 @@ class Session:
             return exc
         where = f"\n\t [[{op.describe_site()}]]" if op is not None else ""
         err = errors.InvalidArgumentError(
-            None, op, f"{type(exc).__name__}: {exc}{where}")
+            None, op, f"{kernel_exception_message(op, exc)}{where}")
         err._original_exception = exc
         return err
 
@@ -346,6 +371,14 @@ def _sparse_feed_value(key, value):
                     f"{type(value).__name__}")
 
 
+def _tensor_feed_error(key, value) -> TypeError:
+    return TypeError(
+        "The value of a feed cannot be a tf.Tensor object. Acceptable feed values include "
+        "Python scalars, strings, lists, numpy ndarrays, or TensorHandles. For reference, "
+        f"the tensor object was {value} which was passed to the argument `feed_dict` with "
+        f"key {key}.")
+
+
 def _check_feed(check, value):
     tensor, np_dtype, dims = check
     if type(value) is np.ndarray and value.dtype == np_dtype:
@@ -357,6 +390,10 @@ def _check_feed(check, value):
                 arr.dtype.kind in "iu" and arr != value
         except OverflowError:
             overflow = True
+        except NotImplementedError:  # a graph Tensor refuses np.asarray
+            if isinstance(value, Tensor):
+                raise _tensor_feed_error(tensor, value) from None
+            raise
         except (TypeError, ValueError) as e:
             # TF lets NumPy's error through ("could not convert string to float: 'a'"); we
             # keep its type and text and add which feed it was.

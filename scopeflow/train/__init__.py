@@ -16,6 +16,22 @@ from scopeflow.io.protos import (
 )
 from scopeflow.summary.reader import summary_iterator
 from scopeflow.train import queue_runner
+from scopeflow.train.basic_session_run_hooks import (
+    CheckpointSaverHook,
+    CheckpointSaverListener,
+    FeedFnHook,
+    FinalOpsHook,
+    GlobalStepWaiterHook,
+    LoggingTensorHook,
+    NanLossDuringTrainingError,
+    NanTensorHook,
+    ProfilerHook,
+    SecondOrStepTimer,
+    StepCounterHook,
+    StopAtStepHook,
+    SummarySaverHook,
+    write_graph,
+)
 from scopeflow.train.checkpoint_management import (
     checkpoint_exists,
     generate_checkpoint_state_proto,
@@ -58,6 +74,15 @@ from scopeflow.train.learning_rate_decay import (
     polynomial_decay,
 )
 from scopeflow.train.meta_graph_import import import_meta_graph
+from scopeflow.train.monitored_session import (
+    ChiefSessionCreator,
+    MonitoredSession,
+    MonitoredTrainingSession,
+    Scaffold,
+    SessionCreator,
+    SingularMonitoredSession,
+    WorkerSessionCreator,
+)
 from scopeflow.train.optimizer import Optimizer
 from scopeflow.train.optimizers import (
     AdadeltaOptimizer,
@@ -76,6 +101,14 @@ from scopeflow.train.saver import (
     Saver,
     export_meta_graph,
 )
+from scopeflow.train.session_manager import SessionManager
+from scopeflow.train.session_run_hook import (
+    SessionRunArgs,
+    SessionRunContext,
+    SessionRunHook,
+    SessionRunValues,
+)
+from scopeflow.train.training_state import add_training_state
 from scopeflow.train.training_util import (
     assert_global_step,
     create_global_step,
@@ -98,12 +131,19 @@ __all__ = [
     "load_checkpoint", "NewCheckpointReader", "list_variables", "load_variable",
     "init_from_checkpoint",
     "Saver", "BaseSaverBuilder", "BulkSaverBuilder", "RestoreReport", "export_meta_graph",
-    "import_meta_graph",
+    "import_meta_graph", "add_training_state",
     "queue_runner", "Coordinator", "LooperThread", "QueueRunner", "add_queue_runner",
     "start_queue_runners", "batch", "batch_join", "input_producer", "limit_epochs",
     "match_filenames_once", "maybe_batch", "maybe_batch_join", "maybe_shuffle_batch",
     "maybe_shuffle_batch_join", "range_input_producer", "shuffle_batch", "shuffle_batch_join",
     "slice_input_producer", "string_input_producer",
+    "MonitoredTrainingSession", "MonitoredSession", "SingularMonitoredSession", "Scaffold",
+    "SessionCreator", "ChiefSessionCreator", "WorkerSessionCreator", "SessionManager",
+    "SessionRunHook", "SessionRunArgs", "SessionRunContext", "SessionRunValues",
+    "StopAtStepHook", "CheckpointSaverHook", "CheckpointSaverListener", "SummarySaverHook",
+    "StepCounterHook", "LoggingTensorHook", "NanTensorHook", "NanLossDuringTrainingError",
+    "FinalOpsHook", "FeedFnHook", "GlobalStepWaiterHook", "SecondOrStepTimer",
+    "ProfilerHook", "write_graph",
 ]
 
 
