@@ -10,8 +10,10 @@ Where the files come from, in order:
 
 1. the four IDX files in ``train_dir``, gzipped or not (``train-images-idx3-ubyte.gz`` or
    ``train-images-idx3-ubyte``; the ``train-images.idx3-ubyte`` spelling too);
-2. a download from the standard mirrors into ``train_dir``, each file checked against the
-   published SHA-256 before it is moved (atomically) into place;
+2. a download from the standard mirrors (HTTPS first) into ``train_dir``: streamed to a
+   temporary file, its SHA-256 checked against the published ``.gz`` before anything
+   decompresses it, the IDX inside checked by a streamed decompression capped at the
+   published size, then renamed (atomically) into place;
 3. otherwise ``MNISTUnavailableError``, which names the directory, the file names looked
    for and every mirror's failure.
 
@@ -30,12 +32,13 @@ import os
 import struct
 import urllib.error
 import urllib.request
+import zlib
 
 import numpy
 
 from scopeflow.framework import dtypes
 from scopeflow.framework.random_seed import get_seed
-from scopeflow.io.atomic import atomic_write_bytes
+from scopeflow.io.atomic import atomic_file, atomic_write_bytes
 
 __all__ = [
     "DataSet", "Datasets", "read_data_sets", "load_mnist", "extract_images", "extract_labels",
@@ -44,12 +47,13 @@ __all__ = [
     "MNIST_DIR_ENV", "DOWNLOAD_ENV",
 ]
 
-# TF1's default (the CVDF mirror of the original site), then the other well-known copies.
+# TF1's default (the CVDF mirror of the original site), then PyTorch's copy; both HTTPS.
+# (The original site, http://yann.lecun.com/exdb/mnist/, is plain HTTP and now mostly
+# refuses downloads; every file is checked against the published SHA-256 anyway.)
 DEFAULT_SOURCE_URL = "https://storage.googleapis.com/cvdf-datasets/mnist/"
 MIRRORS = (
     DEFAULT_SOURCE_URL,
     "https://ossci-datasets.s3.amazonaws.com/mnist/",
-    "http://yann.lecun.com/exdb/mnist/",
 )
 
 TRAIN_IMAGES = "train-images-idx3-ubyte.gz"
@@ -75,6 +79,16 @@ FILES = {
                   "ff7bcfd416de33731a308c3f266cc351222c34898ecbeaf847f06e48f7ec33f2"),
 }
 
+# Sizes of the published files and of the IDX bytes inside them: a download may not grow
+# past twice its file's size, nor a decompression past the IDX size (a gzip bomb).
+GZ_SIZES = {TRAIN_IMAGES: 9912422, TRAIN_LABELS: 28881, TEST_IMAGES: 1648877,
+            TEST_LABELS: 4542}
+IDX_SIZES = {TRAIN_IMAGES: 47040016, TRAIN_LABELS: 60008, TEST_IMAGES: 7840016,
+             TEST_LABELS: 10008}
+_MAX_OTHER_DOWNLOAD = 64 << 20      # a file not in FILES (a custom source_url)
+_MAX_IDX_BYTES = 2 << 30            # any local IDX file (EMNIST's largest is 0.55 GB)
+_CHUNK = 1 << 16
+
 _IMAGES_MAGIC, _LABELS_MAGIC = 2051, 2049
 _DOWNLOAD_TIMEOUT_S = 30
 
@@ -90,11 +104,59 @@ def _read_idx_bytes(f):
     """The IDX bytes of an open file, gunzipped when it is gzip (detected by its magic)."""
     data = f.read()
     if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as e:
-            raise ValueError(f"Corrupt gzip data in MNIST file {_name(f)}: {e}") from None
+        data = _gunzip_idx(data, _name(f))
     return data
+
+
+_IDX_ITEMSIZE = {0x08: 1, 0x09: 1, 0x0B: 2, 0x0C: 4, 0x0D: 4, 0x0E: 8}
+
+
+def _idx_size(header):
+    """The size an IDX file's header declares (None: not an IDX header; 0: need more)."""
+    if len(header) < 4:
+        return 0
+    magic = int.from_bytes(header[:4], "big")
+    ndim, kind = magic & 0xFF, (magic >> 8) & 0xFF
+    if magic >> 16 or kind not in _IDX_ITEMSIZE or not 1 <= ndim <= 8:
+        return None
+    if len(header) < 4 + 4 * ndim:
+        return 0
+    dims = struct.unpack(f">{ndim}I", header[4:4 + 4 * ndim])
+    count = 1
+    for d in dims:
+        count *= d
+    return 4 + 4 * ndim + count * _IDX_ITEMSIZE[kind]
+
+
+def _gunzip_idx(data, name):
+    """Decompresses gzipped IDX bytes, stopping at the size the IDX header declares.
+
+    A gzip bomb (a small file inflating to gigabytes) is cut at that size, or at
+    ``_MAX_IDX_BYTES``, instead of filling memory; TF's reader too read only what the
+    header declares. Bytes that are not an IDX header come back after one chunk, for the
+    caller's magic-number check to report.
+    """
+    z = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    out = bytearray()
+    pending, cap = data, 0
+    try:
+        while pending and not z.eof:
+            room = _CHUNK if not cap else cap + 1 - len(out)
+            out += z.decompress(pending, max(room, 1))
+            pending = z.unconsumed_tail
+            if not cap:
+                cap = _idx_size(out)
+                if cap is None:
+                    return bytes(out)
+                cap = min(cap, _MAX_IDX_BYTES) if cap else 0
+            if cap and len(out) >= cap:
+                return bytes(out[:cap])  # as TF's reader, which reads what the header says
+    except zlib.error as e:
+        raise ValueError(f"Corrupt gzip data in MNIST file {name}: {e}") from None
+    if not z.eof:
+        raise ValueError(f"Corrupt gzip data in MNIST file {name}: Compressed file ended "
+                         "before the end-of-stream marker was reached")
+    return bytes(out)
 
 
 def _name(f):
@@ -235,6 +297,7 @@ class DataSet:
         self._labels = labels
         self._epochs_completed = 0
         self._index_in_epoch = 0
+        self._order = None  # the shuffles so far, as indices into the given arrays
 
     @property
     def images(self):
@@ -257,6 +320,41 @@ class DataSet:
         numpy.random.shuffle(perm)
         self._images = self._images[perm]
         self._labels = self._labels[perm]
+        self._order = perm if self._order is None else self._order[perm]
+
+    # -- exact resume (scopeflow.train.training_state) ----------------------------------
+    def get_state(self):
+        """The position of ``next_batch``: the order the shuffles made (indices into the
+        arrays this DataSet was made with), the index in the epoch, the epochs completed,
+        and NumPy's global generator, which TF1's DataSet shuffles with."""
+        kind, keys, pos, has_gauss, cached = numpy.random.get_state()
+        return {"order": None if self._order is None else self._order.astype(numpy.int32),
+                "index_in_epoch": self._index_in_epoch,
+                "epochs_completed": self._epochs_completed,
+                "numpy_random": [kind, keys, int(pos), int(has_gauss), float(cached)]}
+
+    def set_state(self, state):
+        """Continues from a position ``get_state`` returned (of a DataSet of the same data)."""
+        order = state["order"]
+        n = self._num_examples
+        if order is not None:
+            order = numpy.asarray(order, dtype=numpy.int64)
+            if order.shape != (n,) or not numpy.array_equal(numpy.sort(order), numpy.arange(n)):
+                raise ValueError(f"the saved order is not a permutation of this DataSet's "
+                                 f"{n} examples")
+        index, epochs = int(state["index_in_epoch"]), int(state["epochs_completed"])
+        if not 0 <= index <= n or epochs < 0:
+            raise ValueError(f"bad saved position: index {index} of {n}, epoch {epochs}")
+        kind, keys, pos, has_gauss, cached = state["numpy_random"]
+        if self._order is not None:  # back to the given order, then the saved one
+            undo = numpy.argsort(self._order)
+            self._images, self._labels = self._images[undo], self._labels[undo]
+        if order is not None:
+            self._images, self._labels = self._images[order], self._labels[order]
+        self._order = order
+        self._index_in_epoch, self._epochs_completed = index, epochs
+        numpy.random.set_state((str(kind), numpy.asarray(keys, dtype=numpy.uint32), int(pos),
+                                int(has_gauss), float(cached)))
 
     def next_batch(self, batch_size, fake_data=False, shuffle=True):
         """Return the next ``batch_size`` examples from this data set, as TF1.
@@ -310,30 +408,68 @@ def _find_local(filename, work_directory):
     return None
 
 
-def _check_sha256(filename, data):
-    """None when ``data`` (a .gz file's bytes) is the published file, else the reason."""
-    gz_sha, raw_sha = FILES[filename]
-    if hashlib.sha256(data).hexdigest() == gz_sha:
-        return None
+def _check_gunzipped(path, filename):
+    """None when the gzip file at ``path`` holds the published IDX bytes, else the reason.
+
+    Streams the decompression in chunks and stops past the published IDX size, so even a
+    gzip bomb costs at most that much work and no memory.
+    """
+    raw_sha, cap = FILES[filename][1], IDX_SIZES.get(filename, _MAX_IDX_BYTES)
+    digest, size = hashlib.sha256(), 0
+    z = zlib.decompressobj(16 + zlib.MAX_WBITS)
     try:
-        raw = gzip.decompress(data)
-    except (OSError, EOFError):
-        return f"not a gzip file and SHA-256 {hashlib.sha256(data).hexdigest()} != {gz_sha}"
-    if hashlib.sha256(raw).hexdigest() == raw_sha:
-        return None
-    return f"checksum mismatch: SHA-256 of the data {hashlib.sha256(raw).hexdigest()} != {raw_sha}"
+        with open(path, "rb") as f:
+            pending = b""
+            while not z.eof:
+                pending = pending or f.read(_CHUNK)
+                if not pending:
+                    return "the gzip stream is truncated"
+                piece = z.decompress(pending, _CHUNK)
+                pending = z.unconsumed_tail
+                size += len(piece)
+                if size > cap:
+                    return (f"it decompresses to more than the {cap} bytes of the published "
+                            "IDX file (a gzip bomb?)")
+                digest.update(piece)
+    except zlib.error as e:
+        return f"corrupt gzip data: {e}"
+    if digest.hexdigest() != raw_sha:
+        return f"checksum mismatch: SHA-256 of the data {digest.hexdigest()} != {raw_sha}"
+    return None
 
 
 def _download(url, filename, work_directory, timeout=_DOWNLOAD_TIMEOUT_S):
-    """Fetch ``url`` into ``work_directory/filename`` atomically, after its checksum passes."""
-    with urllib.request.urlopen(url, timeout=timeout) as response:
-        data = response.read()
-    problem = _check_sha256(filename, data) if filename in FILES else None
-    if problem:
-        raise ValueError(problem)
+    """Fetch ``url`` into ``work_directory/filename`` atomically, after its checks pass.
+
+    The download is streamed to a temporary file in the directory, never held in memory,
+    and refused once it outgrows twice the published file. A file of ``FILES`` must then
+    have the published ``.gz``'s SHA-256 (nothing unverified is ever decompressed), and
+    its decompressed IDX bytes the published SHA-256 (a streamed decompression capped at
+    the published size). Only then is the file renamed into place.
+    """
     filepath = os.path.join(work_directory, filename)
-    atomic_write_bytes(filepath, data)
-    print("Successfully downloaded", filename, len(data), "bytes.")
+    cap = 2 * GZ_SIZES[filename] if filename in GZ_SIZES else _MAX_OTHER_DOWNLOAD
+    digest, size = hashlib.sha256(), 0
+    with atomic_file(filepath, "wb") as out:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            while chunk := response.read(_CHUNK):
+                size += len(chunk)
+                if size > cap:
+                    raise ValueError(f"the download is larger than {cap} bytes; the published "
+                                     f"{filename} is far smaller")
+                digest.update(chunk)
+                out.write(chunk)
+        if filename in FILES:
+            gz_sha = FILES[filename][0]
+            if digest.hexdigest() != gz_sha:
+                raise ValueError(f"checksum mismatch: SHA-256 of the download "
+                                 f"{digest.hexdigest()} != {gz_sha} (the published "
+                                 f"{filename}); not decompressed")
+            out.flush()
+            problem = _check_gunzipped(out.name, filename)
+            if problem:
+                raise ValueError(problem)
+    print("Successfully downloaded", filename, size, "bytes.")
     return filepath
 
 
@@ -507,6 +643,10 @@ def read_data_sets(train_dir, fake_data=False, one_hot=False, dtype=dtypes.float
     train = DataSet(train_images, train_labels, **options)
     validation = DataSet(validation_images, validation_labels, **options)
     test = DataSet(test_images, test_labels, **options)
+    # Exact resume: their positions join the checkpoints of training-state savers.
+    from scopeflow.train.training_state import add_training_state
+    for name, dataset in (("train", train), ("validation", validation), ("test", test)):
+        add_training_state(dataset, f"mnist/{name}")
     return Datasets(train=train, validation=validation, test=test)
 
 

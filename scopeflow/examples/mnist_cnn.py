@@ -34,6 +34,7 @@ import scopeflow as tf
 from scopeflow.cli_conventions import epilog
 from scopeflow.datasets import mnist
 from scopeflow.io.atomic import atomic_file
+from scopeflow.train import checkpoint_management as cm
 
 DEFAULTS = dict(steps=20000, batch_size=50, lr=1e-4, eval_every=1000, save_every=1000,
                 log_every=100, seed=0, logdir=os.path.join("runs", "mnist"),
@@ -107,7 +108,9 @@ class Model:
             for v in self.variables:
                 tf.summary.histogram(v.op.name, v)
             self.summary_op = tf.summary.merge_all()
-        self.saver = tf.train.Saver(max_to_keep=5)
+        # training_state: the checkpoints also carry dropout's random stream, so a resumed
+        # run continues exactly as an uninterrupted one (the data order is StepBatches').
+        self.saver = tf.train.Saver(max_to_keep=5, training_state=True)
 
 
 # ── data ─────────────────────────────────────────────────────────────────────────────
@@ -282,14 +285,46 @@ def _move_old_run(logdir):
     return dest
 
 
-def _restore_latest(saver, sess, logdir):
-    """Restore the newest readable checkpoint in ``logdir``; its path, or None if none."""
+def _committed_checkpoints(logdir, out):
+    """The run's checkpoints, oldest first: those the ``checkpoint`` state file lists (a
+    save is committed when that file names it). Also tidies what a killed run left:
+    temporary files of an interrupted save, and checkpoints the state file does not list
+    (a save killed before its commit, or an old one killed before its deletion). A missing
+    or damaged state file falls back to the complete checkpoints on disk, and says so."""
+    removed = cm.remove_stale_temporaries(logdir)
+    if removed:
+        print(f"removed {len(removed)} temporary file(s) of an interrupted save", file=out)
+    on_disk = cm.find_complete_checkpoints(logdir)  # newest first
     state = tf.train.get_checkpoint_state(logdir)
-    if not state or not state.model_checkpoint_path:
+    if state is None or not state.model_checkpoint_path:
+        if on_disk and os.path.exists(os.path.join(logdir, "checkpoint")):
+            print(f"warning: the checkpoint state file in {logdir!r} is damaged; using the "
+                  f"complete checkpoints on disk (newest: {on_disk[0]})", file=sys.stderr)
+        elif on_disk:
+            print(f"warning: {logdir!r} has no checkpoint state file; using the complete "
+                  f"checkpoints on disk (newest: {on_disk[0]})", file=sys.stderr)
+        return list(reversed(on_disk))
+    listed = [p for p in state.all_model_checkpoint_paths if p != state.model_checkpoint_path]
+    listed.append(state.model_checkpoint_path)
+    keep = {os.path.abspath(p) for p in listed}
+    for path in on_disk:
+        if os.path.abspath(path) not in keep and os.path.basename(path).startswith("model.ckpt-"):
+            cm.remove_checkpoint(path)
+            print(f"removed {os.path.basename(path)}: the checkpoint state file does not list "
+                  f"it (a save or a deletion was interrupted)", file=out)
+    return listed
+
+
+def _restore_latest(saver, sess, logdir, out=sys.stdout):
+    """Restore the newest readable checkpoint in ``logdir``; its path, or None if none.
+
+    The saver adopts the run's checkpoints, so ``max_to_keep`` counts those an earlier
+    process wrote too (a run resumed many times keeps at most that many)."""
+    committed = _committed_checkpoints(logdir, out)
+    if not committed:
         return None
-    candidates = [state.model_checkpoint_path] + [
-        p for p in reversed(state.all_model_checkpoint_paths) if p != state.model_checkpoint_path]
-    for path in candidates:
+    saver.recover_last_checkpoints(committed[-saver.saver_def.max_to_keep:])
+    for path in reversed(committed):
         try:
             saver.restore(sess, path)
             return path
@@ -371,7 +406,7 @@ def train(args, out=sys.stdout):
     model = Model(args.lr)
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
-        restored = _restore_latest(model.saver, sess, args.logdir)
+        restored = _restore_latest(model.saver, sess, args.logdir, out)
         step = int(sess.run(model.global_step))
         # On resume, purge_step writes SessionLog(START) at the restored step: TensorBoard
         # then drops the points a killed run logged after its last checkpoint.
@@ -403,26 +438,35 @@ def _loop(args, sess, model, data, writer, step, out):
     batch_size, keep = args.batch_size, np.float32(0.5)
     progress = Progress(step, args.steps, args.log_every, out)
     saved_at = step
+    def save():
+        # Finite weights only: a diverged run must not rotate good checkpoints out.
+        if not all(np.isfinite(w).all() for w in sess.run(model.variables)):
+            raise _Diverged(step, "the weights are no longer finite")
+        model.saver.save(sess, save_path, global_step=model.global_step)
+
     with _StopRequest() as stop:
-        while step < args.steps and stop.signum is None:
-            images, labels = next_batch(batch_size)
-            step += 1
-            if step % args.log_every == 0:
-                _, loss, acc, summary, gs = train_summary(images, labels, keep)
-                writer.add_summary(summary, int(gs))
-            else:
-                _, loss, acc = train_step(images, labels, keep)
-            extra = ""
-            if step % args.eval_every == 0 and data.validation.num_examples:
-                val = evaluate(sess, model, data.validation)
-                writer.add_summary(_scalar_summary("validation/accuracy", val), step)
-                extra = f"  validation acc {val:.4f}"
-            progress.update(step, float(loss), float(acc), extra)
-            if step % args.save_every == 0:
-                model.saver.save(sess, save_path, global_step=model.global_step)
-                saved_at = step
-        if step != saved_at:
-            model.saver.save(sess, save_path, global_step=model.global_step)
+        try:
+            while step < args.steps and stop.signum is None:
+                step += 1
+                loss, acc = _train_one(step, next_batch(batch_size), train_step, train_summary,
+                                       writer, args.log_every, keep)
+                extra = ""
+                if step % args.eval_every == 0 and data.validation.num_examples:
+                    val = evaluate(sess, model, data.validation)
+                    writer.add_summary(_scalar_summary("validation/accuracy", val), step)
+                    extra = f"  validation acc {val:.4f}"
+                progress.update(step, loss, acc, extra)
+                if step % args.save_every == 0:
+                    save()
+                    saved_at = step
+            if step != saved_at:
+                save()
+        except _Diverged as e:
+            progress.print(f"error: training diverged at step {e.step}: {e.reason}. Stopped "
+                           f"without saving; the last good checkpoint is "
+                           f"{tf.train.latest_checkpoint(args.logdir) or '(none)'}. A lower "
+                           f"--lr may help; running the same command resumes from it.")
+            return 1
         if stop.signum is not None:
             name = "Ctrl-C" if stop.signum == signal.SIGINT else signal.Signals(stop.signum).name
             progress.print(f"{name}: stopped at step {step}; checkpoint saved in "
@@ -430,6 +474,32 @@ def _loop(args, sess, model, data, writer, step, out):
             return 130 if stop.signum == signal.SIGINT else 143
         progress.close()
     return 0
+
+
+class _Diverged(Exception):
+    def __init__(self, step, reason):
+        super().__init__(reason)
+        self.step, self.reason = step, reason
+
+
+def _train_one(step, batch, train_step, train_summary, writer, log_every, keep):
+    """One training step (with summaries every ``log_every``): ``(loss, accuracy)``;
+    ``_Diverged`` on a non-finite loss."""
+    images, labels = batch
+    try:
+        if step % log_every == 0:
+            _, loss, acc, summary, gs = train_summary(images, labels, keep)
+        else:
+            _, loss, acc = train_step(images, labels, keep)
+            summary = None
+    except tf.errors.InvalidArgumentError as e:  # a histogram of NaN weights (as TF)
+        raise _Diverged(step, e.message.split("\n")[0]) from None
+    loss = float(loss)
+    if not math.isfinite(loss):
+        raise _Diverged(step, f"the loss is {loss}")
+    if summary is not None:
+        writer.add_summary(summary, int(gs))
+    return loss, float(acc)
 
 
 # ── command line ─────────────────────────────────────────────────────────────────────

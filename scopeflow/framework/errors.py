@@ -101,3 +101,22 @@ _BY_CODE = {cls.error_code_default: cls for cls in [
 
 def exception_type_from_error_code(error_code: int) -> type:
     return _BY_CODE[error_code]
+
+
+def error_for_os_error(e: OSError) -> type:
+    """TF's error class for an ``OSError`` (its POSIX file system's errno mapping): a full
+    disk or quota is ``ResourceExhaustedError``, a missing file ``NotFoundError``, ..."""
+    import errno
+
+    code = getattr(e, "errno", None)
+    if code in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.ENOMEM):
+        return ResourceExhaustedError
+    if code in (errno.ENOENT, errno.ENOTDIR):
+        return NotFoundError
+    if code in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return PermissionDeniedError
+    if code == errno.EEXIST:
+        return AlreadyExistsError
+    if code in (errno.EISDIR, errno.ENOTEMPTY, errno.EBUSY):
+        return FailedPreconditionError
+    return UnknownError

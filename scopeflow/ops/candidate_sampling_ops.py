@@ -73,6 +73,14 @@ class _SamplerStream:
         self.runs = 0
         self.table = None
 
+    def position(self) -> tuple[int, int]:
+        return self.stream.position()
+
+    def set_position(self, key: int, counter: int):
+        """Moves the stream (exact resume); runs sampled ahead are dropped."""
+        self.stream.set_position(key, counter)
+        self.ahead.clear()
+
     def class_table(self):
         """``(p, log1pf(-p))`` in float32 for every class, or None: used once a session
         has run the op ``_TABLE_AFTER_RUNS`` times (expected counts then look up ``p`` and
@@ -229,6 +237,9 @@ def _run_sampler(ctx, true_classes, make, num_true, num_sampled, unique, range_m
     if stream is None:
         stream = ctx.state.rngs[ctx.key] = _SamplerStream(seed, seed2, make(range_max),
                                                           num_sampled, unique)
+        restored = ctx.state.pending_rngs.pop(ctx.key, None)
+        if restored is not None:
+            stream.set_position(*restored)
     return _sample_batch(stream, true_classes)
 
 

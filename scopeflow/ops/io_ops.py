@@ -102,7 +102,7 @@ _OS_ERRORS = {FileNotFoundError: errors.NotFoundError, NotADirectoryError: error
 
 def _os_error(ctx, e, what):
     """An OSError as TF's error class, naming the file (``NotFoundError``, ...)."""
-    cls = _OS_ERRORS.get(type(e), errors.UnknownError)
+    cls = _OS_ERRORS.get(type(e)) or errors.error_for_os_error(e)
     name = f" ({e.filename})" if getattr(e, "filename", None) else ""
     return cls(None, ctx.op, f"{what}: {e.strerror or e}{name}")
 

@@ -93,6 +93,20 @@ class PhiloxStream:
         self.key = seed & _M64
         self.counter = (seed2 & _M64) << 64
 
+    @classmethod
+    def at(cls, key: int, counter: int) -> PhiloxStream:
+        """A stream at a saved position (``position()``): exact resume."""
+        stream = cls.__new__(cls)
+        stream.set_position(key, counter)
+        return stream
+
+    def position(self) -> tuple[int, int]:
+        """``(key, counter)``: everything the stream's future draws depend on."""
+        return self.key, self.counter
+
+    def set_position(self, key: int, counter: int):
+        self.key, self.counter = int(key) & _M64, int(counter) & _M128
+
     def reserve(self, blocks: int) -> int:
         """``ReserveSamples128``: the counter to start from; skips ``blocks`` for next time."""
         start = self.counter

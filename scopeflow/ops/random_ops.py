@@ -29,7 +29,9 @@ def _stream(ctx: OpRunContext, seed: int, seed2: int) -> philox.PhiloxStream:
     """This op's generator in this session, created at the op's first run."""
     stream = ctx.state.rngs.get(ctx.key)
     if stream is None:
-        stream = ctx.state.rngs[ctx.key] = philox.PhiloxStream(seed, seed2)
+        restored = ctx.state.pending_rngs.pop(ctx.key, None)
+        stream = ctx.state.rngs[ctx.key] = (philox.PhiloxStream(seed, seed2) if restored is None
+                                            else philox.PhiloxStream.at(*restored))
     return stream
 
 

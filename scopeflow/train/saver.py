@@ -45,6 +45,7 @@ from scopeflow.ops import array_ops, constant_op, control_flow_ops, io_ops, math
 from scopeflow.partitioning import PartitionedVariable
 from scopeflow.runtime.session import Session
 from scopeflow.train import checkpoint_management as cm
+from scopeflow.train import training_state as ts
 from scopeflow.train.restore_report import (
     WRAP_MESSAGE,
     RestoreReport,
@@ -305,6 +306,8 @@ class BaseSaverBuilder:
                         restore_sequentially=False, filename="model"):
         """Adds the ops; returns ``(SaverDef, saveables)``."""
         saveables = _validate_and_slice_inputs(names_to_saveables)
+        # The training state is saved with the variables but restored in Python.
+        restorable = [s for s in saveables if getattr(s, "restore_in_graph", True)]
         if max_to_keep is None:
             max_to_keep = 0
         with name_scope(name, "save", [s.op for s in saveables]):
@@ -314,12 +317,13 @@ class BaseSaverBuilder:
             filename_tensor = array_ops.placeholder_with_default(
                 filename_tensor, shape=(), name="Const")
             if sharded:
-                per_device = self._group_by_devices(saveables)
-                save_tensor = self._add_sharded_save_ops(filename_tensor, per_device)
-                restore_op = self._add_sharded_restore_ops(filename_tensor, per_device, reshape)
+                save_tensor = self._add_sharded_save_ops(filename_tensor,
+                                                         self._group_by_devices(saveables))
+                restore_op = self._add_sharded_restore_ops(
+                    filename_tensor, self._group_by_devices(restorable), reshape)
             else:
                 save_tensor = self._add_save_ops(filename_tensor, saveables)
-                restore_op = self._add_restore_ops(filename_tensor, saveables, reshape)
+                restore_op = self._add_restore_ops(filename_tensor, restorable, reshape)
         saver_def = SaverDef(
             filename_tensor_name=filename_tensor.name, save_tensor_name=save_tensor.name,
             restore_op_name=restore_op.name, max_to_keep=max_to_keep, sharded=sharded,
@@ -359,7 +363,7 @@ class Saver:
                  keep_checkpoint_every_n_hours=10000.0, name=None, restore_sequentially=False,
                  saver_def=None, builder=None, defer_build=False, allow_empty=False,
                  write_version=SaverDef.V2, pad_step_number=False, save_relative_paths=False,
-                 filename=None):
+                 filename=None, training_state=False):
         if defer_build and var_list is not None and (
                 not isinstance(var_list, (list, tuple, set, dict)) or var_list):
             raise ValueError("If `var_list` is provided then build cannot be deferred. "
@@ -382,6 +386,8 @@ class Saver:
         self._write_version = write_version
         self._pad_step_number = pad_step_number
         self._filename = filename
+        self._training_state = None  # its saveable, once built
+        self._want_training_state = bool(training_state)
         self._last_checkpoints: list = []
         self._checkpoints_to_be_deleted: list = []
         self._save_relative_paths = save_relative_paths
@@ -420,6 +426,8 @@ class Saver:
                     return
                 raise ValueError("No variables to save")
             self._is_empty = False
+            if self._want_training_state:  # beside variables (an empty Saver stays empty)
+                self._add_training_state_entry()
             self.saver_def, self._saveables = self._builder._build_internal(
                 self._var_list, reshape=self._reshape, sharded=self._sharded,
                 max_to_keep=self._max_to_keep,
@@ -431,6 +439,15 @@ class Saver:
             self._is_empty = False
         self._next_checkpoint_time = (
             time.time() + self.saver_def.keep_checkpoint_every_n_hours * 3600)
+
+    def _add_training_state_entry(self):
+        entry = self._training_state = ts.TrainingStateSaveable()
+        if isinstance(self._var_list, dict):
+            if ts.KEY in self._var_list:
+                raise ValueError(f"{ts.KEY!r} is the training state's checkpoint key")
+            self._var_list = {**self._var_list, ts.KEY: entry}
+        else:
+            self._var_list = list(self._var_list) + [entry]
 
     def as_saver_def(self) -> SaverDef:
         """The ``SaverDef`` naming this Saver's filename tensor, save tensor and restore op."""
@@ -533,20 +550,36 @@ class Saver:
                         f"it first: os.makedirs({parent!r}, exist_ok=True))")
                 os.makedirs(parent, exist_ok=True)
             _remove_stale_temporaries(checkpoint_file)
-            out = sess.run(self.saver_def.save_tensor_name,
-                           {self.saver_def.filename_tensor_name: checkpoint_file})
+            feed = {self.saver_def.filename_tensor_name: checkpoint_file}
+            if self._training_state is not None:
+                feed[self._training_state.tensor] = np.asarray(
+                    ts.capture(sess, self._graph), dtype=object)
+            out = sess.run(self.saver_def.save_tensor_name, feed)
             model_checkpoint_path = out.decode("utf-8") if isinstance(out, bytes) else str(out)
         # Commit order: bundle (above), meta graph, state file; then delete old ones.
-        if write_meta_graph:
-            meta_file = cm.meta_graph_filename(checkpoint_file, meta_graph_suffix)
-            with sess.graph.as_default():
-                self.export_meta_graph(meta_file, strip_default_attrs=strip_default_attrs)
+        kept = list(self._last_checkpoints)
+        try:
+            if write_meta_graph:
+                meta_file = cm.meta_graph_filename(checkpoint_file, meta_graph_suffix)
+                with sess.graph.as_default():
+                    self.export_meta_graph(meta_file, strip_default_attrs=strip_default_attrs)
+            if model_checkpoint_path is not None and write_state:
+                self._record_last_checkpoint(model_checkpoint_path)
+                cm.update_checkpoint_state_internal(
+                    save_dir=parent, model_checkpoint_path=model_checkpoint_path,
+                    all_model_checkpoint_paths=self.last_checkpoints,
+                    latest_filename=latest_filename,
+                    save_relative_paths=self._save_relative_paths)
+        except OSError as e:
+            # Not committed (no state file names it): remove it rather than leave an
+            # unlisted checkpoint, and keep the list as it was (no older one is deleted).
+            self._last_checkpoints = kept
+            self._checkpoints_to_be_deleted = [
+                c for c in self._checkpoints_to_be_deleted if c[0] != model_checkpoint_path]
+            if model_checkpoint_path is not None:
+                _remove_uncommitted(checkpoint_file, meta_graph_suffix)
+            raise _save_error(e, checkpoint_file) from None
         if model_checkpoint_path is not None and write_state:
-            self._record_last_checkpoint(model_checkpoint_path)
-            cm.update_checkpoint_state_internal(
-                save_dir=parent, model_checkpoint_path=model_checkpoint_path,
-                all_model_checkpoint_paths=self.last_checkpoints,
-                latest_filename=latest_filename, save_relative_paths=self._save_relative_paths)
             self._maybe_delete_old_checkpoints(meta_graph_suffix)
         return model_checkpoint_path
 
@@ -565,7 +598,9 @@ class Saver:
     def _saveables_for_checks(self):
         if self._saveables is None and self.saver_def is not None:
             self._saveables = _saveables_from_graph(self._graph, self.saver_def)
-        return self._saveables
+        if self._saveables is None:
+            return None
+        return [s for s in self._saveables if getattr(s, "restore_in_graph", True)]
 
     def preview(self, save_path) -> RestoreReport:
         """What ``restore(sess, save_path)`` would restore, without assigning anything.
@@ -638,9 +673,21 @@ class Saver:
         except errors.InvalidArgumentError as e:
             raise type(e)(e.node_def, e.op, WRAP_MESSAGE.format(
                 "a mismatch between the current graph and the graph") + e.message) from None
+        if self._training_state is not None:
+            self._restore_training_state(sess, save_path)
         if result is not None:
             _log.info("%s", result)
         return result if report else None
+
+    def _restore_training_state(self, sess, save_path):
+        with BundleReader(save_path) as reader:
+            data = reader.read(ts.KEY) if ts.KEY in reader else None
+        value = None if data is None else np.asarray(data, dtype=object).reshape(-1)[0]
+        if not value:
+            _log.info("%s has no training state: the variables are restored; random streams "
+                      "and input positions continue from where they are", save_path)
+            return
+        ts.apply(sess, value, self._graph)
 
     def _restore_ops(self):
         """(the RestoreV2 op, {checkpoint key: its Assign op}) for error messages."""
@@ -662,6 +709,23 @@ class Saver:
                 if names is not None:
                     assign_of[names[src.value_index]] = assign
         return restore_v2, assign_of
+
+
+def _remove_uncommitted(checkpoint_file, meta_graph_suffix):
+    """Deletes a checkpoint whose save failed after its bundle was written."""
+    try:
+        cm.remove_checkpoint(checkpoint_file, SaverDef.V2, meta_graph_suffix)
+    except OSError as e:  # the save's own error is what the user needs to see
+        _log.warning("Could not remove the incomplete checkpoint %s: %s", checkpoint_file, e)
+
+
+def _save_error(e: OSError, checkpoint_file: str) -> errors.OpError:
+    """A failed save as TF's error class for the OS error (a full disk is
+    ``ResourceExhaustedError``), naming the checkpoint and the file."""
+    what = f" ({e.filename})" if getattr(e, "filename", None) else ""
+    return errors.error_for_os_error(e)(
+        None, None, f"Failed to save checkpoint {checkpoint_file}: {e.strerror or e}{what}. "
+        f"The checkpoint was not written; the previous checkpoints are intact.")
 
 
 def _remove_stale_temporaries(checkpoint_file):
