@@ -272,7 +272,7 @@ def parse_table(data: bytes, name: str = "<table>") -> list[tuple[bytes, bytes]]
     """
     data = bytes(data)
     if len(data) < FOOTER_SIZE:
-        raise _corrupt(name, f"file too short ({len(data)} bytes) to be an sstable")
+        raise _corrupt(name, f"file is too short to be an sstable ({len(data)} bytes)")
     footer = len(data) - FOOTER_SIZE
     if data[-8:] != _MAGIC_BYTES:
         raise _corrupt(name, "not an sstable (bad magic number)")

@@ -489,6 +489,8 @@ class BundleReader:
         prefix = os.fspath(prefix)
         self._prefix = prefix
         self._files = {}
+        self._sizes = {}    # shard -> its data file's size, which bounds every read
+        self._slices = {}   # partitioned tensor -> its slices, checked (_checked_slices)
         index_path = index_filename(prefix)
         try:
             with open(index_path, "rb") as f:
@@ -615,29 +617,88 @@ class BundleReader:
         if not entry.slices:
             return np.ascontiguousarray(self._read_entry(name, entry)[
                 tuple(slice(a, b) for a, b in want)])
-        out, covered = None, 0
-        for proto in entry.slices:
-            have = _concrete(_proto_extents(proto), stored)
-            common = [(max(a, c), min(b, d)) for (a, b), (c, d) in zip(want, have)]
-            if any(lo >= hi for lo, hi in common):
-                continue
-            key = slice_key(name, _proto_extents(proto)).decode("utf-8", "surrogateescape")
-            if key not in self._raw:
-                raise errors.DataLossError(
-                    None, None, f"Corrupted checkpoint index {index_filename(self._prefix)}: "
-                    f"tensor {name!r} lists the slice {_slice_text(proto, stored)} (a part of a "
-                    "partitioned variable) but has no entry for its data")
-            part = self._read_entry(name, self.entry(key))
+        parts = self._slices_for(name, entry, stored, want)
+        if math.prod(b - a for a, b in want) != sum(
+                math.prod(hi - lo for lo, hi in common) for _, _, common in parts):
+            raise errors.NotFoundError(
+                None, None, f"Tensor {name!r} in checkpoint {self._prefix}: its stored "
+                f"slices do not cover the slice {spec or 'of the whole tensor'} asked for")
+        out = None
+        for have, slice_entry, common in parts:
+            part = self._read_entry(name, slice_entry)
             if out is None:
                 out = np.empty([b - a for a, b in want], part.dtype)
             out[tuple(slice(lo - a, hi - a) for (lo, hi), (a, _) in zip(common, want))] = \
                 part[tuple(slice(lo - c, hi - c) for (lo, hi), (c, _) in zip(common, have))]
-            covered += math.prod(hi - lo for lo, hi in common)
-        if out is None or covered != out.size:
-            raise errors.NotFoundError(
-                None, None, f"Tensor {name!r} in checkpoint {self._prefix}: its stored "
-                f"slices do not cover the slice {spec or 'of the whole tensor'} asked for")
         return out
+
+    def _slices_for(self, name, entry, stored, want):
+        """``[(extent, entry, overlap with want), ...]`` of the stored slices ``want`` needs.
+
+        Checked before anything is read or allocated, so a damaged index cannot make the
+        output array larger than the data files: the slices lie inside the stored shape
+        and do not overlap (TF: "Overlapping slices"), each is listed once and has an
+        entry, and together their bytes fit in the data files.
+        """
+        index = index_filename(self._prefix)
+        parts, total, shards = [], 0, set()
+        for proto, extents, have in self._checked_slices(name, entry, stored):
+            common = [(max(a, c), min(b, d)) for (a, b), (c, d) in zip(want, have)]
+            if any(lo >= hi for lo, hi in common):
+                continue
+            key = slice_key(name, extents).decode("utf-8", "surrogateescape")
+            if key not in self._raw:
+                raise errors.DataLossError(
+                    None, None, f"Corrupted checkpoint index {index}: tensor {name!r} lists "
+                    f"the slice {_slice_text(proto, stored)} (a part of a partitioned "
+                    "variable) but has no entry for its data")
+            slice_entry = self.entry(key)
+            lengths = [b - a for a, b in have]
+            if [d.size for d in slice_entry.shape.dim] != lengths or \
+                    slice_entry.dtype != entry.dtype:
+                raise self._corrupt(name, slice_entry, f"the slice {_slice_text(proto, stored)}"
+                                    f" is stored as {_type_name(slice_entry.dtype)}"
+                                    f"{[d.size for d in slice_entry.shape.dim]}, not "
+                                    f"{_type_name(entry.dtype)}{lengths}")
+            self._check_extent(name, slice_entry)
+            total += slice_entry.size
+            shards.add(slice_entry.shard_id)
+            parts.append((have, slice_entry, common))
+        if total > sum(self._sizes[shard] for shard in shards):
+            raise errors.DataLossError(
+                None, None, f"Corrupted checkpoint index {index}: the slices of tensor "
+                f"{name!r} claim {total} bytes, more than their data files hold")
+        return parts
+
+    def _checked_slices(self, name, entry, stored):
+        """``[(proto, extents, [(start, stop), ...]), ...]`` of a partitioned tensor's
+        slices, once they are known to lie inside its shape and not to overlap; checked on
+        the first read of ``name`` only (a restore reads each partition separately)."""
+        checked = self._slices.get(name)
+        if checked is not None:
+            return checked
+        if any(d < 0 for d in stored):
+            raise self._corrupt(name, entry, f"negative dimension in shape {stored}")
+        index = index_filename(self._prefix)
+        checked = []
+        for proto in entry.slices:
+            extents = _proto_extents(proto)
+            if len(extents) != len(stored) or any(
+                    start < 0 or (length != -1 and (length < 0 or start + length > dim))
+                    for (start, length), dim in zip(extents, stored)):
+                raise errors.DataLossError(
+                    None, None, f"Corrupted checkpoint index {index}: tensor {name!r} of shape "
+                    f"{_shape_text(stored)} lists the slice {_slice_text(proto, stored)}, "
+                    "which does not fit in it")
+            have = _concrete(extents, stored)
+            for _, _, other in checked:
+                if all(max(a, c) < min(b, d) for (a, b), (c, d) in zip(have, other)):
+                    raise errors.DataLossError(
+                        None, None, f"Corrupted checkpoint index {index}: tensor {name!r} "
+                        f"has overlapping slices ({_slice_text(proto, stored)})")
+            checked.append((proto, extents, have))
+        self._slices[name] = checked
+        return checked
 
     def _read_entry(self, name: str, entry) -> np.ndarray:
         shape = tuple(dim.size for dim in entry.shape.dim)
@@ -660,7 +721,13 @@ class BundleReader:
         if nbytes != entry.size:
             raise self._corrupt(name, entry, f"size {entry.size} in the index, but "
                                 f"{_type_name(entry.dtype)}{list(shape)} needs {nbytes}")
-        array = np.empty(shape, np_dtype)
+        # Nothing is allocated before the bytes are known to be in the file: a damaged
+        # index declaring a huge tensor fails here, not in np.empty.
+        self._check_extent(name, entry)
+        try:
+            array = np.empty(shape, np_dtype)
+        except (ValueError, MemoryError) as e:  # a zero-size shape NumPy still refuses
+            raise self._corrupt(name, entry, f"shape {list(shape)}: {e}") from None
         flat = array.reshape(-1).view(np.uint8)
         self._read_into(name, entry, flat)
         if array.dtype.byteorder == ">":  # only on a big-endian host
@@ -676,7 +743,7 @@ class BundleReader:
         order, on each chunk as soon as it has arrived, so it overlaps the reads. ``flat``
         is a fresh array: on an error, chunks still in flight land in memory nobody keeps.
         """
-        fd = self._fd(name, entry)
+        fd = self._check_extent(name, entry)
         starts = range(0, flat.size, _CHUNK)
         if len(starts) < 2:
             reads = iter([os.preadv(fd, [flat], entry.offset)] if flat.size else [])
@@ -692,11 +759,15 @@ class BundleReader:
         self._check_crc(name, entry, crc)
 
     def _read_strings(self, name, entry, shape):
-        fd = self._fd(name, entry)
+        count = math.prod(shape)
+        # Each string takes at least a one-byte length, and the lengths a 4-byte checksum.
+        if count + 4 > entry.size:
+            raise self._corrupt(name, entry, f"{count} strings cannot fit in the tensor's "
+                                f"{entry.size} bytes")
+        fd = self._check_extent(name, entry)
         data = os.pread(fd, entry.size, entry.offset)
         if len(data) != entry.size:
             raise self._truncated(name, entry)
-        count = int(np.prod(shape, dtype=np.int64))
         if count <= len(data) and max(data[:count], default=0) < 0x80:
             lengths, pos = list(data[:count]), count     # one-byte varints: the common case
         else:
@@ -706,7 +777,9 @@ class BundleReader:
         crc = _length_crc(lengths)
         stored_length_crc = _U32.unpack_from(data, pos)[0]
         if stored_length_crc != crc32c.mask(crc):
-            raise self._corrupt(name, entry, "the string lengths' checksum does not match")
+            raise self._corrupt(name, entry, "the string lengths are damaged: The length "
+                                f"checksum does not match: expected {stored_length_crc} but "
+                                f"actual is {crc32c.mask(crc)}")
         crc = crc32c.extend(crc, data[pos:pos + 4])
         pos += 4
         if pos + sum(lengths) != len(data):
@@ -736,6 +809,13 @@ class BundleReader:
             lengths.append(size)
         return lengths, pos
 
+    def _check_extent(self, name, entry) -> int:
+        """The data file's descriptor, once the entry's bytes are known to lie inside it."""
+        fd = self._fd(name, entry)
+        if entry.offset + entry.size > self._sizes[entry.shard_id]:
+            raise self._truncated(name, entry)
+        return fd
+
     def _data_path(self, entry) -> str:
         return data_filename(self._prefix, entry.shard_id, self._num_shards)
 
@@ -753,6 +833,7 @@ class BundleReader:
                     None, None, f"{path}; No such file or directory (data file of checkpoint "
                     f"{self._prefix}, needed for tensor {name!r})") from None
             self._files[shard] = fd
+            self._sizes[shard] = os.fstat(fd).st_size
         return fd
 
     def _check_crc(self, name, entry, crc):
@@ -770,8 +851,8 @@ class BundleReader:
             f"{what}")
 
     def _truncated(self, name, entry):
-        return self._corrupt(name, entry, f"the file ends before the tensor's "
-                             f"{entry.size} bytes at offset {entry.offset} (truncated?)")
+        return self._corrupt(name, entry, f"truncated record at {entry.offset}: the file "
+                             f"ends before the tensor's {entry.size} bytes (truncated?)")
 
     # -- lifetime ----------------------------------------------------------------------
     def close(self) -> None:

@@ -146,10 +146,35 @@ class TruncatedRecordError(DataLossError):
     """The file ends inside a record (it may still be being written)."""
 
 
+def _bytes_left(f):
+    """How many bytes ``f`` holds past its position, or None when it cannot tell (a pipe,
+    a decompressing reader). Taken from the file's size at this moment: a writer may still
+    be appending, so the answer is only ever used to refuse a record, never to end a read.
+    """
+    try:
+        if not f.seekable():
+            return None
+        fileno = f.fileno()
+    except (AttributeError, OSError, ValueError):
+        try:  # an in-memory file (BytesIO): its buffer's size
+            return len(f.getbuffer()) - f.tell()
+        except (AttributeError, ValueError):
+            return None
+    try:
+        return os.fstat(fileno).st_size - f.tell()
+    except OSError:
+        return None
+
+
 def _read_at_most(f, n):
     """Up to ``n`` bytes of ``f``, fewer only at its end; memory grows with what is read."""
     if n <= _READ_CHUNK:
         return f.read(n)
+    left = _bytes_left(f)
+    if left is not None and left < n:
+        # A damaged length field declaring more than the file holds: fail as a truncated
+        # record without reading (or allocating) anything.
+        return b""
     parts, have = [], 0
     while have < n:
         part = f.read(min(n - have, _READ_CHUNK))

@@ -8,9 +8,13 @@ is TF's ``tf.train.summary_iterator`` (``Event`` protos).
 
 from __future__ import annotations
 
+import math
 import os
 from typing import NamedTuple
 
+from google.protobuf.message import DecodeError
+
+from scopeflow.framework.errors import DataLossError
 from scopeflow.io import protos
 from scopeflow.io.tensor_proto import make_ndarray
 from scopeflow.io.tfrecord import tf_record_iterator
@@ -39,9 +43,32 @@ class EventRecord(NamedTuple):
 
 
 def summary_iterator(path):
-    """Yields the ``Event`` protos of one event file (``tf.train.summary_iterator``)."""
-    for data in tf_record_iterator(path):
-        yield protos.Event.FromString(data)
+    """Yields the ``Event`` protos of one event file (``tf.train.summary_iterator``).
+
+    A damaged file raises ``DataLossError`` naming the file and the record's offset: a
+    record whose checksums fail, a file ending inside a record, or (both checksums passing,
+    so written that way) a record that is not an ``Event``.
+    """
+    for offset, data in _records(path, allow_truncated_tail=False):
+        yield _parse_event(data, path, offset)
+
+
+def _records(path, allow_truncated_tail):
+    """``(offset, data)`` of each record of an event file."""
+    offset = 0
+    for data in tf_record_iterator(path, allow_truncated_tail=allow_truncated_tail):
+        yield offset, data
+        offset += len(data) + 16
+
+
+def _parse_event(data, path, offset):
+    try:
+        return protos.Event.FromString(data)
+    except DecodeError:
+        # TF's summary_iterator lets protobuf's DecodeError out; a damaged file is data
+        # loss, and callers catch one class for every kind of damage.
+        raise DataLossError(None, None, f"corrupted record at offset {offset} in "
+                            f"{os.fspath(path)}: not an Event proto") from None
 
 
 def event_files(logdir) -> dict:
@@ -96,13 +123,34 @@ def _value_record(run, event, value, plugins):
                             "length_frames": a.length_frames, "content_type": a.content_type,
                             "encoded_audio_string": a.encoded_audio_string})
     if kind == "tensor":
-        arr = make_ndarray(value.tensor)
+        arr = _tensor_value(value)
         if plugin == "scalars" and arr.size == 1:  # TF2-style scalars
             return EventRecord(run, event.wall_time, event.step, value.tag, "scalar",
                                float(arr.reshape(-1)[0]))
         return EventRecord(run, event.wall_time, event.step, value.tag,
                            "text" if plugin == "text" else "tensor", arr)
     return EventRecord(run, event.wall_time, event.step, value.tag, kind or "unknown", None)
+
+
+# A summary tensor listing fewer values than its shape holds is broadcast (TF's
+# ``tf.constant(0., shape=[50])``); past this many elements the shape is taken for damage
+# rather than allocated.
+_MAX_BROADCAST_ELEMENTS = 1 << 24
+
+
+def _tensor_value(value):
+    """The array of a summary's ``tensor`` value; DataLossError for an impossible one."""
+    proto = value.tensor
+    dims = [d.size for d in proto.tensor_shape.dim]
+    count = math.prod(dims) if all(d >= 0 for d in dims) else -1
+    if count < 0 or (not proto.tensor_content and count > _MAX_BROADCAST_ELEMENTS):
+        raise DataLossError(None, None, f"Summary tensor {value.tag!r} declares the "
+                            f"impossible shape {dims} (a damaged event file?)")
+    try:
+        return make_ndarray(proto)
+    except (ValueError, TypeError) as e:  # content size not matching the shape, bad dtype
+        raise DataLossError(None, None, f"Summary tensor {value.tag!r} cannot be "
+                            f"decoded: {e}") from None
 
 
 _SESSION_STATUS = {1: "START", 2: "STOP", 3: "CHECKPOINT"}
@@ -148,8 +196,8 @@ def read_events(path, kinds=None, tag=None) -> list[EventRecord]:
     for run, files in event_files(path).items():
         plugins: dict = {}
         for file in files:
-            for data in tf_record_iterator(file, allow_truncated_tail=True):
-                for rec in _event_records(run, protos.Event.FromString(data), plugins):
+            for offset, data in _records(file, allow_truncated_tail=True):
+                for rec in _event_records(run, _parse_event(data, file, offset), plugins):
                     if (kinds is None or rec.kind in kinds) and (tag is None or rec.tag == tag):
                         out.append(rec)
     return out

@@ -13,6 +13,12 @@ Differences from TensorFlow 1, both on the safe side:
 * The file is replaced atomically (a temporary file in the same directory, flushed and
   fsynced, then renamed over the old one, then the directory fsynced), so a reader or a
   crash never sees half a file.
+* A damaged state file never raises: an empty file, binary garbage, a file that is not
+  UTF-8 or not a ``CheckpointState`` make ``get_checkpoint_state`` log a warning and return
+  None (TF 2.21 raises ``ValueError`` for an empty file and ``UnicodeDecodeError`` for
+  binary garbage). :func:`find_complete_checkpoints` then finds the intact checkpoints on
+  disk without the state file, and :func:`remove_stale_temporaries` clears what a killed
+  save left behind.
 * Paths of checkpoints inside the directory are written **relative** to it, even when the
   directory was given as an absolute path (TF1 then writes absolute paths unless
   ``save_relative_paths=True``). A moved or copied directory therefore still works. Readers
@@ -26,22 +32,31 @@ import glob
 import logging
 import os
 import re
+import time
 
 from google.protobuf import text_format
+from google.protobuf.message import DecodeError
 
+from scopeflow.framework import errors
+from scopeflow.io import protos, sstable
 from scopeflow.io.atomic import atomic_write_bytes
 from scopeflow.io.protos import CheckpointState
+from scopeflow.io.tensor_bundle import data_filename, index_filename
 
 __all__ = [
     "CheckpointState", "generate_checkpoint_state_proto", "update_checkpoint_state",
     "update_checkpoint_state_internal", "get_checkpoint_state", "latest_checkpoint",
     "checkpoint_exists", "checkpoint_exists_internal", "get_checkpoint_mtimes",
-    "remove_checkpoint", "meta_graph_filename",
+    "remove_checkpoint", "meta_graph_filename", "find_complete_checkpoints",
+    "remove_stale_temporaries",
 ]
 
 _log = logging.getLogger("scopeflow.train")
 
 LATEST_FILENAME = "checkpoint"
+# A state file lists checkpoint paths, a few hundred bytes each: anything this large is
+# damage (or not a state file), and is refused before it is read into memory.
+_MAX_STATE_FILE_BYTES = 64 << 20
 V1, V2 = 1, 2  # SaverDef.CheckpointFormatVersion values
 
 
@@ -152,19 +167,31 @@ def get_checkpoint_state(checkpoint_dir, latest_filename=None):
     """Reads the ``checkpoint`` state file of a directory; None when there is none.
 
     Relative paths in the file are joined onto ``checkpoint_dir``; absolute ones are kept.
-    A file that cannot be read or parsed is ignored with a warning (None), as in TF; a
-    file without ``model_checkpoint_path`` raises ``ValueError``.
+    A file that cannot be read or parsed is ignored with a warning (None), as in TF; so
+    is a damaged one that TF would raise on (empty, binary garbage, not UTF-8, over 64
+    MiB). A file that parses but lacks ``model_checkpoint_path`` raises ``ValueError`` as
+    in TF (a crash cannot leave one: the path is the first line written).
     """
     checkpoint_dir = os.fspath(checkpoint_dir)
     state_file = _state_filename(checkpoint_dir, latest_filename)
     try:
         if not os.path.isfile(state_file):
             return None
-        with open(state_file, encoding="utf-8") as f:
-            content = f.read()
+        with open(state_file, "rb") as f:
+            raw = f.read(_MAX_STATE_FILE_BYTES + 1)
+        if len(raw) > _MAX_STATE_FILE_BYTES:
+            raise ValueError(f"the file is larger than {_MAX_STATE_FILE_BYTES} bytes, far "
+                             "more than any checkpoint state")
+        content = raw.decode("utf-8")
+        if not content.strip():
+            # What a crash leaves from a writer that truncates before writing (not ours:
+            # ours renames a complete file into place). TF raises ValueError here.
+            raise ValueError("the file is empty")
         ckpt = CheckpointState()
         text_format.Merge(content, ckpt)
-    except (OSError, UnicodeDecodeError, text_format.ParseError) as e:
+    except (OSError, UnicodeDecodeError, ValueError, text_format.ParseError) as e:
+        # ValueError: the two cases above, and what protobuf raises for some malformed
+        # text besides its ParseError.
         _log.warning("%s: %s", type(e).__name__, e)
         _log.warning("%s: Checkpoint ignored", state_file)
         return None
@@ -255,4 +282,144 @@ def remove_checkpoint(checkpoint_prefix, checkpoint_format_version=V2, meta_grap
         _delete_matching(prefix, deleted)
     if deleted:
         _log.info("Deleted checkpoint %s (%d files)", prefix, len(deleted))
+    return deleted
+
+
+# ── recovery: intact checkpoints without the state file, leftovers of killed saves ──────
+_STEP_SUFFIX = re.compile(r"-(\d+)$")
+
+
+def _complete_checkpoint(prefix: str) -> bool:
+    """Whether ``prefix`` is a V2 checkpoint whose index parses and whose data shards all
+    exist and hold every byte the index points at."""
+    try:
+        with open(index_filename(prefix), "rb") as f:
+            entries = sstable.parse_table(f.read(), index_filename(prefix))
+        if not entries or entries[0][0] != b"":
+            return False
+        header = protos.BundleHeaderProto.FromString(entries[0][1])
+        shards = header.num_shards
+        if not 1 <= shards <= 99999:    # the file names have five digits
+            return False
+        sizes = [os.path.getsize(data_filename(prefix, i, shards)) for i in range(shards)]
+        for _, value in entries[1:]:
+            entry = protos.BundleEntryProto.FromString(value)
+            if entry.slices:             # a partitioned variable's entry: no data of its own
+                continue
+            if not 0 <= entry.shard_id < shards or \
+                    entry.offset + entry.size > sizes[entry.shard_id]:
+                return False
+    except (OSError, ValueError, errors.OpError, DecodeError):
+        return False
+    return True
+
+
+def find_complete_checkpoints(checkpoint_dir) -> list:
+    """Prefixes of the complete V2 checkpoints in ``checkpoint_dir``, newest first.
+
+    A checkpoint is complete when its ``.index`` parses (every block's checksum, the
+    bundle header, each entry) and every ``.data`` shard it names exists and is long
+    enough for the tensors the index places in it; the tensors' own checksums are not
+    read (that is a full restore's job). Newest first: by the global step in the prefix
+    (``model.ckpt-1200``), then by the index's modification time; prefixes without a
+    step come after those with one. Use it when the ``checkpoint`` state file is missing
+    or damaged (``latest_checkpoint`` returns None) to restore from the newest intact
+    checkpoint on disk.
+
+    >>> import tempfile
+    >>> from scopeflow.io.tensor_bundle import write_bundle
+    >>> d = tempfile.mkdtemp()
+    >>> for step in (5, 10):
+    ...     write_bundle(os.path.join(d, f"model-{step}"), ["w"], [np.zeros(2)])
+    >>> open(os.path.join(d, "model-10.data-00000-of-00001"), "wb").close()  # truncated
+    >>> [os.path.basename(p) for p in find_complete_checkpoints(d)]
+    ['model-5']
+    """
+    checkpoint_dir = os.fspath(checkpoint_dir)
+    try:
+        names = os.listdir(checkpoint_dir)
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        if not name.endswith(".index"):
+            continue
+        prefix = os.path.join(checkpoint_dir, name[:-len(".index")])
+        if not _complete_checkpoint(prefix):
+            continue
+        match = _STEP_SUFFIX.search(prefix)
+        try:
+            mtime = os.stat(prefix + ".index").st_mtime_ns
+        except OSError:
+            continue
+        found.append((match is not None, int(match.group(1)) if match else 0, mtime, prefix))
+    found.sort(reverse=True)
+    return [prefix for *_, prefix in found]
+
+
+# The temporary names our own writers use, and nothing else:
+# scopeflow.io.atomic.atomic_file: "<name>.tmp<uuid4 hex>" (the state file, merged indexes);
+# scopeflow.io.tensor_bundle._temp_name: "<file>.tempstate<decimal>" (bundle files, and the
+# hard-link backup of a data file being replaced); a sharded save's parts
+# "<prefix>_temp/part-NNNNN-of-NNNNN.{index,data-...}" before the merge.
+_ATOMIC_TEMP = re.compile(r"\.tmp[0-9a-f]{32}$")
+_BUNDLE_TEMP = re.compile(r"\.(index|data-\d{5}-of-\d{5})\.tempstate\d+$")
+_SHARD_PART = re.compile(r"^part-\d{5}-of-\d{5}\.(index|data-\d{5}-of-\d{5})"
+                         r"(\.tempstate\d+|\.tmp[0-9a-f]{32})?$")
+
+
+def remove_stale_temporaries(checkpoint_dir, min_age_s: float = 0.0) -> list:
+    """Deletes the temporary files that killed saves left in ``checkpoint_dir``.
+
+    Only the names scopeflow's own writers give their temporaries are touched:
+    ``<name>.tmp<32 hex digits>`` (atomically replaced files such as the ``checkpoint``
+    state file), ``<prefix>.index.tempstate<N>`` and ``<prefix>.data-*.tempstate<N>``
+    (checkpoint bundle files), and the ``part-*`` files of a sharded save in a
+    ``<prefix>_temp`` subdirectory (removed when it is left empty). Finished checkpoints,
+    the state file, event files and anything else are never deleted.
+
+    A save in progress has the same temporaries: call this when no other process is saving
+    to the directory (at start-up, before the first save), or pass ``min_age_s`` to keep
+    files modified less than that many seconds ago. Returns the deleted paths.
+
+    >>> import tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> for name in ("checkpoint.tmp" + "0" * 32, "model-5.index.tempstate123", "model-5.index"):
+    ...     open(os.path.join(d, name), "w").close()
+    >>> [os.path.basename(p) for p in remove_stale_temporaries(d)]
+    ['checkpoint.tmp00000000000000000000000000000000', 'model-5.index.tempstate123']
+    >>> sorted(os.listdir(d))
+    ['model-5.index']
+    """
+    checkpoint_dir = os.fspath(checkpoint_dir)
+    deadline = time.time() - min_age_s
+    deleted = []
+
+    def remove(path):
+        try:
+            if min_age_s and os.lstat(path).st_mtime > deadline:
+                return
+            os.remove(path)
+        except OSError:
+            return  # gone already (a concurrent cleaner), or not ours to remove
+        deleted.append(path)
+        _log.info("Removed %s, left by an interrupted save", path)
+
+    try:
+        names = sorted(os.listdir(checkpoint_dir))
+    except OSError:
+        return deleted
+    for name in names:
+        path = os.path.join(checkpoint_dir, name)
+        if name.endswith("_temp") and os.path.isdir(path) and not os.path.islink(path):
+            for part in sorted(os.listdir(path)):
+                if _SHARD_PART.match(part) and os.path.isfile(os.path.join(path, part)):
+                    remove(os.path.join(path, part))
+            try:
+                os.rmdir(path)    # only when empty: a stranger's files keep it
+            except OSError:
+                pass
+        elif (_ATOMIC_TEMP.search(name) or _BUNDLE_TEMP.search(name)) and \
+                os.path.isfile(path) and not os.path.islink(path):
+            remove(path)
     return deleted

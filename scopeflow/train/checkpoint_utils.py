@@ -86,10 +86,13 @@ class CheckpointReader:
         reader = self._reader
         lines = []
         for name in reader.keys():
-            dtype = DATA_TYPE.values_by_number[reader.entry(name).dtype].name
+            enum = reader.entry(name).dtype
+            known = DATA_TYPE.values_by_number.get(enum)   # a damaged index may hold any
+            dtype = known.name if known is not None else f"DataType({enum})"
             shape = ",".join(str(d) for d in reader.shape(name))
             lines.append(f"{name} ({dtype}) [{shape}]\n")
-        return "".join(lines).encode("utf-8")
+        # Key names are bytes in the index; one that is not UTF-8 comes back as it was.
+        return "".join(lines).encode("utf-8", "surrogateescape")
 
     def close(self) -> None:
         self._reader.close()

@@ -7,8 +7,10 @@ files are stand-ins, downloads come from ``file://`` mirrors or a patched ``urlo
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import importlib.util
+import struct
 import urllib.error
 from pathlib import Path
 
@@ -100,10 +102,13 @@ def test_download_into_the_cache_verified(tmp_path, monkeypatch, capsys):
     monkeypatch.delenv(mnist.DOWNLOAD_ENV, raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     mirror = tmp_path / "mirror"
-    _holding(mirror)
+    mirror.mkdir()
     files = dict(mnist.FILES)
-    for name in mnist.TEST_FILES:   # the stand-ins are "published" for this test
-        files[name] = (hashlib.sha256((mirror / name).read_bytes()).hexdigest(), "")
+    for name in mnist.TEST_FILES:   # small IDX stand-ins are "published" for this test
+        raw = struct.pack(">2I", 2049, 3) + bytes([1, 2, 3])
+        (mirror / name).write_bytes(gzip.compress(raw, mtime=0))
+        files[name] = (hashlib.sha256((mirror / name).read_bytes()).hexdigest(),
+                       hashlib.sha256(raw).hexdigest())
     monkeypatch.setattr(mnist, "FILES", files)
     monkeypatch.setattr(mnist, "MIRRORS", (tmp_path.as_uri() + "/nothing/",
                                            mirror.as_uri() + "/"))
@@ -115,7 +120,8 @@ def test_download_into_the_cache_verified(tmp_path, monkeypatch, capsys):
     assert "Successfully downloaded" not in capsys.readouterr().out
 
     (mirror / mnist.TRAIN_LABELS).write_bytes(b"not the published file")
-    with pytest.raises(mnist.MNISTUnavailableError, match="not a gzip file and SHA-256"):
+    with pytest.raises(mnist.MNISTUnavailableError, match="checksum mismatch: SHA-256 of "
+                                                          "the download"):
         mnist.find_mnist_dir([mnist.TRAIN_LABELS])
     assert not (Path(cache) / mnist.TRAIN_LABELS).exists()
 
