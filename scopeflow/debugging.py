@@ -1,11 +1,14 @@
-"""``tf.debugging``: assertions and printing (``tf.debugging.assert_equal``, ``Assert``...)."""
+"""``tf.debugging``: assertions, checks for NaN and Inf, and printing
+(``tf.debugging.assert_equal``, ``check_numerics``, ``assert_all_finite``, ``Assert``...)."""
 
 from scopeflow._api import missing_attribute
 from scopeflow.ops.check_ops import *  # noqa: F403
 from scopeflow.ops.check_ops import __all__ as _check_all
+from scopeflow.ops.check_ops import assert_all_finite
+from scopeflow.ops.elementwise_ops import is_finite, is_inf, is_nan
 from scopeflow.ops.logging_ops import Assert
 
-__all__ = [*_check_all, "Assert"]
+__all__ = [*_check_all, "Assert", "assert_all_finite", "is_finite", "is_inf", "is_nan"]
 
 
 def __getattr__(name):

@@ -174,6 +174,8 @@ class Tensor:
         return f"<tf.Tensor '{self._name}' shape={self._shape} dtype={self._dtype.name}>"
 
     def __str__(self):
+        if self._shape.ndims is None:  # as TF: no shape at all when the rank is unknown
+            return f'Tensor("{self._name}", dtype={self._dtype.name})'
         return f'Tensor("{self._name}", shape={self._shape}, dtype={self._dtype.name})'
 
     __hash__ = object.__hash__

@@ -1,7 +1,11 @@
 """TF1's ``tf.debugging.assert_*`` (and their ``tf.assert_*`` names), built from ``Assert``
 as TF's ``check_ops`` builds them in a graph: the condition is ``reduce_all`` of an
 elementwise comparison; when both sides are known while the graph is built and the check
-fails, ``InvalidArgumentError`` is raised at once with the data as TF writes it."""
+fails, ``InvalidArgumentError`` is raised at once with the data as TF writes it.
+
+Also the checks for non-finite values: the ``CheckNumerics`` op (``tf.check_numerics``),
+``tf.verify_tensor_all_finite`` (``tf.debugging.assert_all_finite``) and
+``tf.add_check_numerics_ops``."""
 
 from __future__ import annotations
 
@@ -9,16 +13,25 @@ import numpy as np
 
 from scopeflow.framework import dtypes
 from scopeflow.framework.errors import InvalidArgumentError
-from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
+from scopeflow.framework.graph import (
+    Tensor,
+    control_dependencies,
+    convert_to_tensor,
+    get_default_graph,
+    name_scope,
+)
+from scopeflow.framework.opdef import OpDef, same_shape
 from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops import arithmetic_ops, control_flow_ops, reduction_ops, shape_ops
 from scopeflow.ops.logging_ops import Assert
 
+# Exported by tf.debugging and the root alike; assert_all_finite (tf.debugging only),
+# verify_tensor_all_finite and add_check_numerics_ops (the root only) are imported by name.
 __all__ = ["assert_equal", "assert_none_equal", "assert_less", "assert_less_equal",
            "assert_greater", "assert_greater_equal", "assert_positive", "assert_negative",
            "assert_non_negative", "assert_non_positive", "assert_rank", "assert_rank_at_least",
            "assert_scalar", "assert_integer",
-           "assert_type"]
+           "assert_type", "check_numerics"]
 
 
 def _message_prefix(message):
@@ -223,3 +236,96 @@ def assert_type(tensor, tf_type, message=None, name=None):
             raise TypeError(f"{_message_prefix(message)}{tensor.name} must be of type "
                             f"{tf_type!r}; got {tensor.dtype!r}")
         return control_flow_ops.no_op("statically_determined_correct_type")
+
+
+# ── CheckNumerics ────────────────────────────────────────────────────────────────────
+_CHECKED_FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
+
+
+def _check_numerics_dtype(tensor, *, message):
+    if tensor not in _CHECKED_FLOATS:  # TF's list names bfloat16, which scopeflow lacks
+        raise TypeError(f"Value passed to parameter 'tensor' has DataType {tensor.name} not "
+                        "in list of allowed values: bfloat16, float16, float32, float64")
+    return tensor
+
+
+def _check_numerics_kernel(tensor, *, message):
+    # min and max propagate NaN and reach any Inf: all finite when both are, found without
+    # a temporary array (a sum could overflow and warn); the element tests run on failure.
+    if tensor.size == 0 or (np.isfinite(tensor.min()) and np.isfinite(tensor.max())):
+        return tensor
+    nan, inf = bool(np.isnan(tensor).any()), bool(np.isinf(tensor).any())
+    what = "Inf and NaN" if nan and inf else "NaN" if nan else "Inf"
+    # TF's text loses its leading whitespace on the way to Python (an empty message reads
+    # ": Tensor had NaN values").
+    raise InvalidArgumentError(None, None, f"{message} : Tensor had {what} values".lstrip())
+
+
+check_numerics_op = OpDef("CheckNumerics", shape=same_shape, dtype=_check_numerics_dtype,
+                          kernel=_check_numerics_kernel, attrs={"message": ""}, aliases=(0,),
+                          input_names=("tensor",))
+
+
+@check_numerics_op.def_grad
+def _check_numerics_grad(op, dy):
+    # TF formats the attr as Python bytes (op.get_attr gives b'...'), so its message reads
+    # "... in gradient. b'msg'"; kept, so the run-time error matches TF's word for word.
+    message = op.get_attr("message")
+    as_bytes = message.encode("utf-8") if isinstance(message, str) else bytes(message)
+    return [check_numerics(dy, "Not a number (NaN) or infinity (Inf) values detected in "
+                               f"gradient. {as_bytes!r}")]
+
+
+def check_numerics(tensor, message, name=None) -> Tensor:
+    """``tensor``, or, when it holds a NaN or an infinity, a failed run:
+    ``InvalidArgumentError`` "<message> : Tensor had NaN values" ("Inf", "Inf and NaN").
+
+    >>> import scopeflow as tf
+    >>> x = tf.constant([1.0, 2.0])
+    >>> tf.Session().run(tf.check_numerics(x, "x is bad")).tolist()
+    [1.0, 2.0]
+    """
+    return check_numerics_op.bind(tensor, message=str(message), name=name)
+
+
+def verify_tensor_all_finite(t=None, msg=None, name=None, x=None, message=None) -> Tensor:
+    """``t``, after a ``CheckNumerics`` of it has run (TF1's scope ``VerifyFinite``;
+    ``tf.debugging.assert_all_finite``). ``x`` and ``message`` are TF2's names of ``t``
+    and ``msg``."""
+    t = _deprecated_alias("x", x, "t", t)
+    msg = _deprecated_alias("message", message, "msg", msg)
+    with name_scope(name, "VerifyFinite", [t]):
+        t = convert_to_tensor(t, name="x")
+        check = check_numerics(t, message=msg)
+        return control_flow_ops.with_dependencies([check], t)
+
+
+assert_all_finite = verify_tensor_all_finite
+
+
+def _deprecated_alias(new_name, new_value, old_name, old_value):
+    """TF's ``deprecated_argument_lookup``: one of the two names, not both."""
+    if new_value is not None:
+        if old_value is not None:
+            raise ValueError(f"Cannot specify both '{old_name}' and '{new_name}'.")
+        return new_value
+    return old_value
+
+
+def add_check_numerics_ops():
+    """A ``group`` running a ``CheckNumerics`` of every float16/32/64 tensor in the default
+    graph (each named ``"<op name>:<output index>"`` in its message), chained by control
+    dependencies in creation order, as TF1 builds them. Run it with the training op to
+    find where a NaN or Inf first appears. TF's ``ValueError`` when the graph has a
+    ``tf.cond`` or ``tf.while_loop`` (their branches and bodies are not checked)."""
+    check_op = []
+    for op in get_default_graph().get_operations():
+        for output in op.outputs:
+            if output.dtype in _CHECKED_FLOATS:  # not variables' ref outputs, as TF
+                if op._cf_context is not None:
+                    raise ValueError("`tf.add_check_numerics_ops() is not compatible with "
+                                     "TensorFlow control flow operations such as `tf.cond()` "
+                                     "or `tf.while_loop()`.")
+                with control_dependencies(check_op):
+                    check_op = [check_numerics(output, message=f"{op.name}:{output.value_index}")]
+    return control_flow_ops.group(*check_op)

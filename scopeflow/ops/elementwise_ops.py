@@ -1,5 +1,6 @@
 """Elementwise math functions: Abs, Sign, Square, Reciprocal, Sqrt, Rsqrt, Exp, Log, Log1p,
-Sin, Cos, Tanh, Sigmoid, Round, Floor, Ceil, Pow, ClipByValue (and ``saturate_cast``).
+Sin, Cos, Tanh, Sigmoid, Round, Floor, Ceil, Pow, ClipByValue (and ``saturate_cast``), and
+the tests IsNan, IsInf, IsFinite.
 
 Above ``reduction_ops``: the gradients of Sign, Pow and ClipByValue build zeros (``Fill``)
 and select (``where``).
@@ -19,7 +20,13 @@ from scopeflow.framework.dtype_groups import (
     SIGNED_NUMERIC,
 )
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
-from scopeflow.framework.opdef import OpDef, broadcast_shape, merge_shapes, same_shape
+from scopeflow.framework.opdef import (
+    NO_GRADIENT,
+    OpDef,
+    broadcast_shape,
+    merge_shapes,
+    same_shape,
+)
 from scopeflow.ops.arithmetic_ops import (
     cast,
     conj,
@@ -38,7 +45,7 @@ from scopeflow.ops.reduction_ops import maximum, minimum, ones_like, where, zero
 
 __all__ = ["abs", "sign", "square", "reciprocal", "sqrt", "rsqrt", "exp", "log", "log1p", "sin",
            "cos", "tanh", "sigmoid", "round", "floor", "ceil", "pow", "clip_by_value",
-           "saturate_cast"]
+           "saturate_cast", "is_nan", "is_inf", "is_finite"]
 
 
 # ── Abs ──────────────────────────────────────────────────────────────────────────────
@@ -409,3 +416,46 @@ def saturate_cast(value, dtype, name=None) -> Tensor:
                 value = clip_by_value_op.bind(
                     value, constant(lo_v, dtype=src), constant(hi_v, dtype=src), name="clamp")
         return cast(value, dtype, name=scope)
+
+
+# ── IsNan, IsInf, IsFinite (not differentiable) ──────────────────────────────────────
+def _float_test_dtype(op_type):
+    def rule(x, **attrs):
+        if x.base_dtype not in FLOATS:
+            raise TypeError(f"Value passed to parameter 'x' has DataType {x.base_dtype.name} "
+                            f"not in list of allowed values: bfloat16, float16, float32, "
+                            f"float64")
+        return dtypes.bool
+    rule.__name__ = f"_{op_type.lower()}_dtype"
+    return rule
+
+
+def _float_test(op_type, kernel):
+    return OpDef(op_type, shape=same_shape, dtype=_float_test_dtype(op_type), kernel=kernel,
+                 grad=NO_GRADIENT, input_names=("x",))
+
+
+is_nan_op = _float_test("IsNan", np.isnan)
+is_inf_op = _float_test("IsInf", np.isinf)
+is_finite_op = _float_test("IsFinite", np.isfinite)
+
+
+def is_nan(x, name=None) -> Tensor:
+    """Elementwise: is ``x`` NaN (``tf.is_nan``, ``tf.math.is_nan``)."""
+    return is_nan_op.bind(x, name=name)
+
+
+def is_inf(x, name=None) -> Tensor:
+    """Elementwise: is ``x`` infinite, either sign (``tf.is_inf``)."""
+    return is_inf_op.bind(x, name=name)
+
+
+def is_finite(x, name=None) -> Tensor:
+    """Elementwise: is ``x`` neither NaN nor infinite (``tf.is_finite``).
+
+    >>> import scopeflow as tf
+    >>> with tf.Session() as sess:
+    ...     sess.run(tf.is_finite([1.0, float("nan"), float("inf")])).tolist()
+    [True, False, False]
+    """
+    return is_finite_op.bind(x, name=name)

@@ -84,6 +84,9 @@ from scopeflow.ops.elementwise_ops import (  # noqa: F401 - re-exported
     exp_op,
     floor,
     floor_op,
+    is_finite,
+    is_inf,
+    is_nan,
     log,
     log1p,
     log1p_op,
@@ -160,7 +163,7 @@ from scopeflow.ops.statistics_ops import (  # noqa: F401 - re-exported
 )
 
 __all__ = [
-    "where_v2", "div_no_nan",
+    "where_v2", "div_no_nan", "is_nan", "is_inf", "is_finite",
     # elementwise binary
     "add", "subtract", "multiply", "div", "truediv", "divide", "realdiv", "floordiv",
     "floor_div", "truncatediv", "truncatemod", "floormod", "mod", "pow", "maximum",

@@ -67,11 +67,16 @@ def _assign_dtype(ref, value, **attrs):
     return ref._as_ref
 
 
+def _dims(shape) -> str:
+    return "[" + ",".join(str(d) for d in shape) + "]"  # TF's TensorShape::DebugString
+
+
 def _check_assign_shape(ctx, old, value, validate_shape):
+    # Raised without its op: the executor adds the op and the user's line that made it.
     if validate_shape and old is not None and old.shape != np.shape(value):
         raise errors.InvalidArgumentError(
-            None, ctx.op, f"Assign requires shapes of both tensors to match. lhs shape= "
-            f"{list(old.shape)} rhs shape= {list(np.shape(value))}")
+            None, None, f"Assign requires shapes of both tensors to match. lhs shape= "
+            f"{_dims(old.shape)} rhs shape= {_dims(np.shape(value))}")
 
 
 def _assign_kernel(ctx, ref, value, *, validate_shape, use_locking):
@@ -123,24 +128,25 @@ def _assign_update_shape(ref, value, *, use_locking):
     return ref
 
 
-def _assign_update(ctx, ref, value, ufunc, op_type):
+def _assign_update(ctx, ref, value, ufunc):
     """``ufunc(var, value)`` into the variable ``ref`` in place (the session owns it)."""
     try:
         var = ctx.state.vars[ref]
     except KeyError:
         raise _uninitialized(ctx, ref) from None
-    if var.shape != np.shape(value) and np.broadcast_shapes(var.shape, np.shape(value)) \
-            != var.shape:
+    try:
+        ufunc(var, value, out=var)
+    except ValueError:  # NumPy checks the shapes (nothing is written when they differ)
+        # TF's DenseUpdateOp wording; TF wants equal shapes, scopeflow also lets a value
+        # that broadcasts to the variable's shape through (a scalar step, say).
         raise errors.InvalidArgumentError(
-            None, ctx.op, f"{op_type}: the value's shape {list(np.shape(value))} does not "
-            f"match the variable's {list(var.shape)}")
-    ufunc(var, value, out=var)
+            None, None, "Parameters and update must be the same size") from None
     return var
 
 
 # ── AssignAdd ────────────────────────────────────────────────────────────────────────
 def _assign_add_kernel(ctx, ref, value, *, use_locking):
-    return _assign_update(ctx, ref, value, np.add, "AssignAdd")
+    return _assign_update(ctx, ref, value, np.add)
 
 
 assign_add_op = OpDef("AssignAdd", shape=_assign_update_shape, dtype=_assign_dtype,
@@ -158,7 +164,7 @@ def assign_add(ref, value, use_locking=None, name=None):
 
 # ── AssignSub ────────────────────────────────────────────────────────────────────────
 def _assign_sub_kernel(ctx, ref, value, *, use_locking):
-    return _assign_update(ctx, ref, value, np.subtract, "AssignSub")
+    return _assign_update(ctx, ref, value, np.subtract)
 
 
 assign_sub_op = OpDef("AssignSub", shape=_assign_update_shape, dtype=_assign_dtype,

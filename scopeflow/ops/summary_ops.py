@@ -5,9 +5,9 @@
 ``TensorSummaryV2`` (text and tensor summaries) and ``MergeSummary``. The public
 ``tf.summary.*`` builders live in ``scopeflow.summary``.
 
-Better than TF1: a NaN or Inf in a histogram is counted and reported (a warning naming
-the tag and the counts; the histogram holds the finite values), not a crash. Call
-``set_nonfinite_histogram_policy("raise")`` to get TF's error back while debugging.
+As TF, a NaN or Inf in a histogram's values fails the run with ``InvalidArgumentError``
+naming the op (``Nan in summary histogram for: h``); ``set_nonfinite_histogram_policy``
+("warn" or "ignore") instead bins the finite values and goes on.
 """
 
 from __future__ import annotations
@@ -114,7 +114,7 @@ def _bucket_index(x: np.ndarray) -> np.ndarray:
     return counts + (x >= _LIMITS_INF[counts])
 
 
-_NONFINITE_POLICY = ["warn"]
+_NONFINITE_POLICY = ["raise"]
 
 
 class NonFiniteHistogramWarning(UserWarning):
@@ -124,9 +124,10 @@ class NonFiniteHistogramWarning(UserWarning):
 def set_nonfinite_histogram_policy(policy: str):
     """What a histogram summary does with NaN/Inf inputs.
 
-    ``"warn"`` (default): bin the finite values and warn with the counts per kind;
-    ``"raise"``: fail as TensorFlow does (``InvalidArgumentError``); ``"ignore"``: bin the
-    finite values silently. Returns the previous policy.
+    ``"raise"`` (default): fail the run as TensorFlow does (``InvalidArgumentError``,
+    ``Nan in summary histogram for: <op name>``); ``"warn"``: bin the finite values and
+    warn with the counts per kind; ``"ignore"``: bin the finite values silently. Returns
+    the previous policy.
     """
     if policy not in ("warn", "raise", "ignore"):
         raise ValueError(f"policy must be 'warn', 'raise' or 'ignore', not {policy!r}")
@@ -173,18 +174,25 @@ def _histogram_summary_dtype(tag, values, **attrs):
     return dtypes.string
 
 
-def _histogram_summary_kernel(tag, values):
+def _nonfinite_histogram_error(op, x, finite):
+    """TF 2.21's error: its kernel stops at the first non-finite value (in element order)
+    and names the op (``name()``), not the tag; the two wordings differ."""
+    first = x[int(np.argmin(finite))]
+    text = "Nan in summary histogram for: " if np.isnan(first) else "Infinity in Histogram for: "
+    return InvalidArgumentError(None, None, text + op.name)
+
+
+def _histogram_summary_kernel(ctx, tag, values):
     name = _scalar_tag(tag, "HistogramSummary")
     x = np.asarray(values, dtype=np.float64).reshape(-1)
     finite = np.isfinite(x)
     if not finite.all():
+        policy = _NONFINITE_POLICY[0]
+        if policy == "raise":
+            raise _nonfinite_histogram_error(ctx.op, x, finite)
         n_nan = int(np.isnan(x).sum())
         n_pos = int(np.isposinf(x).sum())
         n_neg = int(x.size - finite.sum()) - n_nan - n_pos
-        policy = _NONFINITE_POLICY[0]
-        if policy == "raise":
-            raise InvalidArgumentError(None, None, f"{'Nan' if n_nan else 'Infinity'} in "
-                                       f"summary histogram for: {name}")
         if policy == "warn":
             warnings.warn(f"Histogram summary '{name}': {n_nan} NaN, {n_pos} +Inf and {n_neg} "
                           f"-Inf values of {x.size} left out of the histogram",
@@ -195,9 +203,11 @@ def _histogram_summary_kernel(tag, values):
     return _serialized(summary)
 
 
+# NOTE: stateful only to be given its op (the error names it); TF's op is not stateful, so
+# the one difference is that a histogram of constants is not folded into the plan.
 histogram_summary_op = OpDef("HistogramSummary", shape=scalar_shape,
                              dtype=_histogram_summary_dtype, kernel=_histogram_summary_kernel,
-                             grad=None, input_names=("tag", "values"))
+                             grad=None, input_names=("tag", "values"), stateful=True)
 
 
 # ── MergeSummary ─────────────────────────────────────────────────────────────────────

@@ -94,8 +94,8 @@ def scalar(name, tensor, collections=None, family=None):
 def histogram(name, values, collections=None, family=None):
     """A ``Summary`` with a histogram of ``values`` (``HistogramSummary``), TF1's buckets.
 
-    NaN and Inf values are counted and reported in a warning, and the histogram holds the
-    finite ones (TF fails the step instead; ``set_nonfinite_histogram_policy("raise")``).
+    As TF, a NaN or Inf value fails the run with ``InvalidArgumentError`` naming the op;
+    ``set_nonfinite_histogram_policy("warn")`` bins the finite values and warns instead.
     """
     with _summary_scope(name, family, values=[values]) as (tag, scope):
         val = _ops.histogram_summary_op.create([tag, values], name=scope)._outputs[0]

@@ -1,6 +1,7 @@
 """Op-table rows for the logging ops: ``Print`` (an identity of its first input that also
-writes to stderr) and ``StringFormat``; TF's exact texts are in
-tests/unit/test_logging_ops.py."""
+writes to stderr), ``StringFormat`` and ``CheckNumerics`` (an identity that fails the run on
+NaN or Inf); TF's exact texts are in tests/unit/test_logging_ops.py and
+tests/unit/test_error_sites.py."""
 
 from __future__ import annotations
 
@@ -29,4 +30,9 @@ ROWS = [
            [_X], id="Print-expr"),
     OpCase("StringFormat", lambda tf, x: string_format("x={}", [x]), _check_format,
            [np.array([[1, 2, 3], [4, 5, 6]], np.int32)], check_values=False),
+    OpCase("CheckNumerics", lambda tf, x: tf.check_numerics(x, "x"), lambda x: x, [_X]),
+    OpCase("CheckNumerics", lambda tf, x: tf.check_numerics(x * 2.0, "2x"),
+           lambda x: x * 2.0, [rand(3, dtype=np.float64)], id="CheckNumerics-f64"),
+    OpCase("CheckNumerics", lambda tf, x: tf.check_numerics(x, "h"), lambda x: x,
+           [rand(4, dtype=np.float16)], id="CheckNumerics-f16", check_grad=False),
 ]

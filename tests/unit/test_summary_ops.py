@@ -136,25 +136,46 @@ def test_histogram_limits_are_tf1_default_edges():
     np.testing.assert_array_equal(lim[:775], -lim[776:][::-1])
 
 
-def test_histogram_nan_inf_counted_not_fatal():
+def test_histogram_nan_inf_fails_the_run_as_tf():
+    """TF 2.21: the first non-finite value (in element order) decides the wording, and the
+    op's name is given (not the tag: with a family the two differ)."""
+    x = tf.placeholder(tf.float32, [None])
+    h = tf.summary.histogram("h", x, family="fam")
+    values = np.array([1.0, np.nan, 2.0, np.inf, -np.inf, np.nan, 3.0], np.float32)
+    sess = tf.Session()
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        sess.run(h, {x: values})
+    assert str(info.value).startswith("Nan in summary histogram for: fam/h\n\t [[node fam/h "
+                                      "(HistogramSummary) defined at ")
+    assert info.value.op is h.op and __file__ in str(info.value)
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"^Infinity in Histogram for: fam/h\n"):
+        sess.run(h, {x: values[3:]})
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"^Infinity in Histogram for"):
+        sess.run(h, {x: values[4:5]})  # -Inf too
+
+
+def test_histogram_nonfinite_policy_warn_and_ignore():
     x = tf.placeholder(tf.float32, [None])
     h = tf.summary.histogram("h", x)
     values = np.array([1.0, np.nan, 2.0, np.inf, -np.inf, np.nan, 3.0], np.float32)
-    with pytest.warns(tf.summary.NonFiniteHistogramWarning,
-                      match=r"'h': 2 NaN, 1 \+Inf and 1 -Inf values of 7"):
-        out = tf.Session().run(h, {x: values})
-    (v,) = tf.Summary.FromString(out).value
-    assert v.histo == histogram_proto([1.0, 2.0, 3.0])
-    old = tf.summary.set_nonfinite_histogram_policy("raise")
+    old = tf.summary.set_nonfinite_histogram_policy("warn")
     try:
-        with pytest.raises(tf.errors.InvalidArgumentError, match="Nan in summary histogram "
-                           "for: h"):
-            tf.Session().run(h, {x: values})
+        with pytest.warns(tf.summary.NonFiniteHistogramWarning,
+                          match=r"'h': 2 NaN, 1 \+Inf and 1 -Inf values of 7"):
+            out = tf.Session().run(h, {x: values})
+        (v,) = tf.Summary.FromString(out).value
+        assert v.histo == histogram_proto([1.0, 2.0, 3.0])
+        tf.summary.set_nonfinite_histogram_policy("ignore")
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert tf.Session().run(h, {x: values}) == out
     finally:
-        tf.summary.set_nonfinite_histogram_policy(old)
+        assert tf.summary.set_nonfinite_histogram_policy(old) == "ignore"
+    assert old == "raise"  # the default
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        tf.Session().run(h, {x: values[:1]})  # finite: no warning
+        tf.Session().run(h, {x: values[:1]})  # finite: no warning, no error
 
 
 def test_histogram_is_vectorised_and_fast():
