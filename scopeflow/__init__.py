@@ -65,13 +65,15 @@ from scopeflow import app, flags, gfile, python_io
 from scopeflow import io_api as _io_api  # tf.io's names, set on scopeflow.io
 from scopeflow.ops.io_ops import read_file, write_file
 from scopeflow.ops.parsing_ops import (
-    FixedLenFeature, FixedLenSequenceFeature, VarLenFeature, decode_csv, decode_raw,
-    parse_example, parse_single_example, parse_single_sequence_example, string_to_number)
+    FixedLenFeature, FixedLenSequenceFeature, SparseFeature, VarLenFeature, decode_csv,
+    decode_raw, parse_example, parse_single_example, parse_single_sequence_example,
+    string_to_number)
 from scopeflow import debugging
 from scopeflow.ops.check_ops import *  # noqa: F403
+from scopeflow.ops.check_ops import add_check_numerics_ops, verify_tensor_all_finite
 from scopeflow.ops.logging_ops import Assert, Print
 from scopeflow.ops.queue_ops import (
-    FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue, count_up_to)
+    FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue, count_up_to)
 from scopeflow import queue
 from scopeflow.ops.reader_ops import (
     FixedLengthRecordReader, IdentityReader, ReaderBase, TextLineReader, TFRecordReader,

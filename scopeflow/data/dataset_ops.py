@@ -101,7 +101,7 @@ class Dataset(st.ElementDescription):
 
     @staticmethod
     def list_files(file_pattern, shuffle=None, seed=None):
-        return _ListFiles(file_pattern, shuffle, seed)
+        return _list_files(file_pattern, shuffle, seed)
 
     # -- transformations ------------------------------------------------------------------
     def map(self, map_func, num_parallel_calls=None, deterministic=None):
@@ -339,11 +339,13 @@ def _tf_shape(dims):
 
 
 class _ListFiles(Dataset):
-    def __init__(self, file_pattern, shuffle, seed):
-        with name_scope("ListFiles"):
-            self._pattern = convert_to_tensor(file_pattern, dtype=dtypes.string)
-        self._shuffle = True if shuffle is None else shuffle
-        self._seed = _seed_pair(seed)
+    """The sorted files matching the patterns (TF's ``MatchingFiles``); ``list_files``
+    shuffles them with a buffer holding them all, as TF does."""
+
+    def __init__(self, file_pattern):
+        with name_scope("list_files"):
+            self._pattern = convert_to_tensor(file_pattern, dtype=dtypes.string,
+                                              name="file_pattern")
         self._structure = st.Spec(dtypes.string, [])
 
     def _captures(self):
@@ -355,13 +357,16 @@ class _ListFiles(Dataset):
         files = pl.glob_files(patterns)
         if not files:
             raise errors.InvalidArgumentError(
-                None, None, f"Expected 'tf.Tensor({patterns[0]!r}, shape=(), dtype=string)' "
-                "to match at least one file")
-        names = [f.encode() for f in files]
-        if self._shuffle:
-            rng = _generator(self._seed, state, id(self))
-            rng.shuffle(names)
-        return pl._Slices([np.array(names, dtype=object)])
+                None, None, "assertion failed: [No files matched pattern: "
+                f"{', '.join(patterns)}]")
+        return pl._Slices([np.array([f.encode() for f in files], dtype=object)])
+
+
+def _list_files(file_pattern, shuffle, seed):
+    dataset = _ListFiles(file_pattern)
+    if shuffle is None or shuffle:
+        dataset = _Shuffle(dataset, None, seed, None, buffer_all=True)
+    return dataset
 
 
 # ── file datasets ────────────────────────────────────────────────────────────────────
@@ -614,45 +619,47 @@ def _static_int(value, name):
     return int(value)
 
 
-def _seed_pair(seed):
+def _dataset_seeds(seed):
+    """TF's ``data.util.random_seed.get_seed``: the (seed, seed2) pair a dataset op gets;
+    (0, 0), when neither a graph nor an op seed is set, means "seed from the OS"."""
+    if isinstance(seed, Tensor):
+        seed = _static_int(seed, "shuffle seed")
     graph_seed, op_seed = get_seed(seed)
     if graph_seed is None:
-        return None
-    return graph_seed, op_seed
-
-
-def _generator(seed, state, key):
-    """A random generator: seeded like TF's (graph and op seed) when seeds are set, else
-    fresh entropy (as TF's unseeded shuffles)."""
-    if seed is None:
-        return np.random.default_rng()
-    return np.random.default_rng(np.random.Philox(key=[seed[0] & (2**64 - 1),
-                                                       seed[1] & (2**64 - 1)]))
+        return 0, 0
+    return int(graph_seed), int(op_seed)
 
 
 class _Shuffle(_Unary):
-    def __init__(self, input_dataset, buffer_size, seed, reshuffle_each_iteration):
+    def __init__(self, input_dataset, buffer_size, seed, reshuffle_each_iteration,
+                 buffer_all=False):
         super().__init__(input_dataset)
-        self._buffer = _static_int(buffer_size, "buffer_size")
+        # buffer_all: list_files's buffer, as large as the list it shuffles
+        self._buffer = 2**62 if buffer_all else _static_int(buffer_size, "buffer_size")
         if self._buffer <= 0:
             raise errors.InvalidArgumentError(None, None, "buffer_size must be greater than "
                                                "zero.")
-        self._seed = _seed_pair(seed)
+        self._seeds = _dataset_seeds(seed)
         self._reshuffle = True if reshuffle_each_iteration is None else \
             bool(reshuffle_each_iteration)
-        self._epochs = 0
 
     def _make_iterator(self, state, env):
-        # Each new pass (a repeat, or re-initializing) shuffles differently when
-        # reshuffle_each_iteration (TF's default), from the same seed otherwise.
-        rng = _generator(self._seed, state, id(self))
-        if self._reshuffle and self._seed is not None:
-            counter = env.setdefault(("shuffle_pass", self._id), [0])
-            rng = np.random.default_rng(np.random.Philox(
-                key=[self._seed[0] & (2**64 - 1), self._seed[1] & (2**64 - 1)],
-                counter=[counter[0], 0, 0, 0]))
-            counter[0] += 1
-        return pl._Shuffle(self._input._make_iterator(state, env), self._buffer, rng)
+        # TF's seed generator lives as long as the dataset an initialization makes: every
+        # pass over it (a repeat) takes the next pair of its Philox samples when
+        # reshuffle_each_iteration (RandomSeedGenerator), the seeds themselves otherwise
+        # (FixedSeedGenerator). Re-initializing starts it again: the same orders.
+        # table: [seed, seed2, samples drawn], saved with the iterator's position.
+        table = env.get(("shuffle_pass", self._id))
+        if table is None:
+            seeds = self._seeds if self._seeds != (0, 0) else pl.os_seeds()
+            table = env[("shuffle_pass", self._id)] = [seeds[0], seeds[1], 0]
+        if self._reshuffle:
+            gen = pl.PhiloxWords(table[0], table[1], drawn=table[2])
+            pair = (gen.next(), gen.next())
+            table[2] = gen.drawn
+        else:
+            pair = (table[0], table[1])
+        return pl._Shuffle(self._input._make_iterator(state, env), self._buffer, pair, table)
 
 
 class _Counted(_Unary):
@@ -738,12 +745,20 @@ class _Prefetch(_Unary):
 class _Cache(_Unary):
     def __init__(self, input_dataset, filename):
         super().__init__(input_dataset)
-        if filename:
-            raise NotImplementedError("Dataset.cache(filename) (a cache on disk); "
-                                      "Dataset.cache() keeps elements in memory")
+        self._filename = convert_to_tensor(filename, dtype=dtypes.string, name="filename")
+
+    def _captures(self):
+        return _unique(self._input._captures() + [self._filename])
 
     def _make_iterator(self, state, env):
-        store = env.setdefault(("cache", self._id), {})
         inner = self._input
+        filename = np.asarray(env[self._filename], dtype=object).reshape(-1)[0]
+        filename = filename.decode() if isinstance(filename, bytes) else str(filename)
+        if filename:
+            it = pl._FileCache(lambda: inner._make_iterator(state, env), filename,
+                               len(st.specs(self._structure)))
+            if it.reader is None:   # a writer: its lock goes when re-initialized or closed
+                env.setdefault(("closers", -1), []).append(it)
+            return it
+        store = env.setdefault(("cache", self._id), {})
         return pl._Cache(lambda: inner._make_iterator(state, env), store)
-

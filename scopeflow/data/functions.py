@@ -90,7 +90,10 @@ class TracedFunction:
         captured = [env[t] for t in self.captures]
 
         def call(flat_args):
-            inner_env = dict(env)
+            # Each call makes its dataset anew (TF runs the function's dataset ops per
+            # element), so shuffles inside start their seed generators afresh.
+            inner_env = {k: v for k, v in env.items()
+                         if not (isinstance(k, tuple) and k[0] == "shuffle_pass")}
             if inside:
                 inner_env.update(zip(inside, run_subplan(inner_plan, state,
                                                          list(flat_args) + captured)))

@@ -92,8 +92,9 @@ class _Resource:
 
     def cancel(self):
         """Stops the pipeline's background threads (re-initialized, or session closed)."""
-        for it in self.env.get(("prefetchers", -1), ()):
-            it.close()
+        for kind in ("prefetchers", "closers"):   # closers: unfinished file-cache writers
+            for it in self.env.get((kind, -1), ()):
+                it.close()
 
 
 def _replace(resources, name, resource):
@@ -160,7 +161,7 @@ def _serialize_kernel(run, handle, *, datasets):
             "initialized (run its initializer, or one get_next of a one-shot iterator, first)")
     captured = [resource.env[t] for t in resource.dataset._captures()]
     tables = [[k[0], k[1], v] for k, v in resource.env.items()
-              if isinstance(k, tuple) and k[0] != "prefetchers"]
+              if isinstance(k, tuple) and k[0] not in ("prefetchers", "closers")]
     state = {"dataset": datasets.index(resource.dataset) if resource.dataset in datasets
              else -1, "captured": captured, "tables": tables,
              "iterator": resource.iterator.get_state()}

@@ -11,13 +11,20 @@ from __future__ import annotations
 
 import collections
 import glob as _glob
+import os
 import threading
+import time
 
 import numpy as np
 
 from scopeflow.framework import errors
+from scopeflow.io import tensor_bundle
+from scopeflow.ops import philox
 
-__all__ = ["End", "PyIterator"]
+__all__ = ["End", "PyIterator", "PhiloxWords"]
+
+_M64 = (1 << 64) - 1
+_M128 = (1 << 128) - 1
 
 
 class End(Exception):
@@ -229,35 +236,85 @@ class _Repeat(PyIterator):
             self.inner.set_state(state["inner"])
 
 
+class PhiloxWords:
+    """TF's ``random::SingleSampleAdapter<random::PhiloxRandom>(seed, seed2)``: uint32
+    samples in order (four per Philox block). ``drawn`` counts the samples taken (TF's
+    ``num_random_samples_``) and is all a saved position needs."""
+
+    _CHUNK = 64  # blocks computed at a time: one NumPy call per 256 samples
+
+    def __init__(self, seed: int, seed2: int, drawn: int = 0):
+        self.key = seed & _M64
+        self.counter = (seed2 & _M64) << 64
+        self.drawn = int(drawn)
+        self._first = -(1 << 62)          # first block held in _words (none yet)
+        self._words: list = []
+
+    def next(self) -> int:
+        block, k = divmod(self.drawn, 4)
+        if not 0 <= block - self._first < self._CHUNK:
+            self._first = block
+            self._words = philox.philox4x32(self.key, (self.counter + block) & _M128,
+                                            self._CHUNK).reshape(-1).tolist()
+        self.drawn += 1
+        return self._words[4 * (block - self._first) + k]
+
+
+def os_seeds() -> tuple[int, int]:
+    """``RandomSeeds`` with seed == seed2 == 0: two fresh 64-bit seeds from the OS."""
+    return (int.from_bytes(os.urandom(8), "little"), int.from_bytes(os.urandom(8), "little"))
+
+
 class _Shuffle(PyIterator):
-    def __init__(self, inner, buffer_size, rng):
-        self.inner, self.size, self.rng = inner, buffer_size, rng
-        self.buffer: list = []
+    """TF's ``ShuffleDatasetOp`` iterator, draw for draw: the buffer is filled up to
+    ``buffer_size``; each element is the one at ``sample % n`` among the ``n`` buffered (in
+    arrival order), and the oldest element takes its place. ``seeds`` are this iterator's
+    Philox seeds (from the dataset's seed generator, one pair per pass)."""
+
+    def __init__(self, inner, buffer_size, seeds, table=None):
+        self.inner, self.size = inner, buffer_size
+        self.seeds = (int(seeds[0]), int(seeds[1]))
+        self.rng = PhiloxWords(*self.seeds)
+        self.table = table                  # the dataset's seed generator position, shared
+        self.buffer: list = []              # live elements: buffer[head:]
+        self.head = 0
         self.exhausted = False
 
     def next(self):
-        while not self.exhausted and len(self.buffer) < self.size:
+        buf = self.buffer
+        while not self.exhausted and len(buf) - self.head < self.size:
             try:
-                self.buffer.append(self.inner.next())
+                buf.append(self.inner.next())
             except End:
                 self.exhausted = True
-        if not self.buffer:
+        n = len(buf) - self.head
+        if n == 0:
             raise End
-        j = int(self.rng.integers(len(self.buffer)))
-        element = self.buffer[j]
-        self.buffer[j] = self.buffer[-1]
-        self.buffer.pop()
+        j = self.head + self.rng.next() % n
+        element = buf[j]
+        buf[j] = buf[self.head]
+        buf[self.head] = None
+        self.head += 1
+        if self.head > 1024 and self.head * 2 > len(buf):   # amortised O(1) compaction
+            del buf[:self.head]
+            self.head = 0
         return element
 
     def get_state(self):
-        return {"inner": self.inner.get_state(), "buffer": self.buffer,
-                "exhausted": self.exhausted, "rng": self.rng.bit_generator.state}
+        return {"inner": self.inner.get_state(), "buffer": self.buffer[self.head:],
+                "exhausted": self.exhausted, "seeds": list(self.seeds),
+                "drawn": self.rng.drawn,
+                "table": None if self.table is None else list(self.table)}
 
     def set_state(self, state):
         self.inner.set_state(state["inner"])
         self.buffer = [list(e) for e in state["buffer"]]
+        self.head = 0
         self.exhausted = bool(state["exhausted"])
-        self.rng.bit_generator.state = state["rng"]
+        self.seeds = (int(state["seeds"][0]), int(state["seeds"][1]))
+        self.rng = PhiloxWords(*self.seeds, drawn=int(state["drawn"]))
+        if self.table is not None and state["table"] is not None:
+            self.table[:] = [int(v) for v in state["table"]]
 
 
 class _Take(PyIterator):
@@ -377,6 +434,115 @@ class _Cache(PyIterator):
             self.inner = self.make()
             self.inner.set_state(state["inner"])
             self.filling = [list(e) for e in state["filling"]]
+
+
+class _FileCache(PyIterator):
+    """``Dataset.cache(filename)``, as TF's file cache: an iterator made while
+    ``<filename>.index`` exists reads the elements from that tensor bundle (keys
+    ``"%7d_%d" % (element, component)``, TF's); otherwise it runs its input and, when the
+    pass completes, writes the bundle (atomically, the index last). While it writes it holds
+    ``<filename>_0.lockfile``: a second writer fails as TF's does, and an unfinished pass
+    (re-initialized, session closed) removes the lock and leaves no cache behind."""
+
+    MAX_ITEMS = 10_000_000   # TF's limit (its keys' 7 digits)
+
+    def __init__(self, make, prefix, num_components):
+        self.make, self.prefix, self.n = make, prefix, num_components
+        self.lockfile = f"{prefix}_0.lockfile"
+        self.i = 0
+        self.filling: list = []
+        self.locked = self.done = False
+        self.failed = None
+        self.reader = self.inner = None
+        if os.path.exists(tensor_bundle.index_filename(prefix)):
+            self.reader = tensor_bundle.BundleReader(prefix)
+        else:
+            self.inner = make()
+
+    @staticmethod
+    def key(i, k):
+        return f"{i:7d}_{k}"
+
+    def _lock(self):
+        if self.failed is not None:   # as TF's: a writer that found a lock stays failed
+            raise errors.AlreadyExistsError(None, None, self.failed)
+        if os.path.exists(self.lockfile):
+            with open(self.lockfile, "rb") as f:
+                contents = f.read(150).decode(errors="replace")
+            self.failed = (
+                "There appears to be a concurrent caching iterator running - cache "
+                f"lockfile already exists ('{self.lockfile}'). If you are sure no other "
+                "running TF computations are using this cache prefix, delete the lockfile and "
+                f"re-initialize the iterator. Lockfile contents: {contents}")
+            raise errors.AlreadyExistsError(None, None, self.failed)
+        try:
+            with open(self.lockfile, "w") as f:
+                f.write(f"Created at: {int(time.time())}")
+        except FileNotFoundError:   # as TF: the cache's directory must exist
+            raise errors.NotFoundError(
+                None, None, f"{self.lockfile}; No such file or directory") from None
+        self.locked = True
+
+    def next(self):
+        if self.reader is not None:
+            if self.key(self.i, 0) not in self.reader:
+                raise End
+            element = [self.reader.read(self.key(self.i, k)) for k in range(self.n)]
+            self.i += 1
+            return element
+        if self.done:
+            raise End
+        if not self.locked:
+            self._lock()
+        try:
+            element = self.inner.next()
+        except End:
+            self._finish()
+            raise
+        if len(self.filling) >= self.MAX_ITEMS:
+            raise errors.OutOfRangeError(
+                None, None, f"Upstream iterator is producing more than {self.MAX_ITEMS} "
+                "items, which is more than the cache limit.")
+        self.filling.append(element)
+        return element
+
+    def _finish(self):
+        names = [self.key(i, k) for i in range(len(self.filling)) for k in range(self.n)]
+        arrays = [np.asarray(c) for e in self.filling for c in e]
+        tensor_bundle.write_bundle(self.prefix, names, arrays)
+        self.done, self.filling = True, []
+        self.close()
+
+    def get_state(self):
+        if self.reader is not None:
+            return {"read": True, "i": self.i}
+        return {"read": False, "done": self.done,
+                "inner": None if self.done else self.inner.get_state(),
+                "filling": self.filling}
+
+    def set_state(self, state):
+        if state["read"]:
+            if self.reader is None:
+                raise errors.NotFoundError(
+                    None, None, f"The cache {self.prefix}.index a saved position reads from "
+                    "does not exist")
+            self.i = int(state["i"])
+            return
+        self.reader, self.done = None, bool(state["done"])
+        if self.inner is None:
+            self.inner = self.make()
+        if not self.done:
+            self.inner.set_state(state["inner"])
+        self.filling = [list(e) for e in state["filling"]]
+
+    def close(self):
+        """An unfinished pass leaves nothing: its lock goes, its elements are dropped."""
+        if self.locked:
+            self.locked = False
+            try:
+                os.remove(self.lockfile)
+            except FileNotFoundError:
+                pass
 
 
 class _FlatMap(PyIterator):

@@ -25,10 +25,13 @@ from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype
 from scopeflow.framework.sparse_tensor import SparseTensor
 from scopeflow.framework.tensor_shape import TensorShape, as_shape
 from scopeflow.io import protos
+from scopeflow.ops import arithmetic_ops, layout_ops, shape_ops, slicing_ops
 from scopeflow.ops.shape_ops import reshape
+from scopeflow.ops.sparse_reorder_ops import sparse_reorder
 
-__all__ = ["FixedLenFeature", "VarLenFeature", "FixedLenSequenceFeature", "parse_example",
-           "parse_single_example", "parse_single_sequence_example", "decode_raw", "decode_csv",
+__all__ = ["FixedLenFeature", "VarLenFeature", "FixedLenSequenceFeature", "SparseFeature",
+           "parse_example", "parse_single_example", "parse_sequence_example",
+           "parse_single_sequence_example", "decode_raw", "decode_csv",
            "string_to_number"]
 
 
@@ -52,6 +55,18 @@ class FixedLenSequenceFeature(collections.namedtuple(
 
     def __new__(cls, shape, dtype, allow_missing=False, default_value=None):
         return super().__new__(cls, shape, dtype, allow_missing, default_value)
+
+
+class SparseFeature(collections.namedtuple(
+        "SparseFeature", ["index_key", "value_key", "dtype", "size", "already_sorted"])):
+    """A ``SparseTensor`` built from index features (``index_key``: one name, or one per
+    dimension) and a value feature (``value_key``) of each example: entry ``i`` of an
+    example sits at ``[example] + [index_key_d[i] for each d]`` with value
+    ``value_key[i]``; the dense shape is ``[batch] + size``. Entries are sorted by index
+    unless ``already_sorted``."""
+
+    def __new__(cls, index_key, value_key, dtype, size, already_sorted=False):
+        return super().__new__(cls, index_key, value_key, dtype, size, already_sorted)
 
 
 # The dtypes an Example feature holds, and TF's names of them in messages.
@@ -303,9 +318,16 @@ def _check_features(features):
         if isinstance(f, FixedLenSequenceFeature) and not f.allow_missing:
             raise ValueError("Unsupported: FixedLenSequenceFeature requires allow_missing to "
                              "be True.")
-        if not isinstance(f, (FixedLenFeature, VarLenFeature, FixedLenSequenceFeature)):
+        if isinstance(f, SparseFeature):
+            if not f.index_key:
+                raise ValueError(f"Missing index_key for SparseFeature {f}.")
+            if not f.value_key:
+                raise ValueError(f"Missing value_key for SparseFeature {f}.")
+            if not f.dtype:
+                raise ValueError(f"Missing type for feature {key}. Received feature={f}.")
+        elif not isinstance(f, (FixedLenFeature, VarLenFeature, FixedLenSequenceFeature)):
             raise ValueError(f"Unsupported feature type: {type(f).__name__} (scopeflow "
-                             "parses FixedLenFeature, VarLenFeature and "
+                             "parses FixedLenFeature, VarLenFeature, SparseFeature and "
                              "FixedLenSequenceFeature)")
 
 
@@ -327,9 +349,10 @@ def parse_example(serialized, features, name=None, example_names=None):
     ``FixedLenSequenceFeature`` ``[batch, longest] + shape``, each ``VarLenFeature`` a
     ``SparseTensor``."""
     _check_features(features)
-    keys = sorted(features)
-    sparse_keys = [k for k in keys if isinstance(features[k], VarLenFeature)]
-    dense_keys = [k for k in keys if k not in sparse_keys]
+    sparse = _sparse_keys(features)
+    sparse_keys = list(sparse)
+    dense_keys = [k for k in sorted(features)
+                  if isinstance(features[k], (FixedLenFeature, FixedLenSequenceFeature))]
     with name_scope(name, "ParseExample", [serialized, example_names]):
         serialized = _string_input(serialized, "serialized")
         dense_shapes, defaults, dense_types = [], [], []
@@ -343,7 +366,7 @@ def parse_example(serialized, features, name=None, example_names=None):
                 shape = TensorShape([None]).concatenate(shape)
             dense_shapes.append(shape)
             dense_types.append(dtype)
-        sparse_types = [_dtypes.as_dtype(features[k].dtype) for k in sparse_keys]
+        sparse_types = list(sparse.values())
         names = example_names if isinstance(example_names, Tensor) else \
             _keys([] if example_names is None else list(example_names))
         op = parse_example_v2_op.create(
@@ -356,7 +379,60 @@ def parse_example(serialized, features, name=None, example_names=None):
     result = {k: SparseTensor(outs[i], outs[n + i], outs[2 * n + i])
               for i, k in enumerate(sparse_keys)}
     result.update({k: outs[3 * n + i] for i, k in enumerate(dense_keys)})
-    return result
+    return _with_sparse_features(features, result)
+
+
+def _sparse_keys(features) -> dict:
+    """TF's sparse keys and dtypes, in its order: each VarLenFeature's key, each
+    SparseFeature's index keys (int64, sorted) then its value key, shared keys once."""
+    keys: dict = {}
+
+    def add(key, dtype):
+        dtype = _dtypes.as_dtype(dtype)
+        if key in keys and keys[key] != dtype:
+            raise ValueError(f"Conflicting type {keys[key]} vs {dtype} for feature {key}.")
+        keys.setdefault(key, dtype)
+
+    for key in sorted(features):
+        f = features[key]
+        if isinstance(f, VarLenFeature):
+            add(key, f.dtype)
+        elif isinstance(f, SparseFeature):
+            index_keys = [f.index_key] if isinstance(f.index_key, str) else f.index_key
+            for index_key in sorted(index_keys):
+                add(index_key, _dtypes.int64)
+            add(f.value_key, f.dtype)
+    return keys
+
+
+def _with_sparse_features(features, parsed):
+    """Builds each SparseFeature's tensor from its parsed index and value features (TF's
+    ``sparse_merge``), and drops the parsed features no key of ``features`` asked for."""
+    updates = {}
+    for key in sorted(features):
+        f = features[key]
+        if isinstance(f, SparseFeature):
+            many = not isinstance(f.index_key, str)
+            ids = [parsed[k] for k in f.index_key] if many else [parsed[f.index_key]]
+            sizes = list(f.size) if many else [f.size]
+            updates[key] = _sparse_merge(ids, parsed[f.value_key], sizes, f.already_sorted)
+    parsed.update(updates)
+    return {k: v for k, v in parsed.items() if k in features}
+
+
+def _sparse_merge(sp_ids, sp_values, sizes, already_sorted):
+    """TF's ``sparse_merge_impl``: the ids' positions but their last column replaced by
+    the ids (one column per index feature), the values' values, shape ``[...] + sizes``."""
+    with name_scope(None, "SparseMerge"):
+        ids = [shape_ops.expand_dims(sp.values, axis=1) for sp in sp_ids]
+        sizes = [arithmetic_ops.cast(s, _dtypes.int64) for s in sizes]
+        indices = slicing_ops.concat([sp_ids[0].indices[:, :-1]] + ids, 1)
+        shape = slicing_ops.concat([sp_ids[0].dense_shape[:-1], layout_ops.stack(sizes)], 0)
+        result = SparseTensor(indices, sp_values.values, shape)
+        if already_sorted:
+            return result
+        ordered = sparse_reorder(result)
+        return SparseTensor(ordered.indices, ordered.values, shape)
 
 
 def parse_single_example(serialized, features, name=None, example_names=None):
@@ -373,8 +449,9 @@ def parse_single_example(serialized, features, name=None, example_names=None):
 
 
 # ── ParseSequenceExampleV2 ───────────────────────────────────────────────────────────
-# The single-example form (a scalar ``serialized``), which ``parse_single_sequence_example``
-# builds; TF's batched ``tf.io.parse_sequence_example`` is not implemented.
+# One serialized SequenceExample (a scalar: ``parse_single_sequence_example``) or a batch
+# (a vector: ``parse_sequence_example``, which adds the batch dimension in front and pads
+# feature lists to the longest example's, with their lengths).
 _SEQ_ATTRS = ("Ncontext_sparse", "Tcontext_dense", "Nfeature_list_dense",
               "Nfeature_list_sparse", "context_sparse_types", "context_ragged_value_types",
               "context_ragged_split_types", "feature_list_dense_types",
@@ -384,16 +461,21 @@ _SEQ_ATTRS = ("Ncontext_sparse", "Tcontext_dense", "Nfeature_list_dense",
 
 
 def _parse_sequence_example_shape(serialized, debug_name, *rest, **attrs):
-    if serialized.ndims not in (None, 0):
-        raise ValueError("scopeflow's ParseSequenceExampleV2 parses one serialized "
-                         f"SequenceExample (a scalar), not rank {serialized.ndims}")
+    if serialized.ndims not in (None, 0, 1):
+        raise ValueError("ParseSequenceExampleV2: serialized must be a scalar or a vector, "
+                         f"not rank {serialized.ndims}")
+    batch = [] if serialized.ndims == 0 else [serialized[0] if serialized.ndims else None]
+    r = len(batch)
     ncs, nfs = attrs["Ncontext_sparse"], attrs["Nfeature_list_sparse"]
-    return ([TensorShape([None, 1])] * ncs + [TensorShape([None])] * ncs +
-            [TensorShape([1])] * ncs + [as_shape(s) for s in attrs["context_dense_shapes"]] +
-            [TensorShape([None, 2])] * nfs + [TensorShape([None])] * nfs +
-            [TensorShape([2])] * nfs +
-            [TensorShape([None]).concatenate(s) for s in attrs["feature_list_dense_shapes"]] +
-            [TensorShape([])] * attrs["Nfeature_list_dense"])
+    return ([TensorShape([None, 1 + r])] * ncs + [TensorShape([None])] * ncs +
+            [TensorShape([1 + r])] * ncs +
+            [TensorShape(batch).concatenate(as_shape(s))
+             for s in attrs["context_dense_shapes"]] +
+            [TensorShape([None, 2 + r])] * nfs + [TensorShape([None])] * nfs +
+            [TensorShape([2 + r])] * nfs +
+            [TensorShape(batch + [None]).concatenate(s)
+             for s in attrs["feature_list_dense_shapes"]] +
+            [TensorShape(batch)] * attrs["Nfeature_list_dense"])
 
 
 def _parse_sequence_example_dtype(serialized, debug_name, *rest, **attrs):
@@ -498,32 +580,88 @@ class _SequenceParser:
         return indices, values, np.array([len(steps), max(counts, default=0)], np.int64)
 
 
+def _parse_one_sequence(serialized, debug_name, keys, context_defaults, attrs):
+    """One SequenceExample's outputs, as lists: context sparse and dense, feature-list
+    sparse and dense (each dense one with its length)."""
+    parser = _SequenceParser(serialized, debug_name)
+    ctx_keys, ctx_dense_keys, fl_keys, fl_dense_keys, missing_ok = keys
+    ctx_sparse = [parser.context_sparse(k, t) for k, t in
+                  zip(ctx_keys, attrs["context_sparse_types"])]
+    ctx_dense = [parser.context_dense(k, t, s, d) for k, t, s, d in
+                 zip(ctx_dense_keys, attrs["Tcontext_dense"],
+                     attrs["context_dense_shapes"], context_defaults)]
+    fl_sparse = [parser.list_sparse(k, t) for k, t in
+                 zip(fl_keys, attrs["feature_list_sparse_types"])]
+    fl_dense = [parser.list_dense(k, t, s, bool(m)) for k, t, s, m in
+                zip(fl_dense_keys, attrs["feature_list_dense_types"],
+                    attrs["feature_list_dense_shapes"], missing_ok)]
+    return ctx_sparse, ctx_dense, fl_sparse, fl_dense
+
+
+def _batch_sparse(parts):
+    """Per-example (indices, values, shape) as one batch: the example's position in front
+    of each index, the dense shape the largest of each dimension."""
+    indices = [np.concatenate([np.full((len(ix), 1), b, np.int64), ix], axis=1)
+               for b, (ix, _, _) in enumerate(parts)]
+    rank = len(parts[0][2]) if parts else 0
+    shape = np.max([p[2] for p in parts], axis=0) if parts else np.zeros(rank, np.int64)
+    return (np.concatenate(indices).reshape(-1, rank + 1) if indices
+            else np.zeros((0, rank + 1), np.int64),
+            np.concatenate([p[1] for p in parts]) if parts else np.empty(0),
+            np.concatenate([[len(parts)], shape]).astype(np.int64))
+
+
+def _batch_list_dense(parts, dtype, shape):
+    """Feature-list values ``[steps] + shape`` of each example, padded (zeros, b"") to the
+    longest: ``[batch, longest] + shape``, and each one's length."""
+    lengths = np.array([len(values) for values, _ in parts], np.int64)
+    longest = int(lengths.max()) if len(parts) else 0
+    out = np.zeros([len(parts), longest] + as_shape(shape).as_list(), dtype.as_numpy_dtype)
+    if dtype == _dtypes.string:
+        out.fill(b"")
+    for b, (values, _) in enumerate(parts):
+        out[b, :len(values)] = values
+    return out, lengths
+
+
 def _parse_sequence_example_kernel(serialized, debug_name, context_sparse_keys,
                                    context_dense_keys, context_ragged_keys,
                                    feature_list_sparse_keys, feature_list_dense_keys,
                                    feature_list_ragged_keys,
                                    feature_list_dense_missing_assumed_empty, *context_defaults,
                                    **attrs):
-    parser = _SequenceParser(serialized, debug_name)
-
-    def keys(k):
+    def names(k):
         return [_text(x) for x in np.asarray(k).reshape(-1)]
 
-    ctx_sparse = [parser.context_sparse(k, t) for k, t in
-                  zip(keys(context_sparse_keys), attrs["context_sparse_types"])]
-    ctx_dense = [parser.context_dense(k, t, s, d) for k, t, s, d in
-                 zip(keys(context_dense_keys), attrs["Tcontext_dense"],
-                     attrs["context_dense_shapes"], context_defaults)]
-    fl_sparse = [parser.list_sparse(k, t) for k, t in
-                 zip(keys(feature_list_sparse_keys), attrs["feature_list_sparse_types"])]
-    missing_ok = np.asarray(feature_list_dense_missing_assumed_empty).reshape(-1)
-    fl_dense = [parser.list_dense(k, t, s, bool(m)) for k, t, s, m in
-                zip(keys(feature_list_dense_keys), attrs["feature_list_dense_types"],
-                    attrs["feature_list_dense_shapes"], missing_ok)]
-    return tuple([x[0] for x in ctx_sparse] + [x[1] for x in ctx_sparse] +
-                 [x[2] for x in ctx_sparse] + ctx_dense +
-                 [x[0] for x in fl_sparse] + [x[1] for x in fl_sparse] +
-                 [x[2] for x in fl_sparse] + [x[0] for x in fl_dense] +
+    keys = (names(context_sparse_keys), names(context_dense_keys),
+            names(feature_list_sparse_keys), names(feature_list_dense_keys),
+            np.asarray(feature_list_dense_missing_assumed_empty).reshape(-1))
+    serialized = np.asarray(serialized, dtype=object)
+    if serialized.ndim == 0:
+        cs, cd, fs, fd = _parse_one_sequence(serialized, debug_name, keys, context_defaults,
+                                             attrs)
+        return tuple([x[0] for x in cs] + [x[1] for x in cs] + [x[2] for x in cs] + cd +
+                     [x[0] for x in fs] + [x[1] for x in fs] + [x[2] for x in fs] +
+                     [x[0] for x in fd] + [x[1] for x in fd])
+    debug = np.asarray(debug_name, dtype=object).reshape(-1)
+    # (each as a 0-d object array: NumPy's bytes scalars drop trailing NULs)
+    examples = [_parse_one_sequence(serialized[b:b + 1].reshape(()), debug[b:b + 1], keys,
+                                    context_defaults, attrs)
+                for b in range(len(serialized))]
+    out = []
+    for part, types in ((0, attrs["context_sparse_types"]),
+                        (2, attrs["feature_list_sparse_types"])):
+        merged = [_batch_sparse([e[part][i] for e in examples]) for i in range(len(types))]
+        merged = [(ix, v.astype(t.as_numpy_dtype), sh) for (ix, v, sh), t in zip(merged, types)]
+        out.append([m[0] for m in merged] + [m[1] for m in merged] + [m[2] for m in merged])
+    ctx_dense = [np.stack([e[1][i] for e in examples]) if examples else
+                 np.zeros([0] + as_shape(s).as_list(), t.as_numpy_dtype)
+                 for i, (t, s) in enumerate(zip(attrs["Tcontext_dense"],
+                                                attrs["context_dense_shapes"]))]
+    fl_dense = [_batch_list_dense([e[3][i] for e in examples], t, s)
+                for i, (t, s) in enumerate(zip(attrs["feature_list_dense_types"],
+                                               attrs["feature_list_dense_shapes"]))]
+    return tuple(out[0] + ctx_dense + out[1] + [x[0] for x in fl_dense] +
                  [x[1] for x in fl_dense])
 
 
@@ -543,15 +681,7 @@ parse_sequence_example_v2_op = OpDef(
                  "context_dense_defaults"))
 
 
-def parse_single_sequence_example(serialized, context_features=None, sequence_features=None,
-                                  example_name=None, name=None):
-    """Parses one serialized ``SequenceExample``: returns ``(context, feature_lists)``, two
-    dicts of tensors. Context features are parsed as ``parse_single_example``'s; a
-    ``FixedLenSequenceFeature`` of a feature list is a ``[steps] + shape`` tensor (required
-    unless ``allow_missing``), a ``VarLenFeature`` a ``SparseTensor`` ``[steps, longest]``."""
-    if not context_features and not sequence_features:
-        raise ValueError("Both context_features and sequence_features are None, but at least "
-                         "one should have values.")
+def _sequence_feature_keys(context_features, sequence_features):
     context_features = dict(context_features or {})
     sequence_features = dict(sequence_features or {})
     for key, f in context_features.items():
@@ -561,46 +691,48 @@ def parse_single_sequence_example(serialized, context_features=None, sequence_fe
         if not isinstance(f, (FixedLenSequenceFeature, VarLenFeature)):
             raise ValueError(f"Unsupported sequence feature type for {key}: "
                              f"{type(f).__name__}")
+        if isinstance(f, FixedLenSequenceFeature) and f.default_value is not None:
+            raise ValueError(f"Value feature_list.dense_defaults[{key}] must be None")
+    return context_features, sequence_features
+
+
+def _parse_sequence(serialized, context_features, sequence_features, debug_name):
+    """Builds the ParseSequenceExampleV2 op (in the current name scope) and returns its
+    outputs as TF's three dicts: context, feature lists, feature-list lengths."""
     ctx_keys = sorted(context_features)
     ctx_sparse = [k for k in ctx_keys if isinstance(context_features[k], VarLenFeature)]
     ctx_dense = [k for k in ctx_keys if k not in ctx_sparse]
     fl_keys = sorted(sequence_features)
     fl_sparse = [k for k in fl_keys if isinstance(sequence_features[k], VarLenFeature)]
     fl_dense = [k for k in fl_keys if k not in fl_sparse]
-    with name_scope(name, "ParseSingleSequenceExample", [serialized, example_name]):
-        serialized = _string_input(serialized, "serialized")
-        if serialized.shape.ndims not in (None, 0):
-            raise ValueError("Input serialized must be a scalar")
-        with name_scope(None, "ParseSequenceExample"):
-            defaults, shapes = [], []
-            for k in ctx_dense:
-                f = context_features[k]
-                dtype = _dtypes.as_dtype(f.dtype)
-                shapes.append(as_shape(f.shape))
-                defaults.append(_dense_default(k, f, dtype, shapes[-1]))
-            op = parse_sequence_example_v2_op.create(
-                [serialized, example_name or "", _keys(ctx_sparse), _keys(ctx_dense),
-                 _keys([]), _keys(fl_sparse), _keys(fl_dense), _keys([]),
-                 np.array([bool(sequence_features[k].allow_missing) for k in fl_dense],
-                          dtype=bool)] + defaults,
-                {"Ncontext_sparse": len(ctx_sparse),
-                 "Tcontext_dense": [_dtypes.as_dtype(context_features[k].dtype)
-                                    for k in ctx_dense],
-                 "Nfeature_list_dense": len(fl_dense), "Nfeature_list_sparse": len(fl_sparse),
-                 "context_sparse_types": [_dtypes.as_dtype(context_features[k].dtype)
-                                          for k in ctx_sparse],
-                 "context_ragged_value_types": [], "context_ragged_split_types": [],
-                 "feature_list_dense_types": [_dtypes.as_dtype(sequence_features[k].dtype)
-                                              for k in fl_dense],
-                 "feature_list_sparse_types": [_dtypes.as_dtype(sequence_features[k].dtype)
-                                               for k in fl_sparse],
-                 "feature_list_ragged_value_types": [], "feature_list_ragged_split_types": [],
-                 "context_dense_shapes": shapes,
-                 "feature_list_dense_shapes": [as_shape(sequence_features[k].shape)
-                                               for k in fl_dense]},
-                name="ParseSequenceExampleV2")
+    defaults, shapes = [], []
+    for k in ctx_dense:
+        f = context_features[k]
+        dtype = _dtypes.as_dtype(f.dtype)
+        shapes.append(as_shape(f.shape))
+        defaults.append(_dense_default(k, f, dtype, shapes[-1]))
+    op = parse_sequence_example_v2_op.create(
+        [serialized, debug_name, _keys(ctx_sparse), _keys(ctx_dense),
+         _keys([]), _keys(fl_sparse), _keys(fl_dense), _keys([]),
+         np.array([bool(sequence_features[k].allow_missing) for k in fl_dense],
+                  dtype=bool)] + defaults,
+        {"Ncontext_sparse": len(ctx_sparse),
+         "Tcontext_dense": [_dtypes.as_dtype(context_features[k].dtype) for k in ctx_dense],
+         "Nfeature_list_dense": len(fl_dense), "Nfeature_list_sparse": len(fl_sparse),
+         "context_sparse_types": [_dtypes.as_dtype(context_features[k].dtype)
+                                  for k in ctx_sparse],
+         "context_ragged_value_types": [], "context_ragged_split_types": [],
+         "feature_list_dense_types": [_dtypes.as_dtype(sequence_features[k].dtype)
+                                      for k in fl_dense],
+         "feature_list_sparse_types": [_dtypes.as_dtype(sequence_features[k].dtype)
+                                       for k in fl_sparse],
+         "feature_list_ragged_value_types": [], "feature_list_ragged_split_types": [],
+         "context_dense_shapes": shapes,
+         "feature_list_dense_shapes": [as_shape(sequence_features[k].shape)
+                                       for k in fl_dense]},
+        name="ParseSequenceExampleV2")
     outs = list(op.outputs)
-    ncs, ncd, nfs = len(ctx_sparse), len(ctx_dense), len(fl_sparse)
+    ncs, ncd, nfs, nfd = len(ctx_sparse), len(ctx_dense), len(fl_sparse), len(fl_dense)
     context = {k: SparseTensor(outs[i], outs[ncs + i], outs[2 * ncs + i])
                for i, k in enumerate(ctx_sparse)}
     context.update({k: outs[3 * ncs + i] for i, k in enumerate(ctx_dense)})
@@ -608,7 +740,60 @@ def parse_single_sequence_example(serialized, context_features=None, sequence_fe
     lists = {k: SparseTensor(outs[base + i], outs[base + nfs + i], outs[base + 2 * nfs + i])
              for i, k in enumerate(fl_sparse)}
     lists.update({k: outs[base + 3 * nfs + i] for i, k in enumerate(fl_dense)})
+    lengths = {k: outs[base + 3 * nfs + nfd + i] for i, k in enumerate(fl_dense)}
+    return context, lists, lengths
+
+
+def parse_single_sequence_example(serialized, context_features=None, sequence_features=None,
+                                  example_name=None, name=None):
+    """Parses one serialized ``SequenceExample``: returns ``(context, feature_lists)``, two
+    dicts of tensors. Context features are parsed as ``parse_single_example``'s; a
+    ``FixedLenSequenceFeature`` of a feature list is a ``[steps] + shape`` tensor (required
+    unless ``allow_missing``), a ``VarLenFeature`` a ``SparseTensor`` ``[steps, longest]``."""
+    if not context_features and not sequence_features:
+        raise ValueError("Both context_features and sequence_features are None, but at least "
+                         "one should have values.")
+    context_features, sequence_features = _sequence_feature_keys(context_features,
+                                                                 sequence_features)
+    with name_scope(name, "ParseSingleSequenceExample", [serialized, example_name]):
+        serialized = _string_input(serialized, "serialized")
+        if serialized.shape.ndims not in (None, 0):
+            raise ValueError("Input serialized must be a scalar")
+        with name_scope(None, "ParseSequenceExample"):
+            context, lists, _ = _parse_sequence(serialized, context_features,
+                                                sequence_features, example_name or "")
     return context, lists
+
+
+def parse_sequence_example(serialized, context_features=None, sequence_features=None,
+                           example_names=None, name=None):
+    """Parses a batch (a vector) of serialized ``SequenceExample`` protos: returns
+    ``(context, feature_lists, lengths)``. Each tensor has the batch dimension first; a
+    ``FixedLenSequenceFeature`` is ``[batch, longest] + shape``, padded with zeros (``b""``),
+    and ``lengths[key]`` (int64 ``[batch]``) gives each example's number of steps; a
+    ``VarLenFeature`` of a feature list is a ``SparseTensor`` ``[batch, steps, values]``.
+
+    >>> import scopeflow as tf
+    >>> T = tf.train
+    >>> ex = T.SequenceExample(feature_lists=T.FeatureLists(feature_list={"x": T.FeatureList(
+    ...     feature=[T.Feature(int64_list=T.Int64List(value=[4]))] * 2)}))
+    >>> _, lists, lengths = parse_sequence_example(
+    ...     [ex.SerializeToString()] * 2, sequence_features={
+    ...         "x": tf.FixedLenSequenceFeature([], tf.int64)})
+    >>> tf.Session().run(lengths["x"]).tolist()
+    [2, 2]
+    """
+    if not (context_features or sequence_features):
+        raise ValueError("Both `context_features` and `sequence_features` argument are None, "
+                         "but at least one should have values.")
+    context_features, sequence_features = _sequence_feature_keys(context_features,
+                                                                 sequence_features)
+    with name_scope(name, "ParseSequenceExample", [serialized, example_names]):
+        with name_scope(name, "ParseSequenceExample", [serialized]):
+            debug = [] if example_names is None else example_names
+            debug = debug if isinstance(debug, Tensor) else _keys(list(debug))
+            serialized = _string_input(serialized, "serialized")
+            return _parse_sequence(serialized, context_features, sequence_features, debug)
 
 
 # ── DecodeRaw ────────────────────────────────────────────────────────────────────────

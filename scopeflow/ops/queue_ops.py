@@ -1,4 +1,5 @@
-"""TF1's queues: ``tf.FIFOQueue``, ``tf.RandomShuffleQueue``, ``tf.PaddingFIFOQueue``.
+"""TF1's queues: ``tf.FIFOQueue``, ``tf.RandomShuffleQueue``, ``tf.PaddingFIFOQueue``,
+``tf.PriorityQueue``.
 
 A queue is a per-session resource (``SessionState.resources``, keyed by the queue op's
 name, or its ``shared_name``): the ``FIFOQueueV2``-style op creates it on its first run and
@@ -8,7 +9,9 @@ condition variable until another thread's ``Session.run`` enqueues, the queue is
 (``OutOfRangeError`` once too few elements are left), the session is closed (the wait is
 cancelled: ``CancelledError``), or the run's ``RunOptions.timeout_in_ms`` passes
 (``DeadlineExceededError``), with TF's messages (``FIFOQueue '_0_fifo_queue' is closed and
-has insufficient elements (requested 1, current size 0)``).
+has insufficient elements (requested 1, current size 0)``). Orders are TF's: a
+RandomShuffleQueue draws TF's Philox samples for its seeds, a PriorityQueue keeps TF's
+``std::priority_queue`` heap (so equal priorities leave in TF's order).
 
 ``CountUpTo`` (``Variable.count_up_to``) is here too: it is what ``num_epochs`` of the
 input producers counts with (``scopeflow.train.input``).
@@ -17,6 +20,7 @@ input producers counts with (``scopeflow.train.input``).
 from __future__ import annotations
 
 import collections
+import hashlib
 import threading
 import time
 
@@ -29,8 +33,9 @@ from scopeflow.framework.kernel_context import UninitializedVariable
 from scopeflow.framework.opdef import NO_GRADIENT, OpDef, scalar_shape
 from scopeflow.framework.random_seed import get_seed
 from scopeflow.framework.tensor_shape import TensorShape, as_shape
+from scopeflow.ops import philox
 
-__all__ = ["QueueBase", "FIFOQueue", "RandomShuffleQueue", "PaddingFIFOQueue",
+__all__ = ["QueueBase", "FIFOQueue", "RandomShuffleQueue", "PaddingFIFOQueue", "PriorityQueue",
            "SessionResource", "count_up_to", "deadline_of", "wait_once",
            "wait_until"]
 
@@ -97,6 +102,58 @@ def _handle(queue):
     return h
 
 
+# ── PriorityQueue's heap ─────────────────────────────────────────────────────────────
+class _PriorityHeap:
+    """``std::priority_queue`` of (priority, element), smallest priority on top, as TF's
+    ``PriorityQueue`` keeps it: libstdc++'s ``push_heap``/``pop_heap`` step for step, so
+    elements of equal priority come out in TF's order (not first-in first-out)."""
+
+    __slots__ = ("heap",)
+
+    def __init__(self):
+        self.heap: list = []   # [priority, element]
+
+    def __len__(self):
+        return len(self.heap)
+
+    def append(self, element):
+        """``push``: ``element[0]`` (a scalar int64) is its priority."""
+        self.heap.append((int(element[0]), element))
+        self._sift_up(len(self.heap) - 1, 0, self.heap[-1])
+
+    def _sift_up(self, hole, top, value):             # std::__push_heap
+        heap = self.heap
+        parent = (hole - 1) // 2
+        while hole > top and heap[parent][0] > value[0]:
+            heap[hole] = heap[parent]
+            hole = parent
+            parent = (hole - 1) // 2
+        heap[hole] = value
+
+    def popleft(self):
+        """``top`` then ``pop`` (``std::pop_heap``: the last element refills the root)."""
+        heap = self.heap
+        top = heap[0]
+        if len(heap) > 1:
+            value = heap.pop()
+            n = len(heap)
+            hole, child = 0, 0                         # std::__adjust_heap
+            while child < (n - 1) // 2:
+                child = 2 * (child + 1)
+                if heap[child][0] > heap[child - 1][0]:
+                    child -= 1
+                heap[hole] = heap[child]
+                hole = child
+            if n % 2 == 0 and child == (n - 2) // 2:
+                child = 2 * (child + 1)
+                heap[hole] = heap[child - 1]
+                hole = child - 1
+            self._sift_up(hole, 0, value)
+        else:
+            heap.pop()
+        return top[1]
+
+
 # ── The queue itself ─────────────────────────────────────────────────────────────────
 class _Queue(SessionResource):
     """One session's queue: its elements (tuples of arrays) and blocked ops' condition."""
@@ -104,18 +161,22 @@ class _Queue(SessionResource):
     def __init__(self, name, kind, component_types, shapes, capacity, min_after_dequeue=0,
                  seed=0, seed2=0):
         self.name = name
-        self.kind = kind  # "FIFOQueue", "RandomShuffleQueue", "PaddingFIFOQueue"
+        self.kind = kind  # "FIFOQueue", "RandomShuffleQueue", "PaddingFIFOQueue", "PriorityQueue"
         self.dtypes = list(component_types)
         self.shapes = [as_shape(s) for s in shapes] if shapes else None
         self.capacity = capacity
         self.min_after_dequeue = min_after_dequeue
-        self.items: collections.deque = collections.deque()
+        self.items = _PriorityHeap() if kind == "PriorityQueue" else \
+            [] if kind == "RandomShuffleQueue" else collections.deque()
         self.closed = False
         self.cancel_enqueues = False
         self.cancelled = False
         self.cond = threading.Condition()
-        self.rng = np.random.default_rng([seed, seed2]) if (seed or seed2) else \
-            np.random.default_rng()
+        # RandomShuffleQueue: TF's SingleSampleAdapter<PhiloxRandom>(seed, seed2) (fresh
+        # OS seeds when both are 0), one uint32 sample per element dequeued
+        self.rng = philox.PhiloxStream(seed, seed2)
+        self.drawn = 0
+        self._block = (-1, None)
 
     def cancel(self):
         with self.cond:
@@ -164,19 +225,28 @@ class _Queue(SessionResource):
     def _take(self, n):
         if self.kind != "RandomShuffleQueue":
             return [self.items.popleft() for _ in range(n)]
-        taken = []
+        # TF's DequeueLocked: the element at sample % size leaves, the last one takes its place
+        items, taken = self.items, []
         for _ in range(n):
-            i = int(self.rng.integers(len(self.items)))
-            self.items.rotate(-i)
-            taken.append(self.items.popleft())
-            self.items.rotate(i)
+            j = self._sample() % len(items)
+            taken.append(items[j])
+            items[j] = items[-1]
+            items.pop()
         return taken
+
+    def _sample(self) -> int:
+        block, k = divmod(self.drawn, 4)
+        if self._block[0] != block:
+            self._block = (block, self.rng.blocks(self.rng.counter + block, 1)[0].tolist())
+        self.drawn += 1
+        return self._block[1][k]
 
     def _restore(self, taken):
         """Puts back what a failed dequeue had taken: at the front in order (FIFO), or
-        anywhere (shuffling)."""
-        if self.kind == "RandomShuffleQueue":
-            self.items.extend(taken)
+        anywhere (shuffling), or by priority."""
+        if self.kind in ("RandomShuffleQueue", "PriorityQueue"):
+            for element in taken:
+                self.items.append(element)
         else:
             self.items.extendleft(reversed(taken))
         taken.clear()
@@ -200,6 +270,16 @@ class _Queue(SessionResource):
                         raise errors.CancelledError(None, None,
                                                     "Dequeue operation was cancelled")
                     size = len(self.items)
+                    if self.closed and size < requested and up_to and \
+                            self.kind == "PriorityQueue":
+                        # TF's PriorityQueue has no small final batch: its DequeueUpTo
+                        # takes what is left and fails for the rest (the taken are lost).
+                        self._take(size)
+                        taken.clear()
+                        raise errors.OutOfRangeError(
+                            None, None, f"{self.kind} '{self.name}' is closed and has "
+                            f"insufficient elements (requested {requested - size}, current "
+                            "size 0)")
                     if self.closed and size < requested:
                         self._restore(taken)
                         if up_to and self.items:
@@ -296,6 +376,19 @@ random_shuffle_queue_op = OpDef(
     kernel=_random_shuffle_queue_kernel,
     attrs={**_QUEUE_ATTRS, "min_after_dequeue": 0, "seed": 0, "seed2": 0}, stateful=True,
     grad=NO_GRADIENT)
+
+
+def _priority_queue_kernel(ctx, *, component_types, shapes, capacity, container, shared_name):
+    # The op's types and shapes leave out the priority: an int64 scalar, first (TF's
+    # PriorityQueueOp inserts it).
+    shapes = [TensorShape([])] + list(shapes) if shapes else []
+    return _handle(session_resource(ctx, shared_name, lambda name: _Queue(
+        name, "PriorityQueue", [_dtypes.int64] + list(component_types), shapes, capacity)))
+
+
+priority_queue_op = OpDef("PriorityQueueV2", shape=scalar_shape, dtype=_queue_dtype,
+                          kernel=_priority_queue_kernel, attrs=_QUEUE_ATTRS, stateful=True,
+                          grad=NO_GRADIENT)
 
 
 # ── QueueEnqueueV2, QueueEnqueueManyV2 ───────────────────────────────────────────────
@@ -489,7 +582,8 @@ class QueueBase:
             self._shapes = [TensorShape(None) for _ in dtypes]
         if names is not None:
             if len(names) != len(dtypes):
-                raise ValueError("Queue names must have the same length as dtypes")
+                raise ValueError("Queue names must have the same length as dtypes,"
+                                 f"received len(names)={len(names)},len {len(dtypes)}")
             self._names = names
         else:
             self._names = None
@@ -685,13 +779,42 @@ class RandomShuffleQueue(QueueBase):
         if seed1 is None and seed2 is None:
             seed1, seed2 = 0, 0
         elif seed is None and shared_name is not None:
-            seed2 = hash(shared_name) % (2 ** 63)
+            # TF's: queues sharing a name get one seed2 in every process
+            digest = hashlib.md5((str(seed1) + shared_name).encode("utf-8")).hexdigest()
+            seed2 = int(digest[:8], 16) & 0x7FFFFFFF
         ref = _make_queue(random_shuffle_queue_op, {
             "component_types": dtypes, "shapes": shapes or [], "capacity": int(capacity),
             "min_after_dequeue": int(min_after_dequeue), "seed": int(seed1 or 0),
             "seed2": int(seed2 or 0), "shared_name": shared_name or ""},
             name, "random_shuffle_queue")
         super().__init__(dtypes, shapes, names, ref)
+
+
+class PriorityQueue(QueueBase):
+    """A queue that dequeues its elements smallest priority first (``tf.PriorityQueue``).
+
+    Each element starts with its priority, an int64 scalar (a vector in ``enqueue_many``);
+    ``dequeue`` returns it first too. Elements of equal priority leave in TF's heap order.
+
+    >>> q = PriorityQueue(10, [tf.string], shapes=[[]])
+    >>> sess = tf.Session()
+    >>> sess.run(q.enqueue_many(([3, 1, 2], ["c", "a", "b"])))
+    >>> [v.decode() for v in sess.run(q.dequeue_many(3))[1].tolist()]
+    ['a', 'b', 'c']
+    """
+
+    def __init__(self, capacity, types, shapes=None, names=None, shared_name=None,
+                 name="priority_queue"):
+        types = _as_type_list(types)
+        shapes = _as_shape_list(shapes, types)
+        if shapes is None:  # TF's op requires the list (its message)
+            raise TypeError("Expected list for 'shapes' argument to 'priority_queue_v2' Op, "
+                            "not None.")
+        ref = _make_queue(priority_queue_op, {
+            "component_types": types, "shapes": shapes, "capacity": int(capacity),
+            "shared_name": shared_name or ""}, name, "priority_queue")
+        super().__init__([_dtypes.int64] + types,
+                         [TensorShape([])] + shapes if shapes else None, names, ref)
 
 
 def _as_name_list(names, dtypes):

@@ -63,7 +63,16 @@ def _parse_sequence(tf, s):
     return [context["id"], lists["w"], lists["v"].indices, lists["v"].dense_shape]
 
 
+def _reorder(tf, values):
+    from scopeflow.ops.sparse_reorder_ops import sparse_reorder
+    st = sparse_reorder(tf.SparseTensor([[1, 2], [0, 3], [1, 0], [0, 1]], values, [2, 4]))
+    return [st.values, st.indices]
+
+
 ROWS = [
+    OpCase("SparseReorder", _reorder,
+           lambda v: [v[[3, 1, 2, 0]], np.array([[0, 1], [0, 3], [1, 0], [1, 2]])],
+           [np.array([1.5, -2.0, 3.0, 0.25], np.float32)], id="sparse_reorder"),
     OpCase("ParseSequenceExampleV2", _parse_sequence,
            _expect(7, np.array([[0.5, 1.5], [2.5, 3.5]], np.float32),
                    np.zeros((0, 2), np.int64), [0, 0]),

@@ -14,6 +14,8 @@ EXEMPT = {
         "FIFOQueueV2", "RandomShuffleQueueV2", "PaddingFIFOQueueV2", "QueueEnqueueV2",
         "QueueEnqueueManyV2", "QueueDequeueV2", "QueueDequeueManyV2", "QueueDequeueUpToV2",
         "QueueCloseV2", "QueueSizeV2", "QueueIsClosedV2"]},
+    "PriorityQueueV2": "a per-session queue resource; covered by "
+                       "tests/unit/test_queues_priority.py (TF's fixture and live TF)",
     "CountUpTo": "increments a variable; covered by tests/unit/test_input_producers.py "
                  "(num_epochs) and test_queues.py",
     **{op: _READERS for op in [
