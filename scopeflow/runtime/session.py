@@ -379,6 +379,18 @@ def _tensor_feed_error(key, value) -> TypeError:
         f"key {key}.")
 
 
+_OBJECT = np.dtype(object)
+
+
+def _str_to_bytes(arr):
+    flat = arr.reshape(-1)
+    if not any(type(v) is str for v in flat):
+        return arr
+    out = np.empty(arr.shape, dtype=object)
+    out.reshape(-1)[:] = [v.encode("utf-8") if type(v) is str else v for v in flat]
+    return out
+
+
 def _check_feed(check, value):
     tensor, np_dtype, dims = check
     if type(value) is np.ndarray and value.dtype == np_dtype:
@@ -403,6 +415,8 @@ def _check_feed(check, value):
             raise TypeError(f"Type of feed value {value} with type {type(value)} is not "
                             f"compatible with Tensor type {np_dtype}. Try explicitly setting "
                             "the type of the feed tensor to a larger type (e.g. int64).")
+    if arr.dtype is _OBJECT:  # a string feed: Python str becomes UTF-8 bytes, as in TF
+        arr = _str_to_bytes(arr)
     if dims is not None:
         shape = arr.shape
         if len(shape) != len(dims) or any(d is not None and d != s for d, s in zip(dims, shape)):

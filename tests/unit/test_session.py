@@ -333,3 +333,13 @@ def test_an_op_whose_outputs_are_all_fed_does_not_run_even_for_a_control_edge():
         assert s.run(y, {p: [1.0, 1.0]}) == 6.0
         with pytest.raises(tf.errors.InvalidArgumentError, match="must feed a value"):
             s.run(y)
+
+
+def test_a_fed_python_str_reaches_kernels_as_utf8_bytes():
+    """As TF: ``sess.run(tf.identity(q), {q: "x"})`` is ``b"x"`` (kernels see bytes)."""
+    q = tf.placeholder(tf.string)
+    p = tf.placeholder(tf.string, [None])
+    with tf.Session() as sess:
+        assert sess.run(tf.identity(q), {q: "x"}) == b"x"
+        assert sess.run(tf.identity(p), {p: ["a", "é", b"b"]}).tolist() == [
+            b"a", "é".encode(), b"b"]
