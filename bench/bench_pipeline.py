@@ -9,8 +9,10 @@ MNIST-shaped records (4,000 28x28 uint8 images with labels, made with a fixed se
 (``parse_single_example``, ``decode_raw``), scaled, shuffled, repeated, batched (50) and
 prefetched into seed 003's CNN training step (bench_conv.py's model). Prints one JSON line:
 elements per second through the pipeline alone, the training step fed by the pipeline, and
-the same step fed the same batch by ``feed_dict``: when the first is no slower than the
-second, the input side does not starve the step.
+the same step fed the same batch by ``feed_dict``, and (scopeflow) how many of the timed
+pipeline-fed steps found no batch ready in the prefetch buffer and waited for it: none
+means the input side never starved the step (a slower pipeline-fed step is then CPU shared
+with the producer thread, not waiting for input).
 """
 
 from __future__ import annotations
@@ -76,6 +78,21 @@ def train_op(images, labels, keep):
     return tf.train.AdamOptimizer(1e-4).minimize(loss)
 
 
+def _prefetcher(sess):
+    """scopeflow's prefetch stage of the pipeline's iterator (None under TF)."""
+    if "--tf" in sys.argv:
+        return None
+    from scopeflow.data.pipeline import _Prefetch
+
+    for resource in sess._state.resources.values():
+        it = getattr(resource, "iterator", None)
+        while it is not None and not isinstance(it, _Prefetch):
+            it = getattr(it, "inner", None)
+        if it is not None:
+            return it
+    return None
+
+
 def main():
     out = {"framework": "tensorflow " + tf.__version__ if "--tf" in sys.argv else "scopeflow"}
     with tempfile.TemporaryDirectory() as tmp:
@@ -92,8 +109,16 @@ def main():
             batch = sess.run([images, labels])
             seconds = timing.best_of(lambda: sess.run(images.op), repeat=10, number=10)
             out["pipeline_elements_per_s"] = BATCH / seconds
+            prefetch = _prefetcher(sess)
+            if prefetch is not None:
+                prefetch.taken = prefetch.starved = 0
+                prefetch.starved_s = 0.0
             out["step_from_pipeline_ms"] = timing.best_of(
                 lambda: sess.run(step_from_pipeline), repeat=10, number=3) * 1e3
+            if prefetch is not None:
+                # Steps whose get_next found no batch ready: the input side starving them.
+                out["steps_that_waited_for_input"] = f"{prefetch.starved}/{prefetch.taken}"
+                out["input_wait_ms_per_step"] = prefetch.starved_s / prefetch.taken * 1e3
             feed = {images: batch[0], labels: batch[1]}
             out["step_fed_ms"] = timing.best_of(
                 lambda: sess.run(step_from_pipeline, feed), repeat=10, number=3) * 1e3

@@ -669,6 +669,10 @@ class _Prefetch(PyIterator):
         self.buffer: collections.deque = collections.deque()  # ("ok", e) | ("end",) | ("error", e)
         self.busy = self.paused = self.stopped = False
         self.thread = None
+        # How often ``next`` found nothing made yet and had to wait (and for how long): the
+        # measure of whether the input side keeps up with the step (bench_pipeline.py).
+        self.taken = self.starved = 0
+        self.starved_s = 0.0
         self._start()
 
     def _start(self):
@@ -700,8 +704,13 @@ class _Prefetch(PyIterator):
 
     def next(self):
         with self.cv:
-            while not self.buffer:
-                self.cv.wait()
+            self.taken += 1
+            if not self.buffer:
+                self.starved += 1
+                start = time.perf_counter()
+                while not self.buffer:
+                    self.cv.wait()
+                self.starved_s += time.perf_counter() - start
             item = self.buffer[0]
             if item[0] == "ok":
                 self.buffer.popleft()

@@ -230,14 +230,10 @@ class SessionCreator(metaclass=abc.ABCMeta):
         raise NotImplementedError(f"create_session is not implemented for {self}.")
 
 
-class ChiefSessionCreator(SessionCreator):
-    """Restores the latest checkpoint of ``checkpoint_dir`` (or the given file), or runs the
-    scaffold's init op and ``init_fn``."""
+class _ScaffoldSessionCreator(SessionCreator):
+    """A session creator of a ``Scaffold``, through one ``SessionManager`` made lazily."""
 
-    def __init__(self, scaffold=None, master="", config=None, checkpoint_dir=None,
-                 checkpoint_filename_with_path=None):
-        self._checkpoint_dir = checkpoint_dir
-        self._checkpoint_filename_with_path = checkpoint_filename_with_path
+    def __init__(self, scaffold, master, config):
         self._scaffold = scaffold or Scaffold()
         self._session_manager = None
         self._master = master
@@ -247,6 +243,17 @@ class ChiefSessionCreator(SessionCreator):
         if self._session_manager is None:
             self._session_manager = _session_manager(self._scaffold)
         return self._session_manager
+
+
+class ChiefSessionCreator(_ScaffoldSessionCreator):
+    """Restores the latest checkpoint of ``checkpoint_dir`` (or the given file), or runs the
+    scaffold's init op and ``init_fn``."""
+
+    def __init__(self, scaffold=None, master="", config=None, checkpoint_dir=None,
+                 checkpoint_filename_with_path=None):
+        super().__init__(scaffold, master, config)
+        self._checkpoint_dir = checkpoint_dir
+        self._checkpoint_filename_with_path = checkpoint_filename_with_path
 
     def create_session(self):
         self._scaffold.finalize()
@@ -257,22 +264,14 @@ class ChiefSessionCreator(SessionCreator):
             init_feed_dict=self._scaffold.init_feed_dict, init_fn=self._scaffold.init_fn)
 
 
-class WorkerSessionCreator(SessionCreator):
+class WorkerSessionCreator(_ScaffoldSessionCreator):
     """Waits (up to ``max_wait_secs``) until the model is ready (a chief initialized or
     restored it), then runs the local init op. In one process the session's variables
     start uninitialized, so alone it times out with ``DeadlineExceededError``, as TF's."""
 
     def __init__(self, scaffold=None, master="", config=None, max_wait_secs=30 * 60):
-        self._scaffold = scaffold or Scaffold()
-        self._session_manager = None
-        self._master = master
-        self._config = config
+        super().__init__(scaffold, master, config)
         self._max_wait_secs = max_wait_secs
-
-    def _get_session_manager(self):
-        if self._session_manager is None:
-            self._session_manager = _session_manager(self._scaffold)
-        return self._session_manager
 
     def create_session(self):
         self._scaffold.finalize()
