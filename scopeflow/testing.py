@@ -14,14 +14,14 @@ import tempfile
 
 import numpy as np
 
+import scopeflow as tf
+
 __all__ = ["assert_resume_equivalent"]
 
 
 def _train(build_fn, first, last, restore_from=None, save_to=None):
     """Builds a fresh graph, initializes or restores, runs steps ``first+1 .. last``;
     returns ``{variable name: value}`` (and saves to ``save_to`` when given)."""
-    import scopeflow as tf
-
     tf.reset_default_graph()
     step = build_fn()
     saver = tf.train.Saver(training_state=True)

@@ -39,6 +39,7 @@ import numpy
 from scopeflow.framework import dtypes
 from scopeflow.framework.random_seed import get_seed
 from scopeflow.io.atomic import atomic_file, atomic_write_bytes
+from scopeflow.train.training_state import add_training_state
 
 __all__ = [
     "DataSet", "Datasets", "read_data_sets", "load_mnist", "extract_images", "extract_labels",
@@ -644,7 +645,6 @@ def read_data_sets(train_dir, fake_data=False, one_hot=False, dtype=dtypes.float
     validation = DataSet(validation_images, validation_labels, **options)
     test = DataSet(test_images, test_labels, **options)
     # Exact resume: their positions join the checkpoints of training-state savers.
-    from scopeflow.train.training_state import add_training_state
     for name, dataset in (("train", train), ("validation", validation), ("test", test)):
         add_training_state(dataset, f"mnist/{name}")
     return Datasets(train=train, validation=validation, test=test)

@@ -10,6 +10,7 @@ from scopeflow.framework import dtypes, errors
 from scopeflow.framework.opdef import OpDef, check_dtype
 from scopeflow.framework.sparse_tensor import SparseTensor
 from scopeflow.framework.tensor_shape import TensorShape
+from scopeflow.ops import arithmetic_ops, indexing_ops, layout_ops, shape_ops
 
 __all__ = ["sparse_reorder"]
 
@@ -55,7 +56,6 @@ sparse_reorder_op = OpDef("SparseReorder", shape=_sparse_reorder_shape,
 @sparse_reorder_op.def_grad
 def _sparse_reorder_grad(op, _unused_indices_grad, values_grad):
     """TF's _SparseReorderGrad: the values' gradient, put back in the input's order."""
-    from scopeflow.ops import arithmetic_ops, indexing_ops, layout_ops, shape_ops
     indices, _, shape = op.inputs
     entries = arithmetic_ops.range(shape_ops.shape(indices, out_type=dtypes.int64)[0])
     ordered = sparse_reorder_op.bind(indices, entries, shape)[1]

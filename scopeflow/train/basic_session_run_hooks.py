@@ -19,12 +19,15 @@ import os
 import time
 
 import numpy as np
+from google.protobuf import text_format
 
 from scopeflow import tf_logging as logging
+from scopeflow.client.timeline import Timeline
 from scopeflow.framework import errors
 from scopeflow.framework.graph import GraphKeys, get_collection, get_default_graph
 from scopeflow.framework.meta_graph import export_meta_graph
 from scopeflow.io import protos
+from scopeflow.io.atomic import atomic_write_bytes
 from scopeflow.summary.writer import FileWriterCache
 from scopeflow.train import training_util
 from scopeflow.train.session_run_hook import SessionRunArgs, SessionRunHook
@@ -597,8 +600,6 @@ class ProfilerHook(SessionRunHook):
         self._next_step = global_step + 1
 
     def _save(self, step, save_path, step_stats):
-        from scopeflow.client.timeline import Timeline
-
         logging.info("Saving timeline for %d into '%s'.", step, save_path)
         trace = Timeline(step_stats).generate_chrome_trace_format(
             show_dataflow=self._show_dataflow, show_memory=self._show_memory)
@@ -610,10 +611,6 @@ class ProfilerHook(SessionRunHook):
 def write_graph(graph_or_graph_def, logdir, name, as_text=True) -> str:
     """Writes a graph's ``GraphDef`` to ``logdir/name`` (text format by default), atomically
     (``tf.train.write_graph``); returns the path."""
-    from google.protobuf import text_format
-
-    from scopeflow.io.atomic import atomic_write_bytes
-
     graph_def = graph_or_graph_def
     if hasattr(graph_or_graph_def, "as_graph_def"):
         graph_def = graph_or_graph_def.as_graph_def()

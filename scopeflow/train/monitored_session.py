@@ -33,11 +33,20 @@ from scopeflow.framework.graph import (
     get_default_graph,
 )
 from scopeflow.io import protos
+from scopeflow.ops.control_flow_ops import group
+from scopeflow.summary import merge_all
 from scopeflow.train import basic_session_run_hooks as hooks_lib
 from scopeflow.train.coordinator import Coordinator
 from scopeflow.train.queue_runner import start_queue_runners
+from scopeflow.train.saver import Saver
 from scopeflow.train.session_manager import SessionManager
 from scopeflow.train.session_run_hook import SessionRunArgs, SessionRunContext, SessionRunValues
+from scopeflow.variables import (
+    global_variables,
+    global_variables_initializer,
+    local_variables_initializer,
+    report_uninitialized_variables,
+)
 
 __all__ = ["Scaffold", "SessionCreator", "ChiefSessionCreator", "WorkerSessionCreator",
            "MonitoredSession", "SingularMonitoredSession", "MonitoredTrainingSession",
@@ -58,8 +67,6 @@ def default_saver():
     and objects added with ``tf.train.add_training_state``), so a run restarted from
     ``checkpoint_dir`` continues exactly as an uninterrupted one would.
     """
-    from scopeflow.train.saver import Saver
-
     savers = get_collection(GraphKeys.SAVERS)
     if savers:
         if len(savers) > 1:
@@ -73,27 +80,18 @@ def default_saver():
 
 
 def _default_init_op():
-    from scopeflow.ops.control_flow_ops import group
-    from scopeflow.variables import global_variables_initializer
-
     return group(global_variables_initializer())
 
 
 def _default_ready_op():
-    from scopeflow.variables import report_uninitialized_variables
-
     return report_uninitialized_variables()
 
 
 def _default_ready_for_local_init_op():
-    from scopeflow.variables import global_variables, report_uninitialized_variables
-
     return report_uninitialized_variables(global_variables())
 
 
 def _merge_all():
-    from scopeflow.summary import merge_all
-
     return merge_all()
 
 
@@ -215,9 +213,6 @@ class Scaffold:
     def default_local_init_op():
         """Initializes the local variables (TF adds tables and local resources, which
         scopeflow does not have)."""
-        from scopeflow.ops.control_flow_ops import group
-        from scopeflow.variables import local_variables_initializer
-
         return group(local_variables_initializer())
 
 

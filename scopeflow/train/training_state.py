@@ -34,10 +34,11 @@ import logging
 
 import numpy as np
 
-from scopeflow.data import iterator_state
+from scopeflow.data import iterator_ops, iterator_state
 from scopeflow.framework import dtypes, errors
 from scopeflow.framework.graph import get_default_graph
 from scopeflow.framework.tensor_shape import TensorShape
+from scopeflow.ops import array_ops
 
 __all__ = ["KEY", "COLLECTION", "add_training_state", "training_state_objects",
            "TrainingStateSaveable", "capture", "apply"]
@@ -119,8 +120,6 @@ class _Run:
 
 def capture(sess, graph=None) -> bytes:
     """The session's training state now, as the bytes the checkpoint entry holds."""
-    from scopeflow.data import iterator_ops
-
     graph = graph or sess.graph
     state = sess._state
     streams = {name: s.position() for name, s in list(state.rngs.items())
@@ -159,8 +158,6 @@ def _load(data) -> dict:
 def apply(sess, data, graph=None):
     """Puts the session (random streams, iterators) and the registered objects back to the
     state ``capture`` recorded."""
-    from scopeflow.data import iterator_ops
-
     graph = graph or sess.graph
     doc = _load(data)
     state = sess._state
@@ -210,8 +207,6 @@ class TrainingStateSaveable:
     restore_in_graph = False
 
     def __init__(self, name=KEY):
-        from scopeflow.ops import array_ops
-
         self.name = name
         # Empty unless Saver.save feeds the captured state: a save op run by hand (TF's
         # way, sess.run(saver_def.save_tensor_name)) writes an empty entry, which restores
