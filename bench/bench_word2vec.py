@@ -3,6 +3,11 @@
     python bench/bench_word2vec.py            # scopeflow
     ../shared/tools/tf1 bench/bench_word2vec.py --tf
     python bench/compare.py bench/bench_word2vec.py
+    python bench/compare.py bench/bench_word2vec_dynamic.py   # the same, --dynamic-batch
+
+With ``--dynamic-batch`` the placeholders are ``[None]`` and ``[None, 1]``, as in the
+public tutorials, and batches of 128 are fed: the runtime must not lose the speed the
+static ``[128]`` shapes give (plans specialised on the fed shapes).
 
 Vocabulary 50,000, embeddings of 128, batch 128, 64 sampled classes, plain SGD (rate 1.0)
 on ``reduce_mean(nce_loss)``. The gradients of both 50,000 x 128 matrices are
@@ -26,6 +31,7 @@ else:
     import scopeflow as tf
 
 VOCAB, EMBED, BATCH, SAMPLED = 50_000, 128, 128, 64
+DYNAMIC = "--dynamic-batch" in sys.argv
 
 
 def _train_module():
@@ -37,8 +43,9 @@ def build():
     """The seed's graph: ``embed`` and ``loss`` name scopes, then one SGD step."""
     tf.reset_default_graph()
     tf.set_random_seed(1)
-    center = tf.placeholder(tf.int32, [BATCH], name="center_words")
-    target = tf.placeholder(tf.int32, [BATCH, 1], name="target_words")
+    batch = None if DYNAMIC else BATCH
+    center = tf.placeholder(tf.int32, [batch], name="center_words")
+    target = tf.placeholder(tf.int32, [batch, 1], name="target_words")
     with tf.name_scope("embed"):
         embed_matrix = tf.get_variable("embed_matrix", shape=[VOCAB, EMBED],
                                        initializer=tf.random_uniform_initializer())
@@ -56,7 +63,8 @@ def build():
 
 
 def main():
-    out = {"framework": "tensorflow " + tf.__version__ if "--tf" in sys.argv else "scopeflow"}
+    out = {"framework": "tensorflow " + tf.__version__ if "--tf" in sys.argv else "scopeflow",
+           "batch": "dynamic" if DYNAMIC else "static"}
     out["build_ms"] = best_of(build, repeat=3) * 1e3
     center, target, loss, step = build()
     rng = np.random.default_rng(0)

@@ -5,8 +5,8 @@ A plan is built per (fetches, feeds) signature in four stages:
 1. prune back from the fetches and targets (fed tensors cut the walk, control inputs
    count) and order by creation id (a topological order, since graphs are append-only);
 2. run the enabled rewrite passes over that ``PlanIR`` (``scopeflow.runtime.passes``:
-   constant folding, pass-through forwarding, producer absorption, constant-specialised
-   and owning kernels, buffer reuse), each in its own module;
+   shape specialisation, constant folding, pass-through forwarding, producer absorption,
+   constant-specialised and owning kernels, buffer reuse), each in its own module;
 3. work out liveness: the last step that reads each value;
 4. generate one Python function whose body calls each kernel in turn with its attrs
    bound as literals (``codegen.PlanWriter``). Locals are the slots, ``del`` frees a value
@@ -19,6 +19,9 @@ is copied when made (``memory.snapshot``); and the fetches are converted in the 
 statement, so a fetched tensor that still aliases a variable is the variable as it is when
 the run ends, copied so that what ``run`` returns never changes afterwards.
 Running a plan is then one Python call with no per-op interpretation.
+
+When some fed dims are unknown, the session also compiles plans specialised on the shapes
+actually fed (``fed_shapes``; ``runtime.shape_specialization``).
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from scopeflow.framework.kernel_context import OpRunContext, UninitializedVariab
 from scopeflow.framework.opdef import shape_str
 from scopeflow.runtime.codegen import PLAN_FILENAME, PlanWriter
 from scopeflow.runtime.memory import VARIABLE_OP_TYPES
-from scopeflow.runtime.passes import PASSES, run_passes
+from scopeflow.runtime.passes import PASSES, run_passes, shape_specialization
 from scopeflow.runtime.plan_ir import PlanIR
 
 __all__ = ["Plan", "OpRunContext", "compile_plan", "UninitializedVariable", "PLAN_FILENAME"]
@@ -39,7 +42,7 @@ class Plan:
     """A compiled slice of the graph for one (fetches, feeds) signature."""
 
     __slots__ = ("fn", "ops", "feeds", "feed_checks", "line_to_op", "variable_ops", "source",
-                 "has_targets", "variable_readers")
+                 "has_targets", "variable_readers", "specializations")
 
     def __init__(self, fn, ops, feeds, feed_checks, line_to_op, variable_ops, source,
                  has_targets=False, variable_readers=None):
@@ -54,6 +57,9 @@ class Plan:
         # (line, variable op) -> the op TF names for reading the variable there (``v/read``
         # when a skipped Identity of it is what the line's call or fetch reads).
         self.variable_readers = variable_readers or {}
+        # Plans of the same signature specialised on the shapes fed, when some fed dims
+        # are unknown (``runtime.shape_specialization``); None: this plan runs every feed.
+        self.specializations = None
 
     def op_at_line(self, lineno, variable=None):
         """The op whose call is on line ``lineno``; when reading ``variable`` failed there,
@@ -128,9 +134,12 @@ def _inside_control_flow_error(op, context):
 
 
 def compile_plan(fetch_tensors, target_ops, feed_tensors, state, passes=None,
-                 context=None) -> Plan:
+                 context=None, fed_shapes=None) -> Plan:
     """Compiles the slice of the graph that computes ``fetch_tensors`` and runs
     ``target_ops``, rewritten by ``passes`` (all of them when None).
+
+    With ``fed_shapes`` (one tuple of ints per feed), the plan is specialised on those
+    shapes: it may only run feeds of exactly those shapes (``passes.shape_specialization``).
 
     With a ``context`` (a cond branch or loop body), the plan is that construct's sub-plan:
     it runs only the context's ops and returns its fetches as they are (its caller, the
@@ -139,6 +148,8 @@ def compile_plan(fetch_tensors, target_ops, feed_tensors, state, passes=None,
     ops = _prune(fetch_tensors, target_ops, fed, context)
     _check_placeholders_are_fed(ops)
     ir = PlanIR(ops, fetch_tensors, fed)
+    if fed_shapes is not None:
+        shape_specialization.begin(ir, dict(zip(feed_tensors, fed_shapes)))
     run_passes(PASSES if passes is None else passes, ir)
     fn, source, line_to_op, variable_readers = PlanWriter(
         ir, list(feed_tensors), state, inner=context is not None).write()

@@ -62,6 +62,8 @@ class PlanIR:
       forwarded: each output of a ``FORWARDED`` step mapped to the tensor whose value it is.
       controls: ops that are control inputs of others (they must run for their effect).
       reallocated: ref keys of the variables an ``Assign`` of the run may give a new buffer.
+      specialized: in a plan specialised on the fed shapes, the shapes inferred from them
+        (``passes.shape_specialization.Inference``); None in a generic plan.
     """
 
     def __init__(self, ops, fetches, fed):
@@ -76,6 +78,7 @@ class PlanIR:
         self.reallocated = {op._inputs[0]._ref_key for op in ops
                             if op._op_def.type == "Assign" and not op._attrs["validate_shape"]}
         self._memory = None
+        self.specialized = None
         for op in ops:
             if op._op_def.type == "Const" and op._outputs[0] not in self.fed:
                 # A constant's value is its attr: bound into the plan, never a call.
@@ -85,6 +88,11 @@ class PlanIR:
     def source(self, t):
         """The tensor whose value ``t`` is (``t`` itself unless it was forwarded)."""
         return self.forwarded.get(t, t)
+
+    def shape(self, t):
+        """``t``'s static shape in this plan: the graph's, or in a plan specialised on the
+        fed shapes the one inferred from them (the graph's tensors are never changed)."""
+        return t._shape if self.specialized is None else self.specialized.shape(t)
 
     @property
     def memory(self) -> Memory:

@@ -21,6 +21,7 @@ from scopeflow.framework.graph import (
 from scopeflow.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from scopeflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from scopeflow.runtime import passes as plan_passes
+from scopeflow.runtime import shape_specialization, step_stats
 from scopeflow.runtime.kernel_errors import kernel_exception_message
 from scopeflow.runtime.placement import place
 from scopeflow.runtime.plan import UninitializedVariable, compile_plan
@@ -217,15 +218,14 @@ class Session:
     def _run_traced(self, elements, feed_tensors, feed_values, options, run_metadata):
         """A run with RunOptions.trace_level set: per-op times into run_metadata.step_stats
         (runtime.step_stats; the untraced path above never reaches here)."""
-        from scopeflow.runtime import step_stats
-
         untraced = type(options)(timeout_in_ms=options.timeout_in_ms)
 
         def run():
             return self.run(elements, dict(zip(feed_tensors, feed_values)), untraced)
         values, spans, plan_globals, wall_offset = step_stats.traced(run)
-        plan = next((p for p in self._plans.values()
-                     if p.fn.__globals__ is plan_globals), None)
+        plans = [q for p in self._plans.values()
+                 for q in [p, *(p.specializations.plans() if p.specializations else ())]]
+        plan = next((p for p in plans if p.fn.__globals__ is plan_globals), None)
         if plan is not None:
             step_stats.fill_step_stats(run_metadata, plan, spans, wall_offset)
         return values
@@ -280,6 +280,8 @@ class Session:
             self._note_graph_growth()
         graph._growth["runs"] += 1
         args = [_check_feed(check, v) for check, v in zip(plan.feed_checks, feed_values)]
+        if plan.specializations is not None:  # the plan for the shapes fed, if compiled
+            plan = plan.specializations.plan_for(args)
         try:
             out = plan.fn(self._state, *args)
         except Exception as e:  # noqa: BLE001 - every kernel failure becomes a tf.errors.*
@@ -291,7 +293,14 @@ class Session:
         return out
 
     def _compile(self, fetch_tensors, targets, feed_tensors):
-        return compile_plan(fetch_tensors, targets, feed_tensors, self._state, self._passes)
+        plan = compile_plan(fetch_tensors, targets, feed_tensors, self._state, self._passes)
+        if shape_specialization.wants_specialization(feed_tensors, self._passes):
+            def specialize(shapes):
+                return compile_plan(fetch_tensors, targets, feed_tensors, self._state,
+                                    self._passes, fed_shapes=shapes)
+            plan.specializations = shape_specialization.Specializations(
+                plan, specialize, self._lock, self._graph)
+        return plan
 
     def make_callable(self, fetches, feed_list=None, accept_options=False):
         """A function running ``fetches`` with positional feeds, its plan compiled once."""

@@ -11,7 +11,9 @@ changes how. Each pass module defines:
   when that changes what runs or what reads what).
 
 Passes ask ``ir.memory`` (``scopeflow.runtime.memory``) everything about ownership and
-aliasing, so TF1's rules for variables' buffers are kept in one place.
+aliasing, so TF1's rules for variables' buffers are kept in one place, and ``ir.shape(t)``
+for static shapes (in a plan specialised on the fed shapes, ``shape_specialization`` infers
+them from those).
 
 Which passes run is a per-session choice. The environment, read when a ``Session`` is made
 (``SCOPEFLOW_PLAN_PASSES``), says ``all`` (the default), ``none``, a comma-separated list of
@@ -32,14 +34,16 @@ from scopeflow.runtime.passes import (
     owning_kernels,
     pass_through,
     producer_absorption,
+    shape_specialization,
 )
 
 __all__ = ["PASSES", "ENV_VAR", "select", "from_environment", "for_config", "run_passes",
            "names"]
 
-# In order: later passes rely on earlier ones (folded values, the final readers).
-PASSES = (constant_folding, pass_through, producer_absorption, const_kernels, owning_kernels,
-          buffer_reuse)
+# In order: later passes rely on earlier ones (shapes inferred from the fed ones, folded
+# values, the final readers).
+PASSES = (shape_specialization, constant_folding, pass_through, producer_absorption,
+          const_kernels, owning_kernels, buffer_reuse)
 ENV_VAR = "SCOPEFLOW_PLAN_PASSES"
 _BY_NAME = {p.NAME: p for p in PASSES}
 

@@ -25,12 +25,12 @@ def applies(op, ir):
             or len(op._outputs) != 1 or op._outputs[0] in ir.fed):
         return None
     out = op._outputs[0]
-    dims = out.shape.as_tuple()
+    dims = ir.shape(out).as_tuple()  # (in a plan specialised on fed shapes: the inferred)
     if not dims or None in dims:
         return None
     memory = ir.memory
     for t in step.inputs:
-        if (t.dtype.base_dtype == out.dtype.base_dtype and t.shape.as_tuple() == dims
+        if (t.dtype.base_dtype == out.dtype.base_dtype and ir.shape(t).as_tuple() == dims
                 and memory.owned_alone(t)):
             return t
     return None
