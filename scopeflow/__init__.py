@@ -90,6 +90,11 @@ newaxis = None
 # only for warnings raised from scopeflow's kernels and plans.
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"scopeflow(\..*)?$")
 
+# The MPI collectives' op types (scopeflow.distributed) are registered with the others, so
+# importing the package later leaves the op registry as `import scopeflow` made it; mpi4py
+# itself is imported only when a collective first runs.
+from scopeflow.distributed import ops as _distributed_ops  # noqa: E402, F401
+
 # ``scopeflow.compat.v1`` is this module (TF1 code imports ``tensorflow.compat.v1 as tf``).
 from scopeflow import compat  # noqa: E402
 

@@ -142,6 +142,17 @@ class Dataset(st.ElementDescription):
     def skip(self, count):
         return _Skip(self, count)
 
+    def shard(self, num_shards, index):
+        """Every ``num_shards``-th element, starting at ``index`` (TF's ``shard``: one
+        worker's part of the data; both may be tensors, checked when the iterator starts).
+
+        >>> ds = tf.data.Dataset.range(10).shard(3, 1)
+        >>> nxt = ds.make_one_shot_iterator().get_next(); s = tf.Session()
+        >>> [int(s.run(nxt)) for _ in range(3)]
+        [1, 4, 7]
+        """
+        return _Shard(self, num_shards, index)
+
     def concatenate(self, dataset):
         return _Concatenate(self, dataset)
 
@@ -704,6 +715,48 @@ class _Take(_Counted):
 class _Skip(_Counted):
     def _make_iterator(self, state, env):
         return pl._Skip(self._input._make_iterator(state, env), self._count_in(env))
+
+
+class _Shard(_Unary):
+    def __init__(self, input_dataset, num_shards, index):
+        super().__init__(input_dataset)
+        # static values, or tensors whose values are taken when the iterator starts
+        self._args = [_Counted(input_dataset, num_shards), _Counted(input_dataset, index)]
+
+    def _captures(self):
+        extra = [a._count_tensor for a in self._args if a._count_tensor is not None]
+        return _unique(self._input._captures() + extra)
+
+    def _make_iterator(self, state, env):
+        n, i = (a._count_in(env) for a in self._args)
+        # TF checks these when the iterator is made (ShardDatasetOp), with these words
+        if n <= 0:
+            raise errors.InvalidArgumentError(None, None, "Number of shards must be greater "
+                                              f"than zero (currently num_shards = {n}).")
+        if not 0 <= i < n:
+            raise errors.InvalidArgumentError(None, None, f"Index must be between 0 and "
+                                              f"{n - 1} (currently index = {i}).")
+        return _ShardIterator(self._input._make_iterator(state, env), n, i)
+
+
+class _ShardIterator(pl.PyIterator):
+    def __init__(self, inner, num_shards, index):
+        self.inner, self.num_shards, self.index, self.position = inner, num_shards, index, 0
+
+    def next(self):
+        while True:
+            element = self.inner.next()  # End passes through: the input ran out
+            position = self.position
+            self.position += 1
+            if position % self.num_shards == self.index:
+                return element
+
+    def get_state(self):
+        return {"inner": self.inner.get_state(), "position": self.position}
+
+    def set_state(self, state):
+        self.inner.set_state(state["inner"])
+        self.position = int(state["position"])
 
 
 class _Concatenate(_Unary):

@@ -31,6 +31,7 @@ import time
 import numpy as np
 
 import scopeflow as tf
+import scopeflow.distributed as sfd
 from scopeflow.cli_conventions import epilog
 from scopeflow.datasets import mnist
 from scopeflow.io.atomic import atomic_file
@@ -85,7 +86,7 @@ def cnn_logits(inp, keep_prob):
 class Model:
     """The training graph: placeholders, loss, accuracy, train op, summaries, saver."""
 
-    def __init__(self, lr):
+    def __init__(self, lr, distributed=False):
         self.x = tf.placeholder(tf.float32, [None, 784], name="x")
         self.labels = tf.placeholder(tf.uint8, [None], name="labels")
         self.keep_prob = tf.placeholder_with_default(1.0, [], name="keep_prob")
@@ -100,7 +101,10 @@ class Model:
             self.correct = tf.reduce_sum(tf.cast(correct, tf.int32), name="correct")
             self.accuracy = tf.reduce_mean(tf.cast(correct, tf.float32), name="accuracy")
         self.global_step = tf.train.get_or_create_global_step()
-        self.train_op = tf.train.AdamOptimizer(lr).minimize(
+        optimizer = tf.train.AdamOptimizer(lr)
+        if distributed:  # mpiexec -n N: gradients averaged over the workers
+            optimizer = sfd.DistributedOptimizer(optimizer)
+        self.train_op = optimizer.minimize(
             self.loss, global_step=self.global_step, var_list=self.variables)
         with tf.name_scope("summaries"):
             tf.summary.scalar("loss", self.loss)
@@ -389,36 +393,59 @@ def _scalar_summary(tag, value):
     return tf.Summary(value=[tf.Summary.Value(tag=tag, simple_value=float(value))])
 
 
+class _NoWriter:
+    """The FileWriter of a worker other than rank 0: rank 0 alone writes files."""
+
+    def add_summary(self, *args, **kwargs):
+        pass
+
+    close = add_summary
+
+
 def train(args, out=sys.stdout):
-    """Run the job described by parsed ``args``; returns the exit code."""
-    os.makedirs(args.logdir, exist_ok=True)
-    if args.fresh:
+    """Run the job described by parsed ``args``; returns the exit code.
+
+    Under ``mpiexec -n N`` the N workers split every batch (``--batch-size`` is the
+    global one) and average their gradients; rank 0 alone restores, evaluates, prints and
+    writes files, and gives its variables to the others at the start."""
+    distributed = sfd.launched_by_mpi() and sfd.init() > 1
+    root = not distributed or sfd.rank() == 0
+    if not root:
+        out = open(os.devnull, "w")  # the workers do not repeat rank 0's lines
+    if root:
+        os.makedirs(args.logdir, exist_ok=True)
+    if args.fresh and root:
         moved = _move_old_run(args.logdir)
         if moved:
             print(f"--fresh: moved the previous run to {moved}", file=out)
     data, source = load_data(args.data_dir, args.validation_size, args.seed,
                              getattr(args, "source_url", mnist.DEFAULT_SOURCE_URL))
-    _record_job(args, source)
+    if root:
+        _record_job(args, source)
 
     tf.reset_default_graph()
     if args.seed is not None:
         tf.set_random_seed(args.seed)
-    model = Model(args.lr)
+    model = Model(args.lr, distributed)
+    broadcast = sfd.broadcast_global_variables(0) if distributed else None
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
-        restored = _restore_latest(model.saver, sess, args.logdir, out)
+        restored = _restore_latest(model.saver, sess, args.logdir, out) if root else None
+        if distributed:
+            sess.run(broadcast)  # rank 0's variables (restored or initialized) everywhere
         step = int(sess.run(model.global_step))
         # On resume, purge_step writes SessionLog(START) at the restored step: TensorBoard
         # then drops the points a killed run logged after its last checkpoint.
         writer = tf.summary.FileWriter(args.logdir, None if restored else sess.graph,
-                                       purge_step=step if restored else None)
+                                       purge_step=step if restored else None) if root \
+            else _NoWriter()
         if restored:
             print(f"resuming from {restored} (global_step {step})", file=out)
         print(f"training the seed's CNN on {source}: {data.train.num_examples} training "
               f"images, batch {args.batch_size}, Adam {args.lr:g}; logdir {args.logdir}",
               file=out, flush=True)
-        code = _loop(args, sess, model, data, writer, step, out)
-        if code == 0:  # interrupted runs exit promptly, without the test pass
+        code = _loop(args, sess, model, data, writer, step, out, distributed, root)
+        if code == 0 and root:  # interrupted runs exit promptly, without the test pass
             test_acc = evaluate(sess, model, data.test)
             final_step = int(sess.run(model.global_step))
             writer.add_summary(_scalar_summary("test/accuracy", test_acc), final_step)
@@ -428,7 +455,7 @@ def train(args, out=sys.stdout):
     return code
 
 
-def _loop(args, sess, model, data, writer, step, out):
+def _loop(args, sess, model, data, writer, step, out, distributed=False, root=True):
     save_path = os.path.join(args.logdir, "model.ckpt")
     feeds = [model.x, model.labels, model.keep_prob]
     train_step = sess.make_callable([model.train_op, model.loss, model.accuracy], feeds)
@@ -442,16 +469,18 @@ def _loop(args, sess, model, data, writer, step, out):
         # Finite weights only: a diverged run must not rotate good checkpoints out.
         if not all(np.isfinite(w).all() for w in sess.run(model.variables)):
             raise _Diverged(step, "the weights are no longer finite")
-        model.saver.save(sess, save_path, global_step=model.global_step)
+        if root:
+            model.saver.save(sess, save_path, global_step=model.global_step)
 
     with _StopRequest() as stop:
         try:
-            while step < args.steps and stop.signum is None:
+            while step < args.steps and not _stopping(stop, distributed):
                 step += 1
-                loss, acc = _train_one(step, next_batch(batch_size), train_step, train_summary,
-                                       writer, args.log_every, keep)
+                batch = next_batch(batch_size)  # the global batch; each worker takes its part
+                loss, acc = _train_one(step, sfd.split_batch(*batch) if distributed else batch,
+                                       train_step, train_summary, writer, args.log_every, keep)
                 extra = ""
-                if step % args.eval_every == 0 and data.validation.num_examples:
+                if step % args.eval_every == 0 and data.validation.num_examples and root:
                     val = evaluate(sess, model, data.validation)
                     writer.add_summary(_scalar_summary("validation/accuracy", val), step)
                     extra = f"  validation acc {val:.4f}"
@@ -474,6 +503,12 @@ def _loop(args, sess, model, data, writer, step, out):
             return 130 if stop.signum == signal.SIGINT else 143
         progress.close()
     return 0
+
+
+def _stopping(stop, distributed):
+    # All workers stop at the same step (a signal may reach them at different steps): one
+    # that left the loop would leave the others waiting in their next allreduce.
+    return sfd.any_worker(stop.signum is not None) if distributed else stop.signum is not None
 
 
 class _Diverged(Exception):

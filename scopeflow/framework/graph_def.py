@@ -43,7 +43,9 @@ SCOPEFLOW_ONLY_OPS = {
     "TensorArrayAddGrads", "TensorArraySetItemGrad", "TensorArrayGetItemGrad",
     "TensorArrayStackGrad", "TensorArrayFromTensorGrad", "TensorArrayGatherGrad",
     "TensorArrayScatterGrad", "TensorArrayConcatGrad", "TensorArraySplitGrad",
-    "TensorArrayNoGrad"}
+    "TensorArrayNoGrad",
+    # scopeflow.distributed's collectives (Horovod's are HorovodAllreduce, ... in its own .so)
+    "MpiAllreduce", "MpiAllgather", "MpiBroadcast"}
 
 
 def graph_to_graph_def(graph, from_version=None, add_shapes=False):
