@@ -13,6 +13,7 @@ its reader with no ordering between them, a race in TF as well, except for an
 
 from __future__ import annotations
 
+from scopeflow.runtime.memory import VARIABLE_OP_TYPES
 from scopeflow.runtime.plan_ir import How
 
 NAME = "pass_through"
@@ -27,7 +28,16 @@ def applies(op, ir):
     if (not ir.steps[op].calls or od.forwards_input is None or op._outputs[0] in ir.fed
             or not od.forwards_input(op) or op._inputs[0]._ref_key in ir.reallocated):
         return None
-    return ir.source(op._inputs[0])
+    source = ir.source(op._inputs[0])
+    if source.op._op_def.type in VARIABLE_OP_TYPES and not _has_readers(op._outputs[0], ir):
+        # Run only for its effect (a control input, a group's member): its read of the
+        # variable is that effect (an uninitialized variable fails it, as in TF).
+        return None
+    return source
+
+
+def _has_readers(t, ir) -> bool:
+    return t in ir.fetches or any(c in ir.steps for c in t._consumers)
 
 
 def rewrite(op, ir, source) -> None:

@@ -120,3 +120,22 @@ def test_uninitialized_reads_through_skipped_identities_blame_the_op_tf_names(
                 with pytest.raises(tf.errors.FailedPreconditionError) as e:
                     sess.run(t)
                 assert e.value.op.name == name
+
+
+@pytest.mark.parametrize("passes_spec", ["all", "none"])
+def test_an_identity_of_a_variable_run_only_for_its_effect_still_reads_it(
+        passes_spec, monkeypatch):
+    """A group or control input of ``tf.identity(v)`` reads ``v``: uninitialized, it fails
+    (TF: FailedPreconditionError), however the plan skips pass-through ops."""
+    monkeypatch.setenv("SCOPEFLOW_PLAN_PASSES", passes_spec)
+    v = tf.Variable(1.0, name="v")
+    group = tf.group(tf.identity(v))
+    with tf.control_dependencies([tf.identity(v)]):
+        after = tf.constant(2.0)
+    with tf.Session() as sess:
+        for fetch in (group, after):
+            with pytest.raises(tf.errors.FailedPreconditionError,
+                               match="uninitialized value v"):
+                sess.run(fetch)
+        sess.run(v.initializer)
+        assert sess.run([group, after]) == [None, 2.0]
