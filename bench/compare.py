@@ -160,7 +160,9 @@ def main(argv=None):
                 print(f"| {Path(script).stem}: {key} | {value} | "
                       f"{theirs.get(key, '') if theirs else 'n/a'} | |")
                 continue
-            if theirs:
+            if theirs and key not in theirs:  # a measure only scopeflow reports
+                print(f"| {Path(script).stem}: {key} | {value:.2f} | | |")
+            elif theirs:
                 # Times: TF / scopeflow; rates (``*_per_s``, higher is better): the inverse,
                 # so above 1x scopeflow is faster either way.
                 ratio = value / theirs[key] if key.endswith("_per_s") else theirs[key] / value

@@ -3,6 +3,7 @@
     scopeflow ckpt ls|show|diff|to-npz ...   look inside TensorFlow checkpoints
     scopeflow runs ls|scalars|plot ...       read TensorBoard event files
     scopeflow train-mnist [flags]            train the seed's MNIST CNN
+    scopeflow info [--json]                  kernel backends (NumPy, oneDNN) and threads
     scopeflow --version                      the installed version
 
 Each subcommand lives beside the code it drives and registers itself through
@@ -52,6 +53,7 @@ _COMMANDS = {
     "ckpt": "scopeflow.train.checkpoint_cli",
     "runs": "scopeflow.summary.runs_cli",
     "train-mnist": "scopeflow.examples.mnist_cnn",
+    "info": "scopeflow.native.info_cli",
 }
 
 

@@ -24,6 +24,7 @@ from scopeflow.framework.dtype_groups import FLOATS, NUMERIC
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.opdef import OpDef, check_dtype, same_dtype
 from scopeflow.framework.tensor_shape import TensorShape
+from scopeflow.native import onednn as _onednn
 from scopeflow.ops import array_ops
 from scopeflow.ops.array_ops import _partial_dims
 from scopeflow.ops.blas import gemm as _gemm
@@ -277,6 +278,26 @@ def _conv_setup(op_type, in_shape, kh, kw, attrs):
     return (oh, tuple(ph), sh, dh), (ow, tuple(pw), sw, dw)
 
 
+def _native(*arrays):
+    """The oneDNN backend when it is loaded and can take these operands, else None.
+
+    The kernels ask at each call (a dtype check and a dict lookup): the plan compiler
+    keeps the NumPy kernel and this check picks the backend. oneDNN gets float32 with
+    no empty dimension; everything else (float64/16, int32, batch 0) stays on NumPy.
+    """
+    for a in arrays:
+        if a.dtype != np.float32 or not a.size:
+            return None
+    return _onednn.backend()
+
+
+def _native_geometry(ph, pw, sh, sw, dh, dw):
+    """(strides, dilations, pads) in the backend's terms, or None for negative padding."""
+    if min(ph + pw) < 0:
+        return None
+    return (sh, sw), (dh, dw), (ph, pw)
+
+
 def _check_out_backprop(op_type, dy, oh, ow, in_shape, k):
     if dy.shape[1:3] != (oh, ow):
         raise errors.InvalidArgumentError(
@@ -320,6 +341,12 @@ def _conv2d_kernel(x, w, **attrs):
         raise errors.UnimplementedError(
             None, None, f"Conv2D: grouped convolution (input depth {c}, filter depth {ci}) is "
             "not supported")
+    native = _native(x, w)
+    geometry = native and _native_geometry(ph, pw, sh, sw, dh, dw)
+    if geometry:
+        out = native.conv2d(x, w, *geometry, (oh, ow))
+        if out is not None:
+            return out
     return _conv_gemm(_padded(x, ph, pw), kh, kw, oh, ow, sh, sw, dh, dw,
                       w.reshape(kh * kw * ci, co))
 
@@ -454,6 +481,12 @@ def _conv2d_backprop_input_kernel(sizes, w, dy, **attrs):
                                                      attrs)
     _check_out_backprop("Conv2DBackpropInput", dy, oh, ow, in_shape, (kh, kw))
     n, h, wd, c = in_shape
+    native = _native(w, dy) if dy.ndim == 4 and (c, n, co) == (ci, *dy.shape[::3]) else None
+    geometry = native and _native_geometry(ph, pw, sh, sw, dh, dw)
+    if geometry and n and h and wd:
+        out = native.conv2d_backprop_input(in_shape, w, dy, *geometry)
+        if out is not None:
+            return out
     top, left = (kh - 1) * dh - ph[0], (kw - 1) * dw - pw[0]
     bottom, right = h + (kh - 1) * dh - oh - top, wd + (kw - 1) * dw - ow - left
     if sh == 1 and sw == 1 and min(top, left, bottom, right) >= 0:
@@ -542,6 +575,13 @@ def _conv2d_backprop_filter_kernel(x, sizes, dy, **attrs):
     (oh, ph, sh, dh), (ow, pw, sw, dw) = _conv_setup("Conv2DBackpropFilter", x.shape, kh, kw,
                                                      attrs)
     _check_out_backprop("Conv2DBackpropFilter", dy, oh, ow, x.shape, (kh, kw))
+    native = _native(x, dy) if dy.ndim == 4 and kh * kw * ci * co \
+        and (x.shape[3], x.shape[0], dy.shape[3]) == (ci, dy.shape[0], co) else None
+    geometry = native and _native_geometry(ph, pw, sh, sw, dh, dw)
+    if geometry:
+        out = native.conv2d_backprop_filter(x, (kh, kw, ci, co), dy, *geometry)
+        if out is not None:
+            return out
     return _conv_filter_gemm(_padded(x, ph, pw), kh, kw, oh, ow, sh, sw, dh, dw,
                              dy.reshape(dy.shape[0], -1, co)).reshape(kh, kw, ci, co)
 

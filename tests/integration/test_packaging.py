@@ -33,9 +33,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 BASE_REQUIREMENTS = {"numpy", "protobuf", "google-crc32c"}
-EXTRAS = {"all", "test", "digits", "bfloat16", "image", "plot"}
+EXTRAS = {"all", "test", "digits", "bfloat16", "image", "plot", "mpi", "fast"}
 # Modules that only optional features use: `import scopeflow` must not load them.
-OPTIONAL_MODULES = ("ml_dtypes", "sklearn", "matplotlib", "tensorboard", "scipy")
+OPTIONAL_MODULES = ("ml_dtypes", "sklearn", "matplotlib", "tensorboard", "scipy", "mpi4py")
 
 
 def _canonical(name: str) -> str:

@@ -1,0 +1,104 @@
+"""``scopeflow info``: the kernel backend each op uses, the native library and its threads.
+
+    scopeflow info            # human-readable
+    scopeflow info --json     # one JSON document
+
+A conv op uses oneDNN (``scopeflow[fast]``) for float32 NHWC operands when the library
+loads and ``SCOPEFLOW_NATIVE`` is not 0; any other case runs the NumPy kernel. The
+implementation oneDNN picks is shown for the seed CNN's second conv layer (batch 50,
+14x14x32 -> 64, 5x5, SAME).
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+
+import numpy as np
+
+from scopeflow.cli import version
+from scopeflow.cli_conventions import epilog, print_json
+from scopeflow.native import onednn
+from scopeflow.ops import blas
+
+# The ops the native backend serves, with the pass name its plans use.
+NATIVE_OPS = {"Conv2D": "fwd", "Conv2DBackpropInput": "bwd_data",
+              "Conv2DBackpropFilter": "bwd_weights"}
+# The seed CNN's conv2 (x, filter, strides, pads, output size): the probe for impl names.
+_PROBE = ((50, 14, 14, 32), (5, 5, 32, 64), (1, 1), ((2, 2), (2, 2)), (14, 14))
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _blas_threads():
+    return None if blas._BLAS_THREADS is None else int(blas._BLAS_THREADS[1]())
+
+
+def collect() -> dict:
+    """Everything ``scopeflow info`` prints, as a dict (the ``--json`` document)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:
+        cores = os.cpu_count()
+    dnnl = onednn.backend()
+    doc = {"scopeflow": version(), "python": platform.python_version(),
+           "numpy": np.__version__, "cpu": _cpu_model(), "cores": cores,
+           "blas_threads": _blas_threads(), "native_enabled": onednn.enabled()}
+    ops = {}
+    if dnnl is None:
+        doc["onednn"] = {"loaded": False, "reason": onednn.load_error()}
+        for op in NATIVE_OPS:
+            ops[op] = {"backend": "numpy", "reason": "oneDNN not loaded"}
+    else:
+        doc["onednn"] = {"loaded": True, **dnnl.describe()}
+        x, f, strides, pads, out_hw = _PROBE
+        for op, kind in NATIVE_OPS.items():
+            impl = dnnl.implementation(kind, x, f, strides, pads, out_hw)
+            ops[op] = {"backend": "onednn" if impl else "numpy",
+                       "when": "float32, NHWC; other dtypes and formats: numpy",
+                       "seed_conv2_impl": impl}
+    doc["ops"] = ops
+    doc["other_ops"] = "numpy"
+    return doc
+
+
+def _info(args) -> int:
+    doc = collect()
+    if args.json:
+        print_json(doc)
+        return 0
+    print(f"scopeflow {doc['scopeflow']} (Python {doc['python']}, NumPy {doc['numpy']})")
+    print(f"CPU: {doc['cpu']}, {doc['cores']} cores available; BLAS threads: "
+          f"{doc['blas_threads']}")
+    d = doc["onednn"]
+    if d["loaded"]:
+        threads = f"{d['threads']} OpenMP thread" + ("s" if d["threads"] != 1 else "")
+        print(f"oneDNN {d['version']}: {threads}, OMP_WAIT_POLICY="
+              f"{d['omp_wait_policy']} ({d['library']})")
+    else:
+        print(f"oneDNN: not used ({d['reason']})")
+    print("kernel backends:")
+    for op, row in doc["ops"].items():
+        if row["backend"] == "onednn":
+            print(f"  {op}: onednn for {row['when']} (seed conv2: {row['seed_conv2_impl']})")
+        else:
+            print(f"  {op}: numpy ({row.get('reason', 'no fast oneDNN kernel')})")
+    print("  every other op: numpy")
+    return 0
+
+
+def add_parser(subparsers):
+    """Adds the ``info`` subcommand to the ``scopeflow`` command line."""
+    p = subparsers.add_parser("info", help="kernel backends, native library and threads",
+                              description=__doc__.split("\n\n")[0], epilog=epilog())
+    p.add_argument("--json", action="store_true", help="print one JSON document instead")
+    p.set_defaults(func=_info)
