@@ -349,11 +349,6 @@ def test_a_crashed_worker_ends_the_job_at_once(mpiexec, tmp_path):
 
 # ── the main job under mpiexec ────────────────────────────────────────────────────────
 def test_main_job_runs_unchanged_under_mpiexec(mpiexec, tmp_path, mnist_split_dir):
-    from scopeflow.examples import mnist_cnn
-
-    if "sfd" not in vars(mnist_cnn):
-        pytest.skip("the main job does not use scopeflow.distributed yet (issue 21's change "
-                    "to scopeflow/examples/mnist_cnn.py)")
     logdir = tmp_path / "run"
     source = f"""
 from scopeflow.examples import mnist_cnn
