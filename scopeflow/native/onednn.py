@@ -450,17 +450,22 @@ class OneDNN:
             return None
         x, w = np.ascontiguousarray(x), np.ascontiguousarray(w)
         out = np.empty((x.shape[0], out_hw[0], out_hw[1], co), np.float32)
+        self._run_with_weights(plan, w, (_ARG_SRC, x), (_ARG_DST, out))
+        return out
+
+    def _run_with_weights(self, plan, w, src, dst):
+        """Runs a pass that reads the weights (forward, backward data); ``src``/``dst`` are
+        ``(argument, array)`` for the NHWC tensors on either side of the conv."""
         state = self._thread()
         md = plan.mds
         wmem, plain = self._weights_args(state, plan, w.ctypes.data, "weights")
         if plain is not None:
             self._run_reorder(state, plan, plain, wmem)
         self._execute(state, plan.prim, [
-            (_ARG_SRC, self._memory(state, plan, "src", md["src"], x.ctypes.data)),
+            (src[0], self._memory(state, plan, "src", md["src"], src[1].ctypes.data)),
             (_ARG_WEIGHTS, wmem),
-            (_ARG_DST, self._memory(state, plan, "dst", md["dst"], out.ctypes.data)),
+            (dst[0], self._memory(state, plan, "dst", md["dst"], dst[1].ctypes.data)),
             (_ARG_SCRATCHPAD, self._scratch_mem(state, plan))])
-        return out
 
     def conv2d_backprop_input(self, in_shape, w, dy, strides, dilations, pads):
         """The input gradient (NHWC, ``in_shape``) of a conv; None when oneDNN can't."""
@@ -471,16 +476,7 @@ class OneDNN:
             return None
         w, dy = np.ascontiguousarray(w), np.ascontiguousarray(dy)
         out = np.empty(in_shape, np.float32)
-        state = self._thread()
-        md = plan.mds
-        wmem, plain = self._weights_args(state, plan, w.ctypes.data, "weights")
-        if plain is not None:
-            self._run_reorder(state, plan, plain, wmem)
-        self._execute(state, plan.prim, [
-            (_ARG_DIFF_SRC, self._memory(state, plan, "src", md["src"], out.ctypes.data)),
-            (_ARG_WEIGHTS, wmem),
-            (_ARG_DIFF_DST, self._memory(state, plan, "dst", md["dst"], dy.ctypes.data)),
-            (_ARG_SCRATCHPAD, self._scratch_mem(state, plan))])
+        self._run_with_weights(plan, w, (_ARG_DIFF_SRC, out), (_ARG_DIFF_DST, dy))
         return out
 
     def conv2d_backprop_filter(self, x, filter_shape, dy, strides, dilations, pads):
