@@ -213,20 +213,12 @@ deserialize_op = OpDef("DeserializeIterator", shape=_no_outputs, dtype=_no_outpu
                        attrs={"datasets": ()})
 
 
-class IteratorSaveable:
-    """An iterator's position as one checkpoint entry (a string tensor), for ``tf.train.Saver``
-    (``tf.data.experimental.make_saveable_from_iterator``)."""
+class StringEntrySaveable:
+    """A ``tf.train.Saver`` entry that is one string scalar ``self.tensor`` (an iterator's
+    position, the training state); subclasses set ``name`` and ``tensor`` and restore."""
 
     slice_spec = ""
     variable = None
-
-    def __init__(self, iterator, name=None):
-        self.iterator = iterator
-        self.name = name or iterator._handle.op.name
-        datasets = tuple(iterator._datasets)
-        self.tensor = serialize_op.bind(iterator._handle, datasets=datasets,
-                                        name="SerializeIterator")
-        self._datasets = datasets
 
     @property
     def op(self):
@@ -243,6 +235,19 @@ class IteratorSaveable:
     @property
     def device(self):
         return self.tensor.device
+
+
+class IteratorSaveable(StringEntrySaveable):
+    """An iterator's position as one checkpoint entry (a string tensor), for ``tf.train.Saver``
+    (``tf.data.experimental.make_saveable_from_iterator``)."""
+
+    def __init__(self, iterator, name=None):
+        self.iterator = iterator
+        self.name = name or iterator._handle.op.name
+        datasets = tuple(iterator._datasets)
+        self.tensor = serialize_op.bind(iterator._handle, datasets=datasets,
+                                        name="SerializeIterator")
+        self._datasets = datasets
 
     def restore(self, restored, shape=None):
         return deserialize_op.create([self.iterator._handle, restored],

@@ -35,9 +35,8 @@ import logging
 import numpy as np
 
 from scopeflow.data import iterator_ops, iterator_state
-from scopeflow.framework import dtypes, errors
+from scopeflow.framework import errors
 from scopeflow.framework.graph import get_default_graph
-from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops import array_ops
 
 __all__ = ["KEY", "COLLECTION", "add_training_state", "training_state_objects",
@@ -197,13 +196,11 @@ def apply(sess, data, graph=None):
                          "its current state", name)
 
 
-class TrainingStateSaveable:
+class TrainingStateSaveable(iterator_ops.StringEntrySaveable):
     """The training-state entry of a Saver: saved from a fed string, restored in Python
     (by ``Saver.restore``, after the variables), and optional there: a checkpoint
     without it restores the variables alone."""
 
-    slice_spec = ""
-    variable = None
     restore_in_graph = False
 
     def __init__(self, name=KEY):
@@ -213,22 +210,6 @@ class TrainingStateSaveable:
         # as "no training state".
         self.tensor = array_ops.placeholder_with_default(
             np.asarray(b"", dtype=object), shape=[], name="training_state")
-
-    @property
-    def op(self):
-        return self.tensor.op
-
-    @property
-    def dtype(self):
-        return dtypes.string
-
-    @property
-    def shape(self):
-        return TensorShape([])
-
-    @property
-    def device(self):
-        return self.tensor.device
 
     def restore(self, restored, shape=None):
         raise AssertionError("the training state is restored by Saver.restore, in Python")
