@@ -441,15 +441,17 @@ class OneDNN:
         plain = self._memory(state, plan, "w", md["hwio"], w_ptr)
         return chosen, plain
 
-    def conv2d(self, x, w, strides, dilations, pads, out_hw):
-        """NHWC ``x`` (float32) convolved with HWIO ``w``; None when oneDNN can't."""
+    def conv2d(self, x, w, strides, dilations, pads, out_hw, out=None):
+        """NHWC ``x`` (float32) convolved with HWIO ``w`` (into ``out``, a C-contiguous
+        float32 array, when given); None when oneDNN can't."""
         kh, kw, _, co = w.shape
         plan = self._plan(self._key("fwd", x.shape, kh, kw, co, out_hw, strides, dilations,
                                     pads))
         if plan is None:
             return None
         x, w = np.ascontiguousarray(x), np.ascontiguousarray(w)
-        out = np.empty((x.shape[0], out_hw[0], out_hw[1], co), np.float32)
+        if out is None:
+            out = np.empty((x.shape[0], out_hw[0], out_hw[1], co), np.float32)
         self._run_with_weights(plan, w, (_ARG_SRC, x), (_ARG_DST, out))
         return out
 
@@ -467,15 +469,17 @@ class OneDNN:
             (dst[0], self._memory(state, plan, "dst", md["dst"], dst[1].ctypes.data)),
             (_ARG_SCRATCHPAD, self._scratch_mem(state, plan))])
 
-    def conv2d_backprop_input(self, in_shape, w, dy, strides, dilations, pads):
-        """The input gradient (NHWC, ``in_shape``) of a conv; None when oneDNN can't."""
+    def conv2d_backprop_input(self, in_shape, w, dy, strides, dilations, pads, out=None):
+        """The input gradient (NHWC, ``in_shape``) of a conv, into ``out`` when given; None
+        when oneDNN can't."""
         kh, kw, _, co = w.shape
         plan = self._plan(self._key("bwd_data", in_shape, kh, kw, co, dy.shape[1:3], strides,
                                     dilations, pads))
         if plan is None:
             return None
         w, dy = np.ascontiguousarray(w), np.ascontiguousarray(dy)
-        out = np.empty(in_shape, np.float32)
+        if out is None:
+            out = np.empty(in_shape, np.float32)
         self._run_with_weights(plan, w, (_ARG_DIFF_SRC, out), (_ARG_DIFF_DST, dy))
         return out
 

@@ -298,6 +298,28 @@ def _native_geometry(ph, pw, sh, sw, dh, dw):
     return (sh, sw), (dh, dw), (ph, pw)
 
 
+# oneDNN's team is one thread on two cores (see scopeflow.native.onednn), so a large conv
+# pass is split over the batch instead, its halves run on our two GEMM threads, which
+# block rather than spin when the step's other threads want a core. From this many FLOPs
+# (about 0.3 ms of work): below, the hand-off costs more than it gives.
+_NATIVE_SPLIT_FLOPS = 2e7
+
+
+def _native_over_batch(native, run, n, flops):
+    """Runs ``run(lo, hi)``, a native pass over batch rows ``[lo, hi)`` that returns False
+    when oneDNN can't take it, over the whole batch; True when every part ran."""
+    ran = []
+
+    def part(lo, hi):
+        ran.append(run(lo, hi))
+
+    if native.threads > 1:
+        part(0, n)
+    else:
+        _split_rows(part, n, flops, min_flops=_NATIVE_SPLIT_FLOPS)
+    return all(ran)
+
+
 def _check_out_backprop(op_type, dy, oh, ow, in_shape, k):
     if dy.shape[1:3] != (oh, ow):
         raise errors.InvalidArgumentError(
@@ -344,8 +366,11 @@ def _conv2d_kernel(x, w, **attrs):
     native = _native(x, w)
     geometry = native and _native_geometry(ph, pw, sh, sw, dh, dw)
     if geometry:
-        out = native.conv2d(x, w, *geometry, (oh, ow))
-        if out is not None:
+        out = np.empty((n, oh, ow, co), np.float32)
+        if _native_over_batch(
+                native, lambda lo, hi: native.conv2d(x[lo:hi], w, *geometry, (oh, ow),
+                                                     out=out[lo:hi]) is not None,
+                n, 2.0 * out.size * kh * kw * ci):
             return out
     return _conv_gemm(_padded(x, ph, pw), kh, kw, oh, ow, sh, sw, dh, dw,
                       w.reshape(kh * kw * ci, co))
@@ -484,8 +509,11 @@ def _conv2d_backprop_input_kernel(sizes, w, dy, **attrs):
     native = _native(w, dy) if dy.ndim == 4 and (c, n, co) == (ci, *dy.shape[::3]) else None
     geometry = native and _native_geometry(ph, pw, sh, sw, dh, dw)
     if geometry and n and h and wd:
-        out = native.conv2d_backprop_input(in_shape, w, dy, *geometry)
-        if out is not None:
+        out = np.empty(in_shape, np.float32)
+        if _native_over_batch(
+                native, lambda lo, hi: native.conv2d_backprop_input(
+                    (hi - lo, h, wd, c), w, dy[lo:hi], *geometry, out=out[lo:hi]) is not None,
+                n, 2.0 * dy.size * kh * kw * ci):
             return out
     top, left = (kh - 1) * dh - ph[0], (kw - 1) * dw - pw[0]
     bottom, right = h + (kh - 1) * dh - oh - top, wd + (kw - 1) * dw - ow - left
@@ -579,8 +607,18 @@ def _conv2d_backprop_filter_kernel(x, sizes, dy, **attrs):
         and (x.shape[3], x.shape[0], dy.shape[3]) == (ci, dy.shape[0], co) else None
     geometry = native and _native_geometry(ph, pw, sh, sw, dh, dw)
     if geometry:
-        out = native.conv2d_backprop_filter(x, (kh, kw, ci, co), dy, *geometry)
-        if out is not None:
+        parts = {}
+
+        def run(lo, hi):
+            parts[lo] = native.conv2d_backprop_filter(x[lo:hi], (kh, kw, ci, co), dy[lo:hi],
+                                                      *geometry)
+            return parts[lo] is not None
+
+        if _native_over_batch(native, run, x.shape[0], 2.0 * dy.size * kh * kw * ci):
+            # The parts' sum in batch order, so a result never depends on thread timing.
+            out, *rest = (parts[lo] for lo in sorted(parts))
+            for part in rest:
+                out += part
             return out
     return _conv_filter_gemm(_padded(x, ph, pw), kh, kw, oh, ow, sh, sw, dh, dw,
                              dy.reshape(dy.shape[0], -1, co)).reshape(kh, kw, ci, co)

@@ -130,6 +130,55 @@ def test_the_seed_shapes_take_the_native_path():
     assert DNNL.conv2d(x, f, (1, 1), (1, 1), pads, (14, 14)) is not None
 
 
+def _three_passes(x, f, dy, attrs):
+    sizes, fsizes = np.array(x.shape, np.int32), np.array(f.shape, np.int32)
+    return (conv_ops._conv2d_kernel(x, f, **attrs),
+            conv_ops._conv2d_backprop_input_kernel(sizes, f, dy, **attrs),
+            conv_ops._conv2d_backprop_filter_kernel(x, fsizes, dy, **attrs))
+
+
+@needs_dnnl
+@pytest.mark.parametrize("batch", [50, 7, 2])
+def test_batch_split_matches_the_whole_batch(monkeypatch, batch):
+    # The optimisation: with oneDNN on one thread, each pass runs as two halves of the
+    # batch on two threads. Compared here with the unsplit path (one call per pass).
+    x, f = _rand(batch, 14, 14, 32), _rand(5, 5, 32, 64, seed=1)
+    dy = _rand(batch, 14, 14, 64, seed=2)
+    attrs = _attrs()
+    monkeypatch.setattr(DNNL, "threads", 1)
+    calls = []
+    for name in ("conv2d", "conv2d_backprop_input", "conv2d_backprop_filter"):
+        method = getattr(DNNL, name)
+        monkeypatch.setattr(DNNL, name, lambda *a, _m=method, _n=name, **k: (
+            calls.append(_n), _m(*a, **k))[1])
+    monkeypatch.setattr(conv_ops, "_NATIVE_SPLIT_FLOPS", float("inf"))
+    whole = _three_passes(x, f, dy, attrs)
+    assert len(calls) == 3
+    monkeypatch.setattr(conv_ops, "_NATIVE_SPLIT_FLOPS", 0.0)
+    split = _three_passes(x, f, dy, attrs)
+    assert len(calls) == 9, calls  # each pass ran as two halves
+    again = _three_passes(x, f, dy, attrs)
+    for got, want, repeat in zip(split, whole, again):
+        assert got.dtype == np.float32 and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
+        # The halves are summed in batch order, never in the order the threads finish.
+        np.testing.assert_array_equal(got, repeat)
+    # The forward pass and the input gradient are per image: splitting changes no bit.
+    np.testing.assert_array_equal(split[0], whole[0])
+    np.testing.assert_array_equal(split[1], whole[1])
+
+
+@needs_dnnl
+def test_no_batch_split_with_a_team_of_openmp_threads(monkeypatch):
+    monkeypatch.setattr(DNNL, "threads", 2)
+    monkeypatch.setattr(conv_ops, "_NATIVE_SPLIT_FLOPS", 0.0)
+    calls = []
+    method = DNNL.conv2d
+    monkeypatch.setattr(DNNL, "conv2d", lambda *a, **k: (calls.append(1), method(*a, **k))[1])
+    conv_ops._conv2d_kernel(_rand(8, 6, 6, 3), _rand(3, 3, 3, 4, seed=1), **_attrs())
+    assert calls == [1]
+
+
 @needs_dnnl
 def test_weights_updated_in_place_are_never_read_stale():
     # A variable's buffer is updated in place between runs (as Adam does): every call
