@@ -65,6 +65,12 @@ class OpDef:
         other tensors (its inputs' producers' inputs), or None. ``owned(t)`` says whether
         input ``t`` is the run's own value read by this op alone; the producers of the
         owned inputs it no longer reads are left out of the plan.
+      fuse_consumers: ``fuse_consumers(op, chain, shape) -> kernel | None``, asked once
+        when a plan is compiled with ``chain``, ops that each read the previous one's
+        output alone (the first reads this op's): a kernel computing the chain's last
+        output from this op's inputs followed by each chain op's other inputs, or None.
+        ``shape(t)`` is a tensor's static shape in the plan. (TF's grappler remapper fuses
+        Conv2D + BiasAdd + Relu so.)
       static_value: ``static_value(tensor) -> array | None``: the output's value while the
         graph is being built, when it is known (TF's ``tensor_util.constant_value``), for
         shape rules and builders that need constant inputs.
@@ -74,7 +80,8 @@ class OpDef:
                  grad=_UNSET, broadcasting=False, stateful=False, aliases=False, ref_inputs=(),
                  shape_from_tensors=False, input_names=(), fresh_outputs=False,
                  owning_kernel=None, owned_input=None, const_kernel=None,
-                 forwards_input=None, absorb_producers=None, static_value=None):
+                 forwards_input=None, absorb_producers=None, fuse_consumers=None,
+                 static_value=None):
         if type in REGISTRY:
             raise ValueError(f"Op type {type!r} is already registered")
         self.type = type
@@ -105,6 +112,7 @@ class OpDef:
         self.const_kernel = const_kernel
         self.forwards_input = forwards_input
         self.absorb_producers = absorb_producers
+        self.fuse_consumers = fuse_consumers
         self.static_value = static_value
         REGISTRY[type] = self
 

@@ -351,7 +351,8 @@ def _conv_dtype(*dts, **attrs):
 
 
 conv2d_op = OpDef("Conv2D", shape=_conv2d_shape, dtype=_conv_dtype, attrs=_CONV_ATTRS,
-                  input_names=("input", "filter"))
+                  input_names=("input", "filter"),
+                  fuse_consumers=lambda *a: _conv2d_fuse_consumers(*a))
 
 
 @conv2d_op.def_kernel
@@ -363,17 +364,77 @@ def _conv2d_kernel(x, w, **attrs):
         raise errors.UnimplementedError(
             None, None, f"Conv2D: grouped convolution (input depth {c}, filter depth {ci}) is "
             "not supported")
-    native = _native(x, w)
-    geometry = native and _native_geometry(ph, pw, sh, sw, dh, dw)
-    if geometry:
-        out = np.empty((n, oh, ow, co), np.float32)
-        if _native_over_batch(
-                native, lambda lo, hi: native.conv2d(x[lo:hi], w, *geometry, (oh, ow),
-                                                     out=out[lo:hi]) is not None,
-                n, 2.0 * out.size * kh * kw * ci):
-            return out
+    out = _conv2d_native(x, w, (oh, ph, sh, dh), (ow, pw, sw, dw))
+    if out is not None:
+        return out
     return _conv_gemm(_padded(x, ph, pw), kh, kw, oh, ow, sh, sw, dh, dw,
                       w.reshape(kh * kw * ci, co))
+
+
+def _conv2d_native(x, w, rows, cols, bias=None, relu=False):
+    """The conv on oneDNN (plus ``bias`` and ReLU, fused, when given), or None when the
+    backend can't take it; ``rows``/``cols`` are ``_conv_setup``'s geometry."""
+    (oh, ph, sh, dh), (ow, pw, sw, dw) = rows, cols
+    native = _native(x, w) if bias is None else _native(x, w, bias)
+    geometry = native and _native_geometry(ph, pw, sh, sw, dh, dw)
+    if not geometry:
+        return None
+    n, kh, kw, ci, co = x.shape[0], *w.shape
+    out = np.empty((n, oh, ow, co), np.float32)
+    if _native_over_batch(
+            native, lambda lo, hi: native.conv2d(x[lo:hi], w, *geometry, (oh, ow),
+                                                 out=out[lo:hi], bias=bias,
+                                                 relu=relu) is not None,
+            n, 2.0 * out.size * kh * kw * ci):
+        return out
+    return None
+
+
+def _conv2d_fuse_consumers(op, chain, shape):
+    """Conv2D, then BiasAdd (or an Add of a vector of the output channels), then maybe
+    Relu, as one oneDNN call (TF's ``_FusedConv2D``); None for any other chain, and
+    without the backend (NumPy's kernels gain nothing from it)."""
+    if (_onednn.backend() is None or op._attrs["data_format"] != "NHWC"
+            or op._outputs[0].dtype != dtypes.float32 or len(chain) > 2):
+        return None
+    conv_out = op._outputs[0]
+    x, w = op._inputs
+    known = [shape(t).as_tuple() for t in (x, w, conv_out)]
+    if any(s is None or None in s for s in known):
+        return None  # a run-time shape error must still name the Conv2D
+    co = known[1][3]
+    adder, rest = chain[0], chain[1:]
+    others = [t for t in adder._inputs if t is not conv_out]
+    if adder._op_def.type == "BiasAdd":
+        if adder._attrs["data_format"] != "NHWC" or adder._inputs[0] is not conv_out:
+            return None
+    elif adder._op_def.type not in ("Add", "AddV2") or len(others) != 1:
+        return None
+    bias = others[0]
+    if (shape(bias).as_tuple() != (co,) or bias.dtype != dtypes.float32
+            or shape(adder._outputs[0]).as_tuple() != known[2]):
+        return None
+    if rest and rest[0]._op_def.type != "Relu":
+        return None
+    relu = bool(rest)
+    conv_attrs, conv_first = dict(op._attrs), adder._inputs[0] is conv_out
+    add_kernel, add_attrs = adder._op_def.kernel, dict(adder._attrs)
+    relu_kernel, relu_attrs = (rest[0]._op_def.kernel, dict(rest[0]._attrs)) if relu \
+        else (None, None)
+
+    def fused_conv2d(x, w, b):
+        kh, kw = w.shape[:2]
+        rows, cols = _conv_setup("Conv2D", x.shape, kh, kw, conv_attrs)
+        y = _conv2d_native(x, w, rows, cols, bias=b, relu=relu) \
+            if x.shape[3] == w.shape[2] and b.shape == (w.shape[3],) else None
+        if y is not None:
+            return y
+        # The ops one by one, as unfused (the backend switched off since compiling).
+        y = _conv2d_kernel(x, w, **conv_attrs)
+        y = add_kernel(y, b, **add_attrs) if conv_first else add_kernel(b, y, **add_attrs)
+        return relu_kernel(y, **relu_attrs) if relu else y
+
+    return fused_conv2d
 
 
 def _conv_attrs(op):

@@ -31,6 +31,7 @@ from scopeflow.runtime.passes import (
     buffer_reuse,
     const_kernels,
     constant_folding,
+    consumer_fusion,
     owning_kernels,
     pass_through,
     producer_absorption,
@@ -43,7 +44,7 @@ __all__ = ["PASSES", "ENV_VAR", "select", "from_environment", "for_config", "run
 # In order: later passes rely on earlier ones (shapes inferred from the fed ones, folded
 # values, the final readers).
 PASSES = (shape_specialization, constant_folding, pass_through, producer_absorption,
-          const_kernels, owning_kernels, buffer_reuse)
+          consumer_fusion, const_kernels, owning_kernels, buffer_reuse)
 ENV_VAR = "SCOPEFLOW_PLAN_PASSES"
 _BY_NAME = {p.NAME: p for p in PASSES}
 
@@ -93,6 +94,7 @@ def for_config(config, passes=PASSES) -> tuple:
       TF): ``pass_through``;
     - ``rewrite_options.arithmetic_optimization = OFF``: ``producer_absorption`` and
       ``const_kernels``;
+    - ``rewrite_options.remapping = OFF`` (TF's fused ops): ``consumer_fusion``;
     - ``rewrite_options.memory_optimization = NO_MEM_OPT``: ``buffer_reuse`` and
       ``owning_kernels``.
     """
@@ -110,6 +112,8 @@ def for_config(config, passes=PASSES) -> tuple:
         off.add(pass_through.NAME)
     if rewrite.arithmetic_optimization == _TOGGLE_OFF:
         off.update((producer_absorption.NAME, const_kernels.NAME))
+    if rewrite.remapping == _TOGGLE_OFF:
+        off.add(consumer_fusion.NAME)
     if rewrite.memory_optimization == _NO_MEM_OPT:
         off.update((buffer_reuse.NAME, owning_kernels.NAME))
     return tuple(p for p in passes if p.NAME not in off)
