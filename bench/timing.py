@@ -41,6 +41,26 @@ def best_of(fn, repeat=5, number=1):
     return best
 
 
+def each_round(fn, repeat=1):
+    """``fn()``'s results over ``repeat`` rounds, for measures a script takes itself.
+
+    Some measures are not a time of ``fn`` in this process: a child process's own clock
+    (``bench_import``), a child's peak memory (``bench_memory``), a one-shot
+    ``FileWriter.close``. ``fn`` returns what it measured; each call is one round, so
+    under ``compare.py`` it waits for its turn as ``best_of``'s rounds do, and the other
+    framework's work never runs beside it.
+    """
+    results = []
+    for _ in range(repeat):
+        if _TURNS:
+            _await_turn()
+        t0 = time.perf_counter()
+        results.append(fn())
+        if _TURNS:
+            print(f"#round {time.perf_counter() - t0!r}", flush=True)
+    return results
+
+
 def cpu_model() -> str:
     """The CPU's model name: every benchmark result is reported with it."""
     try:
