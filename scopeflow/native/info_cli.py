@@ -19,7 +19,7 @@ import numpy as np
 from scopeflow.cli import version
 from scopeflow.cli_conventions import epilog, print_json
 from scopeflow.native import onednn
-from scopeflow.ops import blas
+from scopeflow.ops import blas, conv_ops
 
 # The ops the native backend serves, with the pass name its plans use.
 NATIVE_OPS = {"Conv2D": "fwd", "Conv2DBackpropInput": "bwd_data",
@@ -59,7 +59,8 @@ def collect() -> dict:
         for op in NATIVE_OPS:
             ops[op] = {"backend": "numpy", "reason": "oneDNN not loaded"}
     else:
-        doc["onednn"] = {"loaded": True, **dnnl.describe()}
+        doc["onednn"] = {"loaded": True, **dnnl.describe(),
+                         "batch_split": _batch_split(dnnl)}
         x, f, strides, pads, out_hw = _PROBE
         for op, kind in NATIVE_OPS.items():
             impl = dnnl.implementation(kind, x, f, strides, pads, out_hw)
@@ -67,8 +68,21 @@ def collect() -> dict:
                        "when": "float32, NHWC; other dtypes and formats: numpy",
                        "seed_conv2_impl": impl}
     doc["ops"] = ops
+    # The consumer_fusion pass (scopeflow.runtime.passes), with the backend only.
+    doc["fused"] = ({"Conv2D+BiasAdd+Relu": "one oneDNN call (bias and ReLU post-ops); "
+                     "also Conv2D+BiasAdd, and Add of a bias vector for BiasAdd"}
+                    if dnnl is not None else {})
     doc["other_ops"] = "numpy"
     return doc
+
+
+def _batch_split(dnnl) -> str:
+    if dnnl.threads > 1:
+        return "none (the OpenMP team has several threads)"
+    if blas._BLAS_THREADS is None or _blas_threads() < 2:
+        return "none (one BLAS thread)"
+    return (f"conv passes from {conv_ops._NATIVE_SPLIT_FLOPS:.0e} FLOPs run as two halves "
+            "of the batch on two threads")
 
 
 def _info(args) -> int:
@@ -84,6 +98,7 @@ def _info(args) -> int:
         threads = f"{d['threads']} OpenMP thread" + ("s" if d["threads"] != 1 else "")
         print(f"oneDNN {d['version']}: {threads}, OMP_WAIT_POLICY="
               f"{d['omp_wait_policy']} ({d['library']})")
+        print(f"  batch split: {d['batch_split']}")
     else:
         print(f"oneDNN: not used ({d['reason']})")
     print("kernel backends:")
@@ -92,6 +107,8 @@ def _info(args) -> int:
             print(f"  {op}: onednn for {row['when']} (seed conv2: {row['seed_conv2_impl']})")
         else:
             print(f"  {op}: numpy ({row.get('reason', 'no fast oneDNN kernel')})")
+    for chain, how in doc["fused"].items():
+        print(f"  {chain}: {how}")
     print("  every other op: numpy")
     return 0
 
