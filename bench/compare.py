@@ -2,6 +2,7 @@
 
     python bench/compare.py                          # the seeds' two models, side by side
     python bench/compare.py bench/bench_session.py [more scripts...]
+    python bench/compare.py --suite                  # every script with a TensorFlow side
 
 Each script prints one JSON line of times (lower is better). TensorFlow runs the same
 script with ``--tf`` through ``../shared/tools/tf1`` (or $SCOPEFLOW_TF1), on the same
@@ -9,6 +10,21 @@ machine, at the same time: the two processes take turns, one timed round each (s
 ``timing.py``), so a slow stretch of this shared machine hits both alike. Ratios are
 TensorFlow time / scopeflow time: above 1 means scopeflow is faster. ``--repeat N`` runs
 N such pairs of processes and reports the median of each framework's times.
+
+The suite (``--suite``, issue 20's rows), each script runnable alone, ``--tf`` for TF:
+  bench_conv.py              seed 003's CNN: conv passes, training step at batch 50 and 256
+  bench_word2vec.py          seed 000's word2vec NCE step, its loss, its graph build
+  bench_word2vec_dynamic.py  the same with placeholder([None]) feeds
+  bench_lstm.py              an LSTM training step (dynamic_rnn, static_rnn)
+  bench_session.py           Session.run overhead, graph build and tf.gradients time
+  bench_train.py             optimizer steps (Adam, GradientDescent, sparse Momentum)
+  bench_pipeline.py          tf.data from TFRecords, and the CNN step it feeds
+  bench_checkpoint.py        Saver save/restore of 1 GB, against cp (needs ~2.5 GB of disk)
+  bench_summary.py           scalar + histogram + image summaries written every step
+  bench_memory.py            peak RSS (MiB) of the CNN's training, in a fresh process
+  bench_import.py            import time in fresh processes (scopeflow: with every extra too)
+Not in it: bench_distributed.py (no TensorFlow side) and bench_libm.py (scopeflow's own
+code paths). Rows ending ``_mb`` are MiB, ``_per_s`` rates; the others are times.
 """
 
 from __future__ import annotations
@@ -27,6 +43,9 @@ from timing import cpu_model  # noqa: E402 - the module beside this one
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED_MODELS = ["bench/bench_conv.py", "bench/bench_word2vec.py"]
+SUITE = SEED_MODELS + [f"bench/bench_{name}.py" for name in (
+    "word2vec_dynamic", "lstm", "session", "train", "pipeline", "checkpoint", "summary",
+    "memory", "import")]
 
 
 def _env(turns):
@@ -132,6 +151,8 @@ def build_parser():
     parser.add_argument("scripts", nargs="*", metavar="SCRIPT",
                         help="benchmark scripts to run (default: "
                              + " ".join(SEED_MODELS) + ")")
+    parser.add_argument("--suite", action="store_true",
+                        help="run every script of the suite (listed above)")
     parser.add_argument("--repeat", type=_positive_int, default=1, metavar="N",
                         help="pairs of processes per script; the median is reported "
                              "(default %(default)s)")
@@ -139,9 +160,12 @@ def build_parser():
 
 
 def main(argv=None):
-    args = build_parser().parse_intermixed_args(argv)
+    parser = build_parser()
+    args = parser.parse_intermixed_args(argv)
+    if args.suite and args.scripts:
+        parser.error("--suite runs every script of the suite: name no scripts with it")
     repeat = args.repeat
-    scripts = args.scripts or SEED_MODELS
+    scripts = SUITE if args.suite else args.scripts or SEED_MODELS
     tool = os.environ.get("SCOPEFLOW_TF1", str(ROOT.parent / "shared" / "tools" / "tf1"))
     tool = tool if Path(tool).exists() else None
     header = False

@@ -183,23 +183,33 @@ def _max_pool_grad_kernel(x, y, dy, **attrs):
 def _max_pool_grad_2x2(x, y, dy, oh, ow):
     """Non-overlapping 2x2 windows tiling ``x``: each tap is compared with the pooled max
     (``y``), a hit counts only if no earlier tap (scan order) hit, as TF's CPU kernel; the
-    batch is split over two threads (the quarter-size views make short inner loops)."""
+    batch is split over two threads (the quarter-size views make short inner loops).
+
+    TF adds ``dy`` into zeros at each window's first max: the other places are +0.0 even
+    where ``dy`` is NaN or infinite, and a -0.0 in ``dy`` arrives as +0.0. So ``dy + 0``'s
+    bits are masked in (``dy * hit`` would spread NaN over the window and give -0.0).
+    """
     n, _, _, c = x.shape
     dx = np.empty(x.shape, dy.dtype)
+    bits = np.dtype(f"u{dy.dtype.itemsize}")
+    ones = bits.type(np.iinfo(bits).max)
 
     def images(lo, hi):
         x6 = x[lo:hi].reshape(hi - lo, oh, 2, ow, 2, c)
-        dx6 = dx[lo:hi].reshape(hi - lo, oh, 2, ow, 2, c)
-        yb, dyb = y[lo:hi], dy[lo:hi]
+        dx6 = dx[lo:hi].view(bits).reshape(hi - lo, oh, 2, ow, 2, c)
+        yb = y[lo:hi]
+        dyb = (dy[lo:hi] + dy.dtype.type(0)).view(bits)
         taken = np.equal(x6[:, :, 0, :, 0], yb)
-        np.multiply(dyb, taken, out=dx6[:, :, 0, :, 0])
         hit = np.empty_like(taken)
-        for i, j in ((0, 1), (1, 0), (1, 1)):
-            np.equal(x6[:, :, i, :, j], yb, out=hit)
-            first = hit & ~taken
-            if (i, j) != (1, 1):
-                taken |= hit
-            np.multiply(dyb, first, out=dx6[:, :, i, :, j])
+        mask = np.empty(yb.shape, bits)
+        for k, (i, j) in enumerate(((0, 0), (0, 1), (1, 0), (1, 1))):
+            if k:
+                np.equal(x6[:, :, i, :, j], yb, out=hit)
+                hit &= ~taken
+                if k < 3:
+                    taken |= hit
+            np.multiply(hit if k else taken, ones, out=mask)
+            np.bitwise_and(dyb, mask, out=dx6[:, :, i, :, j])
 
     _split_rows(images, n, flops=10.0 * x.size, min_flops=PARALLEL_ELEMENTWISE_FLOPS)
     return dx

@@ -201,3 +201,20 @@ def test_live_against_tensorflow(tf1):
         _close(got["y"], live[name]["y"], name)
         for g, w in zip(got["grads"], live[name]["grads"]):
             _close(g, w, f"{name} gradient")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_max_pool_grad_adds_dy_into_zeros_as_tf(dtype):
+    # TF's CPU MaxPoolGrad adds dy into a zeroed dx at each window's first max: a NaN or
+    # infinite dy stays in its place (the window's other places are +0.0), and a -0.0
+    # arrives as +0.0. Values from TF 2.21 (tests/unit/test_conv_ops.py's program, run live).
+    x = tf.constant(np.arange(16, dtype=dtype).reshape(1, 4, 4, 1))
+    y = tf.nn.max_pool(x, 2, 2, "VALID")
+    dy = tf.constant(np.array([np.nan, -0.0, -np.inf, 2.0], dtype).reshape(1, 2, 2, 1))
+    (g,) = tf.gradients(y, x, dy)
+    with tf.Session() as sess:
+        got = sess.run(g).reshape(4, 4)
+    want = np.zeros((4, 4), dtype)
+    want[1, 1], want[3, 1], want[3, 3] = np.nan, -np.inf, 2.0
+    np.testing.assert_array_equal(got, want)
+    assert not np.signbit(got[np.isfinite(got)]).any()
