@@ -60,11 +60,14 @@ _F32 = 3                      # dnnl_f32
 _FORMAT_ANY = 1               # dnnl_format_tag_any
 _FORWARD_TRAINING = 64        # dnnl_forward_training
 _CONV_DIRECT = 0x1            # dnnl_convolution_direct
-_ELTWISE_RELU = 0x20          # dnnl_eltwise_relu
+_BINARY_ADD = 0x1FFF0         # dnnl_binary_add
 _SCRATCHPAD_USER = 1          # dnnl_scratchpad_mode_user
 _QUERY_IMPL_INFO_STR = 8      # dnnl_query_impl_info_str
 _QUERY_EXEC_ARG_MD = 255      # dnnl_query_exec_arg_md
-_ARG_SRC, _ARG_DST, _ARG_WEIGHTS, _ARG_BIAS = 1, 17, 33, 41
+_ARG_SRC, _ARG_DST, _ARG_WEIGHTS = 1, 17, 33
+# DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, the first post-op's second operand
+# (DNNL_ARG_ATTR_MULTIPLE_POST_OP_BASE is 32768 in 3.x).
+_ARG_POST_OP_0_SRC_1 = 32768 * 1 | 2
 _ARG_SCRATCHPAD = 80
 _ARG_DIFF_SRC, _ARG_DIFF_DST, _ARG_DIFF_WEIGHTS = 129, 145, 161
 _MAX_DIMS = 12                # DNNL_MAX_NDIMS
@@ -220,8 +223,7 @@ class OneDNN:
         engine = _p()
         self._check(lib.dnnl_engine_create(ctypes.byref(engine), _CPU, 0), "engine_create")
         self._engine = engine
-        self._attr = self._make_attr(relu=False)
-        self._relu_attr = self._make_attr(relu=True)
+        self._attr = self._make_attr()
         self._plans: dict = {}
         self._plans_lock = threading.Lock()
         self._tls = threading.local()
@@ -254,7 +256,7 @@ class OneDNN:
         sig("dnnl_primitive_attr_set_scratchpad_mode", i, _p, i)
         sig("dnnl_primitive_attr_set_post_ops", i, _p, _p)
         sig("dnnl_post_ops_create", i, pp)
-        sig("dnnl_post_ops_append_eltwise", i, _p, i, ctypes.c_float, ctypes.c_float)
+        sig("dnnl_post_ops_append_binary", i, _p, i, _p)
         sig("dnnl_memory_desc_create_with_strides", i, pp, i, dims, i, dims)
         sig("dnnl_memory_desc_create_with_tag", i, pp, i, dims, i, i)
         sig("dnnl_memory_desc_destroy", i, _p)
@@ -275,19 +277,25 @@ class OneDNN:
         sig("dnnl_convolution_backward_weights_primitive_desc_create", i, pp, _p, i, _p, _p,
             _p, _p, dims, dims, dims, dims, _p, _p)
 
-    def _make_attr(self, relu):
-        """Primitive attributes: a user-managed scratchpad and, with ``relu``, a ReLU
-        applied to the result as it is written (a post-op)."""
+    def _make_attr(self, bias_md=None):
+        """Primitive attributes: a user-managed scratchpad and, with ``bias_md``, a post-op
+        adding that vector to the result as it is written.
+
+        The bias is a binary post-op, not the conv's own bias argument: oneDNN starts the
+        sums from its bias argument, which rounds differently from adding the bias to the
+        finished sum; the post-op adds it to the finished float32 sum, as the unfused
+        ``BiasAdd`` does, so the fused result has the unfused bits.
+        """
         lib = self._lib
         attr = _p()
         self._check(lib.dnnl_primitive_attr_create(ctypes.byref(attr)), "primitive_attr_create")
         self._check(lib.dnnl_primitive_attr_set_scratchpad_mode(attr, _SCRATCHPAD_USER),
                     "primitive_attr_set_scratchpad_mode")
-        if relu:
+        if bias_md is not None:
             post = _p()
             self._check(lib.dnnl_post_ops_create(ctypes.byref(post)), "post_ops_create")
-            self._check(lib.dnnl_post_ops_append_eltwise(post, _ELTWISE_RELU, 0.0, 0.0),
-                        "post_ops_append_eltwise")
+            self._check(lib.dnnl_post_ops_append_binary(post, _BINARY_ADD, bias_md),
+                        "post_ops_append_binary")
             self._check(lib.dnnl_primitive_attr_set_post_ops(attr, post),
                         "primitive_attr_set_post_ops")
         return attr
@@ -395,8 +403,7 @@ class OneDNN:
         return self._plans[key]
 
     def _make_plan(self, key):
-        (kind, (n, h, w, c), (kh, kw, co), (oh, ow), strides, dilations, pad_l, pad_r,
-         (bias, relu)) = key
+        kind, (n, h, w, c), (kh, kw, co), (oh, ow), strides, dilations, pad_l, pad_r, bias = key
         lib, ref = self._lib, ctypes.byref
         src_dims, src_strides = _nhwc_md_strides(n, h, w, c)
         dst_dims, dst_strides = _nhwc_md_strides(n, oh, ow, co)
@@ -407,11 +414,13 @@ class OneDNN:
         whwio = self._md(w_dims, w_strides)
         geo = (_Dims(*strides), _Dims(*(d - 1 for d in dilations)), _Dims(*pad_l),
                _Dims(*pad_r))
-        bias_md = self._md((co,), (1,)) if bias else None
+        # The bias broadcasts over N, H and W (logical order N, C, H, W).
+        bias_md = self._md((1, co, 1, 1), (co, 1, 1, 1)) if bias else None
+        attr = self._make_attr(bias_md) if bias else self._attr
         fwd = _p()
         status = lib.dnnl_convolution_forward_primitive_desc_create(
-            ref(fwd), self._engine, _FORWARD_TRAINING, _CONV_DIRECT, src, wany, bias_md, dst,
-            *geo, self._relu_attr if relu else self._attr)
+            ref(fwd), self._engine, _FORWARD_TRAINING, _CONV_DIRECT, src, wany, None, dst,
+            *geo, attr)
         if status == 3:  # unimplemented: no kernel at all for this case
             return None
         self._check(status, "convolution_forward_primitive_desc_create")
@@ -448,10 +457,10 @@ class OneDNN:
         return plan
 
     @staticmethod
-    def _key(kind, x_shape, kh, kw, co, out_hw, strides, dilations, pads, post=(False, False)):
+    def _key(kind, x_shape, kh, kw, co, out_hw, strides, dilations, pads, bias=False):
         (ph0, ph1), (pw0, pw1) = pads
         return (kind, tuple(x_shape), (kh, kw, co), tuple(out_hw), tuple(strides),
-                tuple(dilations), (ph0, pw0), (ph1, pw1), post)
+                tuple(dilations), (ph0, pw0), (ph1, pw1), bias)
 
     # ── the conv passes ──────────────────────────────────────────────────────────────
     def _weights_args(self, state, plan, w_ptr, into_role):
@@ -464,20 +473,19 @@ class OneDNN:
         plain = self._memory(state, plan, "w", md["hwio"], w_ptr)
         return chosen, plain
 
-    def conv2d(self, x, w, strides, dilations, pads, out_hw, out=None, bias=None,
-               relu=False):
+    def conv2d(self, x, w, strides, dilations, pads, out_hw, out=None, bias=None):
         """NHWC ``x`` (float32) convolved with HWIO ``w``, plus ``bias`` (per output
-        channel) and then ReLU'd when given (TF's fused conv), into ``out`` (a C-contiguous
+        channel, added to the finished sums) when given, into ``out`` (a C-contiguous
         float32 array) when given; None when oneDNN can't."""
         kh, kw, _, co = w.shape
         plan = self._plan(self._key("fwd", x.shape, kh, kw, co, out_hw, strides, dilations,
-                                    pads, (bias is not None, bool(relu))))
+                                    pads, bias is not None))
         if plan is None:
             return None
         x, w = np.ascontiguousarray(x), np.ascontiguousarray(w)
         if out is None:
             out = np.empty((x.shape[0], out_hw[0], out_hw[1], co), np.float32)
-        extra = () if bias is None else ((_ARG_BIAS, np.ascontiguousarray(bias)),)
+        extra = () if bias is None else ((_ARG_POST_OP_0_SRC_1, np.ascontiguousarray(bias)),)
         self._run_with_weights(plan, w, (_ARG_SRC, x), (_ARG_DST, out), extra)
         return out
 

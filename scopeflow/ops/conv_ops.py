@@ -30,6 +30,7 @@ from scopeflow.ops.array_ops import _partial_dims
 from scopeflow.ops.blas import gemm as _gemm
 from scopeflow.ops.blas import parallel_ufunc
 from scopeflow.ops.blas import split_rows as _split_rows
+from scopeflow.ops.nn_activation_ops import _zeros_like_cached
 
 __all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "conv2d_transpose",
            "depthwise_conv2d", "depthwise_conv2d_native",
@@ -372,7 +373,7 @@ def _conv2d_kernel(x, w, **attrs):
 
 
 def _conv2d_native(x, w, rows, cols, bias=None, relu=False):
-    """The conv on oneDNN (plus ``bias`` and ReLU, fused, when given), or None when the
+    """The conv on oneDNN (plus ``bias``, fused, and ReLU, when given), or None when the
     backend can't take it; ``rows``/``cols`` are ``_conv_setup``'s geometry."""
     (oh, ph, sh, dh), (ow, pw, sw, dw) = rows, cols
     native = _native(x, w) if bias is None else _native(x, w, bias)
@@ -381,19 +382,27 @@ def _conv2d_native(x, w, rows, cols, bias=None, relu=False):
         return None
     n, kh, kw, ci, co = x.shape[0], *w.shape
     out = np.empty((n, oh, ow, co), np.float32)
-    if _native_over_batch(
-            native, lambda lo, hi: native.conv2d(x[lo:hi], w, *geometry, (oh, ow),
-                                                 out=out[lo:hi], bias=bias,
-                                                 relu=relu) is not None,
-            n, 2.0 * out.size * kh * kw * ci):
+
+    def part(lo, hi):
+        y = out[lo:hi]
+        if native.conv2d(x[lo:hi], w, *geometry, (oh, ow), out=y, bias=bias) is None:
+            return False
+        if relu:
+            # NumPy's maximum, as the Relu kernel, on the part just written (still in
+            # cache): oneDNN's ReLU post-op would turn a NaN into 0.
+            np.maximum(y, _zeros_like_cached(y), out=y)
+        return True
+
+    if _native_over_batch(native, part, n, 2.0 * out.size * kh * kw * ci):
         return out
     return None
 
 
 def _conv2d_fuse_consumers(op, chain, shape):
     """Conv2D, then BiasAdd (or an Add of a vector of the output channels), then maybe
-    Relu, as one oneDNN call (TF's ``_FusedConv2D``); None for any other chain, and
-    without the backend (NumPy's kernels gain nothing from it)."""
+    Relu, as one oneDNN call with the bias as a post-op and the ReLU on each part of the
+    batch as it is written (TF's ``_FusedConv2D``); the unfused ops' bits. None for any
+    other chain, and without the backend (NumPy's kernels gain nothing from it)."""
     if (_onednn.backend() is None or op._attrs["data_format"] != "NHWC"
             or op._outputs[0].dtype != dtypes.float32 or len(chain) > 2):
         return None

@@ -1,9 +1,9 @@
 """consumer_fusion: Conv2D + BiasAdd (or + a bias vector) + Relu as one oneDNN call.
 
-With the backend the fused call rounds like oneDNN's conv (the bias joins the sum before it
-is rounded), so these tests compare the fused plan with the unfused one within float32
-rounding, and check when the pass must not apply. Without the backend the pass never
-applies (NumPy's kernels gain nothing from it), which the first test checks everywhere.
+The fused call adds the bias to the finished sums and applies NumPy's ReLU, so the fused
+plan gives the unfused plan's bits (NaN included); these tests compare them bit for bit
+and check when the pass must not apply. Without the backend the pass never applies
+(NumPy's kernels gain nothing from it), which the first test checks everywhere.
 """
 
 from __future__ import annotations
@@ -81,10 +81,10 @@ def test_fused_training_matches_the_unfused_plan(monkeypatch):
     assert not {"Conv2D", "Conv2D_1", "BiasAdd", "add"} & kernels.keys()
     assert "fused_conv2d" not in kernels_off.values()
     for (h, loss), (h0, loss0) in zip(fused, unfused):
-        np.testing.assert_allclose(h, h0, rtol=1e-5, atol=1e-6)
-        np.testing.assert_allclose(loss, loss0, rtol=1e-5)
+        np.testing.assert_array_equal(h.view(np.uint32), h0.view(np.uint32))
+        assert loss == loss0
     for a, b in zip(params_fused, params_unfused):
-        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+        np.testing.assert_array_equal(a.view(np.uint32), b.view(np.uint32))
     # ReLU really applied, and a negative bias makes zeros the fused call must keep.
     assert (fused[-1][0] >= 0).all() and (fused[-1][0] == 0).any()
 
@@ -96,6 +96,7 @@ def test_each_chain_matches_the_ops_one_by_one(monkeypatch, add, relu):
     x = tf.placeholder(tf.float32, [4, 12, 12, 3])
     y, _, b = _layer(x, 3, 8, 5, add=add, relu=relu)
     images = np.random.default_rng(1).standard_normal((4, 12, 12, 3)).astype(np.float32)
+    images[0, 5, 5, 0] = np.nan  # NaN must reach the output as in the unfused ops
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         sess.run(tf.assign(b, -tf.range(8.0) / 8))  # some outputs negative, some not
@@ -107,7 +108,8 @@ def test_each_chain_matches_the_ops_one_by_one(monkeypatch, add, relu):
             plain.run(tf.assign(b, -tf.range(8.0) / 8))
             want = plain.run(y, {x: images})
     assert kernels[y.op.name] == "fused_conv2d"
-    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+    assert np.isnan(got).any()
     assert (got < 0).any() != relu
 
 
