@@ -268,26 +268,44 @@ def _per_block(dtype) -> int:
     return 2 if np.dtype(dtype).itemsize == 8 else 4
 
 
+# Blocks generated per pass: the generator's uint64 temporaries stay near 10 MB however
+# large the output (a 3136x1024 initializer took 300 MB in one pass).
+_CHUNK_BLOCKS = 1 << 16
+
+
+def _by_chunks(stream, start, blocks, k, dtype, transform) -> np.ndarray:
+    """``transform(blocks)`` (an ``(m, k)`` array per ``(m, 4)`` uint32 blocks) for the
+    ``blocks`` blocks from ``start``, a chunk at a time, as one ``(blocks * k,)`` array."""
+    out = np.empty((blocks, k), dtype)
+    for lo in range(0, blocks, _CHUNK_BLOCKS):
+        hi = min(blocks, lo + _CHUNK_BLOCKS)
+        out[lo:hi] = transform(stream.blocks((start + lo) & _M128, hi - lo))
+    return out.reshape(-1)
+
+
+def _uniform_block(dtype):
+    if dtype == np.float64:
+        return lambda w: _uint64_to_double(w[:, 0::2], w[:, 1::2])
+    if dtype == np.float16:
+        return _uint16_to_half
+    return lambda w: _uint32_to_float(w).astype(dtype, copy=False)
+
+
 def uniform(stream: PhiloxStream, n: int, dtype) -> np.ndarray:
     """``RandomUniform``: ``n`` values in [0, 1)."""
     dtype = np.dtype(dtype)
     start = stream.reserve_outputs(n)
     k = _per_block(dtype)
-    w = stream.blocks(start, -(-n // k))
-    if dtype == np.float64:
-        out = _uint64_to_double(w[:, 0::2], w[:, 1::2])
-    elif dtype == np.float16:
-        out = _uint16_to_half(w)
-    else:
-        out = _uint32_to_float(w).astype(dtype, copy=False)
-    return out.reshape(-1)[:n]
+    return _by_chunks(stream, start, -(-n // k), k, dtype, _uniform_block(dtype))[:n]
 
 
 def normal(stream: PhiloxStream, n: int, dtype) -> np.ndarray:
     """``RandomStandardNormal``: ``n`` standard normal values (Box-Muller)."""
+    dtype = np.dtype(dtype)
     start = stream.reserve_outputs(n)
     k = _per_block(dtype)
-    return _normal_pairs(stream.blocks(start, -(-n // k)), np.dtype(dtype)).reshape(-1)[:n]
+    return _by_chunks(stream, start, -(-n // k), k, dtype,
+                      lambda w: _normal_pairs(w, dtype).reshape(len(w), k))[:n]
 
 
 def truncated_normal(stream: PhiloxStream, n: int, dtype) -> np.ndarray:
@@ -302,7 +320,15 @@ def truncated_normal(stream: PhiloxStream, n: int, dtype) -> np.ndarray:
     groups = -(-n // k)
     skip = k * RESERVED_PER_OUTPUT // 4
     out = np.empty((groups, k), dtype=dtype)
-    todo = np.arange(groups, dtype=np.uint64)
+    for first in range(0, groups, _CHUNK_BLOCKS // 2):  # 2 blocks a group at first
+        _truncated_groups(stream, start, skip, k, dtype, out,
+                          np.arange(first, min(groups, first + _CHUNK_BLOCKS // 2),
+                                    dtype=np.uint64))
+    return out.reshape(-1)[:n]
+
+
+def _truncated_groups(stream, start, skip, k, dtype, out, todo):
+    """Fills ``out``'s rows ``todo`` (output groups), each from its own counter region."""
     blocks = 2
     while todo.size:
         offsets = todo[:, None] * np.uint64(skip) + np.arange(blocks, dtype=np.uint64)
@@ -317,7 +343,6 @@ def truncated_normal(stream: PhiloxStream, n: int, dtype) -> np.ndarray:
             out[todo[rows].astype(np.intp), j] = cand[rows, pos]
         todo = todo[~done]
         blocks *= 2
-    return out.reshape(-1)[:n]
 
 
 def uniform_int(stream: PhiloxStream, n: int, lo: int, hi: int, dtype) -> np.ndarray:

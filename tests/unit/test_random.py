@@ -321,3 +321,16 @@ def test_seed_example_prints_tensorflows_numbers():
     d = tf.random_uniform([], -10, 10)
     with tf.Session() as sess:
         assert (sess.run(c), sess.run(d)) == (np.float32(6.5812798), np.float32(-5.2316904))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("kind", ["uniform", "normal", "truncated_normal"])
+def test_generated_in_chunks_as_in_one_pass(monkeypatch, kind, dtype):
+    # Large outputs are generated a chunk of blocks at a time (bounded temporaries): the
+    # values are those of one pass, whatever the chunk boundaries.
+    draw = getattr(philox, kind)
+    whole = draw(philox.PhiloxStream(7, 9), 1001, dtype)
+    monkeypatch.setattr(philox, "_CHUNK_BLOCKS", 6)
+    chunked = draw(philox.PhiloxStream(7, 9), 1001, dtype)
+    assert chunked.shape == whole.shape == (1001,) and chunked.dtype == whole.dtype
+    np.testing.assert_array_equal(chunked.view(np.uint8), whole.view(np.uint8))
