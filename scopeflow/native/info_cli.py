@@ -20,6 +20,7 @@ from scopeflow.cli import version
 from scopeflow.cli_conventions import epilog, print_json
 from scopeflow.native import onednn
 from scopeflow.ops import blas, conv_ops
+from scopeflow.runtime import malloc_tuning
 
 # The ops the native backend serves, with the pass name its plans use.
 NATIVE_OPS = {"Conv2D": "fwd", "Conv2DBackpropInput": "bwd_data",
@@ -73,6 +74,8 @@ def collect() -> dict:
                      "also Conv2D+BiasAdd, and Add of a bias vector for BiasAdd"}
                     if dnnl is not None else {})
     doc["other_ops"] = "numpy"
+    malloc_tuning.apply_once()  # as the first Session would
+    doc["malloc"] = malloc_tuning.status()
     return doc
 
 
@@ -110,6 +113,9 @@ def _info(args) -> int:
     for chain, how in doc["fused"].items():
         print(f"  {chain}: {how}")
     print("  every other op: numpy")
+    tuning = doc["malloc"]
+    print("malloc: " + (tuning["off"] if "off" in tuning else ", ".join(
+        f"{k}={v >> 20} MiB" if isinstance(v, int) else f"{k} {v}" for k, v in tuning.items())))
     return 0
 
 

@@ -20,8 +20,8 @@ from scopeflow.framework.graph import (
 )
 from scopeflow.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from scopeflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
+from scopeflow.runtime import malloc_tuning, shape_specialization, step_stats
 from scopeflow.runtime import passes as plan_passes
-from scopeflow.runtime import shape_specialization, step_stats
 from scopeflow.runtime.kernel_errors import kernel_exception_message
 from scopeflow.runtime.placement import place
 from scopeflow.runtime.plan import UninitializedVariable, compile_plan
@@ -134,6 +134,7 @@ class Session:
         self._graph = graph
         self._target = target
         self._config = config
+        malloc_tuning.apply_once()  # freed step buffers stay for the next step
         # Which plan rewrites run: all, unless SCOPEFLOW_PLAN_PASSES or the config says not.
         self._passes = plan_passes.for_config(config, plan_passes.from_environment())
         self._state = SessionState(self._passes)
