@@ -53,7 +53,7 @@ CHEAP = [
      f"python -m scopeflow.examples.mnist_cnn --steps 3 {_NO_DOWNLOAD}",
      ["test accuracy: ", "tensorboard --logdir runs/mnist"]),
     # The full run: three more steps, resuming from the short run's checkpoint.
-    ("python -m scopeflow.examples.mnist_cnn      # the full 20,000 steps: 25-90 minutes",
+    ("python -m scopeflow.examples.mnist_cnn      # the full 20,000 steps: 20-90 minutes",
      f"python -m scopeflow.examples.mnist_cnn --steps 6 {_NO_DOWNLOAD}",
      ["resuming from runs/mnist/model.ckpt-3 (global_step 3)", "test accuracy: "]),
     # CI runs `python -m pytest` itself (.ci/run); here it would run this test again.
