@@ -10,9 +10,12 @@ What the conv kernels get (float32, NHWC activations, HWIO filters, any strides,
 dilations and non-negative paddings):
 
 * :meth:`OneDNN.conv2d`, :meth:`OneDNN.conv2d_backprop_input`,
-  :meth:`OneDNN.conv2d_backprop_filter` - each returns a fresh NumPy array, or None when
-  oneDNN has no optimised implementation for the case (its reference ``ref:`` kernels are
-  slower than our im2col GEMM), and the caller runs NumPy.
+  :meth:`OneDNN.conv2d_backprop_filter` - each returns a NumPy array (a fresh one, or the
+  caller's ``out``), or None when oneDNN has no optimised implementation for the case (its
+  reference ``ref:`` kernels are slower than our im2col GEMM), and the caller runs NumPy.
+* ``conv2d(..., bias=b)`` adds ``b`` per output channel as a binary post-op, to the
+  finished float32 sums, as a separate ``BiasAdd`` would (oneDNN's own conv bias starts
+  the sums from it and rounds differently); the fused-conv plan pass relies on that.
 * Activations stay in the caller's NHWC buffers (oneDNN's ``nxc`` kernels read them in
   place). Weights go to the layout oneDNN prefers (format ``any``): with plain HWIO its
   backward passes fall to slow paths. The filter is reordered on every call (a 5x5x32x64
