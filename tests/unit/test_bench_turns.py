@@ -21,14 +21,17 @@ def compare():
     return module
 
 
-def _script(tmp_path, name, log, setup_between=""):
-    # Each call appends "<name> start/end" to a shared log; between its two timed
-    # measures the script may do untimed work, as bench_conv.py builds its second graph.
+def _program(tmp_path, name, log, main):
+    """A benchmark script whose ``call()`` appends "<name> start/end" to a shared log and
+    returns 0, 10, 20...; ``main`` (source at column 0) times it and prints the JSON line."""
     path = tmp_path / f"{name}.py"
     path.write_text(textwrap.dedent(f"""
         import json, sys, time
         sys.path.insert(0, {str(BENCH)!r})
+        import timing
         from timing import best_of
+
+        calls = iter(range(100))
 
         def call():
             with open({str(log)!r}, "a") as f:
@@ -36,13 +39,19 @@ def _script(tmp_path, name, log, setup_between=""):
             time.sleep(0.01)
             with open({str(log)!r}, "a") as f:
                 f.write("{name} end\\n")
-
-        first = best_of(call, repeat=3, number=2)
-        {setup_between}
-        second = best_of(call, repeat=2)
-        print(json.dumps({{"framework": {name!r}, "first": first, "second": second}}))
-    """))
+            return next(calls) * 10.0
+    """) + main)
     return [sys.executable, str(path)]
+
+
+def _script(tmp_path, name, log, setup_between=""):
+    # Between its two timed measures the script may do untimed work, as bench_conv.py
+    # builds its second graph.
+    return _program(tmp_path, name, log, (
+        "first = best_of(call, repeat=3, number=2)\n"
+        f"{setup_between}\n"
+        "second = best_of(call, repeat=2)\n"
+        f"print(json.dumps({{'framework': {name!r}, 'first': first, 'second': second}}))\n"))
 
 
 def test_rounds_alternate_and_never_overlap(compare, tmp_path):
@@ -73,29 +82,11 @@ def test_a_failing_script_reports_its_stderr(compare, tmp_path):
 # ── each_round and the suite ──────────────────────────────────────────────────────────
 def _rounds_script(tmp_path, name, log, use):
     # ``use`` is "each_round" (returns what each call measured) or "best_of".
-    path = tmp_path / f"{name}.py"
-    path.write_text(textwrap.dedent(f"""
-        import json, sys, time
-        sys.path.insert(0, {str(BENCH)!r})
-        import timing
-
-        calls = iter(range(100))
-
-        def call():
-            with open({str(log)!r}, "a") as f:
-                f.write("{name} start\\n")
-            time.sleep(0.01)
-            with open({str(log)!r}, "a") as f:
-                f.write("{name} end\\n")
-            return next(calls) * 10.0
-
-        if {use!r} == "each_round":
-            got = timing.each_round(call, 3)
-        else:
-            got = [timing.best_of(call, repeat=3)]
-        print(json.dumps({{"framework": {name!r}, "got": got}}))
-    """))
-    return [sys.executable, str(path)]
+    measure = "timing.each_round(call, 3)" if use == "each_round" else \
+        "[timing.best_of(call, repeat=3)]"
+    return _program(tmp_path, name, log, (
+        f"got = {measure}\n"
+        f"print(json.dumps({{'framework': {name!r}, 'got': got}}))\n"))
 
 
 def test_each_round_takes_turns_and_returns_what_fn_measured(compare, tmp_path):
