@@ -163,9 +163,8 @@ def test_batch_split_matches_the_whole_batch(monkeypatch, batch):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
         # The halves are summed in batch order, never in the order the threads finish.
         np.testing.assert_array_equal(got, repeat)
-    # The forward pass and the input gradient are per image: splitting changes no bit.
-    np.testing.assert_array_equal(split[0], whole[0])
-    np.testing.assert_array_equal(split[1], whole[1])
+    # (No bitwise split-vs-whole check: oneDNN may pick another kernel for half a batch on
+    # another CPU. What must hold everywhere is above: the same shapes give the same bits.)
 
 
 @needs_dnnl
