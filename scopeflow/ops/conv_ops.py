@@ -352,8 +352,7 @@ def _conv_dtype(*dts, **attrs):
 
 
 conv2d_op = OpDef("Conv2D", shape=_conv2d_shape, dtype=_conv_dtype, attrs=_CONV_ATTRS,
-                  input_names=("input", "filter"),
-                  fuse_consumers=lambda *a: _conv2d_fuse_consumers(*a))
+                  input_names=("input", "filter"))
 
 
 @conv2d_op.def_kernel
@@ -444,6 +443,9 @@ def _conv2d_fuse_consumers(op, chain, shape):
         return relu_kernel(y, **relu_attrs) if relu else y
 
     return fused_conv2d
+
+
+conv2d_op.fuse_consumers = _conv2d_fuse_consumers
 
 
 def _conv_attrs(op):
