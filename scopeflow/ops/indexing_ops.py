@@ -268,11 +268,15 @@ def _gather_kernel(params, indices, axis, *, batch_dims):
                                    f"{params.ndim}), but got {a}")
     a %= params.ndim
     n = params.shape[a]
-    if indices.size and indices.min() < 0:
-        _gather_index_error(indices, n)
+    if batch_dims == 0 and type(indices) is np.ndarray and indices.dtype == np.int32:
+        checked = indices.view(np.uint32)   # negatives read as >= 2**31: take checks them
+    else:
+        checked = indices
+        if indices.size and indices.min() < 0:
+            _gather_index_error(indices, n)
     if batch_dims == 0:
         try:
-            out = params.take(indices, axis=a)  # raises on indices >= n
+            out = params.take(checked, axis=a)  # raises on indices >= n
         except IndexError:
             out = None
         if out is None:
