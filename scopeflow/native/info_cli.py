@@ -3,10 +3,10 @@
     scopeflow info            # human-readable
     scopeflow info --json     # one JSON document
 
-A conv op uses oneDNN (``scopeflow[fast]``) for float32 NHWC operands when the library
-loads and ``SCOPEFLOW_NATIVE`` is not 0; any other case runs the NumPy kernel. The
-implementation oneDNN picks is shown for the seed CNN's second conv layer (batch 50,
-14x14x32 -> 64, 5x5, SAME).
+A conv op or MaxPool uses oneDNN (``scopeflow[fast]``) for float32 NHWC operands when
+the library loads and ``SCOPEFLOW_NATIVE`` is not 0; any other case runs the NumPy kernel.
+The implementation oneDNN picks is shown for the seed CNN's second conv layer (batch 50,
+14x14x32 -> 64, 5x5, SAME) and its first pooling (28x28x32, 2x2, stride 2).
 """
 
 from __future__ import annotations
@@ -24,9 +24,11 @@ from scopeflow.runtime import malloc_tuning
 
 # The ops the native backend serves, with the pass name its plans use.
 NATIVE_OPS = {"Conv2D": "fwd", "Conv2DBackpropInput": "bwd_data",
-              "Conv2DBackpropFilter": "bwd_weights"}
-# The seed CNN's conv2 (x, filter, strides, pads, output size): the probe for impl names.
+              "Conv2DBackpropFilter": "bwd_weights", "MaxPool": "max_pool"}
+# The seed CNN's conv2 (x, filter, strides, pads, output size) and pool1 (x, window,
+# strides, pads, output size): the probes for impl names.
 _PROBE = ((50, 14, 14, 32), (5, 5, 32, 64), (1, 1), ((2, 2), (2, 2)), (14, 14))
+_POOL_PROBE = ((50, 28, 28, 32), (2, 2), (2, 2), ((0, 0), (0, 0)), (14, 14))
 
 
 def _cpu_model() -> str:
@@ -64,14 +66,19 @@ def collect() -> dict:
                          "batch_split": _batch_split(dnnl)}
         x, f, strides, pads, out_hw = _PROBE
         for op, kind in NATIVE_OPS.items():
-            impl = dnnl.implementation(kind, x, f, strides, pads, out_hw)
+            if kind == "max_pool":
+                impl, probe = dnnl.max_pool_implementation(*_POOL_PROBE), "seed pool1"
+            else:
+                impl = dnnl.implementation(kind, x, f, strides, pads, out_hw)
+                probe = "seed conv2"
             ops[op] = {"backend": "onednn" if impl else "numpy",
                        "when": "float32, NHWC; other dtypes and formats: numpy",
-                       "seed_conv2_impl": impl}
+                       "probe": probe, "impl": impl}
     doc["ops"] = ops
     # The consumer_fusion pass (scopeflow.runtime.passes), with the backend only.
-    doc["fused"] = ({"Conv2D+BiasAdd+Relu": "one oneDNN call (bias and ReLU post-ops); "
-                     "also Conv2D+BiasAdd, and Add of a bias vector for BiasAdd"}
+    doc["fused"] = ({"Conv2D+BiasAdd+Relu": "one oneDNN call (the bias a post-op), the ReLU "
+                     "applied to each half of the batch as it is written; also "
+                     "Conv2D+BiasAdd, and Add of a bias vector for BiasAdd"}
                     if dnnl is not None else {})
     doc["other_ops"] = "numpy"
     malloc_tuning.apply_once()  # as the first Session would
@@ -107,12 +114,12 @@ def _info(args) -> int:
     print("kernel backends:")
     for op, row in doc["ops"].items():
         if row["backend"] == "onednn":
-            print(f"  {op}: onednn for {row['when']} (seed conv2: {row['seed_conv2_impl']})")
+            print(f"  {op}: onednn for {row['when']} ({row['probe']}: {row['impl']})")
         else:
             print(f"  {op}: numpy ({row.get('reason', 'no fast oneDNN kernel')})")
     for chain, how in doc["fused"].items():
         print(f"  {chain}: {how}")
-    print("  every other op: numpy")
+    print("  every other op (MaxPoolGrad included): numpy")
     tuning = doc["malloc"]
     print("malloc: " + (tuning["off"] if "off" in tuning else ", ".join(
         f"{k}={v >> 20} MiB" if isinstance(v, int) else f"{k} {v}" for k, v in tuning.items())))

@@ -416,11 +416,36 @@ max_pool3d_op = OpDef("MaxPool3D", shape=_pool3d_shape, dtype=_max_pool3d_dtype,
 
 @max_pool3d_op.def_kernel
 def _max_pool3d_kernel(x, **attrs):
+    """TF's CPU MaxPool3D (Eigen's reduction of padded patches): over each window's taps
+    in (d, h, w) order, padding included as the dtype's lowest value, the running max is
+    replaced by each tap unless strictly greater. So a NaN is kept only until a later tap
+    replaces it, and a VALID window of -inf pools to -inf (checked against TF 2.21)."""
     geo, k_dhw, strides = _pool3d_setup(x.shape, attrs)
     pads = [(0, 0)] + [(b, a) for _, b, a in geo] + [(0, 0)]
-    xp = np.pad(x, pads, constant_values=-np.inf)
+    xp = np.pad(x, pads, constant_values=np.finfo(x.dtype).min)
     out_dhw = tuple(o for o, _, _ in geo)
-    return _window_view(xp, k_dhw, out_dhw, strides).max(axis=(4, 5, 6))
+    taps = [_tap_slab(xp, a, b, e, out_dhw, strides) for a in range(k_dhw[0])
+            for b in range(k_dhw[1]) for e in range(k_dhw[2])]
+    out = taps[0].copy()
+    keep = np.empty(out.shape, bool)
+    for t in taps[1:]:
+        np.greater(out, t, out=keep)
+        np.copyto(out, t, where=~keep)
+    return out
+
+
+def _real_taps(geo, in_dhw, k_dhw, strides):
+    """Each window tap ``(a, b, e)`` (in d, h, w order) with where it reads a real input
+    (not padding), as a (1, od, oh, ow, 1) mask."""
+    starts = [np.arange(out) * s - before for (out, before, _), s in zip(geo, strides)]
+    for a in range(k_dhw[0]):
+        for b in range(k_dhw[1]):
+            for e in range(k_dhw[2]):
+                inside = [(st + k >= 0) & (st + k < size)
+                          for st, k, size in zip(starts, (a, b, e), in_dhw)]
+                real = inside[0][:, None, None] & inside[1][None, :, None] \
+                    & inside[2][None, None, :]
+                yield (a, b, e), real[None, :, :, :, None]
 
 
 @max_pool3d_op.def_grad
@@ -437,7 +462,7 @@ def max_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None) -
     return _pool3d_call(max_pool3d_op, input, ksize, strides, padding, data_format, name)
 
 
-# ── MaxPool3DGrad: dy goes to every element equal to its window's max, as TF's CPU ────
+# ── MaxPool3DGrad: dy to every input within 1e-5 of its window's max, as TF's CPU ─────
 def _max_pool3d_grad_shape(x, y, dy, **attrs):
     return x
 
@@ -456,16 +481,23 @@ max_pool3d_grad_op = OpDef(
 
 @max_pool3d_grad_op.def_kernel
 def _max_pool3d_grad_kernel(x, y, dy, **attrs):
-    geo, (kd, kh, kw), strides = _pool3d_setup(x.shape, attrs)
+    """TF's CPU MaxPool3DGrad: ``dy`` to every input of a window within 1e-5 of its
+    ``orig_output`` (``|x - y| < 1e-5``: not to NaN or -inf inputs, and to near-ties too),
+    each window's slice added in turn with the outputs' width outermost, as TF's loops."""
+    geo, k_dhw, strides = _pool3d_setup(x.shape, attrs)
     out_dhw = tuple(o for o, _, _ in geo)
     pads = [(0, 0)] + [(b, a) for _, b, a in geo] + [(0, 0)]
-    xp = np.pad(x, pads, constant_values=-np.inf)
+    xp = np.pad(x, pads)
     dxp = np.zeros(xp.shape, dy.dtype)
-    for a in range(kd):
-        for b in range(kh):
-            for e in range(kw):
-                hit = _tap_slab(xp, a, b, e, out_dhw, strides) == y
-                _tap_slab(dxp, a, b, e, out_dhw, strides)[...] += np.where(hit, dy, 0)
+    near = x.dtype.type(1e-5)
+    # An input shared by overlapping windows takes their dy in TF's order when the taps
+    # go backwards with depth innermost (output order: width, then height, then depth).
+    taps = sorted(_real_taps(geo, x.shape[1:4], k_dhw, strides),
+                  key=lambda tap_real: tuple(-i for i in tap_real[0][::-1]))
+    with np.errstate(invalid="ignore"):
+        for tap, real in taps:
+            hit = (np.abs(_tap_slab(xp, *tap, out_dhw, strides) - y) < near) & real
+            _tap_slab(dxp, *tap, out_dhw, strides)[...] += np.where(hit, dy, 0)
     return _unpad3(dxp, geo, x.shape)
 
 

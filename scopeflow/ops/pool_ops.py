@@ -1,9 +1,11 @@
 """Pooling (NHWC; TF's CPU kernels refuse NCHW at run time), with gradients.
 
 ``MaxPool``/``MaxPoolGrad`` and ``AvgPool``/``AvgPoolGrad`` share the window geometry and
-padding arithmetic of the convolutions (:mod:`scopeflow.ops.conv_ops`). Max pooling's
-gradient goes to the first maximum of each window in scan order, as TF's CPU kernel; SAME
-average pooling averages over each window's real (unpadded) elements only, as TF.
+padding arithmetic of the convolutions (:mod:`scopeflow.ops.conv_ops`). Max pooling
+follows TF's CPU kernels bit for bit, NaN and -inf included: the forward starts from the
+dtype's lowest value and skips NaN; the gradient goes to each window's first maximum in
+scan order. SAME average pooling averages over each window's real (unpadded) elements
+only, as TF.
 Non-overlapping 2x2 windows (the seeds' CNN) take a fast path split over two threads.
 """
 
@@ -26,6 +28,7 @@ from scopeflow.ops.conv_ops import (
     _dims4,
     _in_format,
     _layout,
+    _native,
     _one_of,
     _padded,
     _seq,
@@ -80,7 +83,20 @@ def _bind_pool(op_def, value, input, ksize, strides, padding, data_format, name)
 
 
 def _lowest(dtype):
-    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+    """Where TF's max pooling starts (Eigen's ``NumTraits::lowest``): -inf and NaN inputs
+    never beat it, so a window of them pools to this (TF 2.21, checked live)."""
+    return np.finfo(dtype).min if dtype.kind == "f" else np.iinfo(dtype).min
+
+
+def _pool_max_into(out, taps):
+    """``out`` (filled with ``_lowest``) raised to each tap in turn where the tap is
+    strictly greater, as TF's kernel: NaN inputs are skipped and ties keep the earlier
+    tap's bits (-0.0 or +0.0); only comparisons, so no CPU's SIMD choices enter."""
+    greater = np.empty(out.shape, bool)
+    for tap in taps:
+        np.greater(tap, out, out=greater)
+        np.copyto(out, tap, where=greater)
+    return out
 
 
 def _is_2x2_tiling(x, kh, kw, oh, ow, ph, pw, sh, sw):
@@ -100,25 +116,60 @@ max_pool_op = OpDef("MaxPool", shape=_pool_shape, dtype=_max_pool_dtype,
 @max_pool_op.def_kernel
 def _max_pool_kernel(x, **attrs):
     kh, kw, (oh, ph, sh), (ow, pw, sw) = _pool_setup("MaxPool", "MaxPoolingOp", x.shape, attrs)
+    native = _native(x)
+    if native is not None and min(ph + pw) >= 0:
+        out = native.max_pool2d(x, (kh, kw), (sh, sw), (ph, pw), (oh, ow))
+        if out is not None:
+            return out
     if _is_2x2_tiling(x, kh, kw, oh, ow, ph, pw, sh, sw):
-        out = np.empty((x.shape[0], oh, ow, x.shape[3]), x.dtype)
+        return _max_pool_2x2(x, oh, ow)
+    out = np.full((x.shape[0], oh, ow, x.shape[3]), _lowest(x.dtype), x.dtype)
+    xp = _padded(x, ph, pw, _lowest(x.dtype))  # padding never beats the start value
+    return _pool_max_into(out, (_tap(xp, k // kw, k % kw, oh, ow, sh, sw, 1, 1)
+                                for k in range(kh * kw)))
 
-        def images(lo, hi):
-            xb, o = x[lo:hi], out[lo:hi]
-            np.maximum(xb[:, 0:2 * oh:2, 0:2 * ow:2], xb[:, 0:2 * oh:2, 1:2 * ow:2], out=o)
-            np.maximum(o, xb[:, 1:2 * oh:2, 0:2 * ow:2], out=o)
-            np.maximum(o, xb[:, 1:2 * oh:2, 1:2 * ow:2], out=o)
 
-        _split_rows(images, x.shape[0], flops=10.0 * x.size,
-                    min_flops=PARALLEL_ELEMENTWISE_FLOPS)
-        return out
-    xp = _padded(x, ph, pw, _lowest(x.dtype))
-    out = _tap(xp, 0, 0, oh, ow, sh, sw, 1, 1).copy()
-    for i in range(kh):
-        for j in range(kw):
-            if i or j:
-                np.maximum(out, _tap(xp, i, j, oh, ow, sh, sw, 1, 1), out=out)
+_TAPS_2X2 = ((0, 0), (0, 1), (1, 0), (1, 1))
+
+
+def _max_pool_2x2(x, oh, ow):
+    """Non-overlapping 2x2 windows, ``_pool_max_into``'s bits in fewer passes: ``fmax``
+    skips NaN, as TF; its value is exact, and only which zero (-0.0 or +0.0) it returns
+    for a tie of zeros is unspecified, so windows whose max is zero are given their first
+    zero's sign afterwards. The batch is split over two threads."""
+    floats = x.dtype.kind == "f"
+    out = np.empty((x.shape[0], oh, ow, x.shape[3]), x.dtype)
+
+    def images(lo, hi):
+        taps = [x[lo:hi, i:2 * oh:2, j:2 * ow:2] for i, j in _TAPS_2X2]
+        o = out[lo:hi]
+        pick = np.fmax if floats else np.maximum
+        pick(taps[0], taps[1], out=o)
+        pick(o, taps[2], out=o)
+        pick(o, taps[3], out=o)
+        if floats:
+            np.fmax(o, _lowest(x.dtype), out=o)  # NaN and -inf windows: TF's start value
+            if np.count_nonzero(o == 0) and _has_negative_zero(x[lo:hi]):
+                _first_zero_signs(o, taps)
+
+    _split_rows(images, x.shape[0], flops=10.0 * x.size, min_flops=PARALLEL_ELEMENTWISE_FLOPS)
     return out
+
+
+def _has_negative_zero(x) -> bool:
+    bits = np.dtype(f"u{x.itemsize}")
+    return bool(np.count_nonzero(x.view(bits) == bits.type(1 << (8 * x.itemsize - 1))))
+
+
+def _first_zero_signs(out, taps):
+    """Where ``out`` (C-contiguous, the max of ``taps``) is zero: the first zero tap's
+    sign."""
+    at = np.unravel_index(np.flatnonzero(out == 0), out.shape)
+    first = taps[-1][at]
+    for tap in reversed(taps[:-1]):
+        t = tap[at]
+        np.copyto(first, t, where=t == 0)
+    out[at] = first
 
 
 @max_pool_op.def_grad
@@ -163,52 +214,78 @@ def _max_pool_grad_kernel(x, y, dy, **attrs):
     kh, kw, (oh, ph, sh), (ow, pw, sw) = _pool_setup("MaxPoolGrad", "MaxPoolingOp", x.shape,
                                                      attrs)
     if _is_2x2_tiling(x, kh, kw, oh, ow, ph, pw, sh, sw) and x.shape[1:3] == (2 * oh, 2 * ow) \
-            and y.shape == dy.shape:
-        return _max_pool_grad_2x2(x, y, dy, oh, ow)
+            and dy.shape == (x.shape[0], oh, ow, x.shape[3]):
+        return _max_pool_grad_2x2(x, dy, oh, ow)
+    return _max_pool_grad_windows(x, dy, kh, kw, (oh, ph, sh), (ow, pw, sw))
+
+
+def _max_pool_grad_windows(x, dy, kh, kw, rows_geometry, cols_geometry):
+    """MaxPoolGrad for any windows: ``dy`` added into zeros at each window's argmax."""
+    (oh, ph, sh), (ow, pw, sw) = rows_geometry, cols_geometry
+    n, h, w, _ = x.shape
     xp = _padded(x, ph, pw, _lowest(x.dtype))
+    # Tap k of a window is real (not padding) where these hold, per output position.
+    rows = np.arange(oh) * sh - ph[0]
+    cols = np.arange(ow) * sw - pw[0]
     best = _tap(xp, 0, 0, oh, ow, sh, sw, 1, 1).copy()
+    seen = ((rows >= 0)[:, None] & (cols >= 0)[None, :])[None, :, :, None]
     arg = np.zeros(best.shape, np.int32)
     for k in range(1, kh * kw):
-        tap = _tap(xp, k // kw, k % kw, oh, ow, sh, sw, 1, 1)
-        better = tap > best  # strict: ties keep the earlier tap
+        i, j = divmod(k, kw)
+        real = (((rows + i >= 0) & (rows + i < h))[:, None]
+                & ((cols + j >= 0) & (cols + j < w))[None, :])[None, :, :, None]
+        tap = _tap(xp, i, j, oh, ow, sh, sw, 1, 1)
+        # TF's argmax: a window's first real input, then any strictly greater one (NaN
+        # never is; a NaN first input keeps the place).
+        better = ((tap > best) | ~seen) & real
         np.copyto(best, tap, where=better)
         arg[better] = k
+        seen = seen | real
     dxp = np.zeros(xp.shape, dy.dtype)
-    for k in range(kh * kw):
+    # Last tap first: an input shared by overlapping windows then takes its windows' dy in
+    # the order of the outputs, as TF's kernel adds them (the roundings match).
+    for k in reversed(range(kh * kw)):
         _tap(dxp, k // kw, k % kw, oh, ow, sh, sw, 1, 1)[...] += np.where(arg == k, dy, 0)
-    n, h, w, _ = x.shape
     return np.ascontiguousarray(dxp[:, ph[0]:ph[0] + h, pw[0]:pw[0] + w])
 
 
-def _max_pool_grad_2x2(x, y, dy, oh, ow):
-    """Non-overlapping 2x2 windows tiling ``x``: each tap is compared with the pooled max
-    (``y``), a hit counts only if no earlier tap (scan order) hit, as TF's CPU kernel; the
-    batch is split over two threads (the quarter-size views make short inner loops).
+def _max_pool_grad_2x2(x, dy, oh, ow):
+    """Non-overlapping 2x2 windows tiling ``x``, as TF's CPU kernel (which finds each
+    window's argmax in ``x`` and ignores ``orig_output``): the first tap (scan order) that
+    equals the window's largest non-NaN value, or tap 0 when it is NaN. The batch is split
+    over two threads.
 
-    TF adds ``dy`` into zeros at each window's first max: the other places are +0.0 even
-    where ``dy`` is NaN or infinite, and a -0.0 in ``dy`` arrives as +0.0. So ``dy + 0``'s
-    bits are masked in (``dy * hit`` would spread NaN over the window and give -0.0).
+    TF adds ``dy`` into zeros there: the other places are +0.0 even where ``dy`` is NaN
+    or infinite, and a -0.0 in ``dy`` arrives as +0.0. So ``dy + 0``'s bits are masked in
+    (``dy * hit`` would spread NaN over the window and give -0.0).
     """
     n, _, _, c = x.shape
     dx = np.empty(x.shape, dy.dtype)
     bits = np.dtype(f"u{dy.dtype.itemsize}")
     ones = bits.type(np.iinfo(bits).max)
+    pick = np.fmax if x.dtype.kind == "f" else np.maximum
 
     def images(lo, hi):
         x6 = x[lo:hi].reshape(hi - lo, oh, 2, ow, 2, c)
         dx6 = dx[lo:hi].view(bits).reshape(hi - lo, oh, 2, ow, 2, c)
-        yb = y[lo:hi]
+        taps = [x6[:, :, i, :, j] for i, j in _TAPS_2X2]
         dyb = (dy[lo:hi] + dy.dtype.type(0)).view(bits)
-        taken = np.equal(x6[:, :, 0, :, 0], yb)
-        hit = np.empty_like(taken)
-        mask = np.empty(yb.shape, bits)
-        for k, (i, j) in enumerate(((0, 0), (0, 1), (1, 0), (1, 1))):
-            if k:
-                np.equal(x6[:, :, i, :, j], yb, out=hit)
-                hit &= ~taken
-                if k < 3:
-                    taken |= hit
-            np.multiply(hit if k else taken, ones, out=mask)
+        best = pick(taps[0], taps[1])
+        pick(best, taps[2], out=best)
+        pick(best, taps[3], out=best)
+        later = np.less(taps[0], best)   # False for a NaN tap 0, and where tap 0 is best
+        hit = np.empty_like(later)
+        mask = np.empty(best.shape, bits)
+        for k, (i, j) in enumerate(_TAPS_2X2):
+            if k == 0:
+                np.logical_not(later, out=hit)
+            elif k < 3:
+                np.equal(taps[k], best, out=hit)
+                hit &= later
+                np.greater(later, hit, out=later)  # (bools: later and not hit)
+            else:
+                hit = later
+            np.multiply(hit, ones, out=mask)
             np.bitwise_and(dyb, mask, out=dx6[:, :, i, :, j])
 
     _split_rows(images, n, flops=10.0 * x.size, min_flops=PARALLEL_ELEMENTWISE_FLOPS)

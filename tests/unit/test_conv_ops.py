@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import scopeflow as tf
+from scopeflow.ops import pool_ops
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "tf_conv"
 EXPECTED = json.loads((FIXTURES / "expected.json").read_text())
@@ -218,3 +219,134 @@ def test_max_pool_grad_adds_dy_into_zeros_as_tf(dtype):
     want[1, 1], want[3, 1], want[3, 3] = np.nan, -np.inf, 2.0
     np.testing.assert_array_equal(got, want)
     assert not np.signbit(got[np.isfinite(got)]).any()
+
+
+# Max pooling of NaN, -inf, the dtype's lowest value and signed zeros, as TF 2.21's CPU
+# kernels. 2-D: the forward starts from the lowest value and takes strictly greater inputs
+# (NaN never is); the gradient's argmax starts at a window's first real input (a NaN there
+# keeps the place) and ignores ``orig_output``. 3-D follows other rules (conv3d_ops).
+_POOL_SPECIALS_PROGRAM = """
+def pool_specials(tf, dtype, shape, ksize, stride, padding, seed):
+    rng = np.random.default_rng(seed)
+    low = np.finfo(dtype).min
+    x = rng.integers(-3, 4, shape).astype(dtype)          # ties are common
+    picks = rng.integers(0, 8, shape)
+    x[picks == 0] = np.nan
+    x[picks == 1] = -np.inf
+    x[picks == 2] = low
+    x[picks == 3] = -0.0
+    xt = tf.constant(x)
+    pool = tf.nn.max_pool3d if len(shape) == 5 else tf.nn.max_pool
+    y = pool(xt, ksize, stride, padding)
+    dy = rng.standard_normal(y.shape.as_list()).astype(dtype)
+    dy[rng.integers(0, 6, dy.shape) == 0] = -0.0
+    (g,) = tf.gradients(y, xt, tf.constant(dy))
+    with tf.Session() as sess:
+        yv, gv = sess.run([y, g])
+    bits = "u%d" % np.dtype(dtype).itemsize
+    return {"y": yv.view(bits).ravel().tolist(), "g": gv.view(bits).ravel().tolist()}
+
+POOL_SPECIAL_CASES = [(np.float32, (2, 4, 6, 3), 2, 2, "VALID", 1),
+                      (np.float64, (1, 4, 4, 2), 2, 2, "VALID", 2),
+                      (np.float32, (2, 7, 5, 2), 3, 2, "SAME", 3),
+                      (np.float32, (1, 5, 6, 2), 2, 1, "SAME", 4),
+                      (np.float64, (1, 5, 5, 1), 3, 3, "SAME", 5),
+                      (np.float32, (1, 6, 4, 2), [2, 3], [2, 1], "VALID", 6),
+                      (np.float32, (2, 2, 4, 4, 2), 2, 2, "VALID", 7),
+                      (np.float32, (1, 3, 5, 4, 2), 3, 2, "SAME", 8),
+                      (np.float32, (1, 3, 4, 5, 1), 2, 1, "SAME", 9)]
+"""
+_pool_specials_ns: dict = {"np": np}
+exec(_POOL_SPECIALS_PROGRAM, _pool_specials_ns)  # noqa: S102 - the test's own program
+
+
+def test_max_pool_special_values_as_tf():
+    # Windows (row-major) of one 2x2 pooling and the place of dy; values from TF 2.21.
+    windows = [[np.nan, 1, 2, 3], [1, np.nan, 3, 2], [3, 2, 1, np.nan], [np.nan] * 4,
+               [1, 5, 5, 2], [-np.inf] * 4, [np.nan, 5, np.nan, 5]]
+    places = [0, 2, 0, 0, 1, 0, 0]
+    for dtype in (np.float32, np.float64):
+        low = np.finfo(dtype).min
+        x = np.zeros((1, 2, 2 * len(windows), 1), dtype)
+        for k, win in enumerate(windows):
+            x[0, :, 2 * k:2 * k + 2, 0] = np.reshape(win, (2, 2))
+        xt = tf.constant(x)
+        y = tf.nn.max_pool(xt, 2, 2, "VALID")
+        dy = np.arange(1, len(windows) + 1, dtype=dtype).reshape(1, 1, -1, 1)
+        (g,) = tf.gradients(y, xt, tf.constant(dy))
+        with tf.Session() as sess:
+            yv, gv = sess.run([y, g])
+        np.testing.assert_array_equal(yv.ravel(), [3, 3, 3, low, 5, low, 5])
+        for k, place in enumerate(places):
+            want = np.zeros(4, dtype)
+            want[place] = k + 1
+            np.testing.assert_array_equal(gv[0, :, 2 * k:2 * k + 2, 0].ravel(), want)
+
+
+def test_max_pool3d_special_values_as_tf():
+    # Windows (row-major, one plane) of a 2x2 MaxPool3D, the pooled value and where dy
+    # lands; values from TF 2.21: its running max keeps a NaN until a later input, and
+    # its gradient goes to every input within 1e-5 of the output (near-ties too).
+    windows = [([np.nan, 1, 2, 3], 3, [0, 0, 0, 1]), ([3, 2, 1, np.nan], np.nan, [0] * 4),
+               ([-np.inf] * 4, -np.inf, [0] * 4), ([np.nan, 5, np.nan, 5], 5, [0, 1, 0, 1]),
+               ([0.0, -0.0, -1, -2], -0.0, [1, 1, 0, 0]),
+               ([1.0, 1.000001, 0.5, 0.2], np.float32(1.000001), [1, 1, 0, 0])]
+    x = np.zeros((1, 1, 2, 2 * len(windows), 1), np.float32)
+    for k, (win, _, _) in enumerate(windows):
+        x[0, 0, :, 2 * k:2 * k + 2, 0] = np.reshape(win, (2, 2))
+    xt = tf.constant(x)
+    y = tf.nn.max_pool3d(xt, [1, 1, 2, 2, 1], [1, 1, 2, 2, 1], "VALID")
+    (g,) = tf.gradients(y, xt, tf.constant(np.full((1, 1, 1, len(windows), 1), 3, np.float32)))
+    with tf.Session() as sess:
+        yv, gv = sess.run([y, g])
+    for k, (_, pooled, hits) in enumerate(windows):
+        np.testing.assert_array_equal(yv.ravel()[k], np.float32(pooled))
+        assert np.signbit(yv.ravel()[k]) == np.signbit(pooled)
+        np.testing.assert_array_equal(gv[0, 0, :, 2 * k:2 * k + 2, 0].ravel(),
+                                      3 * np.array(hits, np.float32))
+
+
+@pytest.mark.parametrize("case", range(9))
+def test_max_pool_special_values_run(case):
+    # The cases of the live test below, on any machine: both paths run and give gradients
+    # that are +0.0 except at one place per window.
+    dtype, shape, ksize, stride, padding, seed = _pool_specials_ns["POOL_SPECIAL_CASES"][case]
+    tf.reset_default_graph()
+    got = _pool_specials_ns["pool_specials"](tf, dtype, shape, ksize, stride, padding, seed)
+    assert len(got["g"]) == int(np.prod(shape)) and got["y"]
+
+
+def test_max_pool_2x2_paths_equal_the_general_paths():
+    rng = np.random.default_rng(7)
+    for dtype in (np.float32, np.float64):
+        x = rng.integers(-2, 3, (3, 6, 4, 5)).astype(dtype)
+        picks = rng.integers(0, 6, x.shape)
+        x[picks == 0], x[picks == 1], x[picks == 2] = np.nan, -np.inf, -0.0
+        general_y = pool_ops._pool_max_into(
+            np.full((3, 3, 2, 5), np.finfo(dtype).min, dtype),
+            [x[:, i::2, j::2] for i in (0, 1) for j in (0, 1)])
+        fast_y = pool_ops._max_pool_2x2(x, 3, 2)
+        np.testing.assert_array_equal(fast_y.view(np.uint8), general_y.view(np.uint8))
+        assert np.signbit(fast_y[fast_y == 0]).any()  # the -0.0 fix-up ran
+        dy = rng.standard_normal((3, 3, 2, 5)).astype(dtype)
+        dy[rng.integers(0, 4, dy.shape) == 0] = -0.0
+        fast = pool_ops._max_pool_grad_2x2(x, dy, 3, 2)
+        general = pool_ops._max_pool_grad_windows(x, dy, 2, 2, (3, (0, 0), 2), (2, (0, 0), 2))
+        np.testing.assert_array_equal(fast.view(np.uint8), general.view(np.uint8))
+
+
+@pytest.mark.tf
+def test_live_max_pool_special_values(tf1):
+    live = tf1(_POOL_SPECIALS_PROGRAM + """
+tf.disable_eager_execution()
+out = []
+for case in POOL_SPECIAL_CASES:
+    tf.reset_default_graph()
+    out.append(pool_specials(tf, *case))
+print(json.dumps(out))
+""")
+    for case, want in zip(_pool_specials_ns["POOL_SPECIAL_CASES"], live):
+        tf.reset_default_graph()
+        got = _pool_specials_ns["pool_specials"](tf, *case)
+        assert got["y"] == want["y"], f"max_pool forward bits differ from TF's: {case}"
+        assert got["g"] == want["g"], f"max_pool gradient bits differ from TF's: {case}"

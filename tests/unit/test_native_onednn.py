@@ -18,7 +18,7 @@ import pytest
 import scopeflow as tf
 from scopeflow import cli
 from scopeflow.native import onednn
-from scopeflow.ops import conv_ops
+from scopeflow.ops import conv_ops, pool_ops
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -128,6 +128,34 @@ def test_the_seed_shapes_take_the_native_path():
         impl = DNNL.implementation(kind, x.shape, f.shape, (1, 1), pads, (14, 14))
         assert impl and not impl.startswith("ref"), (kind, impl)
     assert DNNL.conv2d(x, f, (1, 1), (1, 1), pads, (14, 14)) is not None
+
+
+# (batch, h, w, c, kh, kw, stride h, stride w, padding)
+POOL_CASES = [(50, 28, 28, 32, 2, 2, 2, 2, "VALID"),   # the seed CNN's pool1
+              (3, 7, 5, 4, 3, 3, 2, 2, "SAME"), (2, 6, 7, 3, 2, 3, 1, 2, "SAME"),
+              (2, 5, 5, 8, 3, 3, 3, 3, "VALID"), (1, 4, 4, 1, 5, 5, 1, 1, "SAME")]
+
+
+@needs_dnnl
+@pytest.mark.parametrize("case", POOL_CASES, ids=["x".join(map(str, c)) for c in POOL_CASES])
+def test_max_pool_matches_numpy_bitwise(case):
+    # NaN, -inf, float32's lowest and signed-zero ties included: oneDNN's kernel starts
+    # from the lowest value and takes strictly greater inputs, as TF's and the NumPy path.
+    n, h, w, c, kh, kw, sh, sw, padding = case
+    rng = np.random.default_rng(3)
+    x = rng.integers(-3, 4, (n, h, w, c)).astype(np.float32)
+    picks = rng.integers(0, 8, x.shape)
+    x[picks == 0], x[picks == 1], x[picks == 2], x[picks == 3] = (
+        np.nan, -np.inf, np.finfo(np.float32).min, -0.0)
+    attrs = {"ksize": [1, kh, kw, 1], "strides": [1, sh, sw, 1], "padding": padding,
+             "data_format": "NHWC"}
+    plans = len(DNNL._plans)
+    got = pool_ops._max_pool_kernel(x, **attrs)
+    want = _numpy(pool_ops._max_pool_kernel, x, **attrs)
+    assert got.shape == want.shape and got.dtype == np.float32
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+    key = [k for k in DNNL._plans if k[0] == "max_pool" and k[1] == x.shape]
+    assert key and DNNL._plans[key[0]] is not None and len(DNNL._plans) >= plans
 
 
 def _three_passes(x, f, dy, attrs):
@@ -338,7 +366,7 @@ def test_op_table_conv_rows_pass_with_the_backend_on_and_off(native):
 def test_info_reports_each_ops_backend(capsys):
     assert cli.main(["info"]) == 0
     out = capsys.readouterr().out
-    for op in ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter"):
+    for op in ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "MaxPool"):
         line = next(ln for ln in out.splitlines() if ln.strip().startswith(op + ":"))
         assert ("onednn" if DNNL is not None else "numpy") in line, line
     assert "oneDNN" in out
@@ -348,7 +376,8 @@ def test_info_json(capsys):
     import json
     assert cli.main(["info", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert set(doc["ops"]) >= {"Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter"}
+    assert set(doc["ops"]) >= {"Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter",
+                               "MaxPool"}
     if DNNL is not None:
         assert doc["onednn"]["version"].startswith("3.")
         assert doc["onednn"]["threads"] >= 1
