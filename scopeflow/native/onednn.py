@@ -240,7 +240,6 @@ class OneDNN:
         self._plans: dict = {}
         self._plans_lock = threading.Lock()
         self._tls = threading.local()
-        self._pool_prop_kind = _FORWARD_INFERENCE
         os.register_at_fork(after_in_child=self._after_fork)
 
     def _after_fork(self):
@@ -480,7 +479,7 @@ class OneDNN:
         dst = self._md(*_nhwc_md_strides(n, oh, ow, c))
         pd = _p()
         status = self._lib.dnnl_pooling_forward_primitive_desc_create(
-            ctypes.byref(pd), self._engine, self._pool_prop_kind, _POOLING_MAX, src, dst,
+            ctypes.byref(pd), self._engine, _FORWARD_INFERENCE, _POOLING_MAX, src, dst,
             _Dims(*strides), _Dims(*kernel), _Dims(0, 0), _Dims(*pad_l), _Dims(*pad_r),
             self._attr)
         if status == 3:
