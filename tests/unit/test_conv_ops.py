@@ -204,6 +204,7 @@ def test_live_against_tensorflow(tf1):
             _close(g, w, f"{name} gradient")
 
 
+@pytest.mark.bitexact
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_max_pool_grad_adds_dy_into_zeros_as_tf(dtype):
     # TF's CPU MaxPoolGrad adds dy into a zeroed dx at each window's first max: a NaN or
@@ -260,6 +261,7 @@ _pool_specials_ns: dict = {"np": np}
 exec(_POOL_SPECIALS_PROGRAM, _pool_specials_ns)  # noqa: S102 - the test's own program
 
 
+@pytest.mark.bitexact
 def test_max_pool_special_values_as_tf():
     # Windows (row-major) of one 2x2 pooling and the place of dy; values from TF 2.21.
     windows = [[np.nan, 1, 2, 3], [1, np.nan, 3, 2], [3, 2, 1, np.nan], [np.nan] * 4,
@@ -283,6 +285,7 @@ def test_max_pool_special_values_as_tf():
             np.testing.assert_array_equal(gv[0, :, 2 * k:2 * k + 2, 0].ravel(), want)
 
 
+@pytest.mark.bitexact
 def test_max_pool3d_special_values_as_tf():
     # Windows (row-major, one plane) of a 2x2 MaxPool3D, the pooled value and where dy
     # lands; values from TF 2.21: its running max keeps a NaN until a later input, and
@@ -316,6 +319,7 @@ def test_max_pool_special_values_run(case):
     assert len(got["g"]) == int(np.prod(shape)) and got["y"]
 
 
+@pytest.mark.bitexact
 def test_max_pool_2x2_paths_equal_the_general_paths():
     rng = np.random.default_rng(7)
     for dtype in (np.float32, np.float64):
@@ -336,6 +340,7 @@ def test_max_pool_2x2_paths_equal_the_general_paths():
 
 
 @pytest.mark.tf
+@pytest.mark.bitexact
 def test_live_max_pool_special_values(tf1):
     live = tf1(_POOL_SPECIALS_PROGRAM + """
 tf.disable_eager_execution()
