@@ -22,13 +22,18 @@ from scopeflow.native import onednn
 from scopeflow.ops import blas, conv_ops
 from scopeflow.runtime import malloc_tuning
 
-# The ops the native backend serves, with the pass name its plans use.
-NATIVE_OPS = {"Conv2D": "fwd", "Conv2DBackpropInput": "bwd_data",
-              "Conv2DBackpropFilter": "bwd_weights", "MaxPool": "max_pool"}
 # The seed CNN's conv2 (x, filter, strides, pads, output size) and pool1 (x, window,
 # strides, pads, output size): the probes for impl names.
 _PROBE = ((50, 14, 14, 32), (5, 5, 32, 64), (1, 1), ((2, 2), (2, 2)), (14, 14))
 _POOL_PROBE = ((50, 28, 28, 32), (2, 2), (2, 2), ((0, 0), (0, 0)), (14, 14))
+# The ops the native backend serves: (the probe's name, its implementation name or None).
+NATIVE_OPS = {
+    "Conv2D": ("seed conv2", lambda dnnl: dnnl.implementation("fwd", *_PROBE)),
+    "Conv2DBackpropInput": ("seed conv2", lambda dnnl: dnnl.implementation("bwd_data", *_PROBE)),
+    "Conv2DBackpropFilter": ("seed conv2",
+                             lambda dnnl: dnnl.implementation("bwd_weights", *_PROBE)),
+    "MaxPool": ("seed pool1", lambda dnnl: dnnl.max_pool_implementation(*_POOL_PROBE)),
+}
 
 
 def _cpu_model() -> str:
@@ -64,13 +69,8 @@ def collect() -> dict:
     else:
         doc["onednn"] = {"loaded": True, **dnnl.describe(),
                          "batch_split": _batch_split(dnnl)}
-        x, f, strides, pads, out_hw = _PROBE
-        for op, kind in NATIVE_OPS.items():
-            if kind == "max_pool":
-                impl, probe = dnnl.max_pool_implementation(*_POOL_PROBE), "seed pool1"
-            else:
-                impl = dnnl.implementation(kind, x, f, strides, pads, out_hw)
-                probe = "seed conv2"
+        for op, (probe, implementation) in NATIVE_OPS.items():
+            impl = implementation(dnnl)
             ops[op] = {"backend": "onednn" if impl else "numpy",
                        "when": "float32, NHWC; other dtypes and formats: numpy",
                        "probe": probe, "impl": impl}
