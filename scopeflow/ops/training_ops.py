@@ -741,20 +741,7 @@ def _scatter_accumulate(var, indices, rows, ordered, ufunc):
             for p, q in zip(at, at[1:]):
                 ufunc(cur[p:p + 1], rows[q:q + 1], out=cur[q:q + 1])
             cur[at[:-1]] = cur[at[-1]]  # every copy holds the final value, so the
-    _put_rows(var, indices, cur)        # write does not depend on NumPy's order
-
-
-def _put_rows(var, indices, rows):
-    """``var[indices] = rows`` (``rows`` one per index). Each row of a C-contiguous
-    variable moves as one opaque item: NumPy's fancy assignment of 2-D rows is ~2x slower,
-    the same bytes."""
-    if (var.ndim > 1 and rows.size and var.flags.c_contiguous and rows.flags.c_contiguous
-            and rows.dtype == var.dtype and rows.shape == indices.shape + var.shape[1:]):
-        row = np.dtype((np.void, var.nbytes // var.shape[0]))
-        var.reshape(var.shape[0], -1).view(row)[:, 0][indices] = (
-            rows.reshape(len(indices), -1).view(row)[:, 0])
-    else:
-        var[indices] = rows
+    var[indices] = cur                  # write does not depend on NumPy's order
 
 
 _SCATTER_INPUTS = ("ref", "indices", "updates")
@@ -799,7 +786,7 @@ def scatter_sub(ref, indices, updates, use_locking=False, name=None):
 # ── ScatterUpdate ────────────────────────────────────────────────────────────────────
 def _scatter_update_kernel(ctx, ref, indices, updates, *, use_locking):
     var, flat, rows, _ = _scatter_rows(ctx, ref, indices, updates)
-    _put_rows(var, flat, rows)
+    var[flat] = rows
     return var
 
 
