@@ -60,11 +60,12 @@ class OpDef:
         its first input itself (``Identity``; a ``Reshape`` to the static shape it already
         has). A plan then skips the call and uses the input, as TF's grappler removes such
         ops.
-      absorb_producers: ``absorb_producers(op, consts, owned) -> (kernel, inputs) | None``,
-        asked once when a plan is compiled: a kernel that computes the op's output from
-        other tensors (its inputs' producers' inputs), or None. ``owned(t)`` says whether
-        input ``t`` is the run's own value read by this op alone; the producers of the
-        owned inputs it no longer reads are left out of the plan.
+      absorb_producers: ``absorb_producers(op, consts, owned, shape) -> (kernel, inputs) |
+        None``, asked once when a plan is compiled: a kernel that computes the op's output
+        from other tensors (its inputs' producers' inputs), or None. ``owned(t)`` says
+        whether input ``t`` is the run's own value read by this op alone; the producers of
+        the owned inputs it no longer reads are left out of the plan. ``shape(t)`` is a
+        tensor's static shape in the plan.
       fuse_consumers: ``fuse_consumers(op, chain, shape) -> kernel | None``, asked once
         when a plan is compiled with ``chain``, ops that each read the previous one's
         output alone (the first reads this op's): a kernel computing the chain's last

@@ -516,11 +516,11 @@ def _add_n_kernel(*xs):
     return out
 
 
-def _pieces_of_padded_inputs(op, consts, owned):
+def _pieces_of_padded_inputs(op, consts, owned, shape_of):
     """Where each input of an AddN sits in the output, when every input is a zero ``Pad``
-    (with constant paddings; owned by the run, or constant) of a fully known shape and no
-    two overlap: ``(pieces, boxes)``; else None."""
-    dims = op._outputs[0].shape.as_tuple()
+    (with constant paddings; owned by the run, or constant) of a fully known shape (in the
+    plan: ``shape_of``) and no two overlap: ``(pieces, boxes)``; else None."""
+    dims = shape_of(op._outputs[0]).as_tuple()
     if len(op._inputs) < 2 or dims is None or None in dims:
         return None
     pieces, boxes = [], []
@@ -530,7 +530,7 @@ def _pieces_of_padded_inputs(op, consts, owned):
                 or pad._inputs[1] not in consts):
             return None
         piece = pad._inputs[0]
-        shape = piece.shape.as_tuple()
+        shape = shape_of(piece).as_tuple()
         if shape is None or None in shape:
             return None
         before = np.asarray(consts[pad._inputs[1]]).reshape(-1, 2)[:, 0].tolist()
@@ -543,17 +543,17 @@ def _pieces_of_padded_inputs(op, consts, owned):
     return pieces, boxes
 
 
-def _add_n_absorb_pads(op, consts, owned):
+def _add_n_absorb_pads(op, consts, owned, shape_of):
     # The gradient of slices that split one tensor (nce_loss's true and sampled rows) is
     # an AddN of zero-padded pieces. Each output element is then one piece's element plus
     # zeros, so ``piece + 0`` written into its place is the same sum, bit for bit (-0.0
     # becomes +0.0 as in the sum); uncovered places are the zeros' sum, +0. This skips
     # the padded copies and the adds over them.
-    found = _pieces_of_padded_inputs(op, consts, owned)
+    found = _pieces_of_padded_inputs(op, consts, owned, shape_of)
     if found is None:
         return None
     pieces, boxes = found
-    shape = op._outputs[0].shape.as_tuple()
+    shape = shape_of(op._outputs[0]).as_tuple()
     dtype = op._outputs[0].dtype.base_dtype.as_numpy_dtype
     zero = dtype(0)
     covered = sum(int(np.prod([b.stop - b.start for b in box])) for box in boxes)

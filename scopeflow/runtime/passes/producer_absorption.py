@@ -27,7 +27,7 @@ def applies(op, ir):
             or any(t in ir.fed or t in ir.folded for t in op._outputs)):
         return None
     memory = ir.memory
-    found = od.absorb_producers(op, ir.folded, memory.removable)
+    found = od.absorb_producers(op, ir.folded, memory.removable, ir.shape)
     if found is None or any(memory.aliases_state(t) for t in found[1]):
         return None
     return found

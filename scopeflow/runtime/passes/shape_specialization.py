@@ -9,7 +9,8 @@ With the shapes known, this pass
 - binds ``Shape``, ``ShapeN``, ``Size`` and ``Rank`` of tensors whose inferred shape is
   fully known as constants (``constant_folding`` then folds the shape arithmetic of
   gradient graphs built for unknown batch dims: ``BroadcastGradientArgs``, ``Pack``,
-  ``StridedSlice``...);
+  ``StridedSlice``...), and so ``ZerosLike`` and ``OnesLike`` too (small ones), as a
+  static shape makes them ``Const``s when the graph is built (``nce_loss``'s labels);
 - forwards a ``Reshape`` to the shape its input already has and a ``Sum`` over no (or only
   size-1, kept) axes, whose kernels return their input itself (as ``pass_through``);
 - gives the later passes the inferred shapes (``PlanIR.shape``): ``buffer_reuse`` needs
@@ -41,6 +42,8 @@ NAME = "shape_specialization"
 
 # Ops whose value is a function of their input's shape alone.
 SHAPE_OPS = frozenset({"Shape", "ShapeN", "Size", "Rank"})
+# Ops whose value is a function of their input's shape and dtype alone.
+FILL_OPS = frozenset({"ZerosLike", "OnesLike"})
 # Ops whose kernel returns the input itself when the output's shape is the input's.
 FORWARDING_OPS = frozenset({"Reshape", "Sum"})
 
@@ -106,7 +109,7 @@ class Inference:
                 or any(t in ir.fed for t in op._outputs)):
             return
         args = [self.value(t, ir) for t in op._inputs]
-        if any(a is None for a in args) or any(self._too_big(t) for t in op._outputs):
+        if any(a is None for a in args) or any(self.too_big(t) for t in op._outputs):
             return
         try:
             with np.errstate(all="raise"):
@@ -118,7 +121,7 @@ class Inference:
                for r in results):
             self.values.update(zip(op._outputs, results))
 
-    def _too_big(self, t) -> bool:
+    def too_big(self, t) -> bool:
         """Whether the shape already says the value is too big to keep (a large ``zeros``
         is not computed at compile time only to be dropped)."""
         dims = self.shape(t).as_tuple()
@@ -153,7 +156,7 @@ def begin(ir, fed_shapes) -> None:
 
 
 def touches(op_def) -> bool:
-    return op_def.type in SHAPE_OPS or op_def.type in FORWARDING_OPS
+    return op_def.type in SHAPE_OPS or op_def.type in FILL_OPS or op_def.type in FORWARDING_OPS
 
 
 def applies(op, ir):
@@ -169,6 +172,11 @@ def applies(op, ir):
         return None
     if od.type in SHAPE_OPS:
         return _shape_values(op, spec)
+    if od.type in FILL_OPS:
+        dtype = op._outputs[0].dtype.base_dtype.as_numpy_dtype
+        if dtype is None or spec.too_big(op._outputs[0]):
+            return None  # (a resource or variant; or held by the plan for nothing)
+        return _shape_values(op, spec, dtype)
     x, out = op._inputs[0], op._outputs[0]
     if spec.value(x, ir) is not None:
         return None  # constant_folding computes it once instead
@@ -194,9 +202,9 @@ def applies(op, ir):
     return ("forward", ir.source(x))
 
 
-def _shape_values(op, spec):
+def _shape_values(op, spec, dtype=np.float32):
     """The values of a shape op whose inputs' shapes are known, from its own kernel run on
-    stand-ins of those shapes that take no memory."""
+    stand-ins of those shapes (of ``dtype``) that take no memory."""
     args = []
     for t in op._inputs:
         s = spec.shape(t)
@@ -206,7 +214,7 @@ def _shape_values(op, spec):
             dims = s.as_tuple()
         else:
             return None
-        args.append(np.broadcast_to(np.zeros((), np.float32), dims))
+        args.append(np.broadcast_to(np.zeros((), dtype), dims))
     try:
         result = op._op_def.kernel(*args, **op._attrs)
     except Exception:  # noqa: BLE001 - left to run (and fail) at run time

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import scopeflow as tf
+from scopeflow.ops.reduction_ops import ones_like_op
 from scopeflow.runtime import passes as plan_passes
 from scopeflow.runtime import shape_specialization
 
@@ -100,6 +101,80 @@ def test_specialised_plan_calls_fewer_kernels(passes, at_first_run):
         static = passes.compile(sess, [loss], [x, y], targets=[step.op if hasattr(step, "op")
                                                                else step])
     assert len(special_calls) <= len(passes.calls(static)) + 2
+
+
+def _nce_step(batch_dim=None):
+    """word2vec's NCE step (``nce_loss``: ``zeros_like`` labels, an ``AddN`` of padded
+    slice gradients) on ``[None]`` feeds, in small."""
+    tf.reset_default_graph()
+    tf.set_random_seed(5)
+    center = tf.placeholder(tf.int32, [batch_dim], name="center")
+    target = tf.placeholder(tf.int32, [batch_dim, 1], name="target")
+    emb = tf.Variable(tf.random_uniform([40, 6], seed=1), name="emb")
+    w = tf.Variable(tf.truncated_normal([40, 6], seed=2), name="w")
+    b = tf.Variable(tf.zeros([40]), name="b")
+    loss = tf.reduce_mean(tf.nn.nce_loss(weights=w, biases=b, labels=target,
+                                         inputs=tf.nn.embedding_lookup(emb, center),
+                                         num_sampled=5, num_classes=40))
+    step = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
+    return center, target, emb, w, b, loss, step
+
+
+def _nce_feeds(n, seed):
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, 40, n), rng.integers(0, 40, (n, 1))
+
+
+def test_specialised_nce_step_calls_the_static_graphs_kernels(passes, at_first_run):
+    # zeros_like of a fed-shaped tensor folds to a constant (a static shape builds a Const)
+    # and the padded pieces' AddN absorbs its Pads, as in the static graph's plan.
+    center, target, emb, w, b, loss, step = _nce_step()
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run([loss, step], dict(zip((center, target), _nce_feeds(8, 0))))
+        generic = _generic_plan(sess)
+        (special,) = generic.specializations.plans()
+    generic_calls, special_calls = passes.calls(generic), passes.calls(special)
+    assert "ZerosLike" in generic_calls and "Pad" in generic_calls
+    assert "ZerosLike" not in special_calls and "Pad" not in special_calls
+    center, target, emb, w, b, loss, step = _nce_step(batch_dim=8)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        static = passes.compile(sess, [loss], [center, target], targets=[step])
+    assert special_calls == passes.calls(static)
+
+
+def test_specialised_nce_step_same_bits(passes, at_first_run):
+    center, target, emb, w, b, loss, step = _nce_step()
+
+    def program(sess):
+        sess.run(tf.global_variables_initializer())
+        out = [sess.run([loss, step], dict(zip((center, target), _nce_feeds(n, i))))[0]
+               for i, n in enumerate([8, 8, 3, 8, 3])]
+        return out + sess.run([emb, w, b])
+
+    passes.compare(NAME, program)
+
+
+def test_zeros_and_ones_like_of_fed_shapes(passes, at_first_run):
+    def program(sess):
+        out = []
+        for dtype, value in [(tf.float32, -1.5), (tf.int64, 7), (tf.bool, True),
+                             (tf.string, b"ab"), (tf.complex64, 1j)]:
+            x = tf.placeholder(dtype, [None, 2])
+            big = tf.placeholder(tf.float64, [None, 4096])   # 256 KiB: left to run
+            fetches = [tf.zeros_like(x), x if dtype == tf.string else ones_like_op.bind(x),
+                       tf.zeros_like(big)]
+            for n in (3, 3, 1):
+                got = sess.run(fetches, {x: np.full((n, 2), value, dtype.as_numpy_dtype),
+                                         big: np.ones((n * 8, 4096))})
+                out += [v.tolist() if v.dtype == object else v for v in got]  # (not pointers)
+        return out
+
+    values = passes.compare(NAME, program)[0]
+    assert values[0].dtype == np.float32 and values[0].shape == (3, 2)
+    assert not values[0].any() and values[1].tolist() == [[1, 1]] * 3
+    assert values[27] == [[b""] * 2] * 3                                 # strings' zeros
 
 
 def test_specialises_on_the_second_run_by_default():
