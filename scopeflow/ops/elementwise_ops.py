@@ -201,9 +201,11 @@ def _log1p_kernel(x):
     d = xp1 - np.float32(1)
     # Where 1 + x rounds to 1, Eigen returns x: adding 1 to both log(1) = 0 and d = 0
     # makes the ratio 1 (a masked copy, or 0/0 then a fix-up, costs 3-4x the whole kernel).
+    # Only |x| < 2**-24 is small, so the two mixed-type adds are usually skipped.
     small = d == 0
-    out += small
-    d += small
+    if np.count_nonzero(small):
+        out += small
+        d += small
     out /= d
     out *= x
     if np.fmax.reduce(xp1, axis=None) == np.inf:  # (fmax skips NaNs) inf / inf there;
