@@ -83,24 +83,34 @@ def test_graph_shapes_do_not_change(at_first_run):
     assert x.shape.as_list() == [None, 4] and logits.shape.as_list() == [None]
 
 
-def test_specialised_plan_calls_fewer_kernels(passes, at_first_run):
-    x, y, w, b, loss, step = _mlp_step()
+def _generic_and_specialised_calls(passes, loss, step, feed):
+    """The op types the generic and the specialised plan of ``[loss, step]`` call, the
+    specialised one compiled for ``feed``'s shapes."""
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
-        sess.run([loss, step], dict(zip((x, y), _feeds(8, 0))))
+        sess.run([loss, step], feed)
         generic = _generic_plan(sess)
         (special,) = generic.specializations.plans()
-    generic_calls, special_calls = passes.calls(generic), passes.calls(special)
+    return passes.calls(generic), passes.calls(special)
+
+
+def _static_calls(passes, loss, step, feeds):
+    """The op types the plan of ``[loss, step]`` calls (a graph built with static feeds)."""
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        return passes.calls(passes.compile(sess, [loss], feeds, targets=[step]))
+
+
+def test_specialised_plan_calls_fewer_kernels(passes, at_first_run):
+    x, y, w, b, loss, step = _mlp_step()
+    generic_calls, special_calls = _generic_and_specialised_calls(
+        passes, loss, step, dict(zip((x, y), _feeds(8, 0))))
     assert "Shape" in generic_calls and "BroadcastGradientArgs" in generic_calls
     assert "Shape" not in special_calls and "BroadcastGradientArgs" not in special_calls
     assert len(special_calls) < len(generic_calls)
     # The same graph built with a static batch calls no more kernels than the specialised.
     x, y, w, b, loss, step = _mlp_step(batch_dim=8)
-    with tf.Session() as sess:
-        sess.run(tf.global_variables_initializer())
-        static = passes.compile(sess, [loss], [x, y], targets=[step.op if hasattr(step, "op")
-                                                               else step])
-    assert len(special_calls) <= len(passes.calls(static)) + 2
+    assert len(special_calls) <= len(_static_calls(passes, loss, step, [x, y])) + 2
 
 
 def _nce_step(batch_dim=None):
@@ -129,19 +139,12 @@ def test_specialised_nce_step_calls_the_static_graphs_kernels(passes, at_first_r
     # zeros_like of a fed-shaped tensor folds to a constant (a static shape builds a Const)
     # and the padded pieces' AddN absorbs its Pads, as in the static graph's plan.
     center, target, emb, w, b, loss, step = _nce_step()
-    with tf.Session() as sess:
-        sess.run(tf.global_variables_initializer())
-        sess.run([loss, step], dict(zip((center, target), _nce_feeds(8, 0))))
-        generic = _generic_plan(sess)
-        (special,) = generic.specializations.plans()
-    generic_calls, special_calls = passes.calls(generic), passes.calls(special)
+    generic_calls, special_calls = _generic_and_specialised_calls(
+        passes, loss, step, dict(zip((center, target), _nce_feeds(8, 0))))
     assert "ZerosLike" in generic_calls and "Pad" in generic_calls
     assert "ZerosLike" not in special_calls and "Pad" not in special_calls
     center, target, emb, w, b, loss, step = _nce_step(batch_dim=8)
-    with tf.Session() as sess:
-        sess.run(tf.global_variables_initializer())
-        static = passes.compile(sess, [loss], [center, target], targets=[step])
-    assert special_calls == passes.calls(static)
+    assert special_calls == _static_calls(passes, loss, step, [center, target])
 
 
 def test_specialised_nce_step_same_bits(passes, at_first_run):
