@@ -548,14 +548,17 @@ def test_not_differentiable_ops_say_so():
 
 def test_log1p_special_values_match_tf():
     # TF 2.21's bits (Eigen's plog1p): x itself where 1 + x rounds to 1 (|x| < 2**-24,
-    # signed zeros kept) and at +inf; -inf at -1; NaN below. Other values go through
-    # NumPy's log, whose last bit may differ from Eigen's polynomial (and between CPUs).
-    x = np.array([1e-10, -1e-10, 0.0, -0.0, 5.9e-8, 6e-8, 1e-7, np.inf, np.nan, -1.0, -2.0],
+    # signed zeros kept) and at +inf; -inf at -1; NaN for NaN and below -1 (the NaN's sign
+    # and payload come from NumPy's log, whose SIMD loops differ between CPUs, so only
+    # NaN-ness is checked). Other values go through NumPy's log too, whose last bit may
+    # differ from Eigen's polynomial (and between CPUs).
+    x = np.array([1e-10, -1e-10, 0.0, -0.0, 5.9e-8, 6e-8, 1e-7, np.inf, -1.0, np.nan, -2.0],
                  np.float32)
     want = [786163455, -1361320193, 0, -2147483648, 863856432, 864082264, 869711763,
-            2139095040, 2143289344, -8388608, -4194304]
+            2139095040, -8388608]
     ordinary = np.array([0.5, -0.5, 1e-3, 3e38], np.float32)   # none small: the short path
     with tf.Session() as sess:
         got, near = sess.run([tf.log1p(tf.constant(x)), tf.log1p(tf.constant(ordinary))])
-    assert got.view(np.int32).tolist() == want
+    assert got[:9].view(np.int32).tolist() == want
+    assert np.isnan(got[9:]).all()
     np.testing.assert_allclose(near, np.log1p(ordinary.astype(np.float64)), rtol=2e-7)
