@@ -26,12 +26,17 @@ from scopeflow.runtime import malloc_tuning
 # strides, pads, output size): the probes for impl names.
 _PROBE = ((50, 14, 14, 32), (5, 5, 32, 64), (1, 1), ((2, 2), (2, 2)), (14, 14))
 _POOL_PROBE = ((50, 28, 28, 32), (2, 2), (2, 2), ((0, 0), (0, 0)), (14, 14))
+
+
+def _conv2_probe(kind):
+    return "seed conv2", lambda dnnl: dnnl.implementation(kind, *_PROBE)
+
+
 # The ops the native backend serves: (the probe's name, its implementation name or None).
 NATIVE_OPS = {
-    "Conv2D": ("seed conv2", lambda dnnl: dnnl.implementation("fwd", *_PROBE)),
-    "Conv2DBackpropInput": ("seed conv2", lambda dnnl: dnnl.implementation("bwd_data", *_PROBE)),
-    "Conv2DBackpropFilter": ("seed conv2",
-                             lambda dnnl: dnnl.implementation("bwd_weights", *_PROBE)),
+    "Conv2D": _conv2_probe("fwd"),
+    "Conv2DBackpropInput": _conv2_probe("bwd_data"),
+    "Conv2DBackpropFilter": _conv2_probe("bwd_weights"),
     "MaxPool": ("seed pool1", lambda dnnl: dnnl.max_pool_implementation(*_POOL_PROBE)),
 }
 
