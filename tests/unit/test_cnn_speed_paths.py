@@ -78,6 +78,9 @@ def test_max_pool_2x2_and_its_gradient_break_ties_as_tf(shape):
 
 
 def test_large_inputs_take_the_threaded_paths(monkeypatch):
+    """NumPy's kernels (with the ``fast`` extra, oneDNN's MaxPool would take one)."""
+    from scopeflow.native import onednn
+    monkeypatch.setattr(onednn, "backend", lambda: None)
     calls = []
     real = blas.split_rows
 
