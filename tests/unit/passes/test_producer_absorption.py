@@ -1,4 +1,5 @@
-"""producer_absorption: an AddN of zero-padded pieces writes each piece into its place."""
+"""producer_absorption: an AddN of zero-padded pieces writes each piece into its place; a
+``Select(c, -x, x)`` flips ``x``'s sign bits without computing ``-x``."""
 
 from __future__ import annotations
 
@@ -104,3 +105,68 @@ def test_gradient_of_slices_that_split_a_tensor_skips_the_pads(passes):
     got = passes.compare("producer_absorption", lambda sess: sess.run(grad, {x: feed}))[0]
     want = np.concatenate([np.full((2, 3), 3.0, np.float32), 2 * feed[2:4], np.exp(feed[4:])])
     np.testing.assert_array_equal(got, want)
+
+
+def _nan_payloads(x):
+    """``x`` with a NaN of each sign and a non-default payload among its values."""
+    bits = x.reshape(-1).view(f"u{x.dtype.itemsize}")
+    exponent_ones = {2: 0x7C00, 4: 0x7F800000, 8: 0x7FF0000000000000}[x.dtype.itemsize]
+    sign = 1 << (8 * x.dtype.itemsize - 1)
+    bits[3] = exponent_ones | 0b101
+    bits[4] = sign | exponent_ones | 0b11
+    return x
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_select_of_a_negation_is_a_sign_flip_with_the_same_bits(passes, dtype):
+    """``where(c, -x, x)`` (sigmoid cross-entropy's ``-|x|``) is not a ``Neg`` and a
+    ``Select``: ``x``'s bits with the sign flipped where ``c`` holds: -0.0, infinities and
+    NaN payloads as ``Neg`` gives them."""
+    rng = np.random.default_rng(3)
+    x_in = tf.placeholder(dtype, [6, 7])
+    c_in = tf.placeholder(tf.bool, [6, 7])
+    x = x_in
+    flipped = tf.where(c_in, -x, x)
+    by_sign = tf.where(x >= 0, -x, x)         # -|x| as TF1's sigmoid cross-entropy builds it
+    with tf.Session() as sess:
+        plan = passes.compile(sess, [flipped, by_sign], [x_in, c_in])
+    assert passes.calls(plan).count("Neg") == 0
+    assert passes.kernel_names(plan, "Select") == ["_select_negated"] * 2
+    feed = {x_in: _nan_payloads(_special_values(rng, (6, 7), dtype)),
+            c_in: rng.random((6, 7)) < 0.5}
+    got, got_abs = passes.compare("producer_absorption",
+                                  lambda sess: sess.run([flipped, by_sign], feed))[0]
+    xv = feed[x_in]
+    assert got.tobytes() == np.where(feed[c_in], -xv, xv).tobytes()
+    assert got_abs.tobytes() == np.where(xv >= 0, -xv, xv).tobytes()
+
+
+def test_select_of_a_negation_stays_whole_where_it_must(passes):
+    """The ``Neg`` is still computed where another op reads it; a condition that picks rows
+    (a vector for a matrix) or an int ``x`` takes the plain kernel; errors are Select's."""
+    x_in = tf.placeholder(tf.float32, [3, 2])
+    rows = tf.placeholder(tf.bool, [3])
+    i_in = tf.placeholder(tf.int32, [4])
+    x = x_in * 3.0
+    neg = -x
+    shared = tf.where(x >= 0, neg, x) + neg
+    by_row = tf.where(rows, -x, x)
+    j = i_in + 1
+    ints = tf.where(i_in > 0, -j, j)
+    with tf.Session() as sess:
+        plan = passes.compile(sess, [shared, by_row, ints], [x_in, rows, i_in])
+    assert passes.calls(plan).count("Neg") == 1
+    feed = {x_in: np.array([[1, -2], [0, 4], [-5, 6]], np.float32),
+            rows: np.array([True, False, True]), i_in: np.array([-3, 0, 2, 5], np.int32)}
+    got = passes.compare("producer_absorption",
+                         lambda sess: sess.run([shared, by_row, ints], feed))[0]
+    xv = feed[x_in] * 3
+    assert got[0].tolist() == (np.where(xv >= 0, -xv, xv) - xv).tolist()
+    assert got[1].tolist() == np.where(feed[rows][:, None], -xv, xv).tolist()
+    assert got[2].tolist() == [-2, 1, -3, -6]
+    bad = tf.placeholder(tf.bool, [None])
+    wrong = tf.where(bad, -x, x)
+    with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError,
+                                             match="Number of batches of 'then'") as e:
+        sess.run(wrong, {x_in: feed[x_in], bad: [True, False]})
+    assert e.value.op.name == wrong.op.name
