@@ -56,10 +56,12 @@ class OpDef:
       const_kernel: ``const_kernel(consts) -> kernel | None``, asked once when a plan is
         compiled, with each input's constant value (None where it is computed at run
         time): a kernel specialised for those constants, or None to keep ``kernel``.
-      forwards_input: ``forwards_input(op) -> bool``: whether this op's output is always
-        its first input itself (``Identity``; a ``Reshape`` to the static shape it already
-        has). A plan then skips the call and uses the input, as TF's grappler removes such
-        ops.
+      forwards_input: ``forwards_input(op, consts) -> int | None``, asked once when a plan
+        is compiled with the constant inputs' values (``consts``, keyed by tensor): the
+        index of the input whose value the op's output always is (``Identity``; a
+        ``Reshape`` to the static shape it already has; ``Mul`` by a scalar constant one),
+        or None. A plan then skips the call and uses that input, as TF's grappler removes
+        such ops.
       absorb_producers: ``absorb_producers(op, consts, owned, shape) -> (kernel, inputs) |
         None``, asked once when a plan is compiled: a kernel that computes the op's output
         from other tensors (its inputs' producers' inputs), or None. ``owned(t)`` says

@@ -250,8 +250,21 @@ def subtract(x, y, name=None) -> Tensor:
 
 
 # ── Mul ──────────────────────────────────────────────────────────────────────────────
+def _times_scalar_one(op, consts):
+    """``x * 1`` or ``1 * x`` by a scalar constant one (a learning rate of 1.0): the
+    product is ``x`` itself, -0.0, infinities and quiet NaNs included, in real types (in complex
+    ones ``inf * (1+0j)`` is NaN). As TF's grappler, which makes such a Mul an Identity."""
+    for kept, other in ((0, 1), (1, 0)):
+        one = consts.get(op._inputs[other])
+        if (one is not None and np.ndim(one) == 0 and np.asarray(one).dtype.kind in "fiu"
+                and one == 1):
+            return kept
+    return None
+
+
 mul_op = OpDef("Mul", shape=broadcast_shape, dtype=_same_dtype_in(NUMERIC),
-               kernel=np.multiply, broadcasting=True, input_names=("x", "y"))
+               kernel=np.multiply, broadcasting=True, input_names=("x", "y"),
+               forwards_input=_times_scalar_one)
 
 
 @mul_op.def_grad

@@ -92,15 +92,17 @@ def placeholder_with_default(input, shape, name=None) -> Tensor:  # noqa: A002 -
 
 
 # ── Identity ─────────────────────────────────────────────────────────────────────────
-def _always(op):
-    return True
+def _always(op, consts):
+    return 0
 
 
-def _same_static_shape(op):
+def _same_static_shape(op, consts):
     """A reshape to the fully known static shape its input already has: the kernel's
     result could only be the input's values in the input's shape."""
     dims = op._inputs[0].shape.as_tuple()
-    return bool(dims) and None not in dims and op._outputs[0].shape.as_tuple() == dims
+    if dims and None not in dims and op._outputs[0].shape.as_tuple() == dims:
+        return 0
+    return None
 
 
 def _identity_kernel(x):

@@ -67,6 +67,13 @@ class Memory:
         outside = set(ir.fed) | ir.folded.keys()
         for op in ir.ops:
             od = op._op_def
+            if ir.steps[op].forwards:  # its output is another tensor's array
+                source = ir.source(op._outputs[0])
+                if source in state:
+                    state.add(op._outputs[0])
+                if source in outside:
+                    outside.add(op._outputs[0])
+                continue
             if not od.aliases or self.returns_fresh(op):
                 continue  # a kernel that computes returns new memory
             outs = [t for t in op._outputs if t not in ir.fed and t not in ir.folded]
@@ -118,8 +125,13 @@ class Memory:
         if self.fresh(t):
             return True
         producer = t._op
-        return (producer._op_def.type in VIEW_PRODUCERS and t not in self.outside
-                and producer in self.ir.steps
+        if t in self.outside or producer not in self.ir.steps:
+            return False
+        if self.ir.steps[producer].forwards:
+            source = self.ir.source(t)
+            return any(self.ir.source(x) is source and self.owned_alone(x)
+                       for x in producer._inputs)
+        return (producer._op_def.type in VIEW_PRODUCERS
                 and all(x in self.ir.folded for x in producer._inputs[1:])
                 and self.owned_alone(producer._inputs[0]))
 

@@ -45,6 +45,11 @@ class Step:
         return self.how is How.CALL
 
     @property
+    def forwards(self) -> bool:
+        """Whether the step's output is another tensor's value (no call)."""
+        return self.how is How.FORWARDED
+
+    @property
     def reads(self) -> bool:
         """Whether the run reads this step's inputs (by a call, or through a forward)."""
         return self.how is How.CALL or self.how is How.FORWARDED

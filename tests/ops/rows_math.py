@@ -87,6 +87,9 @@ ROWS = [
     OpCase("Mul", lambda tf, x, y: x * y, np.multiply, [rand(3, 1, 2), rand(4, 2)]),
     OpCase("Mul", lambda tf, x: tf.scalar_mul(3, x), lambda x: 3 * x, [_ints(5)],
            id="Mul-scalar_mul"),
+    OpCase("Mul", lambda tf, x: x * 1.0, lambda x: x,
+           [_a([-0.0, 0.0, np.inf, -np.inf, np.nan, 1e-45, -3.5], f32)], id="Mul-by-one",
+           check_grad=False),  # (special values; Mul's gradient has rows above)
     OpCase("RealDiv", lambda tf, x, y: x / y, np.divide, [rand(2, 3), _pos(3)]),
     OpCase("RealDiv", lambda tf, x, y: x / y,
            lambda x, y: x.astype(f64) / y.astype(f64), [_ints(2, 3), _nonzero_ints(2, 3)],

@@ -1,6 +1,8 @@
-"""Pass-through forwarding (as grappler removes them): an op whose output is always its
-input itself (``OpDef.forwards_input``: ``Identity``, ``StopGradient``, a ``Reshape`` to the
-static shape its input has) is not called; its readers use its input's value.
+"""Pass-through forwarding (as grappler removes them): an op whose output is always one of
+its inputs (``OpDef.forwards_input``: ``Identity``, ``StopGradient``, a ``Reshape`` to the
+static shape its input has, a ``Mul`` by a constant scalar one) is not called; its readers
+use that input's value. A computing op (``Mul``) is forwarded only where that can't be seen:
+never a variable's buffer, never a fetch.
 
 An ``Identity`` of a variable (``v/read``) is forwarded too: its readers then read the
 variable's buffer where they run, which is TF1's rule (a ref's readers see the variable as
@@ -25,10 +27,16 @@ def touches(op_def) -> bool:
 
 def applies(op, ir):
     od = op._op_def
-    if (not ir.steps[op].calls or od.forwards_input is None or op._outputs[0] in ir.fed
-            or not od.forwards_input(op) or op._inputs[0]._ref_key in ir.reallocated):
+    if not ir.steps[op].calls or od.forwards_input is None or op._outputs[0] in ir.fed:
         return None
-    source = ir.source(op._inputs[0])
+    kept = od.forwards_input(op, ir.folded)
+    if kept is None or op._inputs[kept]._ref_key in ir.reallocated:
+        return None
+    source = ir.source(op._inputs[kept])
+    if not od.aliases and (ir.memory.aliases_state(source) or op._outputs[0] in ir.fetches):
+        # A computing op (``x * 1``) copies: a variable read through it is the value
+        # when it runs, and its fetch is an array of its own.
+        return None
     if source.op._op_def.type in VARIABLE_OP_TYPES and not _has_readers(op._outputs[0], ir):
         # Run only for its effect (a control input, a group's member): its read of the
         # variable is that effect (an uninitialized variable fails it, as in TF).

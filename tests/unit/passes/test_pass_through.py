@@ -139,3 +139,64 @@ def test_an_identity_of_a_variable_run_only_for_its_effect_still_reads_it(
                 sess.run(fetch)
         sess.run(v.initializer)
         assert sess.run([group, after]) == [None, 2.0]
+
+
+_SPECIAL = np.array([-0.0, 0.0, np.inf, -np.inf, np.nan, 1e-45, -3.5, 7.25], np.float32)
+
+
+def test_a_mul_by_a_constant_scalar_one_is_not_called(passes):
+    """``x * 1`` and ``1 * x`` (a learning rate of 1.0 before a ``ScatterSub``) are ``x``,
+    bit for bit: signed zeros, infinities, NaN, subnormals; ints too."""
+    x = tf.placeholder(tf.float32, [8])
+    i = tf.placeholder(tf.int64, [3])
+    m = tf.square(x)
+    y = tf.negative(m * 1.0)                               # x * 1
+    z = tf.exp(tf.scalar_mul(1.0, tf.abs(x)))              # 1 * x (scalar_mul's order)
+    w = (i * 1) + 2
+    with tf.Session() as sess:
+        plan = passes.compile(sess, [y, z, w], [x, i])
+    assert passes.calls(plan) == ["Abs", "AddV2", "Exp", "Neg", "Square"]
+    feed = {x: _SPECIAL, i: np.array([-4, 0, 2**40], np.int64)}
+    y_got, z_got, w_got = passes.compare("pass_through",
+                                         lambda sess: sess.run([y, z, w], feed))[0]
+    assert y_got.tobytes() == np.negative(np.square(_SPECIAL)).tobytes()
+    assert z_got.tobytes() == np.exp(np.abs(_SPECIAL)).tobytes()
+    assert w_got.tolist() == [-2, 2, 2**40 + 2]
+
+
+def test_a_mul_by_one_stays_where_its_copy_can_be_seen(passes):
+    """Called as ever: of a variable (a snapshot before a later write), fetched (an array of
+    its own), by a one that is not a scalar (it broadcasts), or complex (``inf * (1+0j)``
+    is NaN). Where it is skipped, its reader never writes into the buffer it shares."""
+    v = tf.Variable([1.0, 2.0])
+    before = v * 1.0
+    with tf.control_dependencies([before]):
+        bump = tf.assign_add(v, [1.0, 1.0])
+    x = tf.placeholder(tf.float32, [3])
+    fetched = x * 1.0
+    grown = x * tf.ones([2, 1])
+    c = tf.placeholder(tf.complex64, [2])
+    complex_one = c * tf.constant(1 + 0j, tf.complex64)
+    m = tf.square(x)
+    shared = tf.exp(m * 1.0)                      # m is fetched as well: not overwritten
+    fed_read = tf.negative(x * 1.0)               # the feed is never written either
+    fetches = [before, bump, fetched, grown, complex_one, m, shared, fed_read]
+    with tf.Session() as sess:
+        plan = passes.compile(sess, fetches, [x, c], targets=())
+    assert passes.calls(plan).count("Mul") == 4
+    fx = np.array([1.0, -2.0, 3.0], np.float32)
+    fc = np.array([np.inf + 0j, 1 - 2j], np.complex64)
+
+    def program(sess):
+        sess.run(v.initializer)
+        got = sess.run(fetches, {x: fx, c: fc})
+        return got + [fx.copy()]
+
+    got = passes.compare("pass_through", program)[0]
+    assert got[0].tolist() == [1.0, 2.0] and got[1].tolist() == [2.0, 3.0]
+    assert got[2].tolist() == fx.tolist() and not np.shares_memory(got[2], fx)
+    assert got[3].shape == (2, 3)
+    assert np.isnan(got[4][0].imag) or np.isnan(got[4][0].real)
+    assert got[5].tolist() == (fx * fx).tolist()
+    assert got[6].tolist() == np.exp(fx * fx).tolist()
+    assert got[7].tolist() == (-fx).tolist() and got[8].tolist() == fx.tolist()
