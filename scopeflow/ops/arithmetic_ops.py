@@ -585,9 +585,16 @@ def _adds_several(op, consts) -> bool:
     return len(op._inputs) > 1  # a single input is forwarded
 
 
+def _add_n_absorb(op, consts, owned, shape_of):
+    found = _add_n_absorb_pads(op, consts, owned, shape_of)
+    if found is None:  # (Select's module imports this one)
+        from scopeflow.ops.reduction_ops import add_n_of_masked_selects
+        found = add_n_of_masked_selects(op, consts, owned, shape_of)
+    return found
+
+
 add_n_op = OpDef("AddN", shape=_add_n_shape, dtype=_add_n_dtype, kernel=_add_n_kernel,
-                 fresh_outputs=_adds_several, aliases=True,
-                 absorb_producers=_add_n_absorb_pads)
+                 fresh_outputs=_adds_several, aliases=True, absorb_producers=_add_n_absorb)
 
 
 @add_n_op.def_grad

@@ -139,8 +139,17 @@ class Memory:
         """Whether ``t``'s producer may be left out of the run when its one reader stops
         reading ``t``: a pure, single-output op in the plan whose value nothing else needs
         (not fed, fetched, bound, or a control input)."""
+        return self.readers[t] == 1 and self._leavable(t)
+
+    def unread(self, t) -> bool:
+        """Whether ``t``'s producer may be left out of the run now: as ``removable``, with
+        no reader left."""
+        return (self.readers[t] == 0 and self._leavable(t)
+                and self.ir.steps[t._op].calls)
+
+    def _leavable(self, t) -> bool:
         producer = t._op
-        return (self.readers[t] == 1 and t not in self.ir.fed and t not in self.ir.folded
+        return (t not in self.ir.fed and t not in self.ir.folded
                 and producer in self.ir.steps and producer not in self.ir.controls
                 and not producer._op_def.stateful and len(producer._outputs) == 1)
 

@@ -39,6 +39,10 @@ def rewrite(op, ir, found) -> None:
     dropped = [t._op for t in op._inputs if t not in inputs and memory.removable(t)]
     step = ir.steps[op]
     step.kernel, step.inputs, step.with_attrs = kernel, list(inputs), False
-    for producer in dropped:
-        ir.steps[producer].how = How.ABSORBED
-    ir.changed()
+    while dropped:  # and then the producers of what only the dropped ops read
+        for producer in dropped:
+            ir.steps[producer].how = How.ABSORBED
+        ir.changed()
+        memory = ir.memory
+        dropped = list(dict.fromkeys(t._op for producer in dropped for t in producer._inputs
+                                     if memory.unread(t)))

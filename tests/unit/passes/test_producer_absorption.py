@@ -170,3 +170,56 @@ def test_select_of_a_negation_stays_whole_where_it_must(passes):
                                              match="Number of batches of 'then'") as e:
         sess.run(wrong, {x_in: feed[x_in], bad: [True, False]})
     assert e.value.op.name == wrong.op.name
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sigmoid_cross_entropy_gradient_masks_once_with_the_same_bits(passes, dtype):
+    """The gradient of TF1's ``where``-built sigmoid cross-entropy is an ``AddN`` of three
+    ``Select``s with zeros on one condition (one under a ``Neg``): the AddN masks each
+    term itself, with one mask, and none of the four ops runs."""
+    rng = np.random.default_rng(7)
+    logits = tf.placeholder(dtype, [6, 7])
+    labels = tf.placeholder(dtype, [6, 7])
+    weights = tf.placeholder(dtype, [6, 7])
+    xent = tf.nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits)
+    grads = tf.gradients(tf.reduce_sum(xent * weights), [logits, labels])
+    with tf.Session() as sess:
+        plan = passes.compile(sess, [xent, *grads], [logits, labels, weights])
+    assert passes.kernel_names(plan, "AddN") == ["_add_n_of_masked_terms"]
+    calls = passes.calls(plan)       # (the one Neg left is the sub's, in the labels' gradient)
+    assert calls.count("Select") == 2 and calls.count("Neg") == 1
+    x = _nan_payloads(_special_values(rng, (6, 7), dtype))
+    x.reshape(-1)[5::9] = 0.0
+    feed = {logits: x, labels: rng.random((6, 7)).astype(dtype),
+            weights: _special_values(rng, (6, 7), dtype)}
+    with np.errstate(all="ignore"):
+        passes.compare("producer_absorption", lambda sess: sess.run([xent, *grads], feed))
+
+
+def test_masked_terms_fall_back_to_the_ops_kernels(passes):
+    """A condition that picks rows (a vector for a matrix) takes ``Select``'s own kernel for
+    each term; a term read elsewhere too stays a ``Select``; the sum's order is AddN's."""
+    rows = tf.placeholder(tf.bool, [3])
+    cells = tf.placeholder(tf.bool, [3, 2])
+    x_in = tf.placeholder(tf.float32, [3, 2])
+    x = x_in * 2.0
+    y = tf.exp(x_in)
+    zeros = tf.zeros([3, 2])
+    by_rows = tf.add_n([x, tf.where(rows, x, zeros), -tf.where(rows, y, zeros),
+                        tf.where(rows, zeros, y)])
+    kept = tf.where(cells, zeros, x)
+    by_cells = tf.add_n([tf.where(cells, y, zeros), kept, -tf.where(cells, x, zeros)])
+    fetches = [by_rows, by_cells, kept]
+    with tf.Session() as sess:
+        plan = passes.compile(sess, fetches, [rows, cells, x_in])
+    assert passes.kernel_names(plan, "AddN") == ["_add_n_of_masked_terms"] * 2
+    assert passes.calls(plan).count("Select") == 1
+    feed = {rows: np.array([True, False, True]), x_in: np.array(
+        [[1, -2], [0, 4], [-5, 6]], np.float32), cells: np.array([[1, 0], [0, 1], [1, 1]], bool)}
+    got = passes.compare("producer_absorption", lambda sess: sess.run(fetches, feed))[0]
+    xv, yv = feed[x_in] * 2, np.exp(feed[x_in])
+    r, c = feed[rows][:, None], feed[cells]
+    want_rows = ((xv + np.where(r, xv, 0)) + -np.where(r, yv, 0)) + np.where(r, 0, yv)
+    want_cells = (np.where(c, yv, 0) + np.where(c, 0, xv)) + -np.where(c, xv, 0)
+    assert got[0].tobytes() == want_rows.astype(np.float32).tobytes()
+    assert got[1].tobytes() == want_cells.astype(np.float32).tobytes()
