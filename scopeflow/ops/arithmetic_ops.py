@@ -585,12 +585,75 @@ def _adds_several(op, consts) -> bool:
     return len(op._inputs) > 1  # a single input is forwarded
 
 
+SIGNED_INT_OF_SIZE = {2: np.int16, 4: np.int32, 8: np.int64}   # for views of float bits
+
+
+def _float_zeros(z) -> bool:
+    """Whether a constant is float +0s of 4 or 8 bytes each (maskable bits)."""
+    return (isinstance(z, np.ndarray) and z.dtype.kind == "f" and z.dtype.itemsize in (4, 8)
+            and not z.view(f"u{z.dtype.itemsize}").any())
+
+
+def _add_n_absorb_masked_selects(op, consts, owned, shape_of):
+    # The gradient of TF1's where-built sigmoid cross-entropy is an AddN of Select(c, x, 0),
+    # Select(c, 0, x) and Neg(Select(c, x, 0)) on one condition. Each Select makes a mask
+    # from c; here one mask serves every term, and the four ops are not called. A term is
+    # x's bits ANDed with the mask (Select's const kernel does the same), negated as Neg
+    # does, and the terms are summed as AddN sums them: the same bits.
+    dims = shape_of(op._outputs[0]).as_tuple()
+    if dims is None or None in dims:
+        return None
+    terms, inputs, cond = [], [], None
+    for t in op._inputs:
+        s, negated = t, False
+        if t._op._op_def.type == "Neg" and owned(t):
+            s, negated = t._op._inputs[0], True
+        select = s._op
+        kept = None
+        if (select._op_def.type == "Select" and owned(s)
+                and (cond is None or select._inputs[0] is cond)
+                and all(shape_of(x).as_tuple() == dims for x in select._inputs)):
+            kept = next((3 - at for at in (2, 1) if _float_zeros(consts.get(
+                select._inputs[at]))), None)
+        if kept is None:
+            terms.append(None)
+            inputs.append(t)
+            continue
+        cond = select._inputs[0]
+        terms.append((kept == 1, negated, consts[select._inputs[3 - kept]]))
+        inputs.append(select._inputs[kept])
+    if sum(term is not None for term in terms) < 2:
+        return None
+
+    def _add_n_of_masked_terms(c, *xs):
+        fast = type(c) is np.ndarray and c.dtype == np.bool_ and all(
+            type(x) is np.ndarray and x.dtype == term[2].dtype
+            for x, term in zip(xs, terms) if term is not None)
+        mask = None
+        values = []
+        for x, term in zip(xs, terms):
+            if term is None:
+                values.append(x)
+                continue
+            where_c, negated, zeros = term
+            if not fast:
+                v = np.where(c, x, zeros) if where_c else np.where(c, zeros, x)
+            else:
+                if mask is None:  # all ones where c holds
+                    mask = c.astype(SIGNED_INT_OF_SIZE[x.dtype.itemsize])
+                    np.negative(mask, out=mask)
+                    inverse = np.invert(mask)
+                v = np.bitwise_and(x.view(mask.dtype), mask if where_c else inverse)
+                v = v.view(x.dtype)
+            values.append(np.negative(v, out=v) if negated else v)
+        return _add_n_kernel(*values)
+
+    return _add_n_of_masked_terms, (cond, *inputs)
+
+
 def _add_n_absorb(op, consts, owned, shape_of):
-    found = _add_n_absorb_pads(op, consts, owned, shape_of)
-    if found is None:  # (Select's module imports this one)
-        from scopeflow.ops.reduction_ops import add_n_of_masked_selects
-        found = add_n_of_masked_selects(op, consts, owned, shape_of)
-    return found
+    return (_add_n_absorb_pads(op, consts, owned, shape_of)
+            or _add_n_absorb_masked_selects(op, consts, owned, shape_of))
 
 
 add_n_op = OpDef("AddN", shape=_add_n_shape, dtype=_add_n_dtype, kernel=_add_n_kernel,

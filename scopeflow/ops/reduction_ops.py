@@ -29,7 +29,7 @@ from scopeflow.framework.opdef import (
 from scopeflow.framework.tensor_shape import Dimension, TensorShape
 from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops.arithmetic_ops import (
-    _add_n_kernel,
+    SIGNED_INT_OF_SIZE,
     add,
     cast,
     conj,
@@ -144,17 +144,15 @@ def _select_const_kernel(consts):
     return None
 
 
-_SIGNED_INT = {2: np.int16, 4: np.int32, 8: np.int64}
-
-
 def _select_negated(c, x):
     """``Select(c, -x, x)`` from ``c`` and ``x``: ``x``'s bits with the sign bit flipped where
     ``c`` holds, as ``Neg`` flips it (NaN and -0.0 included), in three cheap integer passes
     where ``Neg`` then ``np.where`` (slow at element-wise picking) took two and a copy."""
     if not (type(c) is np.ndarray and c.dtype == np.bool_ and type(x) is np.ndarray
-            and x.dtype.kind == "f" and x.dtype.itemsize in _SIGNED_INT and c.shape == x.shape):
+            and x.dtype.kind == "f" and x.dtype.itemsize in SIGNED_INT_OF_SIZE
+            and c.shape == x.shape):
         return _select_kernel(c, np.negative(x), x)
-    itype = _SIGNED_INT[x.dtype.itemsize]
+    itype = SIGNED_INT_OF_SIZE[x.dtype.itemsize]
     sign = c.astype(itype)
     np.left_shift(sign, 8 * x.dtype.itemsize - 1, out=sign)
     np.bitwise_xor(sign, x.view(itype), out=sign)
@@ -169,70 +167,6 @@ def _select_of_negation(op, consts, owned, shape):
     if negation._op_def.type != "Neg" or negation._inputs[0] is not e or not owned(t):
         return None
     return _select_negated, (c, e)
-
-
-def _zeros_branch(select, consts):
-    """Which branch of a ``Select`` (1 ``t``, 2 ``e``) is a constant of +0s that
-    ``_select_with_zeros`` serves, or None."""
-    for at in (2, 1):
-        z = consts.get(select._inputs[at])
-        if (isinstance(z, np.ndarray) and z.dtype.kind == "f" and z.dtype.itemsize in (4, 8)
-                and not z.view(f"u{z.dtype.itemsize}").any()):
-            return at
-    return None
-
-
-def add_n_of_masked_selects(op, consts, owned, shape):
-    """``AddN``'s ``absorb_producers`` rule for terms ``Select(c, x, 0)``, ``Select(c, 0, x)``
-    and their ``Neg``s on one condition ``c`` (the gradient of sigmoid cross-entropy's
-    ``where``s): each term is masked with one mask made from ``c`` once, instead of one per
-    ``Select``, and the terms are summed as ``AddN`` sums them; the same bits."""
-    terms, inputs, cond = [], [], None
-    for t in op._inputs:
-        s, negated = t, False
-        if t._op._op_def.type == "Neg" and owned(t):
-            s, negated = t._op._inputs[0], True
-        select = s._op
-        at = None
-        if (select._op_def.type == "Select" and owned(s)
-                and (cond is None or select._inputs[0] is cond)):
-            at = _zeros_branch(select, consts)
-        if at is None:
-            terms.append(None)
-            inputs.append(t)
-            continue
-        cond = select._inputs[0]
-        terms.append((at, negated, consts[select._inputs[at]]))
-        inputs.append(select._inputs[3 - at])
-    if sum(term is not None for term in terms) < 2:
-        return None
-
-    def _add_n_of_masked_terms(c, *xs):
-        masked = [(x, term) for x, term in zip(xs, terms) if term is not None]
-        fast = (type(c) is np.ndarray and c.dtype == np.bool_
-                and all(type(x) is np.ndarray and x.dtype.kind == "f"
-                        and x.dtype.itemsize in (4, 8) and x.shape == c.shape == zeros.shape
-                        for x, (_, _, zeros) in masked))
-        mask = None
-        values = []
-        for x, term in zip(xs, terms):
-            if term is None:
-                values.append(x)
-                continue
-            at, negated, zeros = term
-            if not fast:  # the ops' own kernels, one by one (and their errors)
-                v = _select_kernel(c, zeros, x) if at == 1 else _select_kernel(c, x, zeros)
-            else:
-                if mask is None:  # all ones where c holds, as _select_with_zeros makes it
-                    mask = c.astype(_SIGNED_INT[x.dtype.itemsize])
-                    np.negative(mask, out=mask)
-                    inverse = np.invert(mask)
-                bits = np.bitwise_and(x.view(mask.dtype), mask if at == 2 else inverse)
-                v = bits.view(x.dtype)
-            values.append(np.negative(v, out=v) if negated else v)
-        return _add_n_kernel(*values)
-
-    return _add_n_of_masked_terms, (cond, *inputs)
 
 
 select_op = OpDef("Select", shape=_select_shape, dtype=_select_dtype, kernel=_select_kernel,

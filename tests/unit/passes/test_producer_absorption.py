@@ -196,9 +196,9 @@ def test_sigmoid_cross_entropy_gradient_masks_once_with_the_same_bits(passes, dt
         passes.compare("producer_absorption", lambda sess: sess.run([xent, *grads], feed))
 
 
-def test_masked_terms_fall_back_to_the_ops_kernels(passes):
-    """A condition that picks rows (a vector for a matrix) takes ``Select``'s own kernel for
-    each term; a term read elsewhere too stays a ``Select``; the sum's order is AddN's."""
+def test_masked_terms_only_where_each_select_is_elementwise_and_the_runs_own(passes):
+    """A condition that picks rows (a vector for a matrix) leaves the ``Select``s alone; a
+    term read elsewhere too stays a ``Select``; the sum's order is AddN's."""
     rows = tf.placeholder(tf.bool, [3])
     cells = tf.placeholder(tf.bool, [3, 2])
     x_in = tf.placeholder(tf.float32, [3, 2])
@@ -212,8 +212,8 @@ def test_masked_terms_fall_back_to_the_ops_kernels(passes):
     fetches = [by_rows, by_cells, kept]
     with tf.Session() as sess:
         plan = passes.compile(sess, fetches, [rows, cells, x_in])
-    assert passes.kernel_names(plan, "AddN") == ["_add_n_of_masked_terms"] * 2
-    assert passes.calls(plan).count("Select") == 1
+    assert passes.kernel_names(plan, "AddN") == ["_add_n_kernel", "_add_n_of_masked_terms"]
+    assert passes.calls(plan).count("Select") == 4
     feed = {rows: np.array([True, False, True]), x_in: np.array(
         [[1, -2], [0, 4], [-5, 6]], np.float32), cells: np.array([[1, 0], [0, 1], [1, 1]], bool)}
     got = passes.compare("producer_absorption", lambda sess: sess.run(fetches, feed))[0]
@@ -223,3 +223,20 @@ def test_masked_terms_fall_back_to_the_ops_kernels(passes):
     want_cells = (np.where(c, yv, 0) + np.where(c, 0, xv)) + -np.where(c, xv, 0)
     assert got[0].tobytes() == want_rows.astype(np.float32).tobytes()
     assert got[1].tobytes() == want_cells.astype(np.float32).tobytes()
+
+
+def test_masked_terms_of_scalars(passes):
+    """0-d values (NumPy scalars out of the kernels) take ``np.where``: the same bits."""
+    c_in = tf.placeholder(tf.bool, [])
+    a_in = tf.placeholder(tf.float64, [])
+    a = tf.exp(a_in)
+    zero = tf.zeros([], tf.float64)
+    total = tf.add_n([tf.where(c_in, a, zero), -tf.where(c_in, zero, a), a])
+    with tf.Session() as sess:
+        plan = passes.compile(sess, [total], [c_in, a_in])
+    assert passes.kernel_names(plan, "AddN") == ["_add_n_of_masked_terms"]
+    for c in (True, False):
+        got = passes.compare("producer_absorption",
+                             lambda sess, c=c: sess.run(total, {c_in: c, a_in: -0.5}))[0]
+        e = np.exp(-0.5)
+        assert got == ((e if c else 0.0) + (-0.0 if c else -e)) + e
