@@ -588,6 +588,18 @@ def _adds_several(op, consts) -> bool:
 SIGNED_INT_OF_SIZE = {2: np.int16, 4: np.int32, 8: np.int64}   # for views of float bits
 
 
+def condition_mask(c, itemsize: int, holds: bool = True) -> np.ndarray:
+    """Bits of ``itemsize``-byte signed ints: all ones where bool ``c`` holds (``holds=False``:
+    where it does not), zeros elsewhere. ANDed with a float array's bits, it keeps those
+    values bit for bit (NaN payloads, -0.0) and makes the others +0.0."""
+    mask = c.astype(SIGNED_INT_OF_SIZE[itemsize])
+    if holds:
+        np.negative(mask, out=mask)
+    else:
+        mask -= 1
+    return mask
+
+
 def _float_zeros(z) -> bool:
     """Whether a constant is float +0s of 4 or 8 bytes each (maskable bits)."""
     return (isinstance(z, np.ndarray) and z.dtype.kind == "f" and z.dtype.itemsize in (4, 8)
@@ -639,9 +651,8 @@ def _add_n_absorb_masked_selects(op, consts, owned, shape_of):
             if not fast:
                 v = np.where(c, x, zeros) if where_c else np.where(c, zeros, x)
             else:
-                if mask is None:  # all ones where c holds
-                    mask = c.astype(SIGNED_INT_OF_SIZE[x.dtype.itemsize])
-                    np.negative(mask, out=mask)
+                if mask is None:
+                    mask = condition_mask(c, x.dtype.itemsize)
                     inverse = np.invert(mask)
                 v = np.bitwise_and(x.view(mask.dtype), mask if where_c else inverse)
                 v = v.view(x.dtype)

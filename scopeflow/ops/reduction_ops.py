@@ -32,6 +32,7 @@ from scopeflow.ops.arithmetic_ops import (
     SIGNED_INT_OF_SIZE,
     add,
     cast,
+    condition_mask,
     conj,
     equal,
     floormod,
@@ -113,11 +114,7 @@ def _select_with_zeros(c, t, e, zeros_at):
     if not (type(c) is np.ndarray and c.dtype == np.bool_ and type(x) is np.ndarray
             and c.shape == np.shape(t) == np.shape(e) and x.dtype.itemsize in (4, 8)):
         return _select_kernel(c, t, e)
-    mask = c.astype(np.int32 if x.dtype.itemsize == 4 else np.int64)
-    if zeros_at == 2:
-        np.negative(mask, out=mask)      # all ones where c holds
-    else:
-        mask -= 1                        # all ones where c does not
+    mask = condition_mask(c, x.dtype.itemsize, holds=zeros_at == 2)
     np.bitwise_and(x.view(mask.dtype), mask, out=mask)
     return mask.view(x.dtype)
 
