@@ -30,6 +30,8 @@ from scopeflow.io import protos
 from scopeflow.io.atomic import atomic_write_bytes
 from scopeflow.summary.writer import FileWriterCache
 from scopeflow.train import training_util
+from scopeflow.train.checkpoint_cleanup import tidy_checkpoint_dir
+from scopeflow.train.checkpoint_management import get_checkpoint_state
 from scopeflow.train.session_run_hook import SessionRunArgs, SessionRunHook
 
 __all__ = ["SecondOrStepTimer", "LoggingTensorHook", "StopAtStepHook",
@@ -277,8 +279,26 @@ class CheckpointSaverHook(SessionRunHook):
     def begin(self):
         self._summary_writer = FileWriterCache.get(self._checkpoint_dir)
         self._global_step_tensor = _global_step_or_raise("CheckpointSaverHook")
+        self._tidy()
         for listener in self._listeners:
             listener.begin()
+
+    def _tidy(self):
+        """scopeflow: a restart first clears what a killed run left in its directory, as
+        the main job does: temporaries of an interrupted save (``*.meta.tmp...``), and
+        checkpoints ``<basename>-<step>`` the state file does not list (a save killed
+        before its commit). This hook is the only writer there (the chief's)."""
+        directory, basename = os.path.split(self._save_path)
+        state = get_checkpoint_state(directory or os.curdir)
+        listed = [] if state is None else \
+            [*state.all_model_checkpoint_paths, state.model_checkpoint_path]
+        temporaries, stale = tidy_checkpoint_dir(directory or os.curdir, basename, listed)
+        if temporaries:
+            logging.info("Removed %d temporary file(s) of an interrupted save in %s",
+                         len(temporaries), directory)
+        for prefix in stale:
+            logging.info("Removed %s: the checkpoint state file does not list it (a save "
+                         "or a deletion was interrupted)", prefix)
 
     def after_create_session(self, session, coord):
         global_step = session.run(self._global_step_tensor)

@@ -31,6 +31,7 @@ from __future__ import annotations
 import glob
 import logging
 import os
+import threading
 import time
 
 import numpy as np
@@ -46,6 +47,11 @@ from scopeflow.partitioning import PartitionedVariable
 from scopeflow.runtime.session import Session
 from scopeflow.train import checkpoint_management as cm
 from scopeflow.train import training_state as ts
+from scopeflow.train.checkpoint_cleanup import (
+    checkpoint_files,
+    remove_own_checkpoint,
+    save_location,
+)
 from scopeflow.train.restore_report import (
     WRAP_MESSAGE,
     RestoreReport,
@@ -390,6 +396,11 @@ class Saver:
         self._want_training_state = bool(training_state)
         self._last_checkpoints: list = []
         self._checkpoints_to_be_deleted: list = []
+        # (resolved directory, base name) of each save: max_to_keep deletes nothing else.
+        self._save_locations: set = set()
+        # One save at a time: two threads saving through one Saver would otherwise remove
+        # each other's temporaries and interleave the max_to_keep bookkeeping.
+        self._lock = threading.RLock()
         self._save_relative_paths = save_relative_paths
         self._saveables = None
         self._graph = get_default_graph()
@@ -502,7 +513,7 @@ class Saver:
             self._next_checkpoint_time += self.saver_def.keep_checkpoint_every_n_hours * 3600
             return
         try:
-            cm.remove_checkpoint(path, self.saver_def.version, meta_graph_suffix)
+            remove_own_checkpoint(path, self._save_locations, meta_graph_suffix)
         except OSError as e:
             _log.warning("Ignoring: %s", e)
 
@@ -516,7 +527,18 @@ class Saver:
         ``<prefix>.meta``, then the ``checkpoint`` state file in the prefix's directory, and
         only then deletes checkpoints beyond ``max_to_keep``. The directory must exist.
         Returns None for an empty Saver (``allow_empty=True`` and no variables).
+
+        ``max_to_keep`` deletes only this Saver's own checkpoints: files named after a
+        ``save_path`` it was given (``-<step>`` added), in the directory it saved them to;
+        anything else the list names (a state file listing ``../`` or absolute paths) is
+        kept, with a warning. Threads may share a Saver: their saves take turns.
         """
+        with self._lock:
+            return self._save(sess, save_path, global_step, latest_filename, meta_graph_suffix,
+                              write_meta_graph, write_state, strip_default_attrs)
+
+    def _save(self, sess, save_path, global_step, latest_filename, meta_graph_suffix,
+              write_meta_graph, write_state, strip_default_attrs):
         if not self._is_built:
             raise RuntimeError("`build()` should be called before save if defer_build==True")
         latest_filename = latest_filename or cm.LATEST_FILENAME
@@ -556,6 +578,7 @@ class Saver:
                     ts.capture(sess, self._graph), dtype=object)
             out = sess.run(self.saver_def.save_tensor_name, feed)
             model_checkpoint_path = out.decode("utf-8") if isinstance(out, bytes) else str(out)
+            self._save_locations.add(save_location(save_path))
         # Commit order: bundle (above), meta graph, state file; then delete old ones.
         kept = list(self._last_checkpoints)
         try:
@@ -687,7 +710,11 @@ class Saver:
             _log.info("%s has no training state: the variables are restored; random streams "
                       "and input positions continue from where they are", save_path)
             return
-        ts.apply(sess, value, self._graph)
+        try:
+            ts.apply(sess, value, self._graph)
+        except errors.DataLossError as e:  # a damaged checkpoint: say which
+            raise errors.DataLossError(
+                e.node_def, e.op, f"Checkpoint {save_path} is damaged: {e.message}") from None
 
     def _restore_ops(self):
         """(the RestoreV2 op, {checkpoint key: its Assign op}) for error messages."""
@@ -714,7 +741,8 @@ class Saver:
 def _remove_uncommitted(checkpoint_file, meta_graph_suffix):
     """Deletes a checkpoint whose save failed after its bundle was written."""
     try:
-        cm.remove_checkpoint(checkpoint_file, SaverDef.V2, meta_graph_suffix)
+        for path in checkpoint_files(checkpoint_file, meta_graph_suffix):
+            os.remove(path)
     except OSError as e:  # the save's own error is what the user needs to see
         _log.warning("Could not remove the incomplete checkpoint %s: %s", checkpoint_file, e)
 

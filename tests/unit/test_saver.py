@@ -250,10 +250,16 @@ def test_set_last_checkpoints(tmp_path):
     assert saver.last_checkpoints == [str(tmp_path / "older")]
     for f in ("older.index", "older.data-00000-of-00001", "older.meta"):
         (tmp_path / f).write_bytes(b"")
+        (tmp_path / f.replace("older", "new-3")).write_bytes(b"")
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         saver.save(sess, str(tmp_path / "new"))
-    assert not (tmp_path / "older.index").exists()  # dropped past max_to_keep: deleted
+        # Not one of this Saver's names (new, new-<step>): kept, where TF deletes it.
+        assert (tmp_path / "older.index").exists()
+        saver.set_last_checkpoints_with_time([(str(tmp_path / "new-3"), 5.0)])
+        saver.save(sess, str(tmp_path / "new"))
+    assert not (tmp_path / "new-3.index").exists()  # dropped past max_to_keep: deleted
+    assert not (tmp_path / "new-3.data-00000-of-00001").exists()
     with pytest.raises(TypeError):
         saver.set_last_checkpoints("not a list")
 
