@@ -141,15 +141,14 @@ def capture(sess, graph=None) -> bytes:
 
 def _load(data) -> dict:
     try:
-        doc = json.loads(data.decode() if isinstance(data, bytes) else str(data))
-        if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-            raise ValueError(f"not a {FORMAT} record")
-        state = iterator_state._decode(doc["state"])
+        state = iterator_state.decode_document(data, FORMAT)
+        if not isinstance(state, dict):
+            raise ValueError("not a dict")
         for key in ("random_streams", "iterators", "objects"):
             if not isinstance(state.get(key), dict):
                 raise ValueError(f"no {key}")
         return state
-    except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError) as e:
+    except (ValueError, KeyError, TypeError, AttributeError) as e:
         raise errors.DataLossError(
             None, None, f"The checkpoint's training state ({KEY}) is damaged: {e}") from None
 
@@ -163,6 +162,9 @@ def apply(sess, data, graph=None):
     try:
         saved = {name: (int(k, 16), int(c, 16)) for name, (k, c)
                  in doc["random_streams"].items()}
+        for name, (key, counter) in saved.items():
+            if not (0 <= key < 2 ** 64 and 0 <= counter < 2 ** 128):
+                raise ValueError(f"{name}: key or counter out of range")
     except (TypeError, ValueError) as e:
         raise errors.DataLossError(
             None, None, f"The checkpoint's training state ({KEY}) is damaged: bad random "
@@ -190,7 +192,12 @@ def apply(sess, data, graph=None):
     objects = training_state_objects(graph)
     for name, obj in objects.items():
         if name in doc["objects"]:
-            obj.set_state(doc["objects"][name])
+            try:
+                obj.set_state(doc["objects"][name])
+            except (ValueError, KeyError, TypeError, IndexError) as e:
+                raise errors.DataLossError(
+                    None, None, f"The checkpoint's training state ({KEY}) is damaged: the "
+                    f"state of {name} does not fit it ({type(e).__name__}: {e})") from None
         else:
             _log.warning("The checkpoint's training state has no state for %s; it keeps "
                          "its current state", name)

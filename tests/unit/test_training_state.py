@@ -241,6 +241,112 @@ def test_a_damaged_entry_is_data_loss(tmp_path):
         tf.train.Saver([v], training_state=True).restore(sess, prefix)
 
 
+def _npy_declaring(count: int) -> str:
+    """A ``.npy`` file of three float32s whose header declares ``count`` elements."""
+    import base64
+    import io
+
+    buf = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buf, {"descr": "<f4", "fortran_order": False,
+                                               "shape": (count,)})
+    return base64.b64encode(buf.getvalue() + np.zeros(3, np.float32).tobytes()).decode()
+
+
+def _hostile_entries():
+    """Training-state entries that crashed every restart (RecursionError, MemoryError)."""
+    import json
+
+    deep = "[" * 100_000 + "]" * 100_000
+    wrapped = {"random_streams": {"__dict__": {}}, "iterators": {"__dict__": {}}}
+
+    def doc(objects):
+        state = {"__dict__": {**wrapped, "objects": {"__dict__": objects}}}
+        return json.dumps({"format": ts.FORMAT, "state": state})
+
+    return {
+        "deep": '{"format": "%s", "state": %s}' % (ts.FORMAT, deep),
+        "deep-in-object": doc({"x": "@"}).replace('"@"', deep),
+        "huge-array": doc({"x": {"__array__": _npy_declaring(10 ** 13)}}),
+        "short-array": doc({"x": {"__array__": _npy_declaring(4)}}),
+        "huge-strings-shape": doc({"x": {"__strings__": [], "shape": [10 ** 13]}}),
+        "dict-not-a-dict": doc({"x": {"__dict__": [1, 2]}}),
+        "bytes-not-text": doc({"x": {"__bytes__": 5}}),
+        "huge-stream-key": json.dumps({"format": ts.FORMAT, "state": {"__dict__": {
+            **wrapped, "objects": {"__dict__": {}},
+            "random_streams": {"__dict__": {"s": ["0x" + "f" * 40, "0x0"]}}}}}),
+    }
+
+
+@pytest.mark.parametrize("kind", sorted(_hostile_entries()))
+def test_a_hostile_entry_is_data_loss_naming_the_checkpoint(tmp_path, kind):
+    from scopeflow.io.tensor_bundle import write_bundle
+
+    class Holder:
+        def get_state(self):
+            return {}
+
+        def set_state(self, state):
+            np.asarray(state, dtype=np.float32) + 1  # uses what it is given
+
+    v = tf.Variable(1.0, name="v")
+    tf.train.add_training_state(Holder(), name="x")
+    prefix = str(tmp_path / "hostile")
+    entry = _hostile_entries()[kind].encode()
+    write_bundle(prefix, [ts.KEY, "v"], [np.asarray(entry, dtype=object), np.float32(2.0)])
+    with tf.Session() as sess, pytest.raises(tf.errors.DataLossError) as info:
+        tf.train.Saver([v], training_state=True).restore(sess, prefix)
+    assert f"Checkpoint {prefix} is damaged" in str(info.value)
+    assert "training state" in str(info.value)
+
+
+def test_a_state_too_deep_to_read_back_is_refused_at_save_time(tmp_path):
+    class Deep:
+        def get_state(self):
+            x = []
+            for _ in range(300):
+                x = [x]
+            return x
+
+        def set_state(self, state):
+            pass
+
+    v = tf.Variable(1.0, name="v")
+    tf.train.add_training_state(Deep())
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        with pytest.raises(ValueError, match="at most 200 JSON levels"):
+            tf.train.Saver([v], training_state=True).save(sess, str(tmp_path / "deep"))
+
+
+def test_states_near_the_depth_limit_and_fortran_arrays_round_trip(tmp_path):
+    class Nested:
+        def __init__(self):
+            x = {"a": np.asfortranarray(np.arange(6.0).reshape(2, 3))}
+            for _ in range(90):
+                x = [x]
+            self.value = self.saved = x
+
+        def get_state(self):
+            return self.value
+
+        def set_state(self, state):
+            self.saved = state
+
+    v = tf.Variable(1.0, name="v")
+    obj = Nested()
+    tf.train.add_training_state(obj, name="nested")
+    saver = tf.train.Saver([v], training_state=True)
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        path = saver.save(sess, str(tmp_path / "ok"))
+        obj.saved = None
+        saver.restore(sess, path)
+    inner = obj.saved
+    for _ in range(90):
+        inner = inner[0]
+    assert inner["a"].tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+
+
 def test_a_dict_var_list_gets_the_entry_and_refuses_its_key():
     v = tf.Variable(1.0, name="v")
     saver = tf.train.Saver({"renamed": v}, training_state=True)
