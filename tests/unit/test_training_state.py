@@ -264,7 +264,7 @@ def _hostile_entries():
         return json.dumps({"format": ts.FORMAT, "state": state})
 
     return {
-        "deep": '{"format": "%s", "state": %s}' % (ts.FORMAT, deep),
+        "deep": json.dumps({"format": ts.FORMAT, "state": "@"}).replace('"@"', deep),
         "deep-in-object": doc({"x": "@"}).replace('"@"', deep),
         "huge-array": doc({"x": {"__array__": _npy_declaring(10 ** 13)}}),
         "short-array": doc({"x": {"__array__": _npy_declaring(4)}}),
