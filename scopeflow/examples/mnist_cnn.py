@@ -36,6 +36,7 @@ from scopeflow.cli_conventions import epilog
 from scopeflow.datasets import mnist
 from scopeflow.io.atomic import atomic_file
 from scopeflow.train import checkpoint_management as cm
+from scopeflow.train.checkpoint_cleanup import tidy_checkpoint_dir
 
 DEFAULTS = dict(steps=20000, batch_size=50, lr=1e-4, eval_every=1000, save_every=1000,
                 log_every=100, seed=0, logdir=os.path.join("runs", "mnist"),
@@ -289,34 +290,56 @@ def _move_old_run(logdir):
     return dest
 
 
+def _in_run(path, logdir):
+    """``path`` as a checkpoint of the run directory ``logdir``, or None: a state file
+    copied with its run (or edited by hand) may list paths elsewhere; the run uses the
+    checkpoint of that name in ``logdir`` when there is one, and never a file outside."""
+    real = os.path.realpath(logdir)
+    if os.path.realpath(os.path.dirname(path) or os.curdir) == real:
+        return path
+    here = os.path.join(logdir, os.path.basename(path))
+    if os.path.exists(here + ".index"):
+        print(f"warning: the checkpoint state file lists {path}, outside {logdir!r}; "
+              f"using {here}", file=sys.stderr)
+        return here
+    print(f"warning: the checkpoint state file lists {path}, outside {logdir!r}; "
+          f"ignored (a run uses and deletes only checkpoints in its own directory)",
+          file=sys.stderr)
+    return None
+
+
 def _committed_checkpoints(logdir, out):
     """The run's checkpoints, oldest first: those the ``checkpoint`` state file lists (a
-    save is committed when that file names it). Also tidies what a killed run left:
-    temporary files of an interrupted save, and checkpoints the state file does not list
-    (a save killed before its commit, or an old one killed before its deletion). A missing
-    or damaged state file falls back to the complete checkpoints on disk, and says so."""
-    removed = cm.remove_stale_temporaries(logdir)
+    save is committed when that file names it), inside ``logdir``. Also tidies what a
+    killed run left: temporary files of an interrupted save, and checkpoints the state
+    file does not list (a save killed before its commit, or an old one killed before its
+    deletion). A missing or damaged state file falls back to the complete checkpoints on
+    disk, and says so."""
+    state = tf.train.get_checkpoint_state(logdir)
+    listed = []
+    if state is not None and state.model_checkpoint_path:
+        paths = [p for p in state.all_model_checkpoint_paths
+                 if p != state.model_checkpoint_path] + [state.model_checkpoint_path]
+        listed = [p for p in (_in_run(p, logdir) for p in paths) if p is not None]
+    removed, stale = tidy_checkpoint_dir(logdir, "model.ckpt", listed)
     if removed:
         print(f"removed {len(removed)} temporary file(s) of an interrupted save", file=out)
+    for path in stale:
+        print(f"removed {os.path.basename(path)}: the checkpoint state file does not list "
+              f"it (a save or a deletion was interrupted)", file=out)
+    if listed:
+        return listed
     on_disk = cm.find_complete_checkpoints(logdir)  # newest first
-    state = tf.train.get_checkpoint_state(logdir)
-    if state is None or not state.model_checkpoint_path:
-        if on_disk and os.path.exists(os.path.join(logdir, "checkpoint")):
-            print(f"warning: the checkpoint state file in {logdir!r} is damaged; using the "
-                  f"complete checkpoints on disk (newest: {on_disk[0]})", file=sys.stderr)
-        elif on_disk:
-            print(f"warning: {logdir!r} has no checkpoint state file; using the complete "
-                  f"checkpoints on disk (newest: {on_disk[0]})", file=sys.stderr)
-        return list(reversed(on_disk))
-    listed = [p for p in state.all_model_checkpoint_paths if p != state.model_checkpoint_path]
-    listed.append(state.model_checkpoint_path)
-    keep = {os.path.abspath(p) for p in listed}
-    for path in on_disk:
-        if os.path.abspath(path) not in keep and os.path.basename(path).startswith("model.ckpt-"):
-            cm.remove_checkpoint(path)
-            print(f"removed {os.path.basename(path)}: the checkpoint state file does not list "
-                  f"it (a save or a deletion was interrupted)", file=out)
-    return listed
+    if on_disk:
+        if state is not None:
+            why = f"the checkpoint state file in {logdir!r} lists none of its checkpoints"
+        elif os.path.exists(os.path.join(logdir, "checkpoint")):
+            why = f"the checkpoint state file in {logdir!r} is damaged"
+        else:
+            why = f"{logdir!r} has no checkpoint state file"
+        print(f"warning: {why}; using the complete checkpoints on disk (newest: "
+              f"{on_disk[0]})", file=sys.stderr)
+    return list(reversed(on_disk))
 
 
 def _restore_latest(saver, sess, logdir, out=sys.stdout):

@@ -7,6 +7,7 @@ import io
 import os
 import random
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -113,6 +114,93 @@ def test_leftovers_of_a_killed_save_are_tidied(mnist_split_dir, tmp_path):
     assert "removed 3 temporary file(s) of an interrupted save" in out
     assert "removed model.ckpt-3: the checkpoint state file does not list it" in out
     assert not _temporaries(logdir)
+
+
+def _files(directory):
+    return {p.relative_to(directory): p.read_bytes() for p in sorted(directory.rglob("*"))
+            if p.is_file()}
+
+
+def _write_state(logdir, paths):
+    (logdir / "checkpoint").write_text(
+        f'model_checkpoint_path: "{paths[-1]}"\n' +
+        "".join(f'all_model_checkpoint_paths: "{p}"\n' for p in paths))
+
+
+def test_a_copied_run_resumes_from_its_copies_and_never_touches_the_original(
+        mnist_split_dir, tmp_path, capsys):
+    original = tmp_path / "run"
+    assert _train(mnist_split_dir, original, "--steps", "2", "--save-every", "1")[0] == 0
+    copy = tmp_path / "copy"
+    shutil.copytree(original, copy)
+    # TF1 writes absolute paths: the copy's state file still names the original's files.
+    _write_state(copy, [str(original / f"model.ckpt-{s}") for s in (1, 2)])
+    before = _files(original)
+    code, out = _train(mnist_split_dir, copy, "--steps", "9", "--save-every", "1")
+    assert code == 0
+    assert f"resuming from {copy / 'model.ckpt-2'} (global_step 2)" in out
+    assert _files(original) == before
+    assert f"lists {original / 'model.ckpt-2'}, outside" in capsys.readouterr().err
+    assert [os.path.basename(p) for p in _listed(copy)] == [
+        f"model.ckpt-{s}" for s in range(5, 10)]
+
+
+def test_a_hostile_state_file_deletes_nothing_outside_the_run(mnist_split_dir, tmp_path,
+                                                              capsys):
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    for name in ("model.ckpt-7.index", "model.ckpt-7.data-00000-of-00001", "model.ckpt-8.index",
+                 "model.ckpt-8.data-00000-of-00001", "model.ckpt-8.meta", "thesis.tex"):
+        (victim / name).write_bytes(b"precious " + name.encode())
+    before = _files(victim)
+    logdir = tmp_path / "run"
+    assert _train(mnist_split_dir, logdir, "--steps", "2", "--save-every", "1")[0] == 0
+    _write_state(logdir, ["../victim/model.ckpt-7", str(victim / "model.ckpt-8")])
+    code, out = _train(mnist_split_dir, logdir, "--steps", "9", "--save-every", "1")
+    assert code == 0 and "(global_step 2)" in out
+    assert _files(victim) == before
+    err = capsys.readouterr().err
+    assert "ignored (a run uses and deletes only checkpoints in its own directory)" in err
+    assert "lists none of its checkpoints; using the complete checkpoints on disk" in err
+
+
+def _with_training_state(prefix, entry: bytes):
+    from scopeflow.io.tensor_bundle import write_bundle
+
+    reader = tf.train.NewCheckpointReader(str(prefix))
+    keys = sorted(reader.get_variable_to_shape_map())
+    values = [np.asarray(entry, dtype=object) if k == "_scopeflow/training_state"
+              else reader.get_tensor(k) for k in keys]
+    write_bundle(str(prefix), keys, values)
+
+
+@pytest.mark.parametrize("entry", ["deep", "huge-array"])
+def test_a_damaged_training_state_falls_back_to_the_previous_checkpoint(
+        mnist_split_dir, tmp_path, capsys, entry):
+    import base64
+    import json
+
+    logdir = tmp_path / "run"
+    assert _train(mnist_split_dir, logdir, "--steps", "4", "--save-every", "2")[0] == 0
+    if entry == "deep":  # RecursionError at every restart, before
+        bad = '{"format": "scopeflow-training-state/1", "state": ' + "[" * 50000 + \
+            "]" * 50000 + "}"
+    else:  # MemoryError at every restart, before: a .npy header declaring 10^13 floats
+        header = io.BytesIO()
+        np.lib.format.write_array_header_1_0(
+            header, {"descr": "<f4", "fortran_order": False, "shape": (10 ** 13,)})
+        array = {"__array__": base64.b64encode(header.getvalue() + b"\0" * 12).decode()}
+        bad = json.dumps({"format": "scopeflow-training-state/1", "state": {"__dict__": {
+            "random_streams": {"__dict__": {}}, "iterators": {"__dict__": {}},
+            "objects": {"__dict__": {"train": array}}}}})
+    newest = logdir / "model.ckpt-4"
+    _with_training_state(newest, bad.encode())
+    code, out = _train(mnist_split_dir, logdir, "--steps", "5")
+    assert code == 0
+    assert "model.ckpt-2 (global_step 2)" in out
+    err = capsys.readouterr().err
+    assert f"cannot restore {newest}: Checkpoint {newest} is damaged" in err
+    assert "trying an older checkpoint" in err
 
 
 def test_a_diverged_run_stops_without_saving(mnist_split_dir, tmp_path):
