@@ -7,22 +7,57 @@ from scopeflow.framework.graph import Tensor, get_default_graph
 from scopeflow.framework.opdef import REGISTRY
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.io import protos
-from scopeflow.io.tensor_proto import broadcast_from, make_ndarray
+from scopeflow.io.tensor_proto import (
+    BadTensorProto,
+    FillBudget,
+    broadcast_from,
+    describe,
+    tensor_value,
+)
 
 __all__ = ["import_graph_def"]
 
 
-def _from_attr(av):
-    """An AttrValue as the Python value scopeflow's op attrs hold."""
+# What one import may allocate for constants listing two values or more, fewer than their
+# shape holds (one value, or none, is a zero-stride view that takes no memory).
+_FILL_LIMIT = 64 << 20
+
+
+def _tensor_of(node, attr, proto, fills):
+    """``proto``, the value of ``node``'s tensor ``attr``: ``tensor_value``'s read-only array,
+    or TF's error naming the node."""
+    try:
+        return tensor_value(proto, fills)
+    except BadTensorProto as e:
+        if e.of_shape:  # TF's shape inference refuses it at import, in these words
+            raise ValueError(f"{e} for '{{{{node {node.name}}}}} = {node.op}[{attr}=<TensorProto: "
+                             f"{describe(proto)}>]()' with input shapes: .") from None
+        # TF's kernel refuses it when it first runs; scopeflow binds constants into the graph
+        # as it imports them, so it refuses them then.
+        raise ValueError(f"{e}\n\t [[{{{{node {node.name}}}}}]]") from None
+
+
+def _dtype_of(node, attr, enum):
+    try:
+        return _dtypes.as_dtype(enum)
+    except TypeError:
+        kind = protos.TensorProto.DESCRIPTOR.fields_by_name["dtype"].enum_type
+        known = kind.values_by_number.get(enum)
+        raise ValueError(f"Node '{node.name}': attr '{attr}' is DataType "
+                         f"{known.name if known else enum}, which scopeflow has no dtype "
+                         "for") from None
+
+
+def _from_attr(node, name, fills):
+    """``node``'s attr ``name`` as the Python value scopeflow's op attrs hold."""
+    av = node.attr[name]
     kind = av.WhichOneof("value")
     if kind == "type":
-        return _dtypes.as_dtype(av.type)
+        return _dtype_of(node, name, av.type)
     if kind == "shape":
         return _from_shape(av.shape)
     if kind == "tensor":
-        arr = make_ndarray(av.tensor)
-        arr.setflags(write=False)
-        return arr
+        return _tensor_of(node, name, av.tensor, fills)
     if kind == "s":
         try:
             return av.s.decode()
@@ -38,14 +73,41 @@ def _from_attr(av):
                 if field == "s":
                     return [s.decode() for s in items]
                 if field == "type":
-                    return [_dtypes.as_dtype(t) for t in items]
+                    return [_dtype_of(node, name, t) for t in items]
                 if field == "shape":
                     return [_from_shape(s) for s in items]
                 if field == "tensor":
-                    return [make_ndarray(t) for t in items]
+                    return [_tensor_of(node, name, t, fills) for t in items]
                 return list(items)
         return []
     return None
+
+
+_CONST_SIGNATURE = "Op<name=Const; signature= -> output:dtype; attr=value:tensor; attr=dtype:type>"
+# TF's names of an AttrValue's kinds, where they differ from the proto's field names.
+_ATTR_KINDS = {"i": "int", "f": "float", "b": "bool", "s": "string"}
+# TF's DataTypeString for the dtypes whose name differs from scopeflow's.
+_TF_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
+
+
+def _check_const_dtype(node, attrs):
+    """TF's Const kernel refuses a value whose dtype is not the node's ``dtype`` (when it
+    first runs; scopeflow, which binds the value now, at import)."""
+    for name, kind in (("value", "tensor"), ("dtype", "type")):
+        if name not in node.attr:
+            raise ValueError(f"NodeDef missing attr '{name}' from {_CONST_SIGNATURE}; NodeDef: "
+                             f"{{{{node {node.name}}}}}")
+        got = node.attr[name].WhichOneof("value")
+        if got != kind:
+            raise ValueError(f"AttrValue had value with type '{_ATTR_KINDS.get(got, got)}' when "
+                             f"'{kind}' expected\n\t for attr '{name}'\n\t; NodeDef: "
+                             f"{{{{node {node.name}}}}}; {_CONST_SIGNATURE}")
+    value, dtype = attrs["value"], attrs["dtype"]
+    have = _dtypes.as_dtype(value.dtype)
+    if have is not dtype.base_dtype:
+        names = [_TF_TYPE_NAMES.get(d.name, d.name) for d in (have, dtype.base_dtype)]
+        raise ValueError(f"Type mismatch between value ({names[0]}) and dtype ({names[1]})"
+                         f"\n\t [[{{{{node {node.name}}}}}]]")
 
 
 def _from_shape(proto):
@@ -59,6 +121,16 @@ _CONTROL_FLOW_OPS = frozenset({
     "Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond", "RefSwitch", "RefMerge",
     "RefEnter", "RefExit", "RefNextIteration", "If", "StatelessIf", "While", "StatelessWhile",
     "Cond", "WhileLoop", "WhileLoopGrad", "LoopVar"})
+
+
+def _tensor_name(spec):
+    """``(node name, output index)`` of an input as TF's ``ParseTensorName`` reads it: the
+    index is the digits after the last ``:`` (0 when none); anything else (``x:-1``, an
+    index past int32) is part of the node's name."""
+    name, colon, index = spec.rpartition(":")
+    if colon and index.isascii() and index.isdigit() and int(index) < 2 ** 31:
+        return name, int(index)
+    return spec, 0
 
 
 def _topological(nodes):
@@ -83,7 +155,7 @@ def _topological(nodes):
             state[node.name] = 1
             stack.append((node, True))
             for inp in node.input:
-                src = by_name.get(inp.lstrip("^").split(":")[0])
+                src = by_name.get(_tensor_name(inp.lstrip("^"))[0])
                 if src is not None and state.get(src.name) != 2:
                     stack.append((src, False))
     return order
@@ -100,7 +172,14 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
       name: prefix of the imported names (default ``"import"``; ``""`` for none).
 
     Returns the ``return_elements`` (or None). Each node becomes a scopeflow op of the same
-    type, with its attrs; ``ValueError`` names a node whose op type is not registered.
+    type, with its attrs; ``ValueError`` names a node whose op type is not registered, and
+    is TF's error for a graph TF refuses (two nodes of one name, an input naming no
+    output, a constant whose TensorProto does not hold what its shape declares).
+
+    Tensor attrs are read as TF's runtime reads them (``io.tensor_proto.tensor_value``): a
+    constant listing one value for a large shape (a splat) stays a read-only zero-stride
+    view until an op computes from it, so a file never costs more memory than it holds
+    (constants padded from two values or more: 64 MiB an import at most).
     """
     if isinstance(graph_def, bytes):
         graph_def = protos.GraphDef.FromString(graph_def)
@@ -109,6 +188,11 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     graph = get_default_graph()
     input_map = {(k if ":" in k or k.startswith("^") else k + ":0"): v
                  for k, v in (input_map or {}).items()}
+    seen = set()
+    for node in graph_def.node:  # TF checks this first, before the nodes' ops
+        if node.name in seen:
+            raise ValueError(f"Node '{node.name}' is not unique")
+        seen.add(node.name)
     for node in graph_def.node:
         if node.op in _CONTROL_FLOW_OPS:
             raise NotImplementedError(
@@ -120,22 +204,28 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
             raise ValueError(f"Op type not registered '{node.op}' (node '{node.name}'): "
                              "scopeflow cannot run it")
     created = {}
+    fills = FillBudget(_FILL_LIMIT)
 
     def tensor_for(spec, consumer):
-        src, _, index = spec.partition(":")
-        key = f"{src}:{index or 0}"
+        src, index = _tensor_name(spec)
+        key = f"{src}:{index}"
         if key in input_map:
             return graph.as_graph_element(input_map[key])
         op = created.get(src)
         if op is None:
             raise ValueError(f"Node '{consumer}': input '{spec}' is not in the graph_def")
-        return op._outputs[int(index or 0)]
+        if index >= len(op._outputs):
+            raise ValueError(f"Node '{consumer}': Connecting to invalid output {index} of "
+                             f"source node {src} which has {len(op._outputs)} outputs.")
+        return op._outputs[index]
 
     with graph.name_scope(name if name is not None else "import") as scope:
         for node in _topological(list(graph_def.node)):
             op_def = REGISTRY[node.op]
-            attrs = {k: _from_attr(node.attr[k]) for k in op_def.attrs if k in node.attr}
-            if node.op == "Const" and "value" in node.attr:  # re-exported as TF wrote it
+            attrs = {k: _from_attr(node, k, fills) for k in op_def.attrs if k in node.attr}
+            if node.op == "Const":
+                _check_const_dtype(node, attrs)
+                # re-exported as TF wrote it
                 attrs["_broadcast_from"] = broadcast_from(node.attr["value"].tensor)
             inputs = [tensor_for(i, node.name) for i in node.input if not i.startswith("^")]
             full_name = graph.unique_name(node.name)
@@ -145,7 +235,10 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
             for ctrl in node.input:
                 if ctrl.startswith("^"):
                     target = input_map.get(ctrl)
-                    target = created[ctrl[1:]] if target is None else target
+                    target = created.get(ctrl[1:]) if target is None else target
+                    if target is None:
+                        raise ValueError(f"Node '{node.name}': input '{ctrl}' is not in the "
+                                         "graph_def")
                     op._add_control_input(target.op if isinstance(target, Tensor) else target)
             if node.device:
                 op._device = node.device
