@@ -5,15 +5,29 @@ As in TF 2's kernels (decode_image_op.cc), every decoder recognises the format b
 magic bytes (JPEG ``FF D8 FF``, PNG ``89 P N G``, GIF ``GIF8``, BMP ``BM``), so
 ``decode_png`` also reads a JPEG; bad data raises TF's ``InvalidArgumentError`` messages.
 
-PNG is lossless and exact: scopeflow writes PNG itself (zlib, filter None), and reads it
-with Pillow, converting channels as TF's libpng settings do (gray from RGB with libpng's
-integer weights 9797/19234/3737 over 2**15, truncated for 8 bits and rounded for 16; an
-opaque alpha added; 8-bit samples widened by 257 and 16-bit ones narrowed to their high
-byte); 16-bit PNGs with colour or alpha, which Pillow narrows, are read by a small decoder
-here (non-interlaced ones: an interlaced one is read through Pillow's 8 bits).
+Decoding never allocates from a size the file cannot back: headers are read first
+(image_formats.py) and checked by TF's and its libraries' limits (PNG: libpng's 1,000,000
+per side and TF's ``width * height < 2**29``, and IDAT data enough for the declared rows;
+JPEG: TF's ``2**29`` pixels; BMP: TF's header checks, rows the file holds; GIF: each
+frame's LZW data enough for the frame), and only then does a native decoder allocate the
+declared output. Pillow's own decompression-bomb limit is not used (an image TF decodes,
+a 400-megapixel PNG say, decodes here): its readers are called directly, not through
+``Image.open``, and no global setting is changed.
+
+PNG is lossless and exact: scopeflow writes PNG itself (zlib, filter None), and reads
+8-bit, palette and 16-bit gray PNGs with Pillow, converting channels as TF's libpng
+settings do (gray from RGB with libpng's integer weights 9797/19234/3737 over 2**15,
+truncated for 8 bits and rounded for 16; an opaque alpha added; 8-bit samples widened by
+257 and 16-bit ones narrowed to their high byte). 16-bit RGB(A) PNGs, which Pillow
+narrows to 8 bits, are read by libspng through the optional ``pyspng`` (interlaced ones
+too), or without it by a vectorised NumPy unfilter; 16-bit gray+alpha ones by Pillow
+with the pixels relabelled as 8-bit RGBA (the same 4 bytes a pixel).
+GIF frames are decoded by Pillow's LZW decoder one frame at a time and composited as TF's
+gif_io.cc does: [frames, tallest frame, widest frame, 3], never the logical screen.
 JPEG goes through Pillow's libjpeg, whose IDCT and upsampling may differ from TF's
-libjpeg-turbo by a unit or two per pixel. Pillow is optional: ``pip install
-scopeflow[image]``; without it the Pillow-backed kernels raise ``ImportError`` saying so.
+libjpeg-turbo by a unit or two per pixel. Pillow and pyspng are optional: ``pip install
+scopeflow[image]``; without Pillow the decoders and the JPEG encoder raise ``ImportError``
+saying so.
 """
 
 from __future__ import annotations
@@ -24,11 +38,11 @@ import zlib
 
 import numpy as np
 
-from scopeflow.framework import dtypes, errors
+from scopeflow.framework import dtypes
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype
 from scopeflow.framework.tensor_shape import TensorShape
-from scopeflow.ops import math_ops
+from scopeflow.ops import image_formats, math_ops
 
 __all__ = ["decode_jpeg", "decode_png", "decode_gif", "decode_bmp", "decode_image",
            "encode_png", "encode_jpeg"]
@@ -47,8 +61,7 @@ def _pillow():
 
 
 # ── shared rules ─────────────────────────────────────────────────────────────────────
-def _invalid(msg: str) -> errors.InvalidArgumentError:
-    return errors.InvalidArgumentError(None, None, msg)
+_invalid = image_formats.invalid
 
 
 def _format_of(data: bytes) -> str:
@@ -139,64 +152,14 @@ def _to_dtype(pixels: np.ndarray, dtype) -> np.ndarray:
 
 
 # ── PNG reading ───────────────────────────────────────────────────────────────────────
-def _png_chunks(data: bytes):
-    pos = 8
-    while pos + 8 <= len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        yield kind, data[pos + 8:pos + 8 + length]
-        pos += 12 + length
-
-
-def _unfilter(raw: bytes, height: int, stride: int, bpp: int) -> np.ndarray:
-    """PNG's five row filters undone (non-interlaced), as a [height, stride] uint8 array."""
-    rows = np.frombuffer(raw, np.uint8)
-    if rows.size < height * (stride + 1):
-        raise _invalid("Invalid PNG data, size " + str(len(raw)))
-    rows = rows[:height * (stride + 1)].reshape(height, stride + 1)
-    out = np.zeros((height, stride), np.int32)
-    prev = np.zeros(stride, np.int32)
-    for y in range(height):
-        kind, line = rows[y, 0], rows[y, 1:].astype(np.int32)
-        if kind in (0, 2):
-            cur = (line + (prev if kind == 2 else 0)) & 0xFF
-        else:
-            cur = line.copy()
-            for x in range(stride):
-                left = cur[x - bpp] if x >= bpp else 0
-                up, corner = prev[x], (prev[x - bpp] if x >= bpp else 0)
-                if kind == 1:
-                    pred = left
-                elif kind == 3:
-                    pred = (left + up) >> 1
-                else:
-                    p = left + up - corner
-                    pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
-                    pred = left if pa <= pb and pa <= pc else (up if pb <= pc else corner)
-                cur[x] = (cur[x] + pred) & 0xFF
-        out[y] = prev = cur
-    return out.astype(np.uint8)
-
-
-def _read_png16(data: bytes, width: int, height: int, color_type: int) -> np.ndarray:
-    """A non-interlaced 16-bit gray+alpha or RGB(A) PNG, which Pillow narrows to 8 bits."""
-    channels = {2: 3, 4: 2, 6: 4}[color_type]
-    idat = b"".join(body for kind, body in _png_chunks(data) if kind == b"IDAT")
-    try:
-        raw = zlib.decompress(idat)
-    except zlib.error as e:
-        raise _invalid(f"Invalid PNG data: {e}") from e
-    rows = _unfilter(raw, height, width * channels * 2, channels * 2)
-    return rows.view(">u2").astype(np.uint16).reshape(height, width, channels)
-
-
 def _read_png(data: bytes) -> np.ndarray:
     """A PNG's pixels as stored: [h, w, c] uint8 or uint16, palettes expanded."""
-    if len(data) < 33:
-        raise _invalid("Invalid PNG. Failed to initialize decoder.")
-    width, height, depth, color_type, _, _, interlace = struct.unpack(">IIBBBBB", data[16:29])
-    if depth == 16 and color_type in (2, 4, 6) and interlace == 0:
-        return _read_png16(data, width, height, color_type)
-    image = _open(data)
+    header = image_formats.png_header(data)
+    compressed = image_formats.png_image_data(data, header)
+    depth, color_type = header[2], header[3]
+    if depth == 16 and color_type in (2, 4, 6):
+        return image_formats.read_png16(data, header, compressed)
+    image = _load(_open(data, "png"), data, "png")
     mode = image.mode
     if mode == "P":
         image = image.convert("RGBA" if "transparency" in image.info else "RGB")
@@ -206,23 +169,35 @@ def _read_png(data: bytes) -> np.ndarray:
         arr = np.asarray(image).astype(np.uint16)
         return arr[..., None]
     arr = np.asarray(image)
-    if arr.ndim == 2:
-        arr = arr[..., None]
-    if depth == 16 and mode in ("LA", "RGB", "RGBA"):  # interlaced 16 bits, narrowed
-        arr = arr.astype(np.uint16) * np.uint16(257)
-    return arr
+    return arr[..., None] if arr.ndim == 2 else arr
 
 
-def _open(data: bytes):
-    image_module = _pillow()
+_INIT_FAILED = {"png": "Invalid PNG. Failed to initialize decoder.",
+                "jpeg": "jpeg::Uncompress failed. Invalid JPEG data or crop window.",
+                "bmp": "Invalid BMP. Failed to initialize decoder."}
+
+
+def _open(data: bytes, kind: str):
+    """Pillow's reader for ``kind`` on ``data``, pixels not read yet (see the module doc:
+    no decompression-bomb limit, the callers check sizes first)."""
+    _pillow()
     try:
-        image = image_module.open(io.BytesIO(data))
-        image.load()
+        return image_formats.pillow_open(data, kind)
+    except MemoryError:
+        raise
     except Exception as e:  # Pillow raises OSError, SyntaxError, ValueError by format
-        kind = _format_of(data)
-        if kind == "jpeg":
-            raise _invalid("jpeg::Uncompress failed. Invalid JPEG data or crop window.") from e
-        raise _invalid(f"Invalid {kind.upper()}. Failed to initialize decoder.") from e
+        raise _invalid(_INIT_FAILED[kind]) from e
+
+
+def _load(image, data: bytes, kind: str):
+    """``image`` with its pixels read; TF's message for the format where that fails."""
+    try:
+        image.load()
+    except MemoryError:
+        raise image_formats.out_of_memory(image.size[::-1], np.uint8) from None
+    except Exception as e:
+        raise _invalid(f"Invalid PNG data, size {len(data)}" if kind == "png"
+                       else _INIT_FAILED[kind]) from e
     return image
 
 
@@ -230,13 +205,13 @@ def _open(data: bytes):
 def _read_jpeg(data: bytes, channels: int, ratio: int) -> np.ndarray:
     if channels == 4:
         raise _invalid("JPEG does not support 4 channels")
-    try:
-        image = _pillow().open(io.BytesIO(data))
-        if ratio != 1:
-            image.draft(image.mode, (-(-image.width // ratio), -(-image.height // ratio)))
-        image.load()
-    except (OSError, SyntaxError, ValueError) as e:
-        raise _invalid("jpeg::Uncompress failed. Invalid JPEG data or crop window.") from e
+    image = _open(data, "jpeg")
+    height, width = -(-image.height // ratio), -(-image.width // ratio)
+    if height * width >= image_formats.TF_MAX_PIXELS:  # jpeg_mem.cc's limit
+        raise _invalid(_INIT_FAILED["jpeg"])
+    if ratio != 1:
+        image.draft(image.mode, (width, height))
+    image = _load(image, data, "jpeg")
     if channels == 1 and image.mode != "L":
         image = image.convert("L")
     elif image.mode not in ("L", "RGB"):
@@ -246,36 +221,27 @@ def _read_jpeg(data: bytes, channels: int, ratio: int) -> np.ndarray:
     return _set_channels(arr, channels, _luma_gray)
 
 
-def _read_gif(data: bytes) -> np.ndarray:
-    """All frames, composited as displayed: [frames, h, w, 3] uint8."""
-    image = _open(data)
-    frames = []
-    for index in range(getattr(image, "n_frames", 1)):
-        image.seek(index)
-        frames.append(np.asarray(image.convert("RGB")))
-    return np.stack(frames)
-
-
 def _read_bmp32(data: bytes) -> np.ndarray | None:
-    """An uncompressed 32-bit BMP's BGRA pixels as RGBA (Pillow drops the alpha)."""
+    """An uncompressed 32-bit BMP's BGRA pixels as RGBA (Pillow drops the alpha); the
+    sizes were checked by image_formats.bmp_check."""
+    if len(data) < 34:
+        return None
     offset, = struct.unpack("<I", data[10:14])
     width, height, _, bits, compression = struct.unpack("<iiHHI", data[18:34])
     if bits != 32 or compression != 0 or width <= 0 or height == 0:
         return None
     size = width * abs(height) * 4
-    if len(data) < offset + size:
-        raise _invalid("Invalid BMP: pixel data is truncated")
     bgra = np.frombuffer(data, np.uint8, size, offset).reshape(abs(height), width, 4)
     rgba = bgra[..., [2, 1, 0, 3]]
     return rgba[::-1].copy() if height > 0 else rgba.copy()
 
 
 def _read_bmp(data: bytes, channels: int) -> np.ndarray:
-    if len(data) >= 34:
-        rgba = _read_bmp32(data)
-        if rgba is not None:
-            return _set_channels(rgba, channels, _luma_gray)
-    image = _open(data)
+    image_formats.bmp_check(data)
+    rgba = _read_bmp32(data)
+    if rgba is not None:
+        return _set_channels(rgba, channels, _luma_gray)
+    image = _load(_open(data, "bmp"), data, "bmp")
     if image.mode not in ("L", "RGB", "RGBA"):
         image = image.convert("RGBA" if "A" in image.mode else "RGB")
     arr = np.asarray(image)
@@ -283,8 +249,11 @@ def _read_bmp(data: bytes, channels: int) -> np.ndarray:
     return _set_channels(arr, channels, _luma_gray)
 
 
-def _decode(data: bytes, channels: int, animated: bool, ratio: int = 1):
-    """Any supported image as TF's DecodeImage reads it (before the dtype cast)."""
+def _decode(data: bytes, channels: int, frames: str, ratio: int = 1):
+    """Any supported image as TF's DecodeImage reads it (before the dtype cast). A GIF's
+    ``frames``: "all" ([frames, h, w, 3]: decode_gif, decode_image), "first" ([h, w, 3]:
+    decode_image without expand_animations) or "one" (decode_png and decode_jpeg: an
+    animated GIF is an error)."""
     kind = _format_of(data)
     if kind == "png":
         # NOTE: TF asks libpng for an alpha of (1 << bit_depth) - 1, the file's depth: a
@@ -296,10 +265,10 @@ def _decode(data: bytes, channels: int, animated: bool, ratio: int = 1):
         return _read_jpeg(data, channels, ratio)
     if kind == "bmp":
         return _read_bmp(data, channels)
-    frames = _read_gif(data)
     if channels not in (0, 3):
         raise _invalid(f"channels must be 0 or 3 for GIF, got {channels}")
-    return frames if animated else frames[0]
+    out = image_formats.read_gif(data, _pillow(), frames)
+    return out if frames == "all" else out[0]
 
 
 def _decoded_shape(contents, *, channels, **attrs):
@@ -319,7 +288,7 @@ def _decode_jpeg_kernel(contents, *, channels, ratio, fancy_upscaling, try_recov
     if ratio not in (1, 2, 4, 8):
         raise _invalid(f"ratio must be 1, 2, 4, or 8, got {ratio}")
     data = _contents_bytes(contents)
-    image = _decode(data, channels, animated=False, ratio=ratio)
+    image = _decode(data, channels, "one", ratio=ratio)
     return _to_dtype(image, dtypes.uint8)
 
 
@@ -352,7 +321,7 @@ def _decode_png_dtype(contents, *, channels, dtype):
 
 def _decode_png_kernel(contents, *, channels, dtype):
     _check_channels(channels)
-    image = _decode(_contents_bytes(contents), channels, animated=False)
+    image = _decode(_contents_bytes(contents), channels, "one")
     return _to_dtype(image, dtype)
 
 
@@ -382,7 +351,7 @@ def _decode_gif_shape(contents):
 
 
 def _decode_gif_kernel(contents):
-    image = _decode(_contents_bytes(contents), 0, animated=True)
+    image = _decode(_contents_bytes(contents), 0, "all")
     return image if image.ndim == 4 else image[None]  # a still image: one frame
 
 
@@ -405,7 +374,7 @@ def _decode_bmp_kernel(contents, *, channels):
     if kind != "bmp":
         raise _invalid(f"Trying to decode {kind.upper()} format using DecodeBmp op. Use "
                        f"`decode_{kind}` or `decode_image` instead.")
-    return _to_dtype(_decode(data, channels, animated=False), dtypes.uint8)
+    return _to_dtype(_decode(data, channels, "one"), dtypes.uint8)
 
 
 decode_bmp_op = OpDef(
@@ -435,7 +404,8 @@ def _decode_image_dtype(contents, *, channels, dtype, expand_animations):
 
 def _decode_image_kernel(contents, *, channels, dtype, expand_animations):
     _check_channels(channels)
-    image = _decode(_contents_bytes(contents), channels, expand_animations)
+    image = _decode(_contents_bytes(contents), channels,
+                    "all" if expand_animations else "first")
     return _to_dtype(image, dtype)
 
 
