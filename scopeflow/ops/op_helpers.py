@@ -26,10 +26,19 @@ def _dims_str(dims) -> str:
     return "[" + ",".join("?" if d is None else str(d) for d in dims) + "]"
 
 
+# At most this many entries are listed from a constant that describes a shape, axes or a
+# permutation: more is not a shape (TF allows 254 dimensions), and listing the 2**28 ints
+# a hostile graph declares in a few bytes (a splat) would take gigabytes.
+_LIST_LIMIT = 1 << 16
+
+
 def _static_ints(t):
-    """The constant value of an int tensor as a flat list of ints, or ``None``."""
+    """The constant value of an int tensor as a flat list of ints, or ``None`` (also when
+    it has more than ``_LIST_LIMIT`` entries)."""
     v = constant_value(t)
-    return None if v is None else [int(a) for a in np.reshape(v, -1)]
+    if v is None or np.size(v) > _LIST_LIMIT:
+        return None
+    return [int(a) for a in np.reshape(v, -1)]
 
 
 def _static_scalar(t):
@@ -48,7 +57,8 @@ def _partial_dims(t):
     """
     v = constant_value(t)
     if v is not None:
-        return [int(a) for a in np.reshape(v, -1)] if v.ndim <= 1 else None
+        return [int(a) for a in np.reshape(v, -1)] \
+            if v.ndim <= 1 and v.size <= _LIST_LIMIT else None
     op = t.op
     kind = op.type
     if kind == "Shape":
