@@ -185,6 +185,17 @@ _BY_PY = {float: float32, builtins.bool: bool_, object: string}
 _REFUSED_PY = (int, str, bytes, complex)
 
 
+# TF's DataTypeString, where it differs from the Python name (``float32`` is ``float``).
+_TYPE_STRINGS = {"float32": "float", "float64": "double", "float16": "half"}
+
+
+def type_string(dtype) -> str:
+    """TF's C++ name of ``dtype`` (``float``, ``double``, ``half``, ``int32``...), as its
+    run-time error messages spell it; a ref type's is its base type's."""
+    name = as_dtype(dtype).base_dtype.name
+    return _TYPE_STRINGS.get(name, name)
+
+
 def as_dtype(type_value) -> DType:
     """Converts a DType, name, NumPy dtype, enum or Python type to a ``DType``.
 

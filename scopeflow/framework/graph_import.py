@@ -86,8 +86,6 @@ def _from_attr(node, name, fills):
 _CONST_SIGNATURE = "Op<name=Const; signature= -> output:dtype; attr=value:tensor; attr=dtype:type>"
 # TF's names of an AttrValue's kinds, where they differ from the proto's field names.
 _ATTR_KINDS = {"i": "int", "f": "float", "b": "bool", "s": "string"}
-# TF's DataTypeString for the dtypes whose name differs from scopeflow's.
-_TF_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
 
 
 def _check_const_dtype(node, attrs):
@@ -105,7 +103,7 @@ def _check_const_dtype(node, attrs):
     value, dtype = attrs["value"], attrs["dtype"]
     have = _dtypes.as_dtype(value.dtype)
     if have is not dtype.base_dtype:
-        names = [_TF_TYPE_NAMES.get(d.name, d.name) for d in (have, dtype.base_dtype)]
+        names = [_dtypes.type_string(d) for d in (have, dtype)]
         raise ValueError(f"Type mismatch between value ({names[0]}) and dtype ({names[1]})"
                          f"\n\t [[{{{{node {node.name}}}}}]]")
 

@@ -152,8 +152,8 @@ def _restore_v2_kernel(ctx, prefix, tensor_names, shape_and_slices, *, dtypes):
             if saved.base_dtype != dtype.base_dtype:
                 raise errors.InvalidArgumentError(
                     None, ctx.op, f"tensor_name = {name}; expected dtype "
-                    f"{_tf_type_name(dtype)} does not equal original dtype "
-                    f"{_tf_type_name(saved)}")
+                    f"{_dtypes.type_string(dtype)} does not equal original dtype "
+                    f"{_dtypes.type_string(saved)}")
         for name, spec in zip(names, specs):
             try:
                 out.append(reader.read(name, spec))
@@ -187,10 +187,6 @@ def restore_v2(prefix, tensor_names, shape_and_slices, dtypes, name=None):
     return outs[0] if len(outs) == 1 else list(outs)
 
 
-def _tf_type_name(dtype) -> str:
-    """TF's DataTypeString (``float``, ``double``, ``int32``...) used in kernel messages."""
-    base = dtype.base_dtype.name
-    return {"float32": "float", "float64": "double", "float16": "half"}.get(base, base)
 
 
 # TF1's ``Saver(sharded=True)`` writes each device's variables to

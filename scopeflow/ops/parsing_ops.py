@@ -819,7 +819,7 @@ def _decode_raw_kernel(data, out_type, little_endian):
     if items and len(items[0]) % width:
         raise errors.InvalidArgumentError(
             None, None, f"Input to DecodeRaw has length {len(items[0])} that is not a multiple "
-            f"of {width}, the size of {_tf_type_name(out_type)}")
+            f"of {width}, the size of {_dtypes.type_string(out_type)}")
     for i, b in enumerate(items[1:], 1):
         if len(b) != len(items[0]):
             raise errors.InvalidArgumentError(
@@ -835,9 +835,6 @@ decode_raw_op = OpDef("DecodeRaw", shape=_decode_raw_shape, dtype=_decode_raw_dt
                       grad=None, fresh_outputs=True, input_names=("bytes",))
 
 
-def _tf_type_name(dtype) -> str:
-    return {"float32": "float", "float64": "double", "float16": "half"}.get(dtype.name,
-                                                                            dtype.name)
 
 
 def decode_raw(input_bytes=None, out_type=None, little_endian=True, name=None, bytes=None):  # noqa: A002
@@ -976,7 +973,7 @@ def _decode_csv_kernel(records, *defaults, OUT_TYPE, field_delim, use_quote_deli
                 except ValueError:
                     raise errors.InvalidArgumentError(
                         None, None, f"Field {f} in record {r} is not a valid "
-                        f"{_tf_type_name(dtype)}: {text}") from None
+                        f"{_dtypes.type_string(dtype)}: {text}") from None
     shape = np.shape(records)
     return tuple(o.reshape(shape) for o in outs)
 

@@ -5,16 +5,18 @@ would cost every run); when NumPy raises, the executor's error path (``Session.r
 control-flow sub-plans) asks here for the message, so the check costs nothing until it
 fails. A binary elementwise op (its shape rule is ``broadcast_shape``: ``Add``, ``Mul``,
 ``Less``, ``LogicalAnd``...) whose fed shapes do not broadcast reads as TF's
-``BinaryOp``: ``Incompatible shapes: [2,3] vs. [4]``.
+``BinaryOp``: ``Incompatible shapes: [2,3] vs. [4]``. A kernel that runs out of memory is
+TF's ``ResourceExhaustedError`` ("OOM when allocating tensor with shape[...]").
 """
 
 from __future__ import annotations
 
 import re
 
+from scopeflow.framework import dtypes, errors
 from scopeflow.framework.opdef import broadcast_shape
 
-__all__ = ["kernel_exception_message"]
+__all__ = ["kernel_exception_message", "kernel_error"]
 
 # NumPy's texts: a ufunc ("... with shapes (2,3) (4,) ", a third shape when it has out=)
 # and np.broadcast_arrays/np.broadcast_shapes ("... arg 0 with shape (2,) and arg 1 ...").
@@ -45,3 +47,26 @@ def kernel_exception_message(op, exc: Exception) -> str:
         if message is not None:
             return message
     return f"{type(exc).__name__}: {exc}"
+
+
+def _oom_message(exc: MemoryError) -> str:
+    shape, dtype = getattr(exc, "shape", None), getattr(exc, "dtype", None)
+    if shape is None or dtype is None:  # not NumPy's allocation error: no shape to name
+        return f"OOM in a kernel ({exc or 'MemoryError'})"
+    try:
+        type_name = dtypes.type_string(dtype)
+    except (TypeError, KeyError, ValueError):
+        type_name = str(dtype)
+    return (f"OOM when allocating tensor with shape[{','.join(map(str, shape))}] and type "
+            f"{type_name} on /job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu")
+
+
+def kernel_error(op, exc: Exception, where: str = "") -> errors.OpError:
+    """The ``OpError`` for ``exc`` raised inside ``op``'s kernel (``where`` follows the
+    message): ``ResourceExhaustedError`` for memory, else ``InvalidArgumentError``."""
+    if isinstance(exc, MemoryError):
+        err = errors.ResourceExhaustedError(None, op, f"{_oom_message(exc)}{where}")
+    else:
+        err = errors.InvalidArgumentError(None, op, f"{kernel_exception_message(op, exc)}{where}")
+    err._original_exception = exc
+    return err

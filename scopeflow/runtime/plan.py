@@ -26,7 +26,7 @@ actually fed (``fed_shapes``; ``runtime.shape_specialization``).
 
 from __future__ import annotations
 
-from scopeflow.framework import errors
+from scopeflow.framework import dtypes, errors
 from scopeflow.framework.graph import Operation, Tensor
 from scopeflow.framework.kernel_context import OpRunContext, UninitializedVariable
 from scopeflow.framework.opdef import shape_str
@@ -169,10 +169,6 @@ def _check_placeholders_are_fed(ops):
             raise errors.InvalidArgumentError(
                 None, op,
                 f"You must feed a value for placeholder tensor '{op.name}' with dtype "
-                f"{_tf_dtype_name(dt)}{shape_part}\n\t [[{op.describe_site()}]]")
+                f"{dtypes.type_string(dt)}{shape_part}\n\t [[{op.describe_site()}]]")
 
 
-def _tf_dtype_name(dtype) -> str:
-    """TF's DataTypeString names used in runtime messages (``float``, ``double``...)."""
-    base = dtype.base_dtype.name
-    return {"float32": "float", "float64": "double", "float16": "half"}.get(base, base)

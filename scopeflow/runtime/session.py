@@ -22,7 +22,7 @@ from scopeflow.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from scopeflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from scopeflow.runtime import malloc_tuning, shape_specialization, step_stats
 from scopeflow.runtime import passes as plan_passes
-from scopeflow.runtime.kernel_errors import kernel_exception_message
+from scopeflow.runtime.kernel_errors import kernel_error
 from scopeflow.runtime.placement import place
 from scopeflow.runtime.plan import UninitializedVariable, compile_plan
 
@@ -351,10 +351,7 @@ class Session:
                 return type(exc)(None, op, f"{exc.message}\n\t [[{op.describe_site()}]]")
             return exc
         where = f"\n\t [[{op.describe_site()}]]" if op is not None else ""
-        err = errors.InvalidArgumentError(
-            None, op, f"{kernel_exception_message(op, exc)}{where}")
-        err._original_exception = exc
-        return err
+        return kernel_error(op, exc, where)
 
     def _uninitialized_error(self, plan, first_op, failing_op):
         missing = [op for op in plan.variable_ops if op.name not in self._state.vars]

@@ -10,7 +10,7 @@ plan: one Python call per branch taken or loop iteration, no per-op interpretati
 from __future__ import annotations
 
 from scopeflow.framework import errors
-from scopeflow.runtime.kernel_errors import kernel_exception_message
+from scopeflow.runtime.kernel_errors import kernel_error
 from scopeflow.runtime.plan import UninitializedVariable, compile_plan
 
 __all__ = ["get_subplan", "run_subplan"]
@@ -49,6 +49,4 @@ def _error(plan, exc):
             None, culprit, f"Attempting to use uninitialized value {exc.op.name}{where}")
     if isinstance(exc, errors.OpError):
         return type(exc)(None, op, f"{exc.message}{where}")
-    err = errors.InvalidArgumentError(None, op, f"{kernel_exception_message(op, exc)}{where}")
-    err._original_exception = exc
-    return err
+    return kernel_error(op, exc, where)

@@ -19,6 +19,7 @@ import re
 import numpy as np
 
 from scopeflow.framework import errors
+from scopeflow.framework.dtypes import type_string
 from scopeflow.train import checkpoint_management as cm
 
 __all__ = ["RestoreReport", "check_against", "restore_error", "invalid_path_error",
@@ -317,8 +318,8 @@ def restore_error(report, restore_ops) -> errors.OpError:
         why = "a Variable name or other graph key that is missing"
     elif report.dtype_mismatches:
         cls, op = errors.InvalidArgumentError, restore_v2
-        first = "\n".join(f"tensor_name = {k}; expected dtype {_tf_name(w)} does not equal "
-                          f"original dtype {_tf_name(g)}" for k, w, g in report.dtype_mismatches)
+        first = "\n".join(f"tensor_name = {k}; expected dtype {type_string(w)} does not equal "
+                          f"original dtype {type_string(g)}" for k, w, g in report.dtype_mismatches)
         why = "a mismatch between the current graph and the graph"
     else:
         k, want, got = report.shape_mismatches[0]
@@ -335,9 +336,6 @@ def restore_error(report, restore_ops) -> errors.OpError:
     return cls(None, op, message)
 
 
-def _tf_name(dtype_name: str) -> str:
-    return {"float32": "float", "float64": "double", "float16": "half"}.get(dtype_name,
-                                                                            dtype_name)
 
 
 def invalid_path_error(save_path) -> ValueError:

@@ -343,3 +343,19 @@ def test_a_fed_python_str_reaches_kernels_as_utf8_bytes():
         assert sess.run(tf.identity(q), {q: "x"}) == b"x"
         assert sess.run(tf.identity(p), {p: ["a", "é", b"b"]}).tolist() == [
             b"a", "é".encode(), b"b"]
+
+
+def test_a_kernel_out_of_memory_is_resource_exhausted_naming_the_op():
+    # TF: ResourceExhaustedError "OOM when allocating tensor with shape[...] and type
+    # float ..."; it was an InvalidArgumentError reading "MemoryError: ...".
+    x = tf.placeholder(tf.float32, [None])
+    huge = tf.tile(x, [2 ** 43], name="huge")  # 128 TiB: no machine allocates it
+    branch = tf.cond(tf.constant(True), lambda: tf.tile(x, [2 ** 43]), lambda: x)
+    with tf.Session() as sess:
+        for fetch, node in ((huge, "huge"), (branch, "cond/Tile")):
+            with pytest.raises(tf.errors.ResourceExhaustedError) as info:
+                sess.run(fetch, {x: np.ones(4, np.float32)})
+            assert info.value.message.startswith("OOM when allocating tensor with shape[")
+            assert "and type float on /job:localhost/replica:0/task:0/device:CPU:0" in \
+                info.value.message
+            assert f"[[node {node} (Tile) defined at " in info.value.message
