@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 
 import numpy as np
@@ -461,3 +462,68 @@ def test_non_ascii_names_sort_bytewise_as_tf(tmp_path):
     with BundleReader(tmp_path / "u") as reader:
         assert reader.keys() == ["Z", "a/b", "z", "\u00e9t\u00e9/w"]
         assert [int(reader.read(n)) for n in names] == [0, 1, 2, 3]
+
+
+def _relist_slices(prefix, name, extents):
+    """Rewrites ``name``'s slice list in the index of ``prefix`` (its data untouched)."""
+    index = Path(f"{prefix}.index")
+    rows = []
+    for key, value in sstable.parse_table(index.read_bytes()):
+        if key == name.encode():
+            entry = protos.BundleEntryProto.FromString(value)
+            del entry.slices[:]
+            for box in extents:
+                proto = entry.slices.add()
+                for start, length in box:
+                    proto.extent.add(start=start, length=length)
+            value = entry.SerializeToString()
+        rows.append((key, value))
+    index.write_bytes(sstable.build_table(rows))
+
+
+def test_thousands_of_slices_are_checked_for_overlap_in_near_linear_time(tmp_path):
+    # An index may list thousands of slices of one tensor (a damaged or hostile one, or
+    # a finely partitioned variable); a pairwise overlap check took minutes for these.
+    n = 8000
+    full = np.arange(2 * n, dtype=np.float32).reshape(2, n)
+    write_bundle(tmp_path / "p", ["v"] * n, [full[:, i:i + 1] for i in range(n)],
+                 slices=[f"2 {n} -:{i},1" for i in range(n)], sync=False)
+    start = time.perf_counter()
+    with BundleReader(tmp_path / "p") as reader:
+        np.testing.assert_array_equal(reader.read("v"), full)
+    # 8000 empty slices (nothing to overlap) and an overlap hidden among 8000.
+    _relist_slices(tmp_path / "p", "v", [[(0, 2), (i, 0)] for i in range(n)])
+    with BundleReader(tmp_path / "p") as reader, \
+            pytest.raises(errors.NotFoundError, match="do not cover"):
+        reader.read("v")
+    boxes = [[(0, 2), (i, 1)] for i in range(n)]
+    boxes.insert(5000, [(1, 1), (7000, 3)])
+    _relist_slices(tmp_path / "p", "v", boxes)
+    with BundleReader(tmp_path / "p") as reader, \
+            pytest.raises(errors.DataLossError, match=r"overlapping slices \(0,2:7000,1\)"):
+        reader.read("v")
+    assert time.perf_counter() - start < 5
+
+
+@pytest.mark.parametrize("boxes, overlap", [
+    ([[(0, 2), (0, 2)], [(2, 2), (0, 2)], [(0, 2), (2, 2)], [(2, 2), (2, 2)]], None),
+    ([[(0, 2), (0, 2)], [(2, 2), (0, 2)], [(1, 2), (1, 2)]], 2),      # the later one named
+    ([[(1, 2), (1, 2)], [(0, 4), (3, 1)], [(0, 2), (0, 2)]], 2),
+    ([[(0, 4), (0, 0)], [(0, 4), (0, 0)]], None),                      # empty: no overlap
+    ([[(0, 4), (0, 1)], [(3, 1), (0, 4)]], 1),                         # a corner shared
+    ([[(0, 4), (0, 1)], [(0, 4), (1, 1)], [(0, 4), (2, 2)]], None),    # touching edges only
+])
+def test_slice_overlaps_are_found_in_any_layout(tmp_path, boxes, overlap):
+    full = np.zeros((4, 4), np.float32)
+    write_bundle(tmp_path / "p", ["v", "v"], [full[:2], full[2:]],
+                 slices=["4 4 0,2:-", "4 4 2,2:-"], sync=False)
+    _relist_slices(tmp_path / "p", "v", boxes)
+    with BundleReader(tmp_path / "p") as reader:
+        if overlap is None:
+            with pytest.raises((errors.NotFoundError, errors.DataLossError),
+                               match="do not cover|no entry for its data"):
+                reader.read("v")
+        else:
+            spec = ":".join(f"{a},{n}" for a, n in boxes[overlap])
+            with pytest.raises(errors.DataLossError, match=rf"overlapping slices \({spec}\)"):
+                reader.read("v")
