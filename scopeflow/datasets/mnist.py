@@ -132,10 +132,12 @@ def _idx_size(header):
 def _gunzip_idx(data, name):
     """Decompresses gzipped IDX bytes, stopping at the size the IDX header declares.
 
-    A gzip bomb (a small file inflating to gigabytes) is cut at that size, or at
-    ``_MAX_IDX_BYTES``, instead of filling memory; TF's reader too read only what the
-    header declares. Bytes that are not an IDX header come back after one chunk, for the
-    caller's magic-number check to report.
+    A gzip bomb (a small file inflating to gigabytes) is cut at that size instead of
+    filling memory; TF's reader too read only what the header declares. A header
+    declaring more than ``_MAX_IDX_BYTES`` is refused before anything more is inflated,
+    and so is (as ``ValueError``, not ``MemoryError``) data this process cannot hold.
+    Bytes that are not an IDX header come back after one chunk, for the caller's
+    magic-number check to report.
     """
     z = zlib.decompressobj(16 + zlib.MAX_WBITS)
     out = bytearray()
@@ -149,11 +151,21 @@ def _gunzip_idx(data, name):
                 cap = _idx_size(out)
                 if cap is None:
                     return bytes(out)
-                cap = min(cap, _MAX_IDX_BYTES) if cap else 0
+                if cap > _MAX_IDX_BYTES:
+                    # Refused before inflating more: a header this large is damage (or a
+                    # bomb's lure), never an MNIST-style file.
+                    raise ValueError(f"MNIST file {name}: its IDX header declares {cap} "
+                                     f"bytes, more than the {_MAX_IDX_BYTES} this reader "
+                                     "accepts")
             if cap and len(out) >= cap:
-                return bytes(out[:cap])  # as TF's reader, which reads what the header says
+                del out[cap:]        # as TF's reader, which reads what the header says
+                return bytes(out)
     except zlib.error as e:
         raise ValueError(f"Corrupt gzip data in MNIST file {name}: {e}") from None
+    except MemoryError:
+        out = None
+        raise ValueError(f"MNIST file {name}: its IDX header declares {cap} bytes, more "
+                         "than this process can hold in memory") from None
     if not z.eof:
         raise ValueError(f"Corrupt gzip data in MNIST file {name}: Compressed file ended "
                          "before the end-of-stream marker was reached")
@@ -224,6 +236,12 @@ def extract_labels(f, one_hot=False, num_classes=10):
                          f"{num_items} labels but it holds {len(data) - 8}")
     labels = numpy.frombuffer(data, dtype=numpy.uint8, count=num_items, offset=8)
     if one_hot:
+        # TF1 wrote a label past the last class into the next row's one-hot vector (or
+        # raised IndexError in the last rows): a damaged file is refused instead.
+        if labels.size and int(labels.max()) >= num_classes:
+            at = int(numpy.argmax(labels >= num_classes))
+            raise ValueError(f"MNIST label file {_name(f)} holds label {labels[at]} (item "
+                             f"{at}), not one of the {num_classes} classes")
         return dense_to_one_hot(labels, num_classes)
     return labels
 

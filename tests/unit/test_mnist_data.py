@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import struct
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -248,3 +250,37 @@ def test_numpy_seed_matches_tf_get_seed(tf1):
                     tf.set_random_seed(graph_seed)
                 ours.append(mnist._numpy_seed(op_seed))
     assert ours == got
+
+
+def test_damaged_label_and_gzip_headers_are_value_errors(tmp_path, monkeypatch):
+    # A label past the last class: TF1's dense_to_one_hot wrote it into the next row's
+    # vector (or raised IndexError in the last rows); here the file is refused.
+    labels = tmp_path / "labels.gz"
+    mnist.write_idx(labels, np.array([12, 1, 2], np.uint8))
+    with open(labels, "rb") as f, pytest.raises(ValueError, match=r"holds label 12 \(item 0\)"
+                                                r", not one of the 10 classes"):
+        mnist.extract_labels(f, one_hot=True)
+    with open(labels, "rb") as f:   # as class ids the value is returned as it is
+        assert mnist.extract_labels(f).tolist() == [12, 1, 2]
+    # A gzip bomb under a header declaring 2**96 bytes is refused at the header, before
+    # the 64 MiB of zeros behind it are inflated (a larger bomb exhausted memory).
+    z = zlib.compressobj(9, zlib.DEFLATED, 31)
+    header = struct.pack(">4I", 2051, 2**32 - 1, 2**32 - 1, 2**32 - 1)
+    bomb = tmp_path / "bomb.gz"
+    bomb.write_bytes(z.compress(header) + z.compress(bytes(64 << 20)) + z.flush())
+    with open(bomb, "rb") as f, pytest.raises(ValueError, match=r"header declares \d+ bytes, "
+                                              r"more than the 2147483648 this reader accepts"):
+        mnist.extract_images(f)
+
+    # Running out of memory while inflating is reported as the file's fault, not a crash.
+    class Exhausted:
+        def __init__(self, *args):
+            self.eof = False
+
+        def decompress(self, data, max_length):
+            raise MemoryError
+
+    monkeypatch.setattr(mnist.zlib, "decompressobj", Exhausted)
+    with open(labels, "rb") as f, pytest.raises(ValueError, match="more than this process "
+                                                "can hold in memory"):
+        mnist.extract_labels(f)
