@@ -153,7 +153,7 @@ def test_hostile_headers_allocate_nothing_large():
                 out[key] = {{"shape": list(value.shape), "values": value.reshape(-1).tolist()}}
             except tf.errors.InvalidArgumentError as e:
                 out[key] = {{"error": e.message}}
-            except MemoryError as e:
+            except (MemoryError, tf.errors.ResourceExhaustedError) as e:
                 out[key] = {{"memory": repr(e)}}
             out[key]["seconds"] = time.perf_counter() - start
         print(json.dumps(out))
