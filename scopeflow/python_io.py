@@ -152,21 +152,30 @@ def tf_record_iterator(path, options=None):
     """Yields each record of the TFRecord file ``path`` (decompressed as ``options`` says).
 
     A damaged record (a checksum that does not match, a file ending inside a record, a
-    length that is more than the file holds) raises ``DataLossError``."""
+    length that is more than the file holds, a damaged compressed stream) raises
+    ``DataLossError``, after the records before it, as TF's does (``tfrecord.tf_records``);
+    a file ending inside a record's 12-byte header just ends. After an error (or the end)
+    the next ``next`` tries that record again."""
     compression = TFRecordOptions.get_compression_type_string(_options(options))
     try:
-        raw = open(os.fspath(path), "rb")  # noqa: SIM115 - closed below
+        raw = open(os.fspath(path), "rb")  # noqa: SIM115 - closed by RecordIterator
     except OSError as e:
         raise _os_error(e, path, reading=True) from None
-    return _records(raw, os.fspath(path), compression)
+    return _Records(raw, compression)
 
 
-def _records(raw, name, compression):
-    f = tfrecord.DecompressedReader(raw, compression, name) if compression else raw
-    try:
-        yield from tfrecord.read_records(f, name, tf_messages=True)
-    finally:
-        f.close()
+class _Records:
+    """The data of each record, as TF's ``RecordIterator``: after an error (or the end) the
+    next ``next`` reads the same record again (a file still being written reads on)."""
+
+    def __init__(self, raw, compression):
+        self._records = tfrecord.RecordIterator(raw, compression, buffered=True)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self._records)[1]
 
 
 def __getattr__(name):

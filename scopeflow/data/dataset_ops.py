@@ -427,7 +427,8 @@ class TextLineDataset(Dataset):
 
 class TFRecordDataset(Dataset):
     """The records of TFRecord files (``compression_type`` ``""``, ``"GZIP"`` or
-    ``"ZLIB"``); a damaged record is a ``DataLossError``."""
+    ``"ZLIB"``), read one at a time as TF reads them: a damaged record or stream is a
+    ``DataLossError`` after the records before it (``tfrecord.tf_records``)."""
 
     def __init__(self, filenames, compression_type=None, buffer_size=None,
                  num_parallel_reads=None):
@@ -443,9 +444,12 @@ class TFRecordDataset(Dataset):
         compression = self._compression
 
         def read(path):
-            import io
-            data = _read_bytes(path, compression)
-            return list(tfrecord.tf_record_iterator(io.BytesIO(data)))
+            try:
+                raw = open(path, "rb")  # noqa: SIM115 - closed by open_tf_records
+            except FileNotFoundError:
+                raise errors.NotFoundError(
+                    None, None, f"{path}; No such file or directory") from None
+            return (data for _, data in tfrecord.open_tf_records(raw, compression))
         return pl._Records(_names(env[self._filenames]), read)
 
 

@@ -799,7 +799,9 @@ class _Lines(PyIterator):
 
 
 class _Records(PyIterator):
-    """Records of files (TFRecord or fixed-length), one file after another."""
+    """Records of files (TFRecord or fixed-length), one file after another. ``read_records``
+    gives a file's records as an iterable, read as they are used (a damaged record fails
+    after the ones before it)."""
 
     def __init__(self, filenames, read_records):
         self.filenames = filenames
@@ -813,11 +815,11 @@ class _Records(PyIterator):
             if self.records is None:
                 if self.f >= len(self.filenames):
                     raise End
-                self.records = self.read_records(self.filenames[self.f])
+                self.records = iter(self.read_records(self.filenames[self.f]))
                 self.i = 0
-            if self.i < len(self.records):
+            for record in self.records:
                 self.i += 1
-                return [np.asarray(self.records[self.i - 1], dtype=object)]
+                return [np.asarray(record, dtype=object)]
             self.records = None
             self.f += 1
 
@@ -828,7 +830,9 @@ class _Records(PyIterator):
         self.f, self.i = int(state["f"]), int(state["i"])
         self.records = None
         if state["open"]:
-            self.records = self.read_records(self.filenames[self.f])
+            self.records = iter(self.read_records(self.filenames[self.f]))
+            for _ in range(self.i):
+                next(self.records)
 
 
 def glob_files(patterns) -> list:

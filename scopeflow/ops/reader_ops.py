@@ -24,7 +24,7 @@ from scopeflow.framework import errors
 from scopeflow.framework.graph import Tensor, convert_to_tensor, get_default_graph
 from scopeflow.framework.opdef import NO_GRADIENT, OpDef, scalar_shape
 from scopeflow.framework.tensor_shape import TensorShape
-from scopeflow.io.tfrecord import COMPRESSIONS, DecompressedReader, read_records
+from scopeflow.io.tfrecord import COMPRESSIONS, DecompressedReader, RecordIterator
 from scopeflow.ops.queue_ops import SessionResource, _queue_of, session_resource
 
 __all__ = ["matching_files", "ReaderBase", "TextLineReader", "TFRecordReader",
@@ -142,20 +142,25 @@ def _text_line_records(work, skip_header_lines):
     return lines()
 
 
-def _tfrecord_records(work, compression_type):
-    f = _open(work)
-    name = work.decode("utf-8", "surrogateescape")
-    stream = DecompressedReader(f, compression_type, name) if compression_type else f
+class _TFRecords:
+    """A TFRecord file's ``(key, value)``s; a read after an error tries the same record
+    again, as TF's reader does (``tfrecord.RecordIterator``)."""
 
-    def records():
-        offset = 0
-        try:
-            for data in read_records(stream, name, tf_messages=True):
-                yield _key(work, offset), data
-                offset += 12 + len(data) + 4
-        finally:
-            stream.close()
-    return records()
+    def __init__(self, work, compression_type):
+        # TF's TFRecordReader reads the file unbuffered (its message for a negative count).
+        self._work = work
+        self._records = RecordIterator(_open(work), compression_type, buffered=False)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        offset, data = next(self._records)
+        return _key(self._work, offset), data
+
+
+def _tfrecord_records(work, compression_type):
+    return _TFRecords(work, compression_type)
 
 
 def _fixed_length_records(work, header_bytes, record_bytes, footer_bytes, hop_bytes, encoding):
