@@ -103,6 +103,15 @@ def exception_type_from_error_code(error_code: int) -> type:
     return _BY_CODE[error_code]
 
 
+def out_of_memory(shape, type_name: str, op=None, where: str = "") -> ResourceExhaustedError:
+    """TF's error for an allocation that failed: ``OOM when allocating tensor with
+    shape[2,3] and type float on ...`` (``type_name`` as TF spells it, ``where`` after)."""
+    return ResourceExhaustedError(
+        None, op, f"OOM when allocating tensor with shape[{','.join(map(str, shape))}] and "
+        f"type {type_name} on /job:localhost/replica:0/task:0/device:CPU:0 by allocator "
+        f"cpu{where}")
+
+
 def error_for_os_error(e: OSError) -> type:
     """TF's error class for an ``OSError`` (its POSIX file system's errno mapping): a full
     disk or quota is ``ResourceExhaustedError``, a missing file ``NotFoundError``, ..."""

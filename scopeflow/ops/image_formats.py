@@ -47,10 +47,7 @@ def invalid(msg: str) -> errors.InvalidArgumentError:
 
 
 def out_of_memory(shape, dtype) -> errors.ResourceExhaustedError:
-    return errors.ResourceExhaustedError(
-        None, None, f"OOM when allocating tensor with shape[{','.join(map(str, shape))}] "
-        f"and type {np.dtype(dtype).name} on /job:localhost/replica:0/task:0/device:CPU:0 "
-        "by allocator cpu")
+    return errors.out_of_memory(shape, np.dtype(dtype).name)
 
 
 def allocate(shape, dtype) -> np.ndarray:

@@ -49,23 +49,18 @@ def kernel_exception_message(op, exc: Exception) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def _oom_message(exc: MemoryError) -> str:
-    shape, dtype = getattr(exc, "shape", None), getattr(exc, "dtype", None)
-    if shape is None or dtype is None:  # not NumPy's allocation error: no shape to name
-        return f"OOM in a kernel ({exc or 'MemoryError'})"
-    try:
-        type_name = dtypes.type_string(dtype)
-    except (TypeError, KeyError, ValueError):
-        type_name = str(dtype)
-    return (f"OOM when allocating tensor with shape[{','.join(map(str, shape))}] and type "
-            f"{type_name} on /job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu")
-
-
 def kernel_error(op, exc: Exception, where: str = "") -> errors.OpError:
     """The ``OpError`` for ``exc`` raised inside ``op``'s kernel (``where`` follows the
     message): ``ResourceExhaustedError`` for memory, else ``InvalidArgumentError``."""
-    if isinstance(exc, MemoryError):
-        err = errors.ResourceExhaustedError(None, op, f"{_oom_message(exc)}{where}")
+    shape, dtype = getattr(exc, "shape", None), getattr(exc, "dtype", None)
+    if isinstance(exc, MemoryError) and shape is not None and dtype is not None:
+        try:
+            type_name = dtypes.type_string(dtype)
+        except (TypeError, KeyError, ValueError):
+            type_name = str(dtype)
+        err = errors.out_of_memory(shape, type_name, op, where)
+    elif isinstance(exc, MemoryError):  # not NumPy's allocation error: no shape to name
+        err = errors.ResourceExhaustedError(None, op, f"OOM in a kernel ({exc}){where}")
     else:
         err = errors.InvalidArgumentError(None, op, f"{kernel_exception_message(op, exc)}{where}")
     err._original_exception = exc
