@@ -11,6 +11,9 @@ into the graph once (``data.functions``) and run by their compiled sub-plans.
 
 from __future__ import annotations
 
+import io
+import sys
+
 import numpy as np
 
 from scopeflow.data import iterator_ops
@@ -397,12 +400,11 @@ def _read_bytes(path, compression=""):
             data = f.read()
     except FileNotFoundError:
         raise errors.NotFoundError(None, None, f"{path}; No such file or directory") from None
-    if compression == "GZIP":
-        import gzip
-        data = gzip.decompress(data)
-    elif compression == "ZLIB":
-        import zlib
-        data = zlib.decompress(data)
+    if compression in ("GZIP", "ZLIB"):
+        # TF's zlib stream: a damaged one is DataLossError "inflate() failed ...", not
+        # Python's zlib.error/gzip.BadGzipFile.
+        reader = tfrecord.DecompressedReader(io.BytesIO(data), compression, name=path)
+        data = reader.read(sys.maxsize)
     return data
 
 
