@@ -201,6 +201,11 @@ def extract_images(f):
     if magic != _IMAGES_MAGIC:
         raise ValueError(f"Invalid magic number {magic} in MNIST image file: {_name(f)}")
     _, num_images, rows, cols = _header(data, 4, f, "image")
+    if rows * cols > _MAX_IDX_BYTES:
+        # Even with no images, NumPy cannot shape an array with such rows (TF1's reshape
+        # raised NumPy's "array is too big").
+        raise ValueError(f"MNIST image file {_name(f)} declares images of {rows}x{cols} "
+                         "pixels, a damaged header")
     size = num_images * rows * cols
     if len(data) - 16 < size:
         raise ValueError(f"MNIST image file {_name(f)} is truncated: its header promises "
