@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from scopeflow.framework import dtypes as _dtypes
+from scopeflow.framework._tf_op_signatures import SIGNATURES
 from scopeflow.framework.graph import Tensor, get_default_graph
 from scopeflow.framework.opdef import REGISTRY
 from scopeflow.framework.tensor_shape import TensorShape
@@ -86,6 +87,35 @@ def _from_attr(node, name, fills):
 _CONST_SIGNATURE = "Op<name=Const; signature= -> output:dtype; attr=value:tensor; attr=dtype:type>"
 # TF's names of an AttrValue's kinds, where they differ from the proto's field names.
 _ATTR_KINDS = {"i": "int", "f": "float", "b": "bool", "s": "string"}
+
+
+def _op_signature(op_type) -> str:
+    """TF's ``Op<name=...; signature=...; attr=...>`` text of an op (allowed values and
+    defaults left out), from TF's signatures."""
+    inputs, outputs, attrs = SIGNATURES[op_type]
+
+    def args(items):
+        return ", ".join(f"{name}:{type_attr or number or type_list or 'type'}"
+                         for name, type_attr, number, type_list in items)
+
+    text = f"Op<name={op_type}; signature={args(inputs)} -> {args(outputs)}"
+    return text + "".join(f"; attr={name}:{kind}" for name, kind, _ in attrs) + ">"
+
+
+def _check_required_attrs(node, op_def):
+    """TF refuses a NodeDef without an attr its op has no default for; scopeflow checks
+    those its own op needs too (a missing one reached the shape rule as None)."""
+    tf_attrs = SIGNATURES.get(node.op)
+    if tf_attrs is None:
+        return
+    required = {name for name, _, default in tf_attrs[2] if default is None}
+    missing = sorted(k for k, default in op_def.attrs.items()
+                     if default is None and k in required and k not in node.attr)
+    if missing:
+        s = "s" if len(missing) > 1 else ""
+        names = ", ".join(f"'{k}'" for k in missing)
+        raise ValueError(f"NodeDef missing attr{s} {names} from {_op_signature(node.op)}; "
+                         f"NodeDef: {{{{node {node.name}}}}}")
 
 
 def _check_const_dtype(node, attrs):
@@ -220,6 +250,7 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     with graph.name_scope(name if name is not None else "import") as scope:
         for node in _topological(list(graph_def.node)):
             op_def = REGISTRY[node.op]
+            _check_required_attrs(node, op_def)
             attrs = {k: _from_attr(node, k, fills) for k in op_def.attrs if k in node.attr}
             if node.op == "Const":
                 _check_const_dtype(node, attrs)

@@ -372,3 +372,22 @@ def test_a_splat_shape_input_is_not_listed_at_import(tmp_path, op, attr):
     assert out.returncode == 0, out.stderr[-2000:]
     rank = json.loads(out.stdout.splitlines()[-1])["rank"]
     assert rank in (None, 1)  # not known statically: the kernel checks it if it runs
+
+
+def test_a_node_without_an_attr_its_op_requires_is_refused_as_tf():
+    # TF 2.21: "NodeDef missing attrs 'padding', 'strides' from Op<name=Conv2D; ...>;
+    # NodeDef: {{node c}}" (its signature also lists allowed values and defaults). Before,
+    # the shape rule met strides=None: a TypeError from inside conv_ops.
+    gd = protos.GraphDef()
+    for name in ("x", "w"):
+        gd.node.add(name=name, op="Placeholder").attr["dtype"].type = FLOAT
+    conv = gd.node.add(name="c", op="Conv2D", input=["x", "w"])
+    conv.attr["T"].type = FLOAT
+    with pytest.raises(ValueError, match=r"^NodeDef missing attrs 'padding', 'strides' from "
+                       r"Op<name=Conv2D; signature=input:T, filter:T -> output:T; attr=T:type; "
+                       r"attr=strides:list\(int\).*>; NodeDef: \{\{node c\}\}$"):
+        tf.import_graph_def(gd, name="")
+    conv.attr["strides"].list.i.extend([1, 1, 1, 1])
+    with tf.Graph().as_default(), pytest.raises(
+            ValueError, match="^NodeDef missing attr 'padding' from Op<name=Conv2D"):
+        tf.import_graph_def(gd, name="")
