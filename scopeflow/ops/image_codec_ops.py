@@ -152,13 +152,25 @@ def _to_dtype(pixels: np.ndarray, dtype) -> np.ndarray:
 
 
 # ── PNG reading ───────────────────────────────────────────────────────────────────────
-def _read_png(data: bytes) -> np.ndarray:
-    """A PNG's pixels as stored: [h, w, c] uint8 or uint16, palettes expanded."""
+def _read_png(data: bytes, channels: int = 0) -> np.ndarray:
+    """A PNG's pixels as stored: [h, w, c] uint8 or uint16, palettes expanded; with
+    ``channels=4``, a gray or RGB image's tRNS colour gets alpha 0 (libpng's tRNS to
+    alpha, as TF asks for it), the other pixels the maximum."""
     header = image_formats.png_header(data)
     compressed = image_formats.png_image_data(data, header)
     depth, color_type = header[2], header[3]
-    if depth == 16 and color_type in (2, 4, 6):
-        return image_formats.read_png16(data, header, compressed)
+    data, key = image_formats.png_transparency(data, header)
+    pixels = image_formats.read_png16(data, header, compressed) \
+        if depth == 16 and color_type in (2, 4, 6) else _read_png_pillow(data, depth)
+    if channels == 4 and key is not None and depth in (8, 16):
+        see_through = np.all(pixels == np.asarray(key, pixels.dtype), axis=-1, keepdims=True)
+        alpha = np.where(see_through, 0, _max_of(pixels.dtype)).astype(pixels.dtype)
+        pixels = np.concatenate([np.repeat(pixels, 3, axis=-1) if pixels.shape[-1] == 1
+                                 else pixels, alpha], axis=-1)
+    return pixels
+
+
+def _read_png_pillow(data: bytes, depth: int) -> np.ndarray:
     image = _load(_open(data, "png"), data, "png")
     mode = image.mode
     if mode == "P":
@@ -260,7 +272,7 @@ def _decode(data: bytes, channels: int, frames: str, ratio: int = 1):
         # palette or gray PNG of 1, 2 or 4 bits gets a nearly transparent alpha (1, 3, 15).
         depth = data[24] if len(data) > 24 else 8
         filler = (1 << depth) - 1 if depth < 8 else None
-        return _set_channels(_read_png(data), channels, _libpng_gray, filler)
+        return _set_channels(_read_png(data, channels), channels, _libpng_gray, filler)
     if kind == "jpeg":
         return _read_jpeg(data, channels, ratio)
     if kind == "bmp":

@@ -91,6 +91,43 @@ def png_raw_size(width, height, depth, color_type, interlace) -> int:
                                                                           interlace))
 
 
+# libpng's rule for a tRNS chunk's length by colour type; 3 (palette) is checked against
+# the PLTE chunk before it. Colour types 4 and 6 have an alpha channel: any tRNS is invalid.
+_TRNS_LENGTH = {0: 2, 2: 6}
+
+
+def png_transparency(data: bytes, header) -> tuple[bytes, tuple | None]:
+    """``(data, key)``: ``data`` without any tRNS chunk libpng ignores as invalid (a benign
+    error TF's decoder does not raise: longer than the palette, empty, the wrong length
+    for gray or RGB, in an image with alpha, or a second one), which Pillow would use or
+    fail on; and a gray or RGB image's transparent colour from a valid tRNS (the samples
+    as stored), which TF's channels=4 turns into alpha 0, or None."""
+    color_type, pos, palette, seen, drop, key = header[3], 8, None, False, [], None
+    while pos + 12 <= len(data):
+        length, kind = struct.unpack_from(">I4s", data, pos)
+        end = min(pos + 12 + length, len(data))
+        if kind == b"PLTE":
+            palette = length // 3
+        elif kind == b"tRNS":
+            if color_type == 3:
+                valid = palette is not None and 0 < length <= min(palette, 256)
+            else:
+                valid = _TRNS_LENGTH.get(color_type) == length and end - pos == length + 12
+            if seen or not valid:
+                drop.append((pos, end))
+            elif color_type in _TRNS_LENGTH:
+                key = struct.unpack_from(f">{length // 2}H", data, pos + 8)
+            seen = True
+        elif kind in (b"IDAT", b"IEND"):
+            break
+        pos = end
+    kept, at = [], 0
+    for start, stop in drop:
+        kept.append(data[at:start])
+        at = stop
+    return (b"".join(kept) + data[at:] if drop else data), key
+
+
 def png_image_data(data: bytes, header) -> bytes:
     """The PNG's concatenated IDAT data, after libpng's chunk checks (critical chunks'
     CRCs, an IDAT, an IEND) and the check that it can inflate to the declared rows."""
