@@ -805,6 +805,8 @@ class BundleReader:
                 if byte < 0x80:
                     break
                 shift += 7
+            if size >> 64:   # a tenth byte past bit 63: TF's varint64 refuses it too
+                raise self._corrupt(name, entry, "bad string length")
             lengths.append(size)
         return lengths, pos
 

@@ -219,6 +219,21 @@ def test_flipped_string_bytes_and_lengths(tmp_path):
         reader.read("s")
 
 
+def test_a_string_length_past_64_bits_is_data_loss(tmp_path):
+    # A 10-byte varint can carry 70 bits; TF's varint64 refuses more than 64. It was
+    # taken as a length and crashed the length checksum (struct.error), found by atheris.
+    prefix = _bundle(tmp_path)
+    with BundleReader(prefix) as reader:
+        start = reader.entry("s").offset
+    data_path = tmp_path / "model.ckpt.data-00000-of-00001"
+    data = data_path.read_bytes()
+    for varint in (b"\x80" * 9 + b"\x02", b"\xff" * 9 + b"\x7f"):   # 2**64 and 2**70 - 1
+        data_path.write_bytes(data[:start] + varint + data[start + 1:])
+        with BundleReader(prefix) as reader, \
+                pytest.raises(errors.DataLossError, match="tensor 's'.*bad string length"):
+            reader.read("s")
+
+
 def test_truncated_data_and_index(tmp_path):
     prefix = _bundle(tmp_path)
     data_path = tmp_path / "model.ckpt.data-00000-of-00001"
