@@ -12,4 +12,5 @@ Layout:
   classes it accepts, each with the reason.
 * ``test_fuzz.py`` -- the short, deterministic run inside ``python -m pytest``.
 * ``__main__.py`` -- the long run on demand: ``python -m tests.fuzz --long``.
+* ``atheris_run.py`` -- optional coverage-guided fuzzing of one target with atheris.
 """

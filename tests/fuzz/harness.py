@@ -398,8 +398,9 @@ class Campaign:
         return [i for i, s in enumerate(self.seeds) if s[3]]
 
     def systematic(self, max_cuts: int | None = None):
-        """``(label, seed, data, fix)`` of the seeds, hostile inputs and truncations
-        (``max_cuts``: at most that many truncations per seed, evenly spread)."""
+        """``(label, seed, data, fix)`` of the seeds, hostile inputs, truncations and
+        one-bit flips at the boundaries (a flip in a length, a CRC, a tag); ``max_cuts``:
+        at most that many truncations and as many flips per seed, evenly spread."""
         for i, (label, data, *_) in enumerate(self.seeds):
             yield f"seed {label}", i, data, False
         for label, data, seed, long_only in self.info["hostile"]:
@@ -413,11 +414,14 @@ class Campaign:
             if self.long:
                 step = 1 if len(data) <= 4096 else max(1, len(data) // 1024)
                 cuts.update(range(0, len(data), step))
-            cuts = sorted(c for c in cuts if 0 <= c < len(data))
-            if max_cuts is not None and len(cuts) > max_cuts:
-                cuts = [cuts[k * len(cuts) // max_cuts] for k in range(max_cuts)]
+            cuts = _spread(sorted(c for c in cuts if 0 <= c < len(data)), max_cuts)
             for cut in cuts:
                 yield f"{label} cut at {cut}", i, data[:cut], False
+            for pos in _spread(sorted({b for b in boundaries if 0 <= b < len(data)}),
+                               max_cuts):
+                flipped = bytearray(data)
+                flipped[pos] ^= 0x01
+                yield f"{label} bit 0 flipped at {pos}", i, bytes(flipped), False
 
     def random_inputs(self, iterations: int):
         choices = self.mutable_seeds()
@@ -451,6 +455,13 @@ class Campaign:
                     break
         self.stats.peak_kb = max(self.stats.peak_kb, self.worker.peak_kb)
         return self.stats
+
+
+def _spread(items: list, most: int | None) -> list:
+    """At most ``most`` of ``items``, evenly spread (all of them when ``most`` is None)."""
+    if most is None or len(items) <= most:
+        return items
+    return [items[k * len(items) // most] for k in range(most)]
 
 
 # ── reports ──────────────────────────────────────────────────────────────────────────

@@ -30,9 +30,6 @@ MAX_CUTS = 24   # truncations per seed in the short run (the long run tries ever
 # Readers another developer is fixing, which still crash on inputs below (the crash is
 # reported, not accepted: the target stays strict).
 KNOWN_CRASHES: dict[str, str] = {
-    "tfrecord": "a record length >= 2**63 with a valid CRC: InvalidArgumentError wrapping "
-                "'Can't read a negative number of bytes' (scopeflow/io/tfrecord.py, being "
-                "fixed by the TFRecord developer)",
     "graph_def": "a Conv2D NodeDef without attrs: TypeError in conv_ops' shape rule "
                  "(scopeflow/framework/graph_import.py, being fixed by the GraphDef developer)",
     "png": "a palette PNG whose tRNS is longer than its PLTE: Pillow's ValueError "

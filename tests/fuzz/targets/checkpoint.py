@@ -5,8 +5,8 @@ Seeds: checkpoints scopeflow's Saver writes (every numeric dtype, bools, strings
 long, a float16, a partitioned variable) and the small checkpoints TensorFlow wrote in
 ``tests/fixtures`` (all dtypes, a Saver's, a two-shard save, a CNN with Adam slots).
 Probes: ``NewCheckpointReader`` (shape map, debug string, every ``get_tensor``), its dtype
-map, ``list_variables``, ``load_variable`` and ``Saver.restore`` into a graph with a
-variable for every tensor.
+map, ``list_variables``, ``load_variable`` (first and last tensor) and ``Saver.restore``
+into a graph with a variable for every tensor.
 
 Accepted errors (each is what TensorFlow raises for the same damage):
 
@@ -255,6 +255,14 @@ def _list_probe(prefix):
     tf.train.list_variables(prefix)
 
 
+def _load_probe(ckpt, prefix):
+    """``tf.train.load_variable`` of the seed checkpoint's first and last tensors."""
+    import scopeflow as tf
+
+    for name in {ckpt.keys[0], ckpt.keys[-1]} if ckpt.keys else ():
+        tf.train.load_variable(prefix, name)
+
+
 class CheckpointIndex(Target):
     """The ``.index`` SSTable (mutated; the data files stay intact)."""
 
@@ -283,6 +291,7 @@ class CheckpointIndex(Target):
         return [("reader", lambda seed, prefix: _reader_probe(prefix)),
                 ("dtype_map", lambda seed, prefix: _dtype_map_probe(prefix)),
                 ("list_variables", lambda seed, prefix: _list_probe(prefix)),
+                ("load_variable", lambda seed, prefix: _load_probe(self.ckpts[seed], prefix)),
                 ("restore", lambda seed, prefix: self.ckpts[seed].restore(prefix))]
 
     def hostile(self, long):
@@ -428,7 +437,7 @@ class CheckpointData(Target):
             lengths, pos = [], e.offset
             for _ in range(count):
                 value, pos = _varint(out, pos, e.offset + e.size)
-                if value is None:
+                if value is None or value >> 64:   # not a varint64: nothing to fix
                     break
                 lengths.append(value)
             else:
@@ -457,6 +466,7 @@ class CheckpointData(Target):
 
     def probes(self):
         return [("reader", lambda seed, prefix: _reader_probe(prefix)),
+                ("load_variable", lambda seed, prefix: _load_probe(self.ckpts[seed], prefix)),
                 ("restore", lambda seed, prefix: self.ckpts[seed].restore(prefix))]
 
     def hostile(self, long):
@@ -477,6 +487,10 @@ class CheckpointData(Target):
             body = encoded + struct.pack("<I", crc32c.mask(crc)) + b"abc"
             data = good[:words.offset] + body + good[words.offset + words.size:]
             out.append(Hostile(f"string lengths {lengths} (fix to reach them)", data))
+        # A first length past 64 bits (a 10-byte varint's tenth byte above 1).
+        for varint in (b"\x80" * 9 + b"\x02", b"\xff" * 9 + b"\x7f"):
+            out.append(Hostile(f"string length varint {varint.hex()}",
+                               good[:words.offset] + varint + good[words.offset + 1:]))
         # Truncations inside every tensor (the index still promises the whole tensor).
         for key, e in sorted(c.entries.items()):
             if e.size and e.shard_id == 0:

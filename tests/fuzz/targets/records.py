@@ -10,12 +10,15 @@ in ``tests/fixtures/tf_records``. The fix-up recomputes both CRCs of every recor
 (damaged) framing still delimits; for a compressed file it inflates what it can, fixes
 that, and deflates it again, so the damage reaches the framing and the Event parser.
 
-Accepted: ``DataLossError`` only -- TF's class for a corrupted or truncated record
+Accepted: ``DataLossError`` -- TF's class for a corrupted or truncated record
 ("corrupted record at N", "truncated record at N") and for a damaged zlib/gzip stream
 ("inflate() failed"); scopeflow also uses it for a record that is not an ``Event`` (TF's
 ``summary_iterator`` lets protobuf's ``DecodeError`` out there) and for a summary tensor
-that cannot be decoded. ``ResourceExhaustedError`` is TF's class for an allocation that
-fails (a record or stream larger than memory).
+that cannot be decoded. ``InvalidArgumentError`` only with TF's own words "Can't read a
+negative number of bytes": TF 2.21 raises it for a length field from 2**63-4 up with a
+valid CRC (checked with TF: 2**63 and 2**63-1 give it, 2**64-5 and up "record size too
+large"; a length of 2**40 makes TF itself segfault). ``ResourceExhaustedError`` is TF's
+class for an allocation that fails (a record or stream larger than memory).
 """
 
 from __future__ import annotations
@@ -34,6 +37,9 @@ def _accepts():
     return (Accept(errors.DataLossError, "TF: corrupted or truncated record, inflate() "
                    "failed; scopeflow: a record that is not an Event, an undecodable summary "
                    "tensor"),
+            Accept(errors.InvalidArgumentError, "TF 2.21's RecordReader for a length field "
+                   "in [2**63-4, 2**64-5) with a valid CRC (its int64 read size turns "
+                   "negative)", message="Can't read a negative number of bytes"),
             Accept(errors.ResourceExhaustedError, "TF's class for an allocation that fails"))
 
 
