@@ -28,6 +28,7 @@ from __future__ import annotations
 import collections
 import gzip
 import hashlib
+import math
 import os
 import struct
 import urllib.error
@@ -201,11 +202,12 @@ def extract_images(f):
     if magic != _IMAGES_MAGIC:
         raise ValueError(f"Invalid magic number {magic} in MNIST image file: {_name(f)}")
     _, num_images, rows, cols = _header(data, 4, f, "image")
-    if rows * cols > _MAX_IDX_BYTES:
-        # Even with no images, NumPy cannot shape an array with such rows (TF1's reshape
-        # raised NumPy's "array is too big").
-        raise ValueError(f"MNIST image file {_name(f)} declares images of {rows}x{cols} "
-                         "pixels, a damaged header")
+    # A zero among the dimensions makes the size 0, but NumPy still refuses to shape an
+    # array whose other dimensions multiply past its index range (TF1's reshape raised
+    # NumPy's "array is too big" / "cannot reshape"): such a header is damage.
+    if math.prod(d for d in (num_images, rows, cols) if d) > max(_MAX_IDX_BYTES, len(data)):
+        raise ValueError(f"MNIST image file {_name(f)} declares {num_images} images of "
+                         f"{rows}x{cols} pixels, a damaged header")
     size = num_images * rows * cols
     if len(data) - 16 < size:
         raise ValueError(f"MNIST image file {_name(f)} is truncated: its header promises "

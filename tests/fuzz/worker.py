@@ -151,6 +151,9 @@ def main(argv=None):
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))   # a crashed worker leaves no core file
     baseline = address_space()
     limit = baseline + (args.memory_mb << 20)
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:   # never above a limit the machine already sets
+        limit = min(limit, hard)
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     write_frame(proto_out, {"pid": os.getpid(), "baseline_vm": baseline, "limit": limit,
                             "maxrss_kb": max_rss_kb()})

@@ -272,12 +272,13 @@ def test_damaged_label_and_gzip_headers_are_value_errors(tmp_path, monkeypatch):
                                               r"more than the 2147483648 this reader accepts"):
         mnist.extract_images(f)
 
-    # No images, each 2**32-1 pixels square: NumPy refused to shape even that.
-    empty = tmp_path / "empty-images"
-    empty.write_bytes(struct.pack(">4I", 2051, 0, 2**32 - 1, 2**32 - 1))
-    with open(empty, "rb") as f, pytest.raises(ValueError, match="declares images of "
-                                               "4294967295x4294967295 pixels"):
-        mnist.extract_images(f)
+    # Zero-size images whose other dimensions overflow: NumPy refused to shape them.
+    for dims in ((0, 2**32 - 1, 2**32 - 1), (4194304000, 3120562176, 0)):
+        empty = tmp_path / "empty-images"
+        empty.write_bytes(struct.pack(">4I", 2051, *dims))
+        with open(empty, "rb") as f, pytest.raises(ValueError, match=rf"declares {dims[0]} "
+                                                   rf"images of {dims[1]}x{dims[2]} pixels"):
+            mnist.extract_images(f)
 
     # Running out of memory while inflating is reported as the file's fault, not a crash.
     class Exhausted:

@@ -149,6 +149,8 @@ class _Idx(Target):
             cases.append(("labels all 200", idx(*dims, data=b"\xc8" * len(body))))
         else:
             cases.append(("rows 0, cols 2**32-1", idx(dims[0], 0, 0xFFFFFFFF)))
+            cases.append(("no images of 2**32-1 x 2**32-1", idx(0, 0xFFFFFFFF, 0xFFFFFFFF)))
+            cases.append(("0xfa000000 images of 0xba000000 x 0", idx(0xFA000000, 0xBA000000, 0)))
         header = magic + struct.pack(f">{ndim}I", *dims)
         out = [Hostile(label, data) for label, data in cases]
         # Bombs: a true header, then far more zeros than it declares (cut at its size),
