@@ -30,10 +30,13 @@ MAX_CUTS = 24   # truncations per seed in the short run (the long run tries ever
 # Readers another developer is fixing, which still crash on inputs below (the crash is
 # reported, not accepted: the target stays strict).
 KNOWN_CRASHES: dict[str, str] = {
-    "graph_def": "a Conv2D NodeDef without attrs: TypeError in conv_ops' shape rule "
-                 "(scopeflow/framework/graph_import.py, being fixed by the GraphDef developer)",
-    "png": "a palette PNG whose tRNS is longer than its PLTE: Pillow's ValueError "
-           "(scopeflow/ops/image_codec_ops.py, being fixed by the image-codec developer)",
+    "graph_def": "GraphDef developer: import_graph_def raises IndexError for a Conv2D whose "
+                 "dilations list is empty (ops/conv_ops.py), TypeError for a Shape without its "
+                 "input (framework/opdef.py) and AttributeError for a RandomUniform whose "
+                 "dtype attr holds no value (opdef.check_dtype); TF raises ValueError",
+    "training_state": "training-state developer: a training-state array whose .npy header is "
+                      "cut inside its dict lets NumPy's tokenize.TokenError out of "
+                      "Saver.restore (data/iterator_state.py _load_array)",
 }
 
 

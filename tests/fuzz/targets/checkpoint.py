@@ -31,6 +31,7 @@ Accepted errors (each is what TensorFlow raises for the same damage):
 
 from __future__ import annotations
 
+import base64
 import json
 import shutil
 import struct
@@ -695,6 +696,17 @@ class TrainingState(Target):
         for old, new in [('"0x', '"0xffffffffffffffffffffffffffffffffffff'),
                          ('"0x', '"-0x'), ('"0x', '"zz'), ('"0x', '"0x1e9999')]:
             entry(f"random stream {new!r}", text.replace(old, new, 1).encode())
+        # An array whose .npy header is cut inside its dict (found by the fuzzers: NumPy's
+        # header parser raises tokenize.TokenError).
+        header = b"{'descr': '<i8', 'fortran_order': False, 'shape': (3,"
+        header += b" " * (-(10 + len(header) + 1) % 64) + b"\n"
+        npy = b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header + bytes(24)
+        start = text.find('"__array__": "')
+        if start >= 0:
+            start += len('"__array__": "')
+            end = text.index('"', start)
+            entry("an array's .npy header cut inside its dict", (
+                text[:start] + base64.b64encode(npy).decode() + text[end:]).encode())
         # Every string that looks like base64 (arrays, iterator blobs) damaged in turn.
         for i, (old, new) in enumerate(_base64_damage(text)):
             entry(f"base64 field {i}: {new[:20]!r}", text.replace(old, new, 1).encode())

@@ -236,6 +236,21 @@ def graph_hostile(seed: bytes, long: bool) -> list[Hostile]:
                protos.NodeDef(name="fill", op="Fill", input=["dims", "scalar"],
                               attr={"T": protos.AttrValue(type=1),
                                     "index_type": protos.AttrValue(type=3)}))
+    # Found by the fuzzers (kept as regressions): a Conv2D whose dilations list is empty,
+    # a Shape without its input, a type attr present but holding no value.
+    floats = dict(dtype=protos.AttrValue(type=1))
+    with_nodes("Conv2D with dilations []", protos.NodeDef(name="cx", op="Placeholder", attr=floats),
+               protos.NodeDef(name="cw", op="Placeholder", attr=floats),
+               protos.NodeDef(name="conv", op="Conv2D", input=["cx", "cw"], attr={
+                   "T": protos.AttrValue(type=1), "padding": protos.AttrValue(s=b"SAME"),
+                   "strides": protos.AttrValue(list=protos.AttrValue.ListValue(i=[1, 1, 1, 1])),
+                   "dilations": protos.AttrValue(list=protos.AttrValue.ListValue())}))
+    with_nodes("Shape without its input", protos.NodeDef(name="shp", op="Shape",
+                                                         attr={"T": protos.AttrValue(type=1)}))
+    with_nodes("RandomUniform with an empty dtype attr",
+               const("rshape", 3, [2], int_val=[4, 2]),
+               protos.NodeDef(name="rnd", op="RandomUniform", input=["rshape"], attr={
+                   "T": protos.AttrValue(type=3), "dtype": protos.AttrValue()}))
     with_nodes("Placeholder of shape [2**62]", protos.NodeDef(
         name="p", op="Placeholder", attr={"dtype": protos.AttrValue(type=1),
                                           "shape": protos.AttrValue(shape=protos.TensorShapeProto(
