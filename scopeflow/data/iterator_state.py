@@ -56,10 +56,16 @@ def _load_array(raw: bytes) -> np.ndarray:
     """An array from ``.npy`` bytes whose header must account for exactly the bytes that
     follow it (``np.load`` would allocate whatever the header declares first)."""
     f = io.BytesIO(raw)
-    major, _ = npy_format.read_magic(f)
-    read_header = npy_format.read_array_header_1_0 if major == 1 else \
-        npy_format.read_array_header_2_0
-    shape, fortran_order, dtype = read_header(f)
+    try:
+        major, _ = npy_format.read_magic(f)
+        read_header = npy_format.read_array_header_1_0 if major == 1 else \
+            npy_format.read_array_header_2_0
+        shape, fortran_order, dtype = read_header(f)
+    except MemoryError:
+        raise
+    except Exception as e:  # NumPy parses the header's dict with Python's tokenizer: a
+        # damaged one raises ValueError, SyntaxError, tokenize.TokenError, TypeError...
+        raise ValueError(f"a damaged .npy header ({type(e).__name__}: {e})") from None
     if dtype.hasobject:
         raise ValueError("an array of Python objects (a pickle) is not a saved state")
     count = math.prod(shape)

@@ -254,6 +254,7 @@ def _npy_declaring(count: int) -> str:
 
 def _hostile_entries():
     """Training-state entries that crashed every restart (RecursionError, MemoryError)."""
+    import base64
     import json
 
     deep = "[" * 100_000 + "]" * 100_000
@@ -268,6 +269,11 @@ def _hostile_entries():
         "deep-in-object": doc({"x": "@"}).replace('"@"', deep),
         "huge-array": doc({"x": {"__array__": _npy_declaring(10 ** 13)}}),
         "short-array": doc({"x": {"__array__": _npy_declaring(4)}}),
+        # a header length of 2: NumPy's header parser meets a cut dict, "{'"
+        # (tokenize.TokenError, found by the fuzz harness)
+        "npy-header-cut": doc({"x": {"__array__": base64.b64encode(
+            (lambda raw: raw[:8] + b"\x02\x00" + raw[10:])(
+                base64.b64decode(_npy_declaring(3)))).decode()}}),
         "huge-strings-shape": doc({"x": {"__strings__": [], "shape": [10 ** 13]}}),
         "dict-not-a-dict": doc({"x": {"__dict__": [1, 2]}}),
         "bytes-not-text": doc({"x": {"__bytes__": 5}}),
