@@ -118,6 +118,50 @@ def _check_required_attrs(node, op_def):
                          f"NodeDef: {{{{node {node.name}}}}}")
 
 
+def _check_attr_kinds(node):
+    """Each attr holds a value of the kind TF's op declares (an empty AttrValue, or an int
+    where a type belongs, reached the op's rules as None or an int)."""
+    for name, kind, _ in SIGNATURES[node.op][2]:
+        if name not in node.attr:
+            continue
+        field = node.attr[name].WhichOneof("value")
+        got = _ATTR_KINDS.get(field, field)
+        if got is None:
+            problem = f"AttrValue missing value with expected type '{kind}'"
+        elif got != kind and not (got == "list" and kind.startswith("list(")) and \
+                kind not in ("func", "any") and got != "placeholder":
+            problem = f"AttrValue had value with type '{got}' when '{kind}' expected"
+        else:
+            continue
+        raise ValueError(f"{problem}\n\t for attr '{name}'\n\t; NodeDef: "
+                         f"{{{{node {node.name}}}}}; {_op_signature(node.op)}")
+
+
+def _check_input_count(node, inputs):
+    """As many data inputs as TF's signature asks for (given the node's count attrs)."""
+    expected = []
+    for name, type_attr, number_attr, type_list_attr in SIGNATURES[node.op][0]:
+        if type_list_attr:
+            if type_list_attr not in node.attr:
+                return
+            expected += [_dtypes.type_string(t) if t in _dtypes._BY_ENUM else str(t)
+                         for t in node.attr[type_list_attr].list.type]
+            continue
+        kind = name
+        if type_attr in node.attr and node.attr[type_attr].type in _dtypes._BY_ENUM:
+            kind = _dtypes.type_string(node.attr[type_attr].type)
+        if number_attr:
+            if number_attr not in node.attr:
+                return
+            expected += [kind] * node.attr[number_attr].i
+        else:
+            expected.append(kind)
+    if len(expected) != len(inputs):
+        raise ValueError(f"NodeDef expected inputs '{', '.join(expected)}' do not match "
+                         f"{len(inputs)} inputs specified; {_op_signature(node.op)}; NodeDef: "
+                         f"{{{{node {node.name}}}}}")
+
+
 def _check_const_dtype(node, attrs):
     """TF's Const kernel refuses a value whose dtype is not the node's ``dtype`` (when it
     first runs; scopeflow, which binds the value now, at import)."""
@@ -250,17 +294,27 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     with graph.name_scope(name if name is not None else "import") as scope:
         for node in _topological(list(graph_def.node)):
             op_def = REGISTRY[node.op]
+            data_inputs = [i for i in node.input if not i.startswith("^")]
+            if node.op != "Const" and node.op in SIGNATURES:
+                _check_attr_kinds(node)
+                _check_input_count(node, data_inputs)
             _check_required_attrs(node, op_def)
             attrs = {k: _from_attr(node, k, fills) for k in op_def.attrs if k in node.attr}
             if node.op == "Const":
                 _check_const_dtype(node, attrs)
                 # re-exported as TF wrote it
                 attrs["_broadcast_from"] = broadcast_from(node.attr["value"].tensor)
-            inputs = [tensor_for(i, node.name) for i in node.input if not i.startswith("^")]
+            inputs = [tensor_for(i, node.name) for i in data_inputs]
             full_name = graph.unique_name(node.name)
             if full_name != scope + node.name:
                 raise ValueError(f"Node name '{node.name}' clashes with another imported node")
-            op = op_def.create(inputs, attrs, name=full_name + "/", graph=graph)
+            try:
+                op = op_def.create(inputs, attrs, name=full_name + "/", graph=graph)
+            except (IndexError, KeyError, AttributeError) as e:
+                # An attr value no op of scopeflow's or TF's builders would make (the
+                # checks above cover what TF's NodeDef validation does).
+                raise ValueError(f"Node '{node.name}' ({node.op}) cannot be imported: its "
+                                 f"attrs are malformed ({type(e).__name__}: {e})") from None
             for ctrl in node.input:
                 if ctrl.startswith("^"):
                     target = input_map.get(ctrl)

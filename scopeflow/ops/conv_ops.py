@@ -85,6 +85,10 @@ def _explicit_pairs(explicit_paddings, data_format):
 def _window_geometry(in_h, in_w, kh, kw, *, strides, padding, data_format,
                      dilations=(1, 1, 1, 1), explicit_paddings=()):
     """((oh, ph0, ph1), (ow, pw0, pw1)) for one op's attrs."""
+    for attr, values in (("stride", strides), ("dilation", dilations)):
+        if len(values) != 4:  # an imported NodeDef may hold anything
+            raise ValueError(f"the {attr} attribute must contain 4 values, but got: "
+                             f"{len(values)}")
     sh, sw = _spatial(strides, data_format)
     dh, dw = _spatial(dilations, data_format)
     eh, ew = _explicit_pairs(explicit_paddings, data_format)
@@ -332,6 +336,10 @@ def _check_out_backprop(op_type, dy, oh, ow, in_shape, k):
 # ── Conv2D ───────────────────────────────────────────────────────────────────────────
 def _conv2d_shape(x, w, *, strides, padding, data_format, dilations, explicit_paddings,
                   use_cudnn_on_gpu):
+    for attr, values in (("stride", strides), ("dilation", dilations)):
+        if len(values) != 4:
+            raise ValueError(f"Conv2D requires the {attr} attribute to contain 4 values, but "
+                             f"got: {len(values)}")
     n, h, wd, c = _layout(_dims4(x, "input"), data_format)
     kh, kw, ci, co = _dims4(w, "filter")
     if c is not None and ci is not None and c % ci:

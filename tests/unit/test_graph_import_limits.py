@@ -391,3 +391,49 @@ def test_a_node_without_an_attr_its_op_requires_is_refused_as_tf():
     with tf.Graph().as_default(), pytest.raises(
             ValueError, match="^NodeDef missing attr 'padding' from Op<name=Conv2D"):
         tf.import_graph_def(gd, name="")
+
+
+def _float_placeholder(name):
+    node = protos.NodeDef(name=name, op="Placeholder")
+    node.attr["dtype"].type = FLOAT
+    return node
+
+
+def _import_nodes(*nodes):
+    gd = protos.GraphDef()
+    gd.node.extend(nodes)
+    with tf.Graph().as_default():
+        tf.import_graph_def(gd, name="")
+
+
+def test_malformed_nodes_the_fuzzers_found_are_tfs_value_errors():
+    # Each crashed inside scopeflow before (IndexError, TypeError, AttributeError); the
+    # messages are TF 2.21's (its Op<...> signatures also list defaults and allowed values).
+    conv = protos.NodeDef(name="conv", op="Conv2D", input=["x", "w"])
+    conv.attr["T"].type = FLOAT
+    conv.attr["padding"].s = b"SAME"
+    conv.attr["strides"].list.i.extend([1, 1, 1, 1])
+    conv.attr["dilations"].list.SetInParent()  # an empty list
+    with pytest.raises(ValueError, match="^Conv2D requires the dilation attribute to contain "
+                                         "4 values, but got: 0"):
+        _import_nodes(_float_placeholder("x"), _float_placeholder("w"), conv)
+    for inputs in ([], ["x", "x"]):
+        shape = protos.NodeDef(name="shp", op="Shape", input=inputs)
+        shape.attr["T"].type = FLOAT
+        with pytest.raises(ValueError, match=rf"^NodeDef expected inputs 'float' do not match "
+                                             rf"{len(inputs)} inputs specified; Op<name=Shape; "
+                                             r"signature=input:T -> output:out_type;.*"
+                                             r"NodeDef: \{\{node shp\}\}$"):
+            _import_nodes(_float_placeholder("x"), shape)
+    dims = _graph_def(("dims", _tensor(dtypes.int32, [2], int_val=[4, 2]))).node[0]
+    for value, problem in ((protos.AttrValue(), "AttrValue missing value with expected type "
+                                                "'type'"),
+                           (protos.AttrValue(i=3), "AttrValue had value with type 'int' when "
+                                                   "'type' expected")):
+        rnd = protos.NodeDef(name="rnd", op="RandomUniform", input=["dims"])
+        rnd.attr["T"].type = dtypes.int32.as_datatype_enum
+        rnd.attr["dtype"].CopyFrom(value)
+        with pytest.raises(ValueError) as info:
+            _import_nodes(dims, rnd)
+        assert str(info.value).startswith(f"{problem}\n\t for attr 'dtype'\n\t; NodeDef: "
+                                          "{{node rnd}}; Op<name=RandomUniform; signature=")
