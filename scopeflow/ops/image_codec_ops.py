@@ -172,15 +172,18 @@ def _read_png(data: bytes, channels: int = 0) -> np.ndarray:
 
 def _read_png_pillow(data: bytes, depth: int) -> np.ndarray:
     image = _load(_open(data, "png"), data, "png")
-    mode = image.mode
-    if mode == "P":
-        image = image.convert("RGBA" if "transparency" in image.info else "RGB")
-    elif mode in ("1",) or (mode == "L" and depth < 8):
-        image = image.convert("L")
-    elif mode in ("I;16", "I;16B", "I"):
-        arr = np.asarray(image).astype(np.uint16)
-        return arr[..., None]
-    arr = np.asarray(image)
+    try:  # Pillow's buffer and NumPy's copy of it are both alive here, for a moment
+        mode = image.mode
+        if mode == "P":
+            image = image.convert("RGBA" if "transparency" in image.info else "RGB")
+        elif mode in ("1",) or (mode == "L" and depth < 8):
+            image = image.convert("L")
+        elif mode in ("I;16", "I;16B", "I"):
+            return np.asarray(image).astype(np.uint16, copy=False)[..., None]
+        arr = np.asarray(image)
+    except MemoryError:
+        raise image_formats.out_of_memory(image.size[::-1], np.uint16 if depth == 16
+                                          else np.uint8) from None
     return arr[..., None] if arr.ndim == 2 else arr
 
 

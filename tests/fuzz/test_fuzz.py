@@ -27,22 +27,6 @@ from hypothesis import strategies as st  # noqa: E402
 EXAMPLES = int(os.environ.get("SCOPEFLOW_FUZZ_EXAMPLES", "25"))
 MAX_CUTS = 24   # truncations per seed in the short run (the long run tries every boundary)
 
-# Readers another developer is fixing, which still crash on inputs below (the crash is
-# reported, not accepted: the target stays strict).
-KNOWN_CRASHES: dict[str, str] = {
-    "graph_def": "GraphDef developer: import_graph_def raises IndexError for a Conv2D whose "
-                 "dilations list is empty (ops/conv_ops.py), TypeError for a Shape without its "
-                 "input (framework/opdef.py) and AttributeError for a RandomUniform whose "
-                 "dtype attr holds no value (opdef.check_dtype); TF raises ValueError",
-    "training_state": "training-state developer: a training-state array whose .npy header is "
-                      "cut inside its dict lets NumPy's tokenize.TokenError out of "
-                      "Saver.restore (data/iterator_state.py _load_array)",
-}
-
-
-def _readers():
-    return [pytest.param(name, marks=pytest.mark.xfail(strict=False, reason=KNOWN_CRASHES[name]))
-            if name in KNOWN_CRASHES else name for name in READERS]
 
 
 @pytest.fixture(scope="module")
@@ -126,7 +110,7 @@ def test_mutations_are_deterministic_and_damage_the_input():
 
 
 # ── the readers ──────────────────────────────────────────────────────────────────────
-@pytest.mark.parametrize("reader", _readers())
+@pytest.mark.parametrize("reader", READERS)
 def test_seeds_hostile_inputs_and_truncations(worker, reader):
     campaign = _campaign(worker, reader)
     seeds = len(campaign.seeds)
@@ -146,7 +130,7 @@ def test_seeds_hostile_inputs_and_truncations(worker, reader):
     assert len(results) > seeds   # hostile inputs and truncations ran too
 
 
-@pytest.mark.parametrize("reader", _readers())
+@pytest.mark.parametrize("reader", READERS)
 @settings(max_examples=EXAMPLES, derandomize=True, database=None, deadline=None,
           suppress_health_check=list(HealthCheck))
 @given(rng=st.randoms(use_true_random=False))
