@@ -362,18 +362,28 @@ def _restore_latest(saver, sess, logdir, out=sys.stdout):
                      f"(use --fresh to start over)")
 
 
+def _recorded_source(logdir):
+    """The data source ``logdir/job.json`` records for a run that has checkpoints; None
+    for a new run (or an unreadable record)."""
+    path = os.path.join(logdir, "job.json")
+    if tf.train.get_checkpoint_state(logdir) is None or not os.path.exists(path):
+        return None
+    try:
+        with open(path) as f:
+            return json.load(f).get("data")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
 def _record_job(args, source):
     """Keep the run's data source and flags in ``logdir/job.json``; refuse to resume a run
     trained on other data (digits vs MNIST) rather than silently mix them."""
     path = os.path.join(args.logdir, "job.json")
-    has_checkpoint = tf.train.get_checkpoint_state(args.logdir) is not None
-    if has_checkpoint and os.path.exists(path):
-        with open(path) as f:
-            before = json.load(f).get("data")
-        if before != source:
-            raise SystemExit(f"error: the run in {args.logdir!r} was trained on {before}, but "
-                             f"this time the data is {source}; use --fresh to start over on "
-                             f"{source}, or another --logdir")
+    before = _recorded_source(args.logdir)
+    if before is not None and before != source:
+        raise SystemExit(f"error: the run in {args.logdir!r} was trained on {before}, but "
+                         f"this time the data is {source}; use --fresh to start over on "
+                         f"{source}, or another --logdir")
     flags = {k: v for k, v in vars(args).items() if k not in ("func", "source_url")}
     with atomic_file(path, "w") as f:
         json.dump({"data": source, "flags": flags}, f, indent=1)
@@ -441,8 +451,15 @@ def train(args, out=sys.stdout):
         moved = _move_old_run(args.logdir)
         if moved:
             print(f"--fresh: moved the previous run to {moved}", file=out)
-    data, source = load_data(args.data_dir, args.validation_size, args.seed,
-                             getattr(args, "source_url", mnist.DEFAULT_SOURCE_URL))
+    if root and _recorded_source(args.logdir) == "sklearn-digits":
+        # The run was trained on the stand-in: resuming it needs no MNIST (no downloads
+        # timing out, no "MNIST is not available" block again at every resume).
+        print(f"resuming a run trained on scikit-learn's bundled digits ({args.logdir}/"
+              f"job.json); not looking for MNIST (--fresh starts over)", file=out)
+        data, source = _digits_fallback(args.validation_size, args.seed), "sklearn-digits"
+    else:
+        data, source = load_data(args.data_dir, args.validation_size, args.seed,
+                                 getattr(args, "source_url", mnist.DEFAULT_SOURCE_URL))
     if root:
         _record_job(args, source)
 

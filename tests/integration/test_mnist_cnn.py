@@ -232,6 +232,22 @@ def test_sklearn_digits_fallback_trains(tmp_path):
     assert float(re.search(r"^test accuracy: (0\.\d{4})$", out, re.M)[1]) > 0.8
 
 
+def test_a_digits_run_resumes_without_looking_for_mnist(tmp_path):
+    pytest.importorskip("sklearn")
+    logdir = tmp_path / "digits"
+    rc, out, err = _run(_cmd(tmp_path / "none", logdir, "--steps", "2", "--save-every", "1",
+                             "--source-url", "file:///nonexistent/"))
+    assert rc == 0 and "MNIST is not available here" in err
+    # The resume finds job.json's record: no MNIST lookup (which would download, or time
+    # out offline) and no "not available" block again.
+    rc, out, err = _run(_cmd(tmp_path / "none", logdir, "--steps", "3",
+                             "--source-url", "file:///nonexistent/"))
+    assert rc == 0, err
+    assert "resuming a run trained on scikit-learn's bundled digits" in out
+    assert "MNIST is not available" not in err
+    assert "(global_step 2)" in out
+
+
 def test_a_run_is_not_resumed_on_other_data(tmp_path):
     import argparse
 
