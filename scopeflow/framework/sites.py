@@ -40,6 +40,19 @@ class Site(tuple):
 UNKNOWN_SITE = Site("<unknown>", 0, "<unknown>")
 
 
+def _is_user_file(filename: str) -> bool:
+    return not filename.startswith(_PKG_DIR) or filename.startswith(_EXAMPLES_DIR)
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` for ``warnings.warn`` called by this function's caller that
+    points at the innermost frame outside scopeflow (the user's line)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and not _is_user_file(frame.f_code.co_filename):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def user_site(depth: int = 1) -> Site:
     """The innermost frame, starting ``depth`` frames up, whose file is not scopeflow's."""
     try:
@@ -47,8 +60,7 @@ def user_site(depth: int = 1) -> Site:
     except ValueError:
         return UNKNOWN_SITE
     while frame is not None:
-        filename = frame.f_code.co_filename
-        if not filename.startswith(_PKG_DIR) or filename.startswith(_EXAMPLES_DIR):
-            return Site(filename, frame.f_lineno, frame.f_code.co_name)
+        if _is_user_file(frame.f_code.co_filename):
+            return Site(frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name)
         frame = frame.f_back
     return UNKNOWN_SITE

@@ -19,6 +19,7 @@ from scopeflow.framework.graph import (
     get_default_graph,
 )
 from scopeflow.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
+from scopeflow.framework.sites import user_stacklevel
 from scopeflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from scopeflow.runtime import malloc_tuning, shape_specialization, step_stats
 from scopeflow.runtime import passes as plan_passes
@@ -422,6 +423,8 @@ def _check_feed(check, value):
             raise TypeError(f"Type of feed value {value} with type {type(value)} is not "
                             f"compatible with Tensor type {np_dtype}. Try explicitly setting "
                             "the type of the feed tensor to a larger type (e.g. int64).")
+        if arr.dtype.kind in "iu":
+            _warn_if_truncated(tensor, value, arr)
     if arr.dtype is _OBJECT:  # a string feed: Python str becomes UTF-8 bytes, as in TF
         arr = _str_to_bytes(arr)
     if dims is not None:
@@ -430,6 +433,28 @@ def _check_feed(check, value):
             raise ValueError(f"Cannot feed value of shape {shape!r} for Tensor {tensor.name}, "
                              f"which has shape {tensor.shape}")
     return arr
+
+
+class FeedTruncationWarning(UserWarning):
+    """Floats fed into an integer tensor lost their fractions (TF truncates silently)."""
+
+
+def _warn_if_truncated(tensor, value, arr):
+    """Warns, at the user's line, when float values fed into integer ``tensor`` changed
+    (1.5 -> 1): TF truncates them silently, a common cause of wrong labels or indices.
+    Only on the converting path: a feed of the tensor's own dtype never gets here."""
+    source = value if type(value) is np.ndarray else np.asarray(value)
+    if source.dtype.kind != "f" or source.shape != arr.shape:
+        return
+    changed = source != arr
+    if changed.any():
+        first = source[changed].reshape(-1)[0]
+        warnings.warn(
+            f"Feeding floats into {tensor.name} ({tensor.dtype.base_dtype.name}) truncated "
+            f"{int(changed.sum())} of {changed.size} values toward zero ({first.item()!r} -> "
+            f"{arr[changed].reshape(-1)[0].item()!r}), as TF does silently. Round or cast them "
+            "yourself (np.round, astype) if that is not what you meant.",
+            FeedTruncationWarning, stacklevel=user_stacklevel())
 
 
 def _as_default(session):

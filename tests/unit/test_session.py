@@ -6,6 +6,7 @@ Literals marked "From TF 2.21" were observed with real TensorFlow (TF1 semantics
 from __future__ import annotations
 
 import collections
+import warnings
 
 import numpy as np
 import pytest
@@ -80,10 +81,21 @@ def test_feed_by_tensor_or_name_and_conversion():
         assert out.dtype == np.float32 and out.tolist() == [3.0]  # From TF 2.21
 
 
-def test_feed_float_into_int_truncates_like_numpy():
+def test_feed_float_into_int_truncates_like_numpy_and_warns_at_the_users_line():
+    from scopeflow.runtime.session import FeedTruncationWarning
+
     x = tf.placeholder(tf.int32, [None], name="x")
     with tf.Session() as s:
-        assert s.run(tf.identity(x), {x: [1.5, 2.7]}).tolist() == [1, 2]  # From TF 2.21
+        with pytest.warns(FeedTruncationWarning) as caught:
+            got = s.run(tf.identity(x), {x: [1.5, 2.7]})  # the warning points here
+        assert got.tolist() == [1, 2]  # From TF 2.21
+        assert caught[0].filename == __file__
+        assert "truncated 2 of 2 values toward zero (1.5 -> 1)" in str(caught[0].message)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # whole floats, ints, int arrays: no warning
+            s.run(tf.identity(x), {x: [1.0, 2.0]})
+            s.run(tf.identity(x), {x: np.array([3, 4], np.int64)})
+            s.run(tf.identity(x), {x: np.array([3, 4], np.int32)})
 
 
 # From TF 2.21.
