@@ -49,6 +49,9 @@ def test_live_tensorflow_agrees(tf1):
         print(json.dumps(out))
     """)
     assert sorted(result) == sorted(EXPECTED.files)
+    # TF's float32 sums run in other orders on other CPUs (its SIMD kernels, and NumPy's
+    # for the cases' inputs): a GRU gradient moved by 7e-6 relative with NumPy's AVX-512
+    # loops off. The fixture's bits are not a CPU-independent promise of TF's.
     for key, values in result.items():
         np.testing.assert_allclose(np.asarray(values), EXPECTED[key].astype(np.float64).ravel(),
-                                   rtol=1e-6, atol=1e-7, err_msg=key)
+                                   rtol=2e-5, atol=2e-6, err_msg=key)
