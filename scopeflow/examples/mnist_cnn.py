@@ -481,6 +481,8 @@ def train(args, out=sys.stdout):
             else _NoWriter()
         if restored:
             print(f"resuming from {restored} (global_step {step})", file=out)
+        print(f"(loss and train acc below are means over {args.log_every} steps, as "
+              f"TensorBoard's train/mean_loss; summaries/loss is one batch's)", file=out)
         print(f"training the seed's CNN on {source}: {data.train.num_examples} training "
               f"images, batch {args.batch_size}, Adam {args.lr:g}; logdir {args.logdir}",
               file=out, flush=True)
@@ -525,6 +527,10 @@ def _loop(args, sess, model, data, writer, step, out, distributed=False, root=Tr
                     writer.add_summary(_scalar_summary("validation/accuracy", val), step)
                     extra = f"  validation acc {val:.4f}"
                 progress.update(step, loss, acc, extra)
+                if step % args.log_every == 0:  # the console's means, beside each batch's
+                    writer.add_summary(_scalar_summary("train/mean_loss", progress.loss), step)
+                    writer.add_summary(_scalar_summary("train/mean_accuracy", progress.acc),
+                                       step)
                 if step % args.save_every == 0:
                     save()
                     saved_at = step

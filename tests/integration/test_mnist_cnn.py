@@ -72,13 +72,21 @@ def test_short_run_reaches_90_percent(short_run):
 def test_short_run_writes_event_files_tensorboard_reads(short_run):
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-    logdir, _ = short_run
+    logdir, out = short_run
     acc = EventAccumulator(str(logdir), size_guidance={"scalars": 0, "histograms": 0})
     acc.Reload()
     tags = acc.Tags()
     assert {"summaries/loss", "summaries/accuracy", "validation/accuracy",
-            "test/accuracy"} <= set(tags["scalars"])
+            "test/accuracy", "train/mean_loss", "train/mean_accuracy"} <= set(tags["scalars"])
     assert [e.step for e in acc.Scalars("summaries/loss")] == [50, 100, 150, 200, 250, 300]
+    # The console's loss is the mean over --log-every steps: TensorBoard has it too.
+    console = re.findall(r"^step +\d+/300 .* loss ([\d.]+)  train acc ([\d.]+)", out, re.M)
+    means = acc.Scalars("train/mean_loss")
+    assert [e.step for e in means] == [50, 100, 150, 200, 250, 300]
+    assert len(console) == len(means)
+    for event, (loss, _) in zip(means, console):  # float32 in the event, 4 decimals shown
+        assert abs(event.value - float(loss)) <= 5.1e-5, (event.step, event.value, loss)
+    assert "means over 50 steps, as TensorBoard's train/mean_loss" in out
     assert [e.step for e in acc.Scalars("validation/accuracy")] == [150, 300]
     assert acc.Scalars("test/accuracy")[0].step == 300
     assert set(tags["histograms"]) == {f"summaries/cnn/{layer}/{v}" for layer in
