@@ -177,12 +177,13 @@ def test_gradients_match_tf(tf1):
     # NOTE: a placeholder, not a constant: scopeflow's cond does not capture constants, so
     # no gradient reaches a constant through random_flip's cond (TF's does).
     x = tf.placeholder_with_default(x_value, x_value.shape)
+    grads = {}
+    for key, expr in GRAD_EXPRS.items():  # the whole graph first, then the runs
+        y = tf.cast(eval(expr, {"tf": tf, "x": x}), tf.float32)
+        w = tf.reshape(tf.range(1, tf.size(y) + 1, dtype=tf.float32), tf.shape(y))
+        grads[key] = tf.gradients(tf.reduce_sum(y * w), x)[0]
+        assert grads[key] is not None, key
     with tf.Session() as sess:
-        for key, expr in GRAD_EXPRS.items():
-            y = tf.cast(eval(expr, {"tf": tf, "x": x}), tf.float32)
-            w = tf.reshape(tf.range(1, tf.size(y) + 1, dtype=tf.float32), tf.shape(y))
-            grad = tf.gradients(tf.reduce_sum(y * w), x)[0]
-            assert grad is not None, key
-            got = sess.run(grad)
-            np.testing.assert_allclose(got, np.array(want[key]), rtol=1e-5, atol=1e-5,
-                                       err_msg=key)
+        for key, grad in grads.items():
+            np.testing.assert_allclose(sess.run(grad), np.array(want[key]), rtol=1e-5,
+                                       atol=1e-5, err_msg=key)

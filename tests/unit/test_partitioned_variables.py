@@ -114,16 +114,18 @@ def test_values_assign_and_initializer_partition_info():
 
     tf.get_variable("z", [5, 3], initializer=init, partitioner=tf.fixed_size_partitioner(2))
     assert seen == [([3, 3], [5, 3], [0, 0], 0, 0), ([2, 3], [5, 3], [3, 0], 3, 0)]
+    assign_emb = emb.assign(np.ones((10, 4), np.float32))  # built before the runs
+    add_cols = cols.assign_add(np.ones((3, 5), np.float32))
+    emb_value, cols_value = tf.convert_to_tensor(emb), cols.as_tensor()
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         got = _values(sess, [emb, mm, cols])
         np.testing.assert_array_equal(got[0], EMB)
         np.testing.assert_array_equal(got[1], MM)
         np.testing.assert_array_equal(got[2], COLS)
-        sess.run(emb.assign(np.ones((10, 4), np.float32)))
-        sess.run(cols.assign_add(np.ones((3, 5), np.float32)))
-        np.testing.assert_array_equal(sess.run(tf.convert_to_tensor(emb)), 1.0)
-        np.testing.assert_array_equal(sess.run(cols.as_tensor()), COLS + 1)
+        sess.run([assign_emb, add_cols])
+        np.testing.assert_array_equal(sess.run(emb_value), 1.0)
+        np.testing.assert_array_equal(sess.run(cols_value), COLS + 1)
 
 
 def test_scope_partitioner_is_inherited_and_scalars_stay_whole():
@@ -303,12 +305,13 @@ def test_roundtrip_across_partitionings(tmp_path, save_as, restore_as):
     rng = np.random.RandomState(0)
     values = [rng.randn(10, 4), rng.randn(8, 2), rng.randn(3, 5), rng.randn(4)]
     variables = _build_shapes(*_PARTITIONINGS[save_as]())
+    assigns = [tf.assign(v, value.astype(np.float32)) if isinstance(v, tf.Variable)
+               else v.assign(value.astype(np.float32)) for v, value in zip(variables, values)]
+    saver = tf.train.Saver()  # the graph is complete before the first run
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
-        for v, value in zip(variables, values):
-            sess.run(tf.assign(v, value.astype(np.float32)) if isinstance(v, tf.Variable)
-                     else v.assign(value.astype(np.float32)))
-        path = tf.train.Saver().save(sess, str(tmp_path / "m"))
+        sess.run(assigns)
+        path = saver.save(sess, str(tmp_path / "m"))
     tf.reset_default_graph()
     variables = _build_shapes(*_PARTITIONINGS[restore_as]())
     with tf.Session() as sess:
