@@ -52,6 +52,9 @@ def _out_and_pads(size, k, stride, dilation, padding, explicit=(0, 0)):
         before, after = 0, 0
     elif padding == "EXPLICIT":
         before, after = explicit
+    elif padding != "SAME":  # an imported NodeDef's attr (the builders check theirs)
+        raise ValueError(f"Value for attr 'padding' of \"{padding}\" is not in the list of "
+                         f"allowed values: \"SAME\", \"VALID\", \"EXPLICIT\"")
     if size is None:
         return None, None, None
     if padding == "SAME":

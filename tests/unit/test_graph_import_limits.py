@@ -417,6 +417,12 @@ def test_malformed_nodes_the_fuzzers_found_are_tfs_value_errors():
     with pytest.raises(ValueError, match="^Conv2D requires the dilation attribute to contain "
                                          "4 values, but got: 0"):
         _import_nodes(_float_placeholder("x"), _float_placeholder("w"), conv)
+    conv.attr["dilations"].list.i.extend([1, 1, 1, 1])
+    conv.attr["padding"].s = b"SAMX"  # an UnboundLocalError in the geometry before
+    with pytest.raises(ValueError, match="^Value for attr 'padding' of \"SAMX\" is not in the "
+                                         "list of allowed values: \"SAME\", \"VALID\", "
+                                         "\"EXPLICIT\""):
+        _import_nodes(_float_placeholder("x"), _float_placeholder("w"), conv)
     for inputs in ([], ["x", "x"]):
         shape = protos.NodeDef(name="shp", op="Shape", input=inputs)
         shape.attr["T"].type = FLOAT
