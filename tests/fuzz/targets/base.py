@@ -137,8 +137,9 @@ class Target:
     def install(self, seed: int, data: bytes, fix: bool):
         """Writes ``data`` where the probes read it (``fix``: it was fixed up; a target
         whose checksums live in another file fixes that one here); returns what the
-        probes take (a path)."""
-        raise NotImplementedError
+        probes take (a path). Default: the file ``self.path``, which ``prepare`` sets."""
+        self.path.write_bytes(data)
+        return self.path
 
     def probes(self) -> list[tuple[str, Callable]]:
         """``[(name, probe(seed, path))]``: the APIs that read the input. A probe returns

@@ -95,10 +95,6 @@ class GraphDefTarget(Target):
             self.seeds.append(Seed(f"tf {name}", data))
         self.path = self.workdir / "graph.pb"
 
-    def install(self, seed, data, fix):
-        self.path.write_bytes(data)
-        return self.path
-
     def probes(self):
         from google.protobuf.message import DecodeError
 
@@ -323,10 +319,6 @@ class MetaGraphTarget(Target):
         theirs = (FIXTURES / "tf_meta_graph" / "model.ckpt.meta").read_bytes()
         self.seeds = [Seed("scopeflow saver", ours), Seed("tf cnn", theirs)]
         self.path = self.workdir / "fuzzed.meta"
-
-    def install(self, seed, data, fix):
-        self.path.write_bytes(data)
-        return self.path
 
     def probes(self):
         import scopeflow as tf

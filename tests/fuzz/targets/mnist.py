@@ -83,10 +83,6 @@ class _Idx(Target):
         self.original = self.train.read_bytes()
         self.path = self.workdir / "input"
 
-    def install(self, seed, data, fix):
-        self.path.write_bytes(data)
-        return self.path
-
     def probes(self):
         from scopeflow.datasets import mnist
 

@@ -208,10 +208,6 @@ class Events(Target):
     def fixup(self, seed, data):
         return fix_record_crcs(data)
 
-    def install(self, seed, data, fix):
-        self.path.write_bytes(data)
-        return self.path
-
     def probes(self):
         import scopeflow as tf
 
@@ -328,10 +324,6 @@ class _TFRecord(Target):
             return fix_record_crcs(data)
         plain = inflate_leniently(data, self.compression)
         return compress(fix_record_crcs(plain), self.compression)
-
-    def install(self, seed, data, fix):
-        self.path.write_bytes(data)
-        return self.path
 
     def probes(self):
         import scopeflow as tf
