@@ -669,9 +669,10 @@ def read_data_sets(train_dir, fake_data=False, one_hot=False, dtype=dtypes.float
     train = DataSet(train_images, train_labels, **options)
     validation = DataSet(validation_images, validation_labels, **options)
     test = DataSet(test_images, test_labels, **options)
-    # Exact resume: their positions join the checkpoints of training-state savers.
+    # Exact resume: their positions join the checkpoints of training-state savers. TF1
+    # programs may call read_data_sets more than once: later sets are mnist/train_1...
     for name, dataset in (("train", train), ("validation", validation), ("test", test)):
-        add_training_state(dataset, f"mnist/{name}")
+        add_training_state(dataset, f"mnist/{name}", make_unique=True)
     return Datasets(train=train, validation=validation, test=test)
 
 

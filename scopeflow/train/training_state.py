@@ -56,12 +56,13 @@ class _Registered:
         self.name, self.obj = name, obj
 
 
-def add_training_state(obj, name=None, graph=None) -> str:
+def add_training_state(obj, name=None, graph=None, *, make_unique=False) -> str:
     """Saves ``obj``'s state (``obj.get_state()``, restored by ``obj.set_state(state)``) in
     the checkpoints of training-state savers of ``graph`` (default: the default graph).
 
     ``name`` keys it in the checkpoint (default: its class name, made unique); returns the
-    name used. Adding the same object again returns its existing name.
+    name used. Adding the same object again returns its existing name. A ``name`` already
+    taken is a ``ValueError``, unless ``make_unique`` (then ``name_1``, ``name_2``...).
     """
     if not (callable(getattr(obj, "get_state", None)) and
             callable(getattr(obj, "set_state", None))):
@@ -74,7 +75,7 @@ def add_training_state(obj, name=None, graph=None) -> str:
             return e.name
     taken = {e.name for e in entries}
     base = name or type(obj).__name__
-    if name is not None and name in taken:
+    if name is not None and name in taken and not make_unique:
         raise ValueError(f"A training state named {name!r} is already registered")
     unique, i = base, 0
     while unique in taken:

@@ -167,6 +167,15 @@ def test_read_data_sets_registers_its_datasets(mnist_split_dir):
     objects = ts.training_state_objects()
     assert objects == {"mnist/train": data.train, "mnist/validation": data.validation,
                        "mnist/test": data.test}
+    # TF1 programs call it again (a second copy, one_hot this time): it raised "already
+    # registered"; the second sets join under their own names.
+    again = mnist.read_data_sets(str(mnist_split_dir), validation_size=100, one_hot=True)
+    objects = ts.training_state_objects()
+    assert objects["mnist/train_1"] is again.train and objects["mnist/test_1"] is again.test
+    assert objects["mnist/train"] is data.train
+    with pytest.raises(ValueError, match="already registered"):  # a user's name stays strict
+        tf.train.add_training_state(again.train.__class__(_images(2), np.arange(2, dtype=np.uint8)),
+                                    name="mnist/train")
 
 
 def test_dataset_set_state_rejects_a_wrong_permutation():
