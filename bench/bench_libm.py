@@ -1,4 +1,4 @@
-"""The samplers' float32 ``expm1f``/``log1pf`` (``scopeflow.ops.libm``) by path.
+"""The samplers' float32 ``expm1f``/``log1pf`` (``scopeflow.ops.math.libm``) by path.
 
     python bench/bench_libm.py               # per-call times
     python bench/bench_libm.py --word2vec    # and bench_word2vec's training step per path
@@ -20,7 +20,7 @@ import sys
 import numpy as np
 from timing import best_of  # noqa: E402 - bench/ is on sys.path when a script runs
 
-from scopeflow.ops import libm
+from scopeflow.ops.math import libm
 
 PATHS = ("numpy", "replay", "ctypes")
 

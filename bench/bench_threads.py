@@ -25,7 +25,9 @@ import numpy as np
 import timing  # noqa: E402 - bench/ is on sys.path when a script runs
 
 from scopeflow.native import onednn
-from scopeflow.ops import blas, nn_activation_ops, pool_ops, training_ops
+from scopeflow.ops.math import blas
+from scopeflow.ops.nn import nn_activation_ops, pool_ops
+from scopeflow.ops.state import training_ops
 
 PADS = ((2, 2), (2, 2))
 

@@ -19,67 +19,71 @@ from scopeflow.framework.modes import *  # noqa: F403
 from scopeflow.framework.opdef import describe
 from scopeflow.framework.random_seed import get_seed, set_random_seed
 from scopeflow.framework.tensor_shape import Dimension, TensorShape, dimension_value
-from scopeflow.ops import (
-    array_ops, constant_op, control_flow_ops, init_ops, math_ops, random_ops, state_ops)
+from scopeflow.ops import array_ops, constant_op, math_ops
+from scopeflow.ops.control_flow import control_flow_ops
+from scopeflow.ops.state import init_ops, state_ops
+from scopeflow.ops.random import random_ops
 from scopeflow.ops.array_ops import *  # noqa: F403
 from scopeflow.ops.constant_op import constant
-from scopeflow.ops.control_flow_ops import group, no_op, tuple, with_dependencies  # noqa: A004
-from scopeflow.ops.cond_ops import case, cond
-from scopeflow.ops.while_ops import while_loop
-from scopeflow.ops.tensor_array_ops import TensorArray
-from scopeflow.ops.functional_ops import foldl, foldr, map_fn, scan
-from scopeflow.ops.init_ops import *  # noqa: F403
+from scopeflow.ops.control_flow.control_flow_ops import group, no_op, tuple, with_dependencies  # noqa: A004
+from scopeflow.ops.control_flow.cond_ops import case, cond
+from scopeflow.ops.control_flow.while_ops import while_loop
+from scopeflow.ops.control_flow.tensor_array_ops import TensorArray
+from scopeflow.ops.control_flow.functional_ops import foldl, foldr, map_fn, scan
+from scopeflow.ops.state.init_ops import *  # noqa: F403
 from scopeflow.ops.math_ops import *  # noqa: F403
-from scopeflow.ops.random_ops import *  # noqa: F403
-from scopeflow.ops.reverse_ops import reverse, reverse_sequence, reverse_v2
-from scopeflow.ops.state_ops import assign, assign_add, assign_sub
+from scopeflow.ops.random.random_ops import *  # noqa: F403
+from scopeflow.ops.array.reverse_ops import reverse, reverse_sequence, reverse_v2
+from scopeflow.ops.state.state_ops import assign, assign_add, assign_sub
 from scopeflow.runtime.session import InteractiveSession, Session, get_default_session
-from scopeflow.variables import *  # noqa: F403
-from scopeflow.variable_scope import *  # noqa: F403
-from scopeflow.partitioning import *  # noqa: F403
-from scopeflow.partitioned_variables import *  # noqa: F403
-from scopeflow import operators  # Tensor's and Variable's Python operators
-from scopeflow import initializers, layers, losses, math, nn, random
-from scopeflow import image
-from scopeflow.ops.image_transform_ops import random_crop
+from scopeflow.state.variables import *  # noqa: F403
+from scopeflow.state.variable_scope import *  # noqa: F403
+from scopeflow.state.partitioning import *  # noqa: F403
+from scopeflow.state.partitioned_variables import *  # noqa: F403
+from scopeflow.state import operators  # Tensor's and Variable's Python operators
+from scopeflow.api import initializers, math, nn, random
+from scopeflow import layers
+from scopeflow import losses
+from scopeflow.api import image
+from scopeflow.ops.image.image_transform_ops import random_crop
 from scopeflow import data
 from scopeflow import contrib
 from scopeflow import metrics
-from scopeflow import test_util as test
-from scopeflow import tf_logging as logging
+from scopeflow.platform import test_util as test
+from scopeflow.platform import tf_logging as logging
 from scopeflow import train
 from scopeflow import summary
 from scopeflow.summary import Event, HistogramProto, SessionLog, Summary
 from scopeflow.io.protos import (
     ConfigProto, GPUOptions, GraphDef, GraphOptions, OptimizerOptions, RunMetadata, RunOptions)
 from scopeflow.framework.graph_import import import_graph_def
-from scopeflow.ops.clip_ops import clip_by_global_norm, clip_by_norm, global_norm
-from scopeflow.ops.training_ops import scatter_add, scatter_sub, scatter_update
-from scopeflow.ops.embedding_ops import dynamic_partition, dynamic_stitch, sparse_to_dense
+from scopeflow.ops.math.clip_ops import clip_by_global_norm, clip_by_norm, global_norm
+from scopeflow.ops.state.training_ops import scatter_add, scatter_sub, scatter_update
+from scopeflow.ops.nn.embedding_ops import dynamic_partition, dynamic_stitch, sparse_to_dense
 from scopeflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
-from scopeflow.ops.segment_ops import (
+from scopeflow.ops.math.segment_ops import (
     segment_sum, sparse_segment_mean, sparse_segment_sqrt_n, sparse_segment_sum, unique)
-from scopeflow.ops.sparse_ops import sparse_placeholder, sparse_tensor_to_dense
-from scopeflow import sparse
-from scopeflow import app, flags, gfile, python_io
-from scopeflow import io_api as _io_api  # tf.io's names, set on scopeflow.io
-from scopeflow.ops.io_ops import read_file, write_file
-from scopeflow.ops.parsing_ops import (
+from scopeflow.ops.sparse.sparse_ops import sparse_placeholder, sparse_tensor_to_dense
+from scopeflow.api import sparse
+from scopeflow.platform import app, flags, gfile, python_io
+from scopeflow.api import io as _io_api  # tf.io's names, set on scopeflow.io
+from scopeflow.ops.io.io_ops import read_file, write_file
+from scopeflow.ops.io.parsing_ops import (
     FixedLenFeature, FixedLenSequenceFeature, SparseFeature, VarLenFeature, decode_csv,
     decode_raw, parse_example, parse_single_example, parse_single_sequence_example,
     string_to_number)
-from scopeflow import debugging
-from scopeflow.ops.check_ops import *  # noqa: F403
-from scopeflow.ops.check_ops import add_check_numerics_ops, verify_tensor_all_finite
-from scopeflow.ops.logging_ops import Assert, Print
-from scopeflow.ops.queue_ops import (
+from scopeflow.api import debugging
+from scopeflow.ops.logging.check_ops import *  # noqa: F403
+from scopeflow.ops.logging.check_ops import add_check_numerics_ops, verify_tensor_all_finite
+from scopeflow.ops.logging.logging_ops import Assert, Print
+from scopeflow.ops.data_flow.queue_ops import (
     FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue, count_up_to)
-from scopeflow import queue
-from scopeflow.ops.reader_ops import (
+from scopeflow.api import queue
+from scopeflow.ops.io.reader_ops import (
     FixedLengthRecordReader, IdentityReader, ReaderBase, TextLineReader, TFRecordReader,
     WholeFileReader)
-from scopeflow.ops.logging_ops import print_v2 as print  # noqa: A004 - TF's name
-from scopeflow.gradients import (
+from scopeflow.ops.logging.logging_ops import print_v2 as print  # noqa: A004 - TF's name
+from scopeflow.autodiff.gradients import (
     AggregationMethod, IndexedSlices, IndexedSlicesValue, NotDifferentiable, RegisterGradient,
     UnconnectedGradients, custom_gradient, explain_gradient, gradients, hessians, no_gradient)
 
@@ -100,9 +104,15 @@ from scopeflow import compat  # noqa: E402
 
 compat.v1 = _sys.modules[__name__ + ".compat.v1"] = _sys.modules[__name__]
 
-# A TF1 name scopeflow lacks raises NotImplementedError naming it (scopeflow/_api.py); the
+# The namespace modules live in scopeflow/api/ and scopeflow/platform/; ``import scopeflow.nn``
+# and ``from scopeflow.gfile import GFile`` reach them under their TF names too.
+for _name in ("nn", "math", "random", "sparse", "image", "initializers", "debugging", "queue",
+              "gfile", "flags", "app", "python_io"):
+    _sys.modules.setdefault(f"{__name__}.{_name}", globals()[_name])
+
+# A TF1 name scopeflow lacks raises NotImplementedError naming it (api/fallback.py); the
 # list of TF1's names is imported only when a lookup misses.
-from scopeflow import _api  # noqa: E402
+from scopeflow.api import fallback as _api  # noqa: E402
 
 _api.install_fallbacks()
 

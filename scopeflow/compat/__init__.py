@@ -8,7 +8,7 @@ below the root, never imports it).
 import numbers as _numbers
 import os as _os
 
-from scopeflow._api import missing_attribute
+from scopeflow.api.fallback import missing_attribute
 
 __all__ = ["as_bytes", "as_text", "as_str", "as_str_any", "path_to_str", "bytes_or_text_types",
            "integral_types", "real_types", "complex_types"]
@@ -58,5 +58,5 @@ def path_to_str(path):
 
 
 def __getattr__(name):
-    """A TF1 name scopeflow lacks raises NotImplementedError naming it (scopeflow/_api.py)."""
+    """A TF1 name scopeflow lacks raises NotImplementedError naming it (api/fallback.py)."""
     raise missing_attribute(__name__, name)

@@ -23,7 +23,7 @@ import math
 import numbers
 
 from scopeflow import layers as core_layers
-from scopeflow._api import missing_attribute
+from scopeflow.api.fallback import missing_attribute
 from scopeflow.framework import dtypes, tensor_util
 from scopeflow.framework.graph import (
     GraphKeys,
@@ -36,22 +36,13 @@ from scopeflow.framework.graph import (
 )
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.layers.base import _select_each
-from scopeflow.ops import (
-    array_ops,
-    embedding_ops,
-    init_ops,
-    math_ops,
-    nn_composites,
-    nn_loss_ops,
-    nn_norm_ops,
-    nn_ops,
-    pool_ops,
-    random_ops,
-    segment_ops,
-    state_ops,
-)
+from scopeflow.ops import array_ops, math_ops, nn_ops
 from scopeflow.ops.constant_op import constant
-from scopeflow.variable_scope import get_variable, get_variable_scope, variable_scope
+from scopeflow.ops.math import segment_ops
+from scopeflow.ops.nn import embedding_ops, nn_composites, nn_loss_ops, nn_norm_ops, pool_ops
+from scopeflow.ops.random import random_ops
+from scopeflow.ops.state import init_ops, state_ops
+from scopeflow.state.variable_scope import get_variable, get_variable_scope, variable_scope
 
 __all__ = ["fully_connected", "linear", "relu", "conv2d", "convolution2d", "convolution",
            "flatten", "max_pool2d", "avg_pool2d", "dropout", "one_hot_encoding",
@@ -732,5 +723,5 @@ def batch_norm(inputs, decay=0.999, center=True, scale=False, epsilon=0.001,
 
 def __getattr__(name):
     """A TF 1.x name scopeflow lacks raises NotImplementedError naming it
-    (scopeflow/_api.py)."""
+    (scopeflow/api/fallback.py)."""
     raise missing_attribute(__name__, name)

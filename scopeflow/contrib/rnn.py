@@ -2,9 +2,9 @@
 drivers ``static_rnn`` and ``static_bidirectional_rnn`` (the same objects as
 ``tf.nn``'s, so variable names match: ``rnn/basic_lstm_cell/kernel``...)."""
 
-from scopeflow._api import missing_attribute
-from scopeflow.rnn import static_bidirectional_rnn, static_rnn
-from scopeflow.rnn_cell import (
+from scopeflow.api.fallback import missing_attribute
+from scopeflow.rnn.rnn import static_bidirectional_rnn, static_rnn
+from scopeflow.rnn.rnn_cell import (
     BasicLSTMCell,
     BasicRNNCell,
     DropoutWrapper,
@@ -23,5 +23,5 @@ __all__ = ["RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "M
 
 def __getattr__(name):
     """A TF 1.x name scopeflow lacks raises NotImplementedError naming it
-    (scopeflow/_api.py)."""
+    (scopeflow/api/fallback.py)."""
     raise missing_attribute(__name__, name)

@@ -16,7 +16,7 @@ from scopeflow.framework.control_flow_context import ControlFlowContext
 from scopeflow.framework.graph import convert_to_tensor, get_default_graph, name_scope
 from scopeflow.framework.sparse_tensor import SparseTensor
 from scopeflow.ops import array_ops
-from scopeflow.ops.while_ops import loop_var_op
+from scopeflow.ops.control_flow.while_ops import loop_var_op
 from scopeflow.runtime.subplan import get_subplan, run_subplan
 
 __all__ = ["TracedFunction"]

@@ -19,7 +19,7 @@ import numpy as np
 
 from scopeflow.framework import errors
 from scopeflow.io import tensor_bundle
-from scopeflow.ops import philox
+from scopeflow.ops.random import philox
 
 __all__ = ["End", "PyIterator", "PhiloxWords"]
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from scopeflow.distributed import _world
 from scopeflow.distributed.ops import broadcast
 from scopeflow.framework.graph import get_default_graph, name_scope
-from scopeflow.ops import control_flow_ops, state_ops
+from scopeflow.ops.control_flow import control_flow_ops
+from scopeflow.ops.state import state_ops
+from scopeflow.state.variables import global_variables
 from scopeflow.train.session_run_hook import SessionRunHook
-from scopeflow.variables import global_variables
 
 __all__ = ["broadcast_global_variables", "BroadcastGlobalVariablesHook", "on_root",
            "is_root"]

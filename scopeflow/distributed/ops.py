@@ -17,9 +17,9 @@ from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.indexed_slices import IndexedSlices
 from scopeflow.framework.opdef import OpDef
 from scopeflow.framework.tensor_shape import TensorShape
-from scopeflow.ops.reduction_ops import reduce_sum, zeros_like
-from scopeflow.ops.shape_ops import shape as _shape
-from scopeflow.ops.slicing_ops import concat, slice
+from scopeflow.ops.array.shape_ops import shape as _shape
+from scopeflow.ops.array.slicing_ops import concat, slice
+from scopeflow.ops.math.reduction_ops import reduce_sum, zeros_like
 
 __all__ = ["allreduce", "allgather", "broadcast", "grouped_allreduce"]
 

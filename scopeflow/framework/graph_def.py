@@ -34,7 +34,7 @@ GRAPH_DEF_VERSION = 2474
 # Op types scopeflow registers that TensorFlow does not have: exported with their own attrs.
 SCOPEFLOW_ONLY_OPS = {
     "SparseApplyAdam",
-    # Functional control flow and value TensorArrays (ops/cond_ops.py, while_ops.py,
+    # Functional control flow and value TensorArrays (ops/control_flow/cond_ops.py, while_ops.py,
     # tensor_array_ops.py): TF1 has Switch/Merge/Enter/Exit and resource TensorArrays instead.
     "Cond", "WhileLoop", "WhileLoopGrad", "LoopVar", "TensorArrayReserve",
     "TensorArraySetItem", "TensorArrayGetItem", "TensorArrayStackItems",

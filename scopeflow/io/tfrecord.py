@@ -9,7 +9,7 @@ Two readers: ``read_records``/``tf_record_iterator`` (scopeflow's own, for event
 messages name the file and offset) and ``tf_records``/``RecordIterator`` (TF's public
 readers: TF's ``RecordReader`` and ``ZlibInputStream`` rebuilt, so a damaged file gives
 the same records, then the same error class and message, as TF 2.21;
-tests/unit/test_tfrecord_damage.py checks some 230 damaged files against TF's answers).
+tests/unit/io/test_tfrecord_damage.py checks some 230 damaged files against TF's answers).
 
 >>> import io
 >>> buf = io.BytesIO()

@@ -14,7 +14,7 @@ functional forms (``tf.layers.dense``...) build one layer object and call it, as
 
 from __future__ import annotations
 
-from scopeflow._api import missing_attribute
+from scopeflow.api.fallback import missing_attribute
 from scopeflow.layers.base import Layer
 from scopeflow.layers.convolutional import (
     Conv1D,
@@ -59,5 +59,5 @@ __all__ = [
 
 
 def __getattr__(name):
-    """A TF1 name scopeflow lacks raises NotImplementedError naming it (scopeflow/_api.py)."""
+    """A TF1 name scopeflow lacks raises NotImplementedError naming it (api/fallback.py)."""
     raise missing_attribute(__name__, name)

@@ -12,7 +12,7 @@ import numpy as np
 from scopeflow.framework import dtypes, tensor_util
 from scopeflow.framework.graph import GraphKeys, convert_to_tensor, get_default_graph, name_scope
 from scopeflow.ops import math_ops
-from scopeflow.variable_scope import get_variable, variable_scope
+from scopeflow.state.variable_scope import get_variable, variable_scope
 
 
 def _snake_case(name):

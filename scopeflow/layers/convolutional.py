@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from scopeflow.layers.base import _channels_last, _padding, _tuple
 from scopeflow.layers.core import _Biased
-from scopeflow.ops import array_ops, conv3d_ops, conv_composites, conv_ops
+from scopeflow.ops import array_ops
+from scopeflow.ops.nn import conv3d_ops, conv_composites, conv_ops
 
 
 # ── Conv2D ───────────────────────────────────────────────────────────────────────────

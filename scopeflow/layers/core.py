@@ -5,8 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from scopeflow.layers.base import Layer, _select
-from scopeflow.ops import array_ops, conv_ops, init_ops, math_ops, nn_ops
+from scopeflow.ops import array_ops, math_ops, nn_ops
 from scopeflow.ops.constant_op import constant
+from scopeflow.ops.nn import conv_ops
+from scopeflow.ops.state import init_ops
 
 
 # ── Dense ────────────────────────────────────────────────────────────────────────────

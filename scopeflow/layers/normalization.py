@@ -5,8 +5,10 @@ from __future__ import annotations
 from scopeflow.framework import dtypes
 from scopeflow.framework.graph import colocate_with, name_scope
 from scopeflow.layers.base import Layer, _select_each
-from scopeflow.ops import array_ops, init_ops, math_ops, nn_composites, nn_norm_ops, state_ops
+from scopeflow.ops import array_ops, math_ops
 from scopeflow.ops.constant_op import constant
+from scopeflow.ops.nn import nn_composites, nn_norm_ops
+from scopeflow.ops.state import init_ops, state_ops
 
 
 # ── BatchNormalization ───────────────────────────────────────────────────────────────

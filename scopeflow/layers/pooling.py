@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from scopeflow.layers.base import Layer, _channels_last, _padding, _tuple
-from scopeflow.ops import array_ops, conv3d_ops, pool_ops
+from scopeflow.ops import array_ops
+from scopeflow.ops.nn import conv3d_ops, pool_ops
 
 
 # ── Pooling ──────────────────────────────────────────────────────────────────────────

@@ -29,7 +29,7 @@ built, and raises TF's error then, as TF itself does for constant inputs.
 
 from __future__ import annotations
 
-from scopeflow._api import missing_attribute
+from scopeflow.api.fallback import missing_attribute
 from scopeflow.metrics.confusion import (
     auc,
     false_negatives,
@@ -85,5 +85,5 @@ __all__ = ["accuracy", "auc", "false_negatives", "false_negatives_at_thresholds"
 
 
 def __getattr__(name):
-    """A TF1 name scopeflow lacks raises NotImplementedError naming it (scopeflow/_api.py)."""
+    """A TF1 name scopeflow lacks raises NotImplementedError naming it (api/fallback.py)."""
     raise missing_attribute(__name__, name)

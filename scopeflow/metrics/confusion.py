@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from scopeflow import tf_logging as logging
 from scopeflow.framework import dtypes, errors, tensor_util
 from scopeflow.framework.graph import (
     control_dependencies,
@@ -20,14 +19,11 @@ from scopeflow.metrics.state import (
     _scope_values,
     metric_variable,
 )
-from scopeflow.ops import (
-    array_ops,
-    constant_op,
-    control_flow_ops,
-    math_ops,
-    state_ops,
-)
-from scopeflow.variable_scope import variable_scope
+from scopeflow.ops import array_ops, constant_op, math_ops
+from scopeflow.ops.control_flow import control_flow_ops
+from scopeflow.ops.state import state_ops
+from scopeflow.platform import tf_logging as logging
+from scopeflow.state.variable_scope import variable_scope
 
 
 # ── counts: true/false positives/negatives, precision, recall ───────────────────────

@@ -14,12 +14,9 @@ from scopeflow.metrics.state import (
     _scope_values,
     metric_variable,
 )
-from scopeflow.ops import (
-    array_ops,
-    math_ops,
-    state_ops,
-)
-from scopeflow.variable_scope import variable_scope
+from scopeflow.ops import array_ops, math_ops
+from scopeflow.ops.state import state_ops
+from scopeflow.state.variable_scope import variable_scope
 
 
 # ── mean IoU ─────────────────────────────────────────────────────────────────────────

@@ -17,13 +17,9 @@ from scopeflow.metrics.state import (
     _squeeze_labels_or_predictions,
     metric_variable,
 )
-from scopeflow.ops import (
-    array_ops,
-    math_ops,
-    state_ops,
-    training_ops,
-)
-from scopeflow.variable_scope import variable_scope
+from scopeflow.ops import array_ops, math_ops
+from scopeflow.ops.state import state_ops, training_ops
+from scopeflow.state.variable_scope import variable_scope
 
 
 # ── mean and the metrics that are means ─────────────────────────────────────────────

@@ -14,12 +14,9 @@ from scopeflow.framework.graph import (
     name_scope,
 )
 from scopeflow.framework.tensor_shape import dimension_value
-from scopeflow.ops import (
-    array_ops,
-    control_flow_ops,
-    math_ops,
-)
-from scopeflow.variables import Variable
+from scopeflow.ops import array_ops, math_ops
+from scopeflow.ops.control_flow import control_flow_ops
+from scopeflow.state.variables import Variable
 
 
 # ── state and shared helpers ─────────────────────────────────────────────────────────

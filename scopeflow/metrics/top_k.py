@@ -19,13 +19,8 @@ from scopeflow.metrics.state import (
     _scope_values,
     metric_variable,
 )
-from scopeflow.ops import (
-    array_ops,
-    constant_op,
-    math_ops,
-    nn_ops,
-    state_ops,
-)
+from scopeflow.ops import array_ops, constant_op, math_ops, nn_ops
+from scopeflow.ops.state import state_ops
 
 
 # ── top-k metrics: precision, recall and average precision at k ─────────────────────

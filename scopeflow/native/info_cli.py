@@ -17,9 +17,10 @@ import platform
 import numpy as np
 
 from scopeflow.cli import version
-from scopeflow.cli_conventions import epilog, print_json
+from scopeflow.cli.conventions import epilog, print_json
 from scopeflow.native import onednn
-from scopeflow.ops import blas, conv_ops
+from scopeflow.ops.math import blas
+from scopeflow.ops.nn import conv_ops
 from scopeflow.runtime import malloc_tuning
 
 # The seed CNN's conv2 (x, filter, strides, pads, output size) and pool1 (x, window,

@@ -36,7 +36,7 @@ dilations and non-negative paddings):
 
 Threads (one plan for the step): oneDNN runs its own OpenMP team inside each call, and
 it must not fight scopeflow's threads: the GEMM/elementwise helper of
-``scopeflow.ops.blas`` (idle while a conv runs) and the ones that run *beside* the step
+``scopeflow.ops.math.blas`` (idle while a conv runs) and the ones that run *beside* the step
 (the input pipeline's prefetch, the summary writer). So the team gets every core but one
 (``SCOPEFLOW_NATIVE_THREADS`` overrides): on 2 cores, one thread. Measured there (AMD
 EPYC, 2 cores, loaded): the main job (``scopeflow train-mnist``) ran 10.3-11.0 steps/s
@@ -45,7 +45,7 @@ holds) and 9.1 on NumPy alone. Idle OpenMP threads must sleep, not spin, or they
 the core from the next op's GEMM thread (2 threads spinning: 0.5-0.6x TF's speed instead
 of 1.3-1.6x): ``OMP_WAIT_POLICY=passive`` is set before libgomp loads unless the user set
 it. A process forked after a conv drops to one thread (libgomp's pool dies in the fork).
-With a one-thread team the conv kernels (``scopeflow.ops.conv_ops``) split a large pass
+With a one-thread team the conv kernels (``scopeflow.ops.nn.conv_ops``) split a large pass
 over the batch instead: two calls, one per half, on the GEMM helper's two threads, which
 block rather than spin (seed CNN, conv2's three passes: 44 ms on one thread, 27 ms split).
 """

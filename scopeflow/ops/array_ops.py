@@ -11,7 +11,7 @@ modules; ``layout_ops`` installs the auto-packing conversion of lists that conta
 
 from __future__ import annotations
 
-from scopeflow.ops.indexing_ops import (  # noqa: F401 - re-exported
+from scopeflow.ops.array.indexing_ops import (  # noqa: F401 - re-exported
     boolean_mask,
     gather,
     gather_op,
@@ -24,7 +24,7 @@ from scopeflow.ops.indexing_ops import (  # noqa: F401 - re-exported
     strided_slice_grad_op,
     strided_slice_op,
 )
-from scopeflow.ops.layout_ops import (  # noqa: F401 - re-exported
+from scopeflow.ops.array.layout_ops import (  # noqa: F401 - re-exported
     invert_permutation,
     invert_permutation_op,
     pack_op,
@@ -34,29 +34,14 @@ from scopeflow.ops.layout_ops import (  # noqa: F401 - re-exported
     unpack_op,
     unstack,
 )
-from scopeflow.ops.op_helpers import (  # noqa: F401 - re-exported
-    _partial_dims,
-)
-from scopeflow.ops.reduction_ops import (  # noqa: F401 - re-exported
-    fill,
-    fill_op,
-    ones,
-    ones_like,
-    ones_like_op,
-    tile,
-    tile_op,
-    zeros,
-    zeros_like,
-    zeros_like_op,
-)
-from scopeflow.ops.reverse_ops import (  # noqa: F401 - re-exported
+from scopeflow.ops.array.reverse_ops import (  # noqa: F401 - re-exported
     reverse,
     reverse_op,
     reverse_sequence,
     reverse_sequence_op,
     reverse_v2,
 )
-from scopeflow.ops.shape_ops import (  # noqa: F401 - re-exported
+from scopeflow.ops.array.shape_ops import (  # noqa: F401 - re-exported
     expand_dims,
     expand_dims_op,
     identity,
@@ -82,7 +67,7 @@ from scopeflow.ops.shape_ops import (  # noqa: F401 - re-exported
     stop_gradient,
     stop_gradient_op,
 )
-from scopeflow.ops.slicing_ops import (  # noqa: F401 - re-exported
+from scopeflow.ops.array.slicing_ops import (  # noqa: F401 - re-exported
     concat,
     concat_offset,
     concat_offset_op,
@@ -98,6 +83,21 @@ from scopeflow.ops.slicing_ops import (  # noqa: F401 - re-exported
     split,
     split_op,
     split_v_op,
+)
+from scopeflow.ops.math.reduction_ops import (  # noqa: F401 - re-exported
+    fill,
+    fill_op,
+    ones,
+    ones_like,
+    ones_like_op,
+    tile,
+    tile_op,
+    zeros,
+    zeros_like,
+    zeros_like_op,
+)
+from scopeflow.ops.op_helpers import (  # noqa: F401 - re-exported
+    _partial_dims,
 )
 
 __all__ = [

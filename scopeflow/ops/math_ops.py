@@ -5,12 +5,16 @@ which import only downward: ``op_helpers`` -> ``shape_ops`` -> ``arithmetic_ops`
 ``layout_ops`` -> ``reduction_ops`` -> ``elementwise_ops`` -> ``slicing_ops`` ->
 ``indexing_ops`` -> ``statistics_ops``, ``matmul_ops``. This module only re-exports the
 math side (``math_ops.reduce_sum``, ``math_ops.mul_op``...) for TF1 code and scopeflow's own
-modules; ``scopeflow/operators.py`` installs them as ``Tensor``'s operators.
+modules; ``scopeflow/state/operators.py`` installs them as ``Tensor``'s operators.
 """
 
 from __future__ import annotations
 
-from scopeflow.ops.arithmetic_ops import (  # noqa: F401 - re-exported
+from scopeflow.ops.array.indexing_ops import (  # noqa: F401 - re-exported
+    unsorted_segment_sum,
+    unsorted_segment_sum_op,
+)
+from scopeflow.ops.math.arithmetic_ops import (  # noqa: F401 - re-exported
     add,
     add_n,
     add_n_op,
@@ -71,7 +75,7 @@ from scopeflow.ops.arithmetic_ops import (  # noqa: F401 - re-exported
     truncatemod,
     truncatemod_op,
 )
-from scopeflow.ops.elementwise_ops import (  # noqa: F401 - re-exported
+from scopeflow.ops.math.elementwise_ops import (  # noqa: F401 - re-exported
     abs,
     abs_op,
     ceil,
@@ -113,21 +117,13 @@ from scopeflow.ops.elementwise_ops import (  # noqa: F401 - re-exported
     tanh,
     tanh_op,
 )
-from scopeflow.ops.indexing_ops import (  # noqa: F401 - re-exported
-    unsorted_segment_sum,
-    unsorted_segment_sum_op,
-)
-from scopeflow.ops.matmul_ops import (  # noqa: F401 - re-exported
+from scopeflow.ops.math.matmul_ops import (  # noqa: F401 - re-exported
     batch_matmul_op,
     matmul,
     matmul_op,
     tensordot,
 )
-from scopeflow.ops.op_helpers import (  # noqa: F401 - re-exported
-    _const_like,
-    _deprecated_lookup,
-)
-from scopeflow.ops.reduction_ops import (  # noqa: F401 - re-exported
+from scopeflow.ops.math.reduction_ops import (  # noqa: F401 - re-exported
     all_op,
     any_op,
     max_op,
@@ -150,7 +146,7 @@ from scopeflow.ops.reduction_ops import (  # noqa: F401 - re-exported
     where_op,
     where_v2,
 )
-from scopeflow.ops.statistics_ops import (  # noqa: F401 - re-exported
+from scopeflow.ops.math.statistics_ops import (  # noqa: F401 - re-exported
     arg_max,
     arg_min,
     argmax,
@@ -160,6 +156,10 @@ from scopeflow.ops.statistics_ops import (  # noqa: F401 - re-exported
     mean_op,
     reduce_logsumexp,
     reduce_mean,
+)
+from scopeflow.ops.op_helpers import (  # noqa: F401 - re-exported
+    _const_like,
+    _deprecated_lookup,
 )
 
 __all__ = [

@@ -18,7 +18,7 @@ compiled for one signature), it stops specialising and keeps the generic plan.
 
 Feeds are checked against the graph's shapes before a plan is chosen, so errors for bad
 feeds are the generic plan's, and a specialised plan computes the same bits and raises the
-same errors as the generic one (tests/unit/test_shape_specialization.py). Turned off with
+same errors as the generic one (tests/unit/runtime/test_shape_specialization.py). Turned off with
 the pass: ``SCOPEFLOW_PLAN_PASSES=-shape_specialization``.
 """
 

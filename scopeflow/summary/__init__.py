@@ -18,7 +18,7 @@ import contextlib
 import logging
 import re
 
-from scopeflow._api import missing_attribute
+from scopeflow.api.fallback import missing_attribute
 from scopeflow.framework import dtypes as _dtypes
 from scopeflow.framework.graph import (
     GraphKeys,
@@ -28,8 +28,11 @@ from scopeflow.framework.graph import (
     name_scope,
 )
 from scopeflow.io import protos
-from scopeflow.ops import summary_ops as _ops
-from scopeflow.ops.summary_ops import NonFiniteHistogramWarning, set_nonfinite_histogram_policy
+from scopeflow.ops.logging import summary_ops as _ops
+from scopeflow.ops.logging.summary_ops import (
+    NonFiniteHistogramWarning,
+    set_nonfinite_histogram_policy,
+)
 from scopeflow.summary.reader import EventRecord, read_events, read_scalars, summary_iterator
 from scopeflow.summary.writer import DuplicateTagWarning, FileWriter, FileWriterCache
 
@@ -179,5 +182,5 @@ def merge_all(key=GraphKeys.SUMMARIES, scope=None, name=None):
 
 
 def __getattr__(name):
-    """A TF1 name scopeflow lacks raises NotImplementedError naming it (scopeflow/_api.py)."""
+    """A TF1 name scopeflow lacks raises NotImplementedError naming it (api/fallback.py)."""
     raise missing_attribute(__name__, name)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scopeflow._api import missing_attribute
+from scopeflow.api.fallback import missing_attribute
 from scopeflow.io.protos import (
     BytesList,
     Example,
@@ -148,5 +148,5 @@ __all__ = [
 
 
 def __getattr__(name):
-    """A TF1 name scopeflow lacks raises NotImplementedError naming it (scopeflow/_api.py)."""
+    """A TF1 name scopeflow lacks raises NotImplementedError naming it (api/fallback.py)."""
     raise missing_attribute(__name__, name)

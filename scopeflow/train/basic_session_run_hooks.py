@@ -21,13 +21,13 @@ import time
 import numpy as np
 from google.protobuf import text_format
 
-from scopeflow import tf_logging as logging
 from scopeflow.client.timeline import Timeline
 from scopeflow.framework import errors
 from scopeflow.framework.graph import GraphKeys, get_collection, get_default_graph
 from scopeflow.framework.meta_graph import export_meta_graph
 from scopeflow.io import protos
 from scopeflow.io.atomic import atomic_write_bytes
+from scopeflow.platform import tf_logging as logging
 from scopeflow.summary.writer import FileWriterCache
 from scopeflow.train import training_util
 from scopeflow.train.checkpoint_cleanup import tidy_checkpoint_dir

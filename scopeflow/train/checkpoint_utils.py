@@ -26,11 +26,12 @@ import os
 from scopeflow.framework import errors
 from scopeflow.io.protos import DATA_TYPE
 from scopeflow.io.tensor_bundle import BundleReader
-from scopeflow.ops import io_ops, state_ops
-from scopeflow.partitioning import PartitionedVariable
+from scopeflow.ops.io import io_ops
+from scopeflow.ops.state import state_ops
+from scopeflow.state.partitioning import PartitionedVariable
+from scopeflow.state.variable_scope import _store
+from scopeflow.state.variables import Variable
 from scopeflow.train.checkpoint_management import latest_checkpoint
-from scopeflow.variable_scope import _store
-from scopeflow.variables import Variable
 
 __all__ = ["CheckpointReader", "NewCheckpointReader", "load_checkpoint", "list_variables",
            "load_variable", "init_from_checkpoint"]

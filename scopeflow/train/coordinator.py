@@ -12,8 +12,8 @@ import sys
 import threading
 import time
 
-from scopeflow import tf_logging as logging
 from scopeflow.framework import errors
+from scopeflow.platform import tf_logging as logging
 
 __all__ = ["Coordinator", "LooperThread"]
 

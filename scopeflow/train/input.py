@@ -25,14 +25,19 @@ from scopeflow.framework.tensor_shape import TensorShape, as_shape
 from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops import array_ops, math_ops
 from scopeflow.ops.constant_op import constant
-from scopeflow.ops.control_flow_ops import no_op
-from scopeflow.ops.embedding_ops import dynamic_partition
-from scopeflow.ops.logging_ops import Assert
-from scopeflow.ops.queue_ops import FIFOQueue, PaddingFIFOQueue, RandomShuffleQueue, count_up_to
-from scopeflow.ops.random_ops import random_shuffle
-from scopeflow.ops.reader_ops import matching_files
+from scopeflow.ops.control_flow.control_flow_ops import no_op
+from scopeflow.ops.data_flow.queue_ops import (
+    FIFOQueue,
+    PaddingFIFOQueue,
+    RandomShuffleQueue,
+    count_up_to,
+)
+from scopeflow.ops.io.reader_ops import matching_files
+from scopeflow.ops.logging.logging_ops import Assert
+from scopeflow.ops.nn.embedding_ops import dynamic_partition
+from scopeflow.ops.random.random_ops import random_shuffle
+from scopeflow.state.variables import Variable
 from scopeflow.train.queue_runner import QueueRunner, add_queue_runner
-from scopeflow.variables import Variable
 
 __all__ = ["match_filenames_once", "limit_epochs", "input_producer", "string_input_producer",
            "range_input_producer", "slice_input_producer", "batch", "maybe_batch",

@@ -11,8 +11,8 @@ from scopeflow.framework import errors
 from scopeflow.framework.graph import GraphKeys, get_default_graph
 from scopeflow.framework.graph_import import import_graph_def
 from scopeflow.io.protos import MetaGraphDef, VariableDef
+from scopeflow.state.variables import Variable
 from scopeflow.train.saver import Saver
-from scopeflow.variables import Variable
 
 __all__ = ["import_meta_graph", "read_meta_graph_file"]
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 import abc
 import inspect
 
-from scopeflow import tf_logging as logging
 from scopeflow.framework import errors
 from scopeflow.framework.graph import (
     GraphKeys,
@@ -33,7 +32,14 @@ from scopeflow.framework.graph import (
     get_default_graph,
 )
 from scopeflow.io import protos
-from scopeflow.ops.control_flow_ops import group
+from scopeflow.ops.control_flow.control_flow_ops import group
+from scopeflow.platform import tf_logging as logging
+from scopeflow.state.variables import (
+    global_variables,
+    global_variables_initializer,
+    local_variables_initializer,
+    report_uninitialized_variables,
+)
 from scopeflow.summary import merge_all
 from scopeflow.train import basic_session_run_hooks as hooks_lib
 from scopeflow.train.coordinator import Coordinator
@@ -41,12 +47,6 @@ from scopeflow.train.queue_runner import start_queue_runners
 from scopeflow.train.saver import Saver
 from scopeflow.train.session_manager import SessionManager
 from scopeflow.train.session_run_hook import SessionRunArgs, SessionRunContext, SessionRunValues
-from scopeflow.variables import (
-    global_variables,
-    global_variables_initializer,
-    local_variables_initializer,
-    report_uninitialized_variables,
-)
 
 __all__ = ["Scaffold", "SessionCreator", "ChiefSessionCreator", "WorkerSessionCreator",
            "MonitoredSession", "SingularMonitoredSession", "MonitoredTrainingSession",

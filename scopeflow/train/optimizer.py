@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from scopeflow.autodiff.gradients import gradients as _tf_gradients
 from scopeflow.framework import dtypes
 from scopeflow.framework.graph import (
     GraphKeys,
@@ -26,15 +27,16 @@ from scopeflow.framework.graph import (
     name_scope,
 )
 from scopeflow.framework.indexed_slices import IndexedSlices
-from scopeflow.gradients import gradients as _tf_gradients
-from scopeflow.ops import control_flow_ops, math_ops, state_ops
-from scopeflow.ops.init_ops import zeros_initializer
-from scopeflow.variable_scope import (
+from scopeflow.ops import math_ops
+from scopeflow.ops.control_flow import control_flow_ops
+from scopeflow.ops.state import state_ops
+from scopeflow.ops.state.init_ops import zeros_initializer
+from scopeflow.state.variable_scope import (
     _unique_variable_scope,
     framework_variable_scope,
     get_variable,
 )
-from scopeflow.variables import Variable, trainable_variables
+from scopeflow.state.variables import Variable, trainable_variables
 
 __all__ = ["Optimizer", "create_slot_with_initializer"]
 

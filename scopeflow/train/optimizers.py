@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from scopeflow.framework.graph import convert_to_tensor, get_default_graph
 from scopeflow.framework.indexed_slices import IndexedSlices
-from scopeflow.ops import control_flow_ops, math_ops, training_ops
-from scopeflow.ops.init_ops import constant_initializer, ones_initializer
+from scopeflow.ops import math_ops
+from scopeflow.ops.control_flow import control_flow_ops
+from scopeflow.ops.state import training_ops
+from scopeflow.ops.state.init_ops import constant_initializer, ones_initializer
 from scopeflow.train.optimizer import Optimizer
 
 __all__ = ["GradientDescentOptimizer", "MomentumOptimizer", "AdamOptimizer",

@@ -13,9 +13,9 @@ from __future__ import annotations
 import threading
 import weakref
 
-from scopeflow import tf_logging as logging
 from scopeflow.framework import errors
 from scopeflow.framework.graph import GraphKeys, add_to_collection, get_collection
+from scopeflow.platform import tf_logging as logging
 from scopeflow.runtime.session import Session, get_default_session
 
 __all__ = ["QueueRunner", "add_queue_runner", "start_queue_runners"]

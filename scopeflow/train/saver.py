@@ -42,9 +42,12 @@ from scopeflow.framework.meta_graph import export_meta_graph
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.io.protos import SaverDef
 from scopeflow.io.tensor_bundle import BundleReader, parse_shape_and_slice
-from scopeflow.ops import array_ops, constant_op, control_flow_ops, io_ops, math_ops, state_ops
-from scopeflow.partitioning import PartitionedVariable
+from scopeflow.ops import array_ops, constant_op, math_ops
+from scopeflow.ops.control_flow import control_flow_ops
+from scopeflow.ops.io import io_ops
+from scopeflow.ops.state import state_ops
 from scopeflow.runtime.session import Session
+from scopeflow.state.partitioning import PartitionedVariable
 from scopeflow.train import checkpoint_management as cm
 from scopeflow.train import training_state as ts
 from scopeflow.train.checkpoint_cleanup import (

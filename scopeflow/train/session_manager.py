@@ -12,9 +12,9 @@ import time
 
 import numpy as np
 
-from scopeflow import tf_logging as logging
 from scopeflow.framework import errors
 from scopeflow.framework.graph import get_default_graph
+from scopeflow.platform import tf_logging as logging
 from scopeflow.runtime.session import Session
 from scopeflow.train.checkpoint_management import get_checkpoint_state
 

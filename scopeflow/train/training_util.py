@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from scopeflow.framework import dtypes
 from scopeflow.framework.graph import GraphKeys, Tensor, get_default_graph
-from scopeflow.ops.init_ops import zeros_initializer
-from scopeflow.variable_scope import VariableScope, framework_variable_scope, get_variable
+from scopeflow.ops.state.init_ops import zeros_initializer
+from scopeflow.state.variable_scope import VariableScope, framework_variable_scope, get_variable
 
 __all__ = ["get_global_step", "create_global_step", "get_or_create_global_step",
            "assert_global_step", "global_step"]

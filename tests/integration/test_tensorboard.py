@@ -39,7 +39,7 @@ REF_EDGES = {"Assign 0", "AssignAdd 0", "AssignSub 0", "ScatterAdd 0", "ScatterS
              "scatter_add 0", "scatter_sub 0", "scatter_update 0"}
 FORWARD_GROUPS = ["data", "embed", "loss", "summaries", "embed_matrix", "nce_weight",
                   "nce_bias", "global_step"]
-# Graph-builder differences (not the export's): see tests/unit/test_graph_def.py.
+# Graph-builder differences (not the export's): see tests/unit/framework/test_graph_def.py.
 KNOWN_NAME_DIFFS = {"loss/sampled_losses/mul", "loss/sampled_losses/sub",
                     "loss/sampled_losses/Mul", "loss/sampled_losses/Sub"}
 

@@ -1,7 +1,7 @@
 """Op-table rows for control flow and TensorArrays: ``Cond``, ``WhileLoop`` and the
 TensorArray ops users build. Their gradient ops, and everything TF-specific about them
-(names, errors, gradients against TF), are in tests/unit/test_control_flow.py and
-tests/unit/test_control_flow_vs_tf.py."""
+(names, errors, gradients against TF), are in tests/unit/ops/control_flow/test_control_flow.py and
+tests/unit/ops/control_flow/test_control_flow_vs_tf.py."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Op-table rows for scopeflow/ops/conv_ops.py and pool_ops.py, against naive loop references
+"""Op-table rows for scopeflow/ops/nn/conv_ops.py and pool_ops.py, against naive loop references
 (NumPy).
 
 The references walk every output position explicitly (no im2col, no strides tricks), so
@@ -156,7 +156,7 @@ def _pool_row(op_type, fn, ref, shape, k, s, padding, seed=0):
 
 def _max_pool_grad_row(shape, k, s, padding):
     def build(tf, x, dy):
-        from scopeflow.ops import pool_ops
+        from scopeflow.ops.nn import pool_ops
         y = tf.nn.max_pool(x, [1, k, k, 1], [1, s, s, 1], padding)
         return pool_ops.max_pool_grad_op.bind(x, y, dy, ksize=[1, k, k, 1],
                                               strides=[1, s, s, 1], padding=padding,
@@ -264,20 +264,20 @@ ROWS = [
 
 
 def _ties_grad(tf, x, dy):
-    from scopeflow.ops import pool_ops
+    from scopeflow.ops.nn import pool_ops
     y = tf.nn.max_pool(x, 2, 1, "VALID")
     return pool_ops.max_pool_grad_op.bind(x, y, dy, ksize=[1, 2, 2, 1], strides=[1, 1, 1, 1],
                                           padding="VALID", data_format="NHWC")
 
 
 def _avg_pool_grad(tf, sizes, dy):
-    from scopeflow.ops import pool_ops
+    from scopeflow.ops.nn import pool_ops
     return pool_ops.avg_pool_grad_op.bind(sizes, dy, ksize=[1, 3, 3, 1], strides=[1, 2, 2, 1],
                                           padding="SAME", data_format="NHWC")
 
 
 def _bias_add_grad(tf, dy, data_format):
-    from scopeflow.ops import conv_ops
+    from scopeflow.ops.nn import conv_ops
     return conv_ops.bias_add_grad_op.bind(dy, data_format=data_format)
 
 

@@ -1,4 +1,4 @@
-"""Op-table rows for scopeflow/ops/conv3d_ops.py, against naive loop references (NumPy).
+"""Op-table rows for scopeflow/ops/nn/conv3d_ops.py, against naive loop references (NumPy).
 
 The references walk every output position and window tap explicitly (no im2col, no
 strided views), so they check the kernels' padding arithmetic independently. Shapes stay
@@ -11,7 +11,7 @@ import itertools
 
 import numpy as np
 
-from scopeflow.ops import conv3d_ops
+from scopeflow.ops.nn import conv3d_ops
 
 from .op_table import OpCase, rand
 

@@ -1,5 +1,5 @@
 """Op-table rows for tf.data's iterator ops; datasets and iterators against TF are in
-tests/unit/test_data_vs_tf.py, their errors and saved positions in tests/unit/test_data.py."""
+tests/unit/data/test_data_vs_tf.py, their errors and saved positions in tests/unit/data/test_data.py."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 from .op_table import OpCase, rand
 
 _WHY = "an iterator resource op (no array to compare: it starts, saves or restores an " \
-    "iterator); covered by tests/unit/test_data.py"
+    "iterator); covered by tests/unit/data/test_data.py"
 EXEMPT = {op: _WHY for op in ["MakeIterator", "SerializeIterator", "DeserializeIterator"]}
 
 _X = rand(4, 3)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from scopeflow.ops import embedding_ops as _emb
+from scopeflow.ops.nn import embedding_ops as _emb
 
 from .op_table import OpCase, rand
 

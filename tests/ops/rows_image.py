@@ -1,15 +1,15 @@
-"""Op-table rows for scopeflow/ops/image_ops.py, against per-pixel loop references (NumPy).
+"""Op-table rows for scopeflow/ops/image/image_ops.py, against per-pixel loop references (NumPy).
 
 The references walk every output pixel and follow TF's CPU kernels' formulas (float32
 coordinates), independently of the kernels' gathered index vectors. TF's own values are
-checked in tests/unit/test_image_ops.py.
+checked in tests/unit/ops/image/test_image_ops.py.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from scopeflow.ops import image_ops
+from scopeflow.ops.image import image_ops
 
 from .op_table import OpCase, rand
 
@@ -92,7 +92,7 @@ def _bilinear_row(shape, size, attrs):
     align, half = _ATTRS[attrs]
     # ResizeBilinear's output is float32 whatever the input: the table's float64 numeric
     # check would difference float32 sums, so its gradient is checked against TF's values
-    # (tests/unit/test_image_ops.py) and through ResizeBilinearGrad's rows here.
+    # (tests/unit/ops/image/test_image_ops.py) and through ResizeBilinearGrad's rows here.
     return OpCase("ResizeBilinear",
                   lambda tf, x: tf.image.resize_bilinear(x, size, align_corners=align,
                                                          half_pixel_centers=half),

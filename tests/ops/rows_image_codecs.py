@@ -1,7 +1,7 @@
-"""Op-table rows for scopeflow/ops/image_codec_ops.py and image_transform_ops.py.
+"""Op-table rows for scopeflow/ops/image/image_codec_ops.py and image_transform_ops.py.
 
 The codec rows round-trip tiny images (PNG exactly, JPEG within libjpeg's rounding);
-TF's own bytes and pixels are checked in tests/unit/test_image_codecs.py. The decoders
+TF's own bytes and pixels are checked in tests/unit/ops/image/test_image_codecs.py. The decoders
 need Pillow (the ``image`` extra): without it their rows are exempt.
 """
 
@@ -12,7 +12,7 @@ import io
 
 import numpy as np
 
-from scopeflow.ops import image_codec_ops, image_transform_ops
+from scopeflow.ops.image import image_codec_ops, image_transform_ops
 
 from .op_table import OpCase, rand
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from scopeflow.ops import io_ops
+from scopeflow.ops.io import io_ops
 
 from .op_table import OpCase
 
@@ -32,7 +32,7 @@ ROWS = [
 ]
 
 EXEMPT = {
-    "SaveV2": "writes files; covered by tests/unit/test_saver.py and the TF interop tests",
-    "RestoreV2": "reads files; covered by tests/unit/test_saver.py and the TF interop tests",
+    "SaveV2": "writes files; covered by tests/unit/train/test_saver.py and the TF interop tests",
+    "RestoreV2": "reads files; covered by tests/unit/train/test_saver.py and the TF interop tests",
     "MergeV2Checkpoints": "renames files; covered by the sharded tests in test_saver.py",
 }

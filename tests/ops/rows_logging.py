@@ -1,19 +1,19 @@
 """Op-table rows for the logging ops: ``Print`` (an identity of its first input that also
 writes to stderr), ``StringFormat`` and ``CheckNumerics`` (an identity that fails the run on
-NaN or Inf); TF's exact texts are in tests/unit/test_logging_ops.py and
+NaN or Inf); TF's exact texts are in tests/unit/ops/logging/test_logging_ops.py and
 tests/unit/test_error_sites.py."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from scopeflow.ops.logging_ops import string_format
+from scopeflow.ops.logging.logging_ops import string_format
 
 from .op_table import OpCase, rand
 
 EXEMPT = {
-    "Assert": "no outputs (fails the run or not); covered by tests/unit/test_logging_ops.py",
-    "PrintV2": "no outputs (writes a stream); covered by tests/unit/test_logging_ops.py",
+    "Assert": "no outputs (fails the run or not); covered by tests/unit/ops/logging/test_logging_ops.py",
+    "PrintV2": "no outputs (writes a stream); covered by tests/unit/ops/logging/test_logging_ops.py",
 }
 
 _X = rand(2, 3)

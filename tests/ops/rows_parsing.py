@@ -1,13 +1,13 @@
-"""Parsing ops (scopeflow/ops/parsing_ops.py): Example protos, raw bytes, CSV, numbers;
-ReadFile and WriteFile (scopeflow/ops/io_ops.py). Values against TensorFlow:
-tests/unit/test_parse_example.py."""
+"""Parsing ops (scopeflow/ops/io/parsing_ops.py): Example protos, raw bytes, CSV, numbers;
+ReadFile and WriteFile (scopeflow/ops/io/io_ops.py). Values against TensorFlow:
+tests/unit/ops/io/test_parse_example.py."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from scopeflow.io import protos
-from scopeflow.ops import parsing_ops
+from scopeflow.ops.io import parsing_ops
 
 from .op_table import OpCase
 
@@ -64,7 +64,7 @@ def _parse_sequence(tf, s):
 
 
 def _reorder(tf, values):
-    from scopeflow.ops.sparse_reorder_ops import sparse_reorder
+    from scopeflow.ops.sparse.sparse_reorder_ops import sparse_reorder
     st = sparse_reorder(tf.SparseTensor([[1, 2], [0, 3], [1, 0], [0, 1]], values, [2, 4]))
     return [st.values, st.indices]
 
@@ -91,6 +91,6 @@ ROWS = [
 ]
 
 EXEMPT = {
-    "ReadFile": "reads a file; covered by tests/unit/test_parse_example.py",
-    "WriteFile": "writes a file; covered by tests/unit/test_parse_example.py",
+    "ReadFile": "reads a file; covered by tests/unit/ops/io/test_parse_example.py",
+    "WriteFile": "writes a file; covered by tests/unit/ops/io/test_parse_example.py",
 }

@@ -1,4 +1,4 @@
-"""Op-table rows for ReverseV2 and ReverseSequence (scopeflow/ops/reverse_ops.py)."""
+"""Op-table rows for ReverseV2 and ReverseSequence (scopeflow/ops/array/reverse_ops.py)."""
 
 from __future__ import annotations
 

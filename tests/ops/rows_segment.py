@@ -79,7 +79,7 @@ ROWS = [
 # The gradient ops, built directly with a fixed dense_output_dim0 of 5.
 def _grad_builder(combiner, which):
     def build(tf, dy, i, s):
-        from scopeflow.ops.segment_ops import SPARSE_SEGMENT_OPS
+        from scopeflow.ops.math.segment_ops import SPARSE_SEGMENT_OPS
         out = SPARSE_SEGMENT_OPS[combiner][which].bind(dy, i, s, tf.constant(5))
         return list(out) if isinstance(out, tuple) else out
     return build

@@ -15,13 +15,13 @@ ROWS = [
 ]
 
 EXEMPT = {
-    "Placeholder": "never runs a kernel: fed values replace it (tests/unit/test_session.py)",
-    "NoOp": "no kernel or value; control-dependency behaviour in tests/unit/test_graph.py",
-    "VariableV2": "stateful; covered by tests/unit/test_variables.py",
-    "Assign": "stateful; covered by tests/unit/test_variables.py",
-    "AssignAdd": "stateful; covered by tests/unit/test_variables.py",
-    "AssignSub": "stateful; covered by tests/unit/test_variables.py",
-    "IsVariableInitialized": "stateful; covered by tests/unit/test_variables.py",
+    "Placeholder": "never runs a kernel: fed values replace it (tests/unit/runtime/test_session.py)",
+    "NoOp": "no kernel or value; control-dependency behaviour in tests/unit/framework/test_graph.py",
+    "VariableV2": "stateful; covered by tests/unit/state/test_variables.py",
+    "Assign": "stateful; covered by tests/unit/state/test_variables.py",
+    "AssignAdd": "stateful; covered by tests/unit/state/test_variables.py",
+    "AssignSub": "stateful; covered by tests/unit/state/test_variables.py",
+    "IsVariableInitialized": "stateful; covered by tests/unit/state/test_variables.py",
 }
 
 ROWS.append(OpCase("IdentityN", lambda tf, x, y: list(tf.identity_n([x, y])),

@@ -1,13 +1,13 @@
 """Op-table rows for the summary ops: each output is one serialized ``Summary``; ``ref``
 parses it and checks it against the row's inputs (byte-level TF comparisons live in
-tests/unit/test_summary_ops.py)."""
+tests/unit/ops/logging/test_summary_ops.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from scopeflow.io import protos
-from scopeflow.ops.summary_ops import histogram_proto
+from scopeflow.ops.logging.summary_ops import histogram_proto
 
 from .op_table import OpCase, rand
 

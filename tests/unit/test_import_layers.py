@@ -39,7 +39,7 @@ ALLOWED_CYCLES: dict[frozenset[str], str] = {}
 LAZY_IMPORTS = {
     # TF1's full list of public names (a 32 KB data module), read only when a name is
     # missing (the error path of every namespace's __getattr__): keeps `import scopeflow` fast.
-    ("scopeflow._api", "scopeflow._tf1_api"):
+    ("scopeflow.api.fallback", "scopeflow.api.tf1_names"):
         "big data module, loaded only on the missing-name error path",
     # A generator script, not a library module: the same file runs under the TensorFlow
     # oracle's interpreter (only `_dump`), where scopeflow is not importable; only the
@@ -304,13 +304,13 @@ def test_analysis_resolves_imports():
         ("scopeflow.framework.graph", 1, None)]
     assert targets("import scopeflow.ops.math_ops as m") == [("scopeflow.ops.math_ops", 1, None)]
     assert targets("from . import optimizer") == [("scopeflow.train.optimizer", 1, None)]
-    assert targets("from .. import gradients") == [("scopeflow.gradients", 1, None)]
+    assert targets("from .. import gradients") == [("scopeflow.autodiff.gradients", 1, None)]
     assert targets("from ..ops.array_ops import shape") == [("scopeflow.ops.array_ops", 1, None)]
     assert targets("from . import no_such") == [("scopeflow.train", 1, None)]
     assert targets("from . import saver", module="scopeflow.train") == [
         ("scopeflow.train.saver", 1, None)]
     assert targets("def f():\n    from scopeflow import variables\n") == [
-        ("scopeflow.variables", 2, "f")]
+        ("scopeflow.state.variables", 2, "f")]
     assert targets("class C:\n    def m(self):\n        import scopeflow\n") == [
         ("scopeflow", 3, "C.m")]
     assert targets("class C:\n    import scopeflow.ops\n") == [("scopeflow.ops", 2, None)]

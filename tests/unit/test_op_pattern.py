@@ -38,7 +38,7 @@ ALL_PIECES = PIECES + ("shape_rule", "dtype_rule", "fresh_outputs")
 
 # Functions that write an OpDef's pieces after import, on purpose: (module, function) -> why.
 PATCHERS = {
-    ("scopeflow.gradients", "NotDifferentiable"):
+    ("scopeflow.autodiff.gradients", "NotDifferentiable"):
         "TF's public API: the user declares an op type not differentiable",
     ("scopeflow.runtime.passes.const_kernels", "rewrite"):
         "sets a plan step's kernel (ir.steps[op].kernel), not an OpDef's",

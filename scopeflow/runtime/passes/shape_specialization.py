@@ -30,8 +30,8 @@ import numpy as np
 
 from scopeflow.framework.graph import Graph
 from scopeflow.framework.tensor_shape import TensorShape
+from scopeflow.ops.array.shape_ops import placeholder
 from scopeflow.ops.constant_op import constant
-from scopeflow.ops.shape_ops import placeholder
 from scopeflow.runtime.memory import VARIABLE_OP_TYPES
 from scopeflow.runtime.passes.constant_folding import FOLD_MAX_BYTES
 from scopeflow.runtime.plan_ir import How

@@ -80,7 +80,7 @@ def zeros_deflated(size: int, prefix: bytes = b"") -> bytes:
 
 
 class _Image(Target):
-    owner = "scopeflow/ops/image_codec_ops.py, ops/image_formats.py"
+    owner = "scopeflow/ops/image/image_codec_ops.py, ops/image/image_formats.py"
     known: dict = {}   # seed label -> {probe: error class TF raises on it too}
     timeout_s = 20.0
 

@@ -1,0 +1,16 @@
+"""``tf.debugging``: assertions, checks for NaN and Inf, and printing
+(``tf.debugging.assert_equal``, ``check_numerics``, ``assert_all_finite``, ``Assert``...)."""
+
+from scopeflow.api.fallback import missing_attribute
+from scopeflow.ops.logging.check_ops import *  # noqa: F403
+from scopeflow.ops.logging.check_ops import __all__ as _check_all
+from scopeflow.ops.logging.check_ops import assert_all_finite
+from scopeflow.ops.logging.logging_ops import Assert
+from scopeflow.ops.math.elementwise_ops import is_finite, is_inf, is_nan
+
+__all__ = [*_check_all, "Assert", "assert_all_finite", "is_finite", "is_inf", "is_nan"]
+
+
+def __getattr__(name):
+    """A TF1 name scopeflow lacks raises NotImplementedError naming it (api/fallback.py)."""
+    raise missing_attribute(__name__, name)

@@ -1,0 +1,270 @@
+"""TensorFlow 1's public API against scopeflow's: coverage, and the fallback for missing names.
+
+``scopeflow.api.tf1_names`` holds every public name of ``tf.compat.v1`` and of the submodules
+TF1 programs use, with its kind, as recorded from real TensorFlow
+(``tests/fixtures/tf1_api/``; ``docs/gen_api.py`` copies it into the package and writes
+``docs/API.md`` from :func:`coverage`). That list is imported only when a lookup misses.
+
+Each public namespace module ends with a module ``__getattr__`` that raises
+:func:`missing_attribute`'s error, so a missing name gives:
+
+- for a TF1 name scopeflow lacks, :class:`APINotImplementedError`, naming it
+  (``tf.nn.ctc_loss is part of TensorFlow 1's API but scopeflow does not implement it
+  yet (see docs/API.md)``), or saying why it is not planned;
+- for any other name, an ``AttributeError`` (:class:`MissingAttributeError`) with Python's
+  message and a "Did you mean" when a name is close, computed only when the message is
+  shown.
+
+:class:`APINotImplementedError` is both a ``NotImplementedError`` and an
+``AttributeError``: ``except NotImplementedError`` catches it, while ``hasattr(tf, name)``
+is ``False`` and ``getattr(tf, name, default)`` returns the default, as feature checks in
+TF1 code and libraries (and pytest's and doctest's attribute probes) expect. The one cost:
+``from scopeflow.api.nn import ctc_loss`` raises Python's plain ``ImportError`` ("cannot
+import name"), which drops the message; ``tf.nn.ctc_loss`` keeps it.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from scopeflow.framework.suggest import close_names, did_you_mean, or_list
+
+__all__ = ["APINotImplementedError", "MissingAttributeError", "NOT_PLANNED", "NAMESPACES",
+           "missing_attribute", "install_fallback", "install_fallbacks", "tf1_names",
+           "not_planned_reason", "coverage", "close_names", "did_you_mean"]
+
+# scopeflow module -> the TF1 namespace it stands for ("" is the root, tf.compat.v1).
+NAMESPACES = {
+    "scopeflow": "",
+    "scopeflow.api.nn": "nn",
+    "scopeflow.rnn.rnn_cell": "nn.rnn_cell",
+    "scopeflow.api.math": "math",
+    "scopeflow.api.debugging": "debugging",
+    "scopeflow.api.random": "random",
+    "scopeflow.api.image": "image",
+    "scopeflow.api.sparse": "sparse",
+    "scopeflow.layers": "layers",
+    "scopeflow.losses": "losses",
+    "scopeflow.metrics": "metrics",
+    "scopeflow.train": "train",
+    "scopeflow.summary": "summary",
+    "scopeflow.api.queue": "queue",
+    "scopeflow.compat": "compat",
+    "scopeflow.platform.gfile": "gfile",
+    "scopeflow.platform.python_io": "python_io",
+    "scopeflow.platform.flags": "flags",
+    "scopeflow.platform.app": "app",
+    # Reached as tf.errors, tf.dtypes, tf.io and tf.test; their fallback is installed from
+    # scopeflow/__init__.py (install_fallback).
+    "scopeflow.framework.errors": "errors",
+    "scopeflow.framework.dtypes": "dtypes",
+    "scopeflow.io": "io",
+    "scopeflow.platform.test_util": "test",
+    # TF 1.x only (not in TF 2.21's tf.compat.v1): the parts TF1 tutorials used.
+    "scopeflow.contrib": "contrib",
+    "scopeflow.contrib.layers": "contrib.layers",
+    "scopeflow.contrib.rnn": "contrib.rnn",
+}
+
+_GPU = "scopeflow runs NumPy kernels on the CPU: there are no GPUs or other devices to manage"
+_DISTRIBUTED = ("TF's parameter-server distribution (servers, workers, cluster specs); "
+                "scopeflow's data-parallel training across processes is to use MPI instead")
+_EAGER = "scopeflow is TF1's graph-and-session API; eager execution is TF2's default mode"
+_KERNELS = "loads compiled TensorFlow C++ kernels; scopeflow's kernels are Python and NumPy"
+
+# What scopeflow deliberately does not implement, by TF path (a module covers its names).
+# "contrib" and "estimator" are not in TF 2.21's tf.compat.v1 but were in TF 1.x.
+NOT_PLANNED = {
+    # scopeflow has tf.contrib.layers and tf.contrib.rnn's basics (scopeflow/contrib/);
+    # every other name under tf.contrib is this.
+    "contrib": "tf.contrib was removed in TensorFlow 2.0 (its parts moved into core TF or "
+               "into separate packages); scopeflow has only the basics of tf.contrib.layers "
+               "and tf.contrib.rnn, for the rest use the core API",
+    "estimator": "tf.estimator is a separate training framework (removed in TF 2.16); "
+                 "scopeflow provides the Session API it is built on",
+    "keras": "Keras is a framework of its own (Model.fit, HDF5 saving, its own layers); "
+             "scopeflow implements TF1's graph API, with tf.layers for layers",
+    "distribute": "distribution strategies spread training over several devices or machines; "
+                  "scopeflow runs a graph in one process, on the CPU",
+    "train.Server": _DISTRIBUTED,
+    "train.ClusterSpec": _DISTRIBUTED,
+    "train.ClusterDef": _DISTRIBUTED,
+    "train.JobDef": _DISTRIBUTED,
+    "train.ServerDef": _DISTRIBUTED,
+    "train.replica_device_setter": _DISTRIBUTED,
+    "train.SyncReplicasOptimizer": _DISTRIBUTED,
+    "test.create_local_cluster": _DISTRIBUTED,
+    "tpu": "TPU hardware",
+    "xla": "XLA compiles graphs for accelerators; " + _GPU,
+    "mlir": "MLIR is TensorFlow's compiler infrastructure; scopeflow's plans are generated "
+            "Python (docs/plans.md)",
+    "lite": "TensorFlow Lite converts models for mobile runtimes",
+    "config": "configures TensorFlow's devices (GPU memory growth, visible devices, soft "
+              "placement) and thread pools; " + _GPU,
+    "raw_ops": "TensorFlow's 1,462 generated per-op wrappers; TF1 code calls the public "
+               "functions (docs/API.md lists the op types scopeflow has)",
+    "compat.v2": "TF2's eager API; " + _EAGER,
+    "enable_eager_execution": _EAGER,
+    "enable_v2_behavior": _EAGER,
+    "function": "tf.function traces Python into graphs for eager mode; " + _EAGER,
+    "autograph": "AutoGraph converts Python control flow for tf.function; " + _EAGER,
+    "load_op_library": _KERNELS,
+    "load_library": _KERNELS,
+    "load_file_system_library": _KERNELS,
+    "sysconfig": "compiler and linker flags for building TensorFlow C++ extensions; "
+                 + _KERNELS,
+}
+
+
+class APINotImplementedError(NotImplementedError, AttributeError):
+    """A TensorFlow 1 name scopeflow does not implement (yet, or at all).
+
+    Also an ``AttributeError``, so ``hasattr()`` and ``getattr(obj, name, default)`` treat
+    the name as absent.
+    """
+
+
+def _data():
+    from scopeflow.api import tf1_names as _tf1_api  # the list, only on a miss
+    return _tf1_api
+
+
+_names_cache: dict[str, dict[str, str]] = {}
+
+
+def tf1_names(path: str) -> dict[str, str]:
+    """TF1's public names in namespace ``path`` ("" is the root), name -> kind; ``{}`` for a
+    namespace that was not walked."""
+    names = _names_cache.get(path)
+    if names is None:
+        by_kind = _data().MODULES.get(path, {})
+        names = {n: kind for kind, text in by_kind.items() for n in text.split()}
+        _names_cache[path] = names
+    return names
+
+
+def not_planned_reason(qualpath: str) -> str | None:
+    """Why ``qualpath`` (``"train.Server"``, ``"keras.layers"``) is not planned, or ``None``."""
+    parts = qualpath.split(".")
+    for i in range(len(parts), 0, -1):
+        reason = NOT_PLANNED.get(".".join(parts[:i]))
+        if reason is not None:
+            return reason
+    return None
+
+
+def _tf_name(path: str, name: str) -> str:
+    return "tf." + (f"{path}.{name}" if path else name)
+
+
+def missing_attribute(module_name: str, name: str) -> AttributeError:
+    """The error for ``getattr(<module_name>, name)`` when the module lacks ``name``."""
+    plain = f"module {module_name!r} has no attribute {name!r}"
+    if name.startswith("_"):  # dunder probes (__wrapped__, __path__...) stay cheap
+        return AttributeError(plain)
+    path = NAMESPACES.get(module_name)
+    if path is None:
+        return AttributeError(plain)
+    qualpath = f"{path}.{name}" if path else name
+    reason = not_planned_reason(qualpath)
+    tf_name = _tf_name(path, name)
+    if reason is not None:
+        return APINotImplementedError(
+            f"{tf_name} is part of TensorFlow 1's API but scopeflow does not plan to implement "
+            f"it: {reason} (see docs/API.md)")
+    if name in tf1_names(path):
+        return APINotImplementedError(
+            f"{tf_name} is part of TensorFlow 1's API but scopeflow does not implement it yet "
+            "(see docs/API.md)")
+    return MissingAttributeError(plain, module_name, name, path)
+
+
+class MissingAttributeError(AttributeError):
+    """Python's ``AttributeError`` for a name neither scopeflow nor TF1 has, whose message
+    adds "Did you mean" with the closest names. They are found when the message is first
+    shown, so ``hasattr()`` probes stay cheap."""
+
+    def __init__(self, message, module_name, name, path):
+        super().__init__(message)
+        self._where = (module_name, name, path)
+        self._message = None
+
+    def __str__(self):
+        if self._message is None:
+            module_name, name, path = self._where
+            close = _suggestions(name, sys.modules.get(module_name), path)
+            self._message = self.args[0] + (
+                ". Did you mean: " + or_list(close) + "?" if close else "")
+        return self._message
+
+
+def _suggestions(name: str, module, path: str) -> list[str]:
+    import difflib
+
+    have = {n for n in (dir(module) if module is not None else ()) if n[:1] != "_"}
+    lowered: dict[str, list[str]] = {}
+    for c in sorted(have | set(tf1_names(path)), key=lambda c: (c not in have, c)):
+        lowered.setdefault(c.lower(), []).append(c)  # what scopeflow has first
+    close = difflib.get_close_matches(name.lower(), list(lowered), n=3, cutoff=0.7)
+    # Of two spellings that differ in case only (``Dense``, ``dense``), the one closer to
+    # the typed case first (``dens`` -> ``dense``).
+    return [c for low in close for c in sorted(
+        lowered[low], key=lambda c: sum(a != b for a, b in zip(c, name)))][:3]
+
+
+def install_fallback(module) -> None:
+    """Gives ``module`` (one of :data:`NAMESPACES`) the fallback ``__getattr__``, unless it
+    has its own."""
+    if "__getattr__" in vars(module):
+        return
+    module_name = module.__name__
+
+    def __getattr__(name):
+        raise missing_attribute(module_name, name)
+
+    module.__getattr__ = __getattr__
+
+
+def install_fallbacks() -> None:
+    """The fallback for the namespaces whose modules are not scopeflow's namespace modules
+    (``tf.errors``, ``tf.dtypes``, ``tf.io``, ``tf.test``); ``import scopeflow`` calls it."""
+    for module_name in ("scopeflow.framework.errors", "scopeflow.framework.dtypes",
+                        "scopeflow.io", "scopeflow.platform.test_util"):
+        module = sys.modules.get(module_name)
+        if module is not None:
+            install_fallback(module)
+
+
+# ── coverage, for docs/API.md ─────────────────────────────────────────────────────────────
+def _resolve(path: str):
+    """The scopeflow object reached as ``tf.<path>``, or ``None``."""
+    obj = sys.modules["scopeflow"]
+    for part in filter(None, path.split(".")):
+        obj = vars(obj).get(part) if hasattr(obj, "__dict__") else None
+        if obj is None:
+            return None
+    return obj
+
+
+def coverage() -> dict[str, dict]:
+    """Per walked TF1 namespace: its scopeflow object (or ``None``) and its names, each as
+    ``(name, kind, status, reason)`` with status ``supported``, ``not yet`` or ``not
+    planned``. A name is supported when scopeflow's namespace has it (which says nothing
+    about every argument)."""
+    result = {}
+    for path in _data().MODULES:
+        obj = _resolve(path)
+        have = vars(obj) if obj is not None and hasattr(obj, "__dict__") else {}
+        rows = []
+        for name, kind in sorted(tf1_names(path).items(), key=lambda x: x[0].lower()):
+            qualpath = f"{path}.{name}" if path else name
+            reason = not_planned_reason(qualpath)
+            if name in have:
+                status, reason = "supported", None
+            elif reason is not None:
+                status = "not planned"
+            else:
+                status = "not yet"
+            rows.append((name, kind, status, reason))
+        result[path] = {"object": obj, "names": rows}
+    return result

@@ -1,0 +1,62 @@
+"""``tf.image``: TF1's image resizing (``resize_images`` and friends), codecs
+(``decode_png``, ``encode_jpeg``...) and basic transforms (flips, crops, brightness...)."""
+
+from scopeflow.api.fallback import missing_attribute
+from scopeflow.ops.image.image_codec_ops import (
+    decode_bmp,
+    decode_gif,
+    decode_image,
+    decode_jpeg,
+    decode_png,
+    encode_jpeg,
+    encode_png,
+)
+from scopeflow.ops.image.image_ops import (
+    ResizeMethod,
+    resize,
+    resize_area,
+    resize_bicubic,
+    resize_bilinear,
+    resize_images,
+    resize_nearest_neighbor,
+)
+from scopeflow.ops.image.image_transform_ops import (
+    adjust_brightness,
+    adjust_contrast,
+    central_crop,
+    convert_image_dtype,
+    crop_to_bounding_box,
+    flip_left_right,
+    flip_up_down,
+    grayscale_to_rgb,
+    pad_to_bounding_box,
+    per_image_standardization,
+    random_brightness,
+    random_contrast,
+    random_crop,
+    random_flip_left_right,
+    random_flip_up_down,
+    resize_image_with_crop_or_pad,
+    rgb_to_grayscale,
+    rot90,
+    transpose_image,
+)
+
+__all__ = ["ResizeMethod", "resize", "resize_area", "resize_bicubic", "resize_bilinear",
+           "resize_images", "resize_nearest_neighbor"]
+
+transpose = transpose_image
+resize_with_crop_or_pad = resize_image_with_crop_or_pad
+__all__ += ["decode_bmp", "decode_gif", "decode_image", "decode_jpeg", "decode_png",
+            "encode_jpeg", "encode_png", "adjust_brightness", "adjust_contrast",
+            "central_crop", "convert_image_dtype", "crop_to_bounding_box", "flip_left_right",
+            "flip_up_down", "grayscale_to_rgb", "pad_to_bounding_box",
+            "per_image_standardization", "random_brightness", "random_contrast",
+            "random_crop", "random_flip_left_right", "random_flip_up_down",
+            "resize_image_with_crop_or_pad", "resize_with_crop_or_pad", "rgb_to_grayscale",
+            "rot90", "transpose", "transpose_image"]
+
+
+def __getattr__(name):
+    """A TF1 name scopeflow lacks raises NotImplementedError naming it (api/fallback.py)."""
+    raise missing_attribute(__name__, name)

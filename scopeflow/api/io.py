@@ -1,0 +1,49 @@
+"""``tf.io``'s public names. ``tf.io`` is the package :mod:`scopeflow.io` (TF's file formats,
+below the graph); its TF1 names come from modules above it (ops, the record files, gfile),
+so they are set on the package from here, which ``scopeflow/__init__.py`` imports."""
+
+from __future__ import annotations
+
+from scopeflow import io
+from scopeflow.ops.image import image_codec_ops
+from scopeflow.ops.io import io_ops, parsing_ops
+from scopeflow.platform import gfile, python_io
+
+__all__ = ["install"]
+
+# tf.io name -> the object.
+NAMES = {
+    "gfile": gfile,
+    "TFRecordWriter": python_io.TFRecordWriter,
+    "TFRecordOptions": python_io.TFRecordOptions,
+    "TFRecordCompressionType": python_io.TFRecordCompressionType,
+    "tf_record_iterator": python_io.tf_record_iterator,
+    "FixedLenFeature": parsing_ops.FixedLenFeature,
+    "VarLenFeature": parsing_ops.VarLenFeature,
+    "FixedLenSequenceFeature": parsing_ops.FixedLenSequenceFeature,
+    "SparseFeature": parsing_ops.SparseFeature,
+    "parse_example": parsing_ops.parse_example,
+    "parse_single_example": parsing_ops.parse_single_example,
+    "parse_single_sequence_example": parsing_ops.parse_single_sequence_example,
+    "parse_sequence_example": parsing_ops.parse_sequence_example,
+    "decode_raw": parsing_ops.decode_raw,
+    "decode_csv": parsing_ops.decode_csv,
+    "read_file": io_ops.read_file,
+    "write_file": io_ops.write_file,
+    "decode_png": image_codec_ops.decode_png,
+    "decode_jpeg": image_codec_ops.decode_jpeg,
+    "decode_gif": image_codec_ops.decode_gif,
+    "decode_bmp": image_codec_ops.decode_bmp,
+    "decode_image": image_codec_ops.decode_image,
+    "encode_png": image_codec_ops.encode_png,
+    "encode_jpeg": image_codec_ops.encode_jpeg,
+}
+
+
+def install():
+    """Sets ``NAMES`` on :mod:`scopeflow.io` (``tf.io``)."""
+    for name, value in NAMES.items():
+        setattr(io, name, value)
+
+
+install()

@@ -1,0 +1,23 @@
+"""``tf.nn``: the neural-network ops, gathered from their op-family modules."""
+
+from scopeflow.api.fallback import missing_attribute
+from scopeflow.ops.math_ops import sigmoid, tanh  # noqa: F401 - TF1 has tf.nn.sigmoid/tanh
+from scopeflow.ops.nn.conv3d_ops import conv3d_transpose  # noqa: F401
+from scopeflow.ops.nn.conv_ops import *  # noqa: F403
+from scopeflow.ops.nn.embedding_ops import *  # noqa: F403
+from scopeflow.ops.nn.pool_ops import *  # noqa: F403
+from scopeflow.ops.nn_ops import *  # noqa: F403
+from scopeflow.ops.random.candidate_sampling_ops import *  # noqa: F403
+from scopeflow.ops.sparse.sparse_ops import embedding_lookup_sparse  # noqa: F401
+from scopeflow.rnn import rnn_cell  # noqa: F401 - tf.nn.rnn_cell
+from scopeflow.rnn.rnn import (  # noqa: F401
+    bidirectional_dynamic_rnn,
+    dynamic_rnn,
+    static_bidirectional_rnn,
+    static_rnn,
+)
+
+
+def __getattr__(name):
+    """A TF1 name scopeflow lacks raises NotImplementedError naming it (api/fallback.py)."""
+    raise missing_attribute(__name__, name)

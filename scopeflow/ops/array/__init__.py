@@ -1,0 +1,2 @@
+"""Array ops: shapes, layout (transpose, pack), slicing, indexing (strided slices, gathers)
+and reversal."""

@@ -1,0 +1,339 @@
+"""``tf.cond`` and ``tf.case``: one ``If`` op that runs only the branch its predicate picks.
+
+The branches are built once, each in its own ``ControlFlowContext`` under the ``cond/`` name
+scope (their ops are in the graph, named as TF1 names them: ``cond/add``, outputs
+``cond/Merge``); the ``If`` op's kernel evaluates the predicate and calls the taken branch's
+compiled sub-plan, so an untaken branch's ops, side effects included, never run.
+
+Gradients: ``If``'s gradient is another ``If`` on the same predicate whose branches are the
+gradients of the forward branches. The values of the forward branch that those need are
+kept by the forward op in its last output, a *trace* (TF1 reads them through its
+``Switch``es); the gradient op reads the trace.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scopeflow.autodiff.gradients import densify, differentiable, gradients_in_context
+from scopeflow.framework import dtypes, errors
+from scopeflow.framework.control_flow_context import ControlFlowContext
+from scopeflow.framework.graph import (
+    Operation,
+    control_dependencies,
+    convert_to_tensor,
+    name_scope,
+)
+from scopeflow.framework.indexed_slices import IndexedSlices
+from scopeflow.framework.nest import assert_same_structure, flatten, pack_sequence_as
+from scopeflow.framework.opdef import OpDef
+from scopeflow.framework.tensor_shape import TensorShape
+from scopeflow.ops import array_ops
+from scopeflow.ops.constant_op import constant
+from scopeflow.ops.control_flow.tensor_array_ops import TensorArray
+from scopeflow.ops.logging.logging_ops import Assert
+from scopeflow.ops.math_ops import cast, reduce_sum
+from scopeflow.runtime.subplan import get_subplan, run_subplan
+
+__all__ = ["cond", "case", "Cond", "most_specific_compatible_shape", "branch_value",
+           "as_flow_structure", "from_flow_structure"]
+
+
+class Trace:
+    """What one run of a control-flow op keeps for its gradient: which branch ran (or how
+    many iterations), and the recorded values of each."""
+
+    __slots__ = ("branch", "values")
+
+    def __init__(self, branch, values):
+        self.branch = branch
+        self.values = values
+
+    def __repr__(self):
+        return f"<Trace branch={self.branch} values={len(self.values)}>"
+
+
+def most_specific_compatible_shape(a: TensorShape, b: TensorShape) -> TensorShape:
+    """The shape both ``a`` and ``b`` have: dims where they agree, unknown elsewhere."""
+    da, db = a.as_tuple(), b.as_tuple()
+    if da is None or db is None or len(da) != len(db):
+        return TensorShape(None)
+    return TensorShape([x if x == y else None for x, y in zip(da, db)])
+
+
+# ── TensorArrays and ops as branch or loop values ────────────────────────────────────
+def as_flow_structure(structure):
+    """TensorArrays replaced by their flow tensors (what crosses a construct's boundary)."""
+    return [x.flow if isinstance(x, TensorArray) else x for x in flatten(structure)]
+
+
+def from_flow_structure(structure, flat):
+    """``flat`` packed as ``structure``, flows rebuilt into TensorArrays like the
+    originals."""
+    items = [like._with_flow(t) if isinstance(like, TensorArray) else t
+             for like, t in zip(flatten(structure), flat)]
+    return pack_sequence_as(structure, items)
+
+
+def branch_value(x, context, what):
+    """One result of a branch or body as a tensor of ``context`` (TF1's rule: an ``Operation``
+    becomes a boolean that depends on it; an outside tensor passes through an ``Identity``)."""
+    if isinstance(x, Operation):
+        with control_dependencies([x]):
+            return constant(True, name="Op")
+    if isinstance(x, IndexedSlices):
+        x = convert_to_tensor(x)
+    if x is None:
+        raise ValueError(f"{what} returned None among its results; return tensors")
+    t = convert_to_tensor(x)
+    if t._op._cf_context is not context:
+        t = array_ops.identity(t)
+    return t
+
+
+# ── The If op ────────────────────────────────────────────────────────────────────────
+class _Branch:
+    """One branch: its context, its result tensors, and how the op feeds it."""
+
+    def __init__(self, context, outputs):
+        self.context = context
+        self.outputs = outputs
+        self.capture_index: list = []   # positions of its captures among the op's inputs
+        self.trace_feeds: list = []     # its recorded-from-forward tensors, in feed order
+
+    def plan(self, state):
+        ctx = self.context
+        return get_subplan(state, (ctx, len(ctx.recorded)), self._build)
+
+    def _build(self):
+        ctx = self.context
+        feeds = list(ctx.captures) + self.trace_feeds
+        return self.outputs + ctx.recorded, feeds, ctx
+
+
+class CondSpec:
+    """An ``If`` op's branches (``[false, true]``) and what the kernel passes them."""
+
+    def __init__(self, branches, n_out, forward_spec=None):
+        self.branches = branches
+        self.n_out = n_out
+        self.forward_spec = forward_spec  # for a gradient If: the forward op's spec
+
+    def bind(self, captures):
+        """Works out each branch's feeds, given the op's captured inputs (after ``pred``)."""
+        index = {t: i for i, t in enumerate(captures)}
+        for b in self.branches:
+            b.capture_index = [index[t] for t in b.context.captures]
+            b.trace_feeds = list(b.context.recorded_from_forward)
+
+
+def _if_shape(pred, *captured, spec, reads_trace):
+    shapes = []
+    false, true = spec.branches
+    for f, t in zip(false.outputs, true.outputs):
+        shapes.append(most_specific_compatible_shape(t.shape, f.shape))
+    return shapes + [TensorShape([])]
+
+
+def _if_dtype(pred, *captured, spec, reads_trace):
+    return [t.dtype.base_dtype for t in spec.branches[1].outputs] + [dtypes.variant]
+
+
+def _if_kernel(run, pred, *inputs, spec, reads_trace):
+    state = run.state
+    if reads_trace:
+        trace = inputs[-1]
+        b = trace.branch
+        inputs = inputs[:-1]
+    else:
+        if np.ndim(pred) != 0:
+            raise errors.InvalidArgumentError(
+                None, None, f"The predicate of a tf.cond must be a scalar, but it has shape "
+                f"{list(np.shape(pred))}")
+        b = 1 if pred else 0
+    branch = spec.branches[b]
+    values = [inputs[i] for i in branch.capture_index]
+    if reads_trace:
+        forward = spec.forward_spec.branches[b].context
+        values += [trace.values[forward.recorded_index(t)] for t in branch.trace_feeds]
+    out = run_subplan(branch.plan(state), state, values)
+    n = spec.n_out
+    result = Trace(b, out[n:])
+    if n == 0:
+        return result
+    return (*out[:n], result)
+
+
+if_op = OpDef("Cond", shape=_if_shape, dtype=_if_dtype, kernel=_if_kernel, stateful=True,
+              aliases=True,  # a branch may return a captured value (a variable's buffer) as is
+              attrs={"spec": None, "reads_trace": False},
+              num_outputs=lambda attrs, n: attrs["spec"].n_out + 1)
+Cond = if_op  # noqa: N816 - the op's declaration, by its type name
+
+
+# ── tf.cond ──────────────────────────────────────────────────────────────────────────
+def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, fn2=None):
+    """``true_fn()`` if ``pred`` else ``false_fn()``, as one op running only that branch.
+
+    Both functions are called once, while building, under the ``cond/`` name scope; they
+    must return the same structure of tensors (or TensorArrays) with the same dtypes. As
+    TF1, a single-element list or tuple result is unpacked unless ``strict=True``.
+
+    >>> x = tf.constant(2.0)
+    >>> r = tf.cond(x > 1.0, lambda: x * 10.0, lambda: x)
+    >>> r.name, float(tf.Session().run(r))
+    ('cond/Merge:0', 20.0)
+    """
+    true_fn = true_fn if true_fn is not None else fn1
+    false_fn = false_fn if false_fn is not None else fn2
+    if isinstance(pred, (bool, np.bool_)):
+        raise TypeError("'pred' must not be a Python bool.")
+    for what, fn in (("true_fn", true_fn), ("false_fn", false_fn)):
+        if not callable(fn):
+            raise TypeError(f"'{what}' must be callable.")
+    with name_scope(name, "cond", [pred]) as scope:
+        pred = convert_to_tensor(pred)
+        if pred.dtype.base_dtype != dtypes.bool:
+            raise TypeError(f"Input 'pred' of 'Switch' Op has type {pred.dtype.base_dtype.name} "
+                            "that does not match expected type of bool.")
+        if pred.shape.ndims not in (None, 0):
+            raise ValueError(f"Shape must be rank 0 but is rank {pred.shape.ndims} for "
+                             f"'{scope}Switch' (op: 'Switch') with input shapes: "
+                             f"{pred.shape.as_list()}.")
+        graph = pred.graph
+        parent = graph._state().cf_context
+        results, branches = [], []
+        for what, fn in (("false_fn", false_fn), ("true_fn", true_fn)):
+            ctx = ControlFlowContext("cond", parent=parent, name=scope.rstrip("/"))
+            with ctx.entered(graph):
+                result = fn()
+                if result is None:
+                    raise ValueError(f"'{what}' must have a return value.")
+                flat = [branch_value(x, ctx, f"'{what}'") for x in as_flow_structure(result)]
+            results.append(result)
+            branches.append(_Branch(ctx, flat))
+        false_result, true_result = results
+        try:
+            assert_same_structure(true_result, false_result)
+        except ValueError as e:
+            raise ValueError(str(e)) from None
+        t_types = [t.dtype.base_dtype for t in branches[1].outputs]
+        f_types = [t.dtype.base_dtype for t in branches[0].outputs]
+        if t_types != f_types:
+            raise ValueError(
+                "Outputs of 'true_fn' and 'false_fn' must have the same type(s). Received "
+                f"{', '.join(d.name for d in t_types)} from 'true_fn' and "
+                f"{', '.join(d.name for d in f_types)} from 'false_fn'.")
+        outs = _create_if(graph, pred, branches, len(t_types), scope)
+        merged = [array_ops.identity(t, name="Merge") for t in outs]
+    result = from_flow_structure(true_result, merged)
+    if not strict and isinstance(result, (list, tuple)) and len(result) == 1 and \
+            not hasattr(result, "_fields"):
+        return result[0]
+    return result
+
+
+def _create_if(graph, pred, branches, n_out, scope, forward=None):
+    captures = []
+    seen = set()
+    for b in branches:
+        for t in b.context.captures:
+            if t not in seen:
+                seen.add(t)
+                captures.append(t)
+    spec = CondSpec(branches, n_out, forward_spec=forward.get_attr("spec")
+                    if forward is not None else None)
+    spec.bind(captures)
+    inputs = [pred] + captures + ([forward.outputs[-1]] if forward is not None else [])
+    controls = [c for b in branches for c in b.context.external_controls]
+    with graph.control_dependencies(controls):
+        op = if_op.create(inputs, {"spec": spec, "reads_trace": forward is not None},
+                          name="Cond")
+    return list(op.outputs[:n_out])
+
+
+# ── the gradient ─────────────────────────────────────────────────────────────────────
+@if_op.def_grad
+def _if_grad(op, *dys):
+    spec = op.get_attr("spec")
+    if op.get_attr("reads_trace"):
+        raise LookupError(f"No gradient defined for operation '{op.name}' (op type: If): "
+                          "scopeflow does not differentiate the gradient of a tf.cond again")
+    dys = list(dys[:spec.n_out])
+    captured = list(op.inputs[1:])
+    graph = op.graph
+    parent = graph._state().cf_context
+    grads_per_branch = []
+    grad_branches = []
+    for branch in spec.branches:
+        ctx = ControlFlowContext("cond_grad", parent=parent, forward=branch.context,
+                                 name=op.name + "_grad")
+        with ctx.entered(graph):
+            ys, gys = [], []
+            for out, dy in zip(branch.outputs, dys):
+                if dy is not None and differentiable(out):
+                    ys.append(out)
+                    gys.append(dy)
+            xs = [t for t in captured if t in branch.context.captures and differentiable(t)]
+            grads = gradients_in_context(ys, xs, gys) if ys and xs else [None] * len(xs)
+        grads_per_branch.append(dict(zip(xs, grads)))
+        grad_branches.append(ctx)
+    need = [t for t in captured
+            if any(g.get(t) is not None for g in grads_per_branch)]
+    if not need:
+        return [None] * len(op.inputs)
+    branches = []
+    for ctx, grads in zip(grad_branches, grads_per_branch):
+        with ctx.entered(graph):
+            outs = []
+            for t in need:
+                g = grads.get(t)
+                g = array_ops.zeros_like(t) if g is None else densify(g)
+                outs.append(branch_value(g, ctx, "the gradient of a branch"))
+        branches.append(_Branch(ctx, outs))
+    outs = _create_if(graph, op.inputs[0], branches, len(need), op.name + "_grad/",
+                      forward=op)
+    by_tensor = dict(zip(need, outs))
+    return [None] + [by_tensor.get(t) for t in captured]
+
+
+# ── tf.case ──────────────────────────────────────────────────────────────────────────
+def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"):
+    """The function of the first pair whose predicate is true (else ``default``), as nested
+    conds (TF1 builds the same chain). With ``exclusive=True``, more than one true predicate
+    is an ``InvalidArgumentError`` at run time."""
+    if isinstance(pred_fn_pairs, dict):
+        pairs = list(pred_fn_pairs.items())
+    else:
+        pairs = list(pred_fn_pairs)
+    for pair in pairs:
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise TypeError("Each entry in pred_fn_pairs must be a 2-tuple")
+        if not callable(pair[1]):
+            raise TypeError(f"fn for pred {pair[0].name} must be callable.")
+    all_preds = [p for p, _ in pairs]
+    if default is None:
+        if not pairs:
+            raise ValueError("pred_fn_pairs must not be empty when default is None")
+        *pairs, (_, default) = pairs  # as TF1: the last function is the default
+    with name_scope(name, "case", all_preds):
+        if exclusive and len(all_preds) > 1:
+            preds = array_ops.stack([convert_to_tensor(p) for p in all_preds])
+            count = reduce_sum(cast(preds, dtypes.int32))
+            check = Assert(count <= 1, ["Input error: exclusive=True: more than 1 conditions ("
+                                        + ", ".join(convert_to_tensor(p).name for p in all_preds)
+                                        + ") evaluated as True:", preds])
+            pairs = [(_gated(p, check), fn) for p, fn in pairs]
+        fn = default
+        for pred, branch_fn in reversed(pairs):
+            fn = _chain(pred, branch_fn, fn, strict)
+        return fn()
+
+
+def _gated(pred, check):
+    with control_dependencies([check]):
+        return array_ops.identity(pred)
+
+
+def _chain(pred, fn, otherwise, strict):
+    return lambda: cond(pred, fn, otherwise, strict=strict)

@@ -1,0 +1,380 @@
+"""``tf.while_loop``: one ``WhileLoop`` op whose kernel is a Python ``while`` around the
+compiled sub-plans of the loop's condition and body.
+
+The condition and body are built once, in one ``ControlFlowContext`` under the ``while/``
+name scope, on ``LoopVar`` tensors named as TF1 names the body's inputs (``while/Identity``,
+``while/Identity_1``...); the results are ``while/Exit``, ``while/Exit_1``... Loop variables
+may be nested structures of tensors and ``TensorArray``s.
+
+Gradients: the forward op keeps, per iteration, the body's values its gradient needs (its
+trace output, TF1's gradient stacks); ``WhileLoopGrad`` runs the body's gradient once per
+forward iteration, last to first, carrying the loop variables' gradients and summing the
+gradients of the outside values the body used.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scopeflow.autodiff.gradients import densify, differentiable, gradients_in_context
+from scopeflow.framework import dtypes
+from scopeflow.framework.control_flow_context import ControlFlowContext
+from scopeflow.framework.graph import convert_to_tensor, name_scope
+from scopeflow.framework.nest import assert_same_structure, flatten, is_sequence
+from scopeflow.framework.opdef import NO_GRADIENT, OpDef
+from scopeflow.framework.tensor_shape import TensorShape, as_shape
+from scopeflow.ops import array_ops
+from scopeflow.ops.control_flow.cond_ops import (
+    Trace,
+    as_flow_structure,
+    branch_value,
+    from_flow_structure,
+)
+from scopeflow.ops.control_flow.tensor_array_ops import add_flow_lists
+from scopeflow.runtime.subplan import get_subplan, run_subplan
+
+__all__ = ["while_loop", "WhileLoop"]
+
+
+# ── LoopVar: a value the loop's kernel feeds each iteration ──────────────────────────
+loop_var_op = OpDef("LoopVar", shape=lambda *, dtype, shape: shape,
+                    dtype=lambda *, dtype, shape: dtype, attrs={"dtype": None, "shape": None},
+                    grad=None)
+
+
+def _loop_var(dtype, shape):
+    return loop_var_op.bind(dtype=dtype, shape=shape, name="Identity")
+
+
+# ── WhileLoop ────────────────────────────────────────────────────────────────────────
+class WhileSpec:
+    """A loop's context, its loop-variable tensors inside, and the results of cond/body."""
+
+    def __init__(self, context, loop_vars, cond_out, body_outs, n_captures, has_max,
+                 back_prop):
+        self.context = context
+        self.loop_vars = loop_vars
+        self.cond_out = cond_out
+        self.body_outs = body_outs
+        self.n_captures = n_captures
+        self.has_max = has_max
+        self.back_prop = back_prop
+
+    def plans(self, state):
+        ctx = self.context
+        feeds = self.loop_vars + list(ctx.captures)
+        cond_plan = get_subplan(state, (ctx, "cond"),
+                                lambda: ([self.cond_out], feeds, ctx))
+        body_plan = get_subplan(state, (ctx, len(ctx.recorded)),
+                                lambda: (self.body_outs + ctx.recorded, feeds, ctx))
+        return cond_plan, body_plan
+
+
+def _while_shape(*shapes, spec):
+    return [t.shape for t in spec.loop_vars] + [TensorShape([])]
+
+
+def _while_dtype(*dts, spec):
+    return [t.dtype.base_dtype for t in spec.loop_vars] + [dtypes.variant]
+
+
+def _while_kernel(run, *inputs, spec):
+    state = run.state
+    n = len(spec.loop_vars)
+    values = list(inputs[:n])
+    rest = inputs[n:]
+    limit = None
+    if spec.has_max:
+        limit = int(rest[0])
+        rest = rest[1:]
+    captures = list(rest)
+    cond_plan, body_plan = spec.plans(state)
+    recording = bool(spec.context.recorded)
+    records = []
+    i = 0
+    while limit is None or i < limit:
+        (go,) = run_subplan(cond_plan, state, values + captures)
+        if not go:
+            break
+        out = run_subplan(body_plan, state, values + captures)
+        values = list(out[:n])
+        if recording:
+            records.append(out[n:])
+        i += 1
+    return (*values, Trace(i, records))
+
+
+while_op = OpDef("WhileLoop", shape=_while_shape, dtype=_while_dtype, kernel=_while_kernel,
+                 aliases=True,  # a loop variable may come back as it went in
+                 stateful=True, attrs={"spec": None},
+                 num_outputs=lambda attrs, n: len(attrs["spec"].loop_vars) + 1)
+WhileLoop = while_op  # noqa: N816 - the op's declaration, by its type name
+
+
+def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10,
+               back_prop=True, swap_memory=False, name=None, maximum_iterations=None,
+               return_same_structure=False):
+    """Repeats ``loop_vars = body(*loop_vars)`` while ``cond(*loop_vars)`` is true.
+
+    ``cond`` and ``body`` are called once, while building; ``loop_vars`` is a (nested)
+    list/tuple of tensors and TensorArrays, and ``body`` returns the same structure with the
+    same dtypes and shapes (or shapes within ``shape_invariants``). ``parallel_iterations``
+    and ``swap_memory`` are accepted; iterations run one after another. As TF1, a single
+    loop variable comes back as itself unless ``return_same_structure=True``.
+
+    >>> i = tf.while_loop(lambda i: i < 10, lambda i: i + 3, [tf.constant(0)])
+    >>> i.name, int(tf.Session().run(i))
+    ('while/Exit:0', 12)
+    """
+    del parallel_iterations, swap_memory
+    if not callable(cond):
+        raise TypeError("'cond' must be callable.")
+    if not callable(body):
+        raise TypeError("'body' must be callable.")
+    if loop_vars is None or (is_sequence(loop_vars) and not flatten(loop_vars)):
+        raise ValueError("'loop_vars' must be provided.")
+    single = not is_sequence(loop_vars) or (
+        isinstance(loop_vars, (list, tuple)) and len(loop_vars) == 1
+        and not return_same_structure)
+    structure = loop_vars if is_sequence(loop_vars) else [loop_vars]
+    with name_scope(name, "while", [x for x in flatten(structure)
+                                    if not hasattr(x, "_with_flow")]) as scope:
+        init = [convert_to_tensor(x) for x in as_flow_structure(structure)]
+        invariants = _invariants(structure, init, shape_invariants)
+        has_max = maximum_iterations is not None
+        if has_max:
+            maximum_iterations = convert_to_tensor(maximum_iterations, dtype=dtypes.int32,
+                                                   name="maximum_iterations")
+            if maximum_iterations.shape.ndims not in (None, 0):
+                raise ValueError("maximum_iterations must be a scalar, saw shape: "
+                                 f"{maximum_iterations.shape}")
+        graph = init[0].graph
+        ctx = ControlFlowContext("while", parent=graph._state().cf_context,
+                                 name=scope.rstrip("/"))
+        with ctx.entered(graph):
+            loop_vars_in = [_loop_var(t.dtype.base_dtype, shape)
+                            for t, shape in zip(init, invariants)]
+            inside = from_flow_structure(structure, loop_vars_in)
+            c = cond(*inside)
+            c = convert_to_tensor(c)
+            if c.dtype.base_dtype != dtypes.bool:
+                raise TypeError(f"Input 'input' of 'LoopCond' Op has type "
+                                f"{c.dtype.base_dtype.name} that does not match expected "
+                                "type of bool.")
+            if c.shape.ndims not in (None, 0):
+                raise ValueError(f"Shape must be rank 0 but is rank {c.shape.ndims} for "
+                                 f"'{scope}LoopCond' (op: 'LoopCond') with input shapes: "
+                                 f"{c.shape.as_list()}.")
+            c = array_ops.identity(c, name="LoopCond")
+            result = body(*inside)
+            if not is_sequence(result) or (len(structure) == 1 and not
+                                           isinstance(result, (list, tuple))):
+                result = [result]
+            if len(structure) == 1 and isinstance(result, tuple) and \
+                    not isinstance(structure, tuple) and len(result) == 1:
+                result = list(result)
+            try:
+                assert_same_structure(list(structure), list(result))
+            except ValueError as e:
+                raise ValueError(str(e)) from None
+            outs = [branch_value(x, ctx, "'body'") for x in as_flow_structure(result)]
+        _check_body_results(init, outs, invariants)
+        spec = WhileSpec(ctx, loop_vars_in, c, outs, len(ctx.captures), has_max, back_prop)
+        inputs = init + ([maximum_iterations] if has_max else []) + list(ctx.captures)
+        with graph.control_dependencies(ctx.external_controls):
+            op = while_op.create(inputs, {"spec": spec}, name="Loop")
+        exits = [array_ops.identity(t, name="Exit") for t in op.outputs[:-1]]
+    packed = from_flow_structure(structure, exits)
+    if single:
+        return packed[0]
+    return packed if is_sequence(loop_vars) else packed[0]
+
+
+def _invariants(structure, init, shape_invariants):
+    if shape_invariants is None:
+        return [t.shape for t in init]
+    flat = flatten(shape_invariants if is_sequence(structure) and
+                   is_sequence(shape_invariants) else [shape_invariants])
+    if len(flat) != len(init):
+        raise ValueError("The two structures don't have the same nested structure: "
+                         f"loop_vars has {len(init)} elements and shape_invariants "
+                         f"{len(flat)}")
+    shapes = []
+    for t, s in zip(init, flat):
+        s = as_shape(s) if s is not None else TensorShape(None)
+        if t.dtype.base_dtype is not dtypes.variant and not s.is_compatible_with(t.shape):
+            raise ValueError(f"The shape invariant specified for {t.name} is not compatible "
+                             f"with the initial shape of the loop variable. It enters the "
+                             f"loop with shape {t.shape}, but the specified shape invariant "
+                             f"is {s}.")
+        shapes.append(s if t.dtype.base_dtype is not dtypes.variant else t.shape)
+    return shapes
+
+
+def _check_body_results(init, outs, invariants):
+    for t, out, shape in zip(init, outs, invariants):
+        if out.dtype.base_dtype != t.dtype.base_dtype:
+            raise ValueError(f"Input tensor '{t.name}' enters the loop with dtype "
+                             f"{t.dtype.base_dtype.name}, but the body returns dtype "
+                             f"{out.dtype.base_dtype.name} for it.")
+        if t.dtype.base_dtype is dtypes.variant:
+            continue
+        if not _is_within(out.shape, shape):
+            raise ValueError(
+                f"Input tensor '{t.name}' enters the loop with shape {_tf_shape(t.shape)}, but "
+                f"has shape {_tf_shape(out.shape)} after one iteration. To allow the shape to "
+                "vary across iterations, use the `shape_invariants` argument of "
+                "tf.while_loop to specify a less-specific shape.")
+
+
+def _is_within(shape, invariant) -> bool:
+    """Whether ``shape`` is at least as specific as ``invariant`` (TF's check)."""
+    inv = invariant.as_tuple()
+    if inv is None:
+        return True
+    got = shape.as_tuple()
+    if got is None or len(got) != len(inv):
+        return False
+    return all(i is None or g == i for g, i in zip(got, inv))
+
+
+def _tf_shape(shape) -> str:
+    dims = shape.as_tuple()
+    if dims is None:
+        return "<unknown>"
+    return "(" + ", ".join("?" if d is None else str(d) for d in dims) + \
+        ("," if len(dims) == 1 else "") + ")"
+
+
+# ── the gradient ─────────────────────────────────────────────────────────────────────
+class WhileGradSpec:
+    def __init__(self, forward, context, dvars_in, given, var_grads, cap_grads, n_caps_in):
+        self.forward = forward            # the forward WhileSpec
+        self.context = context
+        self.dvars_in = dvars_in          # LoopVars: the loop variables' gradients
+        self.given = given                # which of them the op receives (else None)
+        self.var_grads = var_grads        # their values one iteration earlier
+        self.cap_grads = cap_grads        # gradients of the captures, per iteration
+        self.n_caps_in = n_caps_in
+
+    def plan(self, state):
+        ctx = self.context
+        feeds = self.dvars_in + list(ctx.captures) + list(ctx.recorded_from_forward)
+        return get_subplan(state, (ctx, "grad"),
+                           lambda: (self.var_grads + self.cap_grads, feeds, ctx))
+
+
+def _while_grad_shape(*shapes, spec):
+    return [t.shape for t in spec.var_grads] + [t.shape for t in spec.cap_grads]
+
+
+def _while_grad_dtype(*dts, spec):
+    return [t.dtype.base_dtype for t in spec.var_grads] + \
+        [t.dtype.base_dtype for t in spec.cap_grads]
+
+
+def _accumulate(total, g):
+    if g is None:
+        return total
+    if total is None:
+        return g
+    if isinstance(g, list):
+        return add_flow_lists(total, g)
+    return np.add(total, g)
+
+
+def _while_grad_kernel(run, *inputs, spec):
+    state = run.state
+    trace = inputs[-1]
+    n_given = sum(spec.given)
+    given = iter(inputs[:n_given])
+    dvals = [next(given) if g else None for g in spec.given]
+    captures = list(inputs[n_given:n_given + len(spec.context.captures)])
+    like = inputs[n_given + len(spec.context.captures):-1]
+    forward = spec.forward.context
+    rec_index = [forward.recorded_index(t) for t in spec.context.recorded_from_forward]
+    plan = spec.plan(state)
+    nv = len(spec.var_grads)
+    totals = [None] * len(spec.cap_grads)
+    for i in range(trace.branch - 1, -1, -1):
+        rec = trace.values[i]
+        out = run_subplan(plan, state, dvals + captures + [rec[k] for k in rec_index])
+        dvals = list(out[:nv])
+        for k, g in enumerate(out[nv:]):
+            totals[k] = _accumulate(totals[k], g)
+    totals = [np.zeros_like(x) if t is None else t for t, x in zip(totals, like)]
+    out = dvals + totals
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+while_grad_op = OpDef("WhileLoopGrad", shape=_while_grad_shape, dtype=_while_grad_dtype,
+                      kernel=_while_grad_kernel, stateful=True, attrs={"spec": None},
+                      grad=NO_GRADIENT,
+                      num_outputs=lambda attrs, n: len(attrs["spec"].var_grads)
+                      + len(attrs["spec"].cap_grads))
+
+
+@while_op.def_grad
+def _while_grad(op, *dys):
+    spec = op.get_attr("spec")
+    n = len(spec.loop_vars)
+    n_in = len(op.inputs)
+    if not spec.back_prop:
+        return [None] * n_in
+    captures = list(op.inputs[n + spec.has_max:])
+    dys = list(dys[:n])
+    graph = op.graph
+    ctx = ControlFlowContext("while_grad", parent=graph._state().cf_context,
+                             forward=spec.context, name=op.name + "_grad")
+    var_index = [k for k in range(n) if differentiable(spec.loop_vars[k])]
+    cap_list = [t for t in captures if differentiable(t)]
+    with ctx.entered(graph):
+        dvars = [_loop_var(spec.loop_vars[k].dtype.base_dtype, spec.loop_vars[k].shape)
+                 for k in var_index]
+        ys = [spec.body_outs[k] for k in var_index]
+        xs = [spec.loop_vars[k] for k in var_index] + cap_list
+        grads = gradients_in_context(ys, xs, dvars) if ys else [None] * len(xs)
+        var_grads = []
+        for k, g in zip(var_index, grads[:len(var_index)]):
+            x = spec.loop_vars[k]
+            if g is None:
+                g = _none_flow() if x.dtype.base_dtype is dtypes.variant else \
+                    array_ops.zeros_like(x)
+            var_grads.append(branch_value(densify(g), ctx, "the gradient of the loop body"))
+        cap_pairs = [(t, branch_value(densify(g), ctx, "the gradient of the loop body"))
+                     for t, g in zip(cap_list, grads[len(var_index):]) if g is not None]
+    given = [dys[k] is not None for k in var_index]
+    grad_spec = WhileGradSpec(spec, ctx, dvars, given, var_grads,
+                              [g for _, g in cap_pairs], len(ctx.captures))
+    inputs = [dys[k] for k in var_index if dys[k] is not None] + list(ctx.captures) + \
+        [t for t, _ in cap_pairs] + [op.outputs[-1]]
+    gop = while_grad_op.create(inputs, {"spec": grad_spec}, name="WhileLoopGrad")
+    outs = gop.outputs
+    result = [None] * n_in
+    for j, k in enumerate(var_index):
+        result[k] = outs[j]
+    by_capture = {t: outs[len(var_index) + j] for j, (t, _) in enumerate(cap_pairs)}
+    for j, t in enumerate(captures):
+        result[n + spec.has_max + j] = by_capture.get(t)
+    return result
+
+
+def _scalar_shape():
+    return TensorShape([])
+
+
+def _variant():
+    return dtypes.variant
+
+
+def _no_grad_kernel():
+    return None  # a TensorArray gradient that is zero everywhere
+
+
+none_flow_op = OpDef("TensorArrayNoGrad", shape=_scalar_shape, dtype=_variant,
+                     kernel=_no_grad_kernel, grad=None)
+
+
+def _none_flow():
+    return none_flow_op.bind()
+

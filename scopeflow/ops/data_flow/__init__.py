@@ -1,0 +1,1 @@
+"""Queues and ``count_up_to``, with their per-session resources."""

@@ -1,0 +1,1 @@
+"""Assertions, printing, numeric checks and summaries."""

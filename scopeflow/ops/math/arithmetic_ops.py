@@ -1,0 +1,860 @@
+"""Arithmetic ops: casts, ranges, the elementwise operators, comparisons and logic.
+
+Cast, Range, AddV2, Sub, Mul, RealDiv (``truediv``, ``div``), FloorDiv, FloorMod,
+TruncateDiv, TruncateMod, SquaredDifference, AddN, Neg, Conj, DivNoNan, the comparisons and
+LogicalAnd/Or/Not: the math ops whose gradient rules use only each other, so every other
+family may build on them.
+Op types, default names, dtypes and shape-error texts follow TensorFlow 2.21 with TF1
+semantics (``tf.compat.v1``); ``scopeflow/state/operators.py`` installs them as ``Tensor``'s
+operators.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from scopeflow.framework import dtypes, errors
+from scopeflow.framework.dtype_groups import (
+    COMPLEX,
+    FLOAT_OR_COMPLEX,
+    FLOATS,
+    INDEX,
+    NUMERIC,
+    REAL,
+    SIGNED_NUMERIC,
+)
+from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
+from scopeflow.framework.opdef import (
+    NO_GRADIENT,
+    OpDef,
+    broadcast_shape,
+    check_dtype,
+    merge_shapes,
+    same_shape,
+)
+from scopeflow.framework.tensor_shape import TensorShape
+from scopeflow.framework.tensor_util import constant_value
+from scopeflow.ops.array.shape_ops import identity
+from scopeflow.ops.op_helpers import (
+    _apply,
+    _bool_only,
+    _check_divisor,
+    _compare_dtype_in,
+    _is_int,
+    _is_symbolic,
+    _same_dtype_in,
+)
+
+__all__ = [
+    "cast", "to_float", "to_double", "to_int32", "to_int64", "range",
+    "add", "subtract", "multiply", "scalar_mul", "realdiv", "truediv", "divide", "div",
+    "floordiv", "floor_div", "floormod", "mod", "truncatediv", "truncatemod",
+    "squared_difference", "add_n", "negative", "conj",
+    "div_no_nan", "less", "less_equal", "greater", "greater_equal", "equal", "not_equal",
+    "logical_and", "logical_or", "logical_not", "logical_xor",
+]
+
+
+# ── Cast ─────────────────────────────────────────────────────────────────────────────
+_CASTABLE = NUMERIC + (dtypes.bool_,)
+
+
+def _cast_dtype(x, *, SrcT, DstT, Truncate):
+    if x not in _CASTABLE or DstT not in _CASTABLE:
+        raise TypeError(f"Cast {x.name} to {DstT.name} is not supported")
+    return DstT
+
+
+def _cast_kernel(x, *, SrcT, DstT, Truncate):
+    x = np.asarray(x)
+    target = np.dtype(DstT.as_numpy_dtype)
+    if x.dtype.kind == "c" and target.kind != "c":
+        x = np.real(x)
+    return x.astype(target)  # float -> int truncates toward zero, as TF
+
+
+cast_op = OpDef("Cast", shape=same_shape, dtype=_cast_dtype, kernel=_cast_kernel,
+                attrs={"SrcT": None, "DstT": None, "Truncate": False}, input_names=("x",),
+                fresh_outputs=True)
+
+
+@cast_op.def_grad
+def _cast_grad(op, dy):
+    """Cast back between float/complex types; integer and bool sources get None (as TF)."""
+    src, dst = op.inputs[0].dtype.base_dtype, dy.dtype.base_dtype
+    if src in FLOAT_OR_COMPLEX and dst in FLOAT_OR_COMPLEX:
+        return [cast(dy, src)]
+    return [None]
+
+
+def cast(x, dtype, name=None) -> Tensor:
+    """``x`` converted to ``dtype`` (a ``Cast`` op; ``x`` itself when already ``dtype``).
+
+    Floats cast to integers truncate toward zero; complex to real keeps the real part.
+
+    >>> cast([1.7, -1.7], "int32").dtype.name
+    'int32'
+    """
+    base = dtypes.as_dtype(dtype).base_dtype
+    if isinstance(x, Tensor) and x.dtype.base_dtype == base:
+        return x
+    with name_scope(name, "Cast", [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        if x.dtype.base_dtype == base:
+            return x
+        return cast_op.bind(x, SrcT=x.dtype.base_dtype, DstT=base, Truncate=False,
+                            name=scope)
+
+
+def _cast(x, dtype, name="Cast"):
+    """``cast`` for the array builders: ``x`` itself when the dtype already matches."""
+    if x.dtype.base_dtype == dtype:
+        return x
+    return cast(x, dtype, name=name)
+
+
+def to_float(x, name="ToFloat") -> Tensor:
+    """``cast(x, float32)`` (deprecated in TF1)."""
+    return cast(x, dtypes.float32, name=name)
+
+
+def to_double(x, name="ToDouble") -> Tensor:
+    """``cast(x, float64)`` (deprecated in TF1)."""
+    return cast(x, dtypes.float64, name=name)
+
+
+def to_int32(x, name="ToInt32") -> Tensor:
+    """``cast(x, int32)`` (deprecated in TF1)."""
+    return cast(x, dtypes.int32, name=name)
+
+
+def to_int64(x, name="ToInt64") -> Tensor:
+    """``cast(x, int64)`` (deprecated in TF1)."""
+    return cast(x, dtypes.int64, name=name)
+
+
+@cast_op.def_static_value
+def _cast_static_value(t):
+    value = constant_value(t.op.inputs[0])
+    return None if value is None else _cast_kernel(value, **t.op.attrs)
+
+
+# ── Range (not differentiable) ───────────────────────────────────────────────────────
+def _range_size(start, limit, delta):
+    if delta == 0:
+        raise ValueError("Requires delta != 0")
+    if delta > 0 and start > limit:
+        raise ValueError(f"Requires start <= limit when delta > 0: {start}/{limit}")
+    if delta < 0 and start < limit:
+        raise ValueError(f"Requires start >= limit when delta < 0: {start}/{limit}")
+    if isinstance(start, int) and isinstance(limit, int) and isinstance(delta, int):
+        return (builtins.abs(limit - start) + builtins.abs(delta) - 1) // builtins.abs(delta)
+    return int(np.ceil(builtins.abs((limit - start) / delta)))
+
+
+def _range_shape(start, limit, delta):
+    for t in (start, limit, delta):
+        if t.shape.ndims not in (None, 0):
+            raise ValueError(f"Shape must be rank 0 but is rank {t.shape.ndims}")
+    values = [constant_value(t) for t in (start, limit, delta)]
+    if any(v is None for v in values):
+        return TensorShape([None])
+    return TensorShape([_range_size(*(v.item() for v in values))])
+
+
+def _range_kernel(start, limit, delta):
+    dt = np.asarray(start).dtype
+    try:
+        n = _range_size(*(np.asarray(v).item() for v in (start, limit, delta)))
+    except ValueError as e:
+        raise errors.InvalidArgumentError(None, None, str(e)) from None
+    return (start + np.arange(n, dtype=dt) * delta).astype(dt, copy=False)
+
+
+range_op = OpDef("Range", shape=_range_shape, shape_from_tensors=True,
+                 dtype=_same_dtype_in(FLOATS + INDEX, "start"), kernel=_range_kernel,
+                 grad=None, input_names=("start", "limit", "delta"))
+
+
+def _range_static_value(t):
+    values = [constant_value(x) for x in t.op.inputs]
+    if any(v is None for v in values):
+        return None
+    return _range_kernel(*values)
+
+
+range_op.def_static_value(_range_static_value)
+
+
+_RANGE_HIERARCHY = [dtypes.int32, dtypes.int64, dtypes.float16, dtypes.float32, dtypes.float64]
+
+
+def range(start, limit=None, delta=1, dtype=None, name="range") -> Tensor:
+    """A 1-D tensor ``[start, start + delta, ...]`` up to (not including) ``limit``.
+
+    >>> range(5).shape.as_list()
+    [5]
+    """
+    if limit is None:
+        start, limit = 0, start
+    if dtype is not None:
+        dtype = dtypes.as_dtype(dtype).base_dtype
+    with name_scope(name, "Range", [start, limit, delta]) as scope:
+        args = []
+        for v, what in ((start, "start"), (limit, "limit"), (delta, "delta")):
+            args.append(v if _is_symbolic(v) else convert_to_tensor(v, dtype=dtype, name=what))
+        args = [convert_to_tensor(v) for v in args]
+        if dtype is None:
+            for t in args:
+                if t.dtype.base_dtype not in _RANGE_HIERARCHY:
+                    raise TypeError(f"Unsupported range dtype {t.dtype.name}")
+            dtype = max((t.dtype.base_dtype for t in args), key=_RANGE_HIERARCHY.index)
+        args = [cast(t, dtype) for t in args]
+        return range_op.bind(*args, name=scope)
+
+
+# ── AddV2 ────────────────────────────────────────────────────────────────────────────
+add_op = OpDef("AddV2", shape=broadcast_shape, dtype=_same_dtype_in(NUMERIC), kernel=np.add,
+               broadcasting=True, input_names=("x", "y"))
+
+
+@add_op.def_grad
+def _add_grad(op, dy):
+    return [dy, dy]  # gradients.py sums each back to its input's shape
+
+
+def add(x, y, name=None) -> Tensor:
+    """Elementwise ``x + y`` with broadcasting.
+
+    >>> add(1.0, 2.0).op.type
+    'AddV2'
+    """
+    return _apply(add_op, [x, y], name or "Add")
+
+
+# ── Sub ──────────────────────────────────────────────────────────────────────────────
+sub_op = OpDef("Sub", shape=broadcast_shape, dtype=_same_dtype_in(NUMERIC),
+               kernel=np.subtract, broadcasting=True, input_names=("x", "y"))
+
+
+@sub_op.def_grad
+def _sub_grad(op, dy):
+    return [dy, negative(dy)]  # TF: -grad (a ``Neg``)
+
+
+def subtract(x, y, name=None) -> Tensor:
+    """Elementwise ``x - y`` with broadcasting."""
+    return _apply(sub_op, [x, y], name or "Sub")
+
+
+# ── Mul ──────────────────────────────────────────────────────────────────────────────
+def _times_scalar_one(op, consts):
+    """``x * 1`` or ``1 * x`` by a scalar constant one (a learning rate of 1.0): the
+    product is ``x`` itself, -0.0, infinities and quiet NaNs included, in real types (in complex
+    ones ``inf * (1+0j)`` is NaN). As TF's grappler, which makes such a Mul an Identity."""
+    for kept, other in ((0, 1), (1, 0)):
+        one = consts.get(op._inputs[other])
+        if (one is not None and np.ndim(one) == 0 and np.asarray(one).dtype.kind in "fiu"
+                and one == 1):
+            return kept
+    return None
+
+
+mul_op = OpDef("Mul", shape=broadcast_shape, dtype=_same_dtype_in(NUMERIC),
+               kernel=np.multiply, broadcasting=True, input_names=("x", "y"),
+               forwards_input=_times_scalar_one)
+
+
+@mul_op.def_grad
+def _mul_grad(op, dy):
+    x, y = op.inputs
+    return [multiply(dy, conj(y)), multiply(conj(x), dy)]
+
+
+def multiply(x, y, name=None) -> Tensor:
+    """Elementwise ``x * y`` with broadcasting."""
+    return _apply(mul_op, [x, y], name or "Mul")
+
+
+def scalar_mul(scalar, x, name=None) -> Tensor:
+    """``scalar * x`` for a 0-D ``scalar`` (a ``Mul`` op; ``scalar`` takes ``x``'s dtype)."""
+    x = x if _is_symbolic(x) else convert_to_tensor(x)
+    scalar = convert_to_tensor(scalar, dtype=x.dtype.base_dtype, name="scalar")
+    if scalar.shape.ndims != 0:
+        raise ValueError(f"The input scalar must be a 0-D value. Received shape "
+                         f"{scalar.shape}.")
+    return _apply(mul_op, [scalar, x], name)
+
+
+# ── RealDiv ──────────────────────────────────────────────────────────────────────────
+def _int_trunc_divide(x, y):
+    """Integer ``x / y`` rounded toward zero, as C++ (``INT_MIN / -1`` wraps to ``INT_MIN``)."""
+    with np.errstate(over="ignore"):
+        q = np.floor_divide(x, y)
+    return q + ((np.remainder(x, y) != 0) & ((x < 0) != (y < 0))).astype(q.dtype)
+
+
+def _realdiv_kernel(x, y):
+    if _is_int(x):  # C++ integer division truncates toward zero
+        _check_divisor(y)
+        return _int_trunc_divide(x, y)
+    return np.true_divide(x, y)
+
+
+realdiv_op = OpDef("RealDiv", shape=broadcast_shape, dtype=_same_dtype_in(NUMERIC),
+                   kernel=_realdiv_kernel, broadcasting=True, input_names=("x", "y"))
+
+
+@realdiv_op.def_grad
+def _realdiv_grad(op, dy):
+    x, y = conj(op.inputs[0]), conj(op.inputs[1])
+    return [realdiv(dy, y), dy * realdiv(realdiv(negative(x), y), y)]
+
+
+def realdiv(x, y, name=None) -> Tensor:
+    """Elementwise ``x / y`` for real numbers (integers truncate toward zero)."""
+    return _apply(realdiv_op, [x, y], name or "RealDiv")
+
+
+# TF's ``_TRUEDIV_TABLE``: the float type integers are cast to before dividing.
+_TRUEDIV_TABLE = {dtypes.int8: dtypes.float32, dtypes.uint8: dtypes.float32,
+                  dtypes.int16: dtypes.float32, dtypes.uint16: dtypes.float32,
+                  dtypes.int32: dtypes.float64, dtypes.uint32: dtypes.float64,
+                  dtypes.int64: dtypes.float64, dtypes.uint64: dtypes.float64}
+
+
+def truediv(x, y, name=None) -> Tensor:
+    """Python 3 division: integers are cast to floating point first (int32 -> float64).
+
+    >>> truediv(3, 2).dtype.name
+    'float64'
+    """
+    with name_scope(name, "truediv", [x, y]) as scope:
+        x = convert_to_tensor(x, name="x")
+        y = convert_to_tensor(y, name="y", preferred_dtype=x.dtype.base_dtype)
+        x_dtype, y_dtype = x.dtype.base_dtype, y.dtype.base_dtype
+        if x_dtype != y_dtype:
+            raise TypeError(f"`x` and `y` must have the same dtype, got {x_dtype!r} != "
+                            f"{y_dtype!r}.")
+        target = _TRUEDIV_TABLE.get(x_dtype)
+        if target is not None:
+            x, y = cast(x, target), cast(y, target)
+        return _apply(realdiv_op, [x, y], scope)
+
+
+def divide(x, y, name=None) -> Tensor:
+    """``x / y`` with Python 3 semantics (``truediv``)."""
+    return truediv(x, y, name=name)
+
+
+def div(x, y, name=None) -> Tensor:
+    """TF1's Python 2 division: floor division for integers, ``RealDiv`` for floats."""
+    with name_scope(name, "div", [x, y]) as scope:
+        x = convert_to_tensor(x, name="x")
+        y = convert_to_tensor(y, name="y", preferred_dtype=x.dtype.base_dtype)
+        if x.dtype.base_dtype != y.dtype.base_dtype:
+            raise TypeError(f"x and y must have the same dtype, got {x.dtype.base_dtype!r} != "
+                            f"{y.dtype.base_dtype!r}")
+        if x.dtype.is_floating or x.dtype.is_complex:
+            return _apply(realdiv_op, [x, y], scope)
+        return _apply(floordiv_op, [x, y], scope)
+
+
+# ── FloorDiv ─────────────────────────────────────────────────────────────────────────
+def _floordiv_kernel(x, y):
+    if _is_int(x):
+        _check_divisor(y)
+    return np.floor_divide(x, y)
+
+
+floordiv_op = OpDef("FloorDiv", shape=broadcast_shape, dtype=_same_dtype_in(REAL),
+                    kernel=_floordiv_kernel, broadcasting=True, grad=None,
+                    input_names=("x", "y"))
+
+
+def floordiv(x, y, name=None) -> Tensor:
+    """Elementwise ``floor(x / y)`` (Python's ``//``), for integers and floats."""
+    with name_scope(name, "floordiv", [x, y]) as scope:
+        return _apply(floordiv_op, [x, y], scope)
+
+
+def floor_div(x, y, name=None) -> Tensor:
+    """TF1's raw ``FloorDiv`` op (``tf.floor_div``): as ``floordiv``, named ``FloorDiv``.
+
+    >>> floor_div([-7, 7], 2).name
+    'FloorDiv:0'
+    """
+    return _apply(floordiv_op, [x, y], name or "FloorDiv")
+
+
+# ── FloorMod ─────────────────────────────────────────────────────────────────────────
+def _floormod_kernel(x, y):
+    if _is_int(x):
+        _check_divisor(y)
+    return np.remainder(x, y)
+
+
+floormod_op = OpDef("FloorMod", shape=broadcast_shape, dtype=_same_dtype_in(REAL),
+                    kernel=_floormod_kernel, broadcasting=True, input_names=("x", "y"))
+
+
+@floormod_op.def_grad
+def _floormod_grad(op, dy):
+    x, y = op.inputs  # x - floor(x / y) * y: d/dx = 1, d/dy = -floor(x / y)
+    return [dy, dy * negative(floordiv_op.bind(x, y))]
+
+
+def floormod(x, y, name=None) -> Tensor:
+    """Elementwise remainder of floor division (Python's ``%``: the sign of ``y``)."""
+    return _apply(floormod_op, [x, y], name or "FloorMod")
+
+
+mod = floormod
+
+
+# ── TruncateDiv (not differentiable: TF's gradient returns None for both inputs) ─────
+def _unexpected_binary_error():
+    """TF's text when an integer TruncateDiv/TruncateMod divides by zero (an InternalError)."""
+    return errors.InternalError(None, None, "Unexpected error in binary operator (only "
+                                "integer div and mod should have errors)")
+
+
+def _truncatediv_kernel(x, y):
+    x = np.asarray(x)
+    if x.dtype.kind == "c":  # TF's OpDef takes complex types; its CPU kernels do not
+        raise errors.InvalidArgumentError(
+            None, None, f"No OpKernel was registered to support Op 'TruncateDiv' with these "
+                        f"attrs: [T=DT_{dtypes.as_dtype(x.dtype).name.upper()}]")
+    if _is_int(x):
+        if not np.all(y):
+            raise _unexpected_binary_error()
+        return _int_trunc_divide(x, y)
+    return np.trunc(np.true_divide(x, y))
+
+
+truncatediv_op = OpDef("TruncateDiv", shape=broadcast_shape, dtype=_same_dtype_in(NUMERIC),
+                       kernel=_truncatediv_kernel, broadcasting=True, grad=None,
+                       input_names=("x", "y"))
+
+
+def truncatediv(x, y, name=None) -> Tensor:
+    """Elementwise ``x / y`` rounded toward zero (C's integer division), ints and floats.
+
+    Unlike ``floordiv``, ``truncatediv(-7, 2)`` is ``-3``. An integer division by zero
+    raises ``InternalError`` when run, as TF's kernel does.
+
+    >>> truncatediv([-7, 7], 2).op.type
+    'TruncateDiv'
+    """
+    return _apply(truncatediv_op, [x, y], name or "TruncateDiv")
+
+
+# ── TruncateMod (TF registers no gradient) ───────────────────────────────────────────
+def _truncatemod_kernel(x, y):
+    if _is_int(x) and not np.all(y):
+        raise _unexpected_binary_error()
+    return np.fmod(x, y)
+
+
+truncatemod_op = OpDef("TruncateMod", shape=broadcast_shape,
+                       dtype=_same_dtype_in(INDEX + FLOATS), kernel=_truncatemod_kernel,
+                       broadcasting=True, grad=NO_GRADIENT, input_names=("x", "y"))
+
+
+def truncatemod(x, y, name=None) -> Tensor:
+    """Elementwise remainder of ``truncatediv`` (C's ``fmod``: the sign of ``x``).
+
+    >>> truncatemod([-7, 7], 2).op.type
+    'TruncateMod'
+    """
+    return _apply(truncatemod_op, [x, y], name or "TruncateMod")
+
+
+# ── SquaredDifference ────────────────────────────────────────────────────────────────
+def _squared_difference_kernel(x, y):
+    d = np.subtract(x, y)
+    return d * np.conj(d) if np.iscomplexobj(d) else np.square(d, out=d)
+
+
+squared_difference_op = OpDef(
+    "SquaredDifference", shape=broadcast_shape,
+    dtype=_same_dtype_in(FLOAT_OR_COMPLEX + INDEX), kernel=_squared_difference_kernel,
+    broadcasting=True, input_names=("x", "y"))
+
+
+@squared_difference_op.def_grad
+def _squared_difference_grad(op, dy):
+    x, y = op.inputs
+    x_grad = scalar_mul(2.0, dy) * (x - y)
+    return [x_grad, negative(x_grad)]
+
+
+def squared_difference(x, y, name=None) -> Tensor:
+    """Elementwise ``(x - y) * conj(x - y)``."""
+    return _apply(squared_difference_op, [x, y], name)
+
+
+# ── AddN ─────────────────────────────────────────────────────────────────────────────
+def _add_n_shape(*shapes):
+    cur = shapes[-1]
+    for i in builtins.range(len(shapes) - 1, -1, -1):
+        try:
+            cur = merge_shapes(shapes[i], cur)
+        except ValueError as e:
+            raise ValueError(f"{e}\n\tFrom merging shape {i} with other shapes.") from None
+    return cur
+
+
+def _add_n_dtype(*dts):
+    if any(d is not dts[0] for d in dts):
+        raise TypeError(f"Tensors in list passed to 'inputs' of 'AddN' Op have types "
+                        f"[{', '.join(d.name for d in dts)}] that don't all match.")
+    return check_dtype(dts[0], NUMERIC, "inputs")
+
+
+def _add_n_kernel(*xs):
+    shape = np.shape(xs[0])
+    for i, x in enumerate(xs[1:], 1):
+        if np.shape(x) != shape:
+            raise errors.InvalidArgumentError(
+                None, None, f"Inputs to operation AddN must have the same size and shape.  "
+                f"Input 0: {list(shape)} != input {i}: {list(np.shape(x))}")
+    if len(xs) == 1:
+        return xs[0]  # TF forwards a single input
+    out = np.asarray(np.add(xs[0], xs[1]))  # left to right, as TF's ((x0 + x1) + x2) + ...
+    for x in xs[2:]:
+        out += x
+    return out
+
+
+def _pieces_of_padded_inputs(op, consts, owned, shape_of):
+    """Where each input of an AddN sits in the output, when every input is a zero ``Pad``
+    (with constant paddings; owned by the run, or constant) of a fully known shape (in the
+    plan: ``shape_of``) and no two overlap: ``(pieces, boxes)``; else None."""
+    dims = shape_of(op._outputs[0]).as_tuple()
+    if len(op._inputs) < 2 or dims is None or None in dims:
+        return None
+    pieces, boxes = [], []
+    for t in op._inputs:
+        pad = t._op
+        if (pad._op_def.type != "Pad" or not (owned(t) or t in consts)
+                or pad._inputs[1] not in consts):
+            return None
+        piece = pad._inputs[0]
+        shape = shape_of(piece).as_tuple()
+        if shape is None or None in shape:
+            return None
+        before = np.asarray(consts[pad._inputs[1]]).reshape(-1, 2)[:, 0].tolist()
+        pieces.append(piece)
+        boxes.append(tuple(slice(a, a + d) for a, d in zip(before, shape)))
+    for i, box in enumerate(boxes):
+        for other in boxes[:i]:
+            if all(a.start < b.stop and b.start < a.stop for a, b in zip(box, other)):
+                return None
+    return pieces, boxes
+
+
+def _add_n_absorb_pads(op, consts, owned, shape_of):
+    # The gradient of slices that split one tensor (nce_loss's true and sampled rows) is
+    # an AddN of zero-padded pieces. Each output element is then one piece's element plus
+    # zeros, so ``piece + 0`` written into its place is the same sum, bit for bit (-0.0
+    # becomes +0.0 as in the sum); uncovered places are the zeros' sum, +0. This skips
+    # the padded copies and the adds over them.
+    found = _pieces_of_padded_inputs(op, consts, owned, shape_of)
+    if found is None:
+        return None
+    pieces, boxes = found
+    shape = shape_of(op._outputs[0]).as_tuple()
+    dtype = op._outputs[0].dtype.base_dtype.as_numpy_dtype
+    zero = dtype(0)
+    covered = sum(int(np.prod([b.stop - b.start for b in box])) for box in boxes)
+    allocate = np.empty if covered == int(np.prod(shape)) else np.zeros
+
+    def _add_n_of_padded_pieces(*xs):
+        out = allocate(shape, dtype)
+        for box, x in zip(boxes, xs):
+            np.add(x, zero, out=out[box])
+        return out
+
+    return _add_n_of_padded_pieces, pieces
+
+
+def _adds_several(op, consts) -> bool:
+    return len(op._inputs) > 1  # a single input is forwarded
+
+
+SIGNED_INT_OF_SIZE = {2: np.int16, 4: np.int32, 8: np.int64}   # for views of float bits
+
+
+def condition_mask(c, itemsize: int, holds: bool = True) -> np.ndarray:
+    """Bits of ``itemsize``-byte signed ints: all ones where bool ``c`` holds (``holds=False``:
+    where it does not), zeros elsewhere. ANDed with a float array's bits, it keeps those
+    values bit for bit (NaN payloads, -0.0) and makes the others +0.0."""
+    mask = c.astype(SIGNED_INT_OF_SIZE[itemsize])
+    if holds:
+        np.negative(mask, out=mask)
+    else:
+        mask -= 1
+    return mask
+
+
+def _float_zeros(z) -> bool:
+    """Whether a constant is float +0s of 4 or 8 bytes each (maskable bits)."""
+    return (isinstance(z, np.ndarray) and z.dtype.kind == "f" and z.dtype.itemsize in (4, 8)
+            and not z.view(f"u{z.dtype.itemsize}").any())
+
+
+def _add_n_absorb_masked_selects(op, consts, owned, shape_of):
+    # The gradient of TF1's where-built sigmoid cross-entropy is an AddN of Select(c, x, 0),
+    # Select(c, 0, x) and Neg(Select(c, x, 0)) on one condition. Each Select makes a mask
+    # from c; here one mask serves every term, and the four ops are not called. A term is
+    # x's bits ANDed with the mask (Select's const kernel does the same), negated as Neg
+    # does, and the terms are summed as AddN sums them: the same bits.
+    dims = shape_of(op._outputs[0]).as_tuple()
+    if dims is None or None in dims:
+        return None
+    terms, inputs, cond = [], [], None
+    for t in op._inputs:
+        s, negated = t, False
+        if t._op._op_def.type == "Neg" and owned(t):
+            s, negated = t._op._inputs[0], True
+        select = s._op
+        kept = None
+        if (select._op_def.type == "Select" and owned(s)
+                and (cond is None or select._inputs[0] is cond)
+                and all(shape_of(x).as_tuple() == dims for x in select._inputs)):
+            kept = next((3 - at for at in (2, 1) if _float_zeros(consts.get(
+                select._inputs[at]))), None)
+        if kept is None:
+            terms.append(None)
+            inputs.append(t)
+            continue
+        cond = select._inputs[0]
+        terms.append((kept == 1, negated, consts[select._inputs[3 - kept]]))
+        inputs.append(select._inputs[kept])
+    if sum(term is not None for term in terms) < 2:
+        return None
+
+    def _add_n_of_masked_terms(c, *xs):
+        fast = type(c) is np.ndarray and c.dtype == np.bool_ and all(
+            type(x) is np.ndarray and x.dtype == term[2].dtype
+            for x, term in zip(xs, terms) if term is not None)
+        mask = None
+        values = []
+        for x, term in zip(xs, terms):
+            if term is None:
+                values.append(x)
+                continue
+            where_c, negated, zeros = term
+            if not fast:
+                v = np.where(c, x, zeros) if where_c else np.where(c, zeros, x)
+            else:
+                if mask is None:
+                    mask = condition_mask(c, x.dtype.itemsize)
+                    inverse = np.invert(mask)
+                v = np.bitwise_and(x.view(mask.dtype), mask if where_c else inverse)
+                v = v.view(x.dtype)
+            values.append(np.negative(v, out=v) if negated else v)
+        return _add_n_kernel(*values)
+
+    return _add_n_of_masked_terms, (cond, *inputs)
+
+
+def _add_n_absorb(op, consts, owned, shape_of):
+    return (_add_n_absorb_pads(op, consts, owned, shape_of)
+            or _add_n_absorb_masked_selects(op, consts, owned, shape_of))
+
+
+add_n_op = OpDef("AddN", shape=_add_n_shape, dtype=_add_n_dtype, kernel=_add_n_kernel,
+                 fresh_outputs=_adds_several, aliases=True, absorb_producers=_add_n_absorb)
+
+
+@add_n_op.def_grad
+def _add_n_grad(op, dy):
+    return [dy] * len(op.inputs)
+
+
+def add_n(inputs, name=None) -> Tensor:
+    """Sums a list of tensors of one shape and dtype (one ``AddN`` op).
+
+    A single input is returned as is (through ``Identity`` when ``name`` is given).
+    """
+    if not inputs or isinstance(inputs, (str, bytes)) or not hasattr(inputs, "__iter__"):
+        raise ValueError("Inputs must be an iterable of at least one Tensor/IndexedSlices "
+                         "with the same dtype and shape.")
+    inputs = [convert_to_tensor(x) for x in inputs]
+    if len(inputs) == 1:
+        if name:
+            return identity(inputs[0], name=name)
+        return inputs[0]
+    return add_n_op.bind(*inputs, name=name)
+
+
+# ── Neg ──────────────────────────────────────────────────────────────────────────────
+neg_op = OpDef("Neg", shape=same_shape, dtype=_same_dtype_in(SIGNED_NUMERIC),
+               kernel=np.negative, input_names=("x",))
+
+
+@neg_op.def_grad
+def _neg_grad(op, dy):
+    return [-dy]
+
+
+def negative(x, name=None) -> Tensor:
+    """Elementwise ``-x``."""
+    return neg_op.bind(x, name=name)
+
+
+# ── Conj ─────────────────────────────────────────────────────────────────────────────
+conj_op = OpDef("Conj", shape=same_shape, dtype=_same_dtype_in(COMPLEX, "input"),
+                kernel=np.conj, input_names=("input",))
+
+
+@conj_op.def_grad
+def _conj_grad(op, dy):
+    return [conj(dy)]
+
+
+def conj(x, name=None) -> Tensor:
+    """Complex conjugate; real tensors are returned unchanged."""
+    x = convert_to_tensor(x, name="x")
+    if x.dtype.is_complex:
+        return conj_op.bind(x, name=name)
+    if x.dtype.is_floating or x.dtype.is_integer:
+        return x
+    raise TypeError(f"Expected numeric or variant tensor, got dtype {x.dtype!r}.")
+
+
+# ── DivNoNan (x / y, and 0 where y == 0) ─────────────────────────────────────────────
+def _div_no_nan_kernel(x, y):
+    out = np.zeros(np.broadcast_shapes(np.shape(x), np.shape(y)), dtype=np.result_type(x, y))
+    np.divide(x, y, out=out, where=np.asarray(y) != 0)
+    return out
+
+
+div_no_nan_op = OpDef("DivNoNan", shape=broadcast_shape, dtype=_same_dtype_in(FLOATS),
+                      kernel=_div_no_nan_kernel, broadcasting=True, input_names=("x", "y"))
+
+
+@div_no_nan_op.def_grad
+def _div_no_nan_grad(op, dy):
+    x, y = op.inputs
+    return [div_no_nan(dy, y), dy * div_no_nan(div_no_nan(negative(x), y), y)]
+
+
+def div_no_nan(x, y, name=None) -> Tensor:
+    """``x / y``, but 0 wherever ``y`` is 0 (even for 0/0 and inf/0)."""
+    return _apply(div_no_nan_op, [x, y], name or "div_no_nan")
+
+
+# ── Comparisons: what Less ... NotEqual share (TF: not differentiable) ───────────────
+def _comparison(op_type, kernel, allowed, attrs=None):
+    return OpDef(op_type, shape=broadcast_shape, dtype=_compare_dtype_in(allowed),
+                 kernel=kernel, grad=None, attrs=attrs, input_names=("x", "y"))
+
+
+# ── Less ─────────────────────────────────────────────────────────────────────────────
+less_op = _comparison("Less", np.less, REAL)
+
+
+def less(x, y, name=None) -> Tensor:
+    """Elementwise ``x < y`` (bool)."""
+    return _apply(less_op, [x, y], name)
+
+
+# ── LessEqual ────────────────────────────────────────────────────────────────────────
+less_equal_op = _comparison("LessEqual", np.less_equal, REAL)
+
+
+def less_equal(x, y, name=None) -> Tensor:
+    """Elementwise ``x <= y`` (bool)."""
+    return _apply(less_equal_op, [x, y], name)
+
+
+# ── Greater ──────────────────────────────────────────────────────────────────────────
+greater_op = _comparison("Greater", np.greater, REAL)
+
+
+def greater(x, y, name=None) -> Tensor:
+    """Elementwise ``x > y`` (bool)."""
+    return _apply(greater_op, [x, y], name)
+
+
+# ── GreaterEqual ─────────────────────────────────────────────────────────────────────
+greater_equal_op = _comparison("GreaterEqual", np.greater_equal, REAL)
+
+
+def greater_equal(x, y, name=None) -> Tensor:
+    """Elementwise ``x >= y`` (bool)."""
+    return _apply(greater_equal_op, [x, y], name)
+
+
+# ── Equal ────────────────────────────────────────────────────────────────────────────
+_EQUALITY_TYPES = NUMERIC + (dtypes.bool_, dtypes.string)
+
+
+def _equal_kernel(x, y, *, incompatible_shape_error):
+    return np.asarray(np.equal(x, y), dtype=bool)
+
+
+equal_op = _comparison("Equal", _equal_kernel, _EQUALITY_TYPES,
+                       {"incompatible_shape_error": True})
+
+
+def equal(x, y, name=None) -> Tensor:
+    """Elementwise ``x == y`` (bool). ``Tensor.__eq__`` stays identity, as in TF1."""
+    return _apply(equal_op, [x, y], name)
+
+
+# ── NotEqual ─────────────────────────────────────────────────────────────────────────
+def _not_equal_kernel(x, y, *, incompatible_shape_error):
+    return np.asarray(np.not_equal(x, y), dtype=bool)
+
+
+not_equal_op = _comparison("NotEqual", _not_equal_kernel, _EQUALITY_TYPES,
+                           {"incompatible_shape_error": True})
+
+
+def not_equal(x, y, name=None) -> Tensor:
+    """Elementwise ``x != y`` (bool)."""
+    return _apply(not_equal_op, [x, y], name)
+
+
+# ── LogicalAnd (not differentiable) ──────────────────────────────────────────────────
+logical_and_op = OpDef("LogicalAnd", shape=broadcast_shape,
+                       dtype=_bool_only("LogicalAnd", ("x", "y")), kernel=np.logical_and,
+                       grad=None, input_names=("x", "y"))
+
+
+def logical_and(x, y, name=None) -> Tensor:
+    """Elementwise ``x AND y`` of bool tensors."""
+    return _apply(logical_and_op, [x, y], name)
+
+
+# ── LogicalOr (not differentiable) ───────────────────────────────────────────────────
+logical_or_op = OpDef("LogicalOr", shape=broadcast_shape,
+                      dtype=_bool_only("LogicalOr", ("x", "y")), kernel=np.logical_or,
+                      grad=None, input_names=("x", "y"))
+
+
+def logical_or(x, y, name=None) -> Tensor:
+    """Elementwise ``x OR y`` of bool tensors."""
+    return _apply(logical_or_op, [x, y], name)
+
+
+# ── LogicalNot (not differentiable) ──────────────────────────────────────────────────
+logical_not_op = OpDef("LogicalNot", shape=same_shape, dtype=_bool_only("LogicalNot", ("x",)),
+                       kernel=np.logical_not, grad=None, input_names=("x",))
+
+
+def logical_not(x, name=None) -> Tensor:
+    """Elementwise ``NOT x`` of a bool tensor."""
+    return logical_not_op.bind(x, name=name)
+
+
+# ── logical_xor (composite: LogicalOr, LogicalAnd, LogicalNot) ───────────────────────
+def logical_xor(x, y, name="LogicalXor") -> Tensor:
+    """``(x OR y) AND NOT (x AND y)``, built from three ops as TF does."""
+    return logical_and(logical_or(x, y), logical_not(logical_and(x, y)), name=name)

@@ -1,0 +1,463 @@
+"""Elementwise math functions: Abs, Sign, Square, Reciprocal, Sqrt, Rsqrt, Exp, Log, Log1p,
+Sin, Cos, Tanh, Sigmoid, Round, Floor, Ceil, Pow, ClipByValue (and ``saturate_cast``), and
+the tests IsNan, IsInf, IsFinite.
+
+Above ``reduction_ops``: the gradients of Sign, Pow and ClipByValue build zeros (``Fill``)
+and select (``where``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scopeflow.framework import dtypes, errors
+from scopeflow.framework.dtype_groups import (
+    FLOAT_OR_COMPLEX,
+    FLOATS,
+    NUMERIC,
+    REAL,
+    SIGNED_INTS,
+    SIGNED_NUMERIC,
+)
+from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
+from scopeflow.framework.opdef import (
+    NO_GRADIENT,
+    OpDef,
+    broadcast_shape,
+    merge_shapes,
+    same_shape,
+)
+from scopeflow.ops.constant_op import constant
+from scopeflow.ops.math.arithmetic_ops import (
+    cast,
+    conj,
+    greater,
+    less,
+    logical_or,
+    multiply,
+    negative,
+    not_equal,
+    realdiv,
+    subtract,
+)
+from scopeflow.ops.math.reduction_ops import maximum, minimum, ones_like, where, zeros_like
+from scopeflow.ops.op_helpers import _apply, _check_divisor, _const_like, _is_int, _same_dtype_in
+
+__all__ = ["abs", "sign", "square", "reciprocal", "sqrt", "rsqrt", "exp", "log", "log1p", "sin",
+           "cos", "tanh", "sigmoid", "round", "floor", "ceil", "pow", "clip_by_value",
+           "saturate_cast", "is_nan", "is_inf", "is_finite"]
+
+
+# ── Abs ──────────────────────────────────────────────────────────────────────────────
+abs_op = OpDef("Abs", shape=same_shape, dtype=_same_dtype_in(FLOATS + SIGNED_INTS),
+               kernel=np.absolute, input_names=("x",))
+
+
+@abs_op.def_grad
+def _abs_grad(op, dy):
+    return [dy * sign(op.inputs[0])]  # 0 at x = 0, as TF
+
+
+def abs(x, name=None) -> Tensor:
+    """Elementwise absolute value (real inputs)."""
+    return abs_op.bind(x, name=name)
+
+
+# ── Sign ─────────────────────────────────────────────────────────────────────────────
+sign_op = OpDef("Sign", shape=same_shape, dtype=_same_dtype_in(SIGNED_NUMERIC),
+                kernel=np.sign, input_names=("x",))
+
+
+@sign_op.def_grad
+def _sign_grad(op, dy):
+    return [zeros_like(op.inputs[0])]  # TF: zeros, not None
+
+
+def sign(x, name=None) -> Tensor:
+    """Elementwise -1, 0 or 1 (NaN stays NaN)."""
+    return sign_op.bind(x, name=name)
+
+
+# ── Square ───────────────────────────────────────────────────────────────────────────
+square_op = OpDef("Square", shape=same_shape, dtype=_same_dtype_in(NUMERIC),
+                  kernel=np.square, input_names=("x",))
+
+
+@square_op.def_grad
+def _square_grad(op, dy):
+    x = conj(op.inputs[0])
+    return [multiply(dy, multiply(x, _const_like(2.0, x)))]
+
+
+def square(x, name=None) -> Tensor:
+    """Elementwise ``x * x``."""
+    return square_op.bind(x, name=name)
+
+
+# ── Reciprocal ───────────────────────────────────────────────────────────────────────
+def _reciprocal_kernel(x):
+    if _is_int(x):
+        _check_divisor(x)
+        return np.floor_divide(1, x) if x.dtype.kind == "u" else \
+            np.where(np.absolute(x) == 1, x, 0).astype(x.dtype)
+    return np.reciprocal(x)
+
+
+reciprocal_op = OpDef("Reciprocal", shape=same_shape, dtype=_same_dtype_in(SIGNED_NUMERIC),
+                      kernel=_reciprocal_kernel, input_names=("x",), fresh_outputs=True)
+
+
+@reciprocal_op.def_grad
+def _reciprocal_grad(op, dy):
+    y = conj(op.outputs[0])  # TF's ReciprocalGrad: -dy * y * y
+    return [multiply(multiply(negative(dy), y), y)]
+
+
+def reciprocal(x, name=None) -> Tensor:
+    """Elementwise ``1 / x``."""
+    return reciprocal_op.bind(x, name=name)
+
+
+# ── Sqrt ─────────────────────────────────────────────────────────────────────────────
+def _float_unary(op_type, kernel):
+    """The OpDef of a floating-point (or complex) elementwise function."""
+    return OpDef(op_type, shape=same_shape, dtype=_same_dtype_in(FLOAT_OR_COMPLEX),
+                 kernel=kernel, input_names=("x",))
+
+
+sqrt_op = _float_unary("Sqrt", np.sqrt)
+
+
+@sqrt_op.def_grad
+def _sqrt_grad(op, dy):
+    y = conj(op.outputs[0])  # TF's SqrtGrad: 0.5 * dy / y
+    return [realdiv(multiply(_const_like(0.5, y), dy), y)]
+
+
+def sqrt(x, name=None) -> Tensor:
+    """Elementwise square root (NaN for negative reals)."""
+    return sqrt_op.bind(x, name=name)
+
+
+# ── Rsqrt ────────────────────────────────────────────────────────────────────────────
+def _rsqrt_kernel(x):
+    return np.reciprocal(np.sqrt(x))
+
+
+rsqrt_op = _float_unary("Rsqrt", _rsqrt_kernel)
+
+
+@rsqrt_op.def_grad
+def _rsqrt_grad(op, dy):
+    y = conj(op.outputs[0])  # TF's RsqrtGrad: -0.5 * dy * y**3
+    return [multiply(multiply(_const_like(-0.5, y), multiply(dy, y)), multiply(y, y))]
+
+
+def rsqrt(x, name=None) -> Tensor:
+    """Elementwise ``1 / sqrt(x)``."""
+    return rsqrt_op.bind(x, name=name)
+
+
+# ── Exp ──────────────────────────────────────────────────────────────────────────────
+exp_op = _float_unary("Exp", np.exp)
+
+
+@exp_op.def_grad
+def _exp_grad(op, dy):
+    return [dy * conj(op.outputs[0])]  # reuses e**x
+
+
+def exp(x, name=None) -> Tensor:
+    """Elementwise ``e ** x``."""
+    return exp_op.bind(x, name=name)
+
+
+# ── Log ──────────────────────────────────────────────────────────────────────────────
+log_op = _float_unary("Log", np.log)
+
+
+@log_op.def_grad
+def _log_grad(op, dy):
+    return [dy * reciprocal(conj(op.inputs[0]))]
+
+
+def log(x, name=None) -> Tensor:
+    """Elementwise natural logarithm."""
+    return log_op.bind(x, name=name)
+
+
+# ── Log1p ────────────────────────────────────────────────────────────────────────────
+def _log1p_kernel(x):
+    """Eigen's ``plog1p`` (TF's CPU kernel) for float32: ``x * log(1+x) / ((1+x) - 1)``.
+
+    Two vectorised logs' worth of work instead of libm's scalar ``log1pf`` (~2.5x faster
+    on word2vec's logistic loss); exact where ``1 + x`` rounds to 1 (returns ``x``) and at
+    infinity, as Eigen's.
+    """
+    if x.dtype != np.float32:
+        return np.log1p(x)
+    xp1 = x + np.float32(1)
+    out = np.log(xp1)
+    d = xp1 - np.float32(1)
+    # Where 1 + x rounds to 1, Eigen returns x: adding 1 to both log(1) = 0 and d = 0
+    # makes the ratio 1 (a masked copy, or 0/0 then a fix-up, costs 3-4x the whole kernel).
+    # Only |x| < 2**-24 is small, so the two mixed-type adds are usually skipped.
+    small = d == 0
+    if np.count_nonzero(small):
+        out += small
+        d += small
+    out /= d
+    out *= x
+    if np.fmax.reduce(xp1, axis=None) == np.inf:  # (fmax skips NaNs) inf / inf there;
+        big = xp1 == np.float32(np.inf)           # Eigen returns x (inf) too
+        out[big] = x[big]
+    return out
+
+
+log1p_op = _float_unary("Log1p", _log1p_kernel)
+log1p_op.fresh_outputs = True
+
+
+@log1p_op.def_grad
+def _log1p_grad(op, dy):
+    x = conj(op.inputs[0])
+    return [dy * reciprocal(1 + x)]
+
+
+def log1p(x, name=None) -> Tensor:
+    """Elementwise ``log(1 + x)``, accurate for small ``x``."""
+    return log1p_op.bind(x, name=name)
+
+
+# ── Sin ──────────────────────────────────────────────────────────────────────────────
+sin_op = _float_unary("Sin", np.sin)
+
+
+@sin_op.def_grad
+def _sin_grad(op, dy):
+    return [dy * cos(conj(op.inputs[0]))]
+
+
+def sin(x, name=None) -> Tensor:
+    """Elementwise sine."""
+    return sin_op.bind(x, name=name)
+
+
+# ── Cos ──────────────────────────────────────────────────────────────────────────────
+cos_op = _float_unary("Cos", np.cos)
+
+
+@cos_op.def_grad
+def _cos_grad(op, dy):
+    return [-dy * sin(conj(op.inputs[0]))]
+
+
+def cos(x, name=None) -> Tensor:
+    """Elementwise cosine."""
+    return cos_op.bind(x, name=name)
+
+
+# ── Tanh ─────────────────────────────────────────────────────────────────────────────
+tanh_op = _float_unary("Tanh", np.tanh)
+
+
+@tanh_op.def_grad
+def _tanh_grad(op, dy):
+    y = conj(op.outputs[0])  # TF's TanhGrad: dy * (1 - y * y)
+    return [multiply(dy, subtract(_const_like(1, y), multiply(y, y)))]
+
+
+def tanh(x, name=None) -> Tensor:
+    """Elementwise hyperbolic tangent."""
+    return tanh_op.bind(x, name=name)
+
+
+# ── Sigmoid ──────────────────────────────────────────────────────────────────────────
+def _sigmoid_kernel(x):
+    if np.iscomplexobj(x):
+        return np.reciprocal(1 + np.exp(-x))
+    e = np.exp(-np.absolute(x))  # never overflows
+    return np.where(x >= 0, np.reciprocal(1 + e), e / (1 + e))
+
+
+sigmoid_op = OpDef("Sigmoid", shape=same_shape, dtype=_same_dtype_in(FLOAT_OR_COMPLEX),
+                   kernel=_sigmoid_kernel, input_names=("x",))
+
+
+@sigmoid_op.def_grad
+def _sigmoid_grad(op, dy):
+    y = conj(op.outputs[0])  # TF's SigmoidGrad: dy * y * (1 - y)
+    return [multiply(multiply(dy, y), subtract(_const_like(1, y), y))]
+
+
+def sigmoid(x, name=None) -> Tensor:
+    """Elementwise ``1 / (1 + exp(-x))``."""
+    return sigmoid_op.bind(x, name=name)
+
+
+# ── Round (TF: gradient None) ────────────────────────────────────────────────────────
+round_op = OpDef("Round", shape=same_shape, dtype=_same_dtype_in(FLOATS + SIGNED_INTS),
+                 kernel=np.round, grad=None, input_names=("x",))
+
+
+def round(x, name=None) -> Tensor:
+    """Rounds half to even (banker's rounding); integers are returned unchanged."""
+    x = convert_to_tensor(x, name="x")
+    if x.dtype.is_integer:
+        return x
+    return round_op.bind(x, name=name)
+
+
+# ── Floor (TF: gradient None) ────────────────────────────────────────────────────────
+floor_op = OpDef("Floor", shape=same_shape, dtype=_same_dtype_in(FLOATS), kernel=np.floor,
+                 grad=None, input_names=("x",))
+
+
+def floor(x, name=None) -> Tensor:
+    """Elementwise largest integer not greater than ``x``."""
+    return floor_op.bind(x, name=name)
+
+
+# ── Ceil (TF: gradient None) ─────────────────────────────────────────────────────────
+ceil_op = OpDef("Ceil", shape=same_shape, dtype=_same_dtype_in(FLOATS), kernel=np.ceil,
+                grad=None, input_names=("x",))
+
+
+def ceil(x, name=None) -> Tensor:
+    """Elementwise smallest integer not less than ``x``."""
+    return ceil_op.bind(x, name=name)
+
+
+# ── Pow ──────────────────────────────────────────────────────────────────────────────
+def _pow_kernel(x, y):
+    if _is_int(x) and np.any(np.asarray(y) < 0):
+        raise errors.InvalidArgumentError(
+            None, None, "Integers to negative integer powers are not allowed")
+    return np.power(x, y)
+
+
+pow_op = OpDef("Pow", shape=broadcast_shape, dtype=_same_dtype_in(SIGNED_NUMERIC),
+               kernel=_pow_kernel, broadcasting=True, input_names=("x", "y"))
+
+
+@pow_op.def_grad
+def _pow_grad(op, dy):
+    x, y = op.inputs
+    z = conj(op.outputs[0])
+    x, y = conj(x), conj(y)
+    gx = dy * y * pow(x, y - 1)
+    # d/dy = z * log(x), taken as 0 where x <= 0 (TF's "false singularity at x = 0")
+    mask = not_equal(x, 0) if x.dtype.is_complex else x > 0
+    safe_x = where(mask, x, ones_like(x))
+    log_x = where(mask, log(safe_x), zeros_like(x))
+    return [gx, dy * z * log_x]
+
+
+def pow(x, y, name=None) -> Tensor:
+    """Elementwise ``x ** y``."""
+    with name_scope(name, "Pow", [x]) as scope:
+        return _apply(pow_op, [x, y], scope)
+
+
+# ── ClipByValue ──────────────────────────────────────────────────────────────────────
+def _clip_by_value_shape(t, lo, hi):
+    for s in (lo, hi):
+        if s.ndims:
+            merge_shapes(t, s)
+    return t
+
+
+def _clip_by_value_kernel(t, lo, hi):
+    return np.minimum(np.maximum(t, lo), hi)
+
+
+clip_by_value_op = OpDef(
+    "ClipByValue", shape=_clip_by_value_shape, dtype=_same_dtype_in(REAL, "t"),
+    kernel=_clip_by_value_kernel, broadcasting=True,
+    input_names=("t", "clip_value_min", "clip_value_max"))
+
+
+@clip_by_value_op.def_grad
+def _clip_by_value_grad(op, dy):
+    t, lo, hi = op.inputs  # the walk sums the bounds' gradients back to their shapes
+    zeros = zeros_like(dy)
+    below, above = less(t, lo), greater(t, hi)
+    return [where(logical_or(below, above), zeros, dy), where(below, dy, zeros),
+            where(above, dy, zeros)]
+
+
+# ── clip_by_value (composite: Minimum, Maximum) ──────────────────────────────────────
+def clip_by_value(t, clip_value_min, clip_value_max, name=None) -> Tensor:
+    """Clips ``t`` to ``[clip_value_min, clip_value_max]`` (``Minimum`` then ``Maximum``).
+
+    Raises ``ValueError`` when the clip values would broadcast ``t`` to a larger shape.
+    """
+    with name_scope(name, "clip_by_value", [t, clip_value_min, clip_value_max]) as scope:
+        values = convert_to_tensor(t, name="t")
+        t_min = minimum(values, clip_value_max)
+        values.shape.assert_is_compatible_with(t_min.shape)
+        t_max = maximum(t_min, clip_value_min, name=scope)
+        values.shape.assert_is_compatible_with(t_max.shape)
+        return t_max
+
+
+# ── saturate_cast (composite: ClipByValue, Cast) ─────────────────────────────────────
+def saturate_cast(value, dtype, name=None) -> Tensor:
+    """Casts ``value`` to ``dtype``, first clamping it to ``dtype``'s range (``ClipByValue``)."""
+    with name_scope(name, "saturate_cast", [value]) as scope:
+        value = convert_to_tensor(value, name="value")
+        dtype = dtypes.as_dtype(dtype).base_dtype
+        src = value.dtype.base_dtype
+        if not (src.is_bool or dtype.is_bool or src.is_complex or dtype.is_complex):
+            lo, hi = max(src.min, dtype.min), min(src.max, dtype.max)
+            if lo > src.min or hi < src.max:
+                np_src = src.as_numpy_dtype
+                lo_v, hi_v = np_src(lo), np_src(hi)
+                if src.is_floating and float(hi_v) > hi:  # rounding up would overflow
+                    hi_v = np.nextafter(hi_v, np_src(0))
+                value = clip_by_value_op.bind(
+                    value, constant(lo_v, dtype=src), constant(hi_v, dtype=src), name="clamp")
+        return cast(value, dtype, name=scope)
+
+
+# ── IsNan, IsInf, IsFinite (not differentiable) ──────────────────────────────────────
+def _float_test_dtype(op_type):
+    def rule(x, **attrs):
+        if x.base_dtype not in FLOATS:
+            raise TypeError(f"Value passed to parameter 'x' has DataType {x.base_dtype.name} "
+                            f"not in list of allowed values: bfloat16, float16, float32, "
+                            f"float64")
+        return dtypes.bool
+    rule.__name__ = f"_{op_type.lower()}_dtype"
+    return rule
+
+
+def _float_test(op_type, kernel):
+    return OpDef(op_type, shape=same_shape, dtype=_float_test_dtype(op_type), kernel=kernel,
+                 grad=NO_GRADIENT, input_names=("x",))
+
+
+is_nan_op = _float_test("IsNan", np.isnan)
+is_inf_op = _float_test("IsInf", np.isinf)
+is_finite_op = _float_test("IsFinite", np.isfinite)
+
+
+def is_nan(x, name=None) -> Tensor:
+    """Elementwise: is ``x`` NaN (``tf.is_nan``, ``tf.math.is_nan``)."""
+    return is_nan_op.bind(x, name=name)
+
+
+def is_inf(x, name=None) -> Tensor:
+    """Elementwise: is ``x`` infinite, either sign (``tf.is_inf``)."""
+    return is_inf_op.bind(x, name=name)
+
+
+def is_finite(x, name=None) -> Tensor:
+    """Elementwise: is ``x`` neither NaN nor infinite (``tf.is_finite``).
+
+    >>> import scopeflow as tf
+    >>> with tf.Session() as sess:
+    ...     sess.run(tf.is_finite([1.0, float("nan"), float("inf")])).tolist()
+    [True, False, False]
+    """
+    return is_finite_op.bind(x, name=name)

@@ -1,0 +1,818 @@
+"""Reductions with Tile, and the ops their gradient rules close loops with.
+
+Sum's gradient tiles and Tile's sums, Fill's (``zeros``, ``ones``, ``zeros_like``,
+``ones_like``) is a Sum, and Sum's rule for dynamic shapes selects (``where``) and takes a
+``maximum``, whose gradients in turn build zeros: so Sum, Max, Min, Prod, All and Any,
+Tile, Fill, ZerosLike, OnesLike, Select, SelectV2, Where, Maximum and Minimum are declared
+together. Mean, whose gradient gathers, is in ``statistics_ops``.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from scopeflow.framework import dtypes, errors
+from scopeflow.framework.dtype_groups import INDEX, NUMERIC, REAL
+from scopeflow.framework.errors import InvalidArgumentError
+from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
+from scopeflow.framework.opdef import (
+    NO_GRADIENT,
+    OpDef,
+    broadcast_shape,
+    check_dtype,
+    first_dtype,
+    merge_shapes,
+    same_shape,
+)
+from scopeflow.framework.tensor_shape import Dimension, TensorShape
+from scopeflow.framework.tensor_util import constant_value
+from scopeflow.ops.array.layout_ops import stack, transpose
+from scopeflow.ops.array.shape_ops import _shape_internal, expand_dims, rank, reshape, shape, size
+from scopeflow.ops.constant_op import constant
+from scopeflow.ops.math.arithmetic_ops import (
+    SIGNED_INT_OF_SIZE,
+    add,
+    cast,
+    condition_mask,
+    conj,
+    equal,
+    floormod,
+    greater_equal,
+    less_equal,
+    logical_not,
+    multiply,
+    range,
+    realdiv,
+)
+from scopeflow.ops.op_helpers import (
+    _apply,
+    _const_like,
+    _dense,
+    _deprecated_lookup,
+    _fold,
+    _index_arg,
+    _op_scope,
+    _partial_dims,
+    _same_dtype_in,
+    _shape_from_dims,
+)
+
+__all__ = [
+    "where", "where_v2", "maximum", "minimum", "fill", "zeros", "ones",
+    "zeros_like", "ones_like", "tile", "reduce_sum", "reduce_max", "reduce_min", "reduce_prod",
+    "reduce_all", "reduce_any",
+]
+
+
+# ── Select (TF1's tf.where with x and y) ─────────────────────────────────────────────
+def _select_shape(c, t, e):
+    out = merge_shapes(t, e)
+    if c.ndims is None or out.ndims is None or c.ndims == 0:
+        return out
+    if c.ndims == 1 and out.ndims > 1:
+        merge_shapes(c, TensorShape(out.as_tuple()[:1]))
+        return out
+    return merge_shapes(out, c)
+
+
+def _select_dtype(c, t, e):
+    if c is not dtypes.bool_:
+        raise TypeError(f"Input 'condition' of 'Select' Op has type {c.name} that does not "
+                        "match expected type of bool.")
+    if e is not t:
+        raise TypeError(f"Input 'e' of 'Select' Op has type {e.name} that does not match type "
+                        f"{t.name} of argument 't'.")
+    return t
+
+
+def _select_kernel(c, t, e):
+    if np.shape(t) != np.shape(e):
+        raise errors.InvalidArgumentError(
+            None, None, f"'then' and 'else' must have the same size.  but received: "
+            f"{list(np.shape(t))} vs. {list(np.shape(e))}")
+    c = np.asarray(c)
+    if c.ndim == 1 and np.ndim(t) > 1:
+        if c.shape[0] != np.shape(t)[0]:
+            raise errors.InvalidArgumentError(
+                None, None, f"Number of batches of 'then' must match size of 'cond', but saw: "
+                f"{np.shape(t)[0]} vs. {c.shape[0]}")
+        c = c.reshape(c.shape + (1,) * (np.ndim(t) - 1))
+    elif c.ndim and c.shape != np.shape(t):
+        raise errors.InvalidArgumentError(
+            None, None, f"'condition' and 'then' must have the same size.  but received: "
+            f"{list(c.shape)} vs. {list(np.shape(t))}")
+    return np.where(c, t, e)
+
+
+def _select_with_zeros(c, t, e, zeros_at):
+    """Select where input ``zeros_at`` (1 for ``t``, 2 for ``e``) is all +0.0 (or 0): the
+    other input's bits ANDed with the condition's mask, two cheap passes where np.where
+    copies element by element (2x slower). Exact: NaN payloads and -0.0 pass through."""
+    x = e if zeros_at == 1 else t
+    if not (type(c) is np.ndarray and c.dtype == np.bool_ and type(x) is np.ndarray
+            and c.shape == np.shape(t) == np.shape(e) and x.dtype.itemsize in (4, 8)):
+        return _select_kernel(c, t, e)
+    mask = condition_mask(c, x.dtype.itemsize, holds=zeros_at == 2)
+    np.bitwise_and(x.view(mask.dtype), mask, out=mask)
+    return mask.view(x.dtype)
+
+
+def _select_then_zeros(c, t, e):
+    return _select_with_zeros(c, t, e, 1)
+
+
+def _select_else_zeros(c, t, e):
+    return _select_with_zeros(c, t, e, 2)
+
+
+_SELECT_ZEROS = {1: _select_then_zeros, 2: _select_else_zeros}
+
+
+def _select_const_kernel(consts):
+    # The zeros of where-based formulas (sigmoid cross-entropy) and of Select's own
+    # gradient are folded constants, so they are recognised once, when a plan is compiled.
+    for at in (2, 1):
+        z = consts[at]
+        if (isinstance(z, np.ndarray) and z.dtype.kind in "fiu" and z.dtype.itemsize in (4, 8)
+                and not z.view(f"u{z.dtype.itemsize}").any()):
+            return _SELECT_ZEROS[at]
+    return None
+
+
+def _select_negated(c, x):
+    """``Select(c, -x, x)`` from ``c`` and ``x``: ``x``'s bits with the sign bit flipped where
+    ``c`` holds, as ``Neg`` flips it (NaN and -0.0 included), in three cheap integer passes
+    where ``Neg`` then ``np.where`` (slow at element-wise picking) took two and a copy."""
+    if not (type(c) is np.ndarray and c.dtype == np.bool_ and type(x) is np.ndarray
+            and x.dtype.kind == "f" and x.dtype.itemsize in SIGNED_INT_OF_SIZE
+            and c.shape == x.shape):
+        return _select_kernel(c, np.negative(x), x)
+    itype = SIGNED_INT_OF_SIZE[x.dtype.itemsize]
+    sign = c.astype(itype)
+    np.left_shift(sign, 8 * x.dtype.itemsize - 1, out=sign)
+    np.bitwise_xor(sign, x.view(itype), out=sign)
+    return sign.view(x.dtype)
+
+
+def _select_of_negation(op, consts, owned, shape):
+    """``Select(c, Neg(x), x)``, sigmoid cross-entropy's ``-|logits|`` (TF1 builds it with
+    ``where``), computed from ``c`` and ``x`` when the ``Neg`` is read by this op alone."""
+    c, t, e = op._inputs
+    negation = t._op
+    if negation._op_def.type != "Neg" or negation._inputs[0] is not e or not owned(t):
+        return None
+    return _select_negated, (c, e)
+
+
+select_op = OpDef("Select", shape=_select_shape, dtype=_select_dtype, kernel=_select_kernel,
+                  input_names=("condition", "t", "e"), const_kernel=_select_const_kernel,
+                  fresh_outputs=True, absorb_producers=_select_of_negation)
+
+
+@select_op.def_grad
+def _select_grad(op, dy):
+    c = op.inputs[0]
+    zeros = zeros_like(op.inputs[1])
+    return [None, where(c, dy, zeros), where(c, zeros, dy)]
+
+
+# ── SelectV2 (tf.where_v2: condition, x and y broadcast together) ───────────────────
+def _select_v2_shape(c, t, e):
+    return broadcast_shape(broadcast_shape(c, t), e)
+
+
+def _select_v2_dtype(c, t, e):
+    return _select_dtype(c, t, e)
+
+
+def _select_v2_kernel(c, t, e):
+    return np.where(c, t, e)
+
+
+select_v2_op = OpDef("SelectV2", shape=_select_v2_shape, dtype=_select_v2_dtype,
+                     kernel=_select_v2_kernel, broadcasting=True,
+                     input_names=("condition", "t", "e"))
+
+
+@select_v2_op.def_grad
+def _select_v2_grad(op, dy):
+    c = op.inputs[0]
+    zeros = zeros_like(dy)
+    # The walk sums each gradient back to its input's (possibly broadcast) shape.
+    return [None, where_v2(c, dy, zeros), where_v2(c, zeros, dy)]
+
+
+def where_v2(condition, x=None, y=None, name=None) -> Tensor:
+    """TF2's ``tf.where``: like ``where``, but ``condition``, ``x``, ``y`` broadcast."""
+    if x is None and y is None:
+        return where(condition, name=name)
+    if x is None or y is None:
+        raise ValueError("x and y must both be non-None or both be None.")
+    return _apply(select_v2_op, [condition, x, y], name, hinted=(1, 2))
+
+
+# ── Where (coordinates of true elements; not differentiable) ─────────────────────────
+def _where_shape(x):
+    return TensorShape([None, x.ndims])
+
+
+def _where_dtype(x):
+    check_dtype(x, NUMERIC + (dtypes.bool_,), "input")
+    return dtypes.int64
+
+
+def _where_kernel(x):
+    return np.argwhere(x).astype(np.int64)
+
+
+where_op = OpDef("Where", shape=_where_shape, dtype=_where_dtype, kernel=_where_kernel,
+                 grad=NO_GRADIENT, input_names=("input",))
+
+
+def where(condition, x=None, y=None, name=None) -> Tensor:
+    """TF1's ``tf.where``.
+
+    With ``x`` and ``y``: a ``Select`` op taking elements of ``x`` where ``condition`` is
+    true, else of ``y``. ``x`` and ``y`` must have one shape; ``condition`` has that shape,
+    or is a scalar, or a vector along the first dimension. With only ``condition``: a
+    ``Where`` op giving the int64 coordinates of the true elements, shape ``[n, rank]``.
+    """
+    if x is None and y is None:
+        with name_scope(name, "Where", [condition]) as scope:
+            condition = convert_to_tensor(condition, preferred_dtype=dtypes.bool_,
+                                          name="condition")
+            return where_op.bind(condition, name=scope)
+    if x is None or y is None:
+        raise ValueError("x and y must both be non-None or both be None.")
+    return _apply(select_op, [condition, x, y], name, hinted=(1, 2))
+
+
+# ── Maximum ──────────────────────────────────────────────────────────────────────────
+maximum_op = OpDef("Maximum", shape=broadcast_shape, dtype=_same_dtype_in(REAL),
+                   kernel=np.maximum, broadcasting=True, input_names=("x", "y"))
+
+
+def _maximum_minimum_grad(op, dy, selector):
+    """TF's rule: ``dy`` goes to x where ``selector(x, y)`` (ties included), else to y."""
+    x, y = op.inputs
+    zeros = zeros_like(dy)
+    xmask = selector(x, y)
+    return [where(xmask, dy, zeros), where(xmask, zeros, dy)]
+
+
+
+
+@maximum_op.def_grad
+def _maximum_grad(op, dy):
+    return _maximum_minimum_grad(op, dy, greater_equal)
+
+
+def maximum(x, y, name=None) -> Tensor:
+    """Elementwise larger of ``x`` and ``y`` (NaN if either is NaN)."""
+    return _apply(maximum_op, [x, y], name)
+
+
+# ── Minimum ──────────────────────────────────────────────────────────────────────────
+minimum_op = OpDef("Minimum", shape=broadcast_shape, dtype=_same_dtype_in(REAL),
+                   kernel=np.minimum, broadcasting=True, input_names=("x", "y"))
+
+
+@minimum_op.def_grad
+def _minimum_grad(op, dy):
+    return _maximum_minimum_grad(op, dy, less_equal)
+
+
+def minimum(x, y, name=None) -> Tensor:
+    """Elementwise smaller of ``x`` and ``y`` (NaN if either is NaN)."""
+    return _apply(minimum_op, [x, y], name)
+
+
+# ── Fill ─────────────────────────────────────────────────────────────────────────────
+def _fill_shape(dims, value):
+    if value.shape.ndims not in (0, None):
+        raise ValueError(f"Shape must be rank 0 but is rank {value.shape.ndims}")
+    if dims.shape.ndims not in (1, None):
+        raise ValueError(f"Shape must be rank 1 but is rank {dims.shape.ndims}")
+    d = _partial_dims(dims)
+    if d is not None:
+        for i, v in enumerate(d):
+            if v is not None and v < 0:
+                raise ValueError(f"Fill dimensions must be >= 0, got dims[{i}] = {v}")
+    return _shape_from_dims(d)
+
+
+def _fill_dtype(dims, value):
+    check_dtype(dims, INDEX, "index_type")
+    return value
+
+
+def _fill_kernel(dims, value):
+    d = [int(v) for v in np.reshape(dims, -1)]
+    if any(v < 0 for v in d):
+        raise InvalidArgumentError(None, None, f"dims must be non-negative, got {d}")
+    if value.ndim != 0:
+        raise InvalidArgumentError(None, None, f"value must be a scalar, got shape "
+                                   f"{list(value.shape)}")
+    return np.full(d, value, dtype=value.dtype)
+
+
+fill_op = OpDef("Fill", shape=_fill_shape, dtype=_fill_dtype, kernel=_fill_kernel,
+                shape_from_tensors=True, input_names=("dims", "value"))
+fill_op.def_static_value(_fold)
+
+
+@fill_op.def_grad
+def _fill_grad(op, dy):
+    return [None, reduce_sum(_dense(dy))]
+
+
+def fill(dims, value, name=None) -> Tensor:
+    """A tensor of shape ``dims`` with every element equal to the scalar ``value``.
+
+    >>> fill([2, 3], 9).shape.as_list()
+    [2, 3]
+    """
+    return fill_op.bind(_index_arg(dims), value, name=name)
+
+
+def _static_shape_list(shape):
+    """``shape`` as a list of ints when it is a static list/tuple/TensorShape, else None."""
+    if isinstance(shape, TensorShape):
+        return shape.as_list() if shape.is_fully_defined() else None
+    if isinstance(shape, (numbers.Integral, Dimension)) and not isinstance(shape, bool):
+        return [int(shape)]
+    if isinstance(shape, (list, tuple, np.ndarray)):
+        out = []
+        for d in shape:
+            if isinstance(d, Dimension):
+                d = d.value
+            if not isinstance(d, numbers.Integral) or isinstance(d, bool):
+                return None
+            out.append(int(d))
+        return out
+    return None
+
+
+def _filled(value, shape, dtype, name, default):
+    """TF's ``zeros``/``ones``: a Const when the shape is static and small, else ``Fill``."""
+    dtype = dtypes.as_dtype(dtype).base_dtype
+    if value == 0 and dtype == dtypes.string:
+        value = ""
+    elif dtype == dtypes.bool:
+        value = bool(value)
+    with _op_scope(name, default, [shape]) as scope:
+        if not isinstance(shape, Tensor):
+            dims = _static_shape_list(shape)
+            if dims is not None:
+                # TF's _constant_if_small fails on a scalar shape (zeros(10)): always Fill.
+                if int(np.prod(dims)) < 1000 and not isinstance(shape, (numbers.Integral,
+                                                                        Dimension)):
+                    return constant(value, dtype=dtype, shape=dims, name=scope)
+                big = any(d > np.iinfo(np.int32).max for d in dims)
+                shape = constant(dims, dtype=dtypes.int64 if big else dtypes.int32,
+                                 name="shape_as_tensor")
+            else:
+                shape = convert_to_tensor(shape, dtype=dtypes.int32)
+        if shape.shape.ndims == 0:
+            shape = reshape(shape, [-1])
+        return fill(shape, constant(value, dtype=dtype), name=scope)
+
+
+def zeros(shape, dtype=dtypes.float32, name=None) -> Tensor:
+    """A tensor of zeros (``False``, ``b""``) of the given shape.
+
+    >>> zeros([2, 3]).op.type
+    'Const'
+    """
+    return _filled(0, shape, dtype, name, "zeros")
+
+
+def ones(shape, dtype=dtypes.float32, name=None) -> Tensor:
+    """A tensor of ones (``True``) of the given shape.
+
+    >>> ones([2], dtype="int32").op.name
+    'ones'
+    """
+    return _filled(1, shape, dtype, name, "ones")
+
+
+# ── ZerosLike ────────────────────────────────────────────────────────────────────────
+def _zeros_like_kernel(x):
+    if x.dtype == object:
+        return np.full(x.shape, b"", dtype=object)
+    return np.zeros_like(x)
+
+
+zeros_like_op = OpDef("ZerosLike", shape=same_shape, dtype=first_dtype, kernel=_zeros_like_kernel,
+                      grad=None, input_names=("x",))
+zeros_like_op.def_static_value(_fold)
+
+
+def zeros_like(tensor, dtype=None, name=None, optimize=True) -> Tensor:
+    """Zeros with the shape of ``tensor`` (a ``Const`` when that shape is static).
+
+    >>> zeros_like(tf.placeholder("float", [None, 3])).op.type
+    'ZerosLike'
+    """
+    with _op_scope(name, "zeros_like", [tensor]) as scope:
+        tensor = convert_to_tensor(tensor, name="tensor")
+        base = tensor.dtype.base_dtype
+        dtype = None if dtype is None else dtypes.as_dtype(dtype).base_dtype
+        if optimize and tensor.shape.is_fully_defined():
+            return zeros(tensor.shape.as_list(), dtype=dtype or base, name=scope)
+        if dtype is not None and dtype != base:
+            return zeros(_shape_internal(tensor, None, optimize, dtypes.int32), dtype=dtype,
+                         name=scope)
+        return zeros_like_op.bind(tensor, name=scope)
+
+
+# ── OnesLike ─────────────────────────────────────────────────────────────────────────
+# TF's Python ``ones_like`` builds ``Fill``; the op type exists for graphs that use it.
+ones_like_op = OpDef("OnesLike", shape=same_shape, dtype=first_dtype, kernel=np.ones_like,
+                     grad=None, input_names=("x",))
+ones_like_op.def_static_value(_fold)
+
+
+def ones_like(tensor, dtype=None, name=None, optimize=True) -> Tensor:
+    """Ones with the shape of ``tensor`` (TF builds ``Fill(shape(tensor), 1)``).
+
+    >>> ones_like(constant([[1, 2]])).op.type
+    'Fill'
+    """
+    with _op_scope(name, "ones_like", [tensor]) as scope:
+        tensor = convert_to_tensor(tensor, name="tensor")
+        ones_shape = _shape_internal(tensor, None, optimize, dtypes.int32,
+                                     const_name="shape_as_tensor")
+        dtype = tensor.dtype.base_dtype if dtype is None else dtypes.as_dtype(dtype).base_dtype
+        ret = ones(ones_shape, dtype=dtype, name=scope)
+        ret.set_shape(tensor.shape)
+        return ret
+
+
+# ── Tile ─────────────────────────────────────────────────────────────────────────────
+def _tile_shape(x, multiples):
+    dims = x.shape.as_tuple()
+    m = _partial_dims(multiples)
+    if m is None:
+        return TensorShape(None if dims is None else [None] * len(dims))
+    if dims is None:
+        return TensorShape([None] * len(m))
+    if len(m) != len(dims):
+        raise ValueError(f"Shape must be rank {len(dims)} but is rank {len(m)}")
+    return TensorShape([None if a is None or b is None else a * b for a, b in zip(dims, m)])
+
+
+def _tile_dtype(x, multiples):
+    check_dtype(multiples, INDEX, "Tmultiples")
+    return x
+
+
+def _tile_kernel(x, multiples):
+    m = [int(a) for a in multiples]
+    if len(m) != x.ndim:
+        raise InvalidArgumentError(None, None, f"Expected multiples argument to be a vector of "
+                                   f"length {x.ndim} but got length {len(m)}")
+    if any(a < 0 for a in m):
+        raise InvalidArgumentError(None, None, f"Expected multiples to be non-negative, got {m}")
+    if all(a == 1 for a in m):
+        return x  # TF forwards the input when the output has its shape
+    return np.tile(x, m)
+
+
+tile_op = OpDef("Tile", shape=_tile_shape, dtype=_tile_dtype, kernel=_tile_kernel,
+                shape_from_tensors=True, input_names=("input", "multiples"), aliases=(0,))
+tile_op.def_static_value(_fold)
+
+
+@tile_op.def_grad
+def _tile_grad(op, dy):
+    """Sums ``dy`` over the tiled copies: reshape to ``[m0, d0, m1, d1, ...]``, then
+    reduce the even axes (TF's ``_TileGrad``)."""
+    x, multiples = op.inputs
+    x_shape = shape(x, out_type=multiples.dtype.base_dtype)
+    split_shape = reshape(transpose(stack([multiples, x_shape])), [-1])
+    axes = range(0, size(split_shape), 2)
+    dx = reduce_sum(reshape(_dense(dy), split_shape), axes)
+    dx.set_shape(x.shape)
+    return [dx, None]
+
+
+def tile(input, multiples, name=None) -> Tensor:  # noqa: A002 - TF's name
+    """Repeats ``input`` ``multiples[i]`` times along each dimension ``i``.
+
+    >>> tile([[1, 2]], [2, 1]).shape.as_list()
+    [2, 2]
+    """
+    return tile_op.bind(input, _index_arg(multiples), name=name)
+
+
+# ── Reductions: what Sum, Max, Min, Prod, All, Any (and Mean) share ──────────────────
+def _static_axes(values, rank):
+    """Reduction axes as a sorted tuple in ``[0, rank)``; TF's message on bad ones."""
+    out = set()
+    for v in np.asarray(values).reshape(-1).tolist():
+        if not -rank <= v < rank:
+            raise ValueError(f"Invalid reduction dimension {v} for input with {rank} "
+                             "dimensions.")
+        out.add(v % rank)
+    return tuple(sorted(out))
+
+
+def _reduction_shape(x, axis, *, keep_dims):
+    if axis.shape.ndims is not None and axis.shape.ndims > 1:
+        raise ValueError(f"Shape must be at most rank 1 but is rank {axis.shape.ndims}")
+    rank = x.shape.ndims
+    values = constant_value(axis)
+    if values is None or rank is None:
+        return TensorShape([None] * rank if keep_dims and rank is not None else None)
+    axes = _static_axes(values, rank)
+    dims = x.shape.as_tuple()
+    if keep_dims:
+        return TensorShape([1 if i in axes else d for i, d in enumerate(dims)])
+    return TensorShape([d for i, d in enumerate(dims) if i not in axes])
+
+
+def _runtime_axes(x, axis):
+    nd = x.ndim
+    values = np.asarray(axis).reshape(-1).tolist()
+    if len(values) == 1 and 0 <= values[0] < nd:  # the common case, without the set
+        return (values[0],)
+    out = set()
+    for v in values:
+        if not -nd <= v < nd:
+            raise errors.InvalidArgumentError(
+                None, None, f"Invalid reduction dimension ({v} for input with {nd} "
+                "dimension(s)")
+        out.add(v % nd)
+    return tuple(sorted(out))
+
+
+def _accumulator(x):
+    """NumPy accumulation dtype: float16 sums in float32 (as TF), others in their own."""
+    return np.float32 if x.dtype == np.float16 else x.dtype
+
+
+def _reduction_dtype(op_type, allowed):
+    """Dtype rule: ``input`` in ``allowed`` (``None``: bool only), int32/int64 axes."""
+    def dtype_rule(x, axis, *, keep_dims):
+        if allowed is None:
+            if x is not dtypes.bool_:
+                raise TypeError(f"Input 'input' of '{op_type}' Op has type {x.name} that does "
+                                "not match expected type of bool.")
+        else:
+            check_dtype(x, allowed, "input")
+        check_dtype(axis, INDEX, "reduction_indices")
+        return x
+    return dtype_rule
+
+
+def _run_reduction(x, axis, keep_dims, reduce):
+    """The reduction kernels' shared body: ``reduce(x, axes, keep_dims)`` on the checked
+    axes, or ``x`` reshaped when nothing is reduced."""
+    x = np.asarray(x)
+    axes = _runtime_axes(x, axis)
+    if all(x.shape[a] == 1 for a in axes):
+        # Nothing is reduced (no axes, or only axes of size 1): TF forwards the input.
+        return x.reshape([1 if i in axes else d for i, d in enumerate(x.shape)
+                          if keep_dims or i not in axes])
+    return np.asarray(reduce(x, axes, keep_dims), dtype=x.dtype)
+
+
+def _reduction(op_type, allowed, kernel, grad=...):
+    """A reduction's OpDef: ``input`` and ``reduction_indices``, attr ``keep_dims``."""
+    extra = {} if grad is ... else {"grad": grad}
+    return OpDef(op_type, shape=_reduction_shape, dtype=_reduction_dtype(op_type, allowed),
+                 kernel=kernel, attrs={"keep_dims": False}, shape_from_tensors=True,
+                 aliases=(0,), fresh_outputs=_reduces_something,
+                 input_names=("input", "reduction_indices"), **extra)
+
+
+def _reduces_something(op, consts) -> bool:
+    """Whether the axes are constants that reduce a dim known not to be 1 (so the output
+    is a new array, never the input forwarded)."""
+    axes = consts.get(op._inputs[1])
+    dims = op._inputs[0].shape.as_tuple()
+    if axes is None or dims is None:
+        return False
+    return any(dims[a % len(dims)] not in (None, 1) for a in np.reshape(axes, -1).tolist())
+
+
+def _reduce(op_def, input_tensor, axis, keepdims, name, reduction_indices, keep_dims):
+    axis = _deprecated_lookup("axis", axis, "reduction_indices", reduction_indices)
+    keepdims = bool(_deprecated_lookup("keepdims", keepdims, "keep_dims", keep_dims))
+    if axis is None:
+        x = convert_to_tensor(input_tensor)
+        axis = _all_axes(x)
+        out = op_def.bind(x, axis, keep_dims=keepdims, name=name)
+        if not keepdims:
+            out.set_shape([])  # TF's _may_reduce_to_scalar
+        return out
+    if isinstance(axis, (list, tuple)) and not axis:
+        axis = np.zeros([0], np.int32)  # an empty Python list would become float32
+    return op_def.bind(input_tensor, axis, keep_dims=keepdims, name=name)
+
+
+def _all_axes(x):
+    """TF's ``_ReductionDims`` for ``axis=None``: a Const, else ``range(0, rank(x))``."""
+    ndims = x.shape.ndims
+    if ndims:
+        return constant(np.arange(ndims, dtype=np.int32))
+    if ndims == 0:
+        rank_t = constant(0, name="Rank")
+    else:
+        rank_t = rank(x)
+    return range(0, rank_t)
+
+
+def _reduced_shape(x, axis):
+    """TF's ``reduced_shape``: ``x``'s shape with the reduced axes set to 1, and the tile
+    multiples undoing the reduction (``x``'s dims at the reduced axes, 1 elsewhere).
+
+    Python lists when ``x``'s shape and ``axis`` are static, else int32 tensors (built with
+    a mask over ``range(rank)``, so unknown ranks and empty dims work too).
+    """
+    axes = constant_value(axis)
+    if x.shape.is_fully_defined() and axes is not None:
+        dims = x.shape.as_list()
+        reduced = {int(a) % len(dims) for a in axes.reshape(-1).tolist()} if dims else set()
+        return ([1 if i in reduced else d for i, d in enumerate(dims)],
+                [d if i in reduced else 1 for i, d in enumerate(dims)])
+    x_shape = shape(x)
+    x_rank = size(x_shape)
+    axes = floormod(add(reshape(cast(axis, dtypes.int32), [-1]), x_rank),
+                    maximum(x_rank, 1))
+    is_reduced = reduce_any(equal(expand_dims(range(0, x_rank), 1),
+                                  expand_dims(axes, 0)), 1)
+    unit = ones_like(x_shape)
+    return where(is_reduced, unit, x_shape), where(is_reduced, x_shape, unit)
+
+
+# ── Sum ──────────────────────────────────────────────────────────────────────────────
+def _sum(x, axes, keep_dims):
+    # ufunc.reduce directly: np.sum's Python wrapper costs as much as a small sum.
+    return np.add.reduce(x, axis=axes, dtype=_accumulator(x), keepdims=keep_dims)
+
+
+def _sum_kernel(x, axis, *, keep_dims):
+    return _run_reduction(x, axis, keep_dims, _sum)
+
+
+sum_op = _reduction("Sum", NUMERIC, _sum_kernel)
+
+
+@sum_op.def_grad
+def _sum_grad(op, dy):
+    """``dy`` reshaped to keep the reduced dims, then tiled back to the input's shape."""
+    x, axis = op.inputs
+    kept, multiples = _reduced_shape(x, axis)
+    if isinstance(kept, list):
+        dy = reshape(dy, kept)
+        if all(k == 1 for k in kept):  # reduce-all: TF tiles by the input's shape as a Const
+            multiples = constant(multiples, dtype=dtypes.int32)
+    elif not op.get_attr("keep_dims"):
+        dy = reshape(dy, kept)
+    return [tile(dy, multiples), None]
+
+
+def reduce_sum(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+               keep_dims=None) -> Tensor:
+    """Sum over ``axis`` (an int, a list, or None for all); ``keepdims`` keeps size-1 dims.
+
+    >>> reduce_sum([[1, 2], [3, 4]], 1).shape.as_list()
+    [2]
+    """
+    return _reduce(sum_op, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+# ── Max ──────────────────────────────────────────────────────────────────────────────
+def _extreme(x, largest):
+    if x.dtype.kind == "f":
+        return -np.inf if largest else np.inf
+    info = np.iinfo(x.dtype)
+    return info.min if largest else info.max
+
+
+def _max(x, axes, keep_dims):
+    return np.max(x, axis=axes, keepdims=keep_dims, initial=_extreme(x, True))
+
+
+def _max_kernel(x, axis, *, keep_dims):
+    return _run_reduction(x, axis, keep_dims, _max)
+
+
+def _min_or_max_grad(op, dy):
+    """``dy`` goes to the elements equal to the result, split evenly between ties (as TF)."""
+    x, axis = op.inputs
+    y = op.outputs[0]
+    if not op.get_attr("keep_dims"):
+        kept, _ = _reduced_shape(x, axis)
+        y = reshape(y, kept)
+        dy = reshape(dy, kept)
+    indicators = cast(equal(y, x), dy.dtype)
+    num_selected = sum_op.bind(indicators, axis, keep_dims=True)
+    return [indicators / num_selected * dy, None]
+
+
+max_op = _reduction("Max", REAL, _max_kernel, grad=_min_or_max_grad)
+
+
+def reduce_max(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+               keep_dims=None) -> Tensor:
+    """Maximum over ``axis`` (``-inf`` / the dtype's min for empty reductions)."""
+    return _reduce(max_op, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+# ── Min ──────────────────────────────────────────────────────────────────────────────
+def _min(x, axes, keep_dims):
+    return np.min(x, axis=axes, keepdims=keep_dims, initial=_extreme(x, False))
+
+
+def _min_kernel(x, axis, *, keep_dims):
+    return _run_reduction(x, axis, keep_dims, _min)
+
+
+min_op = _reduction("Min", REAL, _min_kernel, grad=_min_or_max_grad)
+
+
+def reduce_min(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+               keep_dims=None) -> Tensor:
+    """Minimum over ``axis`` (``inf`` / the dtype's max for empty reductions)."""
+    return _reduce(min_op, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+# ── Prod ─────────────────────────────────────────────────────────────────────────────
+def _prod(x, axes, keep_dims):
+    return np.prod(x, axis=axes, dtype=_accumulator(x), keepdims=keep_dims)
+
+
+def _prod_kernel(x, axis, *, keep_dims):
+    return _run_reduction(x, axis, keep_dims, _prod)
+
+
+def _prod_grad(op, dy):
+    """d prod / d x_i = the product of the other elements, exact when some x are 0.
+
+    TF builds it from two exclusive cumprods; here, the same values come from counting the
+    zeros of each reduced group: no zero gives ``prod / x_i``; one zero gives the product
+    of the non-zeros at the zero (and 0 elsewhere); two or more give 0.
+    """
+    x, axis = op.inputs
+    if not op.get_attr("keep_dims"):
+        dy = reshape(dy, _reduced_shape(x, axis)[0])
+    is_zero = equal(x, _const_like(0, x))
+    nonzero = where(is_zero, ones_like(x), x)
+    prod_nonzero = prod_op.bind(nonzero, axis, keep_dims=True)
+    zeros_count = sum_op.bind(cast(is_zero, dtypes.int32), axis, keep_dims=True)
+    at_zero = multiply(cast(is_zero, x.dtype),
+                       multiply(cast(equal(zeros_count, 1), x.dtype), prod_nonzero))
+    elsewhere = multiply(cast(logical_not(is_zero), x.dtype),
+                         multiply(cast(equal(zeros_count, 0), x.dtype),
+                                  realdiv(prod_nonzero, nonzero)))
+    return [multiply(dy, conj(add(at_zero, elsewhere))), None]
+
+
+prod_op = _reduction("Prod", NUMERIC, _prod_kernel, grad=_prod_grad)
+
+
+def reduce_prod(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+                keep_dims=None) -> Tensor:
+    """Product over ``axis``."""
+    return _reduce(prod_op, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+# ── All (bool; TF registers no gradient) ─────────────────────────────────────────────
+def _all(x, axes, keep_dims):
+    return np.all(x, axis=axes, keepdims=keep_dims)
+
+
+def _all_kernel(x, axis, *, keep_dims):
+    return _run_reduction(x, axis, keep_dims, _all)
+
+
+all_op = _reduction("All", None, _all_kernel, grad=NO_GRADIENT)
+
+
+def reduce_all(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+               keep_dims=None) -> Tensor:
+    """Logical AND over ``axis`` of a bool tensor."""
+    return _reduce(all_op, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+# ── Any (bool; TF registers no gradient) ─────────────────────────────────────────────
+def _any(x, axes, keep_dims):
+    return np.any(x, axis=axes, keepdims=keep_dims)
+
+
+def _any_kernel(x, axis, *, keep_dims):
+    return _run_reduction(x, axis, keep_dims, _any)
+
+
+any_op = _reduction("Any", None, _any_kernel, grad=NO_GRADIENT)
+
+
+def reduce_any(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+               keep_dims=None) -> Tensor:
+    """Logical OR over ``axis`` of a bool tensor."""
+    return _reduce(any_op, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)

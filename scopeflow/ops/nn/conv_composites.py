@@ -1,0 +1,101 @@
+"""Convolutions TF builds from other ops: ``conv1d`` (ExpandDims, Conv2D, Squeeze) and
+``separable_conv2d`` (DepthwiseConv2dNative, then a 1x1 Conv2D), with TF's op names.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scopeflow.framework import dtypes
+from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
+from scopeflow.ops import array_ops, constant_op
+from scopeflow.ops.nn.conv_ops import _conv_call_attrs, _one_of, _seq, conv2d_op, depthwise_op
+
+__all__ = ["conv1d", "separable_conv2d"]
+
+
+def _conv1d_layout(data_format):
+    """(2-D data format, the inserted spatial axis) for ``NWC``/``NCW``, as TF's."""
+    if data_format in (None, "NHWC", "NWC"):
+        return "NHWC", 1
+    if data_format in ("NCHW", "NCW"):
+        return "NCHW", 2
+    raise ValueError('data_format must be "NWC" or "NCW".')
+
+
+def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu=None,
+           data_format=None, name=None, input=None, dilations=None) -> Tensor:  # noqa: A002
+    """1-D convolution of ``[batch, width, in]`` (``NWC``) with a ``[k, in, out]`` filter.
+
+    As TF: ``ExpandDims`` of both, a ``Conv2D`` named after the scope (``conv1d``), then
+    ``conv1d/Squeeze``.
+
+    >>> tf.nn.conv1d(tf.ones([1, 5, 2]), tf.ones([3, 2, 4]), 1, "VALID").shape.as_list()
+    [1, 3, 4]
+    """
+    value = _one_of(value, input, "value", "input")
+    if filters is None:
+        raise ValueError("'filters' must be given")
+    if stride is None:
+        raise ValueError("stride must be given")
+    if isinstance(padding, str):
+        padding = padding.upper()
+    fmt, axis = _conv1d_layout(data_format)
+    ci = 1 if fmt == "NCHW" else 2
+    strides = [1, *_seq(stride, 1, ci, "stride")]
+    dil = [1, *_seq(1 if dilations is None else dilations, 1, ci, "dilations")]
+    with name_scope(name, "conv1d", [value, filters]) as scope:
+        value = array_ops.expand_dims(value, axis)
+        filters = array_ops.expand_dims(filters, 0)
+        attrs = _conv_call_attrs(strides, padding, fmt, dil)
+        result = conv2d_op.bind(value, filters, name=scope,
+                                use_cudnn_on_gpu=True if use_cudnn_on_gpu is None
+                                else bool(use_cudnn_on_gpu), **attrs)
+        return array_ops.squeeze(result, [axis])
+
+
+def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding,  # noqa: A002
+                     rate=None, name=None, data_format=None, dilations=None) -> Tensor:
+    """A depthwise convolution (``separable_conv2d/depthwise``) then a 1x1 ``Conv2D``
+    (named after the scope, ``separable_conv2d``) mixing its ``C * M`` channels.
+
+    ``rate`` (or ``dilations``) dilates the depthwise step; TF rewrites it with
+    SpaceToBatchND/BatchToSpaceND, here the op dilates directly (the same values).
+
+    >>> y = tf.nn.separable_conv2d(tf.ones([1, 4, 4, 2]), tf.ones([2, 2, 2, 3]),
+    ...                            tf.ones([1, 1, 6, 5]), [1, 1, 1, 1], "VALID")
+    >>> y.name, y.shape.as_list()
+    ('separable_conv2d:0', [1, 3, 3, 5])
+    """
+    rate = rate if rate is not None else dilations
+    with name_scope(name, "separable_conv2d",
+                    [input, depthwise_filter, pointwise_filter]) as scope:
+        input = convert_to_tensor(input, name="input")  # noqa: A001
+        depthwise_filter = convert_to_tensor(depthwise_filter, name="depthwise_filter")
+        pointwise_filter = convert_to_tensor(pointwise_filter, name="pointwise_filter")
+        pointwise_filter.shape.assert_has_rank(4)
+        dims = pointwise_filter.shape.as_tuple()
+        if dims[0] not in (1, None) or dims[1] not in (1, None):
+            raise ValueError(f"Dimension must be 1 but is {dims[0] if dims[0] != 1 else dims[1]} "
+                             "for pointwise_filter")
+        rate = [1, 1] if rate is None else ([int(rate)] * 2 if isinstance(rate, int)
+                                            else [int(r) for r in rate])
+        if len(rate) != 2:
+            raise ValueError(f"rate must be of length 2, got {rate}")
+        # TF's with_space_to_batch: the filter's (folded) shape and the rate, as constants.
+        fdims = depthwise_filter.shape.as_tuple()
+        if depthwise_filter.shape.is_fully_defined():
+            constant_op.constant(np.array(fdims, np.int32), name="Shape")
+        else:
+            array_ops.shape(depthwise_filter, name="Shape")
+        constant_op.constant(np.array(rate, np.int32), dtype=dtypes.int32, name="dilation_rate")
+        st = list(strides) if not isinstance(strides, int) else [1, strides, strides, 1]
+        if rate != [1, 1] and any(int(v) != 1 for v in st):
+            raise ValueError("strides > window_shape not supported due to inconsistency "
+                             "between CPU and GPU implementations")
+        fmt = data_format or "NHWC"
+        dil = [1, 1, *rate] if fmt == "NCHW" else [1, *rate, 1]
+        attrs = _conv_call_attrs(st, padding, fmt, dil, "DepthwiseConv2dNative")
+        depthwise = depthwise_op.bind(input, depthwise_filter, name="depthwise", **attrs)
+        return conv2d_op.bind(depthwise, pointwise_filter, name=scope, use_cudnn_on_gpu=True,
+                              **_conv_call_attrs([1, 1, 1, 1], "VALID", fmt, None))

@@ -1,0 +1,1 @@
+"""Random numbers: TF's Philox streams (``philox.py``), random ops and candidate samplers."""

@@ -1,0 +1,269 @@
+"""TF1's recurrent-network drivers.
+
+``tf.nn.static_rnn`` and ``tf.nn.static_bidirectional_rnn`` unroll a cell over a Python list
+of time steps, one graph copy of the cell per step. ``tf.nn.dynamic_rnn`` and
+``tf.nn.bidirectional_dynamic_rnn`` run one copy of the cell in a ``tf.while_loop`` over
+the time steps of one tensor (reading them from a ``TensorArray``, writing the outputs into
+another), as TF1's ``_dynamic_rnn_loop`` does, ops under ``rnn/while/``.
+
+Variables live under ``rnn/`` (``bidirectional_rnn/fw/``, ``.../bw/``); the first step
+creates them and later steps reuse them. With ``sequence_length``, a step at or past a
+row's length gives zeros as output and carries the row's state through unchanged (TF's
+``_rnn_step`` with its ``Select``s).
+"""
+
+from __future__ import annotations
+
+from scopeflow.framework import dtypes
+from scopeflow.framework.graph import convert_to_tensor, name_scope
+from scopeflow.framework.nest import flatten, map_structure, pack_sequence_as
+from scopeflow.framework.tensor_shape import TensorShape
+from scopeflow.ops import array_ops, math_ops
+from scopeflow.ops.array import reverse_ops
+from scopeflow.ops.constant_op import constant
+from scopeflow.ops.control_flow.tensor_array_ops import TensorArray
+from scopeflow.ops.control_flow.while_ops import while_loop
+from scopeflow.ops.math import reduction_ops
+from scopeflow.state.variable_scope import variable_scope
+
+__all__ = ["static_rnn", "static_bidirectional_rnn", "dynamic_rnn",
+           "bidirectional_dynamic_rnn"]
+
+
+def _check_inputs(inputs):
+    if not isinstance(inputs, (list, tuple)):
+        raise TypeError(f"Argument `inputs` must be a sequence. Received: {inputs}")
+    if not inputs:
+        raise ValueError("Argument `inputs` must not be empty.")
+
+
+def _batch_size(first_input):
+    static = first_input.shape[0].value if first_input.shape.ndims else None
+    if static is not None:
+        return static
+    return array_ops.shape(first_input)[0]
+
+
+def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=None,
+               scope=None):
+    """Runs ``cell`` over ``inputs`` (a list of ``[batch, depth]`` tensors); returns the
+    list of outputs and the final state."""
+    _check_inputs(inputs)
+    outputs = []
+    with variable_scope(scope or "rnn") as varscope:
+        inputs = [convert_to_tensor(x) for x in inputs]
+        first = inputs[0]
+        if first.shape.ndims is not None and first.shape.ndims < 2:
+            raise ValueError(f"Expected inputs to have rank >= 2, got shape {first.shape}")
+        batch_size = _batch_size(first)
+        if initial_state is not None:
+            state = initial_state
+        else:
+            if not dtype:
+                raise ValueError(
+                    "If no initial_state is provided, argument `dtype` must be specified")
+            state = cell.zero_state(batch_size, dtype)
+        if sequence_length is not None:
+            sequence_length = math_ops.cast(sequence_length, dtypes.int32,
+                                            name="sequence_length")
+            if sequence_length.shape.ndims not in (None, 1):
+                raise ValueError("sequence_length must be a vector of length batch_size")
+            output_dtype = flatten(state)[0].dtype
+            zero_output = array_ops.zeros(
+                array_ops.stack([array_ops.shape(first)[0], cell.output_size]),
+                dtype=output_dtype)
+        for time, input_ in enumerate(inputs):
+            if time > 0:
+                varscope.reuse_variables()
+            output, new_state = cell(input_, state)
+            if sequence_length is not None:
+                done = math_ops.greater_equal(time, sequence_length)
+                output = reduction_ops.where(done, zero_output, output)
+                new_state = map_structure(
+                    lambda old, new, done=done: reduction_ops.where(done, old, new),
+                    state, new_state)
+            state = new_state
+            outputs.append(output)
+    return outputs, state
+
+
+def static_bidirectional_rnn(cell_fw, cell_bw, inputs, initial_state_fw=None,
+                             initial_state_bw=None, dtype=None, sequence_length=None,
+                             scope=None):
+    """A forward and a backward ``static_rnn`` (scopes ``fw`` and ``bw``); each output is
+    their outputs concatenated on axis 1. Returns ``(outputs, state_fw, state_bw)``."""
+    _check_inputs(inputs)
+    with variable_scope(scope or "bidirectional_rnn"):
+        with variable_scope("fw") as fw_scope:
+            output_fw, state_fw = static_rnn(cell_fw, inputs, initial_state_fw, dtype,
+                                             sequence_length, scope=fw_scope)
+        with variable_scope("bw") as bw_scope:
+            reversed_inputs = _reverse_seq(inputs, sequence_length)
+            reversed_bw, state_bw = static_rnn(cell_bw, reversed_inputs, initial_state_bw,
+                                               dtype, sequence_length, scope=bw_scope)
+        output_bw = _reverse_seq(reversed_bw, sequence_length)
+        outputs = [array_ops.concat([fw, bw], 1) for fw, bw in zip(output_fw, output_bw)]
+    return outputs, state_fw, state_bw
+
+
+def _reverse_seq(steps, lengths):
+    """The list of time steps reversed; with ``lengths``, each row within its length (TF1's
+    ``_reverse_seq``: stack, ``ReverseSequence``, unstack)."""
+    if lengths is None:
+        return list(reversed(steps))
+    stacked = array_ops.stack(steps)
+    reversed_ = reverse_ops.reverse_sequence(stacked, math_ops.cast(lengths, dtypes.int64),
+                                             seq_axis=0, batch_axis=1)
+    out = array_ops.unstack(reversed_, num=len(steps))
+    for before, after in zip(steps, out):
+        after.set_shape(before.shape)
+    return out
+
+
+# ── dynamic_rnn ──────────────────────────────────────────────────────────────────────
+def _transpose_batch_time(x):
+    """``[batch, time, ...]`` <-> ``[time, batch, ...]``."""
+    rank = x.shape.ndims
+    if rank is not None and rank < 2:
+        raise ValueError(f"Expected input tensor {x} to have rank at least 2")
+    perm = [1, 0] + list(range(2, rank)) if rank is not None else None
+    if perm is None:
+        r = array_ops.rank(x)
+        perm = array_ops.concat([[1, 0], math_ops.range(2, r)], 0)
+    return array_ops.transpose(x, perm)
+
+
+def _dims(size):
+    return list(size.as_list()) if isinstance(size, TensorShape) else \
+        list(size) if isinstance(size, (list, tuple)) else [size]
+
+
+def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=None,
+                parallel_iterations=None, swap_memory=False, time_major=False, scope=None):
+    """Runs ``cell`` over the time steps of ``inputs`` (``[batch, time, depth]``, or
+    ``[time, batch, depth]`` with ``time_major``) in a ``tf.while_loop``; returns
+    ``(outputs, final_state)``.
+
+    With ``sequence_length``, steps at or past a row's length output zeros and leave its
+    state as it was, and the loop stops after the longest row (TF1's rules).
+    """
+    with variable_scope(scope or "rnn"):
+        flat_input = [convert_to_tensor(x) for x in flatten(inputs)]
+        if not time_major:
+            flat_input = [_transpose_batch_time(x) for x in flat_input]
+        if sequence_length is not None:
+            sequence_length = math_ops.cast(sequence_length, dtypes.int32)
+            if sequence_length.shape.ndims not in (None, 1):
+                raise ValueError("sequence_length must be a vector of length batch_size, "
+                                 f"but saw shape: {sequence_length.shape}")
+            sequence_length = array_ops.identity(sequence_length, name="sequence_length")
+        batch_size = _best_effort_batch_size(flat_input)
+        if initial_state is not None:
+            state = initial_state
+        else:
+            if not dtype:
+                raise ValueError("If there is no initial_state, you must give a dtype.")
+            state = cell.zero_state(batch_size, dtype)
+        inputs_tm = pack_sequence_as(inputs, flat_input)
+        outputs, final_state = _dynamic_rnn_loop(cell, inputs_tm, state, swap_memory,
+                                                 sequence_length, dtype)
+        if not time_major:
+            outputs = map_structure(_transpose_batch_time, outputs)
+        return outputs, final_state
+
+
+def _best_effort_batch_size(flat_input):
+    for x in flat_input:
+        if x.shape.ndims is not None and x.shape.ndims < 2:
+            raise ValueError(f"Expected input tensor {x} to have rank at least 2")
+        dim = x.shape.as_tuple()[1] if x.shape.ndims is not None else None
+        if dim is not None:
+            return dim
+    return array_ops.shape(flat_input[0])[1]
+
+
+def _dynamic_rnn_loop(cell, inputs, initial_state, swap_memory, sequence_length, dtype):
+    state = initial_state
+    flat_input = flatten(inputs)
+    flat_output_size = flatten(cell.output_size)
+    time_steps = array_ops.shape(flat_input[0])[0]
+    batch_size = _best_effort_batch_size(flat_input)
+    got_shapes = [x.shape for x in flat_input]
+    const_time_steps = got_shapes[0].as_tuple()[0] if got_shapes[0].ndims else None
+    const_batch_size = batch_size if isinstance(batch_size, int) else None
+    state_dtype = flatten(state)[0].dtype.base_dtype if flatten(state) else dtype
+    if sequence_length is not None:
+        max_len = math_ops.reduce_max(sequence_length)
+        zero_output = map_structure(
+            lambda size: array_ops.zeros(
+                array_ops.stack([batch_size] + _dims(size)), dtype=state_dtype),
+            cell.output_size)
+    else:
+        max_len = time_steps
+    time = constant(0, dtype=dtypes.int32, name="time")
+    with name_scope("dynamic_rnn") as base_name:
+        pass
+    output_tas = [TensorArray(state_dtype, size=time_steps, element_shape=TensorShape(
+                      [const_batch_size] + _dims(size)),
+                      tensor_array_name=f"{base_name}output_{i}")
+                  for i, size in enumerate(flat_output_size)]
+    input_tas = [TensorArray(x.dtype, size=time_steps, element_shape=x.shape[1:]
+                             if x.shape.ndims is not None else None,
+                             tensor_array_name=f"{base_name}input_{i}").unstack(x)
+                 for i, x in enumerate(flat_input)]
+
+    def time_step(time, output_tas, state):
+        input_t = [ta.read(time) for ta in input_tas]
+        for x, shape in zip(input_t, got_shapes):
+            if shape.ndims is not None:
+                x.set_shape(shape[1:])
+        input_t = pack_sequence_as(inputs, input_t)
+        output, new_state = cell(input_t, state)
+        if sequence_length is not None:
+            done = math_ops.greater_equal(time, sequence_length)
+            output = map_structure(lambda zero, new: reduction_ops.where(done, zero, new),
+                                   zero_output, output)
+            new_state = map_structure(lambda old, new: reduction_ops.where(done, old, new),
+                                      state, new_state)
+        output_tas = [ta.write(time, out) for ta, out in zip(output_tas, flatten(output))]
+        return time + 1, output_tas, new_state
+
+    loop_bound = math_ops.minimum(time_steps, math_ops.maximum(1, max_len))
+    _, output_tas, final_state = while_loop(
+        lambda time, *_: time < loop_bound, time_step, (time, output_tas, state),
+        maximum_iterations=time_steps, swap_memory=swap_memory)
+    outputs = []
+    for ta, size in zip(output_tas, flat_output_size):
+        out = ta.stack()
+        out.set_shape(TensorShape([const_time_steps, const_batch_size] + _dims(size)))
+        outputs.append(out)
+    return pack_sequence_as(cell.output_size, outputs), final_state
+
+
+def bidirectional_dynamic_rnn(cell_fw, cell_bw, inputs, sequence_length=None,
+                              initial_state_fw=None, initial_state_bw=None, dtype=None,
+                              parallel_iterations=None, swap_memory=False, time_major=False,
+                              scope=None):
+    """A forward and a backward ``dynamic_rnn`` (scopes ``bidirectional_rnn/fw`` and
+    ``/bw``); the backward one reads each row reversed (within its length, with
+    ``sequence_length``). Returns ``((output_fw, output_bw), (state_fw, state_bw))``."""
+    with variable_scope(scope or "bidirectional_rnn"):
+        with variable_scope("fw") as fw_scope:
+            output_fw, state_fw = dynamic_rnn(
+                cell_fw, inputs, sequence_length, initial_state_fw, dtype,
+                parallel_iterations, swap_memory, time_major, scope=fw_scope)
+        time_axis, batch_axis = (0, 1) if time_major else (1, 0)
+
+        def reverse(x):
+            if sequence_length is not None:
+                return reverse_ops.reverse_sequence(x, seq_lengths=sequence_length,
+                                                    seq_axis=time_axis, batch_axis=batch_axis)
+            return reverse_ops.reverse(x, axis=[time_axis])
+
+        with variable_scope("bw") as bw_scope:
+            reversed_inputs = map_structure(reverse, inputs)
+            tmp, state_bw = dynamic_rnn(
+                cell_bw, reversed_inputs, sequence_length, initial_state_bw, dtype,
+                parallel_iterations, swap_memory, time_major, scope=bw_scope)
+    output_bw = map_structure(reverse, tmp)
+    return (output_fw, output_bw), (state_fw, state_bw)

@@ -1,0 +1,451 @@
+"""``tf.nn.rnn_cell``: TF1's RNN cells, built from existing ops (MatMul, BiasAdd, Split...).
+
+A cell is a layer (``scopeflow/layers/base.py``): it captures its variable scope on its
+first call, inside the caller's (``rnn/basic_lstm_cell``), builds its weights there with
+TF's names and shapes (``kernel`` ``[input_depth + num_units, 4 * num_units]``, ``bias``),
+and re-enters that scope with ``reuse=True`` on later calls (each time step of
+``tf.nn.static_rnn``). ``MultiRNNCell`` opens ``cell_0``, ``cell_1``... under its own
+scope, as TF's.
+"""
+
+from __future__ import annotations
+
+import collections
+import hashlib
+import numbers
+
+from scopeflow.api.fallback import missing_attribute
+from scopeflow.framework import tensor_util
+from scopeflow.framework.graph import convert_to_tensor, name_scope
+from scopeflow.framework.nest import is_sequence, map_structure
+from scopeflow.layers.base import Layer
+from scopeflow.ops import array_ops, math_ops
+from scopeflow.ops.constant_op import constant
+from scopeflow.ops.nn import conv_ops, nn_composites
+from scopeflow.ops.state import init_ops
+from scopeflow.state.variable_scope import variable_scope
+
+__all__ = ["RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell",
+           "DropoutWrapper", "ResidualWrapper", "LSTMStateTuple"]
+
+
+# Nested state structures: TF's ``nest`` (framework.nest).
+_is_sequence = is_sequence
+
+
+# ── LSTMStateTuple ───────────────────────────────────────────────────────────────────
+class LSTMStateTuple(collections.namedtuple("LSTMStateTuple", ("c", "h"))):
+    """An LSTM cell's state ``(c, h)``: the memory cell, and the output."""
+
+    __slots__ = ()
+
+    @property
+    def dtype(self):
+        c, h = self
+        if c.dtype != h.dtype:
+            raise TypeError(f"Inconsistent internal state: {c.dtype} vs {h.dtype}")
+        return c.dtype
+
+
+def _batch_shape(batch_size, size):
+    static = tensor_util.constant_value(batch_size) if hasattr(batch_size, "op") else batch_size
+    if static is not None:
+        return [int(static), int(size)]
+    return array_ops.stack([batch_size, int(size)])
+
+
+# ── RNNCell: the base ────────────────────────────────────────────────────────────────
+class RNNCell(Layer):
+    """TF1's abstract cell: ``output, new_state = cell(inputs, state)``; subclasses define
+    ``state_size``, ``output_size``, ``build`` and ``call(inputs, state)``."""
+
+    def __init__(self, trainable=True, name=None, dtype=None, **kwargs):
+        super().__init__(trainable=trainable, name=name, dtype=dtype, **kwargs)
+
+    @property
+    def state_size(self):
+        raise NotImplementedError("Abstract method")
+
+    @property
+    def output_size(self):
+        raise NotImplementedError("Abstract method")
+
+    def __call__(self, inputs, state, scope=None):
+        """Builds the cell on its first call, in its captured scope, then runs one step."""
+        if scope is not None and self._scope is None:
+            with variable_scope(scope) as captured:
+                self._scope = captured
+        self._set_scope()
+        inputs = convert_to_tensor(inputs)
+        with self._call_scope(inputs):
+            return self.call(inputs, state)
+
+    def zero_state(self, batch_size, dtype):
+        """Zeros shaped ``[batch_size, s]`` for each ``s`` in ``state_size``, nested as it."""
+        with name_scope(type(self).__name__ + "ZeroState"):
+            return map_structure(
+                lambda size: array_ops.zeros(_batch_shape(batch_size, size), dtype=dtype),
+                self.state_size)
+
+
+def _input_depth(cell, input_shape):
+    depth = input_shape[-1].value if input_shape.ndims else None
+    if depth is None:
+        raise ValueError("Expected inputs.shape[-1] to be known, saw shape: "
+                         f"{input_shape}")
+    return depth
+
+
+# ── BasicRNNCell ─────────────────────────────────────────────────────────────────────
+class BasicRNNCell(RNNCell):
+    """``output = new_state = activation(concat([inputs, state]) @ kernel + bias)``."""
+
+    def __init__(self, num_units, activation=None, reuse=None, name=None, dtype=None,
+                 **kwargs):
+        super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
+        self._num_units = int(num_units)
+        self._activation = activation or math_ops.tanh
+
+    state_size = property(lambda self: self._num_units)
+    output_size = property(lambda self: self._num_units)
+
+    def build(self, inputs_shape):
+        depth = _input_depth(self, inputs_shape)
+        self._kernel = self.add_weight("kernel", [depth + self._num_units, self._num_units])
+        self._bias = self.add_weight("bias", [self._num_units],
+                                     initializer=init_ops.zeros_initializer())
+
+    def call(self, inputs, state):
+        gate_inputs = math_ops.matmul(array_ops.concat([inputs, state], 1), self._kernel)
+        output = self._activation(conv_ops.bias_add(gate_inputs, self._bias))
+        return output, output
+
+
+# ── GRUCell ──────────────────────────────────────────────────────────────────────────
+class GRUCell(RNNCell):
+    """A gated recurrent unit: ``gates/`` (reset, update) and ``candidate/`` weights."""
+
+    def __init__(self, num_units, activation=None, reuse=None, kernel_initializer=None,
+                 bias_initializer=None, name=None, dtype=None, **kwargs):
+        super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
+        self._num_units = int(num_units)
+        self._activation = activation or math_ops.tanh
+        self._kernel_initializer = kernel_initializer
+        self._bias_initializer = bias_initializer
+
+    state_size = property(lambda self: self._num_units)
+    output_size = property(lambda self: self._num_units)
+
+    def build(self, inputs_shape):
+        depth = _input_depth(self, inputs_shape)
+        units = self._num_units
+        with variable_scope("gates"):
+            self._gate_kernel = self.add_weight(
+                "kernel", [depth + units, 2 * units], initializer=self._kernel_initializer)
+            self._gate_bias = self.add_weight(
+                "bias", [2 * units], initializer=(self._bias_initializer or
+                                                  init_ops.constant_initializer(1.0)))
+        with variable_scope("candidate"):
+            self._candidate_kernel = self.add_weight(
+                "kernel", [depth + units, units], initializer=self._kernel_initializer)
+            self._candidate_bias = self.add_weight(
+                "bias", [units], initializer=(self._bias_initializer or
+                                              init_ops.zeros_initializer()))
+
+    def call(self, inputs, state):
+        gate_inputs = math_ops.matmul(array_ops.concat([inputs, state], 1), self._gate_kernel)
+        value = math_ops.sigmoid(conv_ops.bias_add(gate_inputs, self._gate_bias))
+        r, u = array_ops.split(value, 2, axis=1)
+        candidate = math_ops.matmul(array_ops.concat([inputs, r * state], 1),
+                                    self._candidate_kernel)
+        c = self._activation(conv_ops.bias_add(candidate, self._candidate_bias))
+        new_h = u * state + (1 - u) * c
+        return new_h, new_h
+
+
+# ── BasicLSTMCell ────────────────────────────────────────────────────────────────────
+class BasicLSTMCell(RNNCell):
+    """An LSTM without peepholes or projection; gates ``i, j, f, o`` in that order in the
+    kernel's columns, ``forget_bias`` added to ``f``."""
+
+    def __init__(self, num_units, forget_bias=1.0, state_is_tuple=True, activation=None,
+                 reuse=None, name=None, dtype=None, **kwargs):
+        super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
+        self._num_units = int(num_units)
+        self._forget_bias = forget_bias
+        self._state_is_tuple = state_is_tuple
+        self._activation = activation or math_ops.tanh
+
+    @property
+    def state_size(self):
+        units = self._num_units
+        return LSTMStateTuple(units, units) if self._state_is_tuple else 2 * units
+
+    output_size = property(lambda self: self._num_units)
+
+    def build(self, inputs_shape):
+        depth = _input_depth(self, inputs_shape)
+        units = self._num_units
+        self._kernel = self.add_weight("kernel", [depth + units, 4 * units])
+        self._bias = self.add_weight("bias", [4 * units],
+                                     initializer=init_ops.zeros_initializer())
+
+    def call(self, inputs, state):
+        if self._state_is_tuple:
+            c, h = state
+        else:
+            c, h = array_ops.split(state, 2, axis=1)
+        gate_inputs = math_ops.matmul(array_ops.concat([inputs, h], 1), self._kernel)
+        gate_inputs = conv_ops.bias_add(gate_inputs, self._bias)
+        i, j, f, o = array_ops.split(gate_inputs, 4, axis=1)
+        forget_bias = constant(self._forget_bias, dtype=f.dtype)
+        add, multiply, sigmoid = math_ops.add, math_ops.multiply, math_ops.sigmoid
+        new_c = add(multiply(c, sigmoid(add(f, forget_bias))),
+                    multiply(sigmoid(i), self._activation(j)))
+        new_h = multiply(self._activation(new_c), sigmoid(o))
+        if self._state_is_tuple:
+            return new_h, LSTMStateTuple(new_c, new_h)
+        return new_h, array_ops.concat([new_c, new_h], 1)
+
+
+# ── MultiRNNCell ─────────────────────────────────────────────────────────────────────
+class MultiRNNCell(RNNCell):
+    """Cells stacked: each one's output is the next one's input, under ``cell_<i>``."""
+
+    def __init__(self, cells, state_is_tuple=True):
+        super().__init__()
+        if not cells:
+            raise ValueError("Must specify at least one cell for MultiRNNCell.")
+        self._cells = list(cells)
+        self._state_is_tuple = state_is_tuple
+        if not state_is_tuple and any(_is_sequence(c.state_size) for c in self._cells):
+            raise ValueError("Some cells return tuples of states, but the flag "
+                             "state_is_tuple is not set.  State sizes are: "
+                             f"{[c.state_size for c in self._cells]}")
+
+    @property
+    def state_size(self):
+        if self._state_is_tuple:
+            return tuple(cell.state_size for cell in self._cells)
+        return sum(cell.state_size for cell in self._cells)
+
+    output_size = property(lambda self: self._cells[-1].output_size)
+
+    def zero_state(self, batch_size, dtype):
+        with name_scope(type(self).__name__ + "ZeroState"):
+            if self._state_is_tuple:
+                return tuple(cell.zero_state(batch_size, dtype) for cell in self._cells)
+            return super().zero_state(batch_size, dtype)
+
+    def call(self, inputs, state):
+        current = inputs
+        new_states = []
+        start = 0
+        for i, cell in enumerate(self._cells):
+            with variable_scope(f"cell_{i}"):
+                if self._state_is_tuple:
+                    if not _is_sequence(state):
+                        raise ValueError(f"Expected state to be a tuple of length "
+                                         f"{len(self.state_size)}, but received: {state}")
+                    cell_state = state[i]
+                else:
+                    size = cell.state_size
+                    cell_state = array_ops.slice(state, [0, start], [-1, size])
+                    start += size
+                current, new_state = cell(current, cell_state)
+                new_states.append(new_state)
+        if self._state_is_tuple:
+            return current, tuple(new_states)
+        return current, array_ops.concat(new_states, 1)
+
+
+# ── LSTMCell ─────────────────────────────────────────────────────────────────────────
+class LSTMCell(RNNCell):
+    """An LSTM with optional peepholes (``w_f_diag``, ``w_i_diag``, ``w_o_diag``), a
+    projection of the output (``projection/kernel``) and clipping of ``c`` and of the
+    projected output."""
+
+    def __init__(self, num_units, use_peepholes=False, cell_clip=None, initializer=None,
+                 num_proj=None, proj_clip=None, num_unit_shards=None, num_proj_shards=None,
+                 forget_bias=1.0, state_is_tuple=True, activation=None, reuse=None, name=None,
+                 dtype=None, **kwargs):
+        super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
+        if num_unit_shards is not None or num_proj_shards is not None:
+            raise NotImplementedError("LSTMCell's num_unit_shards and num_proj_shards "
+                                      "(deprecated in TF; partitioned variables)")
+        self._num_units = int(num_units)
+        self._use_peepholes = use_peepholes
+        self._cell_clip = cell_clip
+        self._initializer = initializer
+        self._num_proj = None if num_proj is None else int(num_proj)
+        self._proj_clip = proj_clip
+        self._forget_bias = forget_bias
+        self._state_is_tuple = state_is_tuple
+        self._activation = activation or math_ops.tanh
+
+    @property
+    def state_size(self):
+        units, out = self._num_units, self._num_proj or self._num_units
+        return LSTMStateTuple(units, out) if self._state_is_tuple else units + out
+
+    output_size = property(lambda self: self._num_proj or self._num_units)
+
+    def build(self, inputs_shape):
+        depth = _input_depth(self, inputs_shape)
+        units = self._num_units
+        h_depth = self._num_proj or units
+        self._kernel = self.add_weight("kernel", [depth + h_depth, 4 * units],
+                                       initializer=self._initializer)
+        self._bias = self.add_weight("bias", [4 * units],
+                                     initializer=init_ops.zeros_initializer())
+        if self._use_peepholes:
+            self._w_f_diag = self.add_weight("w_f_diag", [units], initializer=self._initializer)
+            self._w_i_diag = self.add_weight("w_i_diag", [units], initializer=self._initializer)
+            self._w_o_diag = self.add_weight("w_o_diag", [units], initializer=self._initializer)
+        if self._num_proj is not None:
+            with variable_scope("projection"):
+                self._proj_kernel = self.add_weight("kernel", [units, self._num_proj],
+                                                    initializer=self._initializer)
+
+    def call(self, inputs, state):
+        units = self._num_units
+        sigmoid = math_ops.sigmoid
+        if self._state_is_tuple:
+            c_prev, m_prev = state
+        else:
+            c_prev = array_ops.slice(state, [0, 0], [-1, units])
+            m_prev = array_ops.slice(state, [0, units], [-1, self._num_proj or units])
+        lstm_matrix = math_ops.matmul(array_ops.concat([inputs, m_prev], 1), self._kernel)
+        lstm_matrix = conv_ops.bias_add(lstm_matrix, self._bias)
+        i, j, f, o = array_ops.split(lstm_matrix, 4, axis=1)
+        if self._use_peepholes:
+            c = (sigmoid(f + self._forget_bias + self._w_f_diag * c_prev) * c_prev
+                 + sigmoid(i + self._w_i_diag * c_prev) * self._activation(j))
+        else:
+            c = (sigmoid(f + self._forget_bias) * c_prev
+                 + sigmoid(i) * self._activation(j))
+        if self._cell_clip is not None:
+            c = math_ops.clip_by_value(c, -self._cell_clip, self._cell_clip)
+        if self._use_peepholes:
+            m = sigmoid(o + self._w_o_diag * c) * self._activation(c)
+        else:
+            m = sigmoid(o) * self._activation(c)
+        if self._num_proj is not None:
+            m = math_ops.matmul(m, self._proj_kernel)
+            if self._proj_clip is not None:
+                m = math_ops.clip_by_value(m, -self._proj_clip, self._proj_clip)
+        if self._state_is_tuple:
+            return m, LSTMStateTuple(c, m)
+        return m, array_ops.concat([c, m], 1)
+
+
+# ── wrappers: no scope of their own; the wrapped cell's variables keep their names ───
+class _Wrapper(RNNCell):
+    def __init__(self, cell):
+        super().__init__(name=None)
+        self._cell = cell
+
+    cell = property(lambda self: self._cell)
+    state_size = property(lambda self: self._cell.state_size)
+    output_size = property(lambda self: self._cell.output_size)
+    trainable_weights = property(lambda self: self._cell.trainable_weights)
+    non_trainable_weights = property(lambda self: self._cell.non_trainable_weights)
+    trainable_variables = trainable_weights
+    non_trainable_variables = non_trainable_weights
+    weights = property(lambda self: self._cell.weights)
+    variables = weights
+
+    def zero_state(self, batch_size, dtype):
+        with name_scope(type(self).__name__ + "ZeroState"):
+            return self._cell.zero_state(batch_size, dtype)
+
+
+def _check_keep_prob(name, value):
+    if isinstance(value, numbers.Real) and not 0 <= value <= 1:
+        raise ValueError(f"Parameter {name} must be between 0 and 1. Received {value}")
+    return value
+
+
+class DropoutWrapper(_Wrapper):
+    """Dropout on a cell's inputs, outputs and new state (each leaf of the state but an
+    ``LSTMStateTuple``'s ``c``). Each leaf's op seed is TF's: the first 31 bits of
+    ``md5(str(seed) + "<input|state|output>_<leaf index>")``, so masks are TF's."""
+
+    def __init__(self, cell, input_keep_prob=1.0, output_keep_prob=1.0, state_keep_prob=1.0,
+                 variational_recurrent=False, input_size=None, dtype=None, seed=None,
+                 dropout_state_filter_visitor=None):
+        super().__init__(cell)
+        if variational_recurrent:
+            raise NotImplementedError("DropoutWrapper(variational_recurrent=True)")
+        if dropout_state_filter_visitor is not None:
+            raise NotImplementedError("DropoutWrapper's dropout_state_filter_visitor")
+        self._input_keep_prob = _check_keep_prob("input_keep_prob", input_keep_prob)
+        self._output_keep_prob = _check_keep_prob("output_keep_prob", output_keep_prob)
+        self._state_keep_prob = _check_keep_prob("state_keep_prob", state_keep_prob)
+        self._seed = seed
+
+    def _gen_seed(self, salt_prefix, index):
+        if self._seed is None:
+            return None
+        digest = hashlib.md5(f"{self._seed}{salt_prefix}_{index}".encode()).hexdigest()
+        return int(digest[:8], 16) & 0x7FFFFFFF
+
+    def _dropout(self, values, salt_prefix, keep_prob):
+        leaves = _dropout_leaves(values)
+        dropped = [nn_composites.dropout(v, rate=1.0 - keep_prob,
+                                         seed=self._gen_seed(salt_prefix, i)) if keep else v
+                   for i, (v, keep) in enumerate(leaves)]
+        return _pack_like(values, dropped)
+
+    def __call__(self, inputs, state, scope=None):
+        def should_dropout(p):
+            return not isinstance(p, float) or p < 1
+
+        if should_dropout(self._input_keep_prob):
+            inputs = self._dropout(inputs, "input", self._input_keep_prob)
+        output, new_state = self._cell(inputs, state, scope=scope)
+        if should_dropout(self._state_keep_prob):
+            new_state = self._dropout(new_state, "state", self._state_keep_prob)
+        if should_dropout(self._output_keep_prob):
+            output = self._dropout(output, "output", self._output_keep_prob)
+        return output, new_state
+
+
+def _dropout_leaves(structure, keep=True):
+    """(leaf, whether DropoutWrapper drops it) depth first: all but an LSTMStateTuple's c."""
+    if isinstance(structure, LSTMStateTuple):
+        return _dropout_leaves(structure.c, False) + _dropout_leaves(structure.h, keep)
+    if _is_sequence(structure):
+        return [leaf for item in structure for leaf in _dropout_leaves(item, keep)]
+    return [(structure, keep)]
+
+
+def _pack_like(structure, leaves):
+    leaves = iter(leaves)
+    packed = map_structure(lambda _: next(leaves), structure)
+    return packed
+
+
+class ResidualWrapper(_Wrapper):
+    """The wrapped cell's output plus its input (``residual_fn(inputs, outputs)``)."""
+
+    def __init__(self, cell, residual_fn=None):
+        super().__init__(cell)
+        self._residual_fn = residual_fn
+
+    def __call__(self, inputs, state, scope=None):
+        outputs, new_state = self._cell(inputs, state, scope=scope)
+
+        def default_residual_fn(inputs, outputs):
+            def add(inp, out):
+                inp.shape.assert_is_compatible_with(out.shape)
+                return inp + out
+            return map_structure(add, inputs, outputs)
+
+        residual_fn = self._residual_fn or default_residual_fn
+        return residual_fn(inputs, outputs), new_state
+
+
+def __getattr__(name):
+    """A TF1 name scopeflow lacks raises NotImplementedError naming it (api/fallback.py)."""
+    raise missing_attribute(__name__, name)

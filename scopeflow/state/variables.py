@@ -1,0 +1,324 @@
+"""``tf.Variable`` with TF1 reference semantics, and the variable-collection helpers."""
+
+from __future__ import annotations
+
+from scopeflow.framework import dtypes
+from scopeflow.framework.context import get_default_session
+from scopeflow.framework.graph import (
+    GraphKeys,
+    Tensor,
+    convert_to_tensor,
+    get_collection,
+    get_default_graph,
+    name_scope,
+    register_tensor_conversion_function,
+)
+from scopeflow.framework.tensor_shape import TensorShape, as_shape
+from scopeflow.ops import array_ops, constant_op, math_ops
+from scopeflow.ops.control_flow import control_flow_ops
+from scopeflow.ops.state import state_ops
+
+__all__ = [
+    "Variable", "VariableV1", "global_variables", "trainable_variables", "local_variables",
+    "model_variables", "variables_initializer", "global_variables_initializer",
+    "local_variables_initializer", "initialize_all_variables", "is_variable_initialized",
+    "report_uninitialized_variables", "all_variables",
+]
+
+
+class Variable:
+    """A TF1 variable: a ``VariableV2`` op holding state in each session.
+
+    ``v.name`` is ``scope/v:0``; using ``v`` as a tensor reads its snapshot ``v/read``;
+    ``v.initializer`` assigns ``v.initial_value``.
+
+    >>> v = Variable(1.0, name="v")
+    >>> v.name, v.initializer.name
+    ('v:0', 'v/Assign')
+    """
+
+    def __init__(self, initial_value=None, trainable=None, collections=None,
+                 validate_shape=True, caching_device=None, name=None, variable_def=None,
+                 dtype=None, expected_shape=None, import_scope=None, constraint=None,
+                 use_resource=None, synchronization=None, aggregation=None, shape=None):
+        if variable_def is not None:
+            if initial_value is not None:
+                raise ValueError("variable_def and initial_value are mutually exclusive.")
+            self._init_from_proto(variable_def, import_scope)
+            return
+        if initial_value is None:
+            raise ValueError("initial_value must be specified.")
+        if trainable is None:
+            trainable = True
+        if collections is None:
+            collections = [GraphKeys.GLOBAL_VARIABLES]
+        if not isinstance(collections, (list, tuple, set)):
+            raise ValueError(f"collections argument to Variable constructor must be a list, "
+                             f"tuple, or set. Got {collections} of type {type(collections)}")
+        if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
+            collections = list(collections) + [GraphKeys.TRAINABLE_VARIABLES]
+        if dtype is not None:
+            dtype = dtypes.as_dtype(dtype)
+        self._trainable = trainable
+        self._constraint = constraint
+        self._save_slice_info = None
+        init_from_fn = callable(initial_value)
+        graph = get_default_graph()
+        # As TF's init_scope: a variable and its initializer never inherit the control
+        # dependencies around its creation (they would make initialization depend on them).
+        with graph.control_dependencies(None), \
+                name_scope(name, "Variable", [] if init_from_fn else [initial_value]) as scope:
+            initial_value = _initial_value_tensor(initial_value, dtype)
+            self._initial_value = initial_value
+            var_shape = _variable_shape(initial_value, shape, validate_shape)
+            self._variable = state_ops.variable_op_v2(var_shape, initial_value.dtype.base_dtype,
+                                                      name=scope)
+            self._initializer_op = state_ops.assign(
+                self._variable, initial_value, validate_shape=validate_shape, name="Assign").op
+            self._snapshot = array_ops.identity(self._variable, name="read")
+        self._graph = graph
+        graph.add_to_collections(collections, self)
+
+    def _init_from_proto(self, variable_def, import_scope=None):
+        """The Variable whose ops a ``VariableDef`` names, in the default graph (TF's
+        ``Variable(variable_def=...)``, as ``import_meta_graph`` rebuilds collections)."""
+        graph = get_default_graph()
+
+        def element(name):
+            if import_scope:
+                name = f"{import_scope}/{name}"
+            return graph.as_graph_element(name)
+
+        self._variable = element(variable_def.variable_name)
+        self._initializer_op = element(variable_def.initializer_name)
+        self._snapshot = element(variable_def.snapshot_name) if variable_def.snapshot_name \
+            else self._variable
+        self._initial_value = element(variable_def.initial_value_name) \
+            if variable_def.initial_value_name else None
+        self._trainable = bool(variable_def.trainable)
+        self._constraint = None
+        self._save_slice_info = None
+        self._graph = graph
+
+    @classmethod
+    def from_proto(cls, variable_def, import_scope=None):
+        """TF's ``Variable.from_proto``: the Variable a ``VariableDef`` describes."""
+        return cls(variable_def=variable_def, import_scope=import_scope)
+
+    # -- identity ------------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self._variable.name
+
+    @property
+    def op(self):
+        return self._variable.op
+
+    @property
+    def dtype(self):
+        return self._variable.dtype
+
+    @property
+    def shape(self) -> TensorShape:
+        return self._variable.shape
+
+    def get_shape(self) -> TensorShape:
+        return self._variable.shape
+
+    @property
+    def graph(self):
+        return self._graph
+
+    @property
+    def device(self) -> str:
+        return self._variable.device
+
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @property
+    def constraint(self):
+        return self._constraint
+
+    @property
+    def initializer(self):
+        return self._initializer_op
+
+    @property
+    def initial_value(self) -> Tensor:
+        return self._initial_value
+
+    def _ref(self) -> Tensor:
+        return self._variable
+
+    def _as_graph_element(self):
+        return self._variable
+
+    def _as_control_op(self):
+        return self._variable.op
+
+    def __repr__(self):
+        return (f"<tf.Variable '{self.name}' shape={self.shape} "
+                f"dtype={self.dtype.name}>")
+
+    # NumPy must defer to our operators: ``np_array * variable`` builds an op.
+    __array_priority__ = 100
+    __array_ufunc__ = None
+    __hash__ = object.__hash__
+
+    def __eq__(self, other):
+        return self is other
+
+    def __ne__(self, other):
+        return self is not other
+
+    def __bool__(self):
+        raise TypeError("Using a `tf.Variable` as a Python `bool` is not allowed.")
+
+    def __iter__(self):
+        raise TypeError("'Variable' object is not iterable.")
+
+    # -- reading -------------------------------------------------------------------------
+    def value(self) -> Tensor:
+        """The snapshot ``v/read`` (the same tensor every time)."""
+        return self._snapshot
+
+    def read_value(self) -> Tensor:
+        """A new read of the variable, in the current name scope."""
+        return array_ops.identity(self._variable, name="read")
+
+    def eval(self, session=None):
+        return self._variable.eval(session=session)
+
+    def initialized_value(self) -> Tensor:
+        """The value after running the initializer first (for initial values of others)."""
+        return control_flow_ops.with_dependencies([self._initializer_op], self._snapshot)
+
+    # -- writing -------------------------------------------------------------------------
+    def assign(self, value, use_locking=False, name=None, read_value=True):
+        op = state_ops.assign(self._variable, value, use_locking=use_locking, name=name)
+        return op if read_value else op.op
+
+    def assign_add(self, delta, use_locking=False, name=None, read_value=True):
+        op = state_ops.assign_add(self._variable, delta, use_locking=use_locking, name=name)
+        return op if read_value else op.op
+
+    def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
+        op = state_ops.assign_sub(self._variable, delta, use_locking=use_locking, name=name)
+        return op if read_value else op.op
+
+    def load(self, value, session=None):
+        """Sets the value in ``session`` by feeding the initializer (builds no op)."""
+        if session is None:
+            session = get_default_session()
+            if session is None:
+                raise ValueError("Either session argument should be provided or default "
+                                 "session should be established")
+        session.run(self._initializer_op, {self._initializer_op.inputs[1]: value})
+
+    def set_shape(self, shape):
+        self._variable.set_shape(shape)
+        self._snapshot.set_shape(shape)
+
+    def _as_tensor(self, dtype=None, name=None, as_ref=False) -> Tensor:
+        if as_ref:
+            return self._variable
+        if dtype is not None and not dtype.is_compatible_with(self.dtype.base_dtype):
+            raise ValueError(f"Incompatible type conversion requested to type '{dtype.name}' "
+                             f"for variable of type '{self.dtype.name}'")
+        return self._snapshot
+
+
+def _initial_value_tensor(initial_value, dtype) -> Tensor:
+    """``initial_value`` (a value, or a callable returning one) as a non-ref tensor."""
+    if callable(initial_value):
+        with name_scope("Initializer"):
+            initial_value = convert_to_tensor(initial_value(), name="initial_value", dtype=dtype)
+    else:
+        initial_value = convert_to_tensor(initial_value, name="initial_value", dtype=dtype)
+    if initial_value.dtype._is_ref_dtype:
+        initial_value = array_ops.identity(initial_value)
+    return initial_value
+
+
+def _variable_shape(initial_value, shape, validate_shape) -> TensorShape:
+    if shape is not None:
+        return as_shape(shape)
+    if not validate_shape:
+        return TensorShape(None)
+    if not initial_value.shape.is_fully_defined():
+        raise ValueError(f"initial_value must have a shape specified: {initial_value}")
+    return initial_value.shape
+
+
+def _variable_conversion(v, dtype=None, name=None, as_ref=False):
+    return v._as_tensor(dtype, name, as_ref)
+
+
+register_tensor_conversion_function(Variable, _variable_conversion, priority=50)
+
+VariableV1 = Variable
+
+
+
+
+# ── Collections and initializers ─────────────────────────────────────────────────────
+def global_variables(scope=None) -> list:
+    """Variables in ``GraphKeys.GLOBAL_VARIABLES`` (optionally ``re.match``ed by ``scope``)."""
+    return get_collection(GraphKeys.GLOBAL_VARIABLES, scope)
+
+
+def all_variables():
+    return global_variables()
+
+
+def trainable_variables(scope=None) -> list:
+    return get_collection(GraphKeys.TRAINABLE_VARIABLES, scope)
+
+
+def local_variables(scope=None) -> list:
+    return get_collection(GraphKeys.LOCAL_VARIABLES, scope)
+
+
+def model_variables(scope=None) -> list:
+    return get_collection(GraphKeys.MODEL_VARIABLES, scope)
+
+
+def variables_initializer(var_list, name="init"):
+    """One op that runs the initializers of ``var_list`` (a ``NoOp`` named ``init``)."""
+    if var_list:
+        return control_flow_ops.group(*[v.initializer for v in var_list], name=name)
+    return control_flow_ops.no_op(name=name)
+
+
+def global_variables_initializer():
+    """Initializes every global variable: build it after the last variable."""
+    return variables_initializer(global_variables())
+
+
+def initialize_all_variables():
+    return global_variables_initializer()
+
+
+def local_variables_initializer():
+    return variables_initializer(local_variables())
+
+
+def is_variable_initialized(variable):
+    return state_ops.is_variable_initialized(variable)
+
+
+def report_uninitialized_variables(var_list=None, name="report_uninitialized_variables"):
+    """A 1-D string tensor: the names of the variables in ``var_list`` without a value."""
+    if var_list is None:
+        var_list = global_variables() + local_variables()
+    # Op names as TF: report_uninitialized_variables/{IsVariableInitialized*, stack,
+    # LogicalNot, Const, boolean_mask/...}; the result is boolean_mask's GatherV2.
+    with name_scope(name):
+        if not var_list:
+            return constant_op.constant([], dtype=dtypes.string)
+        initialized = [state_ops.is_variable_initialized(v) for v in var_list]
+        mask = math_ops.logical_not(array_ops.stack(initialized))
+        names = constant_op.constant([v.op.name for v in var_list])
+        return array_ops.boolean_mask(names, mask)
