@@ -1,5 +1,7 @@
-"""Parsing ops: ``tf.train.Example`` protos (``ParseExampleV2``), raw bytes (``DecodeRaw``),
-CSV lines (``DecodeCSV``), numbers in strings (``StringToNumber``).
+"""Parsing ops: ``tf.train.Example`` protos (``ParseExampleV2``) and ``SequenceExample``
+protos (``ParseSequenceExampleV2``). TF's ``parsing_ops`` also holds ``decode_raw``,
+``decode_csv`` and ``string_to_number``, so they are reachable here too; their ops are in
+:mod:`scopeflow.ops.io.decode_ops`.
 
 ``parse_example`` and ``parse_single_example`` build one ``ParseExampleV2`` op as TF1 does
 (``ParseExample/ParseExampleV2`` with its key constants): its kernel decodes each serialized
@@ -13,7 +15,6 @@ from __future__ import annotations
 
 import collections
 import math
-import re
 
 import numpy as np
 from google.protobuf.message import DecodeError
@@ -27,6 +28,14 @@ from scopeflow.framework.tensor_shape import TensorShape, as_shape
 from scopeflow.io import protos
 from scopeflow.ops.array import layout_ops, shape_ops, slicing_ops
 from scopeflow.ops.array.shape_ops import reshape
+from scopeflow.ops.io.decode_ops import (
+    as_bytes,
+    as_text,
+    decode_csv,
+    decode_raw,
+    string_input,
+    string_to_number,
+)
 from scopeflow.ops.math import arithmetic_ops
 from scopeflow.ops.sparse.sparse_reorder_ops import sparse_reorder
 
@@ -78,36 +87,19 @@ _KIND_DTYPE = {"float_list": "float", "int64_list": "int64", "bytes_list": "stri
 _TF_NAME = {_dtypes.float32: "float", _dtypes.int64: "int64", _dtypes.string: "string"}
 
 
-def _text(x) -> str:
-    x = x.item() if isinstance(x, np.ndarray) else x
-    return x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x)
-
-
-def _string_input(value, name):
-    """``value`` as a string tensor. Python bytes go through an object array: a NumPy bytes
-    array (what a plain conversion makes) drops trailing NUL bytes, which serialized protos
-    and raw data may end with."""
-    if isinstance(value, Tensor):
-        return value
-    if not isinstance(value, np.ndarray) or value.dtype.kind == "S":
-        value = np.array(value, dtype=object)
-    return convert_to_tensor(value, dtype=_dtypes.string, name=name)
 
 
 def _keys(keys) -> np.ndarray:
     """A list of feature keys as a string vector (an empty list too, which would otherwise
     convert to float32)."""
     out = np.empty(len(keys), dtype=object)
-    out[:] = [_bytes(k) for k in keys]
+    out[:] = [as_bytes(k) for k in keys]
     return out
 
 
 def _dims(shape) -> str:
     return "[" + ",".join(str(d) for d in shape) + "]"
 
-
-def _bytes(x) -> bytes:
-    return x if isinstance(x, bytes) else str(x).encode("utf-8")
 
 
 # ── ParseExampleV2 ───────────────────────────────────────────────────────────────────
@@ -154,7 +146,7 @@ class _ExampleParser:
 
     def __init__(self, serialized, names):
         self.single = np.ndim(serialized) == 0
-        self.names = [_text(n) for n in np.asarray(names).reshape(-1)]
+        self.names = [as_text(n) for n in np.asarray(names).reshape(-1)]
         if self.names and np.shape(names) != np.shape(serialized):
             raise errors.InvalidArgumentError(
                 None, None, "Expected names have the same shape as serialized: "
@@ -163,10 +155,10 @@ class _ExampleParser:
         self.examples = []
         for s in np.asarray(serialized).reshape(-1):
             try:
-                self.examples.append(protos.Example.FromString(_bytes(s)))
+                self.examples.append(protos.Example.FromString(as_bytes(s)))
             except DecodeError:
                 raise errors.InvalidArgumentError(
-                    None, None, f"Could not parse example input, value: '{_text(s)}'") from None
+                    None, None, f"Could not parse example input, value: '{as_text(s)}'") from None
 
     def name(self, i):
         return self.names[i] if i < len(self.names) else "<unknown>"
@@ -288,9 +280,9 @@ def _parse_example_kernel(serialized, names, sparse_keys, dense_keys, ragged_key
                           *dense_defaults, Tdense, num_sparse, sparse_types, ragged_value_types,
                           ragged_split_types, dense_shapes):
     parser = _ExampleParser(serialized, names)
-    sparse = [parser.sparse(_text(k), t)
+    sparse = [parser.sparse(as_text(k), t)
               for k, t in zip(np.asarray(sparse_keys).reshape(-1), sparse_types)]
-    dense = [parser.dense(_text(k), t, s, d) for k, t, s, d in
+    dense = [parser.dense(as_text(k), t, s, d) for k, t, s, d in
              zip(np.asarray(dense_keys).reshape(-1), Tdense, dense_shapes, dense_defaults)]
     return tuple([s[0] for s in sparse] + [s[1] for s in sparse] + [s[2] for s in sparse] +
                  dense)
@@ -355,7 +347,7 @@ def parse_example(serialized, features, name=None, example_names=None):
     dense_keys = [k for k in sorted(features)
                   if isinstance(features[k], (FixedLenFeature, FixedLenSequenceFeature))]
     with name_scope(name, "ParseExample", [serialized, example_names]):
-        serialized = _string_input(serialized, "serialized")
+        serialized = string_input(serialized, "serialized")
         dense_shapes, defaults, dense_types = [], [], []
         for k in dense_keys:
             f = features[k]
@@ -440,7 +432,7 @@ def parse_single_example(serialized, features, name=None, example_names=None):
     """``parse_example`` of one serialized ``Example`` (a scalar): no batch dimension."""
     _check_features(features)
     with name_scope(name, "ParseSingleExample", [serialized, example_names]):
-        serialized = _string_input(serialized, "serialized")
+        serialized = string_input(serialized, "serialized")
         if serialized.shape.ndims not in (None, 0):
             raise ValueError("Input serialized must be a scalar")
         if example_names is not None and not isinstance(example_names, Tensor):
@@ -495,10 +487,10 @@ class _SequenceParser:
     """One ``SequenceExample`` and TF's messages about it."""
 
     def __init__(self, serialized, debug_name):
-        names = [_text(n) for n in np.asarray(debug_name).reshape(-1)]
+        names = [as_text(n) for n in np.asarray(debug_name).reshape(-1)]
         self.name = names[0] if names and names[0] else "<unknown>"
         try:
-            self.proto = protos.SequenceExample.FromString(_bytes(np.asarray(serialized).item()))
+            self.proto = protos.SequenceExample.FromString(as_bytes(np.asarray(serialized).item()))
         except DecodeError:
             raise errors.InvalidArgumentError(
                 None, None, f"Invalid protocol message input, example id: {self.name}") \
@@ -632,7 +624,7 @@ def _parse_sequence_example_kernel(serialized, debug_name, context_sparse_keys,
                                    feature_list_dense_missing_assumed_empty, *context_defaults,
                                    **attrs):
     def names(k):
-        return [_text(x) for x in np.asarray(k).reshape(-1)]
+        return [as_text(x) for x in np.asarray(k).reshape(-1)]
 
     keys = (names(context_sparse_keys), names(context_dense_keys),
             names(feature_list_sparse_keys), names(feature_list_dense_keys),
@@ -757,7 +749,7 @@ def parse_single_sequence_example(serialized, context_features=None, sequence_fe
     context_features, sequence_features = _sequence_feature_keys(context_features,
                                                                  sequence_features)
     with name_scope(name, "ParseSingleSequenceExample", [serialized, example_name]):
-        serialized = _string_input(serialized, "serialized")
+        serialized = string_input(serialized, "serialized")
         if serialized.shape.ndims not in (None, 0):
             raise ValueError("Input serialized must be a scalar")
         with name_scope(None, "ParseSequenceExample"):
@@ -793,265 +785,5 @@ def parse_sequence_example(serialized, context_features=None, sequence_features=
         with name_scope(name, "ParseSequenceExample", [serialized]):
             debug = [] if example_names is None else example_names
             debug = debug if isinstance(debug, Tensor) else _keys(list(debug))
-            serialized = _string_input(serialized, "serialized")
+            serialized = string_input(serialized, "serialized")
             return _parse_sequence(serialized, context_features, sequence_features, debug)
-
-
-# ── DecodeRaw ────────────────────────────────────────────────────────────────────────
-_RAW_TYPES = (_dtypes.float16, _dtypes.float32, _dtypes.float64, _dtypes.int32, _dtypes.uint16,
-              _dtypes.uint8, _dtypes.int16, _dtypes.int8, _dtypes.int64, _dtypes.complex64,
-              _dtypes.complex128, _dtypes.bool_)
-
-
-def _decode_raw_shape(data, out_type, little_endian):
-    return data.concatenate([None])
-
-
-def _decode_raw_dtype(data, out_type, little_endian):
-    check_dtype(out_type, _RAW_TYPES, "out_type")
-    return out_type
-
-
-def _decode_raw_kernel(data, out_type, little_endian):
-    np_type = np.dtype(out_type.as_numpy_dtype)
-    wire = np_type.newbyteorder("<" if little_endian else ">")
-    items = [_bytes(b) for b in np.asarray(data).reshape(-1)]
-    width = np_type.itemsize
-    if items and len(items[0]) % width:
-        raise errors.InvalidArgumentError(
-            None, None, f"Input to DecodeRaw has length {len(items[0])} that is not a multiple "
-            f"of {width}, the size of {_dtypes.type_string(out_type)}")
-    for i, b in enumerate(items[1:], 1):
-        if len(b) != len(items[0]):
-            raise errors.InvalidArgumentError(
-                None, None, "DecodeRaw requires input strings to all be the same size, but "
-                f"element {i} has size {len(b)} != {len(items[0])}")
-    n = len(items[0]) // width if items else 0
-    flat = np.frombuffer(b"".join(items), dtype=wire).astype(np_type)
-    return flat.reshape(np.shape(data) + (n,))
-
-
-decode_raw_op = OpDef("DecodeRaw", shape=_decode_raw_shape, dtype=_decode_raw_dtype,
-                      kernel=_decode_raw_kernel, attrs={"out_type": None, "little_endian": True},
-                      grad=None, fresh_outputs=True, input_names=("bytes",))
-
-
-
-
-def decode_raw(input_bytes=None, out_type=None, little_endian=True, name=None, bytes=None):  # noqa: A002
-    """Reinterprets the bytes of each string as a vector of ``out_type`` numbers."""
-    if input_bytes is None:
-        input_bytes = bytes
-    elif bytes is not None:
-        raise ValueError("Cannot specify both 'input_bytes' and 'bytes'")
-    if not isinstance(input_bytes, Tensor):
-        with name_scope(name, "DecodeRaw") as scope:
-            data = _string_input(input_bytes, "bytes")
-            return decode_raw_op.create([data], {"out_type": _dtypes.as_dtype(out_type),
-                                                 "little_endian": bool(little_endian)},
-                                        name=scope).outputs[0]
-    return decode_raw_op.bind(input_bytes, out_type=_dtypes.as_dtype(out_type),
-                              little_endian=bool(little_endian), name=name or "DecodeRaw")
-
-
-# ── DecodeCSV ────────────────────────────────────────────────────────────────────────
-_CSV_TYPES = (_dtypes.float32, _dtypes.float64, _dtypes.int32, _dtypes.int64, _dtypes.string)
-
-
-def _decode_csv_shape(records, *defaults, OUT_TYPE, field_delim, use_quote_delim, na_value,
-                      select_cols):
-    for d in defaults:
-        if d.ndims is not None and d.ndims > 1:
-            raise ValueError(f"Shape must be at most rank 1 but is rank {d.ndims}")
-    return [records] * len(defaults)
-
-
-def _decode_csv_dtype(records, *defaults, OUT_TYPE, field_delim, use_quote_delim, na_value,
-                      select_cols):
-    for d in defaults:
-        check_dtype(d, _CSV_TYPES, "record_defaults")
-    return list(defaults)
-
-
-def _csv_fields(line: str, delim: str, quote: bool):
-    """The fields of one CSV line, as TF's ``DecodeCSV`` splits it."""
-    fields, i, n = [], 0, len(line)
-    if n == 0:
-        return fields
-    while i < n:
-        field = []
-        if not quote or line[i] != '"':
-            while i < n and line[i] != delim:
-                if (quote and line[i] == '"') or line[i] in "\r\n":
-                    raise ValueError("Unquoted fields cannot have quotes/CRLFs inside")
-                field.append(line[i])
-                i += 1
-            i += 1  # past the delimiter (or the end)
-        else:
-            i += 1
-            while True:
-                if i >= n:
-                    raise ValueError("Quoted field has to end with quote followed by delim or "
-                                     "end")
-                ch = line[i]
-                if ch == '"':
-                    if i + 1 < n and line[i + 1] == '"':
-                        field.append('"')
-                        i += 2
-                        continue
-                    if i + 1 < n and line[i + 1] != delim:
-                        raise ValueError("Quote inside a string has to be escaped by another "
-                                         "quote")
-                    i += 2
-                    break
-                field.append(ch)
-                i += 1
-        fields.append("".join(field))
-    if line[-1] == delim:
-        fields.append("")
-    return fields
-
-
-_INT_RE = re.compile(r"\s*[-+]?\d+\s*\Z")
-_INT_RANGE = {_dtypes.int32: (-(1 << 31), (1 << 31) - 1),
-              _dtypes.int64: (-(1 << 63), (1 << 63) - 1),
-              _dtypes.uint32: (0, (1 << 32) - 1), _dtypes.uint64: (0, (1 << 64) - 1)}
-
-
-def _parse_number(text: str, dtype):
-    """``text`` as a number of ``dtype`` (TF's ``safe_strto*``), or ValueError."""
-    if dtype in _INT_RANGE:
-        if not _INT_RE.match(text):
-            raise ValueError(text)
-        value = int(text)
-        low, high = _INT_RANGE[dtype]
-        if not low <= value <= high:
-            raise ValueError(text)
-        return value
-    stripped = text.strip()
-    try:
-        return float(stripped)
-    except ValueError:
-        try:
-            return float.fromhex(stripped)
-        except ValueError:
-            raise ValueError(text) from None
-
-
-def _decode_csv_kernel(records, *defaults, OUT_TYPE, field_delim, use_quote_delim, na_value,
-                       select_cols):
-    if len(field_delim) != 1:
-        raise errors.InvalidArgumentError(None, None, "field_delim should be only 1 char")
-    lines = [_text(r) for r in np.asarray(records).reshape(-1)]
-    outs = [np.empty(len(lines), dtype=t.as_numpy_dtype) for t in OUT_TYPE]
-    cols = list(select_cols) if select_cols else None
-    for r, line in enumerate(lines):
-        try:
-            fields = _csv_fields(line, field_delim, use_quote_delim)
-        except ValueError as e:
-            raise errors.InvalidArgumentError(None, None, str(e)) from None
-        if cols is not None:
-            if len(fields) <= cols[-1]:
-                raise errors.InvalidArgumentError(
-                    None, None, f"Expect {len(OUT_TYPE)} fields but have {len(fields)} in "
-                    f"record {r}")
-            fields = [fields[c] for c in cols]
-        elif len(fields) != len(OUT_TYPE):
-            raise errors.InvalidArgumentError(
-                None, None, f"Expect {len(OUT_TYPE)} fields but have {len(fields)} in "
-                f"record {r}")
-        for f, (text, dtype, default) in enumerate(zip(fields, OUT_TYPE, defaults)):
-            if text == "" or text == na_value:
-                if np.size(default) == 0:
-                    raise errors.InvalidArgumentError(
-                        None, None, f"Field {f} is required but missing in record {r}!")
-                outs[f][r] = np.asarray(default).reshape(-1)[0]
-            elif dtype is _dtypes.string:
-                outs[f][r] = text.encode("utf-8")
-            else:
-                try:
-                    outs[f][r] = _parse_number(text, dtype)
-                except ValueError:
-                    raise errors.InvalidArgumentError(
-                        None, None, f"Field {f} in record {r} is not a valid "
-                        f"{_dtypes.type_string(dtype)}: {text}") from None
-    shape = np.shape(records)
-    return tuple(o.reshape(shape) for o in outs)
-
-
-decode_csv_op = OpDef(
-    "DecodeCSV", shape=_decode_csv_shape, dtype=_decode_csv_dtype, kernel=_decode_csv_kernel,
-    attrs={"OUT_TYPE": (), "field_delim": ",", "use_quote_delim": True, "na_value": "",
-           "select_cols": ()},
-    num_outputs=lambda attrs, n: n - 1, grad=NO_GRADIENT, fresh_outputs=True,
-    input_names=("records", "record_defaults"))
-
-
-def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, name=None,
-               na_value="", select_cols=None):
-    """Splits CSV lines into one tensor per column, typed by ``record_defaults`` (each a
-    one-element default, or empty for a required column)."""
-    if select_cols is not None:
-        select_cols = [int(c) for c in select_cols]
-        if any(b <= a for a, b in zip(select_cols, select_cols[1:])):
-            raise ValueError("select_cols is not strictly increasing.")
-        if select_cols and select_cols[0] < 0:
-            raise ValueError("select_cols contains negative values.")
-        if len(select_cols) != len(record_defaults):
-            raise ValueError("Length of select_cols and record_defaults do not match.")
-    with name_scope(name, "DecodeCSV") as scope:
-        records = records if isinstance(records, Tensor) else convert_to_tensor(
-            records, dtype=_dtypes.string, name="records")
-        defaults = [d if isinstance(d, Tensor) else convert_to_tensor(
-            d, name=f"record_defaults_{i}") for i, d in enumerate(record_defaults)]
-        for d in defaults:
-            check_dtype(d.dtype.base_dtype, _CSV_TYPES, "record_defaults")
-        op = decode_csv_op.create(
-            [records] + defaults,
-            {"OUT_TYPE": [d.dtype.base_dtype for d in defaults], "field_delim": field_delim,
-             "use_quote_delim": bool(use_quote_delim), "na_value": na_value,
-             "select_cols": select_cols or []},
-            name=scope)
-    return list(op.outputs)
-
-
-# ── StringToNumber ───────────────────────────────────────────────────────────────────
-_NUMBER_TYPES = (_dtypes.float32, _dtypes.float64, _dtypes.int32, _dtypes.int64,
-                 _dtypes.uint32, _dtypes.uint64)
-
-
-def _string_to_number_shape(string_tensor, out_type):
-    return string_tensor
-
-
-def _string_to_number_dtype(string_tensor, out_type):
-    check_dtype(out_type, _NUMBER_TYPES, "out_type")
-    return out_type
-
-
-def _string_to_number_kernel(string_tensor, out_type):
-    items = np.asarray(string_tensor).reshape(-1)
-    out = np.empty(len(items), dtype=out_type.as_numpy_dtype)
-    for i, s in enumerate(items):
-        text = _text(s)
-        try:
-            out[i] = _parse_number(text, out_type)
-        except (ValueError, OverflowError):
-            raise errors.InvalidArgumentError(
-                None, None, f"StringToNumberOp could not correctly convert string: {text}") \
-                from None
-    return out.reshape(np.shape(string_tensor))
-
-
-string_to_number_op = OpDef(
-    "StringToNumber", shape=_string_to_number_shape, dtype=_string_to_number_dtype,
-    kernel=_string_to_number_kernel, attrs={"out_type": _dtypes.float32}, grad=None,
-    fresh_outputs=True, input_names=("string_tensor",))
-
-
-def string_to_number(string_tensor=None, out_type=_dtypes.float32, name=None, input=None):  # noqa: A002
-    """Converts each string to a number of ``out_type``."""
-    if string_tensor is None:
-        string_tensor = input
-    return string_to_number_op.bind(string_tensor, out_type=_dtypes.as_dtype(out_type),
-                                     name=name or "StringToNumber")
