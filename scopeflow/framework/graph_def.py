@@ -293,8 +293,22 @@ def _colocation_groups(ops):
     ``Scatter*``) and the ops in its ``update_<var>/`` scope; ``embedding_lookup``'s gather.
     """
     variables = {op.name: op for op in ops if op.type == "VariableV2"}
-    groups = {}
     by_name = {op.name: op for op in ops}
+    groups = _variable_groups(variables, by_name)
+    for op in ops:
+        if op in groups:
+            continue
+        group = _group_of_op(op, groups, variables, by_name)
+        if group is not None:
+            groups[op] = group
+    _group_scope_helpers(ops, groups)
+    return groups
+
+
+def _variable_groups(variables, by_name):
+    """Each variable's group: a slot sits with its variable, a non-slot optimizer variable
+    with the first variable it helps update, any other variable with itself."""
+    groups = {}
     initialized = {name.split("/Initializer/")[0] for name in by_name if "/Initializer/" in name}
     for var in variables.values():  # creation order: a slot's variable comes first
         parent = var.name.rpartition("/")[0]
@@ -311,49 +325,62 @@ def _colocation_groups(ops):
                 init = by_name.get(var.name + "/initial_value")
                 if init is not None:
                     groups[init] = groups[var]
+    return groups
 
-    def group_of_var(var_op):
-        return groups.get(var_op, var_op.name)
 
-    for op in ops:
-        if op in groups:
-            continue
-        group = None
-        inputs = op._inputs
-        src = inputs[0]._op if inputs else None
-        if src is not None and src.type == "VariableV2" and (
-                0 in op._op_def.ref_inputs or op.name == src.name + "/read"):
-            group = group_of_var(src)
-        else:
-            head = op.name
-            while "/" in head and group is None:
-                head = head.rpartition("/")[0]
-                var = variables.get(head)
-                if var is not None and op.name.startswith(head + "/Initializer/"):
-                    group = group_of_var(var)
-            if group is None:
-                m = _UPDATE_SCOPE.search(op.name)
-                if m and m.group(1) in variables:
-                    group = group_of_var(variables[m.group(1)])
-            if group is None and op.type == "Identity" and \
-                    _WITH_DEPENDENCIES.search(op.name) and src is not None:
-                group = groups.get(src, src.name)  # with_dependencies colocates with its input
-            if group is None and op.type == "AddN" and op.name.startswith("gradients/"):
-                group = groups.get(src, src.name)  # TF sums gradients next to the first
-            if group is None and op.type == "Const" and op.name.endswith("_grad/Shape"):
-                fwd = by_name.get(op.name[len("gradients/"):-len("_grad/Shape")])
-                if fwd is not None and fwd.type == "GatherV2":
-                    group = groups.get(fwd)  # the gather gradient's params shape
-            if group is None and op.type == "GatherV2" and src is not None and \
-                    src.type == "Identity" and src._inputs and \
-                    src._inputs[0]._op.type == "VariableV2" and \
-                    (op.name + "/Identity") in by_name:
-                group = group_of_var(src._inputs[0]._op)  # embedding_lookup colocates
-        if group is not None:
-            groups[op] = group
-    # A Const made for a colocated op inside its name scope (``GradientDescent/value``,
-    # ``embed/embedding/axis``) shares its group, as does a value computed only for an
-    # update in the same scope (Adam's ``Adam/mul`` for ``Adam/Assign``).
+def _group_of_op(op, groups, variables, by_name):
+    """The group of a non-variable op, or None; ``groups`` holds every earlier op's."""
+    inputs = op._inputs
+    src = inputs[0]._op if inputs else None
+    if src is not None and src.type == "VariableV2" and (
+            0 in op._op_def.ref_inputs or op.name == src.name + "/read"):
+        return groups.get(src, src.name)
+    group = _group_by_variable_scope(op, groups, variables)
+    if group is None and src is not None:
+        group = _group_by_input(op, src, groups, by_name)
+    if group is None and op.type == "Const" and op.name.endswith("_grad/Shape"):
+        fwd = by_name.get(op.name[len("gradients/"):-len("_grad/Shape")])
+        if fwd is not None and fwd.type == "GatherV2":
+            group = groups.get(fwd)  # the gather gradient's params shape
+    return group
+
+
+def _group_by_variable_scope(op, groups, variables):
+    """The group of the variable whose ``<var>/Initializer/`` or ``update_<var>/`` scope
+    holds ``op``, or None."""
+    head = op.name
+    while "/" in head:
+        head = head.rpartition("/")[0]
+        var = variables.get(head)
+        if var is not None and op.name.startswith(head + "/Initializer/"):
+            return groups.get(var, var.name)
+    m = _UPDATE_SCOPE.search(op.name)
+    if m and m.group(1) in variables:
+        var = variables[m.group(1)]
+        return groups.get(var, var.name)
+    return None
+
+
+def _group_by_input(op, src, groups, by_name):
+    """The group ``op`` takes from its first input ``src``, or None."""
+    if op.type == "Identity" and _WITH_DEPENDENCIES.search(op.name):
+        return groups.get(src, src.name)  # with_dependencies colocates with its input
+    if op.type == "AddN" and op.name.startswith("gradients/"):
+        return groups.get(src, src.name)  # TF sums gradients next to the first
+    if op.type == "GatherV2" and src.type == "Identity" and src._inputs and \
+            src._inputs[0]._op.type == "VariableV2" and (op.name + "/Identity") in by_name:
+        var = src._inputs[0]._op
+        return groups.get(var, var.name)  # embedding_lookup colocates
+    return None
+
+
+def _group_scope_helpers(ops, groups):
+    """Add the ops made only for one grouped op in its scope to that op's group.
+
+    A Const made for a colocated op inside its name scope (``GradientDescent/value``,
+    ``embed/embedding/axis``) shares its group, as does a value computed only for an
+    update in the same scope (Adam's ``Adam/mul`` for ``Adam/Assign``).
+    """
     for op in reversed(ops):
         if op in groups or len(op._outputs) != 1:
             continue
@@ -366,7 +393,6 @@ def _colocation_groups(ops):
                 and user.name != user._inputs[0]._op.name + "/Assign"
                 and op.name.rpartition("/")[0] == user.name.rpartition("/")[0]):
             groups[op] = groups[user]
-    return groups
 
 
 def _variables_updated_with(var, variables):
