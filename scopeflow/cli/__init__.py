@@ -52,7 +52,7 @@ _COMMANDS = {
     "ckpt": "scopeflow.train.checkpoint_cli",
     "runs": "scopeflow.summary.runs_cli",
     "train-mnist": "scopeflow.examples.mnist_cnn",
-    "info": "scopeflow.native.info_cli",
+    "info": "scopeflow.cli.info",
 }
 
 

@@ -3,10 +3,12 @@
     scopeflow info            # human-readable
     scopeflow info --json     # one JSON document
 
-A conv op or MaxPool uses oneDNN (``scopeflow[fast]``) for float32 NHWC operands when
-the library loads and ``SCOPEFLOW_NATIVE`` is not 0; any other case runs the NumPy kernel.
-The implementation oneDNN picks is shown for the seed CNN's second conv layer (batch 50,
-14x14x32 -> 64, 5x5, SAME) and its first pooling (28x28x32, 2x2, stride 2).
+The ops listed are :data:`scopeflow.native.backends.NATIVE`'s, the table the kernels
+choose from: a conv op or MaxPool uses oneDNN (``scopeflow[fast]``) for float32 NHWC
+operands when the library loads and ``SCOPEFLOW_NATIVE`` is not 0; any other case runs
+the NumPy kernel. The implementation oneDNN picks is shown for each entry's probe: the
+seed CNN's second conv layer (batch 50, 14x14x32 -> 64, 5x5, SAME) and its first pooling
+(28x28x32, 2x2, stride 2).
 """
 
 from __future__ import annotations
@@ -18,28 +20,10 @@ import numpy as np
 
 from scopeflow.cli import version
 from scopeflow.cli.conventions import epilog, print_json
-from scopeflow.native import onednn
+from scopeflow.native import backends, onednn
 from scopeflow.ops.math import blas
 from scopeflow.ops.nn import conv_ops
 from scopeflow.runtime import malloc_tuning
-
-# The seed CNN's conv2 (x, filter, strides, pads, output size) and pool1 (x, window,
-# strides, pads, output size): the probes for impl names.
-_PROBE = ((50, 14, 14, 32), (5, 5, 32, 64), (1, 1), ((2, 2), (2, 2)), (14, 14))
-_POOL_PROBE = ((50, 28, 28, 32), (2, 2), (2, 2), ((0, 0), (0, 0)), (14, 14))
-
-
-def _conv2_probe(kind):
-    return "seed conv2", lambda dnnl: dnnl.implementation(kind, *_PROBE)
-
-
-# The ops the native backend serves: (the probe's name, its implementation name or None).
-NATIVE_OPS = {
-    "Conv2D": _conv2_probe("fwd"),
-    "Conv2DBackpropInput": _conv2_probe("bwd_data"),
-    "Conv2DBackpropFilter": _conv2_probe("bwd_weights"),
-    "MaxPool": ("seed pool1", lambda dnnl: dnnl.max_pool_implementation(*_POOL_PROBE)),
-}
 
 
 def _cpu_model() -> str:
@@ -67,20 +51,12 @@ def collect() -> dict:
     doc = {"scopeflow": version(), "python": platform.python_version(),
            "numpy": np.__version__, "cpu": _cpu_model(), "cores": cores,
            "blas_threads": _blas_threads(), "native_enabled": onednn.enabled()}
-    ops = {}
     if dnnl is None:
         doc["onednn"] = {"loaded": False, "reason": onednn.load_error()}
-        for op in NATIVE_OPS:
-            ops[op] = {"backend": "numpy", "reason": "oneDNN not loaded"}
     else:
         doc["onednn"] = {"loaded": True, **dnnl.describe(),
                          "batch_split": _batch_split(dnnl)}
-        for op, (probe, implementation) in NATIVE_OPS.items():
-            impl = implementation(dnnl)
-            ops[op] = {"backend": "onednn" if impl else "numpy",
-                       "when": "float32, NHWC; other dtypes and formats: numpy",
-                       "probe": probe, "impl": impl}
-    doc["ops"] = ops
+    doc["ops"] = {op: _op_backend(kernel, dnnl) for op, kernel in backends.NATIVE.items()}
     # The consumer_fusion pass (scopeflow.runtime.passes), with the backend only.
     doc["fused"] = ({"Conv2D+BiasAdd+Relu": "one oneDNN call (the bias a post-op), the ReLU "
                      "applied to each half of the batch as it is written; also "
@@ -90,6 +66,15 @@ def collect() -> dict:
     malloc_tuning.apply_once()  # as the first Session would
     doc["malloc"] = malloc_tuning.status()
     return doc
+
+
+def _op_backend(kernel: backends.NativeKernel, dnnl) -> dict:
+    """One op's row: the backend its float32 NHWC operands get here and now."""
+    if dnnl is None:
+        return {"backend": backends.NUMPY, "reason": "oneDNN not loaded"}
+    impl = kernel.implementation(dnnl)
+    return {"backend": kernel.backend if impl else backends.NUMPY, "when": kernel.when,
+            "probe": kernel.probe, "impl": impl}
 
 
 def _batch_split(dnnl) -> str:

@@ -24,6 +24,7 @@ from scopeflow.framework.dtype_groups import FLOATS, NUMERIC
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.opdef import OpDef, check_dtype, same_dtype
 from scopeflow.framework.tensor_shape import TensorShape
+from scopeflow.native import backends
 from scopeflow.native import onednn as _onednn
 from scopeflow.ops import array_ops
 from scopeflow.ops.array_ops import _partial_dims
@@ -287,16 +288,8 @@ def _conv_setup(op_type, in_shape, kh, kw, attrs):
 
 
 def _native(*arrays):
-    """The oneDNN backend when it is loaded and can take these operands, else None.
-
-    The kernels ask at each call (a dtype check and a dict lookup): the plan compiler
-    keeps the NumPy kernel and this check picks the backend. oneDNN gets float32 with
-    no empty dimension; everything else (float64/16, int32, batch 0) stays on NumPy.
-    """
-    for a in arrays:
-        if a.dtype != np.float32 or not a.size:
-            return None
-    return _onednn.backend()
+    """Conv2D's native backend for these operands, or None (the registry's choice)."""
+    return backends.native("Conv2D", *arrays)
 
 
 def _native_geometry(ph, pw, sh, sw, dh, dw):
@@ -589,7 +582,8 @@ def _conv2d_backprop_input_kernel(sizes, w, dy, **attrs):
                                                      attrs)
     _check_out_backprop("Conv2DBackpropInput", dy, oh, ow, in_shape, (kh, kw))
     n, h, wd, c = in_shape
-    native = _native(w, dy) if dy.ndim == 4 and (c, n, co) == (ci, *dy.shape[::3]) else None
+    native = backends.native("Conv2DBackpropInput", w, dy) \
+        if dy.ndim == 4 and (c, n, co) == (ci, *dy.shape[::3]) else None
     geometry = native and _native_geometry(ph, pw, sh, sw, dh, dw)
     if geometry and n and h and wd:
         out = np.empty(in_shape, np.float32)
@@ -686,8 +680,9 @@ def _conv2d_backprop_filter_kernel(x, sizes, dy, **attrs):
     (oh, ph, sh, dh), (ow, pw, sw, dw) = _conv_setup("Conv2DBackpropFilter", x.shape, kh, kw,
                                                      attrs)
     _check_out_backprop("Conv2DBackpropFilter", dy, oh, ow, x.shape, (kh, kw))
-    native = _native(x, dy) if dy.ndim == 4 and kh * kw * ci * co \
-        and (x.shape[3], x.shape[0], dy.shape[3]) == (ci, dy.shape[0], co) else None
+    takes = dy.ndim == 4 and kh * kw * ci * co \
+        and (x.shape[3], x.shape[0], dy.shape[3]) == (ci, dy.shape[0], co)
+    native = backends.native("Conv2DBackpropFilter", x, dy) if takes else None
     geometry = native and _native_geometry(ph, pw, sh, sw, dh, dw)
     if geometry:
         parts = {}

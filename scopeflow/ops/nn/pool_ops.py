@@ -18,6 +18,7 @@ from scopeflow.framework.dtype_groups import FLOATS, REAL
 from scopeflow.framework.graph import Tensor
 from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype, same_dtype
 from scopeflow.framework.tensor_shape import TensorShape
+from scopeflow.native import backends
 from scopeflow.ops import array_ops
 from scopeflow.ops.array_ops import _partial_dims
 from scopeflow.ops.math.blas import PARALLEL_ELEMENTWISE_FLOPS
@@ -28,7 +29,6 @@ from scopeflow.ops.nn.conv_ops import (
     _dims4,
     _in_format,
     _layout,
-    _native,
     _one_of,
     _padded,
     _seq,
@@ -116,7 +116,7 @@ max_pool_op = OpDef("MaxPool", shape=_pool_shape, dtype=_max_pool_dtype,
 @max_pool_op.def_kernel
 def _max_pool_kernel(x, **attrs):
     kh, kw, (oh, ph, sh), (ow, pw, sw) = _pool_setup("MaxPool", "MaxPoolingOp", x.shape, attrs)
-    native = _native(x)
+    native = backends.native("MaxPool", x)
     if native is not None and min(ph + pw) >= 0:
         out = native.max_pool2d(x, (kh, kw), (sh, sw), (ph, pw), (oh, ow))
         if out is not None:

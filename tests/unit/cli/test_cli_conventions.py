@@ -322,7 +322,7 @@ def test_to_npz_warning_goes_to_stderr(tmp_path):
     assert proc.stderr.startswith("scopeflow ckpt: warning: names hold strings ending in NUL")
 
 
-@pytest.mark.parametrize("module", ["cli.py", "train/checkpoint_cli.py",
+@pytest.mark.parametrize("module", ["cli/__init__.py", "cli/info.py", "train/checkpoint_cli.py",
                                     "summary/runs_cli.py", "examples/mnist_cnn.py"])
 def test_no_warning_or_error_is_printed_to_stdout(module):
     """Every ``print("warning: ...")`` / ``print("error: ...")`` names ``file=sys.stderr``."""
