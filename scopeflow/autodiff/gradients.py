@@ -217,6 +217,46 @@ def _default_grad_y(y, i):
         return array_ops.fill(shape, ones, name=scope)
 
 
+def _seed_grads(ys, grad_ys):
+    """tensor -> its gradients so far, started with each y's ``grad_ys`` (ones by default)."""
+    grads: dict[Tensor, list] = {}
+    for i, (y, gy) in enumerate(zip(ys, grad_ys)):
+        if gy is None:
+            if not y.dtype.base_dtype.is_floating and not y.dtype.base_dtype.is_complex:
+                raise TypeError(f"Gradients of complex/integer tensors without grad_ys: "
+                                f"{y.name} has dtype {y.dtype.base_dtype.name}")
+            gy = _default_grad_y(y, i)
+        else:
+            gy = convert_to_tensor(gy, dtype=y.dtype.base_dtype) \
+                if not isinstance(gy, IndexedSlices) else gy
+        grads.setdefault(y, []).append(gy)
+    return grads
+
+
+def _backprop_through(op, rule, out_grads, grads):
+    """Apply ``op``'s gradient ``rule`` to its outputs' summed gradients and add what it
+    gives each differentiable input to ``grads``, summed back to the input's shape where the
+    op broadcasts."""
+    out_grads = [g if g is not None or not _differentiable(t)
+                 or t.dtype.base_dtype is dtypes.variant else _zeros_like(t)
+                 for g, t in zip(out_grads, op._outputs)]
+    with name_scope(op.name + "_grad") as op_grad_scope:
+        in_grads = rule(op, *out_grads)
+    in_grads = _as_list(in_grads) if in_grads is not None else [None] * len(op._inputs)
+    if len(in_grads) != len(op._inputs):
+        raise ValueError(f"Num gradients {len(in_grads)} generated for op "
+                         f"{op.node_def.name} do not match num inputs "
+                         f"{len(op._inputs)}")
+    broadcasting = op._op_def.broadcasting
+    for t, g in zip(op._inputs, in_grads):
+        if g is None or not _differentiable(t):
+            continue
+        if broadcasting and not _passes_sparse(g, t, op):
+            with name_scope(op_grad_scope):
+                g = _sum_to_shape_of(g, t, op)
+        grads.setdefault(t, []).append(g)
+
+
 def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False,
               gate_gradients=False, aggregation_method=None, stop_gradients=None,
               unconnected_gradients=UnconnectedGradients.NONE, _within=False):
@@ -238,17 +278,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     stop_ops = {_as_x(t).op for t in _as_list(stop_gradients or [])}
     graph = ys[0].graph if ys else get_default_graph()
     with graph.as_default(), name_scope(name, "gradients", ys + xs) as grad_scope:
-        grads: dict[Tensor, list] = {}
-        for i, (y, gy) in enumerate(zip(ys, grad_ys)):
-            if gy is None:
-                if not y.dtype.base_dtype.is_floating and not y.dtype.base_dtype.is_complex:
-                    raise TypeError(f"Gradients of complex/integer tensors without grad_ys: "
-                                    f"{y.name} has dtype {y.dtype.base_dtype.name}")
-                gy = _default_grad_y(y, i)
-            else:
-                gy = convert_to_tensor(gy, dtype=y.dtype.base_dtype) \
-                    if not isinstance(gy, IndexedSlices) else gy
-            grads.setdefault(y, []).append(gy)
+        grads = _seed_grads(ys, grad_ys)
         x_set = set(xs)
         between = _between_ops(ys, xs, stop_ops)
         reached = set(between)
@@ -265,26 +295,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                     or not any(t._op in reached for t in op._inputs)):
                 continue  # TF's _StopOps: no gradient goes on from here, no rule is needed
             rule = _grad_fn(op)
-            if rule is None:
-                continue
-            out_grads = [g if g is not None or not _differentiable(t)
-                         or t.dtype.base_dtype is dtypes.variant else _zeros_like(t)
-                         for g, t in zip(out_grads, op._outputs)]
-            with name_scope(op.name + "_grad") as op_grad_scope:
-                in_grads = rule(op, *out_grads)
-            in_grads = _as_list(in_grads) if in_grads is not None else [None] * len(op._inputs)
-            if len(in_grads) != len(op._inputs):
-                raise ValueError(f"Num gradients {len(in_grads)} generated for op "
-                                 f"{op.node_def.name} do not match num inputs "
-                                 f"{len(op._inputs)}")
-            broadcasting = op._op_def.broadcasting
-            for t, g in zip(op._inputs, in_grads):
-                if g is None or not _differentiable(t):
-                    continue
-                if broadcasting and not _passes_sparse(g, t, op):
-                    with name_scope(op_grad_scope):
-                        g = _sum_to_shape_of(g, t, op)
-                grads.setdefault(t, []).append(g)
+            if rule is not None:
+                _backprop_through(op, rule, out_grads, grads)
         result = []
         for x in xs:
             g = _aggregate(grads.get(x, []), aggregation_method)
