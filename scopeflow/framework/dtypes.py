@@ -6,6 +6,8 @@ import builtins
 
 import numpy as np
 
+from scopeflow.framework.properties import read_only
+
 __all__ = [
     "DType", "as_dtype", "float16", "half", "float32", "float64", "double", "int8", "int16",
     "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool", "string", "complex64",
@@ -34,34 +36,18 @@ class DType:
         self._ref = self
 
     # -- identity ------------------------------------------------------------------------
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def as_datatype_enum(self) -> int:
-        return self._enum
-
-    @property
-    def base_dtype(self) -> DType:
-        return self._base
+    name = read_only("_name")
+    as_datatype_enum = read_only("_enum")
+    base_dtype = read_only("_base")
 
     @property
     def real_dtype(self) -> DType:
         """The real part's type for complex types; otherwise the type itself (refs stay refs)."""
         return {complex64: float32, complex128: float64}.get(self._base, self)
 
-    @property
-    def _is_ref_dtype(self) -> bool:
-        return self._is_ref
-
-    @property
-    def _as_ref(self) -> DType:
-        return self._ref
-
-    @property
-    def as_numpy_dtype(self):
-        return self._np
+    _is_ref_dtype = read_only("_is_ref")
+    _as_ref = read_only("_ref")
+    as_numpy_dtype = read_only("_np")
 
     # -- classification ------------------------------------------------------------------
     @property

@@ -6,6 +6,8 @@ and the user's line that created it (``op.creation_site``).
 
 from __future__ import annotations
 
+from scopeflow.framework.properties import read_only
+
 __all__ = [
     "OpError", "CancelledError", "UnknownError", "InvalidArgumentError",
     "DeadlineExceededError", "NotFoundError", "AlreadyExistsError", "PermissionDeniedError",
@@ -35,21 +37,10 @@ class OpError(Exception):
         self._message = message
         self._error_code = self.error_code_default if error_code is None else error_code
 
-    @property
-    def message(self) -> str:
-        return self._message
-
-    @property
-    def op(self):
-        return self._op
-
-    @property
-    def node_def(self):
-        return self._node_def
-
-    @property
-    def error_code(self) -> int:
-        return self._error_code
+    message = read_only("_message")
+    op = read_only("_op")
+    node_def = read_only("_node_def")
+    error_code = read_only("_error_code")
 
     def __str__(self):
         return self._message

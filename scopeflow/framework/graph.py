@@ -16,6 +16,7 @@ from scopeflow.framework import dtypes as _dtypes
 from scopeflow.framework.context import CONTEXT, GraphState, get_default_session, pushed
 from scopeflow.framework.device_spec import merge_devices
 from scopeflow.framework.graph_def import GRAPH_DEF_VERSION, graph_to_graph_def
+from scopeflow.framework.properties import read_only
 from scopeflow.framework.registry import OP_TYPES
 from scopeflow.framework.sites import user_site
 from scopeflow.framework.suggest import close_names, did_you_mean
@@ -103,33 +104,13 @@ class Tensor:
         self._name = f"{op.name}:{value_index}"
         self._ref_key = None  # for ref-typed outputs: the variable this output refers to
 
-    @property
-    def op(self) -> Operation:
-        return self._op
-
-    @property
-    def value_index(self) -> int:
-        return self._value_index
-
-    @property
-    def dtype(self) -> _dtypes.DType:
-        return self._dtype
-
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def graph(self) -> Graph:
-        return self._op._graph
-
-    @property
-    def device(self) -> str:
-        return self._op.device
-
-    @property
-    def shape(self) -> TensorShape:
-        return self._shape
+    op = read_only("_op")
+    value_index = read_only("_value_index")
+    dtype = read_only("_dtype")
+    name = read_only("_name")
+    graph = read_only("_op._graph")
+    device = read_only("_op.device")
+    shape = read_only("_shape")
 
     def get_shape(self) -> TensorShape:
         return self._shape
@@ -266,25 +247,11 @@ class Operation:
         self._grad_override = graph._gradient_override_map.get(op_def.type) \
             if graph._gradient_override_map else None
 
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def type(self) -> str:
-        return self._op_def.type
-
-    @property
-    def op_def(self):
-        return self._op_def
-
-    @property
-    def graph(self) -> Graph:
-        return self._graph
-
-    @property
-    def inputs(self) -> tuple[Tensor, ...]:
-        return self._inputs
+    name = read_only("_name")
+    type = read_only("_op_def.type")
+    op_def = read_only("_op_def")
+    graph = read_only("_graph")
+    inputs = read_only("_inputs")
 
     @property
     def outputs(self) -> list[Tensor]:
@@ -297,17 +264,9 @@ class Operation:
     def control_inputs(self) -> list[Operation]:
         return list(self._control_inputs)
 
-    @property
-    def _control_outputs_list(self) -> list[Operation]:
-        return self._control_outputs
-
-    @property
-    def device(self) -> str:
-        return self._device
-
-    @property
-    def creation_site(self):
-        return self._site
+    _control_outputs_list = read_only("_control_outputs")
+    device = read_only("_device")
+    creation_site = read_only("_site")
 
     @property
     def traceback(self):
@@ -432,9 +391,7 @@ class Graph:
     def building_function(self) -> bool:
         return False
 
-    @property
-    def finalized(self) -> bool:
-        return self._finalized
+    finalized = read_only("_finalized")
 
     def finalize(self):
         """Makes the graph read-only; adding an op afterwards raises ``RuntimeError``."""

@@ -13,6 +13,7 @@ from scopeflow.framework.graph import (
     name_scope,
     register_tensor_conversion_function,
 )
+from scopeflow.framework.properties import read_only
 from scopeflow.framework.tensor_shape import TensorShape, as_shape
 from scopeflow.ops import array_ops, constant_op, math_ops
 from scopeflow.ops.control_flow import control_flow_ops
@@ -106,48 +107,20 @@ class Variable:
         return cls(variable_def=variable_def, import_scope=import_scope)
 
     # -- identity ------------------------------------------------------------------------
-    @property
-    def name(self) -> str:
-        return self._variable.name
-
-    @property
-    def op(self):
-        return self._variable.op
-
-    @property
-    def dtype(self):
-        return self._variable.dtype
-
-    @property
-    def shape(self) -> TensorShape:
-        return self._variable.shape
+    name = read_only("_variable.name")
+    op = read_only("_variable.op")
+    dtype = read_only("_variable.dtype")
+    shape = read_only("_variable.shape")
 
     def get_shape(self) -> TensorShape:
         return self._variable.shape
 
-    @property
-    def graph(self):
-        return self._graph
-
-    @property
-    def device(self) -> str:
-        return self._variable.device
-
-    @property
-    def trainable(self) -> bool:
-        return self._trainable
-
-    @property
-    def constraint(self):
-        return self._constraint
-
-    @property
-    def initializer(self):
-        return self._initializer_op
-
-    @property
-    def initial_value(self) -> Tensor:
-        return self._initial_value
+    graph = read_only("_graph")
+    device = read_only("_variable.device")
+    trainable = read_only("_trainable")
+    constraint = read_only("_constraint")
+    initializer = read_only("_initializer_op")
+    initial_value = read_only("_initial_value")
 
     def _ref(self) -> Tensor:
         return self._variable

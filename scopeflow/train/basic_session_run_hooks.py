@@ -25,6 +25,7 @@ from scopeflow.client.timeline import Timeline
 from scopeflow.framework import errors
 from scopeflow.framework.graph import GraphKeys, get_collection, get_default_graph
 from scopeflow.framework.meta_graph import export_meta_graph
+from scopeflow.framework.properties import read_only
 from scopeflow.io import protos
 from scopeflow.io.atomic import atomic_write_bytes
 from scopeflow.platform import tf_logging as logging
@@ -553,9 +554,7 @@ class FinalOpsHook(SessionRunHook):
         self._final_ops_feed_dict = final_ops_feed_dict
         self._final_ops_values = None
 
-    @property
-    def final_ops_values(self):
-        return self._final_ops_values
+    final_ops_values = read_only("_final_ops_values")
 
     def end(self, session):
         if self._final_ops is None:

@@ -31,6 +31,7 @@ from scopeflow.framework.graph import (
     get_collection,
     get_default_graph,
 )
+from scopeflow.framework.properties import read_only
 from scopeflow.io import protos
 from scopeflow.ops.control_flow.control_flow_ops import group
 from scopeflow.platform import tf_logging as logging
@@ -156,41 +157,15 @@ class Scaffold:
         logging.info("Graph was finalized.")
         return self
 
-    @property
-    def init_fn(self):
-        return self._init_fn
-
-    @property
-    def init_op(self):
-        return self._init_op
-
-    @property
-    def ready_op(self):
-        return self._ready_op
-
-    @property
-    def ready_for_local_init_op(self):
-        return self._ready_for_local_init_op
-
-    @property
-    def local_init_op(self):
-        return self._local_init_op
-
-    @property
-    def local_init_feed_dict(self):
-        return self._local_init_feed_dict
-
-    @property
-    def summary_op(self):
-        return self._summary_op
-
-    @property
-    def saver(self):
-        return self._saver
-
-    @property
-    def init_feed_dict(self):
-        return self._init_feed_dict
+    init_fn = read_only("_init_fn")
+    init_op = read_only("_init_op")
+    ready_op = read_only("_ready_op")
+    ready_for_local_init_op = read_only("_ready_for_local_init_op")
+    local_init_op = read_only("_local_init_op")
+    local_init_feed_dict = read_only("_local_init_feed_dict")
+    summary_op = read_only("_summary_op")
+    saver = read_only("_saver")
+    init_feed_dict = read_only("_init_feed_dict")
 
     @staticmethod
     def get_or_default(arg_name, collection_key, default_constructor):
@@ -290,9 +265,7 @@ class _StepContext:
         self._session = session
         self._run_with_hooks_fn = run_with_hooks_fn
 
-    @property
-    def session(self):
-        return self._session
+    session = read_only("_session")
 
     def run_with_hooks(self, *args, **kwargs):
         return self._run_with_hooks_fn(*args, **kwargs)
@@ -439,13 +412,8 @@ class _WrappedSession:
         self._sess = sess
         self._wrapped_is_stoppable = isinstance(sess, _WrappedSession)
 
-    @property
-    def graph(self):
-        return self._sess.graph
-
-    @property
-    def sess_str(self):
-        return self._sess.sess_str
+    graph = read_only("_sess.graph")
+    sess_str = read_only("_sess.sess_str")
 
     def should_stop(self) -> bool:
         if self._check_stop():

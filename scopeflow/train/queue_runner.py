@@ -15,6 +15,7 @@ import weakref
 
 from scopeflow.framework import errors
 from scopeflow.framework.graph import GraphKeys, add_to_collection, get_collection
+from scopeflow.framework.properties import read_only
 from scopeflow.platform import tf_logging as logging
 from scopeflow.runtime.session import Session, get_default_session
 
@@ -55,34 +56,18 @@ class QueueRunner:
         self._runs_per_session: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self._exceptions_raised: list = []
 
-    @property
-    def queue(self):
-        return self._queue
-
-    @property
-    def enqueue_ops(self) -> list:
-        return self._enqueue_ops
-
-    @property
-    def close_op(self):
-        return self._close_op
-
-    @property
-    def cancel_op(self):
-        return self._cancel_op
-
-    @property
-    def queue_closed_exception_types(self) -> tuple:
-        return self._queue_closed_exception_types
+    queue = read_only("_queue")
+    enqueue_ops = read_only("_enqueue_ops")
+    close_op = read_only("_close_op")
+    cancel_op = read_only("_cancel_op")
+    queue_closed_exception_types = read_only("_queue_closed_exception_types")
 
     @property
     def exceptions_raised(self) -> list:
         """Exceptions the threads raised when run without a coordinator."""
         return self._exceptions_raised
 
-    @property
-    def name(self) -> str:
-        return self._queue.name
+    name = read_only("_queue.name")
 
     def _run(self, sess, enqueue_op, coord=None):
         """One thread: runs ``enqueue_op`` until the input ends or a stop is requested."""

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import collections
 
+from scopeflow.framework.properties import read_only
+
 __all__ = ["SessionRunHook", "SessionRunArgs", "SessionRunContext", "SessionRunValues"]
 
 
@@ -56,19 +58,10 @@ class SessionRunContext:
         self._session = session
         self._stop_requested = False
 
-    @property
-    def original_args(self):
-        """The :class:`SessionRunArgs` the caller passed to ``run``."""
-        return self._original_args
-
-    @property
-    def session(self):
-        """The raw ``tf.Session`` (running it does not call hooks)."""
-        return self._session
-
-    @property
-    def stop_requested(self) -> bool:
-        return self._stop_requested
+    original_args = read_only("_original_args",
+                              "The :class:`SessionRunArgs` the caller passed to ``run``.")
+    session = read_only("_session", "The raw ``tf.Session`` (running it does not call hooks).")
+    stop_requested = read_only("_stop_requested")
 
     def request_stop(self):
         """After this ``run``, the monitored session's ``should_stop()`` is True."""

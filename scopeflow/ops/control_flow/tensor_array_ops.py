@@ -16,8 +16,9 @@ from __future__ import annotations
 import numpy as np
 
 from scopeflow.framework import dtypes, errors
-from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
+from scopeflow.framework.graph import convert_to_tensor, name_scope
 from scopeflow.framework.opdef import OpDef
+from scopeflow.framework.properties import read_only
 from scopeflow.framework.tensor_shape import TensorShape, as_shape
 from scopeflow.ops.control_flow.control_flow_ops import no_op
 
@@ -487,21 +488,10 @@ class TensorArray:
         self._element_shape[0] = current.merge_with(shape)
 
     # -- properties ----------------------------------------------------------------------
-    @property
-    def flow(self) -> Tensor:
-        return self._flow
-
-    @property
-    def handle(self) -> Tensor:
-        return self._flow
-
-    @property
-    def dtype(self):
-        return self._dtype
-
-    @property
-    def dynamic_size(self) -> bool:
-        return self._dynamic_size
+    flow = read_only("_flow")
+    handle = read_only("_flow")
+    dtype = read_only("_dtype")
+    dynamic_size = read_only("_dynamic_size")
 
     @property
     def element_shape(self) -> TensorShape:

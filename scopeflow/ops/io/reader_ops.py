@@ -23,6 +23,7 @@ from scopeflow.framework import dtypes as _dtypes
 from scopeflow.framework import errors
 from scopeflow.framework.graph import Tensor, convert_to_tensor, get_default_graph
 from scopeflow.framework.opdef import NO_GRADIENT, OpDef, scalar_shape
+from scopeflow.framework.properties import read_only
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.io.tfrecord import COMPRESSIONS, DecompressedReader, RecordIterator
 from scopeflow.ops.data_flow.queue_ops import SessionResource, _queue_of, session_resource
@@ -392,13 +393,8 @@ class ReaderBase:
         self._reader_ref = reader_ref
         self._supports_serialize = supports_serialize
 
-    @property
-    def reader_ref(self) -> Tensor:
-        return self._reader_ref
-
-    @property
-    def supports_serialize(self) -> bool:
-        return self._supports_serialize
+    reader_ref = read_only("_reader_ref")
+    supports_serialize = read_only("_supports_serialize")
 
     def read(self, queue, name=None):
         """The next record ``(key, value)``, taking a file name from ``queue`` as needed."""
