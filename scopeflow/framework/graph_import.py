@@ -260,12 +260,25 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     graph = get_default_graph()
     input_map = {(k if ":" in k or k.startswith("^") else k + ":0"): v
                  for k, v in (input_map or {}).items()}
+    _check_nodes(graph_def.node)
+    importer = _Importer(graph, input_map)
+    with graph.name_scope(name if name is not None else "import") as scope:
+        for node in _topological(list(graph_def.node)):
+            importer.import_node(node, scope)
+    if return_elements is None:
+        return None
+    return importer.return_elements(return_elements)
+
+
+def _check_nodes(nodes):
+    """TF's checks of the whole GraphDef before any node is imported: unique names, then
+    op types scopeflow can build."""
     seen = set()
-    for node in graph_def.node:  # TF checks this first, before the nodes' ops
+    for node in nodes:  # TF checks this first, before the nodes' ops
         if node.name in seen:
             raise ValueError(f"Node '{node.name}' is not unique")
         seen.add(node.name)
-    for node in graph_def.node:
+    for node in nodes:
         if node.op in _CONTROL_FLOW_OPS:
             raise NotImplementedError(
                 f"import_graph_def of a graph with control flow (node '{node.name}', op "
@@ -275,15 +288,24 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
         if node.op not in REGISTRY:
             raise ValueError(f"Op type not registered '{node.op}' (node '{node.name}'): "
                              "scopeflow cannot run it")
-    created = {}
-    fills = FillBudget(_FILL_LIMIT)
 
-    def tensor_for(spec, consumer):
+
+class _Importer:
+    """One import's state: the ops created so far by node name, the inputs mapped in, and
+    the memory budget of the constants it pads."""
+
+    def __init__(self, graph, input_map):
+        self.graph = graph
+        self.input_map = input_map
+        self.created = {}
+        self.fills = FillBudget(_FILL_LIMIT)
+
+    def tensor_for(self, spec, consumer):
         src, index = _tensor_name(spec)
         key = f"{src}:{index}"
-        if key in input_map:
-            return graph.as_graph_element(input_map[key])
-        op = created.get(src)
+        if key in self.input_map:
+            return self.graph.as_graph_element(self.input_map[key])
+        op = self.created.get(src)
         if op is None:
             raise ValueError(f"Node '{consumer}': input '{spec}' is not in the graph_def")
         if index >= len(op._outputs):
@@ -291,53 +313,62 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
                              f"source node {src} which has {len(op._outputs)} outputs.")
         return op._outputs[index]
 
-    with graph.name_scope(name if name is not None else "import") as scope:
-        for node in _topological(list(graph_def.node)):
-            op_def = REGISTRY[node.op]
-            data_inputs = [i for i in node.input if not i.startswith("^")]
-            if node.op != "Const" and node.op in SIGNATURES:
-                _check_attr_kinds(node)
-                _check_input_count(node, data_inputs)
-            _check_required_attrs(node, op_def)
-            attrs = {k: _from_attr(node, k, fills) for k in op_def.attrs if k in node.attr}
-            if node.op == "Const":
-                _check_const_dtype(node, attrs)
-                # re-exported as TF wrote it
-                attrs["_broadcast_from"] = broadcast_from(node.attr["value"].tensor)
-            inputs = [tensor_for(i, node.name) for i in data_inputs]
-            full_name = graph.unique_name(node.name)
-            if full_name != scope + node.name:
-                raise ValueError(f"Node name '{node.name}' clashes with another imported node")
-            try:
-                op = op_def.create(inputs, attrs, name=full_name + "/", graph=graph)
-            except (IndexError, KeyError, AttributeError) as e:
-                # An attr value no op of scopeflow's or TF's builders would make (the
-                # checks above cover what TF's NodeDef validation does).
-                raise ValueError(f"Node '{node.name}' ({node.op}) cannot be imported: its "
-                                 f"attrs are malformed ({type(e).__name__}: {e})") from None
-            for ctrl in node.input:
-                if ctrl.startswith("^"):
-                    target = input_map.get(ctrl)
-                    target = created.get(ctrl[1:]) if target is None else target
-                    if target is None:
-                        raise ValueError(f"Node '{node.name}': input '{ctrl}' is not in the "
-                                         "graph_def")
-                    op._add_control_input(target.op if isinstance(target, Tensor) else target)
-            if node.device:
-                op._device = node.device
-            for t in op._outputs:  # ref outputs refer to the variable they come from
-                if t.dtype._is_ref_dtype:
-                    t._ref_key = op.name if node.op in ("VariableV2", "Variable") else \
-                        op._inputs[0]._ref_key
-            created[node.name] = op
-    if return_elements is None:
-        return None
-    out = []
-    for spec in return_elements:
-        if ":" in spec:
-            out.append(tensor_for(spec, "return_elements"))
-        elif spec in created:
-            out.append(created[spec])
-        else:
-            raise ValueError(f"Requested return_element '{spec}' not found in graph_def.")
-    return out
+    def import_node(self, node, scope):
+        """Create ``node``'s op under ``scope`` (its inputs were imported before it)."""
+        graph = self.graph
+        op_def = REGISTRY[node.op]
+        data_inputs = [i for i in node.input if not i.startswith("^")]
+        attrs = self._attrs(node, op_def, data_inputs)
+        inputs = [self.tensor_for(i, node.name) for i in data_inputs]
+        full_name = graph.unique_name(node.name)
+        if full_name != scope + node.name:
+            raise ValueError(f"Node name '{node.name}' clashes with another imported node")
+        try:
+            op = op_def.create(inputs, attrs, name=full_name + "/", graph=graph)
+        except (IndexError, KeyError, AttributeError) as e:
+            # An attr value no op of scopeflow's or TF's builders would make (``_attrs``
+            # checks what TF's NodeDef validation does).
+            raise ValueError(f"Node '{node.name}' ({node.op}) cannot be imported: its "
+                             f"attrs are malformed ({type(e).__name__}: {e})") from None
+        self._add_control_inputs(op, node)
+        if node.device:
+            op._device = node.device
+        for t in op._outputs:  # ref outputs refer to the variable they come from
+            if t.dtype._is_ref_dtype:
+                t._ref_key = op.name if node.op in ("VariableV2", "Variable") else \
+                    op._inputs[0]._ref_key
+        self.created[node.name] = op
+
+    def _attrs(self, node, op_def, data_inputs):
+        """``node``'s attrs as its op takes them, after TF's NodeDef validation."""
+        if node.op != "Const" and node.op in SIGNATURES:
+            _check_attr_kinds(node)
+            _check_input_count(node, data_inputs)
+        _check_required_attrs(node, op_def)
+        attrs = {k: _from_attr(node, k, self.fills) for k in op_def.attrs if k in node.attr}
+        if node.op == "Const":
+            _check_const_dtype(node, attrs)
+            # re-exported as TF wrote it
+            attrs["_broadcast_from"] = broadcast_from(node.attr["value"].tensor)
+        return attrs
+
+    def _add_control_inputs(self, op, node):
+        for ctrl in node.input:
+            if ctrl.startswith("^"):
+                target = self.input_map.get(ctrl)
+                target = self.created.get(ctrl[1:]) if target is None else target
+                if target is None:
+                    raise ValueError(f"Node '{node.name}': input '{ctrl}' is not in the "
+                                     "graph_def")
+                op._add_control_input(target.op if isinstance(target, Tensor) else target)
+
+    def return_elements(self, specs):
+        out = []
+        for spec in specs:
+            if ":" in spec:
+                out.append(self.tensor_for(spec, "return_elements"))
+            elif spec in self.created:
+                out.append(self.created[spec])
+            else:
+                raise ValueError(f"Requested return_element '{spec}' not found in graph_def.")
+        return out

@@ -376,34 +376,10 @@ def write_bundle(prefix, names, arrays, *, slices=None, sync: bool = True) -> No
     data_tmp, index_tmp = _temp_name(data_path), _temp_name(index_path)
     backup = None
     try:
-        entries = []
-        offset = 0
-        with open(data_tmp, "wb") as out:
-            for key, (enum, shape, value) in zip(keys, prepared):
-                if enum == _DT_STRING:
-                    size, crc = _write_string_tensor(out, value)
-                else:
-                    size, crc = _write_raw_tensor(out, value)
-                entry = protos.BundleEntryProto(dtype=enum, offset=offset, size=size,
-                                                crc32c=crc32c.mask(crc))
-                entry.shape.SetInParent()
-                for dim in shape:
-                    entry.shape.dim.add(size=dim)
-                entries.append((key, entry.SerializeToString()))
-                offset += size
-            _close_file(out, sync)
+        entries = _write_data_file(data_tmp, keys, prepared, sync)
         entries += [(name.encode("utf-8"), entry.SerializeToString())
-                     for name, entry in full_entries.items()]
-        header = protos.BundleHeaderProto(num_shards=1,
-                                          version=protos.VersionDef(producer=_VERSION_PRODUCER))
-        entries.sort()
-        with open(index_tmp, "wb") as out:
-            builder = sstable.TableBuilder(out)
-            builder.add(b"", header.SerializeToString())
-            for key, value in entries:
-                builder.add(key, value)
-            builder.finish()
-            _close_file(out, sync)
+                    for name, entry in full_entries.items()]
+        _write_index_file(index_tmp, entries, sync)
         backup = _link_backup(data_path, index_path)
         os.replace(data_tmp, data_path)
         try:
@@ -413,17 +389,58 @@ def write_bundle(prefix, names, arrays, *, slices=None, sync: bool = True) -> No
                 os.replace(backup, data_path)
             raise
     except BaseException:
-        for tmp in (data_tmp, index_tmp, backup):
-            if tmp is not None:
-                try:
-                    os.remove(tmp)
-                except OSError:
-                    pass
+        _remove_quietly(data_tmp, index_tmp, backup)
         raise
     if backup is not None:
         os.remove(backup)
     if sync:
         fsync_dir(directory)
+
+
+def _write_data_file(path, keys, prepared, sync):
+    """Write the tensors to ``path`` in order; returns their ``(key, serialized entry)``."""
+    entries = []
+    offset = 0
+    with open(path, "wb") as out:
+        for key, (enum, shape, value) in zip(keys, prepared):
+            if enum == _DT_STRING:
+                size, crc = _write_string_tensor(out, value)
+            else:
+                size, crc = _write_raw_tensor(out, value)
+            entry = protos.BundleEntryProto(dtype=enum, offset=offset, size=size,
+                                            crc32c=crc32c.mask(crc))
+            entry.shape.SetInParent()
+            for dim in shape:
+                entry.shape.dim.add(size=dim)
+            entries.append((key, entry.SerializeToString()))
+            offset += size
+        _close_file(out, sync)
+    return entries
+
+
+def _write_index_file(path, entries, sync):
+    """Write the index table to ``path``: the header under ``b""``, then ``entries`` by key
+    (sorted in place)."""
+    header = protos.BundleHeaderProto(num_shards=1,
+                                      version=protos.VersionDef(producer=_VERSION_PRODUCER))
+    entries.sort()
+    with open(path, "wb") as out:
+        builder = sstable.TableBuilder(out)
+        builder.add(b"", header.SerializeToString())
+        for key, value in entries:
+            builder.add(key, value)
+        builder.finish()
+        _close_file(out, sync)
+
+
+def _remove_quietly(*paths):
+    """Remove the temporaries a failed write left (``None``: never made)."""
+    for tmp in paths:
+        if tmp is not None:
+            try:
+                os.remove(tmp)
+            except OSError:
+                pass
 
 
 # ── reading ──────────────────────────────────────────────────────────────────────────
