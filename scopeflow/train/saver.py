@@ -39,6 +39,7 @@ import numpy as np
 from scopeflow.framework import errors
 from scopeflow.framework.graph import GraphKeys, Tensor, get_default_graph, name_scope
 from scopeflow.framework.meta_graph import export_meta_graph
+from scopeflow.framework.registry import is_variable_op
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.io.protos import SaverDef
 from scopeflow.io.tensor_bundle import BundleReader, parse_shape_and_slice
@@ -70,8 +71,6 @@ __all__ = ["Saver", "BaseSaverBuilder", "BulkSaverBuilder", "RestoreReport",
 
 _log = logging.getLogger("scopeflow.train")
 
-_VARIABLE_OP_TYPES = ("Variable", "VariableV2", "AutoReloadVariable", "VarHandleOp",
-                      "ReadVariableOp")
 
 
 # ── what gets saved ──────────────────────────────────────────────────────────────────
@@ -126,7 +125,7 @@ def _as_variable_tensor(var):
 
 
 def _comes_from_variable(t) -> bool:
-    return isinstance(t, Tensor) and t.op.type in _VARIABLE_OP_TYPES
+    return isinstance(t, Tensor) and is_variable_op(t.op)
 
 
 def _op_list_to_dict(op_list) -> dict:
@@ -547,41 +546,13 @@ class Saver:
         latest_filename = latest_filename or cm.LATEST_FILENAME
         if os.path.split(latest_filename)[0]:
             raise ValueError("'latest_filename' must not contain path components")
-        save_path = os.fspath(save_path)
-        if isinstance(save_path, bytes):
-            save_path = save_path.decode("utf-8")
-        if global_step is not None:
-            if not isinstance(global_step, (int, np.integer)):
-                global_step = _step_value(sess, global_step)
-            fmt = "{}-{:08d}" if self._pad_step_number else "{}-{:d}"
-            checkpoint_file = fmt.format(save_path, int(global_step))
-        else:
-            checkpoint_file = save_path
-            if os.path.basename(save_path) == latest_filename and not self._sharded:
-                raise ValueError(f"'latest_filename' collides with 'save_path': "
-                                 f"'{latest_filename}' and '{save_path}'")
+        save_path = _path_str(save_path)
+        checkpoint_file = self._checkpoint_file(sess, save_path, global_step, latest_filename)
         if not isinstance(sess, Session):
             raise TypeError(f"'sess' must be a Session; {sess}")
-        parent = os.path.dirname(save_path)
         model_checkpoint_path = None
         if not self._is_empty:
-            if parent and not os.path.isdir(parent):
-                # As TF: one missing directory level is made; a deeper missing path is an
-                # error (a typo there would otherwise scatter directories).
-                grandparent = os.path.dirname(parent)
-                if grandparent and not os.path.isdir(grandparent):
-                    raise ValueError(
-                        f"Parent directory of {save_path} doesn't exist, can't save. (Create "
-                        f"it first: os.makedirs({parent!r}, exist_ok=True))")
-                os.makedirs(parent, exist_ok=True)
-            _remove_stale_temporaries(checkpoint_file)
-            feed = {self.saver_def.filename_tensor_name: checkpoint_file}
-            if self._training_state is not None:
-                feed[self._training_state.tensor] = np.asarray(
-                    ts.capture(sess, self._graph), dtype=object)
-            out = sess.run(self.saver_def.save_tensor_name, feed)
-            model_checkpoint_path = out.decode("utf-8") if isinstance(out, bytes) else str(out)
-            self._save_locations.add(save_location(save_path))
+            model_checkpoint_path = self._write_bundle(sess, save_path, checkpoint_file)
         # Commit order: bundle (above), meta graph, state file; then delete old ones.
         kept = list(self._last_checkpoints)
         try:
@@ -592,7 +563,8 @@ class Saver:
             if model_checkpoint_path is not None and write_state:
                 self._record_last_checkpoint(model_checkpoint_path)
                 cm.update_checkpoint_state_internal(
-                    save_dir=parent, model_checkpoint_path=model_checkpoint_path,
+                    save_dir=os.path.dirname(save_path),
+                    model_checkpoint_path=model_checkpoint_path,
                     all_model_checkpoint_paths=self.last_checkpoints,
                     latest_filename=latest_filename,
                     save_relative_paths=self._save_relative_paths)
@@ -608,6 +580,31 @@ class Saver:
         if model_checkpoint_path is not None and write_state:
             self._maybe_delete_old_checkpoints(meta_graph_suffix)
         return model_checkpoint_path
+
+    def _checkpoint_file(self, sess, save_path, global_step, latest_filename):
+        """The prefix this save writes: ``save_path``, with ``-<global_step>`` when given."""
+        if global_step is not None:
+            if not isinstance(global_step, (int, np.integer)):
+                global_step = _step_value(sess, global_step)
+            fmt = "{}-{:08d}" if self._pad_step_number else "{}-{:d}"
+            return fmt.format(save_path, int(global_step))
+        if os.path.basename(save_path) == latest_filename and not self._sharded:
+            raise ValueError(f"'latest_filename' collides with 'save_path': "
+                             f"'{latest_filename}' and '{save_path}'")
+        return save_path
+
+    def _write_bundle(self, sess, save_path, checkpoint_file):
+        """Runs the save op to write ``checkpoint_file``'s bundle; returns the prefix it
+        wrote."""
+        _make_parent_directory(save_path)
+        _remove_stale_temporaries(checkpoint_file)
+        feed = {self.saver_def.filename_tensor_name: checkpoint_file}
+        if self._training_state is not None:
+            feed[self._training_state.tensor] = np.asarray(
+                ts.capture(sess, self._graph), dtype=object)
+        out = sess.run(self.saver_def.save_tensor_name, feed)
+        self._save_locations.add(save_location(save_path))
+        return out.decode("utf-8") if isinstance(out, bytes) else str(out)
 
     def export_meta_graph(self, filename=None, collection_list=None, as_text=False,
                           export_scope=None, clear_devices=False,
@@ -658,9 +655,7 @@ class Saver:
             raise TypeError(f"save_path must be a checkpoint prefix string, got a "
                             f"CheckpointState; pass its .model_checkpoint_path "
                             f"({save_path.model_checkpoint_path!r})")
-        save_path = os.fspath(save_path)
-        if isinstance(save_path, bytes):
-            save_path = save_path.decode("utf-8")
+        save_path = _path_str(save_path)
         if not os.path.isfile(save_path + ".index"):
             raise invalid_path_error(save_path)
         return save_path
@@ -739,6 +734,25 @@ class Saver:
                 if names is not None:
                     assign_of[names[src.value_index]] = assign
         return restore_v2, assign_of
+
+
+def _path_str(path) -> str:
+    """A path-like (``str``, ``bytes``, ``os.PathLike``) as ``str``."""
+    path = os.fspath(path)
+    return path.decode("utf-8") if isinstance(path, bytes) else path
+
+
+def _make_parent_directory(save_path):
+    """As TF: one missing directory level is made; a deeper missing path is an error (a
+    typo there would otherwise scatter directories)."""
+    parent = os.path.dirname(save_path)
+    if parent and not os.path.isdir(parent):
+        grandparent = os.path.dirname(parent)
+        if grandparent and not os.path.isdir(grandparent):
+            raise ValueError(
+                f"Parent directory of {save_path} doesn't exist, can't save. (Create "
+                f"it first: os.makedirs({parent!r}, exist_ok=True))")
+        os.makedirs(parent, exist_ok=True)
 
 
 def _remove_uncommitted(checkpoint_file, meta_graph_suffix):
