@@ -157,13 +157,7 @@ def _confusion_matrix_at_thresholds(labels, predictions, thresholds, weights=Non
     """Per threshold, the (weighted) counts of ``tp``, ``fn``, ``tn`` and ``fp``, a
     prediction counting as positive when it is greater than the threshold: the variables
     and their update ops, by key."""
-    all_includes = ("tp", "fn", "tn", "fp")
-    if includes is None:
-        includes = all_includes
-    else:
-        for include in includes:
-            if include not in all_includes:
-                raise ValueError(f"Invalid key: {include}")
+    includes = _checked_includes(includes)
     predictions = convert_to_tensor(predictions)
     _check_in_unit_interval(predictions)
     predictions, labels, weights = _remove_squeezable_dimensions(
@@ -185,22 +179,38 @@ def _confusion_matrix_at_thresholds(labels, predictions, thresholds, weights=Non
     label_is_pos = array_ops.tile(labels_2d, [num_thresholds, 1])
     label_is_neg = (math_ops.logical_not(label_is_pos)
                     if "fp" in includes or "tn" in includes else None)
+    weights_tiled = None
     if weights is not None:
         weights = _broadcast_weights(math_ops.cast(weights, dtypes.float32), predictions)
         weights_tiled = array_ops.tile(array_ops.reshape(weights, [1, -1]),
                                        [num_thresholds, 1])
         thresh_tiled.shape.assert_is_compatible_with(weights_tiled.shape)
-    else:
-        weights_tiled = None
     cases = {"tp": ("true_positives", label_is_pos, pred_is_pos),
              "fn": ("false_negatives", label_is_pos, pred_is_neg),
              "tn": ("true_negatives", label_is_neg, pred_is_neg),
              "fp": ("false_positives", label_is_neg, pred_is_pos)}
+    return _count_cases([(key, *cases[key]) for key in _ALL_INCLUDES if key in includes],
+                        num_thresholds, weights_tiled)
+
+
+_ALL_INCLUDES = ("tp", "fn", "tn", "fp")
+
+
+def _checked_includes(includes):
+    """``includes`` (all four counts when None), each one a key of ``_ALL_INCLUDES``."""
+    if includes is None:
+        return _ALL_INCLUDES
+    for include in includes:
+        if include not in _ALL_INCLUDES:
+            raise ValueError(f"Invalid key: {include}")
+    return includes
+
+
+def _count_cases(cases, num_thresholds, weights_tiled):
+    """A counting variable per ``(key, variable name, label mask, prediction mask)`` and
+    its update op adding this batch's (weighted) count per threshold, each by key."""
     values, update_ops = {}, {}
-    for key in all_includes:
-        if key not in includes:
-            continue
-        var_name, label_mask, pred_mask = cases[key]
+    for key, var_name, label_mask, pred_mask in cases:
         var = metric_variable([num_thresholds], dtypes.float32, name=var_name)
         is_counted = math_ops.cast(math_ops.logical_and(label_mask, pred_mask), dtypes.float32)
         if weights_tiled is not None:
@@ -223,69 +233,75 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
     with variable_scope(name, "auc", _scope_values(labels, predictions, weights)):
         if curve not in ("ROC", "PR"):
             raise ValueError(f"Curve must be either ROC or PR. Curve {curve} is unknown.")
-        kepsilon = 1e-7
-        if thresholds is not None:
-            thresholds = sorted(thresholds)
-            num_thresholds = len(thresholds) + 2
-        else:
-            thresholds = [(i + 1) * 1.0 / (num_thresholds - 1)
-                          for i in range(num_thresholds - 2)]
-        thresholds = [0.0 - kepsilon] + thresholds + [1.0 + kepsilon]
+        thresholds, n = _auc_thresholds(thresholds, num_thresholds)
         values, update_ops = _confusion_matrix_at_thresholds(labels, predictions, thresholds,
                                                              weights)
-        n = num_thresholds
-        epsilon = 1.0e-6
-
-        def interpolate_pr_auc(tp, fp, fn):
-            # Davis & Goadrich 2006: precision interpolated between thresholds.
-            dtp = tp[:n - 1] - tp[1:]
-            p = tp + fp
-            prec_slope = math_ops.div_no_nan(dtp, math_ops.maximum(p[:n - 1] - p[1:], 0),
-                                             name="prec_slope")
-            intercept = tp[1:] - math_ops.multiply(prec_slope, p[1:])
-            safe_p_ratio = math_ops.where(
-                math_ops.logical_and(p[:n - 1] > 0, p[1:] > 0),
-                math_ops.div_no_nan(p[:n - 1], math_ops.maximum(p[1:], 0),
-                                    name="recall_relative_ratio"),
-                array_ops.ones_like(p[1:]))
-            return math_ops.reduce_sum(
-                math_ops.div_no_nan(
-                    prec_slope * (dtp + intercept * math_ops.log(safe_p_ratio)),
-                    math_ops.maximum(tp[1:] + fn[1:], 0), name="pr_auc_increment"),
-                name="interpolate_pr_auc")
-
-        def compute_auc(tp, fn, tn, fp, name):
-            if curve == "PR":
-                if summation_method == "trapezoidal":
-                    logging.warning("Trapezoidal rule is known to produce incorrect PR-AUCs; "
-                                    'please switch to "careful_interpolation" instead.')
-                elif summation_method == "careful_interpolation":
-                    return interpolate_pr_auc(tp, fp, fn)
-            rec = math_ops.divide(tp + epsilon, tp + fn + epsilon)
-            if curve == "ROC":
-                x, y = math_ops.divide(fp, fp + tn + epsilon), rec
-            else:
-                x, y = rec, math_ops.divide(tp + epsilon, tp + fp + epsilon)
-            if summation_method not in _SUMMATION_METHODS:
-                raise ValueError(f"Invalid summation_method: {summation_method} "
-                                 "summation_method should be 'trapezoidal', "
-                                 "'careful_interpolation', 'minoring', or 'majoring'.")
-            widths = x[:n - 1] - x[1:]
-            if summation_method in ("trapezoidal", "careful_interpolation"):
-                heights = (y[:n - 1] + y[1:]) / 2.0
-            elif summation_method == "minoring":
-                heights = math_ops.minimum(y[:n - 1], y[1:])
-            else:
-                heights = math_ops.maximum(y[:n - 1], y[1:])
-            return math_ops.reduce_sum(math_ops.multiply(widths, heights), name=name)
-
-        auc_value = compute_auc(values["tp"], values["fn"], values["tn"], values["fp"],
-                                "value")
+        auc_value = _auc_of_counts(values, "value", curve, summation_method, n)
         _add(metrics_collections, auc_value)
-        update_op = compute_auc(update_ops["tp"], update_ops["fn"], update_ops["tn"],
-                                update_ops["fp"], "update_op")
+        update_op = _auc_of_counts(update_ops, "update_op", curve, summation_method, n)
         _add(updates_collections, update_op)
         return auc_value, update_op
+
+
+def _auc_thresholds(thresholds, num_thresholds):
+    """AUC's thresholds, ``-1e-7`` and ``1 + 1e-7`` around the given or evenly spread ones,
+    and how many there are."""
+    kepsilon = 1e-7
+    if thresholds is not None:
+        thresholds = sorted(thresholds)
+        num_thresholds = len(thresholds) + 2
+    else:
+        thresholds = [(i + 1) * 1.0 / (num_thresholds - 1)
+                      for i in range(num_thresholds - 2)]
+    return [0.0 - kepsilon] + thresholds + [1.0 + kepsilon], num_thresholds
+
+
+def _auc_of_counts(counts, name, curve, summation_method, n):
+    """The area under ``curve`` from the ``n`` thresholds' ``counts`` (by key)."""
+    tp, fn, tn, fp = counts["tp"], counts["fn"], counts["tn"], counts["fp"]
+    epsilon = 1.0e-6
+    if curve == "PR":
+        if summation_method == "trapezoidal":
+            logging.warning("Trapezoidal rule is known to produce incorrect PR-AUCs; "
+                            'please switch to "careful_interpolation" instead.')
+        elif summation_method == "careful_interpolation":
+            return _interpolate_pr_auc(tp, fp, fn, n)
+    rec = math_ops.divide(tp + epsilon, tp + fn + epsilon)
+    if curve == "ROC":
+        x, y = math_ops.divide(fp, fp + tn + epsilon), rec
+    else:
+        x, y = rec, math_ops.divide(tp + epsilon, tp + fp + epsilon)
+    if summation_method not in _SUMMATION_METHODS:
+        raise ValueError(f"Invalid summation_method: {summation_method} "
+                         "summation_method should be 'trapezoidal', "
+                         "'careful_interpolation', 'minoring', or 'majoring'.")
+    widths = x[:n - 1] - x[1:]
+    if summation_method in ("trapezoidal", "careful_interpolation"):
+        heights = (y[:n - 1] + y[1:]) / 2.0
+    elif summation_method == "minoring":
+        heights = math_ops.minimum(y[:n - 1], y[1:])
+    else:
+        heights = math_ops.maximum(y[:n - 1], y[1:])
+    return math_ops.reduce_sum(math_ops.multiply(widths, heights), name=name)
+
+
+def _interpolate_pr_auc(tp, fp, fn, n):
+    # Davis & Goadrich 2006: precision interpolated between thresholds.
+    dtp = tp[:n - 1] - tp[1:]
+    p = tp + fp
+    prec_slope = math_ops.div_no_nan(dtp, math_ops.maximum(p[:n - 1] - p[1:], 0),
+                                     name="prec_slope")
+    intercept = tp[1:] - math_ops.multiply(prec_slope, p[1:])
+    safe_p_ratio = math_ops.where(
+        math_ops.logical_and(p[:n - 1] > 0, p[1:] > 0),
+        math_ops.div_no_nan(p[:n - 1], math_ops.maximum(p[1:], 0),
+                            name="recall_relative_ratio"),
+        array_ops.ones_like(p[1:]))
+    return math_ops.reduce_sum(
+        math_ops.div_no_nan(
+            prec_slope * (dtp + intercept * math_ops.log(safe_p_ratio)),
+            math_ops.maximum(tp[1:] + fn[1:], 0), name="pr_auc_increment"),
+        name="interpolate_pr_auc")
 
 
 def _count_at_thresholds(key, default_name):
