@@ -82,7 +82,7 @@ def _prefetcher(sess):
     """scopeflow's prefetch stage of the pipeline's iterator (None under TF)."""
     if "--tf" in sys.argv:
         return None
-    from scopeflow.data.pipeline import _Prefetch
+    from scopeflow.data.buffers import _PrefetchIterator as _Prefetch
 
     for resource in sess._state.resources.values():
         it = getattr(resource, "iterator", None)

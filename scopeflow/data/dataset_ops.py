@@ -1,51 +1,32 @@
-"""``tf.data.Dataset`` in TF1 graph mode: sources, transformations and their element
-structures.
+"""``tf.data.Dataset`` in TF1 graph mode: the public class, and what its sources and
+transformations share.
 
 A Dataset is a description built while the graph is built: its element structure (nested
 ``Spec``s: ``output_types``/``output_shapes``), the graph tensors its pipeline needs
 (``_captures``: source tensors, and the values the functions of ``map``/``filter``/...
 capture), and how to make its run-time iterator (``_make_iterator(state, env)``, with
-``env`` the captured values, taken when an iterator is initialized). Functions are traced
-into the graph once (``data.functions``) and run by their compiled sub-plans.
+``env`` the ``pipeline.Env`` of an initialization: the captured values, taken when an
+iterator is initialized). Functions are traced into the graph once (``data.functions``) and
+run by their compiled sub-plans.
+
+Each source and transformation is one block, its ``Dataset`` subclass and then its run-time
+iterator: ``sources.py`` (tensors, ranges, generators, files), ``transformations.py``
+(``map``, ``batch``, ``repeat``...) and ``buffers.py`` (``shuffle``, ``cache``,
+``prefetch``).
 """
 
 from __future__ import annotations
 
-import io
-import sys
-
-import numpy as np
-
 from scopeflow.data import iterator_ops
 from scopeflow.data import pipeline as pl
 from scopeflow.data import structure as st
-from scopeflow.data.functions import TracedFunction
-from scopeflow.framework import dtypes, errors
-from scopeflow.framework.graph import Tensor, convert_to_tensor, get_default_graph, name_scope
-from scopeflow.framework.random_seed import get_seed
-from scopeflow.framework.sparse_tensor import SparseTensor
-from scopeflow.framework.tensor_shape import TensorShape, as_shape
+from scopeflow.framework import dtypes
+from scopeflow.framework.graph import Tensor, convert_to_tensor, get_default_graph
 from scopeflow.framework.tensor_util import constant_value
-from scopeflow.io import tfrecord
 
 __all__ = ["Dataset", "TextLineDataset", "TFRecordDataset", "FixedLengthRecordDataset"]
 
 AUTOTUNE = -1
-
-
-def _unique(tensors):
-    seen, out = set(), []
-    for t in tensors:
-        if t not in seen:
-            seen.add(t)
-            out.append(t)
-    return out
-
-
-def _scalar_int(value, name):
-    if isinstance(value, Tensor):
-        return value
-    return convert_to_tensor(value, dtype=dtypes.int64, name=name)
 
 
 class Dataset(st.ElementDescription):
@@ -63,8 +44,14 @@ class Dataset(st.ElementDescription):
     def _captures(self) -> list:
         return []
 
-    def _make_iterator(self, state, env) -> pl.PyIterator:
+    def _iterator(self, state, env: pl.Env) -> pl.PyIterator:
         raise NotImplementedError
+
+    def _make_iterator(self, state, env) -> pl.PyIterator:
+        """This dataset's run-time iterator in session ``state``. ``env`` is an
+        initialization's ``Env``, or a mapping of captured values (a dataset a ``flat_map``
+        function returns, made per element by ``TracedFunction.dataset_caller``)."""
+        return self._iterator(state, pl.Env.of(env))
 
     def __repr__(self):
         return (f"<{type(self).__name__} shapes: {self.output_shapes}, types: "
@@ -176,150 +163,35 @@ class Dataset(st.ElementDescription):
         return self
 
 
-# ── sources ──────────────────────────────────────────────────────────────────────────
-def _as_tensors(tensors, what):
-    if isinstance(tensors, SparseTensor):
-        raise NotImplementedError(f"tf.data.Dataset.{what} of a SparseTensor")
-    if isinstance(tensors, list):
-        # As TF: a list is one tensor (packed), a tuple is a structure.
-        flat = [convert_to_tensor(tensors, name="component_0")]
-        return flat[0], flat
-    flat = [convert_to_tensor(x, name=f"component_{i}")
-            for i, x in enumerate(st.flatten(tensors))]
-    return st.pack(tensors, flat), flat
+# ── what sources and transformations share ──────────────────────────────────────────
+def _unique(tensors):
+    seen, out = set(), []
+    for t in tensors:
+        if t not in seen:
+            seen.add(t)
+            out.append(t)
+    return out
 
 
-class _Tensors(Dataset):
-    def __init__(self, tensors):
-        with name_scope("TensorDataset"):
-            packed, self._flat = _as_tensors(tensors, "from_tensors")
-        self._structure = _structure_like(packed, [st.spec_of(t) for t in self._flat])
+def _scalar_int(value, name):
+    if isinstance(value, Tensor):
+        return value
+    return convert_to_tensor(value, dtype=dtypes.int64, name=name)
 
-    def _captures(self):
-        return list(self._flat)
 
-    def _make_iterator(self, state, env):
-        return pl._Once([env[t] for t in self._flat])
+def _static_int(value, name):
+    if isinstance(value, Tensor):
+        v = constant_value(value)
+        if v is None:
+            raise NotImplementedError(f"tf.data: a {name} computed at run time")
+        return int(v)
+    return int(value)
 
 
 def _structure_like(packed, leaves):
     if st.is_sequence(packed):
         return st.pack(packed, leaves)
     return leaves[0]
-
-
-class _TensorSlices(Dataset):
-    def __init__(self, tensors):
-        with name_scope("TensorSliceDataset"):
-            packed, self._flat = _as_tensors(tensors, "from_tensor_slices")
-        first = None
-        for t in self._flat:
-            if t.shape.ndims == 0:
-                raise ValueError("Unbatching a tensor is only supported for rank >= 1")
-            n = t.shape.as_tuple()[0] if t.shape.ndims else None
-            if first is not None and n is not None and first != n:
-                raise ValueError(f"Dimensions {first} and {n} are not compatible")
-            first = n if first is None else first
-        self._structure = _structure_like(packed, [
-            st.Spec(t.dtype, t.shape[1:] if t.shape.ndims else None) for t in self._flat])
-
-    def _captures(self):
-        return list(self._flat)
-
-    def _make_iterator(self, state, env):
-        values = [np.asarray(env[t]) for t in self._flat]
-        n = {len(v) for v in values}
-        if len(n) > 1:
-            raise errors.InvalidArgumentError(
-                None, None, "All components must have the same size in the 0th dimension "
-                f"(got {sorted(n)})")
-        return pl._Slices(values)
-
-
-class _Range(Dataset):
-    def __init__(self, args, output_type):
-        if not 1 <= len(args) <= 3:
-            raise ValueError(f"Invalid arguments to RangeDataset: {args}")
-        start, stop, step = (0, args[0], 1) if len(args) == 1 else \
-            (args[0], args[1], 1) if len(args) == 2 else args
-        with name_scope("RangeDataset"):
-            self._args = [_scalar_int(a, n) for a, n in
-                          zip((start, stop, step), ("start", "stop", "step"))]
-        self._dtype = dtypes.as_dtype(output_type)
-        self._structure = st.Spec(self._dtype, [])
-
-    def _captures(self):
-        return list(self._args)
-
-    def _make_iterator(self, state, env):
-        start, stop, step = (int(env[t]) for t in self._args)
-        if step == 0:
-            raise errors.InvalidArgumentError(None, None, "step must be a non-zero integer.")
-        return pl._Range(start, stop, step, self._dtype.as_numpy_dtype)
-
-
-class _Zip(Dataset):
-    def __init__(self, datasets):
-        if not st.is_sequence(datasets) or not all(
-                isinstance(d, Dataset) for d in st.flatten(datasets)):
-            raise TypeError("The argument to `Dataset.zip()` must be a (nested) structure of "
-                            "`Dataset` objects.")
-        self._datasets = datasets
-        self._structure = st.map_structure(lambda d: d._structure, datasets)
-
-    def _captures(self):
-        return _unique([t for d in st.flatten(self._datasets) for t in d._captures()])
-
-    def _make_iterator(self, state, env):
-        return pl._Zip([d._make_iterator(state, env) for d in st.flatten(self._datasets)])
-
-
-class _FromGenerator(Dataset):
-    def __init__(self, generator, output_types, output_shapes, args):
-        if not callable(generator):
-            raise TypeError("`generator` must be callable.")
-        if output_shapes is None:
-            output_shapes = st.map_structure(lambda _: TensorShape(None), output_types)
-        self._structure = st.map_structure(lambda t, s: st.Spec(t, s), output_types,
-                                           output_shapes) if st.is_sequence(output_types) \
-            else st.Spec(output_types, output_shapes)
-        self._generator = generator
-        self._args = [] if args is None else [convert_to_tensor(a) for a in args]
-
-    def _captures(self):
-        return list(self._args)
-
-    def _make_iterator(self, state, env):
-        specs = st.specs(self._structure)
-        structure = self._structure
-        arg_values = [env[t] for t in self._args]
-
-        def check(value):
-            flat = _flatten_like(structure, value)
-            if len(flat) != len(specs):
-                raise errors.InvalidArgumentError(
-                    None, None, "`generator` yielded an element that did not match the "
-                    f"expected structure. The expected structure was {self.output_types}, "
-                    f"but the yielded element was {value}.")
-            out = []
-            for v, spec in zip(flat, specs):
-                try:
-                    arr = np.asarray(v, dtype=spec.dtype.as_numpy_dtype)
-                except (TypeError, ValueError):
-                    raise errors.InvalidArgumentError(
-                        None, None, f"TypeError: `generator` yielded an element that could "
-                        f"not be converted to the expected type. The expected type was "
-                        f"{spec.dtype.name}, but the yielded element was {v}.") from None
-                if not spec.shape.is_compatible_with(TensorShape(arr.shape)):
-                    raise errors.InvalidArgumentError(
-                        None, None, f"`generator` yielded an element of shape "
-                        f"{_tf_shape(arr.shape)} where an element of shape "
-                        f"{_tf_shape(spec.shape.as_tuple())} was expected.")
-                out.append(arr)
-            return out
-
-        generator = self._generator
-        return pl._Generator(lambda: generator(*arg_values), specs, check)
 
 
 def _flatten_up_to(structure, value):
@@ -335,154 +207,6 @@ def _flatten_up_to(structure, value):
     return [value]
 
 
-def _flatten_like(structure, value):
-    try:
-        return _flatten_up_to(structure, value)
-    except (ValueError, KeyError, TypeError):
-        raise errors.InvalidArgumentError(
-            None, None, "`generator` yielded an element that did not match the expected "
-            f"structure. The expected structure was {structure}, but the yielded element "
-            f"was {value}.") from None
-
-
-def _tf_shape(dims):
-    if dims is None:
-        return "<unknown>"
-    return "(" + ", ".join("None" if d is None else str(d) for d in dims) + \
-        ("," if len(dims) == 1 else "") + ")"
-
-
-class _ListFiles(Dataset):
-    """The sorted files matching the patterns (TF's ``MatchingFiles``); ``list_files``
-    shuffles them with a buffer holding them all, as TF does."""
-
-    def __init__(self, file_pattern):
-        with name_scope("list_files"):
-            self._pattern = convert_to_tensor(file_pattern, dtype=dtypes.string,
-                                              name="file_pattern")
-        self._structure = st.Spec(dtypes.string, [])
-
-    def _captures(self):
-        return [self._pattern]
-
-    def _make_iterator(self, state, env):
-        patterns = [p.decode() if isinstance(p, bytes) else str(p)
-                    for p in np.asarray(env[self._pattern], dtype=object).reshape(-1)]
-        files = pl.glob_files(patterns)
-        if not files:
-            raise errors.InvalidArgumentError(
-                None, None, "assertion failed: [No files matched pattern: "
-                f"{', '.join(patterns)}]")
-        return pl._Slices([np.array([f.encode() for f in files], dtype=object)])
-
-
-def _list_files(file_pattern, shuffle, seed):
-    dataset = _ListFiles(file_pattern)
-    if shuffle is None or shuffle:
-        dataset = _Shuffle(dataset, None, seed, None, buffer_all=True)
-    return dataset
-
-
-# ── file datasets ────────────────────────────────────────────────────────────────────
-def _filenames(filenames):
-    with name_scope("filenames"):
-        return convert_to_tensor(filenames, dtype=dtypes.string)
-
-
-def _names(value):
-    return [n.decode() if isinstance(n, bytes) else str(n)
-            for n in np.asarray(value, dtype=object).reshape(-1)]
-
-
-def _read_bytes(path, compression=""):
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except FileNotFoundError:
-        raise errors.NotFoundError(None, None, f"{path}; No such file or directory") from None
-    if compression in ("GZIP", "ZLIB"):
-        # TF's zlib stream: a damaged one is DataLossError "inflate() failed ...", not
-        # Python's zlib.error/gzip.BadGzipFile.
-        reader = tfrecord.DecompressedReader(io.BytesIO(data), compression, name=path)
-        data = reader.read(sys.maxsize)
-    return data
-
-
-class TextLineDataset(Dataset):
-    """The lines of text files (without line endings), file after file."""
-
-    def __init__(self, filenames, compression_type=None, buffer_size=None,
-                 num_parallel_reads=None):
-        with name_scope("TextLineDataset"):
-            self._filenames = _filenames(filenames)
-        self._compression = (compression_type or "").upper()
-        self._structure = st.Spec(dtypes.string, [])
-
-    def _captures(self):
-        return [self._filenames]
-
-    def _make_iterator(self, state, env):
-        compression = self._compression
-        return pl._Lines(_names(env[self._filenames]),
-                         lambda path: _read_bytes(path, compression))
-
-
-class TFRecordDataset(Dataset):
-    """The records of TFRecord files (``compression_type`` ``""``, ``"GZIP"`` or
-    ``"ZLIB"``), read one at a time as TF reads them: a damaged record or stream is a
-    ``DataLossError`` after the records before it (``tfrecord.tf_records``)."""
-
-    def __init__(self, filenames, compression_type=None, buffer_size=None,
-                 num_parallel_reads=None):
-        with name_scope("TFRecordDataset"):
-            self._filenames = _filenames(filenames)
-        self._compression = (compression_type or "").upper()
-        self._structure = st.Spec(dtypes.string, [])
-
-    def _captures(self):
-        return [self._filenames]
-
-    def _make_iterator(self, state, env):
-        compression = self._compression
-
-        def read(path):
-            try:
-                raw = open(path, "rb")  # noqa: SIM115 - closed by open_tf_records
-            except FileNotFoundError:
-                raise errors.NotFoundError(
-                    None, None, f"{path}; No such file or directory") from None
-            return (data for _, data in tfrecord.open_tf_records(raw, compression))
-        return pl._Records(_names(env[self._filenames]), read)
-
-
-class FixedLengthRecordDataset(Dataset):
-    """Records of ``record_bytes`` bytes, after ``header_bytes`` and before
-    ``footer_bytes`` of each file."""
-
-    def __init__(self, filenames, record_bytes, header_bytes=None, footer_bytes=None,
-                 buffer_size=None, compression_type=None, num_parallel_reads=None):
-        with name_scope("FixedLengthRecordDataset"):
-            self._filenames = _filenames(filenames)
-        self._sizes = (int(record_bytes), int(header_bytes or 0), int(footer_bytes or 0))
-        self._compression = (compression_type or "").upper()
-        self._structure = st.Spec(dtypes.string, [])
-
-    def _captures(self):
-        return [self._filenames]
-
-    def _make_iterator(self, state, env):
-        record, header, footer = self._sizes
-        compression = self._compression
-
-        def read(path):
-            data = _read_bytes(path, compression)
-            body = data[header:len(data) - footer if footer else len(data)]
-            n = len(body) // record
-            return [body[i * record:(i + 1) * record] for i in range(n)]
-        return pl._Records(_names(env[self._filenames]), read)
-
-
-# ── transformations ──────────────────────────────────────────────────────────────────
 def _node_id():
     """A number for a dataset node, the same each time a program builds its graph: keys
     the run-time tables (a shuffle's pass count, a cache's elements) saved with an
@@ -505,319 +229,29 @@ class _Unary(Dataset):
         return self._input._captures()
 
 
-class _Map(_Unary):
-    def __init__(self, input_dataset, fn):
-        super().__init__(input_dataset)
-        self._fn = TracedFunction(fn, input_dataset._structure, "MapDataset")
-        self._structure = self._fn.output_structure
-
-    def _captures(self):
-        return _unique(self._input._captures() + self._fn.captures)
-
-    def _make_iterator(self, state, env):
-        return pl._Map(self._input._make_iterator(state, env), self._fn.caller(state, env))
-
-
-class _Filter(_Unary):
-    def __init__(self, input_dataset, predicate):
-        super().__init__(input_dataset)
-        self._fn = TracedFunction(predicate, input_dataset._structure, "FilterDataset")
-        spec = self._fn.output_structure
-        if not isinstance(spec, st.Spec) or spec.dtype != dtypes.bool or \
-                spec.shape.ndims not in (None, 0):
-            raise ValueError("`predicate` return type must be convertible to a scalar boolean "
-                             f"tensor. Was {spec}.")
-
-    def _captures(self):
-        return _unique(self._input._captures() + self._fn.captures)
-
-    def _make_iterator(self, state, env):
-        return pl._Filter(self._input._make_iterator(state, env), self._fn.caller(state, env))
-
-
-class _FlatMap(_Unary):
-    _label = "FlatMapDataset"
-
-    def __init__(self, input_dataset, fn):
-        super().__init__(input_dataset)
-        self._fn = TracedFunction(fn, input_dataset._structure, self._label,
-                                  allow_dataset=True)
-        if not isinstance(self._fn.output, Dataset):
-            raise TypeError("`map_func` must return a `Dataset` object. Got "
-                            f"{type(self._fn.output).__name__}.")
-        self._structure = self._fn.output._structure
-
-    def _captures(self):
-        nested = [t for t in self._fn.output._captures()
-                  if t._op._cf_context is not self._fn.context]
-        return _unique(self._input._captures() + self._fn.captures + nested)
-
-    def _make_iterator(self, state, env):
-        return pl._FlatMap(self._input._make_iterator(state, env),
-                           self._fn.dataset_caller(state, env))
-
-
-class _Interleave(_FlatMap):
-    _label = "InterleaveDataset"
-
-    def __init__(self, input_dataset, fn, cycle_length, block_length):
-        super().__init__(input_dataset, fn)
-        self._cycle = int(cycle_length) if cycle_length not in (None, AUTOTUNE) else 1
-        self._block = int(block_length) if block_length is not None else 1
-
-    def _make_iterator(self, state, env):
-        return pl._Interleave(self._input._make_iterator(state, env),
-                              self._fn.dataset_caller(state, env), self._cycle, self._block)
-
-
-class _Batch(_Unary):
-    def __init__(self, input_dataset, batch_size, drop_remainder, padded=None):
-        super().__init__(input_dataset)
-        self._size = _static_int(batch_size, "batch_size")
-        if self._size <= 0:
-            raise errors.InvalidArgumentError(None, None, "Batch size must be greater than "
-                                               "zero.")
-        self._drop = bool(drop_remainder)
-        lead = self._size if self._drop else None
-        self._pad = None
-        if padded is not None:
-            shapes, values = padded
-            specs = st.specs(input_dataset._structure)
-            if shapes is None:
-                shapes = [s.shape for s in specs]
-            else:
-                shapes = [as_shape(s) for s in
-                          _flatten_up_to(input_dataset._structure, shapes)]
-            if values is None:
-                values = [b"" if s.dtype == dtypes.string else 0 for s in specs]
-            else:
-                values = [_static_value(v) for v in
-                          _flatten_up_to(input_dataset._structure, values)]
-            self._pad = ([s.as_list() if s.ndims is not None else None for s in shapes],
-                         values)
-            leaves = [st.Spec(s.dtype, TensorShape([lead]).concatenate(shape))
-                      for s, shape in zip(specs, shapes)]
-        else:
-            leaves = [st.Spec(s.dtype, TensorShape([lead]).concatenate(s.shape))
-                      for s in st.specs(input_dataset._structure)]
-        self._structure = _structure_like(input_dataset._structure, leaves)
-
-    def _make_iterator(self, state, env):
-        return pl._Batch(self._input._make_iterator(state, env), self._size, self._drop,
-                         self._pad)
-
-
-class _Unbatch(_Unary):
-    def __init__(self, input_dataset):
-        super().__init__(input_dataset)
-        self._structure = _structure_like(input_dataset._structure, [
-            st.Spec(s.dtype, s.shape[1:] if s.shape.ndims else None)
-            for s in st.specs(input_dataset._structure)])
-
-    def _make_iterator(self, state, env):
-        return pl._Unbatch(self._input._make_iterator(state, env))
-
-
-def _static_value(value):
-    if isinstance(value, Tensor):
-        v = constant_value(value)
-        if v is None:
-            raise NotImplementedError("tf.data: padding values computed at run time")
-        return v
-    return value
-
-
-def _static_int(value, name):
-    if isinstance(value, Tensor):
-        v = constant_value(value)
-        if v is None:
-            raise NotImplementedError(f"tf.data: a {name} computed at run time")
-        return int(v)
-    return int(value)
-
-
-def _dataset_seeds(seed):
-    """TF's ``data.util.random_seed.get_seed``: the (seed, seed2) pair a dataset op gets;
-    (0, 0), when neither a graph nor an op seed is set, means "seed from the OS"."""
-    if isinstance(seed, Tensor):
-        seed = _static_int(seed, "shuffle seed")
-    graph_seed, op_seed = get_seed(seed)
-    if graph_seed is None:
-        return 0, 0
-    return int(graph_seed), int(op_seed)
-
-
-class _Shuffle(_Unary):
-    def __init__(self, input_dataset, buffer_size, seed, reshuffle_each_iteration,
-                 buffer_all=False):
-        super().__init__(input_dataset)
-        # buffer_all: list_files's buffer, as large as the list it shuffles
-        self._buffer = 2**62 if buffer_all else _static_int(buffer_size, "buffer_size")
-        if self._buffer <= 0:
-            raise errors.InvalidArgumentError(None, None, "buffer_size must be greater than "
-                                               "zero.")
-        self._seeds = _dataset_seeds(seed)
-        self._reshuffle = True if reshuffle_each_iteration is None else \
-            bool(reshuffle_each_iteration)
-
-    def _make_iterator(self, state, env):
-        # TF's seed generator lives as long as the dataset an initialization makes: every
-        # pass over it (a repeat) takes the next pair of its Philox samples when
-        # reshuffle_each_iteration (RandomSeedGenerator), the seeds themselves otherwise
-        # (FixedSeedGenerator). Re-initializing starts it again: the same orders.
-        # table: [seed, seed2, samples drawn], saved with the iterator's position.
-        table = env.get(("shuffle_pass", self._id))
-        if table is None:
-            seeds = self._seeds if self._seeds != (0, 0) else pl.os_seeds()
-            table = env[("shuffle_pass", self._id)] = [seeds[0], seeds[1], 0]
-        if self._reshuffle:
-            gen = pl.PhiloxWords(table[0], table[1], drawn=table[2])
-            pair = (gen.next(), gen.next())
-            table[2] = gen.drawn
-        else:
-            pair = (table[0], table[1])
-        return pl._Shuffle(self._input._make_iterator(state, env), self._buffer, pair, table)
-
-
-class _Counted(_Unary):
-    """A transformation with a count (repeat, take, skip): static, or a tensor whose value
-    is taken when the iterator starts."""
-
-    def __init__(self, input_dataset, count, default=None):
-        super().__init__(input_dataset)
-        self._count_tensor = None
-        if count is None:
-            self._count = default
-            return
-        value = constant_value(count) if isinstance(count, Tensor) else count
-        if value is None:
-            self._count_tensor = count
-            self._count = None
-        else:
-            self._count = int(value)
-
-    def _captures(self):
-        extra = [self._count_tensor] if self._count_tensor is not None else []
-        return _unique(self._input._captures() + extra)
-
-    def _count_in(self, env):
-        return int(env[self._count_tensor]) if self._count_tensor is not None else self._count
-
-
-class _Repeat(_Counted):
-    def __init__(self, input_dataset, count):
-        super().__init__(input_dataset, count, default=-1)
-
-    def _make_iterator(self, state, env):
-        inner = self._input
-        return pl._Repeat(lambda: inner._make_iterator(state, env), self._count_in(env))
-
-
-class _Take(_Counted):
-    def _make_iterator(self, state, env):
-        return pl._Take(self._input._make_iterator(state, env), self._count_in(env))
-
-
-class _Skip(_Counted):
-    def _make_iterator(self, state, env):
-        return pl._Skip(self._input._make_iterator(state, env), self._count_in(env))
-
-
-class _Shard(_Unary):
-    def __init__(self, input_dataset, num_shards, index):
-        super().__init__(input_dataset)
-        # static values, or tensors whose values are taken when the iterator starts
-        self._args = [_Counted(input_dataset, num_shards), _Counted(input_dataset, index)]
-
-    def _captures(self):
-        extra = [a._count_tensor for a in self._args if a._count_tensor is not None]
-        return _unique(self._input._captures() + extra)
-
-    def _make_iterator(self, state, env):
-        n, i = (a._count_in(env) for a in self._args)
-        # TF checks these when the iterator is made (ShardDatasetOp), with these words
-        if n <= 0:
-            raise errors.InvalidArgumentError(None, None, "Number of shards must be greater "
-                                              f"than zero (currently num_shards = {n}).")
-        if not 0 <= i < n:
-            raise errors.InvalidArgumentError(None, None, f"Index must be between 0 and "
-                                              f"{n - 1} (currently index = {i}).")
-        return _ShardIterator(self._input._make_iterator(state, env), n, i)
-
-
-class _ShardIterator(pl.PyIterator):
-    def __init__(self, inner, num_shards, index):
-        self.inner, self.num_shards, self.index, self.position = inner, num_shards, index, 0
-
-    def next(self):
-        while True:
-            element = self.inner.next()  # End passes through: the input ran out
-            position = self.position
-            self.position += 1
-            if position % self.num_shards == self.index:
-                return element
-
-    def get_state(self):
-        return {"inner": self.inner.get_state(), "position": self.position}
-
-    def set_state(self, state):
-        self.inner.set_state(state["inner"])
-        self.position = int(state["position"])
-
-
-class _Concatenate(_Unary):
-    def __init__(self, input_dataset, other):
-        super().__init__(input_dataset)
-        if not isinstance(other, Dataset):
-            raise TypeError(f"Expected a Dataset, got {type(other).__name__}")
-        a, b = st.specs(input_dataset._structure), st.specs(other._structure)
-        if len(a) != len(b) or any(x.dtype != y.dtype for x, y in zip(a, b)):
-            raise TypeError(f"Incompatible dataset elements:\n  {input_dataset.output_types}"
-                            f" vs.   {other.output_types}")
-        self._other = other
-        self._structure = _structure_like(input_dataset._structure, [
-            st.Spec(x.dtype, st.unify_shapes(x.shape, y.shape)) for x, y in zip(a, b)])
-
-    def _captures(self):
-        return _unique(self._input._captures() + self._other._captures())
-
-    def _make_iterator(self, state, env):
-        first, second = self._input, self._other
-        return pl._Concat([lambda: first._make_iterator(state, env),
-                           lambda: second._make_iterator(state, env)])
-
-
-class _Prefetch(_Unary):
-    def __init__(self, input_dataset, buffer_size):
-        super().__init__(input_dataset)
-        size = _static_int(buffer_size, "buffer_size")
-        self._size = 2 if size == AUTOTUNE else size
-
-    def _make_iterator(self, state, env):
-        if self._size == 0:
-            return self._input._make_iterator(state, env)
-        it = pl._Prefetch(self._input._make_iterator(state, env), self._size)
-        env.setdefault(("prefetchers", -1), []).append(it)  # stopped with their iterator
-        return it
-
-
-class _Cache(_Unary):
-    def __init__(self, input_dataset, filename):
-        super().__init__(input_dataset)
-        self._filename = convert_to_tensor(filename, dtype=dtypes.string, name="filename")
-
-    def _captures(self):
-        return _unique(self._input._captures() + [self._filename])
-
-    def _make_iterator(self, state, env):
-        inner = self._input
-        filename = np.asarray(env[self._filename], dtype=object).reshape(-1)[0]
-        filename = filename.decode() if isinstance(filename, bytes) else str(filename)
-        if filename:
-            it = pl._FileCache(lambda: inner._make_iterator(state, env), filename,
-                               len(st.specs(self._structure)))
-            if it.reader is None:   # a writer: its lock goes when re-initialized or closed
-                env.setdefault(("closers", -1), []).append(it)
-            return it
-        store = env.setdefault(("cache", self._id), {})
-        return pl._Cache(lambda: inner._make_iterator(state, env), store)
+# The sources and transformations subclass Dataset, so they come once it exists.
+from scopeflow.data.buffers import _Cache, _Prefetch, _Shuffle  # noqa: E402
+from scopeflow.data.sources import (  # noqa: E402
+    FixedLengthRecordDataset,
+    TextLineDataset,
+    TFRecordDataset,
+    _FromGenerator,
+    _list_files,
+    _Range,
+    _Tensors,
+    _TensorSlices,
+    _Zip,
+)
+from scopeflow.data.transformations import (  # noqa: E402
+    _Batch,
+    _Concatenate,
+    _Filter,
+    _FlatMap,
+    _Interleave,
+    _Map,
+    _Repeat,
+    _Shard,
+    _Skip,
+    _Take,
+    _Unbatch,
+)

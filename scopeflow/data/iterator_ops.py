@@ -11,6 +11,8 @@ and raises ``OutOfRangeError`` at the end; its position can be saved with the mo
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from scopeflow.data import iterator_state
@@ -57,11 +59,11 @@ def _handle_name(handle):
     return h.decode() if isinstance(h, bytes) else str(h)
 
 
-def _captured_env(dataset, captured):
+def _captured_env(dataset, captured) -> pl.Env:
     """The captured values, taken now: copies, so a later write to a variable the
     pipeline captured does not reach it (TF captures by value)."""
-    return {t: np.array(v, copy=True) if isinstance(v, np.ndarray) else v
-            for t, v in zip(dataset._captures(), captured)}
+    return pl.Env({t: np.array(v, copy=True) if isinstance(v, np.ndarray) else v
+                   for t, v in zip(dataset._captures(), captured)})
 
 
 def _make_iterator_kernel(run, handle, *captured, dataset):
@@ -79,22 +81,18 @@ make_iterator_op = OpDef("MakeIterator", shape=_no_outputs, dtype=_no_outputs,
                          attrs={"dataset": None})
 
 
+@dataclass(eq=False, slots=True)
 class _Resource:
-    """One initialized iterator: its dataset, the values it captured, its run-time
-    iterator."""
+    """One initialized iterator: its dataset, its run-time iterator, and the environment
+    its initialization gave the pipeline (captured values, tables)."""
 
-    __slots__ = ("dataset", "iterator", "env")
-
-    def __init__(self, dataset, iterator, env=None):
-        self.dataset = dataset
-        self.iterator = iterator
-        self.env = env or {}
+    dataset: object
+    iterator: pl.PyIterator
+    env: pl.Env
 
     def cancel(self):
         """Stops the pipeline's background threads (re-initialized, or session closed)."""
-        for kind in ("prefetchers", "closers"):   # closers: unfinished file-cache writers
-            for it in self.env.get((kind, -1), ()):
-                it.close()
+        self.env.close()
 
 
 def _replace(resources, name, resource):
@@ -160,10 +158,8 @@ def _serialize_kernel(run, handle, *, datasets):
             None, None, f"Cannot save the position of iterator {name}: it has not been "
             "initialized (run its initializer, or one get_next of a one-shot iterator, first)")
     captured = [resource.env[t] for t in resource.dataset._captures()]
-    tables = [[k[0], k[1], v] for k, v in resource.env.items()
-              if isinstance(k, tuple) and k[0] not in ("prefetchers", "closers")]
     state = {"dataset": datasets.index(resource.dataset) if resource.dataset in datasets
-             else -1, "captured": captured, "tables": tables,
+             else -1, "captured": captured, "tables": resource.env.saved_tables(),
              "iterator": resource.iterator.get_state()}
     return np.asarray(iterator_state.dumps(state), dtype=object)
 
@@ -189,18 +185,12 @@ def _deserialize_kernel(run, handle, serialized, *, datasets):
         captures = dataset._captures()
         if len(state["captured"]) != len(captures):
             raise ValueError("the saved pipeline captured other values than this one")
-        env = dict(zip(captures, state["captured"]))
+        env = pl.Env(zip(captures, state["captured"]))
         iterator = dataset._make_iterator(run.state, env)
         iterator.set_state(state["iterator"])
         # Making the pipeline (and its parts, again, in set_state) moved its tables (a
-        # shuffle's pass count): put the saved ones back, in place (iterators hold them).
-        for kind, node, value in state["tables"]:
-            table = env.setdefault((str(kind), int(node)), type(value)())
-            if isinstance(table, dict):
-                table.clear()
-                table.update(value)
-            else:
-                table[:] = value
+        # shuffle's pass count): put the saved ones back.
+        env.restore_tables(state["tables"])
     except (KeyError, IndexError, TypeError, ValueError) as e:
         raise errors.DataLossError(
             None, None, f"Could not restore the position of iterator {name}: its saved state "

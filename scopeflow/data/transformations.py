@@ -1,0 +1,530 @@
+"""``tf.data`` transformations, each one block: its ``Dataset`` (graph side: element
+structure, captures), then its run-time iterator (elements, position). ``map``, ``filter``,
+``flat_map``, ``interleave``, ``batch``/``padded_batch``, ``unbatch``, ``repeat``, ``take``,
+``skip``, ``shard`` and ``concatenate``; ``shuffle``, ``cache`` and ``prefetch`` are in
+``buffers.py``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scopeflow.data import structure as st
+from scopeflow.data.dataset_ops import (
+    AUTOTUNE,
+    Dataset,
+    _flatten_up_to,
+    _static_int,
+    _structure_like,
+    _Unary,
+    _unique,
+)
+from scopeflow.data.functions import TracedFunction
+from scopeflow.data.pipeline import Counting, End, OneInput, PyIterator
+from scopeflow.framework import dtypes, errors
+from scopeflow.framework.graph import Tensor
+from scopeflow.framework.tensor_shape import TensorShape, as_shape
+from scopeflow.framework.tensor_util import constant_value
+
+__all__: list = []
+
+
+class _Traced(_Unary):
+    """A transformation that calls a traced function ``self._fn`` per element."""
+
+    def _captures(self):
+        return _unique(self._input._captures() + self._fn.captures)
+
+
+# ── map ──────────────────────────────────────────────────────────────────────────────
+class _Map(_Traced):
+    def __init__(self, input_dataset, fn):
+        super().__init__(input_dataset)
+        self._fn = TracedFunction(fn, input_dataset._structure, "MapDataset")
+        self._structure = self._fn.output_structure
+
+    def _iterator(self, state, env):
+        return _MapIterator(self._input._make_iterator(state, env),
+                            self._fn.caller(state, env))
+
+
+class _MapIterator(OneInput):
+    def __init__(self, inner, call):
+        self.inner, self.call = inner, call
+
+    def next(self):
+        return list(self.call(self.inner.next()))
+
+
+# ── filter ───────────────────────────────────────────────────────────────────────────
+class _Filter(_Traced):
+    def __init__(self, input_dataset, predicate):
+        super().__init__(input_dataset)
+        self._fn = TracedFunction(predicate, input_dataset._structure, "FilterDataset")
+        spec = self._fn.output_structure
+        if not isinstance(spec, st.Spec) or spec.dtype != dtypes.bool or \
+                spec.shape.ndims not in (None, 0):
+            raise ValueError("`predicate` return type must be convertible to a scalar boolean "
+                             f"tensor. Was {spec}.")
+
+    def _iterator(self, state, env):
+        return _FilterIterator(self._input._make_iterator(state, env),
+                               self._fn.caller(state, env))
+
+
+class _FilterIterator(_MapIterator):
+    def next(self):
+        while True:
+            element = self.inner.next()
+            (keep,) = self.call(element)
+            if keep:
+                return element
+
+
+# ── flat_map ─────────────────────────────────────────────────────────────────────────
+class _FlatMap(_Traced):
+    _label = "FlatMapDataset"
+
+    def __init__(self, input_dataset, fn):
+        super().__init__(input_dataset)
+        self._fn = TracedFunction(fn, input_dataset._structure, self._label,
+                                  allow_dataset=True)
+        if not isinstance(self._fn.output, Dataset):
+            raise TypeError("`map_func` must return a `Dataset` object. Got "
+                            f"{type(self._fn.output).__name__}.")
+        self._structure = self._fn.output._structure
+
+    def _captures(self):
+        nested = [t for t in self._fn.output._captures()
+                  if t._op._cf_context is not self._fn.context]
+        return _unique(super()._captures() + nested)
+
+    def _iterator(self, state, env):
+        return _FlatMapIterator(self._input._make_iterator(state, env),
+                                self._fn.dataset_caller(state, env))
+
+
+class _FlatMapIterator(PyIterator):
+    def __init__(self, inner, call):
+        self.inner, self.call = inner, call
+        self.current = None
+        self.current_args = None
+
+    def next(self):
+        while True:
+            if self.current is None:
+                self.current_args = self.inner.next()
+                self.current = self.call(self.current_args)
+            try:
+                return self.current.next()
+            except End:
+                self.current = None
+
+    def get_state(self):
+        return {"inner": self.inner.get_state(), "args": self.current_args,
+                "current": None if self.current is None else self.current.get_state()}
+
+    def set_state(self, state):
+        self.inner.set_state(state["inner"])
+        self.current_args = state["args"]
+        if state["current"] is None:
+            self.current = None
+        else:
+            self.current = self.call(self.current_args)
+            self.current.set_state(state["current"])
+
+
+# ── interleave ───────────────────────────────────────────────────────────────────────
+class _Interleave(_FlatMap):
+    _label = "InterleaveDataset"
+
+    def __init__(self, input_dataset, fn, cycle_length, block_length):
+        super().__init__(input_dataset, fn)
+        self._cycle = int(cycle_length) if cycle_length not in (None, AUTOTUNE) else 1
+        self._block = int(block_length) if block_length is not None else 1
+
+    def _iterator(self, state, env):
+        return _InterleaveIterator(self._input._make_iterator(state, env),
+                                   self._fn.dataset_caller(state, env), self._cycle,
+                                   self._block)
+
+
+class _InterleaveIterator(PyIterator):
+    """TF's deterministic interleave (``InterleaveDatasetOp``): ``cycle_length`` slots read
+    in turn, ``block_length`` elements at a time; a slot whose input ends is left empty and
+    refilled with the next input when the cycle comes back to it."""
+
+    def __init__(self, inner, call, cycle_length, block_length):
+        self.inner, self.call = inner, call
+        self.cycle, self.block = cycle_length, block_length
+        self.slots: list = [None] * cycle_length   # [args, iterator] or None
+        self.k = 0
+        self.in_block = 0
+        self.inner_done = False
+        self.open = 0
+
+    def _advance(self):
+        self.in_block = 0
+        self.k = (self.k + 1) % self.cycle
+
+    def next(self):
+        while not self.inner_done or self.open > 0:
+            slot = self.slots[self.k]
+            if slot is not None:
+                try:
+                    element = slot[1].next()
+                except End:
+                    self.slots[self.k] = None
+                    self.open -= 1
+                    self._advance()
+                    continue
+                self.in_block += 1
+                if self.in_block == self.block:
+                    self._advance()
+                return element
+            if not self.inner_done:
+                try:
+                    args = self.inner.next()
+                except End:
+                    self.inner_done = True
+                    continue
+                self.slots[self.k] = [args, self.call(args)]
+                self.open += 1
+            else:
+                self._advance()
+        raise End
+
+    def get_state(self):
+        return {"inner": self.inner.get_state(), "k": self.k, "in_block": self.in_block,
+                "inner_done": self.inner_done,
+                "slots": [None if sl is None else [sl[0], sl[1].get_state()]
+                          for sl in self.slots]}
+
+    def set_state(self, state):
+        self.inner.set_state(state["inner"])
+        self.k, self.in_block = int(state["k"]), int(state["in_block"])
+        self.inner_done = bool(state["inner_done"])
+        self.slots, self.open = [], 0
+        for sl in state["slots"]:
+            if sl is None:
+                self.slots.append(None)
+                continue
+            it = self.call(sl[0])
+            it.set_state(sl[1])
+            self.slots.append([sl[0], it])
+            self.open += 1
+
+
+# ── batch, padded_batch ──────────────────────────────────────────────────────────────
+class _Batch(_Unary):
+    def __init__(self, input_dataset, batch_size, drop_remainder, padded=None):
+        super().__init__(input_dataset)
+        self._size = _static_int(batch_size, "batch_size")
+        if self._size <= 0:
+            raise errors.InvalidArgumentError(None, None, "Batch size must be greater than "
+                                               "zero.")
+        self._drop = bool(drop_remainder)
+        lead = self._size if self._drop else None
+        self._pad = None
+        if padded is not None:
+            shapes, values = padded
+            specs = st.specs(input_dataset._structure)
+            if shapes is None:
+                shapes = [s.shape for s in specs]
+            else:
+                shapes = [as_shape(s) for s in
+                          _flatten_up_to(input_dataset._structure, shapes)]
+            if values is None:
+                values = [b"" if s.dtype == dtypes.string else 0 for s in specs]
+            else:
+                values = [_static_value(v) for v in
+                          _flatten_up_to(input_dataset._structure, values)]
+            self._pad = ([s.as_list() if s.ndims is not None else None for s in shapes],
+                         values)
+            leaves = [st.Spec(s.dtype, TensorShape([lead]).concatenate(shape))
+                      for s, shape in zip(specs, shapes)]
+        else:
+            leaves = [st.Spec(s.dtype, TensorShape([lead]).concatenate(s.shape))
+                      for s in st.specs(input_dataset._structure)]
+        self._structure = _structure_like(input_dataset._structure, leaves)
+
+    def _iterator(self, state, env):
+        return _BatchIterator(self._input._make_iterator(state, env), self._size, self._drop,
+                              self._pad)
+
+
+def _static_value(value):
+    if isinstance(value, Tensor):
+        v = constant_value(value)
+        if v is None:
+            raise NotImplementedError("tf.data: padding values computed at run time")
+        return v
+    return value
+
+
+class _BatchIterator(OneInput):
+    def __init__(self, inner, size, drop_remainder, pad=None):
+        self.inner, self.size, self.drop = inner, size, drop_remainder
+        self.pad = pad  # (padded shapes per component, padding values) for padded_batch
+
+    def next(self):
+        items = []
+        try:
+            while len(items) < self.size:
+                items.append(self.inner.next())
+        except End:
+            if not items or self.drop:
+                raise
+        columns = list(zip(*items))
+        if self.pad is None:
+            return [_stack(c, k) for k, c in enumerate(columns)]
+        shapes, values = self.pad
+        return [_pad_stack(c, shapes[k], values[k]) for k, c in enumerate(columns)]
+
+
+def _stack(column, k):
+    first = np.shape(column[0])
+    for x in column[1:]:
+        if np.shape(x) != first:
+            raise errors.InvalidArgumentError(
+                None, None, f"Cannot batch tensors with different shapes in component {k}. "
+                f"First element had shape {list(first)} and element {column.index(x)} had "
+                f"shape {list(np.shape(x))}.")
+    return np.stack(column)
+
+
+def _pad_stack(column, shape, value):
+    dims = [max(np.shape(x)[d] for x in column) if s is None else s
+            for d, s in enumerate(shape)]
+    out = np.full([len(column)] + dims, value, dtype=np.asarray(column[0]).dtype)
+    for i, x in enumerate(column):
+        x = np.asarray(x)
+        if any(a > b for a, b in zip(x.shape, dims)):
+            raise errors.InvalidArgumentError(
+                None, None, f"Attempted to pad to a smaller size than the input element. "
+                f"Element shape {list(x.shape)}, padded shape {dims}")
+        out[(i,) + tuple(slice(0, n) for n in x.shape)] = x
+    return out
+
+
+# ── unbatch ──────────────────────────────────────────────────────────────────────────
+class _Unbatch(_Unary):
+    def __init__(self, input_dataset):
+        super().__init__(input_dataset)
+        self._structure = _structure_like(input_dataset._structure, [
+            st.Spec(s.dtype, s.shape[1:] if s.shape.ndims else None)
+            for s in st.specs(input_dataset._structure)])
+
+    def _iterator(self, state, env):
+        return _UnbatchIterator(self._input._make_iterator(state, env))
+
+
+class _UnbatchIterator(PyIterator):
+    def __init__(self, inner):
+        self.inner = inner
+        self.batch = None
+        self.i = 0
+
+    def next(self):
+        while self.batch is None or self.i >= len(self.batch[0]):
+            self.batch = self.inner.next()
+            self.i = 0
+        i = self.i
+        self.i += 1
+        return [c[i] for c in self.batch]
+
+    def get_state(self):
+        return {"inner": self.inner.get_state(), "batch": self.batch, "i": self.i}
+
+    def set_state(self, state):
+        self.inner.set_state(state["inner"])
+        self.batch, self.i = state["batch"], int(state["i"])
+
+
+# ── repeat, take, skip, shard: transformations with counts ───────────────────────────
+class _Counted(_Unary):
+    """A transformation with a count (repeat, take, skip): static, or a tensor whose value
+    is taken when the iterator starts."""
+
+    _counting: type[Counting]  # take's and skip's iterator, given their input and count
+
+    def __init__(self, input_dataset, count, default=None):
+        super().__init__(input_dataset)
+        self._count_tensor = None
+        if count is None:
+            self._count = default
+            return
+        value = constant_value(count) if isinstance(count, Tensor) else count
+        if value is None:
+            self._count_tensor = count
+            self._count = None
+        else:
+            self._count = int(value)
+
+    def _captures(self):
+        extra = [self._count_tensor] if self._count_tensor is not None else []
+        return _unique(self._input._captures() + extra)
+
+    def _count_in(self, env):
+        return int(env[self._count_tensor]) if self._count_tensor is not None else self._count
+
+    def _iterator(self, state, env):
+        return self._counting(self._input._make_iterator(state, env), self._count_in(env))
+
+
+class _Repeat(_Counted):
+    def __init__(self, input_dataset, count):
+        super().__init__(input_dataset, count, default=-1)
+
+    def _iterator(self, state, env):
+        inner = self._input
+        return _RepeatIterator(lambda: inner._make_iterator(state, env), self._count_in(env))
+
+
+class _RepeatIterator(PyIterator):
+    def __init__(self, make, count):
+        self.make, self.count = make, count
+        self.epoch = 0
+        self.inner = make() if count != 0 else None
+        self.produced = False
+
+    def next(self):
+        while True:
+            if self.inner is None:
+                raise End
+            try:
+                element = self.inner.next()
+                self.produced = True
+                return element
+            except End:
+                self.epoch += 1
+                if (0 <= self.count <= self.epoch) or not self.produced:
+                    self.inner = None  # done, or an empty input repeated forever
+                    raise
+                self.inner = self.make()
+
+    def get_state(self):
+        return {"epoch": self.epoch, "produced": self.produced,
+                "inner": None if self.inner is None else self.inner.get_state()}
+
+    def set_state(self, state):
+        self.epoch, self.produced = int(state["epoch"]), bool(state["produced"])
+        if state["inner"] is None:
+            self.inner = None
+        else:
+            self.inner = self.make()
+            self.inner.set_state(state["inner"])
+
+
+class _TakeIterator(Counting):
+    COUNT = "taken"
+
+    def next(self):
+        if 0 <= self.count <= self.n:
+            raise End
+        element = self.inner.next()
+        self.n += 1
+        return element
+
+
+class _Take(_Counted):
+    _counting = _TakeIterator
+
+
+class _SkipIterator(Counting):
+    COUNT = "skipped"
+
+    def next(self):
+        while self.count < 0 or self.n < self.count:
+            self.inner.next()
+            self.n += 1
+        return self.inner.next()
+
+
+class _Skip(_Counted):
+    _counting = _SkipIterator
+
+
+class _Shard(_Unary):
+    def __init__(self, input_dataset, num_shards, index):
+        super().__init__(input_dataset)
+        # static values, or tensors whose values are taken when the iterator starts
+        self._args = [_Counted(input_dataset, num_shards), _Counted(input_dataset, index)]
+
+    def _captures(self):
+        extra = [a._count_tensor for a in self._args if a._count_tensor is not None]
+        return _unique(self._input._captures() + extra)
+
+    def _iterator(self, state, env):
+        n, i = (a._count_in(env) for a in self._args)
+        # TF checks these when the iterator is made (ShardDatasetOp), with these words
+        if n <= 0:
+            raise errors.InvalidArgumentError(None, None, "Number of shards must be greater "
+                                              f"than zero (currently num_shards = {n}).")
+        if not 0 <= i < n:
+            raise errors.InvalidArgumentError(None, None, f"Index must be between 0 and "
+                                              f"{n - 1} (currently index = {i}).")
+        return _ShardIterator(self._input._make_iterator(state, env), n, i)
+
+
+class _ShardIterator(Counting):
+    COUNT = "position"
+
+    def __init__(self, inner, num_shards, index):
+        super().__init__(inner)
+        self.num_shards, self.index = num_shards, index
+
+    def next(self):
+        while True:
+            element = self.inner.next()  # End passes through: the input ran out
+            position = self.n
+            self.n += 1
+            if position % self.num_shards == self.index:
+                return element
+
+
+# ── concatenate ──────────────────────────────────────────────────────────────────────
+class _Concatenate(_Unary):
+    def __init__(self, input_dataset, other):
+        super().__init__(input_dataset)
+        if not isinstance(other, Dataset):
+            raise TypeError(f"Expected a Dataset, got {type(other).__name__}")
+        a, b = st.specs(input_dataset._structure), st.specs(other._structure)
+        if len(a) != len(b) or any(x.dtype != y.dtype for x, y in zip(a, b)):
+            raise TypeError(f"Incompatible dataset elements:\n  {input_dataset.output_types}"
+                            f" vs.   {other.output_types}")
+        self._other = other
+        self._structure = _structure_like(input_dataset._structure, [
+            st.Spec(x.dtype, st.unify_shapes(x.shape, y.shape)) for x, y in zip(a, b)])
+
+    def _captures(self):
+        return _unique(self._input._captures() + self._other._captures())
+
+    def _iterator(self, state, env):
+        first, second = self._input, self._other
+        return _ConcatIterator([lambda: first._make_iterator(state, env),
+                                lambda: second._make_iterator(state, env)])
+
+
+class _ConcatIterator(PyIterator):
+    def __init__(self, makes):
+        self.makes = makes
+        self.k = 0
+        self.inner = makes[0]()
+
+    def next(self):
+        while True:
+            try:
+                return self.inner.next()
+            except End:
+                if self.k + 1 >= len(self.makes):
+                    raise
+                self.k += 1
+                self.inner = self.makes[self.k]()
+
+    def get_state(self):
+        return {"k": self.k, "inner": self.inner.get_state()}
+
+    def set_state(self, state):
+        self.k = int(state["k"])
+        self.inner = self.makes[self.k]()
+        self.inner.set_state(state["inner"])
