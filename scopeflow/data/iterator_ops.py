@@ -157,11 +157,11 @@ def _serialize_kernel(run, handle, *, datasets):
         raise errors.FailedPreconditionError(
             None, None, f"Cannot save the position of iterator {name}: it has not been "
             "initialized (run its initializer, or one get_next of a one-shot iterator, first)")
-    captured = [resource.env[t] for t in resource.dataset._captures()]
-    state = {"dataset": datasets.index(resource.dataset) if resource.dataset in datasets
-             else -1, "captured": captured, "tables": resource.env.saved_tables(),
-             "iterator": resource.iterator.get_state()}
-    return np.asarray(iterator_state.dumps(state), dtype=object)
+    position = iterator_state.Position(
+        dataset=datasets.index(resource.dataset) if resource.dataset in datasets else -1,
+        captured=[resource.env[t] for t in resource.dataset._captures()],
+        tables=resource.env.saved_tables(), iterator=resource.iterator.get_state())
+    return np.asarray(position.dumps(), dtype=object)
 
 
 serialize_op = OpDef("SerializeIterator", shape=_string_scalar, dtype=_string, stateful=True,
@@ -173,7 +173,8 @@ def _deserialize_kernel(run, handle, serialized, *, datasets):
     value = np.asarray(serialized, dtype=object).reshape(-1)[0]
     state = iterator_state.loads(value, name)
     try:
-        k = int(state["dataset"])
+        position = iterator_state.Position.of(state)
+        k = position.dataset
         resource = run.state.resources.get(name)
         dataset = datasets[k] if 0 <= k < len(datasets) else \
             (resource.dataset if resource is not None else None)
@@ -183,14 +184,14 @@ def _deserialize_kernel(run, handle, serialized, *, datasets):
                 "initialized with a dataset this graph does not know; run that initializer "
                 "before restoring")
         captures = dataset._captures()
-        if len(state["captured"]) != len(captures):
+        if len(position.captured) != len(captures):
             raise ValueError("the saved pipeline captured other values than this one")
-        env = pl.Env(zip(captures, state["captured"]))
+        env = pl.Env(zip(captures, position.captured))
         iterator = dataset._make_iterator(run.state, env)
-        iterator.set_state(state["iterator"])
+        iterator.set_state(position.iterator)
         # Making the pipeline (and its parts, again, in set_state) moved its tables (a
         # shuffle's pass count): put the saved ones back.
-        env.restore_tables(state["tables"])
+        env.restore_tables(position.tables)
     except (KeyError, IndexError, TypeError, ValueError) as e:
         raise errors.DataLossError(
             None, None, f"Could not restore the position of iterator {name}: its saved state "

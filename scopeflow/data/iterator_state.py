@@ -16,13 +16,14 @@ import io
 import json
 import math
 import re
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.lib import format as npy_format
 
 from scopeflow.framework import errors
 
-__all__ = ["dumps", "loads", "decode_document", "parse_json", "MAX_DEPTH"]
+__all__ = ["Position", "dumps", "loads", "decode_document", "parse_json", "MAX_DEPTH"]
 
 FORMAT = "scopeflow-iterator-state/1"
 
@@ -158,3 +159,31 @@ def loads(data: bytes, where: str):
         raise errors.DataLossError(
             None, None, f"Could not restore the position of iterator {where}: its saved "
             f"state is damaged ({e})") from None
+
+
+@dataclass
+class Position:
+    """One iterator's saved position: the record ``SerializeIterator`` writes.
+
+    Attributes:
+      dataset: which of the datasets its initializers know it runs (-1: another one).
+      captured: the values its pipeline captured, in ``Dataset._captures()`` order.
+      tables: its run-time tables as ``[kind, node, value]`` rows (``pipeline.Env``).
+      iterator: its run-time iterator's state (``PyIterator.get_state()``).
+    """
+
+    dataset: int
+    captured: list
+    tables: list
+    iterator: object
+
+    def dumps(self) -> bytes:
+        return dumps({"dataset": self.dataset, "captured": self.captured,
+                      "tables": self.tables, "iterator": self.iterator})
+
+    @classmethod
+    def of(cls, state) -> Position:
+        """The position in a decoded record (``loads``); ``KeyError``, ``TypeError`` or
+        ``ValueError`` when it is not one."""
+        return cls(int(state["dataset"]), state["captured"], state["tables"],
+                   state["iterator"])
