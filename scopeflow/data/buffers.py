@@ -64,7 +64,6 @@ class _Shuffle(_Unary):
                                 table)
 
 
-
 class _ShuffleIterator(PyIterator):
     """TF's ``ShuffleDatasetOp`` iterator, draw for draw: the buffer is filled up to
     ``buffer_size``; each element is the one at ``sample % n`` among the ``n`` buffered (in
@@ -117,7 +116,6 @@ class _ShuffleIterator(PyIterator):
             self.table.restore([int(v) for v in state["table"]])
 
 
-
 # ── cache ──────────────────────────────────────────────────────────────────────────────
 class _Cache(_Unary):
     def __init__(self, input_dataset, filename):
@@ -133,7 +131,7 @@ class _Cache(_Unary):
         filename = filename.decode() if isinstance(filename, bytes) else str(filename)
         if filename:
             it = _FileCacheIterator(lambda: inner._make_iterator(state, env), filename,
-                               len(st.specs(self._structure)))
+                                    len(st.specs(self._structure)))
             if it.reader is None:   # a writer: its lock goes when re-initialized or closed
                 env.cache_writers.append(it)
             return it
@@ -145,7 +143,7 @@ class _CacheIterator(PyIterator):
     """Elements of the first complete pass, kept; later passes read them."""
 
     def __init__(self, make, store):
-        self.make, self.store = make, store  # store: a dict shared by the passes
+        self.make, self.store = make, store  # the node's, shared by its passes
         self.i = 0
         self.inner = None if store.elements is not None else make()
         self.filling: list = []
@@ -302,7 +300,6 @@ class _Prefetch(_Unary):
         it = _PrefetchIterator(self._input._make_iterator(state, env), self._size)
         env.prefetchers.append(it)
         return it
-
 
 
 class _PrefetchIterator(PyIterator):
