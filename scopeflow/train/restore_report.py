@@ -192,25 +192,46 @@ def _suggest_fixes(report) -> list[str]:
                 f"paths such as {example!r}, not by variable names: map them with a dict, "
                 f"tf.train.Saver({{'<path>{_ATTRIBUTE_SUFFIX}': v, ...}})"]
     fixes = _prefix_fixes(missing, ckpt_keys)
+    for rule in (_slot_fix, _suffix_fix, _alias_fix):
+        fix = rule(missing, ckpt_keys)
+        if fix:
+            fixes.append(fix)
+    if not fixes:  # weaker hints, only when nothing above explains the missing names
+        fix = _same_shape_fix(report) or _compare_names_fix(missing, ckpt_keys)
+        if fix:
+            fixes.append(fix)
+    return fixes
+
+
+def _slot_fix(missing, ckpt_keys):
+    """Optimizer slots missing from a checkpoint that has none: saved without them."""
     slots = [k for k in missing if _SLOT_RE.search(k)]
-    if slots and not any(_SLOT_RE.search(k) for k in ckpt_keys):
-        rest = [k for k in missing if k not in slots]
-        example = next((k for k in slots if "/" in k), slots[0])
-        fixes.append(
-            f"the checkpoint was saved without optimizer state ({len(slots)} optimizer "
+    if not slots or any(_SLOT_RE.search(k) for k in ckpt_keys):
+        return None
+    rest = [k for k in missing if k not in slots]
+    example = next((k for k in slots if "/" in k), slots[0])
+    return (f"the checkpoint was saved without optimizer state ({len(slots)} optimizer "
             f"variables such as '{example}' are absent): to restore the model only, use "
             "tf.train.Saver(var_list=tf.trainable_variables()) after running "
             "tf.global_variables_initializer()"
             + (f" (also missing: {', '.join(rest[:5])})" if rest else ""))
+
+
+def _suffix_fix(missing, ckpt_keys):
+    """Names that differ from keys only by a ``_N`` suffix: the model was built twice."""
     stripped = {_SUFFIX_RE.sub("", k): k for k in ckpt_keys}
     renamed = [(k, stripped[_SUFFIX_RE.sub("", k)]) for k in missing
                if _SUFFIX_RE.sub("", k) in stripped]
-    if renamed:
-        k, c = renamed[0]
-        fixes.append(
-            f"{len(renamed)} missing names differ from checkpoint keys only by a '_N' suffix "
+    if not renamed:
+        return None
+    k, c = renamed[0]
+    return (f"{len(renamed)} missing names differ from checkpoint keys only by a '_N' suffix "
             f"(e.g. '{k}' vs '{c}'): the model-building code probably ran twice in this graph; "
             "call tf.reset_default_graph() before building it again")
+
+
+def _alias_fix(missing, ckpt_keys):
+    """Names whose parameter the checkpoint holds under its other name (kernel/weights)."""
     keys = set(ckpt_keys)
     aliased = []
     for k in missing:
@@ -218,32 +239,38 @@ def _suggest_fixes(report) -> list[str]:
         other = _ALIASES.get(leaf)
         if other and f"{head}/{other}" in keys:
             aliased.append((k, f"{head}/{other}"))
-    if aliased:
-        k, c = aliased[0]
-        fixes.append(
-            f"{len(aliased)} missing names exist in the checkpoint under the other name of the "
+    if not aliased:
+        return None
+    k, c = aliased[0]
+    return (f"{len(aliased)} missing names exist in the checkpoint under the other name of the "
             f"same parameter (e.g. '{k}' is '{c}'; tf.layers say kernel/bias, older code "
             "weights/biases): map them with a dict var_list")
-    near_pairs = [(k, report.same_shape_unused[k][0]) for k in missing
+
+
+def _same_shape_fix(report):
+    """Unused checkpoint keys of a missing name's shape and dtype: perhaps renamed."""
+    near_pairs = [(k, report.same_shape_unused[k][0]) for k in report.missing
                   if report.same_shape_unused.get(k)]
-    if not fixes and near_pairs:
-        k, c = near_pairs[0]
-        mapping = f"tf.train.Saver({{'{c}': <the variable {k}>, ...}})"
-        if len(near_pairs) == 1:
-            fixes.append(f"the checkpoint's unused key '{c}' has the shape and dtype of the "
-                         f"missing '{k}': if it is the same parameter under another name, map "
-                         f"it with a dict, {mapping}")
-        else:
-            fixes.append(f"{len(near_pairs)} missing names have unused checkpoint keys of the same "
-                         f"shape and dtype (e.g. '{k}' and '{c}'): if they are the same "
-                         f"parameters under other names, map them with a dict, {mapping}")
-    if not fixes:
-        near = [k for k in missing if k.rsplit("/", 1)[-1] in
-                {c.rsplit("/", 1)[-1] for c in ckpt_keys}]
-        if near:
-            fixes.append("compare the names with `scopeflow ckpt ls <checkpoint>` (or "
-                         "tf.train.list_variables) and map them with a dict var_list")
-    return fixes
+    if not near_pairs:
+        return None
+    k, c = near_pairs[0]
+    mapping = f"tf.train.Saver({{'{c}': <the variable {k}>, ...}})"
+    if len(near_pairs) == 1:
+        return (f"the checkpoint's unused key '{c}' has the shape and dtype of the "
+                f"missing '{k}': if it is the same parameter under another name, map "
+                f"it with a dict, {mapping}")
+    return (f"{len(near_pairs)} missing names have unused checkpoint keys of the same "
+            f"shape and dtype (e.g. '{k}' and '{c}'): if they are the same "
+            f"parameters under other names, map them with a dict, {mapping}")
+
+
+def _compare_names_fix(missing, ckpt_keys):
+    """Missing names whose last component a checkpoint key shares."""
+    leaves = {c.rsplit("/", 1)[-1] for c in ckpt_keys}
+    if not any(k.rsplit("/", 1)[-1] in leaves for k in missing):
+        return None
+    return ("compare the names with `scopeflow ckpt ls <checkpoint>` (or "
+            "tf.train.list_variables) and map them with a dict var_list")
 
 
 def check_against(saveables, reader, checkpoint, reshape) -> RestoreReport:
