@@ -446,20 +446,8 @@ def train(args, out=sys.stdout):
     if not root:
         out = open(os.devnull, "w")  # the workers do not repeat rank 0's lines
     if root:
-        os.makedirs(args.logdir, exist_ok=True)
-    if args.fresh and root:
-        moved = _move_old_run(args.logdir)
-        if moved:
-            print(f"--fresh: moved the previous run to {moved}", file=out)
-    if root and _recorded_source(args.logdir) == "sklearn-digits":
-        # The run was trained on the stand-in: resuming it needs no MNIST (no downloads
-        # timing out, no "MNIST is not available" block again at every resume).
-        print(f"resuming a run trained on scikit-learn's bundled digits ({args.logdir}/"
-              f"job.json); not looking for MNIST (--fresh starts over)", file=out)
-        data, source = _digits_fallback(args.validation_size, args.seed), "sklearn-digits"
-    else:
-        data, source = load_data(args.data_dir, args.validation_size, args.seed,
-                                 getattr(args, "source_url", mnist.DEFAULT_SOURCE_URL))
+        _prepare_logdir(args, out)
+    data, source = _job_data(args, out, root)
     if root:
         _record_job(args, source)
 
@@ -479,13 +467,7 @@ def train(args, out=sys.stdout):
         writer = tf.summary.FileWriter(args.logdir, None if restored else sess.graph,
                                        purge_step=step if restored else None) if root \
             else _NoWriter()
-        if restored:
-            print(f"resuming from {restored} (global_step {step})", file=out)
-        print(f"(loss and train acc below are means over {args.log_every} steps, as "
-              f"TensorBoard's train/mean_loss; summaries/loss is one batch's)", file=out)
-        print(f"training the seed's CNN on {source}: {data.train.num_examples} training "
-              f"images, batch {args.batch_size}, Adam {args.lr:g}; logdir {args.logdir}",
-              file=out, flush=True)
+        _print_start(args, out, restored, step, source, data)
         code = _loop(args, sess, model, data, writer, step, out, distributed, root)
         if code == 0 and root:  # interrupted runs exit promptly, without the test pass
             test_acc = evaluate(sess, model, data.test)
@@ -495,6 +477,38 @@ def train(args, out=sys.stdout):
         writer.close()
     print(f"tensorboard --logdir {args.logdir}", file=out, flush=True)
     return code
+
+
+def _prepare_logdir(args, out):
+    """Rank 0: make the logdir, moving the previous run aside under ``--fresh``."""
+    os.makedirs(args.logdir, exist_ok=True)
+    if args.fresh:
+        moved = _move_old_run(args.logdir)
+        if moved:
+            print(f"--fresh: moved the previous run to {moved}", file=out)
+
+
+def _job_data(args, out, root):
+    """``(data sets, source name)``: the digits stand-in when resuming a run trained on
+    it, else MNIST (or the stand-in when MNIST cannot be had)."""
+    if root and _recorded_source(args.logdir) == "sklearn-digits":
+        # The run was trained on the stand-in: resuming it needs no MNIST (no downloads
+        # timing out, no "MNIST is not available" block again at every resume).
+        print(f"resuming a run trained on scikit-learn's bundled digits ({args.logdir}/"
+              f"job.json); not looking for MNIST (--fresh starts over)", file=out)
+        return _digits_fallback(args.validation_size, args.seed), "sklearn-digits"
+    return load_data(args.data_dir, args.validation_size, args.seed,
+                     getattr(args, "source_url", mnist.DEFAULT_SOURCE_URL))
+
+
+def _print_start(args, out, restored, step, source, data):
+    if restored:
+        print(f"resuming from {restored} (global_step {step})", file=out)
+    print(f"(loss and train acc below are means over {args.log_every} steps, as "
+          f"TensorBoard's train/mean_loss; summaries/loss is one batch's)", file=out)
+    print(f"training the seed's CNN on {source}: {data.train.num_examples} training "
+          f"images, batch {args.batch_size}, Adam {args.lr:g}; logdir {args.logdir}",
+          file=out, flush=True)
 
 
 def _loop(args, sess, model, data, writer, step, out, distributed=False, root=True):
@@ -507,13 +521,6 @@ def _loop(args, sess, model, data, writer, step, out, distributed=False, root=Tr
     batch_size, keep = args.batch_size, np.float32(0.5)
     progress = Progress(step, args.steps, args.log_every, out)
     saved_at = step
-    def save():
-        # Finite weights only: a diverged run must not rotate good checkpoints out.
-        if not all(np.isfinite(w).all() for w in sess.run(model.variables)):
-            raise _Diverged(step, "the weights are no longer finite")
-        if root:
-            model.saver.save(sess, save_path, global_step=model.global_step)
-
     with _StopRequest() as stop:
         try:
             while step < args.steps and not _stopping(stop, distributed):
@@ -523,19 +530,17 @@ def _loop(args, sess, model, data, writer, step, out, distributed=False, root=Tr
                                        train_step, train_summary, writer, args.log_every, keep)
                 extra = ""
                 if step % args.eval_every == 0 and data.validation.num_examples and root:
-                    val = evaluate(sess, model, data.validation)
-                    writer.add_summary(_scalar_summary("validation/accuracy", val), step)
-                    extra = f"  validation acc {val:.4f}"
+                    extra = _validate(sess, model, data, writer, step)
                 progress.update(step, loss, acc, extra)
                 if step % args.log_every == 0:  # the console's means, beside each batch's
                     writer.add_summary(_scalar_summary("train/mean_loss", progress.loss), step)
                     writer.add_summary(_scalar_summary("train/mean_accuracy", progress.acc),
                                        step)
                 if step % args.save_every == 0:
-                    save()
+                    _save_finite(sess, model, save_path, step, root)
                     saved_at = step
             if step != saved_at:
-                save()
+                _save_finite(sess, model, save_path, step, root)
         except _Diverged as e:
             progress.print(f"error: training diverged at step {e.step}: {e.reason}. Stopped "
                            f"without saving; the last good checkpoint is "
@@ -543,12 +548,32 @@ def _loop(args, sess, model, data, writer, step, out, distributed=False, root=Tr
                            f"--lr may help; running the same command resumes from it.")
             return 1
         if stop.signum is not None:
-            name = "Ctrl-C" if stop.signum == signal.SIGINT else signal.Signals(stop.signum).name
-            progress.print(f"{name}: stopped at step {step}; checkpoint saved in "
-                           f"{args.logdir}. Run the same command again to continue.")
-            return 130 if stop.signum == signal.SIGINT else 143
+            return _stopped(stop.signum, step, args.logdir, progress)
         progress.close()
     return 0
+
+
+def _validate(sess, model, data, writer, step):
+    """Log the validation accuracy; returns its text for the progress line."""
+    val = evaluate(sess, model, data.validation)
+    writer.add_summary(_scalar_summary("validation/accuracy", val), step)
+    return f"  validation acc {val:.4f}"
+
+
+def _save_finite(sess, model, save_path, step, root):
+    # Finite weights only: a diverged run must not rotate good checkpoints out.
+    if not all(np.isfinite(w).all() for w in sess.run(model.variables)):
+        raise _Diverged(step, "the weights are no longer finite")
+    if root:
+        model.saver.save(sess, save_path, global_step=model.global_step)
+
+
+def _stopped(signum, step, logdir, progress):
+    """Say where a run stopped by a signal left off; returns its exit code."""
+    name = "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
+    progress.print(f"{name}: stopped at step {step}; checkpoint saved in "
+                   f"{logdir}. Run the same command again to continue.")
+    return 130 if signum == signal.SIGINT else 143
 
 
 def _stopping(stop, distributed):
