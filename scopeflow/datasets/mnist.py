@@ -38,6 +38,7 @@ import zlib
 import numpy
 
 from scopeflow.framework import dtypes
+from scopeflow.framework.properties import read_only
 from scopeflow.framework.random_seed import get_seed
 from scopeflow.io.atomic import atomic_file, atomic_write_bytes
 from scopeflow.train.training_state import add_training_state
@@ -325,21 +326,10 @@ class DataSet:
         self._index_in_epoch = 0
         self._order = None  # the shuffles so far, as indices into the given arrays
 
-    @property
-    def images(self):
-        return self._images
-
-    @property
-    def labels(self):
-        return self._labels
-
-    @property
-    def num_examples(self):
-        return self._num_examples
-
-    @property
-    def epochs_completed(self):
-        return self._epochs_completed
+    images = read_only("_images")
+    labels = read_only("_labels")
+    num_examples = read_only("_num_examples")
+    epochs_completed = read_only("_epochs_completed")
 
     def _shuffle(self):
         perm = numpy.arange(self._num_examples)
@@ -588,32 +578,13 @@ def find_mnist_dir(files=TEST_FILES, search=(), *, download=None, timeout=10):
             f"(gzipped or not). Point {MNIST_DIR_ENV} at a directory holding {names}, or "
             f"unset it to use a copy found elsewhere or downloaded.")
     tried = [f"{MNIST_DIR_ENV}: not set"]
-    for directory in search:
-        directory = os.fspath(directory)
-        missing = _missing(directory, files)
-        if not missing:
-            return directory
-        tried.append(f"{directory}: " + ("no such directory" if not os.path.isdir(directory)
-                                         else f"lacks {', '.join(missing)}"))
+    found = _search_for(files, search, tried)
+    if found is not None:
+        return found
     cache = default_cache_dir()
     if download is None:
         download = os.environ.get(DOWNLOAD_ENV, "1") != "0"
-    missing = _missing(cache, files)
-    if missing and download:
-        failures = []
-        for name in missing:           # all are needed: stop at the first that fails
-            path, failures = _fetch(name, cache, None, timeout)
-            if path is None:
-                break
-        missing = _missing(cache, files)
-        if not missing:
-            return cache
-        tried.append(f"{cache} (the download cache): lacks {', '.join(missing)}; the "
-                     "download failed:\n    " + "\n    ".join(failures))
-    elif missing:
-        tried.append(f"{cache} (the download cache): lacks {', '.join(missing)}; downloading "
-                     f"is off ({DOWNLOAD_ENV}=0)")
-    else:
+    if _fill_cache(cache, files, download, timeout, tried):
         return cache
     raise MNISTUnavailableError(
         f"MNIST files {names} not found:\n  " + "\n  ".join(tried) +
@@ -621,6 +592,42 @@ def find_mnist_dir(files=TEST_FILES, search=(), *, download=None, timeout=10):
         f"{names} (gzipped or not), or allow the download: network access to one of "
         f"{', '.join(MIRRORS)} and {DOWNLOAD_ENV} unset (or 1); the files are then cached "
         f"in {cache}.")
+
+
+def _search_for(files, search, tried):
+    """The first directory of ``search`` holding all ``files``, or None; each one passed
+    over is added to ``tried`` with the reason."""
+    for directory in search:
+        directory = os.fspath(directory)
+        missing = _missing(directory, files)
+        if not missing:
+            return directory
+        tried.append(f"{directory}: " + ("no such directory" if not os.path.isdir(directory)
+                                         else f"lacks {', '.join(missing)}"))
+    return None
+
+
+def _fill_cache(cache, files, download, timeout, tried) -> bool:
+    """Whether ``cache`` holds all ``files``, once the missing ones are downloaded (when
+    ``download``); if not, why is added to ``tried``."""
+    missing = _missing(cache, files)
+    if not missing:
+        return True
+    if not download:
+        tried.append(f"{cache} (the download cache): lacks {', '.join(missing)}; downloading "
+                     f"is off ({DOWNLOAD_ENV}=0)")
+        return False
+    failures = []
+    for name in missing:           # all are needed: stop at the first that fails
+        path, failures = _fetch(name, cache, None, timeout)
+        if path is None:
+            break
+    missing = _missing(cache, files)
+    if not missing:
+        return True
+    tried.append(f"{cache} (the download cache): lacks {', '.join(missing)}; the "
+                 "download failed:\n    " + "\n    ".join(failures))
+    return False
 
 
 # ── read_data_sets ───────────────────────────────────────────────────────────────────
