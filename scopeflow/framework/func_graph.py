@@ -26,12 +26,14 @@ from __future__ import annotations
 
 import contextlib
 
+from scopeflow.framework.registry import VARIABLE_OP_TYPES
+
 __all__ = ["ControlFlowContext", "is_inside", "cf_context_of"]
 
 # Op types a sub-plan runs itself when an outside one is used (no capture): variables,
 # whose buffers it looks up where it reads them. Everything else, constants included, is a
 # capture, so gradients reach it through the construct's op, as in TF.
-_SHARED_OP_TYPES = frozenset({"VariableV2", "Variable"})
+_SHARED_OP_TYPES = VARIABLE_OP_TYPES
 
 
 def cf_context_of(tensor_or_op):

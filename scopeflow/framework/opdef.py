@@ -7,15 +7,18 @@ autodiff, graph export, ``describe(op_type)`` and the registry-driven op tests.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
+from typing import NamedTuple
 
 from scopeflow.framework.dtype_groups import FLOATS, NUMERIC  # noqa: F401 - re-exported
 from scopeflow.framework.graph import Operation, Tensor, _graph_of, convert_to_tensor
-from scopeflow.framework.registry import OP_TYPES
+from scopeflow.framework.registry import OP_TYPES, VARIABLE_OP_TYPES, is_variable_op  # noqa: F401
 from scopeflow.framework.tensor_shape import TensorShape, shape_str
 
 __all__ = ["OpDef", "REGISTRY", "NO_GRADIENT", "describe", "same_shape", "broadcast_shape",
            "same_dtype", "first_dtype", "merge_shapes", "unknown_shape_rule", "scalar_shape",
-           "shape_str", "get_op_def"]
+           "shape_str", "get_op_def", "from_tensors", "broadcasting", "ref", "ShapeRule",
+           "VARIABLE_OP_TYPES", "is_variable_op"]
 
 _UNSET = object()
 
@@ -32,14 +35,49 @@ class _NoGradient:
 NO_GRADIENT = _NoGradient()
 
 
+class ShapeRule(NamedTuple):
+    """A shape rule and how it is applied: ``from_tensors`` (it is given the input tensors,
+    not their shapes) and ``broadcasting`` (the inputs broadcast together, so autodiff sums
+    each input's gradient back to its shape). ``OpDef(shape=...)`` takes a bare rule too."""
+
+    fn: Callable
+    from_tensors: bool = False
+    broadcasting: bool = False
+
+
+def from_tensors(rule) -> ShapeRule:
+    """``shape=from_tensors(rule)``: ``rule`` reads the input tensors (their constant values),
+    as ``Reshape``'s reads its ``shape`` input."""
+    return ShapeRule(rule, from_tensors=True)
+
+
+def broadcasting(rule) -> ShapeRule:
+    """``shape=broadcasting(rule)``: the inputs broadcast against each other (``Add``)."""
+    return ShapeRule(rule, broadcasting=True)
+
+
+class _RefName(str):
+    """An input name that marks the input as a variable reference (``ref``)."""
+
+    __slots__ = ()
+
+
+def ref(name: str) -> str:
+    """``input_names=(ref("ref"), "value")``: the input takes a variable reference, not its
+    value (TF's ``Ref(T)``); the kernel gets the variable's key."""
+    return _RefName(name)
+
+
 class OpDef:
     """Declares an op type.
 
     Args:
       type: graph-visible op type (``"MatMul"``); unique.
-      shape: ``shape(*input_shapes, **attrs) -> TensorShape | list[TensorShape]``; with
-        ``shape_from_tensors=True`` it receives the input tensors instead (for rules that
-        need constant inputs, like ``Reshape``). Raises ``ValueError`` on bad shapes.
+      shape: ``shape(*input_shapes, **attrs) -> TensorShape | list[TensorShape]``; wrapped
+        as ``from_tensors(rule)`` it receives the input tensors instead (for rules that
+        need constant inputs, like ``Reshape``); as ``broadcasting(rule)``, the inputs
+        broadcast against each other, and autodiff reduces each input's gradient back to
+        the input's shape. Raises ``ValueError`` on bad shapes.
       dtype: ``dtype(*input_dtypes, **attrs) -> DType | list[DType]``; raises ``TypeError``.
       kernel: NumPy implementation ``kernel(*arrays, **attrs)``; stateful kernels get an
         ``OpRunContext`` first.
@@ -48,75 +86,38 @@ class OpDef:
       grad: gradient rule ``grad(op, *dys) -> list``; ``None``: not differentiable (as
         TF's ``NotDifferentiable``); ``NO_GRADIENT``: none registered (as in TF, a gradient
         reaching the op raises ``LookupError``).
-      broadcasting: autodiff reduces each input's gradient back to the input's shape.
       aliases: the kernel may return an input (or a view of it) instead of a new array:
         ``True`` (any input), or the indices of the inputs it may return views of.
-      ref_inputs: indices of inputs that take a variable reference, not its value.
-      input_names: names for error messages, as TF's OpDef (``x``, ``y``).
-      const_kernel: ``const_kernel(consts) -> kernel | None``, asked once when a plan is
-        compiled, with each input's constant value (None where it is computed at run
-        time): a kernel specialised for those constants, or None to keep ``kernel``.
-      forwards_input: ``forwards_input(op, consts) -> int | None``, asked once when a plan
-        is compiled with the constant inputs' values (``consts``, keyed by tensor): the
-        index of the input whose value the op's output always is (``Identity``; a
-        ``Reshape`` to the static shape it already has; ``Mul`` by a scalar constant one),
-        or None. A plan then skips the call and uses that input, as TF's grappler removes
-        such ops.
-      absorb_producers: ``absorb_producers(op, consts, owned, shape) -> (kernel, inputs) |
-        None``, asked once when a plan is compiled: a kernel that computes the op's output
-        from other tensors (its inputs' producers' inputs), or None. ``owned(t)`` says
-        whether input ``t`` is the run's own value read by this op alone; the producers of
-        the owned inputs it no longer reads are left out of the plan. ``shape(t)`` is a
-        tensor's static shape in the plan.
-      fuse_consumers: ``fuse_consumers(op, chain, shape) -> kernel | None``, asked once
-        when a plan is compiled with ``chain``, ops that each read the previous one's
-        output alone (the first reads this op's): a kernel computing the chain's last
-        output from this op's inputs followed by each chain op's other inputs, or None.
-        ``shape(t)`` is a tensor's static shape in the plan. (TF's grappler remapper fuses
-        Conv2D + BiasAdd + Relu so.)
-      static_value: ``static_value(tensor) -> array | None``: the output's value while the
-        graph is being built, when it is known (TF's ``tensor_util.constant_value``), for
-        shape rules and builders that need constant inputs.
+      input_names: names for error messages, as TF's OpDef (``x``, ``y``); an input that
+        takes a variable reference, not its value, is named with ``ref("ref")`` (TF's
+        ``Input("ref: Ref(T)")``).
+
+    How a plan may run an op faster (skip it, fuse it, specialise its kernel) is not the
+    op's declaration but the plan passes' (``scopeflow.runtime.passes``): each pass keeps
+    its own rules, keyed by op type, and ``describe`` lists the passes that have one.
     """
 
     def __init__(self, type, *, shape, dtype, kernel=None, attrs=None, num_outputs=1,
-                 grad=_UNSET, broadcasting=False, stateful=False, aliases=False, ref_inputs=(),
-                 shape_from_tensors=False, input_names=(), fresh_outputs=False,
-                 owning_kernel=None, owned_input=None, const_kernel=None,
-                 forwards_input=None, absorb_producers=None, fuse_consumers=None,
-                 static_value=None):
+                 grad=_UNSET, stateful=False, aliases=False, input_names=()):
         if type in REGISTRY:
             raise ValueError(f"Op type {type!r} is already registered")
         self.type = type
-        self.shape_rule = shape
+        rule = shape if isinstance(shape, ShapeRule) else ShapeRule(shape)
+        self.shape_rule = rule.fn
+        self.shape_from_tensors = rule.from_tensors
+        self.broadcasting = rule.broadcasting
         self.dtype_rule = dtype
         self.kernel = kernel
         self.attrs = dict(attrs or {})
         self.num_outputs = num_outputs
         self.grad = grad
-        self.broadcasting = broadcasting
         self.stateful = stateful
         self.aliases = bool(aliases)
         # The inputs whose memory the outputs may share (all of them unless declared).
         self.aliased_inputs = None if aliases is True or not aliases else tuple(aliases)
-        self.ref_inputs = tuple(ref_inputs)
-        self.shape_from_tensors = shape_from_tensors
-        self.input_names = tuple(input_names)
-        # ``fresh_outputs``: the kernel returns new arrays that nothing else holds (or a
-        # predicate ``fresh_outputs(op, consts)`` saying so for one op, given the inputs'
-        # values known when the plan is compiled). A
-        # consumer with an ``owning_kernel`` runs that instead of ``kernel`` when the plan
-        # proves its input ``owned_input`` is such an array read by no one else (not
-        # fetched, no other consumer), so it may keep the array rather than copy it; an
-        # elementwise ufunc consumer may write its result into it (plan buffer reuse).
-        self.fresh_outputs = fresh_outputs
-        self.owning_kernel = owning_kernel
-        self.owned_input = owned_input
-        self.const_kernel = const_kernel
-        self.forwards_input = forwards_input
-        self.absorb_producers = absorb_producers
-        self.fuse_consumers = fuse_consumers
-        self.static_value = static_value
+        self.ref_inputs = tuple(i for i, n in enumerate(input_names) if isinstance(n, _RefName))
+        self.input_names = tuple(str(n) for n in input_names)
+        self.static_value = None
         REGISTRY[type] = self
 
     # -- registration decorators ---------------------------------------------------------
@@ -266,18 +267,23 @@ def describe(op_type: str) -> str:
               ("grad", "not differentiable" if grad is None else
                "missing" if grad is _UNSET else
                "none registered (LookupError, as TF)" if grad is NO_GRADIENT else grad)]
+    # The passes' own rules for this op type (each pass keys its ``RULES`` by op type).
+    pieces += [(p.NAME, rule) for p in PLAN_PASSES for rule in p.RULES.get(op_type, ())]
     for label, fn in pieces:
         if isinstance(fn, str):
             lines.append(f"  {label:6} {fn}")
             continue
-        try:
-            where = f"{inspect.getsourcefile(fn)}:{inspect.getsourcelines(fn)[1]}"
-        except (TypeError, OSError):
-            where = "(builtin)"
-        lines.append(f"  {label:6} {getattr(fn, '__qualname__', fn)!s:40} {where}")
+        lines.append(f"  {label:6} {getattr(fn, '__qualname__', fn)!s:40} {_where(fn)}")
     passes = [p.NAME for p in PLAN_PASSES if p.touches(op_def)]
     lines.append(f"  passes {', '.join(passes) or '(none)'}")
     return "\n".join(lines)
+
+
+def _where(fn) -> str:
+    try:
+        return f"{inspect.getsourcefile(fn)}:{inspect.getsourcelines(fn)[1]}"
+    except (TypeError, OSError):
+        return "(builtin)"
 
 
 # ── Standard rules ───────────────────────────────────────────────────────────────────

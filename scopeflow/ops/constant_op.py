@@ -136,8 +136,8 @@ def _const_static_value(t):
 
 const_op = OpDef("Const", shape=_const_shape, dtype=_const_dtype,
                  attrs={"value": None, "dtype": None, "_broadcast_from": None},
-                 kernel=_const_kernel, grad=None,
-                 aliases=True, static_value=_const_static_value)
+                 kernel=_const_kernel, grad=None, aliases=True)
+const_op.def_static_value(_const_static_value)
 
 
 def constant(value, dtype=None, shape=None, name="Const", verify_shape=False) -> Tensor:

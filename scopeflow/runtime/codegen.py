@@ -15,7 +15,8 @@ import numpy as np
 
 from scopeflow.framework import errors
 from scopeflow.framework.kernel_context import OpRunContext
-from scopeflow.runtime.memory import VARIABLE_OP_TYPES, aliased_inputs, snapshot
+from scopeflow.framework.registry import VARIABLE_OP_TYPES, is_variable_op
+from scopeflow.runtime.memory import aliased_inputs, snapshot
 from scopeflow.runtime.plan_ir import How
 
 __all__ = ["PlanWriter", "PLAN_FILENAME"]
@@ -201,7 +202,7 @@ class PlanWriter:
         ir = self.ir
         for t in tensors:
             source = ir.source(t)
-            if source._op._op_def.type in VARIABLE_OP_TYPES and source not in ir.fed:
+            if is_variable_op(source._op) and source not in ir.fed:
                 self.variable_readers[(len(self.lines), source._op)] = self._reader_in_tf(
                     t, consumer)
 

@@ -27,13 +27,48 @@ from collections import Counter
 
 import numpy as np
 
-__all__ = ["Memory", "VARIABLE_OP_TYPES", "VIEW_PRODUCERS", "aliased_inputs", "snapshot"]
-
-VARIABLE_OP_TYPES = frozenset({"VariableV2", "Variable"})
+__all__ = ["Memory", "FRESH_OUTPUTS", "VIEW_PRODUCERS", "aliased_inputs", "snapshot"]
 
 # Ops whose kernel returns a view of their first input (their other inputs are constants:
 # shapes, axes), so a view of an array the run owns alone is still the run's alone.
 VIEW_PRODUCERS = frozenset({"Reshape", "Identity", "ExpandDims", "Squeeze", "StopGradient"})
+
+
+def _adds_several(op, consts) -> bool:
+    return len(op._inputs) > 1  # a single input is forwarded
+
+
+def _pads_something(op, consts) -> bool:
+    """Whether the paddings are constants that grow the input (so the output is new)."""
+    paddings = consts.get(op._inputs[1])
+    return paddings is not None and bool(np.any(paddings))
+
+
+def _reduces_something(op, consts) -> bool:
+    """Whether the axes are constants that reduce a dim known not to be 1 (so the output
+    is a new array, never the input forwarded)."""
+    axes = consts.get(op._inputs[1])
+    dims = op._inputs[0].shape.as_tuple()
+    if axes is None or dims is None:
+        return False
+    return any(dims[a % len(dims)] not in (None, 1) for a in np.reshape(axes, -1).tolist())
+
+
+# Op types (beyond NumPy ufuncs) whose kernels return new arrays that nothing else holds:
+# True, or a predicate ``fresh(op, consts)`` saying so for one op, given the inputs' values
+# known when the plan is compiled. A consumer may then keep such an array rather than copy
+# it (``owning_kernels``), or an elementwise ufunc write its result into it
+# (``buffer_reuse``).
+FRESH_OUTPUTS = {
+    **dict.fromkeys((
+        "Cast", "MatMul", "Reciprocal", "Log1p", "Select", "GatherV2", "ConcatV2",
+        "SparseReorder", "AdjustContrastv2", "DecodeJpeg", "DecodePng", "DecodeGif",
+        "DecodeBmp", "DecodeImage", "DecodeRaw", "DecodeCSV", "StringToNumber",
+        "ParseExampleV2", "ParseSequenceExampleV2", "RestoreV2", "ReadFile"), True),
+    "AddN": _adds_several,
+    "Pad": _pads_something,
+    **dict.fromkeys(("Sum", "Max", "Min", "Prod", "All", "Any", "Mean"), _reduces_something),
+}
 
 
 def aliased_inputs(op) -> list:
@@ -101,11 +136,11 @@ class Memory:
 
     def returns_fresh(self, op) -> bool:
         """Whether ``op``'s kernel, as the plan calls it, returns new arrays that nothing
-        else holds: a ufunc, or an op declaring ``fresh_outputs`` (for this op)."""
+        else holds: a ufunc, or an op type of ``FRESH_OUTPUTS`` (for this op)."""
         step = self.ir.steps[op]
         if not step.calls:
             return False
-        fresh = op._op_def.fresh_outputs
+        fresh = FRESH_OUTPUTS.get(op._op_def.type, False)
         if callable(fresh):
             fresh = fresh(op, self.ir.folded)
         return bool(fresh) or isinstance(step.kernel, np.ufunc)

@@ -30,8 +30,8 @@ from scopeflow.framework import dtypes, errors
 from scopeflow.framework.graph import Operation, Tensor
 from scopeflow.framework.kernel_context import OpRunContext, UninitializedVariable
 from scopeflow.framework.opdef import shape_str
+from scopeflow.framework.registry import VARIABLE_OP_TYPES, is_variable_op
 from scopeflow.runtime.codegen import PLAN_FILENAME, PlanWriter
-from scopeflow.runtime.memory import VARIABLE_OP_TYPES
 from scopeflow.runtime.passes import PASSES, run_passes, shape_specialization
 from scopeflow.runtime.plan_ir import PlanIR
 
@@ -88,7 +88,7 @@ def _ref_source(tensor: Tensor):
         raise TypeError(f"Input {tensor.name} must be a variable reference (a Variable), got a "
                         f"value of dtype {tensor.dtype.name}")
     producer = tensor.op
-    return tensor._ref_key, (None if producer.op_def.type in VARIABLE_OP_TYPES else producer)
+    return tensor._ref_key, (None if is_variable_op(producer) else producer)
 
 
 def _prune(fetch_tensors, target_ops, fed: set, context=None) -> list[Operation]:
@@ -123,9 +123,8 @@ _SHARED_OP_TYPES = VARIABLE_OP_TYPES | {"Const"}
 def _inside_control_flow_error(op, context):
     ctx = op._cf_context
     if context is None:
-        kind = "a tf.while_loop body" if ctx.kind.startswith("while") else "a tf.cond branch"
         return errors.InvalidArgumentError(
-            None, op, f"Cannot fetch or run '{op.name}' directly: it is inside {kind} "
+            None, op, f"Cannot fetch or run '{op.name}' directly: it is inside {ctx.kind.what} "
             f"('{ctx.name}'), which runs only as part of that construct (fetch its outputs "
             f"instead)\n\t [[{op.describe_site()}]]")
     return errors.InternalError(
@@ -155,7 +154,7 @@ def compile_plan(fetch_tensors, target_ops, feed_tensors, state, passes=None,
         ir, list(feed_tensors), state, inner=context is not None).write()
     feed_checks = [(t, t.dtype.base_dtype.as_numpy_dtype, t.shape.as_tuple())
                    for t in feed_tensors]
-    variable_ops = [op for op in ops if op._op_def.type in VARIABLE_OP_TYPES]
+    variable_ops = [op for op in ops if is_variable_op(op)]
     return Plan(fn, ops, list(feed_tensors), feed_checks, line_to_op, variable_ops, source,
                 has_targets=bool(target_ops), variable_readers=variable_readers)
 

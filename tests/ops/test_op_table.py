@@ -7,6 +7,7 @@ import pytest
 
 import scopeflow as tf
 from scopeflow.framework.opdef import REGISTRY
+from scopeflow.runtime.passes import pass_through
 
 from .op_table import OpCase, all_exemptions, all_rows
 
@@ -99,7 +100,7 @@ def test_kernel_aliasing_is_declared(case: OpCase):
 
 
 def test_ops_said_to_forward_their_input_return_it():
-    """Where ``OpDef.forwards_input(op, consts)`` names an input (plans then skip the op),
+    """Where ``pass_through``'s rules name an input (plans then skip the op),
     the kernel's result is that input's shape, dtype and bits, and its memory where the op
     declares ``aliases``: every such op in the table's graphs is checked, with the values
     of its ``Const`` inputs as the plan has them."""
@@ -111,10 +112,10 @@ def test_ops_said_to_forward_their_input_return_it():
         sess = tf.Session(graph=g)
         for op in g.get_operations():
             od = op.op_def
-            if od.forwards_input is None or op._cf_context is not None:
+            if od.type not in pass_through.RULES or op._cf_context is not None:
                 continue  # (inside a branch/body: not fetchable)
             consts = {t: t.op.get_attr("value") for t in op.inputs if t.op.type == "Const"}
-            kept = od.forwards_input(op, consts)
+            kept = pass_through.forwarded_input(op, consts)
             if kept is None:
                 continue
             in_vals = [np.asarray(v) for v in sess.run(list(op.inputs), feeds)]

@@ -1,12 +1,13 @@
 """Every op type follows "One op, one block" (docs/ARCHITECTURE.md).
 
-An op's running pieces (``kernel``, ``grad``, ``static_value`` and the plan hooks
-``owning_kernel``, ``const_kernel``, ``absorb_producers``, ``forwards_input``) are each None,
+An op's running pieces (``kernel``, ``grad``, ``static_value``) are each None,
 ``NO_GRADIENT``, a NumPy ufunc or function, or a *named module-level function*: not a lambda,
 not a closure a factory made (``_make_scatter.<locals>.kernel``), not a function renamed
 after the fact, so that ``tf.describe`` and a grep for the name find its block. The function
 lives in the module that declares the OpDef (the op's block), unless it is a helper shared
-by several op types or one from a module that declares no ops (``blas``, ``libm``).
+by several op types or one from a module that declares no ops (``blas``, ``libm``). The plan
+passes' rules (``RULES`` of each ``scopeflow.runtime.passes`` module, by op type) are named
+module-level functions of their pass's module, for registered op types.
 
 And the registry is written at import time only: no scopeflow code patches an op type's
 pieces later (``tf.NotDifferentiable``, TF's public API for the user, aside).
@@ -27,14 +28,14 @@ import pytest
 
 import scopeflow  # noqa: F401 - registers every op type
 from scopeflow.framework.opdef import NO_GRADIENT, REGISTRY, OpDef
+from scopeflow.runtime import passes as plan_passes
 
 PACKAGE = Path(scopeflow.__file__).resolve().parent
 
 # The pieces checked, in the order messages list them.
-PIECES = ("kernel", "grad", "static_value", "owning_kernel", "const_kernel",
-          "absorb_producers", "forwards_input")
+PIECES = ("kernel", "grad", "static_value")
 # Every attribute of an OpDef that holds one of its pieces (for the patching check).
-ALL_PIECES = PIECES + ("shape_rule", "dtype_rule", "fresh_outputs")
+ALL_PIECES = PIECES + ("shape_rule", "dtype_rule")
 
 # Functions that write an OpDef's pieces after import, on purpose: (module, function) -> why.
 PATCHERS = {
@@ -107,6 +108,25 @@ def pattern_problems() -> list[str]:
                     and uses[fn] < 2:
                 problems.append(f"{op_type}.{piece}: {fn.__module__}.{qualname} is defined "
                                 f"outside the op's block (OpDef in {', '.join(sorted(where))})")
+    return problems
+
+
+def pass_rule_problems() -> list[str]:
+    """One line per plan pass rule that is not a named module-level function of its pass's
+    module, or that is keyed by an op type no OpDef declares."""
+    problems = []
+    for p in plan_passes.PASSES:
+        for op_type, rules in sorted(p.RULES.items()):
+            if op_type not in REGISTRY:
+                problems.append(f"{p.NAME}: rules for {op_type!r}, which is not an op type")
+            if not isinstance(rules, tuple):
+                problems.append(f"{p.NAME}.RULES[{op_type!r}]: not a tuple of rules")
+                continue
+            for fn in rules:
+                if not inspect.isfunction(fn) or fn.__name__ != fn.__qualname__ \
+                        or getattr(p, fn.__name__, None) is not fn:
+                    problems.append(f"{p.NAME}.RULES[{op_type!r}]: {_describe(fn)} is not a "
+                                    f"named module-level function of {p.__name__}")
     return problems
 
 
@@ -234,6 +254,11 @@ def test_op_pieces_are_named_module_level_functions():
         + "\n  ".join(problems), pytrace=False)
 
 
+def test_pass_rules_are_named_module_level_functions_of_their_pass():
+    problems = pass_rule_problems()
+    assert not problems, "\n  ".join(["plan pass rules break the pattern:"] + problems)
+
+
 def test_no_op_pieces_patched_outside_their_block():
     sites = patch_sites()
     if sites:
@@ -249,12 +274,17 @@ _SNAPSHOT_SCRIPT = textwrap.dedent("""
     import numpy as np
     import scopeflow as tf
     from scopeflow.framework.opdef import REGISTRY
+    from scopeflow.runtime import passes as plan_passes
 
     PIECES = {pieces!r}
 
     def snapshot():
-        return {{t: (id(d),) + tuple(id(getattr(d, p)) for p in PIECES)
-                for t, d in REGISTRY.items()}}
+        ops = {{t: (id(d),) + tuple(id(getattr(d, p)) for p in PIECES)
+               for t, d in REGISTRY.items()}}
+        for p in plan_passes.PASSES:  # the passes' rules, as pieces of the op types they key
+            for t, rules in p.RULES.items():
+                ops[t] = ops.get(t, ()) + (p.NAME,) + tuple(id(r) for r in rules)
+        return ops
 
     before = snapshot()
     for info in pkgutil.walk_packages(tf.__path__, "scopeflow."):

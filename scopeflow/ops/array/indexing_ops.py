@@ -18,7 +18,7 @@ from scopeflow.framework.dtype_groups import INDEX, NUMERIC
 from scopeflow.framework.errors import InvalidArgumentError
 from scopeflow.framework.graph import Tensor, convert_to_tensor
 from scopeflow.framework.indexed_slices import IndexedSlices
-from scopeflow.framework.opdef import OpDef, check_dtype, merge_shapes
+from scopeflow.framework.opdef import OpDef, check_dtype, from_tensors, merge_shapes
 from scopeflow.framework.tensor_shape import Dimension, TensorShape, as_shape
 from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops.array.layout_ops import stack, transpose
@@ -149,9 +149,9 @@ def _strided_slice_value(t):
     return None
 
 
-strided_slice_op = OpDef("StridedSlice", shape=_strided_slice_shape, dtype=_strided_slice_dtype,
-                         kernel=_strided_slice_kernel, attrs=dict(_SS_MASKS), aliases=(0,),
-                         shape_from_tensors=True,
+strided_slice_op = OpDef("StridedSlice", shape=from_tensors(_strided_slice_shape),
+                         dtype=_strided_slice_dtype, kernel=_strided_slice_kernel,
+                         attrs=dict(_SS_MASKS), aliases=(0,),
                          input_names=("input", "begin", "end", "strides"))
 strided_slice_op.def_static_value(_strided_slice_value)
 
@@ -211,8 +211,8 @@ def _strided_slice_grad_kernel(shape, begin, end, strides, dy, **masks):  # noqa
 
 
 strided_slice_grad_op = OpDef(
-    "StridedSliceGrad", shape=_strided_slice_grad_shape, dtype=_strided_slice_grad_dtype,
-    kernel=_strided_slice_grad_kernel, attrs=dict(_SS_MASKS), shape_from_tensors=True,
+    "StridedSliceGrad", shape=from_tensors(_strided_slice_grad_shape),
+    dtype=_strided_slice_grad_dtype, kernel=_strided_slice_grad_kernel, attrs=dict(_SS_MASKS),
     input_names=("shape", "begin", "end", "strides", "dy"))
 
 
@@ -291,9 +291,9 @@ def _gather_kernel(params, indices, axis, *, batch_dims):
     return out if isinstance(out, np.ndarray) else np.array(out, dtype=params.dtype)
 
 
-gather_op = OpDef("GatherV2", shape=_gather_shape, dtype=_gather_dtype, kernel=_gather_kernel,
-                  attrs={"batch_dims": 0}, shape_from_tensors=True,
-                  input_names=("params", "indices", "axis"), fresh_outputs=True)
+gather_op = OpDef("GatherV2", shape=from_tensors(_gather_shape), dtype=_gather_dtype,
+                  kernel=_gather_kernel, attrs={"batch_dims": 0},
+                  input_names=("params", "indices", "axis"))
 gather_op.def_static_value(_fold)
 
 
@@ -438,7 +438,7 @@ def _unsorted_segment_sum_kernel(data, segment_ids, num_segments):
 
 
 unsorted_segment_sum_op = OpDef(
-    "UnsortedSegmentSum", shape=_unsorted_segment_sum_shape, shape_from_tensors=True,
+    "UnsortedSegmentSum", shape=from_tensors(_unsorted_segment_sum_shape),
     dtype=_unsorted_segment_sum_dtype, kernel=_unsorted_segment_sum_kernel,
     input_names=("data", "segment_ids", "num_segments"))
 
@@ -510,8 +510,8 @@ def _one_hot_kernel(indices, depth, on_value, off_value, *, axis):
     return out if axis == -1 else np.ascontiguousarray(np.moveaxis(out, -1, axis))
 
 
-one_hot_op = OpDef("OneHot", shape=_one_hot_shape, dtype=_one_hot_dtype, kernel=_one_hot_kernel,
-                   attrs={"axis": -1}, grad=None, shape_from_tensors=True,
+one_hot_op = OpDef("OneHot", shape=from_tensors(_one_hot_shape), dtype=_one_hot_dtype,
+                   kernel=_one_hot_kernel, attrs={"axis": -1}, grad=None,
                    input_names=("indices", "depth", "on_value", "off_value"))
 one_hot_op.def_static_value(_fold)
 

@@ -20,7 +20,7 @@ from scopeflow.framework.graph import (
     get_default_graph,
     register_tensor_conversion_function,
 )
-from scopeflow.framework.opdef import OpDef, check_dtype
+from scopeflow.framework.opdef import OpDef, check_dtype, from_tensors
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops.array.shape_ops import rank_op
 from scopeflow.ops.constant_op import constant
@@ -71,9 +71,8 @@ def _transpose_kernel(x, perm):
     return np.transpose(x, p)
 
 
-transpose_op = OpDef("Transpose", shape=_transpose_shape, dtype=_transpose_dtype,
-                     kernel=_transpose_kernel, aliases=(0,), shape_from_tensors=True,
-                     input_names=("x", "perm"))
+transpose_op = OpDef("Transpose", shape=from_tensors(_transpose_shape), dtype=_transpose_dtype,
+                     kernel=_transpose_kernel, aliases=(0,), input_names=("x", "perm"))
 transpose_op.def_static_value(_fold)
 
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from scopeflow.framework.dtype_groups import INDEX
 from scopeflow.framework.errors import InvalidArgumentError, UnimplementedError
-from scopeflow.framework.opdef import OpDef, check_dtype
+from scopeflow.framework.opdef import OpDef, check_dtype, from_tensors
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops.op_helpers import _dense, _deprecated_lookup, _index_arg, _static_ints
 
@@ -69,9 +69,8 @@ def _reverse_kernel(tensor, axis):
     return np.flip(tensor, flipped).copy()  # a fresh array, not a negative-stride view
 
 
-reverse_op = OpDef("ReverseV2", shape=_reverse_shape, dtype=_reverse_dtype,
-                   kernel=_reverse_kernel, shape_from_tensors=True,
-                   input_names=("tensor", "axis"))
+reverse_op = OpDef("ReverseV2", shape=from_tensors(_reverse_shape), dtype=_reverse_dtype,
+                   kernel=_reverse_kernel, input_names=("tensor", "axis"))
 
 
 @reverse_op.def_grad

@@ -18,7 +18,14 @@ from scopeflow.framework import dtypes
 from scopeflow.framework.dtype_groups import INDEX
 from scopeflow.framework.errors import InvalidArgumentError
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
-from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype, first_dtype, same_shape
+from scopeflow.framework.opdef import (
+    NO_GRADIENT,
+    OpDef,
+    check_dtype,
+    first_dtype,
+    from_tensors,
+    same_shape,
+)
 from scopeflow.framework.tensor_shape import Dimension, TensorShape, as_shape
 from scopeflow.ops.constant_op import constant
 from scopeflow.ops.op_helpers import (
@@ -92,26 +99,13 @@ def placeholder_with_default(input, shape, name=None) -> Tensor:  # noqa: A002 -
 
 
 # ── Identity ─────────────────────────────────────────────────────────────────────────
-def _always(op, consts):
-    return 0
-
-
-def _same_static_shape(op, consts):
-    """A reshape to the fully known static shape its input already has: the kernel's
-    result could only be the input's values in the input's shape."""
-    dims = op._inputs[0].shape.as_tuple()
-    if dims and None not in dims and op._outputs[0].shape.as_tuple() == dims:
-        return 0
-    return None
-
-
 def _identity_kernel(x):
     return x
 
 
 identity_op = OpDef("Identity", shape=same_shape, dtype=first_dtype, kernel=_identity_kernel,
-                    aliases=(0,), input_names=("input",), forwards_input=_always,
-                    static_value=_fold)
+                    aliases=(0,), input_names=("input",))
+identity_op.def_static_value(_fold)
 
 
 @identity_op.def_grad
@@ -151,7 +145,8 @@ def _stop_gradient_kernel(x):
 
 stop_gradient_op = OpDef("StopGradient", shape=same_shape, dtype=first_dtype,
                          kernel=_stop_gradient_kernel, aliases=(0,), grad=None,
-                         input_names=("input",), forwards_input=_always, static_value=_fold)
+                         input_names=("input",))
+stop_gradient_op.def_static_value(_fold)
 
 
 def stop_gradient(input, name=None) -> Tensor:  # noqa: A002 - TF's name
@@ -210,9 +205,8 @@ def _reshape_kernel(tensor, shape):
                                    f"values, but the requested shape {want}") from None
 
 
-reshape_op = OpDef("Reshape", shape=_reshape_shape, dtype=_reshape_dtype, kernel=_reshape_kernel,
-                   aliases=(0,), shape_from_tensors=True, input_names=("tensor", "shape"),
-                   forwards_input=_same_static_shape)
+reshape_op = OpDef("Reshape", shape=from_tensors(_reshape_shape), dtype=_reshape_dtype,
+                   kernel=_reshape_kernel, aliases=(0,), input_names=("tensor", "shape"))
 reshape_op.def_static_value(_fold)
 
 
@@ -262,8 +256,8 @@ def _expand_dims_kernel(x, dim):
     return x[(builtins.slice(None),) * (d % (x.ndim + 1)) + (None,)]  # a view, as expand_dims
 
 
-expand_dims_op = OpDef("ExpandDims", shape=_expand_dims_shape, dtype=_expand_dims_dtype,
-                       kernel=_expand_dims_kernel, aliases=(0,), shape_from_tensors=True,
+expand_dims_op = OpDef("ExpandDims", shape=from_tensors(_expand_dims_shape),
+                       dtype=_expand_dims_dtype, kernel=_expand_dims_kernel, aliases=(0,),
                        input_names=("input", "dim"))
 expand_dims_op.def_static_value(_fold)
 

@@ -17,7 +17,7 @@ from scopeflow.framework import dtypes
 from scopeflow.framework.dtype_groups import INDEX
 from scopeflow.framework.errors import InvalidArgumentError
 from scopeflow.framework.graph import Tensor, convert_to_tensor
-from scopeflow.framework.opdef import OpDef, check_dtype
+from scopeflow.framework.opdef import OpDef, check_dtype, from_tensors
 from scopeflow.framework.tensor_shape import Dimension, TensorShape
 from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops.array.layout_ops import stack
@@ -96,22 +96,8 @@ def _slice_kernel(x, begin, size):
     return x[_slice_index(x, begin, size)]
 
 
-def _slice_const_kernel(consts):
-    # With constant begin and size (the nce_loss's true/sampled split), the index is
-    # checked and built once per input shape instead of on every run.
-    if consts[1] is None or consts[2] is None:
-        return None
-    index_for = _per_shape(_slice_index)
-
-    def _slice_constant_bounds(x, begin, size):
-        return x[index_for(x, begin, size)]
-
-    return _slice_constant_bounds
-
-
-slice_op = OpDef("Slice", shape=_slice_shape, dtype=_slice_dtype, kernel=_slice_kernel,
-                 aliases=(0,), shape_from_tensors=True, input_names=("input", "begin", "size"),
-                 const_kernel=_slice_const_kernel)
+slice_op = OpDef("Slice", shape=from_tensors(_slice_shape), dtype=_slice_dtype,
+                 kernel=_slice_kernel, aliases=(0,), input_names=("input", "begin", "size"))
 slice_op.def_static_value(_fold)
 
 
@@ -182,22 +168,6 @@ def _check_paddings(x, paddings):
     return p
 
 
-def _per_shape(make):
-    """``make(x, *constants)`` (checks included) worked out once per shape of ``x`` and
-    then reused: for kernels whose other inputs are plan constants."""
-    memo = {}
-
-    def lookup(x, *constants):
-        found = memo.get(x.shape)
-        if found is None:
-            if len(memo) >= 8:  # a few shapes at most (a varying batch size)
-                memo.clear()
-            found = memo[x.shape] = make(x, *constants)
-        return found
-
-    return lookup
-
-
 def _pad_layout(x, paddings):
     """The padded shape and the input's place in it, checked as TF's Pad."""
     p = _check_paddings(x, paddings)
@@ -229,30 +199,10 @@ def _pad_kernel(x, paddings, constant_values=None):
     return _pad_into(x, _pad_layout(x, paddings), constant_values)
 
 
-def _pad_const_kernel(consts):
-    # With constant paddings (the Slice gradients'), the layout is checked and worked out
-    # once per input shape instead of on every run.
-    if consts[1] is None:
-        return None
-    layout_for = _per_shape(_pad_layout)
-
-    def _pad_constant_paddings(x, paddings):
-        return _pad_into(x, layout_for(x, paddings))
-
-    return _pad_constant_paddings
-
-
-def _pads_something(op, consts) -> bool:
-    """Whether the paddings are constants that grow the input (so the output is new)."""
-    paddings = consts.get(op._inputs[1])
-    return paddings is not None and bool(np.any(paddings))
-
-
-pad_op = OpDef("Pad", shape=_pad_shape, dtype=_pad_dtype, kernel=_pad_kernel,
-               shape_from_tensors=True, input_names=("input", "paddings"),
-               const_kernel=_pad_const_kernel, fresh_outputs=_pads_something, aliases=(0,))
-pad_v2_op = OpDef("PadV2", shape=_pad_shape, dtype=_pad_dtype, kernel=_pad_kernel,
-                  shape_from_tensors=True, input_names=("input", "paddings", "constant_values"),
+pad_op = OpDef("Pad", shape=from_tensors(_pad_shape), dtype=_pad_dtype, kernel=_pad_kernel,
+               input_names=("input", "paddings"), aliases=(0,))
+pad_v2_op = OpDef("PadV2", shape=from_tensors(_pad_shape), dtype=_pad_dtype, kernel=_pad_kernel,
+                  input_names=("input", "paddings", "constant_values"),
                   aliases=(0,))
 pad_op.def_static_value(_fold)
 pad_v2_op.def_static_value(_fold)
@@ -283,8 +233,8 @@ def _mirror_pad_kernel(x, paddings, *, mode):
     return np.pad(x, p, mode="reflect" if mode == "REFLECT" else "symmetric")
 
 
-mirror_pad_op = OpDef("MirrorPad", shape=_pad_shape, dtype=_pad_dtype, kernel=_mirror_pad_kernel,
-                      attrs={"mode": "REFLECT"}, shape_from_tensors=True,
+mirror_pad_op = OpDef("MirrorPad", shape=from_tensors(_pad_shape), dtype=_pad_dtype,
+                      kernel=_mirror_pad_kernel, attrs={"mode": "REFLECT"},
                       input_names=("input", "paddings"))
 mirror_pad_op.def_static_value(_fold)
 
@@ -324,9 +274,9 @@ def _mirror_pad_grad_kernel(dy, paddings, *, mode):
     return out
 
 
-mirror_pad_grad_op = OpDef("MirrorPadGrad", shape=_mirror_pad_grad_shape, dtype=_pad_dtype,
-                           kernel=_mirror_pad_grad_kernel, attrs={"mode": "REFLECT"},
-                           shape_from_tensors=True, input_names=("input", "paddings"))
+mirror_pad_grad_op = OpDef("MirrorPadGrad", shape=from_tensors(_mirror_pad_grad_shape),
+                           dtype=_pad_dtype, kernel=_mirror_pad_grad_kernel,
+                           attrs={"mode": "REFLECT"}, input_names=("input", "paddings"))
 
 
 @mirror_pad_grad_op.def_grad
@@ -422,9 +372,8 @@ def _concat_kernel(*args, N):
                                    f"{e}") from None
 
 
-concat_op = OpDef("ConcatV2", shape=_concat_shape, dtype=_concat_dtype, kernel=_concat_kernel,
-                  attrs={"N": 2}, shape_from_tensors=True, input_names=("values", "axis"),
-                  fresh_outputs=True)
+concat_op = OpDef("ConcatV2", shape=from_tensors(_concat_shape), dtype=_concat_dtype,
+                  kernel=_concat_kernel, attrs={"N": 2}, input_names=("values", "axis"))
 concat_op.def_static_value(_fold)
 
 
@@ -497,9 +446,9 @@ def _concat_offset_kernel(concat_dim, *shapes, N):
     return outs[0] if N == 1 else tuple(outs)
 
 
-concat_offset_op = OpDef("ConcatOffset", shape=_concat_offset_shape, dtype=_concat_offset_dtype,
-                         kernel=_concat_offset_kernel, attrs={"N": 2}, grad=None,
-                         num_outputs=lambda attrs, n: attrs["N"], shape_from_tensors=True,
+concat_offset_op = OpDef("ConcatOffset", shape=from_tensors(_concat_offset_shape),
+                         dtype=_concat_offset_dtype, kernel=_concat_offset_kernel, attrs={"N": 2},
+                         grad=None, num_outputs=lambda attrs, n: attrs["N"],
                          input_names=("concat_dim", "shape"))
 concat_offset_op.def_static_value(_fold)
 
@@ -559,9 +508,10 @@ def _split_kernel(axis, value, *, num_split):
     return outs[0] if num_split == 1 else outs
 
 
-split_op = OpDef("Split", shape=_split_shape, dtype=_split_dtype, kernel=_split_kernel,
-                 attrs={"num_split": 1}, num_outputs=lambda attrs, n: attrs["num_split"],
-                 aliases=(1,), shape_from_tensors=True, input_names=("split_dim", "value"))
+split_op = OpDef("Split", shape=from_tensors(_split_shape), dtype=_split_dtype,
+                 kernel=_split_kernel, attrs={"num_split": 1},
+                 num_outputs=lambda attrs, n: attrs["num_split"], aliases=(1,),
+                 input_names=("split_dim", "value"))
 split_op.def_static_value(_fold)
 
 
@@ -617,9 +567,9 @@ def _split_v_kernel(value, size_splits, axis, *, num_split):
     return outs[0] if num_split == 1 else outs
 
 
-split_v_op = OpDef("SplitV", shape=_split_v_shape, dtype=_split_v_dtype, kernel=_split_v_kernel,
-                   attrs={"num_split": 1}, num_outputs=lambda attrs, n: attrs["num_split"],
-                   aliases=(0,), shape_from_tensors=True,
+split_v_op = OpDef("SplitV", shape=from_tensors(_split_v_shape), dtype=_split_v_dtype,
+                   kernel=_split_v_kernel, attrs={"num_split": 1},
+                   num_outputs=lambda attrs, n: attrs["num_split"], aliases=(0,),
                    input_names=("value", "size_splits", "split_dim"))
 split_v_op.def_static_value(_fold)
 

@@ -30,7 +30,7 @@ from scopeflow.framework import dtypes as _dtypes
 from scopeflow.framework import errors
 from scopeflow.framework.graph import Tensor, convert_to_tensor, get_default_graph, name_scope
 from scopeflow.framework.kernel_context import UninitializedVariable
-from scopeflow.framework.opdef import NO_GRADIENT, OpDef, scalar_shape
+from scopeflow.framework.opdef import NO_GRADIENT, OpDef, ref, scalar_shape
 from scopeflow.framework.random_seed import get_seed
 from scopeflow.framework.tensor_shape import TensorShape, as_shape
 from scopeflow.ops.random import philox
@@ -530,8 +530,8 @@ def _count_up_to_kernel(ctx, ref, *, limit):
 
 count_up_to_op = OpDef("CountUpTo", shape=lambda ref, *, limit: ref,
                        dtype=lambda ref, *, limit: ref.base_dtype, kernel=_count_up_to_kernel,
-                       attrs={"limit": 0}, stateful=True, ref_inputs=(0,), grad=NO_GRADIENT,
-                       input_names=("ref",))
+                       attrs={"limit": 0}, stateful=True, grad=NO_GRADIENT,
+                       input_names=(ref("ref"),))
 
 
 def count_up_to(ref, limit, name=None):

@@ -312,7 +312,7 @@ decode_jpeg_op = OpDef(
     "DecodeJpeg", shape=_decoded_shape, dtype=_decode_uint8_dtype, kernel=_decode_jpeg_kernel,
     attrs={"channels": 0, "ratio": 1, "fancy_upscaling": True, "try_recover_truncated": False,
            "acceptable_fraction": 1.0, "dct_method": ""},
-    grad=NO_GRADIENT, fresh_outputs=True, input_names=("contents",))
+    grad=NO_GRADIENT, input_names=("contents",))
 
 
 def decode_jpeg(contents, channels=0, ratio=1, fancy_upscaling=True,
@@ -343,8 +343,7 @@ def _decode_png_kernel(contents, *, channels, dtype):
 
 decode_png_op = OpDef(
     "DecodePng", shape=_decoded_shape, dtype=_decode_png_dtype, kernel=_decode_png_kernel,
-    attrs={"channels": 0, "dtype": dtypes.uint8}, grad=NO_GRADIENT, fresh_outputs=True,
-    input_names=("contents",))
+    attrs={"channels": 0, "dtype": dtypes.uint8}, grad=NO_GRADIENT, input_names=("contents",))
 
 
 def decode_png(contents, channels=0, dtype=dtypes.uint8, name=None) -> Tensor:
@@ -373,7 +372,7 @@ def _decode_gif_kernel(contents):
 
 decode_gif_op = OpDef(
     "DecodeGif", shape=_decode_gif_shape, dtype=_decode_uint8_dtype, kernel=_decode_gif_kernel,
-    grad=NO_GRADIENT, fresh_outputs=True, input_names=("contents",))
+    grad=NO_GRADIENT, input_names=("contents",))
 
 
 def decode_gif(contents, name=None) -> Tensor:
@@ -395,7 +394,7 @@ def _decode_bmp_kernel(contents, *, channels):
 
 decode_bmp_op = OpDef(
     "DecodeBmp", shape=_decoded_shape, dtype=_decode_uint8_dtype, kernel=_decode_bmp_kernel,
-    attrs={"channels": 0}, grad=NO_GRADIENT, fresh_outputs=True, input_names=("contents",))
+    attrs={"channels": 0}, grad=NO_GRADIENT, input_names=("contents",))
 
 
 def decode_bmp(contents, channels=0, name=None) -> Tensor:
@@ -429,7 +428,7 @@ decode_image_op = OpDef(
     "DecodeImage", shape=_decode_image_shape, dtype=_decode_image_dtype,
     kernel=_decode_image_kernel,
     attrs={"channels": 0, "dtype": dtypes.uint8, "expand_animations": True}, grad=NO_GRADIENT,
-    fresh_outputs=True, input_names=("contents",))
+    input_names=("contents",))
 
 
 def decode_image(contents, channels=None, dtype=dtypes.uint8, name=None,

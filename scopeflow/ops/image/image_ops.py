@@ -21,7 +21,7 @@ import numpy as np
 from scopeflow.framework import dtypes, errors
 from scopeflow.framework.dtype_groups import FLOATS
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
-from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype
+from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype, from_tensors
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops import array_ops, math_ops
@@ -141,8 +141,8 @@ def _resize_bilinear_dtype(images, size, **attrs):
     return dtypes.float32
 
 
-resize_bilinear_op = OpDef("ResizeBilinear", shape=_resize_shape, dtype=_resize_bilinear_dtype,
-                           attrs=_RESIZE_ATTRS, shape_from_tensors=True,
+resize_bilinear_op = OpDef("ResizeBilinear", shape=from_tensors(_resize_shape),
+                           dtype=_resize_bilinear_dtype, attrs=_RESIZE_ATTRS,
                            input_names=("images", "size"))
 
 
@@ -185,8 +185,8 @@ def _resize_bilinear_grad_dtype(grads, original_image, **attrs):
 
 
 resize_bilinear_grad_op = OpDef(
-    "ResizeBilinearGrad", shape=_resize_bilinear_grad_shape, dtype=_resize_bilinear_grad_dtype,
-    attrs=_RESIZE_ATTRS, shape_from_tensors=True, input_names=("grads", "original_image"),
+    "ResizeBilinearGrad", shape=from_tensors(_resize_bilinear_grad_shape),
+    dtype=_resize_bilinear_grad_dtype, attrs=_RESIZE_ATTRS, input_names=("grads", "original_image"),
     grad=None)  # TF: NotDifferentiable
 
 
@@ -226,8 +226,8 @@ def _resize_nearest_dtype(images, size, **attrs):
 
 
 resize_nearest_neighbor_op = OpDef(
-    "ResizeNearestNeighbor", shape=_resize_shape, dtype=_resize_nearest_dtype,
-    attrs=_RESIZE_ATTRS, shape_from_tensors=True, input_names=("images", "size"))
+    "ResizeNearestNeighbor", shape=from_tensors(_resize_shape), dtype=_resize_nearest_dtype,
+    attrs=_RESIZE_ATTRS, input_names=("images", "size"))
 
 
 @resize_nearest_neighbor_op.def_kernel
@@ -260,8 +260,8 @@ def _resize_nearest_grad_dtype(grads, size, **attrs):
 
 
 resize_nearest_neighbor_grad_op = OpDef(
-    "ResizeNearestNeighborGrad", shape=_resize_shape, dtype=_resize_nearest_grad_dtype,
-    attrs=_RESIZE_ATTRS, shape_from_tensors=True, input_names=("grads", "size"),
+    "ResizeNearestNeighborGrad", shape=from_tensors(_resize_shape),
+    dtype=_resize_nearest_grad_dtype, attrs=_RESIZE_ATTRS, input_names=("grads", "size"),
     grad=NO_GRADIENT)  # TF registers none
 
 
@@ -342,8 +342,8 @@ def _resize_bicubic_dtype(images, size, **attrs):
     return _resize_bilinear_dtype(images, size)
 
 
-resize_bicubic_op = OpDef("ResizeBicubic", shape=_resize_shape, dtype=_resize_bicubic_dtype,
-                          attrs=_RESIZE_ATTRS, shape_from_tensors=True,
+resize_bicubic_op = OpDef("ResizeBicubic", shape=from_tensors(_resize_shape),
+                          dtype=_resize_bicubic_dtype, attrs=_RESIZE_ATTRS,
                           input_names=("images", "size"))
 
 
@@ -376,8 +376,8 @@ def _resize_bicubic_grad_dtype(grads, original_image, **attrs):
 
 
 resize_bicubic_grad_op = OpDef(
-    "ResizeBicubicGrad", shape=_resize_bilinear_grad_shape, dtype=_resize_bicubic_grad_dtype,
-    attrs=_RESIZE_ATTRS, shape_from_tensors=True, input_names=("grads", "original_image"),
+    "ResizeBicubicGrad", shape=from_tensors(_resize_bilinear_grad_shape),
+    dtype=_resize_bicubic_grad_dtype, attrs=_RESIZE_ATTRS, input_names=("grads", "original_image"),
     grad=NO_GRADIENT)  # TF registers none
 
 
@@ -425,9 +425,8 @@ def _resize_area_dtype(images, size, **attrs):
     return _resize_bilinear_dtype(images, size)
 
 
-resize_area_op = OpDef("ResizeArea", shape=_resize_shape, dtype=_resize_area_dtype,
-                       attrs={"align_corners": False}, shape_from_tensors=True,
-                       input_names=("images", "size"),
+resize_area_op = OpDef("ResizeArea", shape=from_tensors(_resize_shape), dtype=_resize_area_dtype,
+                       attrs={"align_corners": False}, input_names=("images", "size"),
                        grad=NO_GRADIENT)  # TF registers none
 
 

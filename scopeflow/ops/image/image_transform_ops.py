@@ -472,7 +472,7 @@ def _adjust_contrastv2_kernel(images, contrast_factor, *, T):
 adjust_contrastv2_op = OpDef(
     "AdjustContrastv2", shape=_adjust_contrastv2_shape, dtype=_adjust_contrastv2_dtype,
     kernel=_adjust_contrastv2_kernel, attrs={"T": dtypes.float32}, grad=NO_GRADIENT,
-    fresh_outputs=True, input_names=("images", "contrast_factor"))
+    input_names=("images", "contrast_factor"))
 
 
 def adjust_contrast(images, contrast_factor) -> Tensor:

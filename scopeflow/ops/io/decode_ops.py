@@ -78,7 +78,7 @@ def _decode_raw_kernel(data, out_type, little_endian):
 
 decode_raw_op = OpDef("DecodeRaw", shape=_decode_raw_shape, dtype=_decode_raw_dtype,
                       kernel=_decode_raw_kernel, attrs={"out_type": None, "little_endian": True},
-                      grad=None, fresh_outputs=True, input_names=("bytes",))
+                      grad=None, input_names=("bytes",))
 
 
 def decode_raw(input_bytes=None, out_type=None, little_endian=True, name=None, bytes=None):  # noqa: A002
@@ -225,8 +225,7 @@ def _decode_csv_kernel(records, *defaults, OUT_TYPE, field_delim, use_quote_deli
 decode_csv_op = OpDef(
     "DecodeCSV", shape=_decode_csv_shape, dtype=_decode_csv_dtype, kernel=_decode_csv_kernel,
     attrs={"OUT_TYPE": (), "field_delim": ",", "use_quote_delim": True, "na_value": "",
-           "select_cols": ()},
-    num_outputs=lambda attrs, n: n - 1, grad=NO_GRADIENT, fresh_outputs=True,
+           "select_cols": ()}, num_outputs=lambda attrs, n: n - 1, grad=NO_GRADIENT,
     input_names=("records", "record_defaults"))
 
 
@@ -289,7 +288,7 @@ def _string_to_number_kernel(string_tensor, out_type):
 string_to_number_op = OpDef(
     "StringToNumber", shape=_string_to_number_shape, dtype=_string_to_number_dtype,
     kernel=_string_to_number_kernel, attrs={"out_type": _dtypes.float32}, grad=None,
-    fresh_outputs=True, input_names=("string_tensor",))
+    input_names=("string_tensor",))
 
 
 def string_to_number(string_tensor=None, out_type=_dtypes.float32, name=None, input=None):  # noqa: A002

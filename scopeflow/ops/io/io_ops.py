@@ -173,8 +173,7 @@ def _restore_v2_num_outputs(attrs, n_inputs):
 restore_v2_op = OpDef("RestoreV2", shape=_restore_v2_shape, dtype=_restore_v2_dtype,
                       kernel=_restore_v2_kernel, attrs={"dtypes": None},
                       num_outputs=_restore_v2_num_outputs, stateful=True,
-                      grad=NO_GRADIENT, input_names=("prefix", "tensor_names", "shape_and_slices"),
-                      fresh_outputs=True)
+                      grad=NO_GRADIENT, input_names=("prefix", "tensor_names", "shape_and_slices"))
 
 
 def restore_v2(prefix, tensor_names, shape_and_slices, dtypes, name=None):
@@ -406,7 +405,7 @@ def _read_file_kernel(ctx, filename):
 
 
 read_file_op = OpDef("ReadFile", shape=_read_file_shape, dtype=_read_file_dtype,
-                     kernel=_read_file_kernel, stateful=True, grad=NO_GRADIENT, fresh_outputs=True,
+                     kernel=_read_file_kernel, stateful=True, grad=NO_GRADIENT,
                      input_names=("filename",))
 
 

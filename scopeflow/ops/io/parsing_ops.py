@@ -296,8 +296,8 @@ parse_example_v2_op = OpDef(
     "ParseExampleV2", shape=_parse_example_shape, dtype=_parse_example_dtype,
     kernel=_parse_example_kernel,
     attrs={"Tdense": (), "num_sparse": 0, "sparse_types": (), "ragged_value_types": (),
-           "ragged_split_types": (), "dense_shapes": ()},
-    num_outputs=_parse_example_num_outputs, grad=NO_GRADIENT, fresh_outputs=True,
+           "ragged_split_types": (), "dense_shapes": ()}, num_outputs=_parse_example_num_outputs,
+    grad=NO_GRADIENT,
     input_names=("serialized", "names", "sparse_keys", "dense_keys", "ragged_keys",
                  "dense_defaults"))
 
@@ -667,7 +667,7 @@ parse_sequence_example_v2_op = OpDef(
     "ParseSequenceExampleV2", shape=_parse_sequence_example_shape,
     dtype=_parse_sequence_example_dtype, kernel=_parse_sequence_example_kernel,
     attrs={name: (0 if name.startswith("N") else ()) for name in _SEQ_ATTRS},
-    num_outputs=_parse_sequence_example_num_outputs, grad=NO_GRADIENT, fresh_outputs=True,
+    num_outputs=_parse_sequence_example_num_outputs, grad=NO_GRADIENT,
     input_names=("serialized", "debug_name", "context_sparse_keys", "context_dense_keys",
                  "context_ragged_keys", "feature_list_sparse_keys", "feature_list_dense_keys",
                  "feature_list_ragged_keys", "feature_list_dense_missing_assumed_empty",

@@ -30,7 +30,9 @@ from scopeflow.framework.opdef import (
     NO_GRADIENT,
     OpDef,
     broadcast_shape,
+    broadcasting,
     check_dtype,
+    from_tensors,
     merge_shapes,
     same_shape,
 )
@@ -76,8 +78,7 @@ def _cast_kernel(x, *, SrcT, DstT, Truncate):
 
 
 cast_op = OpDef("Cast", shape=same_shape, dtype=_cast_dtype, kernel=_cast_kernel,
-                attrs={"SrcT": None, "DstT": None, "Truncate": False}, input_names=("x",),
-                fresh_outputs=True)
+                attrs={"SrcT": None, "DstT": None, "Truncate": False}, input_names=("x",))
 
 
 @cast_op.def_grad
@@ -173,9 +174,9 @@ def _range_kernel(start, limit, delta):
     return (start + np.arange(n, dtype=dt) * delta).astype(dt, copy=False)
 
 
-range_op = OpDef("Range", shape=_range_shape, shape_from_tensors=True,
-                 dtype=_same_dtype_in(FLOATS + INDEX, "start"), kernel=_range_kernel,
-                 grad=None, input_names=("start", "limit", "delta"))
+range_op = OpDef("Range", shape=from_tensors(_range_shape),
+                 dtype=_same_dtype_in(FLOATS + INDEX, "start"), kernel=_range_kernel, grad=None,
+                 input_names=("start", "limit", "delta"))
 
 
 def _range_static_value(t):
@@ -216,8 +217,8 @@ def range(start, limit=None, delta=1, dtype=None, name="range") -> Tensor:
 
 
 # ── AddV2 ────────────────────────────────────────────────────────────────────────────
-add_op = OpDef("AddV2", shape=broadcast_shape, dtype=_same_dtype_in(NUMERIC), kernel=np.add,
-               broadcasting=True, input_names=("x", "y"))
+add_op = OpDef("AddV2", shape=broadcasting(broadcast_shape), dtype=_same_dtype_in(NUMERIC),
+               kernel=np.add, input_names=("x", "y"))
 
 
 @add_op.def_grad
@@ -235,8 +236,8 @@ def add(x, y, name=None) -> Tensor:
 
 
 # ── Sub ──────────────────────────────────────────────────────────────────────────────
-sub_op = OpDef("Sub", shape=broadcast_shape, dtype=_same_dtype_in(NUMERIC),
-               kernel=np.subtract, broadcasting=True, input_names=("x", "y"))
+sub_op = OpDef("Sub", shape=broadcasting(broadcast_shape), dtype=_same_dtype_in(NUMERIC),
+               kernel=np.subtract, input_names=("x", "y"))
 
 
 @sub_op.def_grad
@@ -250,21 +251,8 @@ def subtract(x, y, name=None) -> Tensor:
 
 
 # ── Mul ──────────────────────────────────────────────────────────────────────────────
-def _times_scalar_one(op, consts):
-    """``x * 1`` or ``1 * x`` by a scalar constant one (a learning rate of 1.0): the
-    product is ``x`` itself, -0.0, infinities and quiet NaNs included, in real types (in complex
-    ones ``inf * (1+0j)`` is NaN). As TF's grappler, which makes such a Mul an Identity."""
-    for kept, other in ((0, 1), (1, 0)):
-        one = consts.get(op._inputs[other])
-        if (one is not None and np.ndim(one) == 0 and np.asarray(one).dtype.kind in "fiu"
-                and one == 1):
-            return kept
-    return None
-
-
-mul_op = OpDef("Mul", shape=broadcast_shape, dtype=_same_dtype_in(NUMERIC),
-               kernel=np.multiply, broadcasting=True, input_names=("x", "y"),
-               forwards_input=_times_scalar_one)
+mul_op = OpDef("Mul", shape=broadcasting(broadcast_shape), dtype=_same_dtype_in(NUMERIC),
+               kernel=np.multiply, input_names=("x", "y"))
 
 
 @mul_op.def_grad
@@ -303,8 +291,8 @@ def _realdiv_kernel(x, y):
     return np.true_divide(x, y)
 
 
-realdiv_op = OpDef("RealDiv", shape=broadcast_shape, dtype=_same_dtype_in(NUMERIC),
-                   kernel=_realdiv_kernel, broadcasting=True, input_names=("x", "y"))
+realdiv_op = OpDef("RealDiv", shape=broadcasting(broadcast_shape), dtype=_same_dtype_in(NUMERIC),
+                   kernel=_realdiv_kernel, input_names=("x", "y"))
 
 
 @realdiv_op.def_grad
@@ -369,8 +357,8 @@ def _floordiv_kernel(x, y):
     return np.floor_divide(x, y)
 
 
-floordiv_op = OpDef("FloorDiv", shape=broadcast_shape, dtype=_same_dtype_in(REAL),
-                    kernel=_floordiv_kernel, broadcasting=True, grad=None,
+floordiv_op = OpDef("FloorDiv", shape=broadcasting(broadcast_shape), dtype=_same_dtype_in(REAL),
+                    kernel=_floordiv_kernel, grad=None,
                     input_names=("x", "y"))
 
 
@@ -396,8 +384,8 @@ def _floormod_kernel(x, y):
     return np.remainder(x, y)
 
 
-floormod_op = OpDef("FloorMod", shape=broadcast_shape, dtype=_same_dtype_in(REAL),
-                    kernel=_floormod_kernel, broadcasting=True, input_names=("x", "y"))
+floormod_op = OpDef("FloorMod", shape=broadcasting(broadcast_shape), dtype=_same_dtype_in(REAL),
+                    kernel=_floormod_kernel, input_names=("x", "y"))
 
 
 @floormod_op.def_grad
@@ -434,8 +422,8 @@ def _truncatediv_kernel(x, y):
     return np.trunc(np.true_divide(x, y))
 
 
-truncatediv_op = OpDef("TruncateDiv", shape=broadcast_shape, dtype=_same_dtype_in(NUMERIC),
-                       kernel=_truncatediv_kernel, broadcasting=True, grad=None,
+truncatediv_op = OpDef("TruncateDiv", shape=broadcasting(broadcast_shape),
+                       dtype=_same_dtype_in(NUMERIC), kernel=_truncatediv_kernel, grad=None,
                        input_names=("x", "y"))
 
 
@@ -458,9 +446,9 @@ def _truncatemod_kernel(x, y):
     return np.fmod(x, y)
 
 
-truncatemod_op = OpDef("TruncateMod", shape=broadcast_shape,
+truncatemod_op = OpDef("TruncateMod", shape=broadcasting(broadcast_shape),
                        dtype=_same_dtype_in(INDEX + FLOATS), kernel=_truncatemod_kernel,
-                       broadcasting=True, grad=NO_GRADIENT, input_names=("x", "y"))
+                       grad=NO_GRADIENT, input_names=("x", "y"))
 
 
 def truncatemod(x, y, name=None) -> Tensor:
@@ -479,9 +467,9 @@ def _squared_difference_kernel(x, y):
 
 
 squared_difference_op = OpDef(
-    "SquaredDifference", shape=broadcast_shape,
+    "SquaredDifference", shape=broadcasting(broadcast_shape),
     dtype=_same_dtype_in(FLOAT_OR_COMPLEX + INDEX), kernel=_squared_difference_kernel,
-    broadcasting=True, input_names=("x", "y"))
+    input_names=("x", "y"))
 
 
 @squared_difference_op.def_grad
@@ -529,146 +517,8 @@ def _add_n_kernel(*xs):
     return out
 
 
-def _pieces_of_padded_inputs(op, consts, owned, shape_of):
-    """Where each input of an AddN sits in the output, when every input is a zero ``Pad``
-    (with constant paddings; owned by the run, or constant) of a fully known shape (in the
-    plan: ``shape_of``) and no two overlap: ``(pieces, boxes)``; else None."""
-    dims = shape_of(op._outputs[0]).as_tuple()
-    if len(op._inputs) < 2 or dims is None or None in dims:
-        return None
-    pieces, boxes = [], []
-    for t in op._inputs:
-        pad = t._op
-        if (pad._op_def.type != "Pad" or not (owned(t) or t in consts)
-                or pad._inputs[1] not in consts):
-            return None
-        piece = pad._inputs[0]
-        shape = shape_of(piece).as_tuple()
-        if shape is None or None in shape:
-            return None
-        before = np.asarray(consts[pad._inputs[1]]).reshape(-1, 2)[:, 0].tolist()
-        pieces.append(piece)
-        boxes.append(tuple(slice(a, a + d) for a, d in zip(before, shape)))
-    for i, box in enumerate(boxes):
-        for other in boxes[:i]:
-            if all(a.start < b.stop and b.start < a.stop for a, b in zip(box, other)):
-                return None
-    return pieces, boxes
-
-
-def _add_n_absorb_pads(op, consts, owned, shape_of):
-    # The gradient of slices that split one tensor (nce_loss's true and sampled rows) is
-    # an AddN of zero-padded pieces. Each output element is then one piece's element plus
-    # zeros, so ``piece + 0`` written into its place is the same sum, bit for bit (-0.0
-    # becomes +0.0 as in the sum); uncovered places are the zeros' sum, +0. This skips
-    # the padded copies and the adds over them.
-    found = _pieces_of_padded_inputs(op, consts, owned, shape_of)
-    if found is None:
-        return None
-    pieces, boxes = found
-    shape = shape_of(op._outputs[0]).as_tuple()
-    dtype = op._outputs[0].dtype.base_dtype.as_numpy_dtype
-    zero = dtype(0)
-    covered = sum(int(np.prod([b.stop - b.start for b in box])) for box in boxes)
-    allocate = np.empty if covered == int(np.prod(shape)) else np.zeros
-
-    def _add_n_of_padded_pieces(*xs):
-        out = allocate(shape, dtype)
-        for box, x in zip(boxes, xs):
-            np.add(x, zero, out=out[box])
-        return out
-
-    return _add_n_of_padded_pieces, pieces
-
-
-def _adds_several(op, consts) -> bool:
-    return len(op._inputs) > 1  # a single input is forwarded
-
-
-SIGNED_INT_OF_SIZE = {2: np.int16, 4: np.int32, 8: np.int64}   # for views of float bits
-
-
-def condition_mask(c, itemsize: int, holds: bool = True) -> np.ndarray:
-    """Bits of ``itemsize``-byte signed ints: all ones where bool ``c`` holds (``holds=False``:
-    where it does not), zeros elsewhere. ANDed with a float array's bits, it keeps those
-    values bit for bit (NaN payloads, -0.0) and makes the others +0.0."""
-    mask = c.astype(SIGNED_INT_OF_SIZE[itemsize])
-    if holds:
-        np.negative(mask, out=mask)
-    else:
-        mask -= 1
-    return mask
-
-
-def _float_zeros(z) -> bool:
-    """Whether a constant is float +0s of 4 or 8 bytes each (maskable bits)."""
-    return (isinstance(z, np.ndarray) and z.dtype.kind == "f" and z.dtype.itemsize in (4, 8)
-            and not z.view(f"u{z.dtype.itemsize}").any())
-
-
-def _add_n_absorb_masked_selects(op, consts, owned, shape_of):
-    # The gradient of TF1's where-built sigmoid cross-entropy is an AddN of Select(c, x, 0),
-    # Select(c, 0, x) and Neg(Select(c, x, 0)) on one condition. Each Select makes a mask
-    # from c; here one mask serves every term, and the four ops are not called. A term is
-    # x's bits ANDed with the mask (Select's const kernel does the same), negated as Neg
-    # does, and the terms are summed as AddN sums them: the same bits.
-    dims = shape_of(op._outputs[0]).as_tuple()
-    if dims is None or None in dims:
-        return None
-    terms, inputs, cond = [], [], None
-    for t in op._inputs:
-        s, negated = t, False
-        if t._op._op_def.type == "Neg" and owned(t):
-            s, negated = t._op._inputs[0], True
-        select = s._op
-        kept = None
-        if (select._op_def.type == "Select" and owned(s)
-                and (cond is None or select._inputs[0] is cond)
-                and all(shape_of(x).as_tuple() == dims for x in select._inputs)):
-            kept = next((3 - at for at in (2, 1) if _float_zeros(consts.get(
-                select._inputs[at]))), None)
-        if kept is None:
-            terms.append(None)
-            inputs.append(t)
-            continue
-        cond = select._inputs[0]
-        terms.append((kept == 1, negated, consts[select._inputs[3 - kept]]))
-        inputs.append(select._inputs[kept])
-    if sum(term is not None for term in terms) < 2:
-        return None
-
-    def _add_n_of_masked_terms(c, *xs):
-        fast = type(c) is np.ndarray and c.dtype == np.bool_ and all(
-            type(x) is np.ndarray and x.dtype == term[2].dtype
-            for x, term in zip(xs, terms) if term is not None)
-        mask = None
-        values = []
-        for x, term in zip(xs, terms):
-            if term is None:
-                values.append(x)
-                continue
-            where_c, negated, zeros = term
-            if not fast:
-                v = np.where(c, x, zeros) if where_c else np.where(c, zeros, x)
-            else:
-                if mask is None:
-                    mask = condition_mask(c, x.dtype.itemsize)
-                    inverse = np.invert(mask)
-                v = np.bitwise_and(x.view(mask.dtype), mask if where_c else inverse)
-                v = v.view(x.dtype)
-            values.append(np.negative(v, out=v) if negated else v)
-        return _add_n_kernel(*values)
-
-    return _add_n_of_masked_terms, (cond, *inputs)
-
-
-def _add_n_absorb(op, consts, owned, shape_of):
-    return (_add_n_absorb_pads(op, consts, owned, shape_of)
-            or _add_n_absorb_masked_selects(op, consts, owned, shape_of))
-
-
 add_n_op = OpDef("AddN", shape=_add_n_shape, dtype=_add_n_dtype, kernel=_add_n_kernel,
-                 fresh_outputs=_adds_several, aliases=True, absorb_producers=_add_n_absorb)
+                 aliases=True)
 
 
 @add_n_op.def_grad
@@ -734,8 +584,8 @@ def _div_no_nan_kernel(x, y):
     return out
 
 
-div_no_nan_op = OpDef("DivNoNan", shape=broadcast_shape, dtype=_same_dtype_in(FLOATS),
-                      kernel=_div_no_nan_kernel, broadcasting=True, input_names=("x", "y"))
+div_no_nan_op = OpDef("DivNoNan", shape=broadcasting(broadcast_shape), dtype=_same_dtype_in(FLOATS),
+                      kernel=_div_no_nan_kernel, input_names=("x", "y"))
 
 
 @div_no_nan_op.def_grad

@@ -24,6 +24,7 @@ from scopeflow.framework.opdef import (
     NO_GRADIENT,
     OpDef,
     broadcast_shape,
+    broadcasting,
     merge_shapes,
     same_shape,
 )
@@ -104,7 +105,7 @@ def _reciprocal_kernel(x):
 
 
 reciprocal_op = OpDef("Reciprocal", shape=same_shape, dtype=_same_dtype_in(SIGNED_NUMERIC),
-                      kernel=_reciprocal_kernel, input_names=("x",), fresh_outputs=True)
+                      kernel=_reciprocal_kernel, input_names=("x",))
 
 
 @reciprocal_op.def_grad
@@ -215,7 +216,6 @@ def _log1p_kernel(x):
 
 
 log1p_op = _float_unary("Log1p", _log1p_kernel)
-log1p_op.fresh_outputs = True
 
 
 @log1p_op.def_grad
@@ -336,8 +336,8 @@ def _pow_kernel(x, y):
     return np.power(x, y)
 
 
-pow_op = OpDef("Pow", shape=broadcast_shape, dtype=_same_dtype_in(SIGNED_NUMERIC),
-               kernel=_pow_kernel, broadcasting=True, input_names=("x", "y"))
+pow_op = OpDef("Pow", shape=broadcasting(broadcast_shape), dtype=_same_dtype_in(SIGNED_NUMERIC),
+               kernel=_pow_kernel, input_names=("x", "y"))
 
 
 @pow_op.def_grad
@@ -372,9 +372,8 @@ def _clip_by_value_kernel(t, lo, hi):
 
 
 clip_by_value_op = OpDef(
-    "ClipByValue", shape=_clip_by_value_shape, dtype=_same_dtype_in(REAL, "t"),
-    kernel=_clip_by_value_kernel, broadcasting=True,
-    input_names=("t", "clip_value_min", "clip_value_max"))
+    "ClipByValue", shape=broadcasting(_clip_by_value_shape), dtype=_same_dtype_in(REAL, "t"),
+    kernel=_clip_by_value_kernel, input_names=("t", "clip_value_min", "clip_value_max"))
 
 
 @clip_by_value_op.def_grad

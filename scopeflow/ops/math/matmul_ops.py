@@ -7,7 +7,7 @@ import numpy as np
 from scopeflow.framework import dtypes, errors
 from scopeflow.framework.dtype_groups import COMPLEX, FLOATS, INDEX, UNSIGNED_INTS
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
-from scopeflow.framework.opdef import OpDef, broadcast_shape, shape_str
+from scopeflow.framework.opdef import OpDef, broadcast_shape, broadcasting, shape_str
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops.array.indexing_ops import gather
 from scopeflow.ops.array.layout_ops import stack, transpose
@@ -59,7 +59,7 @@ def _matmul_kernel(a, b, *, transpose_a, transpose_b):
 
 matmul_op = OpDef("MatMul", shape=_matmul_shape, dtype=_same_dtype_in(_MATMUL_TYPES, "a"),
                   kernel=_matmul_kernel, attrs={"transpose_a": False, "transpose_b": False},
-                  input_names=("a", "b"), fresh_outputs=True)
+                  input_names=("a", "b"))
 
 
 @matmul_op.def_grad
@@ -110,10 +110,9 @@ def _batch_matmul_kernel(x, y, *, adj_x, adj_y):
             f"In[1]: {shape_str(TensorShape(np.shape(y)))}") from None
 
 
-batch_matmul_op = OpDef("BatchMatMulV2", shape=_batch_matmul_shape,
+batch_matmul_op = OpDef("BatchMatMulV2", shape=broadcasting(_batch_matmul_shape),
                         dtype=_same_dtype_in(_MATMUL_TYPES), kernel=_batch_matmul_kernel,
-                        attrs={"adj_x": False, "adj_y": False}, broadcasting=True,
-                        input_names=("x", "y"))
+                        attrs={"adj_x": False, "adj_y": False}, input_names=("x", "y"))
 
 
 @batch_matmul_op.def_grad

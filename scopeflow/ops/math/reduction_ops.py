@@ -21,8 +21,10 @@ from scopeflow.framework.opdef import (
     NO_GRADIENT,
     OpDef,
     broadcast_shape,
+    broadcasting,
     check_dtype,
     first_dtype,
+    from_tensors,
     merge_shapes,
     same_shape,
 )
@@ -32,10 +34,8 @@ from scopeflow.ops.array.layout_ops import stack, transpose
 from scopeflow.ops.array.shape_ops import _shape_internal, expand_dims, rank, reshape, shape, size
 from scopeflow.ops.constant_op import constant
 from scopeflow.ops.math.arithmetic_ops import (
-    SIGNED_INT_OF_SIZE,
     add,
     cast,
-    condition_mask,
     conj,
     equal,
     floormod,
@@ -106,69 +106,8 @@ def _select_kernel(c, t, e):
     return np.where(c, t, e)
 
 
-def _select_with_zeros(c, t, e, zeros_at):
-    """Select where input ``zeros_at`` (1 for ``t``, 2 for ``e``) is all +0.0 (or 0): the
-    other input's bits ANDed with the condition's mask, two cheap passes where np.where
-    copies element by element (2x slower). Exact: NaN payloads and -0.0 pass through."""
-    x = e if zeros_at == 1 else t
-    if not (type(c) is np.ndarray and c.dtype == np.bool_ and type(x) is np.ndarray
-            and c.shape == np.shape(t) == np.shape(e) and x.dtype.itemsize in (4, 8)):
-        return _select_kernel(c, t, e)
-    mask = condition_mask(c, x.dtype.itemsize, holds=zeros_at == 2)
-    np.bitwise_and(x.view(mask.dtype), mask, out=mask)
-    return mask.view(x.dtype)
-
-
-def _select_then_zeros(c, t, e):
-    return _select_with_zeros(c, t, e, 1)
-
-
-def _select_else_zeros(c, t, e):
-    return _select_with_zeros(c, t, e, 2)
-
-
-_SELECT_ZEROS = {1: _select_then_zeros, 2: _select_else_zeros}
-
-
-def _select_const_kernel(consts):
-    # The zeros of where-based formulas (sigmoid cross-entropy) and of Select's own
-    # gradient are folded constants, so they are recognised once, when a plan is compiled.
-    for at in (2, 1):
-        z = consts[at]
-        if (isinstance(z, np.ndarray) and z.dtype.kind in "fiu" and z.dtype.itemsize in (4, 8)
-                and not z.view(f"u{z.dtype.itemsize}").any()):
-            return _SELECT_ZEROS[at]
-    return None
-
-
-def _select_negated(c, x):
-    """``Select(c, -x, x)`` from ``c`` and ``x``: ``x``'s bits with the sign bit flipped where
-    ``c`` holds, as ``Neg`` flips it (NaN and -0.0 included), in three cheap integer passes
-    where ``Neg`` then ``np.where`` (slow at element-wise picking) took two and a copy."""
-    if not (type(c) is np.ndarray and c.dtype == np.bool_ and type(x) is np.ndarray
-            and x.dtype.kind == "f" and x.dtype.itemsize in SIGNED_INT_OF_SIZE
-            and c.shape == x.shape):
-        return _select_kernel(c, np.negative(x), x)
-    itype = SIGNED_INT_OF_SIZE[x.dtype.itemsize]
-    sign = c.astype(itype)
-    np.left_shift(sign, 8 * x.dtype.itemsize - 1, out=sign)
-    np.bitwise_xor(sign, x.view(itype), out=sign)
-    return sign.view(x.dtype)
-
-
-def _select_of_negation(op, consts, owned, shape):
-    """``Select(c, Neg(x), x)``, sigmoid cross-entropy's ``-|logits|`` (TF1 builds it with
-    ``where``), computed from ``c`` and ``x`` when the ``Neg`` is read by this op alone."""
-    c, t, e = op._inputs
-    negation = t._op
-    if negation._op_def.type != "Neg" or negation._inputs[0] is not e or not owned(t):
-        return None
-    return _select_negated, (c, e)
-
-
 select_op = OpDef("Select", shape=_select_shape, dtype=_select_dtype, kernel=_select_kernel,
-                  input_names=("condition", "t", "e"), const_kernel=_select_const_kernel,
-                  fresh_outputs=True, absorb_producers=_select_of_negation)
+                  input_names=("condition", "t", "e"))
 
 
 @select_op.def_grad
@@ -191,9 +130,8 @@ def _select_v2_kernel(c, t, e):
     return np.where(c, t, e)
 
 
-select_v2_op = OpDef("SelectV2", shape=_select_v2_shape, dtype=_select_v2_dtype,
-                     kernel=_select_v2_kernel, broadcasting=True,
-                     input_names=("condition", "t", "e"))
+select_v2_op = OpDef("SelectV2", shape=broadcasting(_select_v2_shape), dtype=_select_v2_dtype,
+                     kernel=_select_v2_kernel, input_names=("condition", "t", "e"))
 
 
 @select_v2_op.def_grad
@@ -250,8 +188,8 @@ def where(condition, x=None, y=None, name=None) -> Tensor:
 
 
 # ── Maximum ──────────────────────────────────────────────────────────────────────────
-maximum_op = OpDef("Maximum", shape=broadcast_shape, dtype=_same_dtype_in(REAL),
-                   kernel=np.maximum, broadcasting=True, input_names=("x", "y"))
+maximum_op = OpDef("Maximum", shape=broadcasting(broadcast_shape), dtype=_same_dtype_in(REAL),
+                   kernel=np.maximum, input_names=("x", "y"))
 
 
 def _maximum_minimum_grad(op, dy, selector):
@@ -275,8 +213,8 @@ def maximum(x, y, name=None) -> Tensor:
 
 
 # ── Minimum ──────────────────────────────────────────────────────────────────────────
-minimum_op = OpDef("Minimum", shape=broadcast_shape, dtype=_same_dtype_in(REAL),
-                   kernel=np.minimum, broadcasting=True, input_names=("x", "y"))
+minimum_op = OpDef("Minimum", shape=broadcasting(broadcast_shape), dtype=_same_dtype_in(REAL),
+                   kernel=np.minimum, input_names=("x", "y"))
 
 
 @minimum_op.def_grad
@@ -318,8 +256,8 @@ def _fill_kernel(dims, value):
     return np.full(d, value, dtype=value.dtype)
 
 
-fill_op = OpDef("Fill", shape=_fill_shape, dtype=_fill_dtype, kernel=_fill_kernel,
-                shape_from_tensors=True, input_names=("dims", "value"))
+fill_op = OpDef("Fill", shape=from_tensors(_fill_shape), dtype=_fill_dtype, kernel=_fill_kernel,
+                input_names=("dims", "value"))
 fill_op.def_static_value(_fold)
 
 
@@ -481,8 +419,8 @@ def _tile_kernel(x, multiples):
     return np.tile(x, m)
 
 
-tile_op = OpDef("Tile", shape=_tile_shape, dtype=_tile_dtype, kernel=_tile_kernel,
-                shape_from_tensors=True, input_names=("input", "multiples"), aliases=(0,))
+tile_op = OpDef("Tile", shape=from_tensors(_tile_shape), dtype=_tile_dtype, kernel=_tile_kernel,
+                input_names=("input", "multiples"), aliases=(0,))
 tile_op.def_static_value(_fold)
 
 
@@ -583,20 +521,13 @@ def _run_reduction(x, axis, keep_dims, reduce):
 def _reduction(op_type, allowed, kernel, grad=...):
     """A reduction's OpDef: ``input`` and ``reduction_indices``, attr ``keep_dims``."""
     extra = {} if grad is ... else {"grad": grad}
-    return OpDef(op_type, shape=_reduction_shape, dtype=_reduction_dtype(op_type, allowed),
-                 kernel=kernel, attrs={"keep_dims": False}, shape_from_tensors=True,
-                 aliases=(0,), fresh_outputs=_reduces_something,
+    return OpDef(op_type, shape=from_tensors(_reduction_shape),
+                 dtype=_reduction_dtype(op_type, allowed), kernel=kernel,
+                 attrs={"keep_dims": False}, aliases=(0,),
                  input_names=("input", "reduction_indices"), **extra)
 
 
-def _reduces_something(op, consts) -> bool:
-    """Whether the axes are constants that reduce a dim known not to be 1 (so the output
-    is a new array, never the input forwarded)."""
-    axes = consts.get(op._inputs[1])
-    dims = op._inputs[0].shape.as_tuple()
-    if axes is None or dims is None:
-        return False
-    return any(dims[a % len(dims)] not in (None, 1) for a in np.reshape(axes, -1).tolist())
+
 
 
 def _reduce(op_def, input_tensor, axis, keepdims, name, reduction_indices, keep_dims):

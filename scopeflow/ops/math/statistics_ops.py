@@ -14,7 +14,7 @@ import numpy as np
 from scopeflow.framework import dtypes, errors
 from scopeflow.framework.dtype_groups import FLOATS, INDEX, NUMERIC, REAL
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
-from scopeflow.framework.opdef import OpDef, check_dtype
+from scopeflow.framework.opdef import OpDef, check_dtype, from_tensors
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops.array.indexing_ops import gather
@@ -158,9 +158,8 @@ def _argmin_kernel(x, dimension, *, output_type):
 
 
 def _arg_op(op_type, kernel):
-    return OpDef(op_type, shape=_arg_shape, dtype=_arg_dtype, kernel=kernel,
-                 attrs={"output_type": dtypes.int64}, grad=None, shape_from_tensors=True,
-                 input_names=("input", "dimension"))
+    return OpDef(op_type, shape=from_tensors(_arg_shape), dtype=_arg_dtype, kernel=kernel,
+                 attrs={"output_type": dtypes.int64}, grad=None, input_names=("input", "dimension"))
 
 
 argmax_op = _arg_op("ArgMax", _argmax_kernel)

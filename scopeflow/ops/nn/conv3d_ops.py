@@ -20,7 +20,13 @@ import numpy as np
 from scopeflow.framework import dtypes, errors
 from scopeflow.framework.dtype_groups import FLOATS
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
-from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype, same_dtype
+from scopeflow.framework.opdef import (
+    NO_GRADIENT,
+    OpDef,
+    check_dtype,
+    from_tensors,
+    same_dtype,
+)
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops import array_ops
 from scopeflow.ops.nn.conv_ops import _one_of, _out_and_pads, _seq, _sizes_value
@@ -228,8 +234,8 @@ def _conv3d_backprop_input_dtype(sizes, w, dy, **attrs):
 
 
 conv3d_backprop_input_v2_op = OpDef(
-    "Conv3DBackpropInputV2", shape=_conv3d_backprop_input_shape,
-    dtype=_conv3d_backprop_input_dtype, attrs=_CONV3D_ATTRS, shape_from_tensors=True,
+    "Conv3DBackpropInputV2", shape=from_tensors(_conv3d_backprop_input_shape),
+    dtype=_conv3d_backprop_input_dtype, attrs=_CONV3D_ATTRS,
     input_names=("input_sizes", "filter", "out_backprop"))
 
 
@@ -308,8 +314,8 @@ def _conv3d_backprop_filter_dtype(x, sizes, dy, **attrs):
 
 
 conv3d_backprop_filter_v2_op = OpDef(
-    "Conv3DBackpropFilterV2", shape=_conv3d_backprop_filter_shape,
-    dtype=_conv3d_backprop_filter_dtype, attrs=_CONV3D_ATTRS, shape_from_tensors=True,
+    "Conv3DBackpropFilterV2", shape=from_tensors(_conv3d_backprop_filter_shape),
+    dtype=_conv3d_backprop_filter_dtype, attrs=_CONV3D_ATTRS,
     input_names=("input", "filter_sizes", "out_backprop"))
 
 
@@ -554,8 +560,8 @@ def _avg_pool3d_grad_dtype(sizes, dy, **attrs):
 
 
 avg_pool3d_grad_op = OpDef(
-    "AvgPool3DGrad", shape=_avg_pool3d_grad_shape, dtype=_avg_pool3d_grad_dtype,
-    attrs=_POOL3D_ATTRS, shape_from_tensors=True, input_names=("orig_input_shape", "grad"))
+    "AvgPool3DGrad", shape=from_tensors(_avg_pool3d_grad_shape), dtype=_avg_pool3d_grad_dtype,
+    attrs=_POOL3D_ATTRS, input_names=("orig_input_shape", "grad"))
 
 
 @avg_pool3d_grad_op.def_kernel

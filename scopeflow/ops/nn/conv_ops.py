@@ -22,10 +22,9 @@ import numpy as np
 from scopeflow.framework import dtypes, errors
 from scopeflow.framework.dtype_groups import FLOATS, NUMERIC
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
-from scopeflow.framework.opdef import OpDef, check_dtype, same_dtype
+from scopeflow.framework.opdef import OpDef, check_dtype, from_tensors, same_dtype
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.native import backends
-from scopeflow.native import onednn as _onednn
 from scopeflow.ops import array_ops
 from scopeflow.ops.array_ops import _partial_dims
 from scopeflow.ops.math.blas import gemm as _gemm
@@ -401,55 +400,15 @@ def _conv2d_native(x, w, rows, cols, bias=None, relu=False):
     return None
 
 
-def _conv2d_fuse_consumers(op, chain, shape):
-    """Conv2D, then BiasAdd (or an Add of a vector of the output channels), then maybe
-    Relu, as one oneDNN call with the bias as a post-op and the ReLU on each part of the
-    batch as it is written (TF's ``_FusedConv2D``); the unfused ops' bits. None for any
-    other chain, and without the backend (NumPy's kernels gain nothing from it)."""
-    if (_onednn.backend() is None or op._attrs["data_format"] != "NHWC"
-            or op._outputs[0].dtype != dtypes.float32 or len(chain) > 2):
+def conv2d_with_bias_native(x, w, b, conv_attrs, relu):
+    """Conv2D plus ``b`` (a vector of the output channels) and, with ``relu``, a ReLU, as
+    one oneDNN call (TF's ``_FusedConv2D``), or None where the backend can't take it: the
+    kernel ``consumer_fusion`` (runtime/passes) runs for Conv2D, BiasAdd and Relu."""
+    kh, kw = w.shape[:2]
+    rows, cols = _conv_setup("Conv2D", x.shape, kh, kw, conv_attrs)
+    if x.shape[3] != w.shape[2] or b.shape != (w.shape[3],):
         return None
-    conv_out = op._outputs[0]
-    x, w = op._inputs
-    known = [shape(t).as_tuple() for t in (x, w, conv_out)]
-    if any(s is None or None in s for s in known):
-        return None  # a run-time shape error must still name the Conv2D
-    co = known[1][3]
-    adder, rest = chain[0], chain[1:]
-    others = [t for t in adder._inputs if t is not conv_out]
-    if adder._op_def.type == "BiasAdd":
-        if adder._attrs["data_format"] != "NHWC" or adder._inputs[0] is not conv_out:
-            return None
-    elif adder._op_def.type not in ("Add", "AddV2") or len(others) != 1:
-        return None
-    bias = others[0]
-    if (shape(bias).as_tuple() != (co,) or bias.dtype != dtypes.float32
-            or shape(adder._outputs[0]).as_tuple() != known[2]):
-        return None
-    if rest and rest[0]._op_def.type != "Relu":
-        return None
-    relu = bool(rest)
-    conv_attrs, conv_first = dict(op._attrs), adder._inputs[0] is conv_out
-    add_kernel, add_attrs = adder._op_def.kernel, dict(adder._attrs)
-    relu_kernel, relu_attrs = (rest[0]._op_def.kernel, dict(rest[0]._attrs)) if relu \
-        else (None, None)
-
-    def fused_conv2d(x, w, b):
-        kh, kw = w.shape[:2]
-        rows, cols = _conv_setup("Conv2D", x.shape, kh, kw, conv_attrs)
-        y = _conv2d_native(x, w, rows, cols, bias=b, relu=relu) \
-            if x.shape[3] == w.shape[2] and b.shape == (w.shape[3],) else None
-        if y is not None:
-            return y
-        # The ops one by one, as unfused (the backend switched off since compiling).
-        y = _conv2d_kernel(x, w, **conv_attrs)
-        y = add_kernel(y, b, **add_attrs) if conv_first else add_kernel(b, y, **add_attrs)
-        return relu_kernel(y, **relu_attrs) if relu else y
-
-    return fused_conv2d
-
-
-conv2d_op.fuse_consumers = _conv2d_fuse_consumers
+    return _conv2d_native(x, w, rows, cols, bias=b, relu=relu)
 
 
 def _conv_attrs(op):
@@ -569,9 +528,9 @@ def _backprop_input_dtype(sizes, w, dy, **attrs):
 
 
 conv2d_backprop_input_op = OpDef(
-    "Conv2DBackpropInput", shape=_conv2d_backprop_input_shape,
+    "Conv2DBackpropInput", shape=from_tensors(_conv2d_backprop_input_shape),
     dtype=_backprop_input_dtype, attrs=_CONV_ATTRS,
-    shape_from_tensors=True, input_names=("input_sizes", "filter", "out_backprop"))
+    input_names=("input_sizes", "filter", "out_backprop"))
 
 
 @conv2d_backprop_input_op.def_kernel
@@ -669,9 +628,9 @@ def _backprop_filter_dtype(x, sizes, dy, **attrs):
 
 
 conv2d_backprop_filter_op = OpDef(
-    "Conv2DBackpropFilter", shape=_conv2d_backprop_filter_shape,
+    "Conv2DBackpropFilter", shape=from_tensors(_conv2d_backprop_filter_shape),
     dtype=_backprop_filter_dtype, attrs=_CONV_ATTRS,
-    shape_from_tensors=True, input_names=("input", "filter_sizes", "out_backprop"))
+    input_names=("input", "filter_sizes", "out_backprop"))
 
 
 @conv2d_backprop_filter_op.def_kernel
@@ -792,8 +751,8 @@ def _depthwise_backprop_input_shape(sizes, w, dy, **attrs):
 
 
 depthwise_backprop_input_op = OpDef(
-    "DepthwiseConv2dNativeBackpropInput", shape=_depthwise_backprop_input_shape,
-    dtype=_backprop_input_dtype, attrs=_DW_ATTRS, shape_from_tensors=True,
+    "DepthwiseConv2dNativeBackpropInput", shape=from_tensors(_depthwise_backprop_input_shape),
+    dtype=_backprop_input_dtype, attrs=_DW_ATTRS,
     input_names=("input_sizes", "filter", "out_backprop"))
 
 
@@ -834,8 +793,8 @@ def depthwise_conv2d_native_backprop_input(input_sizes, filter, out_backprop, st
 
 
 depthwise_backprop_filter_op = OpDef(
-    "DepthwiseConv2dNativeBackpropFilter", shape=_conv2d_backprop_filter_shape,
-    dtype=_backprop_filter_dtype, attrs=_DW_ATTRS, shape_from_tensors=True,
+    "DepthwiseConv2dNativeBackpropFilter", shape=from_tensors(_conv2d_backprop_filter_shape),
+    dtype=_backprop_filter_dtype, attrs=_DW_ATTRS,
     input_names=("input", "filter_sizes", "out_backprop"))
 
 

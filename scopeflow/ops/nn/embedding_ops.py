@@ -20,7 +20,7 @@ from scopeflow.framework.dtype_groups import INDEX
 from scopeflow.framework.errors import InvalidArgumentError
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.indexed_slices import IndexedSlices
-from scopeflow.framework.opdef import OpDef, check_dtype
+from scopeflow.framework.opdef import OpDef, check_dtype, from_tensors
 from scopeflow.framework.tensor_shape import TensorShape, dimension_value
 from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops import array_ops, math_ops, nn_ops
@@ -145,8 +145,8 @@ def _stitch_kernel(*args, N):
 
 
 parallel_dynamic_stitch_op = OpDef(
-    "ParallelDynamicStitch", shape=_stitch_shape_from_tensors, shape_from_tensors=True,
-    dtype=_stitch_dtype, kernel=_stitch_kernel, attrs={"N": 1})
+    "ParallelDynamicStitch", shape=from_tensors(_stitch_shape_from_tensors), dtype=_stitch_dtype,
+    kernel=_stitch_kernel, attrs={"N": 1})
 
 
 @parallel_dynamic_stitch_op.def_grad
@@ -212,9 +212,8 @@ def _sparse_to_dense_kernel(sparse_indices, output_shape, sparse_values, default
 
 
 sparse_to_dense_op = OpDef(
-    "SparseToDense", shape=_sparse_to_dense_shape, shape_from_tensors=True,
-    dtype=_sparse_to_dense_dtype, kernel=_sparse_to_dense_kernel,
-    attrs={"validate_indices": True},
+    "SparseToDense", shape=from_tensors(_sparse_to_dense_shape), dtype=_sparse_to_dense_dtype,
+    kernel=_sparse_to_dense_kernel, attrs={"validate_indices": True},
     input_names=("sparse_indices", "output_shape", "sparse_values", "default_value"))
 
 

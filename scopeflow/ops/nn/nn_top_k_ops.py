@@ -15,7 +15,7 @@ import numpy as np
 from scopeflow.framework import dtypes, errors
 from scopeflow.framework.dtype_groups import INDEX, REAL
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
-from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype, merge_shapes
+from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype, from_tensors, merge_shapes
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops import array_ops, math_ops
@@ -107,9 +107,9 @@ def _top_k_dtype(x, k, **attrs):
     return [check_dtype(x, REAL, "T"), dtypes.int32]
 
 
-top_k_op = OpDef("TopKV2", shape=_top_k_shape_tensors, shape_from_tensors=True,
-                 dtype=_top_k_dtype, kernel=_top_k_kernel, num_outputs=2,
-                 attrs={"sorted": True}, input_names=("input", "k"))
+top_k_op = OpDef("TopKV2", shape=from_tensors(_top_k_shape_tensors), dtype=_top_k_dtype,
+                 kernel=_top_k_kernel, num_outputs=2, attrs={"sorted": True},
+                 input_names=("input", "k"))
 
 
 @top_k_op.def_grad

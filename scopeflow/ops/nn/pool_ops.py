@@ -16,7 +16,13 @@ import numpy as np
 from scopeflow.framework import errors
 from scopeflow.framework.dtype_groups import FLOATS, REAL
 from scopeflow.framework.graph import Tensor
-from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype, same_dtype
+from scopeflow.framework.opdef import (
+    NO_GRADIENT,
+    OpDef,
+    check_dtype,
+    from_tensors,
+    same_dtype,
+)
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.native import backends
 from scopeflow.ops import array_ops
@@ -353,8 +359,8 @@ def _avg_pool_grad_dtype(sizes, dy, **attrs):
     return check_dtype(dy, FLOATS, "T")
 
 
-avg_pool_grad_op = OpDef("AvgPoolGrad", shape=_avg_pool_grad_shape, dtype=_avg_pool_grad_dtype,
-                         attrs=_POOL_ATTRS, shape_from_tensors=True,
+avg_pool_grad_op = OpDef("AvgPoolGrad", shape=from_tensors(_avg_pool_grad_shape),
+                         dtype=_avg_pool_grad_dtype, attrs=_POOL_ATTRS,
                          input_names=("orig_input_shape", "grad"))
 
 

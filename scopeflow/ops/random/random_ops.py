@@ -15,7 +15,14 @@ from scopeflow.framework import dtypes, errors, random_seed
 from scopeflow.framework.dtype_groups import FLOATS, INDEX, REAL
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.kernel_context import OpRunContext
-from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype, first_dtype, same_shape
+from scopeflow.framework.opdef import (
+    NO_GRADIENT,
+    OpDef,
+    check_dtype,
+    first_dtype,
+    from_tensors,
+    same_shape,
+)
 from scopeflow.framework.tensor_shape import TensorShape, dimension_value
 from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops import array_ops, math_ops
@@ -116,7 +123,7 @@ def _random_uniform_kernel(ctx, shape, *, dtype, seed, seed2, T):
     return philox.uniform(_stream(ctx, seed, seed2), n, dtype.as_numpy_dtype).reshape(dims)
 
 
-random_uniform_op = OpDef("RandomUniform", shape=_output_shape, shape_from_tensors=True,
+random_uniform_op = OpDef("RandomUniform", shape=from_tensors(_output_shape),
                           dtype=_random_float_dtype, kernel=_random_uniform_kernel,
                           attrs=_RANDOM_FLOAT_ATTRS, stateful=True, grad=None,
                           input_names=("shape",))
@@ -140,7 +147,7 @@ def _random_uniform_int_dtype(shape, minval, maxval, *, seed, seed2, Tout, T):
 
 
 random_uniform_int_op = OpDef(
-    "RandomUniformInt", shape=_random_uniform_int_shape, shape_from_tensors=True,
+    "RandomUniformInt", shape=from_tensors(_random_uniform_int_shape),
     dtype=_random_uniform_int_dtype,
     attrs={"seed": 0, "seed2": 0, "Tout": dtypes.int32, "T": dtypes.int32}, stateful=True,
     grad=NO_GRADIENT, input_names=("shape", "minval", "maxval"))
@@ -204,9 +211,9 @@ def _random_standard_normal_kernel(ctx, shape, *, dtype, seed, seed2, T):
 
 
 random_standard_normal_op = OpDef(
-    "RandomStandardNormal", shape=_output_shape, shape_from_tensors=True,
-    dtype=_random_float_dtype, kernel=_random_standard_normal_kernel, attrs=_RANDOM_FLOAT_ATTRS,
-    stateful=True, grad=None, input_names=("shape",))
+    "RandomStandardNormal", shape=from_tensors(_output_shape), dtype=_random_float_dtype,
+    kernel=_random_standard_normal_kernel, attrs=_RANDOM_FLOAT_ATTRS, stateful=True, grad=None,
+    input_names=("shape",))
 
 
 def _scaled_normal(op_def, default_name, shape, mean, stddev, dtype, seed, name):
@@ -238,7 +245,7 @@ def _truncated_normal_kernel(ctx, shape, *, dtype, seed, seed2, T):
                                    dtype.as_numpy_dtype).reshape(dims)
 
 
-truncated_normal_op = OpDef("TruncatedNormal", shape=_output_shape, shape_from_tensors=True,
+truncated_normal_op = OpDef("TruncatedNormal", shape=from_tensors(_output_shape),
                             dtype=_random_float_dtype, kernel=_truncated_normal_kernel,
                             attrs=_RANDOM_FLOAT_ATTRS, stateful=True, grad=None,
                             input_names=("shape",))
@@ -324,7 +331,7 @@ def _multinomial_kernel(ctx, logits, num_samples, *, seed, seed2, T, output_dtyp
     return philox.multinomial(_stream(ctx, seed, seed2), logits, n).astype(out_dtype)
 
 
-multinomial_op = OpDef("Multinomial", shape=_multinomial_shape, shape_from_tensors=True,
+multinomial_op = OpDef("Multinomial", shape=from_tensors(_multinomial_shape),
                        dtype=_multinomial_dtype, kernel=_multinomial_kernel,
                        attrs={"seed": 0, "seed2": 0, "T": None, "output_dtype": dtypes.int64},
                        stateful=True, grad=None, input_names=("logits", "num_samples"))

@@ -48,9 +48,8 @@ def _sparse_reorder_kernel(indices, values, shape):
     return indices[order], np.asarray(values)[order]
 
 
-sparse_reorder_op = OpDef("SparseReorder", shape=_sparse_reorder_shape,
-                          dtype=_sparse_reorder_dtype, kernel=_sparse_reorder_kernel,
-                          num_outputs=2, fresh_outputs=True,
+sparse_reorder_op = OpDef("SparseReorder", shape=_sparse_reorder_shape, dtype=_sparse_reorder_dtype,
+                          kernel=_sparse_reorder_kernel, num_outputs=2,
                           input_names=("input_indices", "input_values", "input_shape"))
 
 

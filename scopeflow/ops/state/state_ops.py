@@ -7,7 +7,7 @@ import numpy as np
 from scopeflow.framework import dtypes, errors
 from scopeflow.framework.graph import Tensor, _merge_error
 from scopeflow.framework.kernel_context import UninitializedVariable
-from scopeflow.framework.opdef import NO_GRADIENT, DTypeMismatch, OpDef, broadcast_shape
+from scopeflow.framework.opdef import NO_GRADIENT, DTypeMismatch, OpDef, broadcast_shape, ref
 from scopeflow.framework.tensor_shape import TensorShape
 
 __all__ = ["variable_op_v2", "assign", "assign_add", "assign_sub", "is_variable_initialized"]
@@ -96,19 +96,9 @@ def _assign_kernel(ctx, ref, value, *, validate_shape, use_locking):
     return new
 
 
-def _assign_owned_kernel(ctx, ref, value, *, validate_shape, use_locking):
-    """Assign of an array the run owns alone (a restored tensor) when no other op of the run
-    uses the variable: the variable keeps the array as its buffer, which saves a copy of
-    every variable on restore."""
-    _check_assign_shape(ctx, ctx.state.vars.get(ref), value, validate_shape)
-    ctx.state.vars[ref] = value
-    return value
-
-
 assign_op = OpDef("Assign", shape=_assign_shape, dtype=_assign_dtype, kernel=_assign_kernel,
                   attrs={"validate_shape": True, "use_locking": True}, stateful=True,
-                  aliases=True, ref_inputs=(0,), grad=None, input_names=("ref", "value"),
-                  owning_kernel=_assign_owned_kernel, owned_input=1)
+                  aliases=True, grad=None, input_names=(ref("ref"), "value"))
 
 
 def assign(ref, value, validate_shape=None, use_locking=None, name=None):
@@ -151,7 +141,7 @@ def _assign_add_kernel(ctx, ref, value, *, use_locking):
 
 assign_add_op = OpDef("AssignAdd", shape=_assign_update_shape, dtype=_assign_dtype,
                       kernel=_assign_add_kernel, attrs={"use_locking": False}, stateful=True,
-                      aliases=True, ref_inputs=(0,), grad=None, input_names=("ref", "value"))
+                      aliases=True, grad=None, input_names=(ref("ref"), "value"))
 
 
 def assign_add(ref, value, use_locking=None, name=None):
@@ -169,7 +159,7 @@ def _assign_sub_kernel(ctx, ref, value, *, use_locking):
 
 assign_sub_op = OpDef("AssignSub", shape=_assign_update_shape, dtype=_assign_dtype,
                       kernel=_assign_sub_kernel, attrs={"use_locking": False}, stateful=True,
-                      aliases=True, ref_inputs=(0,), grad=None, input_names=("ref", "value"))
+                      aliases=True, grad=None, input_names=(ref("ref"), "value"))
 
 
 def assign_sub(ref, value, use_locking=None, name=None):
@@ -196,7 +186,7 @@ def _is_variable_initialized_kernel(ctx, ref, *, dtype):
 is_variable_initialized_op = OpDef(
     "IsVariableInitialized", shape=_is_variable_initialized_shape,
     dtype=_is_variable_initialized_dtype, kernel=_is_variable_initialized_kernel,
-    attrs={"dtype": None}, stateful=True, ref_inputs=(0,), grad=NO_GRADIENT, input_names=("ref",))
+    attrs={"dtype": None}, stateful=True, grad=NO_GRADIENT, input_names=(ref("ref"),))
 
 
 def is_variable_initialized(ref, name=None):

@@ -20,7 +20,7 @@ import numpy as np
 
 from scopeflow.framework import errors
 from scopeflow.framework.dtype_groups import FLOAT_OR_COMPLEX, INDEX
-from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype
+from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype, ref
 from scopeflow.ops.math.blas import PARALLEL_ELEMENTWISE_FLOPS, split_rows
 from scopeflow.ops.state.state_ops import _ref_output, _uninitialized
 
@@ -127,7 +127,8 @@ def _training_op(op_type, input_names, kernel, attrs, *, n_refs, grad="grad",
     shape, dtype = _make_rules(n_refs, scalars, grad_at, indices_at)
     return OpDef(op_type, shape=shape, dtype=dtype, kernel=kernel,
                  attrs={"use_locking": False, **attrs}, stateful=True, aliases=True,
-                 ref_inputs=tuple(range(n_refs)), grad=NO_GRADIENT, input_names=input_names)
+                 grad=NO_GRADIENT,
+                 input_names=tuple(map(ref, input_names[:n_refs])) + input_names[n_refs:])
 
 
 def _bind(op_def, *inputs, name, **attrs):
@@ -744,7 +745,7 @@ def _scatter_accumulate(var, indices, rows, ordered, ufunc):
     var[indices] = cur                  # write does not depend on NumPy's order
 
 
-_SCATTER_INPUTS = ("ref", "indices", "updates")
+_SCATTER_INPUTS = (ref("ref"), "indices", "updates")
 
 
 # ── ScatterAdd ───────────────────────────────────────────────────────────────────────
@@ -756,7 +757,7 @@ def _scatter_add_kernel(ctx, ref, indices, updates, *, use_locking):
 
 scatter_add_op = OpDef("ScatterAdd", shape=_scatter_shape, dtype=_scatter_dtype,
                        kernel=_scatter_add_kernel, attrs={"use_locking": False},
-                       stateful=True, aliases=True, ref_inputs=(0,),
+                       stateful=True, aliases=True,
                        input_names=_SCATTER_INPUTS, grad=None)  # TF: NotDifferentiable
 
 
@@ -774,7 +775,7 @@ def _scatter_sub_kernel(ctx, ref, indices, updates, *, use_locking):
 
 scatter_sub_op = OpDef("ScatterSub", shape=_scatter_shape, dtype=_scatter_dtype,
                        kernel=_scatter_sub_kernel, attrs={"use_locking": False},
-                       stateful=True, aliases=True, ref_inputs=(0,),
+                       stateful=True, aliases=True,
                        input_names=_SCATTER_INPUTS, grad=None)  # TF: NotDifferentiable
 
 
@@ -793,7 +794,7 @@ def _scatter_update_kernel(ctx, ref, indices, updates, *, use_locking):
 # TF registers no gradient for ScatterUpdate: a gradient through it raises LookupError.
 scatter_update_op = OpDef("ScatterUpdate", shape=_scatter_shape, dtype=_scatter_dtype,
                           kernel=_scatter_update_kernel, attrs={"use_locking": True},
-                          stateful=True, aliases=True, ref_inputs=(0,),
+                          stateful=True, aliases=True,
                           input_names=_SCATTER_INPUTS, grad=NO_GRADIENT)
 
 

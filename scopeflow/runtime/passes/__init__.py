@@ -5,6 +5,10 @@ out liveness and generates the code. A pass never changes what a run computes; i
 changes how. Each pass module defines:
 
 - ``NAME``: what users call it (``SCOPEFLOW_PLAN_PASSES``, ``describe``);
+- ``RULES``: its rewrite rules, keyed by op type (each a tuple of named functions, tried
+  in order; empty for a pass that applies to any op, as ``constant_folding``). The rules
+  are the pass's own, as grappler's optimizer stages and tinygrad's pattern matchers keep
+  theirs: an ``OpDef`` says what an op computes, never how a plan may compute it faster;
 - ``touches(op_def) -> bool``: whether the pass can ever rewrite an op of this type;
 - ``applies(op, ir)``: what it would do to this op of this plan, or ``None``;
 - ``rewrite(op, ir, match)``: doing it, by editing ``ir.steps[op]`` (and ``ir.changed()``

@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 NAME = "buffer_reuse"
+# No rules by op type: the pass applies to any op its ``applies`` accepts.
+RULES: dict = {}
 
 
 def touches(op_def) -> bool:

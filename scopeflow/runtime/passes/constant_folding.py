@@ -16,6 +16,8 @@ import numpy as np
 from scopeflow.runtime.plan_ir import How
 
 NAME = "constant_folding"
+# No rules by op type: the pass applies to any op its ``applies`` accepts.
+RULES: dict = {}
 # Larger values would be held by the plan for the session's lifetime; the per-call
 # overhead that folding saves only matters for small tensors anyway.
 FOLD_MAX_BYTES = 1 << 18

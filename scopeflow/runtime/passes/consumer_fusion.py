@@ -1,5 +1,5 @@
 """Consumer fusion: an op and the chain of ops that read its output alone run as one
-kernel (``OpDef.fuse_consumers``), at the chain's last op; the others are not run.
+kernel (a rule of ``RULES``, by op type), at the chain's last op; the others are not run.
 
 This is TF's grappler remapper: ``Conv2D`` + ``BiasAdd`` + ``Relu`` run as one oneDNN
 call, which adds the bias and applies the ReLU while each block of the output is still in
@@ -14,6 +14,9 @@ read (TF1's read-after-write semantics, ``SEMANTICS.md``).
 
 from __future__ import annotations
 
+from scopeflow.framework import dtypes
+from scopeflow.native import onednn
+from scopeflow.ops.nn.conv_ops import conv2d_op, conv2d_with_bias_native
 from scopeflow.runtime.plan_ir import How
 
 NAME = "consumer_fusion"
@@ -21,8 +24,67 @@ NAME = "consumer_fusion"
 _LONGEST_CHAIN = 2
 
 
+# Rules: ``rule(op, chain, shape) -> kernel | None``, with ``chain``, ops that each read the
+# previous one's output alone (the first reads this op's): a kernel computing the chain's
+# last output from this op's inputs followed by each chain op's other inputs, or None.
+# ``shape(t)`` is a tensor's static shape in the plan.
+def conv2d_bias_relu(op, chain, shape):
+    """Conv2D, then BiasAdd (or an Add of a vector of the output channels), then maybe
+    Relu, as one oneDNN call with the bias as a post-op and the ReLU on each part of the
+    batch as it is written (TF's ``_FusedConv2D``); the unfused ops' bits. None for any
+    other chain, and without the backend (NumPy's kernels gain nothing from it)."""
+    if (onednn.backend() is None or op._attrs["data_format"] != "NHWC"
+            or op._outputs[0].dtype != dtypes.float32 or len(chain) > 2):
+        return None
+    conv_out = op._outputs[0]
+    x, w = op._inputs
+    known = [shape(t).as_tuple() for t in (x, w, conv_out)]
+    if any(s is None or None in s for s in known):
+        return None  # a run-time shape error must still name the Conv2D
+    co = known[1][3]
+    adder, rest = chain[0], chain[1:]
+    others = [t for t in adder._inputs if t is not conv_out]
+    if adder._op_def.type == "BiasAdd":
+        if adder._attrs["data_format"] != "NHWC" or adder._inputs[0] is not conv_out:
+            return None
+    elif adder._op_def.type not in ("Add", "AddV2") or len(others) != 1:
+        return None
+    bias = others[0]
+    if (shape(bias).as_tuple() != (co,) or bias.dtype != dtypes.float32
+            or shape(adder._outputs[0]).as_tuple() != known[2]):
+        return None
+    if rest and rest[0]._op_def.type != "Relu":
+        return None
+    return _fused_conv2d_kernel(op, adder, rest[0] if rest else None)
+
+
+def _fused_conv2d_kernel(conv, adder, relu_op):
+    relu = relu_op is not None
+    conv_kernel, conv_attrs = conv2d_op.kernel, dict(conv._attrs)
+    conv_first = adder._inputs[0] is conv._outputs[0]
+    add_kernel, add_attrs = adder._op_def.kernel, dict(adder._attrs)
+    relu_kernel, relu_attrs = (relu_op._op_def.kernel, dict(relu_op._attrs)) if relu \
+        else (None, None)
+
+    def fused_conv2d(x, w, b):
+        y = conv2d_with_bias_native(x, w, b, conv_attrs, relu)
+        if y is not None:
+            return y
+        # The ops one by one, as unfused (the backend switched off since compiling).
+        y = conv_kernel(x, w, **conv_attrs)
+        y = add_kernel(y, b, **add_attrs) if conv_first else add_kernel(b, y, **add_attrs)
+        return relu_kernel(y, **relu_attrs) if relu else y
+
+    return fused_conv2d
+
+
+RULES = {
+    "Conv2D": (conv2d_bias_relu,),
+}
+
+
 def touches(op_def) -> bool:
-    return op_def.fuse_consumers is not None
+    return op_def.type in RULES
 
 
 def _plain(op, ir) -> bool:
@@ -58,7 +120,8 @@ def applies(op, ir):
     """``(chain, kernel)`` fusing ``op`` with the readers after it, or None."""
     od = op._op_def
     step = ir.steps[op]
-    if (od.fuse_consumers is None or not step.calls or step.kernel is not od.kernel
+    rules = RULES.get(od.type)
+    if (rules is None or not step.calls or step.kernel is not od.kernel
             or len(op._outputs) != 1 or op._outputs[0] in ir.fed):
         return None
     memory = ir.memory
@@ -70,10 +133,18 @@ def applies(op, ir):
         chain.append(reader)
         t = reader._outputs[0]
     while chain:  # the longest chain the op can fuse
-        kernel = od.fuse_consumers(op, tuple(chain), ir.shape)
+        kernel = _first_kernel(rules, op, tuple(chain), ir.shape)
         if kernel is not None and not _writes_between(op, chain[-1], ir):
             return chain, kernel
         chain.pop()
+    return None
+
+
+def _first_kernel(rules, op, chain, shape):
+    for rule in rules:
+        kernel = rule(op, chain, shape)
+        if kernel is not None:
+            return kernel
     return None
 
 

@@ -1,5 +1,5 @@
-"""Owning kernels: a consumer keeps an array the run owns alone instead of copying it
-(``OpDef.owning_kernel``): ``Assign`` of a freshly restored (or freshly computed) tensor
+"""Owning kernels: a consumer keeps an array the run owns alone instead of copying it (a
+kernel of ``RULES``, by op type): ``Assign`` of a freshly restored (or freshly computed) tensor
 makes that array the variable's buffer, which saves a copy of every variable on restore.
 
 Giving a variable a new buffer is visible to anything else in the run that holds the old
@@ -10,25 +10,51 @@ op of the run reads or writes that variable and the value is the run's own, read
 
 from __future__ import annotations
 
+from scopeflow.ops.state.state_ops import _check_assign_shape
+
 NAME = "owning_kernels"
 
 
+def _assign_owned_kernel(ctx, ref, value, *, validate_shape, use_locking):
+    """Assign of an array the run owns alone (a restored tensor) when no other op of the run
+    uses the variable: the variable keeps the array as its buffer, which saves a copy of
+    every variable on restore."""
+    _check_assign_shape(ctx, ctx.state.vars.get(ref), value, validate_shape)
+    ctx.state.vars[ref] = value
+    return value
+
+
+def assign_keeps_owned_value(inputs, owned_alone):
+    """``Assign`` of a value the run owns alone: the variable keeps that array."""
+    return _assign_owned_kernel if owned_alone(inputs[1]) else None
+
+
+# Rules: ``rule(inputs, owned_alone) -> kernel | None``: a kernel to run instead of the op's
+# own that keeps an input the run owns alone (``owned_alone(t)``) rather than copying it.
+RULES = {
+    "Assign": (assign_keeps_owned_value,),
+}
+
+
 def touches(op_def) -> bool:
-    return op_def.owning_kernel is not None
+    return op_def.type in RULES
 
 
 def applies(op, ir):
     step = ir.steps[op]
     od = op._op_def
-    if not step.calls or od.owning_kernel is None or step.kernel is not od.kernel:
+    rules = RULES.get(od.type)
+    if not step.calls or rules is None or step.kernel is not od.kernel:
         return None
     memory = ir.memory
-    if not memory.owned_alone(step.inputs[od.owned_input]):
-        return None
     refs = [t._ref_key for i, t in enumerate(op._inputs) if i in od.ref_inputs]
     if any(memory.variable_users[key] != 1 for key in refs):
         return None
-    return od.owning_kernel
+    for rule in rules:
+        kernel = rule(step.inputs, memory.owned_alone)
+        if kernel is not None:
+            return kernel
+    return None
 
 
 def rewrite(op, ir, kernel) -> None:

@@ -29,16 +29,18 @@ from __future__ import annotations
 import numpy as np
 
 from scopeflow.framework.graph import Graph
+from scopeflow.framework.registry import VARIABLE_OP_TYPES
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops.array.shape_ops import placeholder
 from scopeflow.ops.constant_op import constant
-from scopeflow.runtime.memory import VARIABLE_OP_TYPES
 from scopeflow.runtime.passes.constant_folding import FOLD_MAX_BYTES
 from scopeflow.runtime.plan_ir import How
 
 __all__ = ["NAME", "Inference", "begin", "touches", "applies", "rewrite"]
 
 NAME = "shape_specialization"
+# No rules by op type: the pass applies to any op its ``applies`` accepts.
+RULES: dict = {}
 
 # Ops whose value is a function of their input's shape alone.
 SHAPE_OPS = frozenset({"Shape", "ShapeN", "Size", "Rank"})
