@@ -681,12 +681,9 @@ def batch_norm(inputs, decay=0.999, center=True, scale=False, epsilon=0.001,
     >>> [op.name for op in tf.get_collection(tf.GraphKeys.UPDATE_OPS)]
     ['BatchNorm/AssignMovingAvg', 'BatchNorm/AssignMovingAvg_1']
     """
-    for arg, value in (("batch_weights", batch_weights), ("renorm", renorm),
-                       ("adjustment", adjustment),
-                       ("zero_debias_moving_mean", zero_debias_moving_mean)):
-        if value:
-            raise NotImplementedError(f"tf.contrib.layers.batch_norm({arg}=...) is not "
-                                      "supported by scopeflow")
+    _check_batch_norm_support(batch_weights=batch_weights, renorm=renorm,
+                              adjustment=adjustment,
+                              zero_debias_moving_mean=zero_debias_moving_mean)
     if fused is None:
         fused = True
     inputs = convert_to_tensor(inputs)
@@ -700,6 +697,21 @@ def batch_norm(inputs, decay=0.999, center=True, scale=False, epsilon=0.001,
         raise ValueError("data_format has to be either NCHW or NHWC.")
     if updates_collections != GraphKeys.UPDATE_OPS:
         return _moments_batch_norm(inputs, *args)
+    return _layer_batch_norm(inputs, *args, fused=fused)
+
+
+def _check_batch_norm_support(**options):
+    for arg, value in options.items():
+        if value:
+            raise NotImplementedError(f"tf.contrib.layers.batch_norm({arg}=...) is not "
+                                      "supported by scopeflow")
+
+
+def _layer_batch_norm(inputs, decay, center, scale, epsilon, activation_fn, param_initializers,
+                      param_regularizers, updates_collections, is_training, reuse,
+                      variables_collections, outputs_collections, trainable, data_format,
+                      scope, *, fused):
+    """batch_norm through ``tf.layers.BatchNormalization``, its updates in UPDATE_OPS."""
     with _layer_scope(scope, "BatchNorm", inputs, reuse) as sc:
         inits, regs = param_initializers or {}, param_regularizers or {}
         layer = core_layers.BatchNormalization(
