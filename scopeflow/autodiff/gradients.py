@@ -3,8 +3,8 @@
 The walk visits the ops between ``xs`` and ``ys`` in reverse creation order (creation
 order is topological), sums each output's incoming gradients, and calls the op's rule
 ``grad(op, *dys) -> [one gradient per input]`` inside ``gradients/<op>_grad``. The rules
-never handle broadcasting: for ops declared ``broadcasting=True`` this module reduces
-each input's gradient back to the input's shape. Sparse gradients are ``IndexedSlices``.
+never handle broadcasting: for ops declared ``shape=broadcasting(rule)`` this module
+reduces each input's gradient back to the input's shape. Sparse gradients are ``IndexedSlices``.
 """
 
 from __future__ import annotations

@@ -267,13 +267,14 @@ def describe(op_type: str) -> str:
               ("grad", "not differentiable" if grad is None else
                "missing" if grad is _UNSET else
                "none registered (LookupError, as TF)" if grad is NO_GRADIENT else grad)]
-    # The passes' own rules for this op type (each pass keys its ``RULES`` by op type).
-    pieces += [(p.NAME, rule) for p in PLAN_PASSES for rule in p.RULES.get(op_type, ())]
     for label, fn in pieces:
         if isinstance(fn, str):
             lines.append(f"  {label:6} {fn}")
             continue
         lines.append(f"  {label:6} {getattr(fn, '__qualname__', fn)!s:40} {_where(fn)}")
+    # The passes' own rules for this op type (each pass keys its ``RULES`` by op type).
+    lines += [f"  {'rule':6} {p.NAME + '.' + rule.__name__:40} {_where(rule)}"
+              for p in PLAN_PASSES for rule in p.RULES.get(op_type, ())]
     passes = [p.NAME for p in PLAN_PASSES if p.touches(op_def)]
     lines.append(f"  passes {', '.join(passes) or '(none)'}")
     return "\n".join(lines)

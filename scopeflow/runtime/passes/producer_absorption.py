@@ -56,7 +56,7 @@ def _pieces_of_padded_inputs(op, consts, owned, shape_of):
 
 
 def add_n_of_padded_pieces(op, consts, owned, shape_of):
-    """``AddN`` of zero ``Pad`` s that do not overlap: each piece written into its place."""
+    """``AddN`` of zero-padded pieces that do not overlap: each written into its place."""
     # The gradient of slices that split one tensor (nce_loss's true and sampled rows) is
     # an AddN of zero-padded pieces. Each output element is then one piece's element plus
     # zeros, so ``piece + 0`` written into its place is the same sum, bit for bit (-0.0
@@ -120,7 +120,7 @@ def _masked_terms(op, consts, owned, shape_of):
 
 
 def add_n_of_masked_selects(op, consts, owned, shape_of):
-    """``AddN`` of ``Select`` s (some negated) with zeros on one condition: one mask."""
+    """``AddN`` of zero-branch Selects (some negated) on one condition: one mask."""
     # The gradient of TF1's where-built sigmoid cross-entropy is an AddN of Select(c, x, 0),
     # Select(c, 0, x) and Neg(Select(c, x, 0)) on one condition. Each Select makes a mask
     # from c; here one mask serves every term, and the four ops are not called. A term is
