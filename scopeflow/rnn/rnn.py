@@ -207,10 +207,7 @@ def _dynamic_rnn_loop(cell, inputs, initial_state, swap_memory, sequence_length,
                       [const_batch_size] + _dims(size)),
                       tensor_array_name=f"{base_name}output_{i}")
                   for i, size in enumerate(flat_output_size)]
-    input_tas = [TensorArray(x.dtype, size=time_steps, element_shape=x.shape[1:]
-                             if x.shape.ndims is not None else None,
-                             tensor_array_name=f"{base_name}input_{i}").unstack(x)
-                 for i, x in enumerate(flat_input)]
+    input_tas = _unstacked_inputs(flat_input, time_steps, base_name)
 
     def time_step(time, output_tas, state):
         input_t = [ta.read(time) for ta in input_tas]
@@ -220,11 +217,8 @@ def _dynamic_rnn_loop(cell, inputs, initial_state, swap_memory, sequence_length,
         input_t = pack_sequence_as(inputs, input_t)
         output, new_state = cell(input_t, state)
         if sequence_length is not None:
-            done = math_ops.greater_equal(time, sequence_length)
-            output = map_structure(lambda zero, new: reduction_ops.where(done, zero, new),
-                                   zero_output, output)
-            new_state = map_structure(lambda old, new: reduction_ops.where(done, old, new),
-                                      state, new_state)
+            output, new_state = _past_the_end(math_ops.greater_equal(time, sequence_length),
+                                              zero_output, output, state, new_state)
         output_tas = [ta.write(time, out) for ta, out in zip(output_tas, flatten(output))]
         return time + 1, output_tas, new_state
 
@@ -238,6 +232,24 @@ def _dynamic_rnn_loop(cell, inputs, initial_state, swap_memory, sequence_length,
         out.set_shape(TensorShape([const_time_steps, const_batch_size] + _dims(size)))
         outputs.append(out)
     return pack_sequence_as(cell.output_size, outputs), final_state
+
+
+def _unstacked_inputs(flat_input, time_steps, base_name):
+    """A TensorArray per (time-major) input, unstacked along time."""
+    return [TensorArray(x.dtype, size=time_steps, element_shape=x.shape[1:]
+                        if x.shape.ndims is not None else None,
+                        tensor_array_name=f"{base_name}input_{i}").unstack(x)
+            for i, x in enumerate(flat_input)]
+
+
+def _past_the_end(done, zero_output, output, state, new_state):
+    """A step's output and state where the sequences that ended (``done``) give zeros and
+    keep their state."""
+    output = map_structure(lambda zero, new: reduction_ops.where(done, zero, new),
+                           zero_output, output)
+    new_state = map_structure(lambda old, new: reduction_ops.where(done, old, new),
+                              state, new_state)
+    return output, new_state
 
 
 def bidirectional_dynamic_rnn(cell_fw, cell_bw, inputs, sequence_length=None,
