@@ -4,8 +4,10 @@ Every ``.py`` under ``scopeflow/`` is parsed (not imported) and every import of 
 module is collected, at module level and inside functions alike: ``import scopeflow.a.b``
 and ``from scopeflow.a import b`` (``b`` a module) name ``scopeflow.a.b``; ``from scopeflow.a
 import name`` names ``scopeflow.a`` (a package's ``__init__.py`` is the package); relative
-imports are resolved the same way. Two checks:
+imports are resolved the same way. Three checks:
 
+* ``test_imports_point_down_the_layers``: every module belongs to one layer of ``LAYERS``
+  (bottom first) and imports only modules of its own layer or of layers below;
 * ``test_no_import_cycles``: the strongly connected groups of that graph (a cycle, with its
   lazy imports counted, is still a cycle: deferring one import only hides it) must be
   exactly ``ALLOWED_CYCLES``.
@@ -13,7 +15,8 @@ imports are resolved the same way. Two checks:
   function must be listed in ``LAZY_IMPORTS`` with its reason; a lazy import is for keeping
   ``import scopeflow`` fast or for a cycle listed above, never to dodge a new one.
 
-Run ``python tests/unit/test_import_layers.py`` for the graph's cycles and lazy imports.
+Run ``python tests/unit/test_import_layers.py`` for the layers, upward imports, cycles and
+lazy imports.
 """
 
 from __future__ import annotations
@@ -24,6 +27,48 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "scopeflow"
 ROOT = "scopeflow"
+
+# The layers, bottom first: a module may import modules of its own layer and of the layers
+# below. Each entry names modules by prefix (``scopeflow.ops`` is that package and every
+# module under it); a module belongs to the layer of the longest prefix that names it, so a
+# low module inside a higher package is listed on its own (``scopeflow.api.fallback``).
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    # What the file formats need of the graph's vocabulary, so that io/ sits below graph.py,
+    # and helpers that import nothing of scopeflow, for every layer.
+    ("base", ("scopeflow._version", "scopeflow.framework.dtypes", "scopeflow.framework.errors",
+              "scopeflow.framework.tensor_shape", "scopeflow.framework.properties")),
+    ("io", ("scopeflow.io",)),
+    # The graph IR, traced functions (func_graph.py) and what a running kernel sees.
+    ("framework", ("scopeflow.framework",)),
+    # Small helpers the namespaces and tools share, none of which runs a graph: a missing
+    # name's error, tf.compat, tf.logging, tf.gfile, flags, the timeline format, and the
+    # command-line conventions.
+    ("support", ("scopeflow.api.fallback", "scopeflow.api.tf1_names", "scopeflow.compat",
+                 "scopeflow.platform", "scopeflow.client", "scopeflow.cli.conventions")),
+    ("native", ("scopeflow.native",)),
+    ("ops", ("scopeflow.ops",)),
+    ("state", ("scopeflow.state",)),
+    ("models", ("scopeflow.layers", "scopeflow.losses", "scopeflow.metrics",
+                "scopeflow.rnn")),
+    ("data", ("scopeflow.data",)),
+    # tf.gradients, and the control-flow gradients that call its walk (control_flow_grad.py).
+    ("autodiff", ("scopeflow.autodiff",)),
+    # Sessions and plans; it runs the traced functions the layers below only describe.
+    ("runtime", ("scopeflow.runtime",)),
+    ("summary", ("scopeflow.summary",)),
+    ("train", ("scopeflow.train",)),
+    ("datasets", ("scopeflow.datasets", "scopeflow.distributed")),
+    # The TF1 namespaces, and test helpers that build, differentiate and run graphs.
+    ("api", ("scopeflow.api", "scopeflow.contrib", "scopeflow.platform.test_util")),
+    # The root namespace (tf itself) and the programs that use it: commands, examples, and
+    # a generator script that loads every op.
+    ("programs", ("scopeflow", "scopeflow.testing", "scopeflow.cli", "scopeflow.examples",
+                  "scopeflow.framework._gen_op_signatures")),
+]
+
+# Imports that point up the layers, known and tracked: (importer, imported) -> why. The
+# test fails on a new one and on an entry that no longer matches, so this list only shrinks.
+ALLOWED_UPWARD: dict[tuple[str, str], str] = {}
 
 # Import cycles that are known and tracked. Each must be a strongly connected group exactly:
 # the test fails if one grows (a module joins it) or shrinks or disappears (delete it here).
@@ -205,6 +250,47 @@ def import_cycles() -> tuple[list[frozenset[str]], dict[str, set[str]]]:
     return sorted(cycles, key=sorted), edges
 
 
+def layer_of(module: str) -> int | None:
+    """The index in ``LAYERS`` of the layer ``module`` belongs to (None: not listed)."""
+    best, found = -1, None
+    for index, (_, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best:
+                best, found = len(prefix), index
+    return found
+
+
+def upward_imports() -> dict[tuple[str, str], str]:
+    """(importer, imported) -> "file:line (layer < layer)" for each import that points up.
+
+    Importing ``scopeflow.cli.conventions`` also runs ``scopeflow/cli/__init__.py``: such a
+    package is checked by what its ``__init__`` imports (the highest layer among them),
+    which is what the import pulls in, rather than by the package's own layer.
+    """
+    modules, imports = collect_imports()
+    direct: dict[str, set[str]] = defaultdict(set)
+    for importer, imported, _, _ in imports:
+        direct[importer].add(imported)
+
+    def height(package: str) -> int:
+        return max([layer_of(t) for t in direct[package]], default=0)
+
+    found = {}
+    for importer, imported, line, _ in imports:
+        parts = imported.split(".")
+        packages = [".".join(parts[:i]) for i in range(2, len(parts))]
+        checked = [(imported, layer_of(imported))] + [
+            (p, height(p)) for p in packages
+            if p in modules and not importer.startswith(p + ".")]
+        mine = layer_of(importer)
+        for target, level in checked:
+            if mine is not None and level is not None and level > mine:
+                found.setdefault((importer, target), (
+                    f"{importer.replace('.', '/')}.py:{line} ({LAYERS[mine][0]} imports "
+                    f"{LAYERS[level][0]})"))
+    return found
+
+
 def lazy_imports() -> dict[tuple[str, str], list[str]]:
     """(importer, imported) -> ["file:line in function", ...] for function-level imports."""
     _, imports = collect_imports()
@@ -236,6 +322,30 @@ def _cycle_path(group: frozenset[str], edges: dict[str, set[str]]) -> str:
 
 
 # ── The tests ─────────────────────────────────────────────────────────────────────────
+
+
+def test_every_module_is_in_a_layer():
+    unlisted = sorted(m for m in module_names() if layer_of(m) is None)
+    assert not unlisted, (
+        f"modules in no layer: {unlisted}. Add their package (or the module) to LAYERS in "
+        "tests/unit/test_import_layers.py, in the layer its imports and importers put it.")
+
+
+def test_imports_point_down_the_layers():
+    found = upward_imports()
+    problems = [
+        f"{importer} imports {imported} ({where}): a layer imports only its own and the "
+        "layers below it (LAYERS in tests/unit/test_import_layers.py, docs/ARCHITECTURE.md). "
+        "Move what it needs down into a module below both, or have the higher layer "
+        "register itself with the lower one (as the runtime runs traced functions, "
+        "framework/func_graph.py)."
+        for (importer, imported), where in sorted(found.items())
+        if (importer, imported) not in ALLOWED_UPWARD]
+    problems += [
+        f"ALLOWED_UPWARD lists {importer} -> {imported}, which no longer points up: remove "
+        "the entry from tests/unit/test_import_layers.py."
+        for importer, imported in sorted(set(ALLOWED_UPWARD) - set(found))]
+    assert not problems, "\n".join(problems)
 
 
 def test_no_import_cycles():
@@ -304,23 +414,34 @@ def test_analysis_resolves_imports():
         ("scopeflow.framework.graph", 1, None)]
     assert targets("import scopeflow.ops.math_ops as m") == [("scopeflow.ops.math_ops", 1, None)]
     assert targets("from . import optimizer") == [("scopeflow.train.optimizer", 1, None)]
-    assert targets("from .. import gradients") == [("scopeflow.autodiff.gradients", 1, None)]
+    assert targets("from ..autodiff import gradients") == [
+        ("scopeflow.autodiff.gradients", 1, None)]
     assert targets("from ..ops.array_ops import shape") == [("scopeflow.ops.array_ops", 1, None)]
     assert targets("from . import no_such") == [("scopeflow.train", 1, None)]
     assert targets("from . import saver", module="scopeflow.train") == [
         ("scopeflow.train.saver", 1, None)]
-    assert targets("def f():\n    from scopeflow import variables\n") == [
+    assert targets("def f():\n    from scopeflow.state import variables\n") == [
         ("scopeflow.state.variables", 2, "f")]
     assert targets("class C:\n    def m(self):\n        import scopeflow\n") == [
         ("scopeflow", 3, "C.m")]
     assert targets("class C:\n    import scopeflow.ops\n") == [("scopeflow.ops", 2, None)]
     assert targets("import numpy\nfrom os import path") == []
+    names = [name for name, _ in LAYERS]
+    assert names[layer_of("scopeflow.ops.math.blas")] == "ops"
+    assert names[layer_of("scopeflow.api.fallback")] == "support"   # longest prefix wins
+    assert names[layer_of("scopeflow.api.nn")] == "api"
+    assert names[layer_of("scopeflow")] == "programs"
+    assert layer_of("scopeflowx") is None and layer_of("numpy") is None
     edges = {"a": {"b"}, "b": {"c", "a"}, "c": {"d"}, "d": {"c"}, "e": set()}
     assert sorted(map(sorted, strongly_connected("abcde", edges))) == [
         ["a", "b"], ["c", "d"], ["e"]]
 
 
 if __name__ == "__main__":
+    for index, (name, prefixes) in enumerate(LAYERS):
+        print(f"{index:2} {name:10} {', '.join(prefixes)}")
+    for (importer, imported), where in sorted(upward_imports().items()):
+        print(f"upward: {importer} -> {imported}  {where}")
     cycles, _ = import_cycles()
     print("cycles:", [sorted(group) for group in cycles] or "none")
     for (importer, imported), places in sorted(lazy_imports().items()):

@@ -35,8 +35,11 @@ SEED = 20261202
 
 
 def test_corrupted_files_raise_tf_errors_under_a_memory_cap(tmp_path):
-    proc = subprocess.run([sys.executable, __file__, str(tmp_path)], capture_output=True,
-                          text=True, timeout=240, cwd=Path(__file__).resolve().parents[2])
+    # Run as a module from the repository root: as a script, its folder would come first on
+    # sys.path, where the tests' package folders (io/, platform/...) shadow the standard library.
+    proc = subprocess.run([sys.executable, "-m", "tests.fuzz.test_corruption_fuzz", str(tmp_path)],
+                          capture_output=True, text=True, timeout=240,
+                          cwd=Path(__file__).resolve().parents[2])
     lines = proc.stdout.strip().splitlines()
     assert proc.returncode == 0 and lines, proc.stdout[-5000:] + proc.stderr[-5000:]
     summary = json.loads(lines[-1])
