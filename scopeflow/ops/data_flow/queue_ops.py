@@ -270,25 +270,9 @@ class _Queue(SessionResource):
                         raise errors.CancelledError(None, None,
                                                     "Dequeue operation was cancelled")
                     size = len(self.items)
-                    if self.closed and size < requested and up_to and \
-                            self.kind == "PriorityQueue":
-                        # TF's PriorityQueue has no small final batch: its DequeueUpTo
-                        # takes what is left and fails for the rest (the taken are lost).
-                        self._take(size)
-                        taken.clear()
-                        raise errors.OutOfRangeError(
-                            None, None, f"{self.kind} '{self.name}' is closed and has "
-                            f"insufficient elements (requested {requested - size}, current "
-                            "size 0)")
                     if self.closed and size < requested:
-                        self._restore(taken)
-                        if up_to and self.items:
-                            taken = self._take(len(self.items))
-                            break
-                        raise errors.OutOfRangeError(
-                            None, None, f"{self.kind} '{self.name}' is closed and has "
-                            f"insufficient elements (requested {requested}, current size "
-                            f"{size})")
+                        taken = self._dequeue_closed(taken, requested, size, up_to)
+                        break
                     k = min(size if self.closed else size - keep, requested)
                     if k > 0:
                         taken += self._take(k)
@@ -305,6 +289,26 @@ class _Queue(SessionResource):
         else:
             out = tuple(self._batch([e[i] for e in taken], i) for i in range(len(self.dtypes)))
         return out[0] if len(out) == 1 else out  # a kernel of one output returns it alone
+
+    def _dequeue_closed(self, taken, requested, size, up_to):
+        """The end of a dequeue the closed queue cannot fill: all that is left for
+        ``up_to``, else TF's ``OutOfRangeError`` (``taken`` is put back first)."""
+        if up_to and self.kind == "PriorityQueue":
+            # TF's PriorityQueue has no small final batch: its DequeueUpTo
+            # takes what is left and fails for the rest (the taken are lost).
+            self._take(size)
+            taken.clear()
+            raise errors.OutOfRangeError(
+                None, None, f"{self.kind} '{self.name}' is closed and has "
+                f"insufficient elements (requested {requested - size}, current "
+                "size 0)")
+        self._restore(taken)
+        if up_to and self.items:
+            return self._take(len(self.items))
+        raise errors.OutOfRangeError(
+            None, None, f"{self.kind} '{self.name}' is closed and has "
+            f"insufficient elements (requested {requested}, current size "
+            f"{size})")
 
     def _batch(self, parts, i):
         if self.kind != "PaddingFIFOQueue":
