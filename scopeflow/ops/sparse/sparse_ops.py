@@ -97,15 +97,7 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod"
         raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got {combiner}")
     if not isinstance(params, list):
         params = [params]
-    if not isinstance(sp_ids, SparseTensor):
-        raise TypeError(f"sp_ids must be SparseTensor, got {type(sp_ids)}")
-    if sp_weights is not None:
-        if not isinstance(sp_weights, SparseTensor):
-            raise TypeError(f"sp_weights must be either None or SparseTensor, got "
-                            f"{type(sp_weights)}")
-        sp_ids.values.shape.assert_is_compatible_with(sp_weights.values.shape)
-        sp_ids.indices.shape.assert_is_compatible_with(sp_weights.indices.shape)
-        sp_ids.dense_shape.shape.assert_is_compatible_with(sp_weights.dense_shape.shape)
+    _check_sparse_ids_and_weights(sp_ids, sp_weights)
     with name_scope(name, "embedding_lookup_sparse", params + [sp_ids]) as name:
         segment_ids = convert_to_tensor(sp_ids.indices[:, 0], name="segment_ids")
         ids = sp_ids.values
@@ -121,15 +113,32 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod"
             embeddings = embedding_lookup(params, ids, partition_strategy=partition_strategy,
                                           max_norm=max_norm)
         if sp_weights is None:
-            if segment_ids.dtype.base_dtype not in INDEX:
-                segment_ids = math_ops.cast(segment_ids, dtypes.int32)
-            reduce = {"sum": segment_ops.sparse_segment_sum,
-                      "mean": segment_ops.sparse_segment_mean,
-                      "sqrtn": segment_ops.sparse_segment_sqrt_n}[combiner]
-            return reduce(embeddings, idx, segment_ids, name=name,
-                          sparse_gradient=sparse_gradient)
+            return _unweighted_combine(embeddings, idx, segment_ids, combiner, name,
+                                       sparse_gradient)
         return _weighted_combine(embeddings, idx, segment_ids, sp_weights.values, combiner,
                                  name)
+
+
+def _check_sparse_ids_and_weights(sp_ids, sp_weights):
+    if not isinstance(sp_ids, SparseTensor):
+        raise TypeError(f"sp_ids must be SparseTensor, got {type(sp_ids)}")
+    if sp_weights is not None:
+        if not isinstance(sp_weights, SparseTensor):
+            raise TypeError(f"sp_weights must be either None or SparseTensor, got "
+                            f"{type(sp_weights)}")
+        sp_ids.values.shape.assert_is_compatible_with(sp_weights.values.shape)
+        sp_ids.indices.shape.assert_is_compatible_with(sp_weights.indices.shape)
+        sp_ids.dense_shape.shape.assert_is_compatible_with(sp_weights.dense_shape.shape)
+
+
+def _unweighted_combine(embeddings, idx, segment_ids, combiner, name, sparse_gradient):
+    """One ``SparseSegment{Sum,Mean,SqrtN}`` op over the rows' embeddings."""
+    if segment_ids.dtype.base_dtype not in INDEX:
+        segment_ids = math_ops.cast(segment_ids, dtypes.int32)
+    reduce = {"sum": segment_ops.sparse_segment_sum,
+              "mean": segment_ops.sparse_segment_mean,
+              "sqrtn": segment_ops.sparse_segment_sqrt_n}[combiner]
+    return reduce(embeddings, idx, segment_ids, name=name, sparse_gradient=sparse_gradient)
 
 
 def _weighted_combine(embeddings, idx, segment_ids, weights, combiner, name):
