@@ -205,6 +205,21 @@ def test_reinitializing_stops_the_old_prefetch_thread():
                 and t.is_alive()]
 
 
+def test_prefetch_threads_inside_an_interleave_stop_with_their_iterator():
+    import threading
+    before = set(threading.enumerate())
+    ds = tf.data.Dataset.range(3).interleave(
+        lambda x: tf.data.Dataset.range(10**6).prefetch(2), cycle_length=2).prefetch(1)
+    it = tf.data.make_initializable_iterator(ds)
+    nxt = it.get_next()
+    with tf.Session() as sess:
+        for _ in range(3):
+            sess.run(it.initializer)
+            sess.run([nxt, nxt, nxt])
+    assert not [t for t in set(threading.enumerate()) - before
+                if t.name == "scopeflow-prefetch" and t.is_alive()]
+
+
 @pytest.mark.parametrize("damage, lines, error", [
     ("bad-magic", 0, "inflate() failed with error -3: incorrect header check"),
     ("cut", 204, None),
