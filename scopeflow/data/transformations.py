@@ -103,9 +103,11 @@ class _FlatMap(_Traced):
                                 self._fn.dataset_caller(state, env))
 
 
-class _FlatMapIterator(PyIterator):
+class _FlatMapIterator(_MapIterator):
+    """A map whose results are iterators, read one after another."""
+
     def __init__(self, inner, call):
-        self.inner, self.call = inner, call
+        super().__init__(inner, call)
         self.current = None
         self.current_args = None
 
