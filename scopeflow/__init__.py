@@ -49,7 +49,7 @@ from scopeflow.ops.image.image_transform_ops import random_crop
 from scopeflow import data
 from scopeflow import contrib
 from scopeflow import metrics
-from scopeflow.platform import test_util as test
+from scopeflow.api import test as test
 from scopeflow.platform import tf_logging as logging
 from scopeflow import train
 from scopeflow import summary
@@ -112,7 +112,7 @@ for _name in ("nn", "math", "random", "sparse", "image", "initializers", "debugg
 
 # A TF1 name scopeflow lacks raises NotImplementedError naming it (api/fallback.py); the
 # list of TF1's names is imported only when a lookup misses.
-from scopeflow.api import fallback as _api  # noqa: E402
+from scopeflow.framework import api_fallback as _api  # noqa: E402
 
 _api.install_fallbacks()
 

@@ -1,7 +1,7 @@
 """``tf.debugging``: assertions, checks for NaN and Inf, and printing
 (``tf.debugging.assert_equal``, ``check_numerics``, ``assert_all_finite``, ``Assert``...)."""
 
-from scopeflow.api.fallback import missing_attribute
+from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.ops.logging.check_ops import *  # noqa: F403
 from scopeflow.ops.logging.check_ops import __all__ as _check_all
 from scopeflow.ops.logging.check_ops import assert_all_finite

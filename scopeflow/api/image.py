@@ -1,7 +1,7 @@
 """``tf.image``: TF1's image resizing (``resize_images`` and friends), codecs
 (``decode_png``, ``encode_jpeg``...) and basic transforms (flips, crops, brightness...)."""
 
-from scopeflow.api.fallback import missing_attribute
+from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.ops.image.image_codec_ops import (
     decode_bmp,
     decode_gif,

@@ -1,6 +1,6 @@
 """``tf.math``: the math ops under their ``tf.math.*`` names."""
 
-from scopeflow.api.fallback import missing_attribute
+from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.ops import math_ops
 from scopeflow.ops.math.segment_ops import (
     segment_sum,

@@ -1,6 +1,6 @@
 """``tf.random``: the TF 1.x/2.x spellings of the random ops."""
 
-from scopeflow.api.fallback import missing_attribute
+from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.framework.random_seed import get_seed, set_random_seed
 from scopeflow.ops.random.random_ops import categorical, multinomial, truncated_normal
 from scopeflow.ops.random.random_ops import random_normal as normal

@@ -1,6 +1,6 @@
 """``tf.sparse``: SparseTensor helpers under their ``tf.sparse.*`` names."""
 
-from scopeflow.api.fallback import missing_attribute
+from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.framework.sparse_tensor import SparseTensor, SparseTensorValue  # noqa: F401
 from scopeflow.ops.math.segment_ops import sparse_segment_mean as segment_mean  # noqa: F401
 from scopeflow.ops.math.segment_ops import sparse_segment_sqrt_n as segment_sqrt_n  # noqa: F401

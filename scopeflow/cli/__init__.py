@@ -9,7 +9,7 @@
 Each subcommand lives beside the code it drives and registers itself through
 ``add_parser(subparsers)``, which sets ``func`` on its parser; this module only
 dispatches. What every subcommand shares (exit statuses, help epilogs, "Did you mean",
-``--json`` output) is in ``scopeflow/cli/conventions.py``.
+``--json`` output) is in ``scopeflow/platform/cli_conventions.py``.
 
 Conventions, the same for every subcommand:
 
@@ -32,7 +32,7 @@ import importlib
 from importlib import metadata
 
 from scopeflow._version import __version__
-from scopeflow.cli.conventions import (
+from scopeflow.platform.cli_conventions import (
     EXIT_FAILURE,
     EXIT_OK,
     EXIT_SIGPIPE,
@@ -43,7 +43,7 @@ from scopeflow.cli.conventions import (
     run,
 )
 
-# The shared conventions (scopeflow/cli/conventions.py), also reachable from here.
+# The shared conventions (scopeflow/platform/cli_conventions.py), also reachable from here.
 __all__ = ["main", "build_parser", "version", "EXIT_OK", "EXIT_FAILURE", "EXIT_USAGE",
            "EXIT_SIGPIPE", "epilog", "did_you_mean", "print_json"]
 

@@ -8,7 +8,7 @@ below the root, never imports it).
 import numbers as _numbers
 import os as _os
 
-from scopeflow.api.fallback import missing_attribute
+from scopeflow.framework.api_fallback import missing_attribute
 
 __all__ = ["as_bytes", "as_text", "as_str", "as_str_any", "path_to_str", "bytes_or_text_types",
            "integral_types", "real_types", "complex_types"]

@@ -23,7 +23,7 @@ import math
 import numbers
 
 from scopeflow import layers as core_layers
-from scopeflow.api.fallback import missing_attribute
+from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.framework import dtypes, tensor_util
 from scopeflow.framework.graph import (
     GraphKeys,
@@ -735,5 +735,5 @@ def _layer_batch_norm(inputs, decay, center, scale, epsilon, activation_fn, para
 
 def __getattr__(name):
     """A TF 1.x name scopeflow lacks raises NotImplementedError naming it
-    (scopeflow/api/fallback.py)."""
+    (scopeflow/framework/api_fallback.py)."""
     raise missing_attribute(__name__, name)

@@ -2,7 +2,7 @@
 drivers ``static_rnn`` and ``static_bidirectional_rnn`` (the same objects as
 ``tf.nn``'s, so variable names match: ``rnn/basic_lstm_cell/kernel``...)."""
 
-from scopeflow.api.fallback import missing_attribute
+from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.rnn.rnn import static_bidirectional_rnn, static_rnn
 from scopeflow.rnn.rnn_cell import (
     BasicLSTMCell,
@@ -23,5 +23,5 @@ __all__ = ["RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "M
 
 def __getattr__(name):
     """A TF 1.x name scopeflow lacks raises NotImplementedError naming it
-    (scopeflow/api/fallback.py)."""
+    (scopeflow/framework/api_fallback.py)."""
     raise missing_attribute(__name__, name)

@@ -32,7 +32,7 @@ import numpy as np
 
 import scopeflow as tf
 import scopeflow.distributed as sfd
-from scopeflow.cli.conventions import epilog
+from scopeflow.platform.cli_conventions import epilog
 from scopeflow.datasets import mnist
 from scopeflow.io.atomic import atomic_file
 from scopeflow.train import checkpoint_management as cm

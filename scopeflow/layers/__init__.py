@@ -14,7 +14,7 @@ functional forms (``tf.layers.dense``...) build one layer object and call it, as
 
 from __future__ import annotations
 
-from scopeflow.api.fallback import missing_attribute
+from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.layers.base import Layer
 from scopeflow.layers.convolutional import (
     Conv1D,

@@ -1,6 +1,6 @@
 """``tf.losses``: the namespace; the losses themselves are in ``losses_impl.py``."""
 
-from scopeflow.api.fallback import missing_attribute
+from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.losses import losses_impl
 from scopeflow.losses.losses_impl import *  # noqa: F403
 

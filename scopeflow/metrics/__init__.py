@@ -29,7 +29,7 @@ built, and raises TF's error then, as TF itself does for constant inputs.
 
 from __future__ import annotations
 
-from scopeflow.api.fallback import missing_attribute
+from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.metrics.confusion import (
     auc,
     false_negatives,

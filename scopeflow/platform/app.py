@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from scopeflow.api.fallback import missing_attribute
+from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.platform import flags
 
 __all__ = ["run", "flags"]

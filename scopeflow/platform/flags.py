@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from scopeflow.api.fallback import missing_attribute
+from scopeflow.framework.api_fallback import missing_attribute
 
 __all__ = ["FLAGS", "FlagValues", "Flag", "Error", "FlagsError", "DuplicateFlagError",
            "IllegalFlagValueError", "UnrecognizedFlagError", "UnparsedFlagAccessError",

@@ -14,7 +14,7 @@ import glob as _glob
 import os
 import shutil
 
-from scopeflow.api.fallback import missing_attribute
+from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.compat import as_bytes
 from scopeflow.framework import errors
 

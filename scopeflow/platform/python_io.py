@@ -13,7 +13,7 @@ import enum
 import os
 import zlib
 
-from scopeflow.api.fallback import missing_attribute
+from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.framework import errors
 from scopeflow.io import tfrecord
 

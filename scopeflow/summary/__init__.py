@@ -18,7 +18,7 @@ import contextlib
 import logging
 import re
 
-from scopeflow.api.fallback import missing_attribute
+from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.framework import dtypes as _dtypes
 from scopeflow.framework.graph import (
     GraphKeys,

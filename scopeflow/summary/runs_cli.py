@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from scopeflow.cli.conventions import EXIT_FAILURE, did_you_mean, epilog, print_json
+from scopeflow.platform.cli_conventions import EXIT_FAILURE, did_you_mean, epilog, print_json
 from scopeflow.framework import errors
 from scopeflow.summary.reader import event_files, read_events, read_scalars
 

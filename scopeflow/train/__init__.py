@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scopeflow.api.fallback import missing_attribute
+from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.io.protos import (
     BytesList,
     Example,

@@ -18,7 +18,7 @@ import sys
 
 import numpy as np
 
-from scopeflow.cli.conventions import EXIT_FAILURE, epilog, print_json, run
+from scopeflow.platform.cli_conventions import EXIT_FAILURE, epilog, print_json, run
 from scopeflow.framework import errors
 from scopeflow.io.atomic import atomic_file
 from scopeflow.io.protos import DATA_TYPE

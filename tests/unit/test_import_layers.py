@@ -31,7 +31,7 @@ ROOT = "scopeflow"
 # The layers, bottom first: a module may import modules of its own layer and of the layers
 # below. Each entry names modules by prefix (``scopeflow.ops`` is that package and every
 # module under it); a module belongs to the layer of the longest prefix that names it, so a
-# low module inside a higher package is listed on its own (``scopeflow.api.fallback``).
+# low module inside a higher package is listed on its own (``scopeflow.framework.api_fallback``).
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # What the file formats need of the graph's vocabulary, so that io/ sits below graph.py,
     # and helpers that import nothing of scopeflow, for every layer.
@@ -43,8 +43,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # Small helpers the namespaces and tools share, none of which runs a graph: a missing
     # name's error, tf.compat, tf.logging, tf.gfile, flags, the timeline format, and the
     # command-line conventions.
-    ("support", ("scopeflow.api.fallback", "scopeflow.api.tf1_names", "scopeflow.compat",
-                 "scopeflow.platform", "scopeflow.client", "scopeflow.cli.conventions")),
+    ("support", ("scopeflow.framework.api_fallback", "scopeflow.framework.tf1_names", "scopeflow.compat",
+                 "scopeflow.platform", "scopeflow.client", "scopeflow.platform.cli_conventions")),
     ("native", ("scopeflow.native",)),
     ("ops", ("scopeflow.ops",)),
     ("state", ("scopeflow.state",)),
@@ -59,7 +59,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("train", ("scopeflow.train",)),
     ("datasets", ("scopeflow.datasets", "scopeflow.distributed")),
     # The TF1 namespaces, and test helpers that build, differentiate and run graphs.
-    ("api", ("scopeflow.api", "scopeflow.contrib", "scopeflow.platform.test_util")),
+    ("api", ("scopeflow.api", "scopeflow.contrib", "scopeflow.api.test")),
     # The root namespace (tf itself) and the programs that use it: commands, examples, and
     # a generator script that loads every op.
     ("programs", ("scopeflow", "scopeflow.testing", "scopeflow.cli", "scopeflow.examples",
@@ -84,7 +84,7 @@ ALLOWED_CYCLES: dict[frozenset[str], str] = {}
 LAZY_IMPORTS = {
     # TF1's full list of public names (a 32 KB data module), read only when a name is
     # missing (the error path of every namespace's __getattr__): keeps `import scopeflow` fast.
-    ("scopeflow.api.fallback", "scopeflow.api.tf1_names"):
+    ("scopeflow.framework.api_fallback", "scopeflow.framework.tf1_names"):
         "big data module, loaded only on the missing-name error path",
     # A generator script, not a library module: the same file runs under the TensorFlow
     # oracle's interpreter (only `_dump`), where scopeflow is not importable; only the
@@ -263,7 +263,7 @@ def layer_of(module: str) -> int | None:
 def upward_imports() -> dict[tuple[str, str], str]:
     """(importer, imported) -> "file:line (layer < layer)" for each import that points up.
 
-    Importing ``scopeflow.cli.conventions`` also runs ``scopeflow/cli/__init__.py``: such a
+    Importing ``scopeflow.platform.cli_conventions`` also runs ``scopeflow/cli/__init__.py``: such a
     package is checked by what its ``__init__`` imports (the highest layer among them),
     which is what the import pulls in, rather than by the package's own layer.
     """
@@ -428,7 +428,7 @@ def test_analysis_resolves_imports():
     assert targets("import numpy\nfrom os import path") == []
     names = [name for name, _ in LAYERS]
     assert names[layer_of("scopeflow.ops.math.blas")] == "ops"
-    assert names[layer_of("scopeflow.api.fallback")] == "support"   # longest prefix wins
+    assert names[layer_of("scopeflow.framework.api_fallback")] == "support"   # longest prefix wins
     assert names[layer_of("scopeflow.api.nn")] == "api"
     assert names[layer_of("scopeflow")] == "programs"
     assert layer_of("scopeflowx") is None and layer_of("numpy") is None

@@ -1,5 +1,5 @@
 """TF1's public API against scopeflow's: the fixture, docs/API.md, and the fallback that
-names a TF1 API scopeflow lacks (scopeflow/api/fallback.py)."""
+names a TF1 API scopeflow lacks (scopeflow/framework/api_fallback.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import scopeflow as tf
-from scopeflow.api import fallback as _api
+from scopeflow.framework import api_fallback as _api
 
 ROOT = Path(__file__).resolve().parents[3]
 FIXTURE = ROOT / "tests" / "fixtures" / "tf1_api" / "tf1_api.json"
@@ -43,7 +43,7 @@ def test_fixture_loads():
 
 
 def test_package_copy_matches_fixture():
-    from scopeflow.api import tf1_names as _tf1_api
+    from scopeflow.framework import tf1_names as _tf1_api
 
     data = _fixture()
     assert _tf1_api.TENSORFLOW_VERSION == data["tensorflow_version"]
@@ -188,9 +188,9 @@ def test_hasattr_feature_checks():
 def test_import_does_not_load_the_list():
     code = ("import sys, scopeflow, scopeflow.api.nn\n"
             "hasattr(scopeflow, 'Session'); hasattr(scopeflow, '__wrapped__')\n"
-            "assert 'scopeflow.api.tf1_names' not in sys.modules\n"
+            "assert 'scopeflow.framework.tf1_names' not in sys.modules\n"
             f"assert not hasattr(scopeflow.api.nn, {_a_missing_name('nn')!r})\n"
-            "assert 'scopeflow.api.tf1_names' in sys.modules\n")
+            "assert 'scopeflow.framework.tf1_names' in sys.modules\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=ROOT, timeout=120)
     assert out.returncode == 0, out.stderr

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import scopeflow as tf
-from scopeflow.api import fallback as _api
+from scopeflow.framework import api_fallback as _api
 
 # ── a battery of streaming updates: three batches per metric ────────────────────────
 N, BATCHES = 8, 3

@@ -1,6 +1,6 @@
 """TensorFlow 1's public API against scopeflow's: coverage, and the fallback for missing names.
 
-``scopeflow.api.tf1_names`` holds every public name of ``tf.compat.v1`` and of the submodules
+``scopeflow.framework.tf1_names`` holds every public name of ``tf.compat.v1`` and of the submodules
 TF1 programs use, with its kind, as recorded from real TensorFlow
 (``tests/fixtures/tf1_api/``; ``docs/gen_api.py`` copies it into the package and writes
 ``docs/API.md`` from :func:`coverage`). That list is imported only when a lookup misses.
@@ -59,7 +59,7 @@ NAMESPACES = {
     "scopeflow.framework.errors": "errors",
     "scopeflow.framework.dtypes": "dtypes",
     "scopeflow.io": "io",
-    "scopeflow.platform.test_util": "test",
+    "scopeflow.api.test": "test",
     # TF 1.x only (not in TF 2.21's tf.compat.v1): the parts TF1 tutorials used.
     "scopeflow.contrib": "contrib",
     "scopeflow.contrib.layers": "contrib.layers",
@@ -125,7 +125,7 @@ class APINotImplementedError(NotImplementedError, AttributeError):
 
 
 def _data():
-    from scopeflow.api import tf1_names as _tf1_api  # the list, only on a miss
+    from scopeflow.framework import tf1_names as _tf1_api  # the list, only on a miss
     return _tf1_api
 
 
@@ -229,7 +229,7 @@ def install_fallbacks() -> None:
     """The fallback for the namespaces whose modules are not scopeflow's namespace modules
     (``tf.errors``, ``tf.dtypes``, ``tf.io``, ``tf.test``); ``import scopeflow`` calls it."""
     for module_name in ("scopeflow.framework.errors", "scopeflow.framework.dtypes",
-                        "scopeflow.io", "scopeflow.platform.test_util"):
+                        "scopeflow.io", "scopeflow.api.test"):
         module = sys.modules.get(module_name)
         if module is not None:
             install_fallback(module)
