@@ -12,7 +12,7 @@ so an input pipeline can be saved with a model and resumed on the same next elem
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -136,7 +136,7 @@ class Env:
 
     __slots__ = ("captured", "tables", "prefetchers", "cache_writers")
 
-    def __init__(self, captured: Mapping):
+    def __init__(self, captured: Mapping | Iterable):
         self.captured = dict(captured)
         self.tables: dict = {}
         self.prefetchers: list = []
