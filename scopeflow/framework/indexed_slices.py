@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import collections
 
+from scopeflow.framework.properties import read_only
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.framework.tensor_util import constant_value
 
@@ -29,14 +30,14 @@ class IndexedSlices:
         self._indices = indices
         self._dense_shape = dense_shape
 
-    values = property(lambda self: self._values)
-    indices = property(lambda self: self._indices)
-    dense_shape = property(lambda self: self._dense_shape)
-    dtype = property(lambda self: self._values.dtype)
-    name = property(lambda self: self._values.name)
-    op = property(lambda self: self._values.op)
-    graph = property(lambda self: self._values.graph)
-    device = property(lambda self: self._values.device)
+    values = read_only("_values")
+    indices = read_only("_indices")
+    dense_shape = read_only("_dense_shape")
+    dtype = read_only("_values.dtype")
+    name = read_only("_values.name")
+    op = read_only("_values.op")
+    graph = read_only("_values.graph")
+    device = read_only("_values.device")
 
     @property
     def shape(self):

@@ -13,6 +13,7 @@ import collections
 from scopeflow.framework import dtypes
 from scopeflow.framework.context import get_default_session
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
+from scopeflow.framework.properties import read_only
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.framework.tensor_util import constant_value
 
@@ -53,12 +54,12 @@ class SparseTensor:
             return value
         return cls(value.indices, value.values, value.dense_shape)
 
-    indices = property(lambda self: self._indices, doc="int64 ``[N, rank]`` coordinates.")
-    values = property(lambda self: self._values, doc="``[N]`` values, one per coordinate.")
-    dense_shape = property(lambda self: self._dense_shape, doc="int64 ``[rank]`` shape.")
-    dtype = property(lambda self: self._values.dtype)
-    op = property(lambda self: self._values.op)
-    graph = property(lambda self: self._values.graph)
+    indices = read_only("_indices", "int64 ``[N, rank]`` coordinates.")
+    values = read_only("_values", "``[N]`` values, one per coordinate.")
+    dense_shape = read_only("_dense_shape", "int64 ``[rank]`` shape.")
+    dtype = read_only("_values.dtype")
+    op = read_only("_values.op")
+    graph = read_only("_values.graph")
 
     @property
     def shape(self) -> TensorShape:

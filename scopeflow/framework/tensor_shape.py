@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from scopeflow.framework.properties import read_only
+
 __all__ = ["Dimension", "TensorShape", "as_shape", "as_dimension", "unknown_shape",
            "dimension_value", "shape_str"]
 
@@ -30,9 +32,7 @@ class Dimension:
         if self._value is not None and self._value < 0:
             raise ValueError(f"Dimension {self._value} must be >= 0")
 
-    @property
-    def value(self):
-        return self._value
+    value = read_only("_value")
 
     def __repr__(self):
         return f"Dimension({self._value})"

@@ -11,6 +11,7 @@ import numpy as np
 
 from scopeflow.framework import dtypes, tensor_util
 from scopeflow.framework.graph import GraphKeys, convert_to_tensor, get_default_graph, name_scope
+from scopeflow.framework.properties import read_only
 from scopeflow.ops import math_ops
 from scopeflow.state.variable_scope import get_variable, variable_scope
 
@@ -57,8 +58,8 @@ class Layer:
             with variable_scope(_scope) as captured:
                 self._scope = captured
 
-    name = property(lambda self: self._name)
-    dtype = property(lambda self: self._dtype)
+    name = read_only("_name")
+    dtype = read_only("_dtype")
     scope_name = property(lambda self: self._scope.name if self._scope else None)
     trainable_weights = property(
         lambda self: list(self._trainable_weights) if self.trainable else [])

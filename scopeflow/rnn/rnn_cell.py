@@ -18,6 +18,7 @@ from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.framework import tensor_util
 from scopeflow.framework.graph import convert_to_tensor, name_scope
 from scopeflow.framework.nest import is_sequence, map_structure
+from scopeflow.framework.properties import read_only
 from scopeflow.layers.base import Layer
 from scopeflow.ops import array_ops, math_ops
 from scopeflow.ops.constant_op import constant
@@ -106,8 +107,8 @@ class BasicRNNCell(RNNCell):
         self._num_units = int(num_units)
         self._activation = activation or math_ops.tanh
 
-    state_size = property(lambda self: self._num_units)
-    output_size = property(lambda self: self._num_units)
+    state_size = read_only("_num_units")
+    output_size = read_only("_num_units")
 
     def build(self, inputs_shape):
         depth = _input_depth(self, inputs_shape)
@@ -133,8 +134,8 @@ class GRUCell(RNNCell):
         self._kernel_initializer = kernel_initializer
         self._bias_initializer = bias_initializer
 
-    state_size = property(lambda self: self._num_units)
-    output_size = property(lambda self: self._num_units)
+    state_size = read_only("_num_units")
+    output_size = read_only("_num_units")
 
     def build(self, inputs_shape):
         depth = _input_depth(self, inputs_shape)
@@ -181,7 +182,7 @@ class BasicLSTMCell(RNNCell):
         units = self._num_units
         return LSTMStateTuple(units, units) if self._state_is_tuple else 2 * units
 
-    output_size = property(lambda self: self._num_units)
+    output_size = read_only("_num_units")
 
     def build(self, inputs_shape):
         depth = _input_depth(self, inputs_shape)
@@ -345,14 +346,14 @@ class _Wrapper(RNNCell):
         super().__init__(name=None)
         self._cell = cell
 
-    cell = property(lambda self: self._cell)
-    state_size = property(lambda self: self._cell.state_size)
-    output_size = property(lambda self: self._cell.output_size)
-    trainable_weights = property(lambda self: self._cell.trainable_weights)
-    non_trainable_weights = property(lambda self: self._cell.non_trainable_weights)
+    cell = read_only("_cell")
+    state_size = read_only("_cell.state_size")
+    output_size = read_only("_cell.output_size")
+    trainable_weights = read_only("_cell.trainable_weights")
+    non_trainable_weights = read_only("_cell.non_trainable_weights")
     trainable_variables = trainable_weights
     non_trainable_variables = non_trainable_weights
-    weights = property(lambda self: self._cell.weights)
+    weights = read_only("_cell.weights")
     variables = weights
 
     def zero_state(self, batch_size, dtype):

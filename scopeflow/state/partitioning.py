@@ -28,6 +28,7 @@ from scopeflow.framework.graph import (
     name_scope,
     register_tensor_conversion_function,
 )
+from scopeflow.framework.properties import read_only
 from scopeflow.framework.tensor_shape import TensorShape, dimension_value
 from scopeflow.ops import array_ops
 
@@ -85,13 +86,8 @@ class _PartitionInfo:
         self._full_shape = full_shape
         self._var_offset = var_offset
 
-    @property
-    def full_shape(self):
-        return self._full_shape
-
-    @property
-    def var_offset(self):
-        return self._var_offset
+    full_shape = read_only("_full_shape")
+    var_offset = read_only("_var_offset")
 
     def single_offset(self, shape) -> int:
         """The offset along the one sliced dimension (0 when nothing is sliced)."""
@@ -240,13 +236,8 @@ class PartitionedVariable:
         with get_default_graph().control_dependencies(None):
             return self._concat()
 
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def dtype(self):
-        return self._dtype
+    name = read_only("_name")
+    dtype = read_only("_dtype")
 
     @property
     def shape(self) -> TensorShape:

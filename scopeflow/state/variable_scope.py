@@ -32,6 +32,7 @@ from scopeflow.framework.graph import (
     get_default_graph,
     name_scope,
 )
+from scopeflow.framework.properties import read_only
 from scopeflow.framework.sites import user_site
 from scopeflow.framework.tensor_shape import as_shape
 from scopeflow.ops import array_ops
@@ -410,17 +411,17 @@ class VariableScope:
         self._use_resource = use_resource
         self._constraint = constraint
 
-    name = property(lambda self: self._name)
-    original_name_scope = property(lambda self: self._name_scope)
-    reuse = property(lambda self: self._reuse)
-    initializer = property(lambda self: self._initializer)
-    dtype = property(lambda self: self._dtype)
-    use_resource = property(lambda self: self._use_resource)
-    regularizer = property(lambda self: self._regularizer)
-    caching_device = property(lambda self: self._caching_device)
-    partitioner = property(lambda self: self._partitioner)
-    custom_getter = property(lambda self: self._custom_getter)
-    constraint = property(lambda self: self._constraint)
+    name = read_only("_name")
+    original_name_scope = read_only("_name_scope")
+    reuse = read_only("_reuse")
+    initializer = read_only("_initializer")
+    dtype = read_only("_dtype")
+    use_resource = read_only("_use_resource")
+    regularizer = read_only("_regularizer")
+    caching_device = read_only("_caching_device")
+    partitioner = read_only("_partitioner")
+    custom_getter = read_only("_custom_getter")
+    constraint = read_only("_constraint")
 
     def reuse_variables(self):
         """From now on, ``get_variable`` in this scope returns existing variables."""
@@ -866,9 +867,9 @@ class Template:
             self._first_call = False
             return self._call_func(args, kwargs)
 
-    name = property(lambda self: self._name)
-    func = property(lambda self: self._func)
-    variable_scope = property(lambda self: self._variable_scope)
+    name = read_only("_name")
+    func = read_only("_func")
+    variable_scope = read_only("_variable_scope")
 
     @property
     def variable_scope_name(self):

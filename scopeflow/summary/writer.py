@@ -23,6 +23,7 @@ import numpy as np
 
 from scopeflow.framework.graph import Graph, get_default_graph
 from scopeflow.framework.meta_graph import export_meta_graph
+from scopeflow.framework.properties import read_only
 from scopeflow.io import protos
 from scopeflow.io.tfrecord import encode_record
 
@@ -99,10 +100,7 @@ class EventFileWriter:
     def get_logdir(self) -> str:
         return self._logdir
 
-    @property
-    def path(self) -> str:
-        """The event file's path."""
-        return self._path
+    path = read_only("_path", "The event file's path.")
 
     def add_event(self, event):
         """Queues one ``Event`` (a protobuf message or its serialized bytes)."""

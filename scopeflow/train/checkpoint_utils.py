@@ -24,6 +24,7 @@ import logging
 import os
 
 from scopeflow.framework import errors
+from scopeflow.framework.properties import read_only
 from scopeflow.io.protos import DATA_TYPE
 from scopeflow.io.tensor_bundle import BundleReader
 from scopeflow.ops.io import io_ops
@@ -58,9 +59,7 @@ class CheckpointReader:
     def __init__(self, filepattern):
         self._reader = BundleReader(filepattern)
 
-    @property
-    def prefix(self) -> str:
-        return self._reader.prefix
+    prefix = read_only("_reader.prefix")
 
     def get_variable_to_shape_map(self) -> dict:
         reader = self._reader

@@ -13,6 +13,7 @@ import threading
 import time
 
 from scopeflow.framework import errors
+from scopeflow.framework.properties import read_only
 from scopeflow.platform import tf_logging as logging
 
 __all__ = ["Coordinator", "LooperThread"]
@@ -121,9 +122,7 @@ class Coordinator:
                     raise RuntimeError("Coordinator stopped with threads still running: "
                                        + " ".join(stragglers))
 
-    @property
-    def joined(self) -> bool:
-        return self._joined
+    joined = read_only("_joined")
 
     def raise_requested_exception(self):
         """Raises the reported exception, if any."""

@@ -31,6 +31,7 @@ from scopeflow.framework import errors
 from scopeflow.framework.graph import Tensor, convert_to_tensor, get_default_graph, name_scope
 from scopeflow.framework.kernel_context import UninitializedVariable
 from scopeflow.framework.opdef import NO_GRADIENT, OpDef, ref, scalar_shape
+from scopeflow.framework.properties import read_only
 from scopeflow.framework.random_seed import get_seed
 from scopeflow.framework.tensor_shape import TensorShape, as_shape
 from scopeflow.ops.random import philox
@@ -594,25 +595,11 @@ class QueueBase:
         self._queue_ref = queue_ref
         self._name = queue_ref.op.name.split("/")[-1]
 
-    @property
-    def queue_ref(self) -> Tensor:
-        return self._queue_ref
-
-    @property
-    def name(self) -> str:
-        return self._queue_ref.op.name
-
-    @property
-    def dtypes(self) -> list:
-        return self._dtypes
-
-    @property
-    def shapes(self) -> list:
-        return self._shapes
-
-    @property
-    def names(self):
-        return self._names
+    queue_ref = read_only("_queue_ref")
+    name = read_only("_queue_ref.op.name")
+    dtypes = read_only("_dtypes")
+    shapes = read_only("_shapes")
+    names = read_only("_names")
 
     # -- enqueue -----------------------------------------------------------------------
     def _check_enqueue_dtypes(self, vals):
