@@ -432,32 +432,39 @@ def read_gif(data: bytes, image_module, frames_wanted: str = "all") -> np.ndarra
     count = len(frames) if frames_wanted == "all" else 1
     out = allocate((count, height, width, 3), np.uint8)
     for k in range(count):
-        frame, index = frames[k], indices[k]
+        frame = frames[k]
         if k > 0:
             out[k] = out[k - 1]
         elif (frame.left, frame.top, frame.width, frame.height) != (0, 0, width, height):
             out[0] = 0
         if frame.color_map is None:
             raise invalid(fail + f"missing color map for frame {k}")
-        x1, y1 = min(frame.left + frame.width, width), min(frame.top + frame.height, height)
-        if x1 <= frame.left or y1 <= frame.top:
-            continue
-        index = index[:y1 - frame.top, :x1 - frame.left]
-        keep = index == frame.transparent if frame.transparent is not None else None
-        colors = len(frame.color_map)
-        bad = index >= colors if keep is None else (index >= colors) & ~keep
-        if bad.any():
-            raise invalid(fail + f"found color index {index.flat[np.argmax(bad)]} outside "
-                          f"of color map range {colors}")
-        rgb = frame.color_map[np.minimum(index, colors - 1)]
-        region = out[k, frame.top:y1, frame.left:x1]
-        if keep is None:
-            region[...] = rgb
-        else:
-            region[~keep] = rgb[~keep]
-            if k == 0:
-                region[keep] = 0
+        _paint_gif_frame(out, k, frame, indices[k], fail)
     return out
+
+
+def _paint_gif_frame(out, k, frame, index, fail):
+    """Paint frame ``k``'s color ``index`` array onto ``out[k]`` (clipped to the canvas;
+    its transparent pixels show the frame before, or black in the first)."""
+    height, width = out.shape[1:3]
+    x1, y1 = min(frame.left + frame.width, width), min(frame.top + frame.height, height)
+    if x1 <= frame.left or y1 <= frame.top:
+        return
+    index = index[:y1 - frame.top, :x1 - frame.left]
+    keep = index == frame.transparent if frame.transparent is not None else None
+    colors = len(frame.color_map)
+    bad = index >= colors if keep is None else (index >= colors) & ~keep
+    if bad.any():
+        raise invalid(fail + f"found color index {index.flat[np.argmax(bad)]} outside "
+                      f"of color map range {colors}")
+    rgb = frame.color_map[np.minimum(index, colors - 1)]
+    region = out[k, frame.top:y1, frame.left:x1]
+    if keep is None:
+        region[...] = rgb
+    else:
+        region[~keep] = rgb[~keep]
+        if k == 0:
+            region[keep] = 0
 
 
 # ── BMP ──────────────────────────────────────────────────────────────────────────────

@@ -415,27 +415,16 @@ def _compute_sampled_logits(weights, biases, labels, inputs, cfg, subtract_log_q
         sampled = math_ops.cast(sampled, dtypes.int64)
         all_ids = array_ops.concat([labels_flat, sampled], 0)
         inputs = convert_to_tensor(inputs)
-        all_w = embedding_lookup(weights, all_ids, partition_strategy=cfg.partition_strategy)
-        if all_w.dtype.base_dtype is not inputs.dtype.base_dtype:
-            all_w = math_ops.cast(all_w, inputs.dtype)
+        all_w = _lookup_as(weights, all_ids, cfg, inputs.dtype)
         true_w = array_ops.slice(
             all_w, [0, 0], array_ops.stack([array_ops.shape(labels_flat)[0], -1]))
         sampled_w = array_ops.slice(
             all_w, array_ops.stack([array_ops.shape(labels_flat)[0], 0]), [-1, -1])
         sampled_logits = math_ops.matmul(inputs, sampled_w, transpose_b=True)
-        all_b = embedding_lookup(biases, all_ids, partition_strategy=cfg.partition_strategy)
-        if all_b.dtype.base_dtype is not inputs.dtype.base_dtype:
-            all_b = math_ops.cast(all_b, inputs.dtype)
+        all_b = _lookup_as(biases, all_ids, cfg, inputs.dtype)
         true_b = array_ops.slice(all_b, [0], array_ops.shape(labels_flat))
         sampled_b = array_ops.slice(all_b, array_ops.shape(labels_flat), [-1])
-        dim = array_ops.shape(true_w)[1:2]
-        new_true_w_shape = array_ops.concat([[-1, num_true], dim], 0)
-        row_wise_dots = math_ops.multiply(array_ops.expand_dims(inputs, 1),
-                                          array_ops.reshape(true_w, new_true_w_shape))
-        dots_as_matrix = array_ops.reshape(row_wise_dots, array_ops.concat([[-1], dim], 0))
-        true_logits = array_ops.reshape(_sum_rows(dots_as_matrix), [-1, num_true])
-        true_b = array_ops.reshape(true_b, [-1, num_true])
-        true_logits += true_b
+        true_logits = _true_logits(inputs, true_w, true_b, num_true)
         sampled_logits += sampled_b
         if cfg.remove_accidental_hits:
             sampled_logits = _remove_accidental_hits(sampled_logits, labels, sampled, cfg)
@@ -446,6 +435,28 @@ def _compute_sampled_logits(weights, biases, labels, inputs, cfg, subtract_log_q
         out_labels = array_ops.concat([array_ops.ones_like(true_logits) / num_true,
                                        array_ops.zeros_like(sampled_logits)], 1)
         return out_logits, out_labels
+
+
+def _lookup_as(params, ids, cfg, dtype):
+    """The rows ``ids`` of ``params`` (partitioned as ``cfg`` says) in ``dtype``."""
+    rows = embedding_lookup(params, ids, partition_strategy=cfg.partition_strategy)
+    if rows.dtype.base_dtype is not dtype.base_dtype:
+        rows = math_ops.cast(rows, dtype)
+    return rows
+
+
+def _true_logits(inputs, true_w, true_b, num_true):
+    """``[batch, num_true]``: each example's dot product with its true classes' weights,
+    plus their biases."""
+    dim = array_ops.shape(true_w)[1:2]
+    new_true_w_shape = array_ops.concat([[-1, num_true], dim], 0)
+    row_wise_dots = math_ops.multiply(array_ops.expand_dims(inputs, 1),
+                                      array_ops.reshape(true_w, new_true_w_shape))
+    dots_as_matrix = array_ops.reshape(row_wise_dots, array_ops.concat([[-1], dim], 0))
+    true_logits = array_ops.reshape(_sum_rows(dots_as_matrix), [-1, num_true])
+    true_b = array_ops.reshape(true_b, [-1, num_true])
+    true_logits += true_b
+    return true_logits
 
 
 def nce_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true=1,
