@@ -16,7 +16,7 @@ from scopeflow.framework.dtypes import *  # noqa: F403
 from scopeflow.framework.dtypes import DType, as_dtype
 from scopeflow.framework.graph import *  # noqa: F403
 from scopeflow.framework.modes import *  # noqa: F403
-from scopeflow.framework.opdef import describe
+from scopeflow.api.describe import describe
 from scopeflow.framework.random_seed import get_seed, set_random_seed
 from scopeflow.framework.tensor_shape import Dimension, TensorShape, dimension_value
 from scopeflow.ops import array_ops, constant_op, math_ops
