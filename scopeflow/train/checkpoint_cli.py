@@ -315,9 +315,37 @@ def _diff(args):
     ra, rb = _open(args.a)._reader, _open(args.b)._reader
     keys_a, keys_b = set(ra.keys()), set(rb.keys())
     removed, added = sorted(keys_a - keys_b), sorted(keys_b - keys_a)
+    reshaped, changed, same = _compare_common(ra, rb, sorted(keys_a & keys_b), args.atol)
+    differ = bool(removed or added or reshaped or changed)
+    if args.json:
+        print_json({"a": ra.prefix, "b": rb.prefix, "atol": args.atol,
+                    "removed": [{"name": n, **_spec(ra, n)} for n in removed],
+                    "added": [{"name": n, **_spec(rb, n)} for n in added],
+                    "reshaped": reshaped, "changed": changed, "identical": same,
+                    "differ": differ})
+        return EXIT_FAILURE if differ else 0
+    print(f"A: {ra.prefix}\nB: {rb.prefix}")
+    for name in removed:
+        print(f"- {name}  {_spec_str(_spec(ra, name))}  (only in A)")
+    for name in added:
+        print(f"+ {name}  {_spec_str(_spec(rb, name))}  (only in B)")
+    for r in reshaped:
+        print(f"! {r['name']}  {_spec_str(r['a'])} -> {_spec_str(r['b'])}")
+    for c in changed:
+        diff = c["max_abs_diff"]
+        print(f"~ {c['name']}  " + ("strings differ" if diff is None else
+                                    f"max |a-b| {diff:.6g}"))
+    print(f"{len(removed)} removed, {len(added)} added, {len(reshaped)} shape/dtype changed, "
+          f"{len(changed)} values changed, {same} identical")
+    return EXIT_FAILURE if differ else 0
+
+
+def _compare_common(ra, rb, names, atol):
+    """The tensors both checkpoints hold: ``(reshaped, changed, number identical)``; values
+    equal within ``atol`` (strings exactly) are identical."""
     reshaped, changed = [], []
     same = 0
-    for name in sorted(keys_a & keys_b):
+    for name in names:
         spec_a, spec_b = _spec(ra, name), _spec(rb, name)
         if spec_a != spec_b:
             reshaped.append({"name": name, "a": spec_a, "b": spec_b})
@@ -328,36 +356,16 @@ def _diff(args):
             diff = None
         else:
             diff = _max_abs_diff(a, b)
-            equal = diff <= args.atol
+            equal = diff <= atol
         if equal:
             same += 1
         else:
             changed.append({"name": name, "max_abs_diff": diff})
-    differ = bool(removed or added or reshaped or changed)
-    if args.json:
-        print_json({"a": ra.prefix, "b": rb.prefix, "atol": args.atol,
-                    "removed": [{"name": n, **_spec(ra, n)} for n in removed],
-                    "added": [{"name": n, **_spec(rb, n)} for n in added],
-                    "reshaped": reshaped, "changed": changed, "identical": same,
-                    "differ": differ})
-        return EXIT_FAILURE if differ else 0
-    print(f"A: {ra.prefix}\nB: {rb.prefix}")
+    return reshaped, changed, same
 
-    def spec(s):
-        return f"{s['dtype']}{_shape_str(s['shape'])}"
-    for name in removed:
-        print(f"- {name}  {spec(_spec(ra, name))}  (only in A)")
-    for name in added:
-        print(f"+ {name}  {spec(_spec(rb, name))}  (only in B)")
-    for r in reshaped:
-        print(f"! {r['name']}  {spec(r['a'])} -> {spec(r['b'])}")
-    for c in changed:
-        diff = c["max_abs_diff"]
-        print(f"~ {c['name']}  " + ("strings differ" if diff is None else
-                                    f"max |a-b| {diff:.6g}"))
-    print(f"{len(removed)} removed, {len(added)} added, {len(reshaped)} shape/dtype changed, "
-          f"{len(changed)} values changed, {same} identical")
-    return EXIT_FAILURE if differ else 0
+
+def _spec_str(s):
+    return f"{s['dtype']}{_shape_str(s['shape'])}"
 
 
 # ── to-npz ───────────────────────────────────────────────────────────────────────────

@@ -412,14 +412,20 @@ def remove_stale_temporaries(checkpoint_dir, min_age_s: float = 0.0) -> list:
     for name in names:
         path = os.path.join(checkpoint_dir, name)
         if name.endswith("_temp") and os.path.isdir(path) and not os.path.islink(path):
-            for part in sorted(os.listdir(path)):
-                if _SHARD_PART.match(part) and os.path.isfile(os.path.join(path, part)):
-                    remove(os.path.join(path, part))
-            try:
-                os.rmdir(path)    # only when empty: a stranger's files keep it
-            except OSError:
-                pass
+            _remove_shard_parts(path, remove)
         elif (_ATOMIC_TEMP.search(name) or _BUNDLE_TEMP.search(name)) and \
                 os.path.isfile(path) and not os.path.islink(path):
             remove(path)
     return deleted
+
+
+def _remove_shard_parts(temp_dir, remove):
+    """``remove`` each ``part-*`` file of a sharded save's ``<prefix>_temp`` directory,
+    then the directory if that left it empty."""
+    for part in sorted(os.listdir(temp_dir)):
+        if _SHARD_PART.match(part) and os.path.isfile(os.path.join(temp_dir, part)):
+            remove(os.path.join(temp_dir, part))
+    try:
+        os.rmdir(temp_dir)    # only when empty: a stranger's files keep it
+    except OSError:
+        pass
