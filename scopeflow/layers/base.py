@@ -144,6 +144,18 @@ class Layer:
         return self(inputs, *args, **kwargs)
 
 
+def _apply_layer(cls, arguments):
+    """TF1's functional form of a layer class (``tf.layers.conv2d`` of ``Conv2D``): the class
+    built from the function's own ``arguments`` (its ``locals()``, so the two signatures
+    cannot drift apart), ``name`` also its variable scope, ``reuse`` that scope's reuse, and
+    called on ``inputs`` (and ``training``, for the layers whose call takes it)."""
+    kwargs = dict(arguments)
+    inputs = kwargs.pop("inputs")
+    reuse = kwargs.pop("reuse", None)
+    call_kwargs = {"training": kwargs.pop("training")} if "training" in kwargs else {}
+    return cls(**kwargs, _scope=kwargs["name"], _reuse=reuse)(inputs, **call_kwargs)
+
+
 def _tuple(value, n, what):
     if isinstance(value, int):
         return (value,) * n

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from scopeflow.layers.base import _channels_last, _padding, _tuple
+from scopeflow.layers.base import _apply_layer, _channels_last, _padding, _tuple
 from scopeflow.layers.core import _Biased
 from scopeflow.ops import array_ops
 from scopeflow.ops.nn import conv3d_ops, conv_composites, conv_ops
@@ -52,13 +52,7 @@ def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
            bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
            bias_constraint=None, trainable=True, name=None, reuse=None):
     """A 2-D convolution layer (NHWC); see ``Conv2D``."""
-    return Conv2D(filters, kernel_size, strides=strides, padding=padding,
-                  data_format=data_format, dilation_rate=dilation_rate, activation=activation,
-                  use_bias=use_bias, kernel_initializer=kernel_initializer,
-                  bias_initializer=bias_initializer, kernel_regularizer=kernel_regularizer,
-                  bias_regularizer=bias_regularizer, activity_regularizer=activity_regularizer,
-                  kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
-                  trainable=trainable, name=name, _scope=name, _reuse=reuse)(inputs)
+    return _apply_layer(Conv2D, locals())
 
 
 # ── Conv1D ───────────────────────────────────────────────────────────────────────────
@@ -119,13 +113,7 @@ def conv1d(inputs, filters, kernel_size, strides=1, padding="valid",
     >>> y.name, [v.name for v in tf.trainable_variables()]
     ('conv1d/BiasAdd:0', ['conv1d/kernel:0', 'conv1d/bias:0'])
     """
-    return Conv1D(filters, kernel_size, strides=strides, padding=padding,
-                  data_format=data_format, dilation_rate=dilation_rate, activation=activation,
-                  use_bias=use_bias, kernel_initializer=kernel_initializer,
-                  bias_initializer=bias_initializer, kernel_regularizer=kernel_regularizer,
-                  bias_regularizer=bias_regularizer, activity_regularizer=activity_regularizer,
-                  kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
-                  trainable=trainable, name=name, _scope=name, _reuse=reuse)(inputs)
+    return _apply_layer(Conv1D, locals())
 
 
 # ── Conv3D ───────────────────────────────────────────────────────────────────────────
@@ -165,13 +153,7 @@ def conv3d(inputs, filters, kernel_size, strides=(1, 1, 1), padding="valid",
            bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
            bias_constraint=None, trainable=True, name=None, reuse=None):
     """A 3-D convolution layer (NDHWC); see ``Conv3D``."""
-    return Conv3D(filters, kernel_size, strides=strides, padding=padding,
-                  data_format=data_format, dilation_rate=dilation_rate, activation=activation,
-                  use_bias=use_bias, kernel_initializer=kernel_initializer,
-                  bias_initializer=bias_initializer, kernel_regularizer=kernel_regularizer,
-                  bias_regularizer=bias_regularizer, activity_regularizer=activity_regularizer,
-                  kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
-                  trainable=trainable, name=name, _scope=name, _reuse=reuse)(inputs)
+    return _apply_layer(Conv3D, locals())
 
 
 # ── SeparableConv2D ──────────────────────────────────────────────────────────────────
@@ -244,17 +226,7 @@ def separable_conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="vali
                      depthwise_constraint=None, pointwise_constraint=None,
                      bias_constraint=None, trainable=True, name=None, reuse=None):
     """A depthwise-separable 2-D convolution layer (NHWC); see ``SeparableConv2D``."""
-    return SeparableConv2D(
-        filters, kernel_size, strides=strides, padding=padding, data_format=data_format,
-        dilation_rate=dilation_rate, depth_multiplier=depth_multiplier,
-        activation=activation, use_bias=use_bias,
-        depthwise_initializer=depthwise_initializer,
-        pointwise_initializer=pointwise_initializer, bias_initializer=bias_initializer,
-        depthwise_regularizer=depthwise_regularizer,
-        pointwise_regularizer=pointwise_regularizer, bias_regularizer=bias_regularizer,
-        activity_regularizer=activity_regularizer, depthwise_constraint=depthwise_constraint,
-        pointwise_constraint=pointwise_constraint, bias_constraint=bias_constraint,
-        trainable=trainable, name=name, _scope=name, _reuse=reuse)(inputs)
+    return _apply_layer(SeparableConv2D, locals())
 
 
 # ── Conv2DTranspose ──────────────────────────────────────────────────────────────────
@@ -319,13 +291,7 @@ def conv2d_transpose(inputs, filters, kernel_size, strides=(1, 1), padding="vali
                      bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
                      bias_constraint=None, trainable=True, name=None, reuse=None):
     """A transposed 2-D convolution (NHWC); see ``Conv2DTranspose``."""
-    return Conv2DTranspose(
-        filters, kernel_size, strides=strides, padding=padding, data_format=data_format,
-        activation=activation, use_bias=use_bias, kernel_initializer=kernel_initializer,
-        bias_initializer=bias_initializer, kernel_regularizer=kernel_regularizer,
-        bias_regularizer=bias_regularizer, activity_regularizer=activity_regularizer,
-        kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
-        trainable=trainable, name=name, _scope=name, _reuse=reuse)(inputs)
+    return _apply_layer(Conv2DTranspose, locals())
 
 
 # ── Conv3DTranspose ──────────────────────────────────────────────────────────────────
@@ -385,10 +351,4 @@ def conv3d_transpose(inputs, filters, kernel_size, strides=(1, 1, 1), padding="v
     >>> y.shape.as_list(), [v.name for v in tf.trainable_variables()]
     ([2, 6, 8, 10, 4], ['conv3d_transpose/kernel:0', 'conv3d_transpose/bias:0'])
     """
-    return Conv3DTranspose(
-        filters, kernel_size, strides=strides, padding=padding, data_format=data_format,
-        activation=activation, use_bias=use_bias, kernel_initializer=kernel_initializer,
-        bias_initializer=bias_initializer, kernel_regularizer=kernel_regularizer,
-        bias_regularizer=bias_regularizer, activity_regularizer=activity_regularizer,
-        kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
-        trainable=trainable, name=name, _scope=name, _reuse=reuse)(inputs)
+    return _apply_layer(Conv3DTranspose, locals())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from scopeflow.layers.base import Layer, _select
+from scopeflow.layers.base import Layer, _apply_layer, _select
 from scopeflow.ops import array_ops, math_ops, nn_ops
 from scopeflow.ops.constant_op import constant
 from scopeflow.ops.nn import conv_ops
@@ -94,12 +94,7 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
     >>> y.name, [v.name for v in tf.trainable_variables()]
     ('dense/Relu:0', ['dense/kernel:0', 'dense/bias:0'])
     """
-    return Dense(units, activation=activation, use_bias=use_bias,
-                 kernel_initializer=kernel_initializer, bias_initializer=bias_initializer,
-                 kernel_regularizer=kernel_regularizer, bias_regularizer=bias_regularizer,
-                 activity_regularizer=activity_regularizer, kernel_constraint=kernel_constraint,
-                 bias_constraint=bias_constraint, trainable=trainable, name=name, _scope=name,
-                 _reuse=reuse)(inputs)
+    return _apply_layer(Dense, locals())
 
 
 # ── Flatten ──────────────────────────────────────────────────────────────────────────
@@ -132,7 +127,7 @@ class Flatten(Layer):
 
 def flatten(inputs, name=None, data_format="channels_last"):
     """Flattens all but the first dimension; see ``Flatten``."""
-    return Flatten(data_format=data_format, name=name, _scope=name)(inputs)
+    return _apply_layer(Flatten, locals())
 
 class Dropout(Layer):
     """Dropout at ``rate`` when ``training`` (a bool or a bool tensor); ``Identity`` else."""
@@ -154,5 +149,4 @@ class Dropout(Layer):
 
 def dropout(inputs, rate=0.5, noise_shape=None, seed=None, training=False, name=None):
     """Dropout at ``rate`` when ``training``; see ``Dropout``."""
-    return Dropout(rate, noise_shape=noise_shape, seed=seed, name=name,
-                   _scope=name)(inputs, training=training)
+    return _apply_layer(Dropout, locals())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from scopeflow.framework import dtypes
 from scopeflow.framework.graph import colocate_with, name_scope
-from scopeflow.layers.base import Layer, _select_each
+from scopeflow.layers.base import Layer, _apply_layer, _select_each
 from scopeflow.ops import array_ops, math_ops
 from scopeflow.ops.constant_op import constant
 from scopeflow.ops.nn import nn_composites, nn_norm_ops
@@ -162,14 +162,4 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
     >>> [op.name for op in tf.get_collection(tf.GraphKeys.UPDATE_OPS)]
     ['batch_normalization/AssignMovingAvg', 'batch_normalization/AssignMovingAvg_1']
     """
-    layer = BatchNormalization(
-        axis=axis, momentum=momentum, epsilon=epsilon, center=center, scale=scale,
-        beta_initializer=beta_initializer, gamma_initializer=gamma_initializer,
-        moving_mean_initializer=moving_mean_initializer,
-        moving_variance_initializer=moving_variance_initializer,
-        beta_regularizer=beta_regularizer, gamma_regularizer=gamma_regularizer,
-        beta_constraint=beta_constraint, gamma_constraint=gamma_constraint, renorm=renorm,
-        renorm_clipping=renorm_clipping, renorm_momentum=renorm_momentum, fused=fused,
-        trainable=trainable, virtual_batch_size=virtual_batch_size, adjustment=adjustment,
-        name=name, _scope=name, _reuse=reuse)
-    return layer(inputs, training=training)
+    return _apply_layer(BatchNormalization, locals())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scopeflow.layers.base import Layer, _channels_last, _padding, _tuple
+from scopeflow.layers.base import Layer, _apply_layer, _channels_last, _padding, _tuple
 from scopeflow.ops import array_ops
 from scopeflow.ops.nn import conv3d_ops, pool_ops
 
@@ -23,9 +23,7 @@ class _Pooling(Layer):
 
     def call(self, inputs):
         pool = type(self)._pool
-        if self._rank == 3:
-            return pool(inputs, [1, *self.pool_size, 1], [1, *self.strides, 1], self.padding)
-        if self._rank == 2:
+        if self._rank != 1:
             return pool(inputs, [1, *self.pool_size, 1], [1, *self.strides, 1], self.padding)
         # 1-D: pooled as 2-D over [batch, steps, 1, channels], as TF does.
         expanded = array_ops.expand_dims(inputs, 2)
@@ -78,40 +76,34 @@ class AveragePooling3D(_Pooling):
 def max_pooling2d(inputs, pool_size, strides, padding="valid", data_format="channels_last",
                   name=None):
     """2-D max pooling (NHWC); see ``MaxPooling2D``."""
-    return MaxPooling2D(pool_size, strides, padding, data_format, name=name,
-                        _scope=name)(inputs)
+    return _apply_layer(MaxPooling2D, locals())
 
 
 def average_pooling2d(inputs, pool_size, strides, padding="valid", data_format="channels_last",
                       name=None):
     """2-D average pooling (NHWC); see ``AveragePooling2D``."""
-    return AveragePooling2D(pool_size, strides, padding, data_format, name=name,
-                            _scope=name)(inputs)
+    return _apply_layer(AveragePooling2D, locals())
 
 
 def max_pooling1d(inputs, pool_size, strides, padding="valid", data_format="channels_last",
                   name=None):
     """1-D max pooling; see ``MaxPooling1D``."""
-    return MaxPooling1D(pool_size, strides, padding, data_format, name=name,
-                        _scope=name)(inputs)
+    return _apply_layer(MaxPooling1D, locals())
 
 
 def average_pooling1d(inputs, pool_size, strides, padding="valid", data_format="channels_last",
                       name=None):
     """1-D average pooling; see ``AveragePooling1D``."""
-    return AveragePooling1D(pool_size, strides, padding, data_format, name=name,
-                            _scope=name)(inputs)
+    return _apply_layer(AveragePooling1D, locals())
 
 
 def max_pooling3d(inputs, pool_size, strides, padding="valid", data_format="channels_last",
                   name=None):
     """3-D max pooling (NDHWC); see ``MaxPooling3D``."""
-    return MaxPooling3D(pool_size, strides, padding, data_format, name=name,
-                        _scope=name)(inputs)
+    return _apply_layer(MaxPooling3D, locals())
 
 
 def average_pooling3d(inputs, pool_size, strides, padding="valid", data_format="channels_last",
                       name=None):
     """3-D average pooling (NDHWC); see ``AveragePooling3D``."""
-    return AveragePooling3D(pool_size, strides, padding, data_format, name=name,
-                            _scope=name)(inputs)
+    return _apply_layer(AveragePooling3D, locals())
