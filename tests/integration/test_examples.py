@@ -57,6 +57,22 @@ def test_seed003_cnnmodel_collects_its_variables_and_trains():
     assert match and float(match[2]) < float(match[1])
 
 
+@pytest.mark.parametrize("script", ["lstm_mnist.py", "bidirectional_lstm_mnist.py",
+                                    "dcgan_mnist.py"])
+def test_mnist_examples_run_without_mnist_on_the_bundled_digits(script, tmp_path):
+    """With no MNIST files and no network, an example trains on scikit-learn's digits (as
+    the main job does), says so, and writes nothing into the folder it runs in."""
+    pytest.importorskip("sklearn")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("SCOPEFLOW_MNIST_DIR", None)
+    out = subprocess.run([sys.executable, str(ROOT / "examples" / script), "--steps", "2"],
+                         cwd=tmp_path, capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "training on scikit-learn's bundled 8x8 digits instead" in out.stdout
+    assert "Traceback" not in out.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 # ── The seeds' MNIST, word2vec and saver programs (issue 8) ──────────────────────────
 
 
