@@ -87,16 +87,26 @@ def to_numpy(value, dtype=None) -> np.ndarray:
     if is_string and _first_offender(value, "iufcb") is not None:
         raise _not_convertible(value)  # NumPy would turn [b"a", 1] into strings; TF refuses
     if is_string or (dtype is not None and dtype.base_dtype is dtypes.string):
-        if dtype is not None and arr.size and (dtype.base_dtype is not dtypes.string
-                                               or not is_string):
-            bad = _first_offender(value, "SUO" if is_string else "iufcb")
-            raise TypeError(f"Expected {dtype.base_dtype.name}, but got {bad} of type "
-                            f"'{type(bad).__name__}'.")
-        if arr.dtype.kind in "SU" and not isinstance(value, (np.ndarray, np.generic)):
-            arr = np.array(value, dtype=object)  # NumPy's fixed-width bytes drop trailing NULs
-        return _to_bytes_array(arr)
+        return _string_array(value, arr, dtype, is_string)
     if dtype is None:
         return arr.astype(_infer_python_dtype(arr, value), copy=False)
+    return _as_numeric_dtype(value, arr, dtype)
+
+
+def _string_array(value, arr, dtype, is_string):
+    """``to_numpy`` of strings (or to a string ``dtype``): an object array of bytes."""
+    if dtype is not None and arr.size and (dtype.base_dtype is not dtypes.string
+                                           or not is_string):
+        bad = _first_offender(value, "SUO" if is_string else "iufcb")
+        raise TypeError(f"Expected {dtype.base_dtype.name}, but got {bad} of type "
+                        f"'{type(bad).__name__}'.")
+    if arr.dtype.kind in "SU" and not isinstance(value, (np.ndarray, np.generic)):
+        arr = np.array(value, dtype=object)  # NumPy's fixed-width bytes drop trailing NULs
+    return _to_bytes_array(arr)
+
+
+def _as_numeric_dtype(value, arr, dtype):
+    """``arr`` (from ``value``) as the numeric ``dtype``, refusing lossy Python values."""
     target = np.dtype(dtype.base_dtype.as_numpy_dtype)
     if arr.dtype == target:
         return arr

@@ -583,6 +583,21 @@ def slice_helper(tensor, slice_spec, var=None):
         return boolean_mask(tensor, slice_spec)
     if not isinstance(slice_spec, (list, tuple)):
         slice_spec = [slice_spec]
+    begin, end, strides, masks = _strided_slice_spec(slice_spec)
+    values = [tensor] + begin + end + strides
+    with _op_scope(None, "strided_slice", values) as scope:
+        if begin:
+            packed = [stack(begin), stack(end), stack(strides)]
+            if any(p.dtype.base_dtype == dtypes.int64 for p in packed):
+                packed = [_cast(p, dtypes.int64) for p in packed]
+        else:
+            empty = constant([], dtype=dtypes.int32)
+            packed = [empty, empty, empty]
+        return strided_slice(tensor, *packed, name=scope, **masks)
+
+
+def _strided_slice_spec(slice_spec):
+    """``(begin, end, strides, masks)`` of StridedSlice for the items of ``slice_spec``."""
     begin, end, strides = [], [], []
     masks = dict(_SS_MASKS)
     for index, s in enumerate(slice_spec):
@@ -612,16 +627,7 @@ def slice_helper(tensor, slice_spec, var=None):
             end.append(add(s, 1, name="add") if isinstance(s, Tensor) else s + 1)
             strides.append(1)
             masks["shrink_axis_mask"] |= bit
-    values = [tensor] + begin + end + strides
-    with _op_scope(None, "strided_slice", values) as scope:
-        if begin:
-            packed = [stack(begin), stack(end), stack(strides)]
-            if any(p.dtype.base_dtype == dtypes.int64 for p in packed):
-                packed = [_cast(p, dtypes.int64) for p in packed]
-        else:
-            empty = constant([], dtype=dtypes.int32)
-            packed = [empty, empty, empty]
-        return strided_slice(tensor, *packed, name=scope, **masks)
+    return begin, end, strides, masks
 
 
 # ── boolean_mask (composite: Reshape, Where, Squeeze, GatherV2) ──────────────────────

@@ -165,11 +165,17 @@ def _reshape_shape(tensor, shape):
             raise ValueError(f"Size {i} must be non-negative, not {d}")
     if target.count(-1) > 1:
         return _shape_from_dims(target)
-    n_in = tensor.shape.num_elements()
+    return _shape_from_dims(_reshape_dims(tensor.shape, target))
+
+
+def _reshape_dims(in_shape, target):
+    """``target`` with its one unknown (or -1) entry inferred from ``in_shape``'s element
+    count; TF's errors when the counts cannot match."""
+    n_in = in_shape.num_elements()
     known = [d for d in target if d is not None and d != -1]
     product = int(np.prod(known)) if known else 1
     missing = [k for k, d in enumerate(target) if d is None or d == -1]
-    in_dims = tensor.shape.as_tuple()
+    in_dims = in_shape.as_tuple()
     known_in = [d for d in in_dims if d is not None] if in_dims is not None else []
     in_product = int(np.prod(known_in)) if known_in else 1
     if n_in is None and not missing and in_product > 0 and product % in_product:
@@ -186,7 +192,7 @@ def _reshape_shape(tensor, shape):
                              f"{n_in}")
         target = list(target)
         target[missing[0]] = n_in // product
-    return _shape_from_dims(target)
+    return target
 
 
 def _reshape_dtype(tensor, shape):
