@@ -19,7 +19,7 @@ from scopeflow.framework import suggest
 from scopeflow.framework.suggest import close_names
 
 __all__ = ["EXIT_OK", "EXIT_FAILURE", "EXIT_USAGE", "EXIT_SIGPIPE", "epilog", "did_you_mean",
-           "print_json", "run"]
+           "print_json", "fail", "guarded", "run"]
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 EXIT_SIGPIPE = 128 + 13
@@ -65,6 +65,29 @@ def print_json(obj) -> None:
     to read it)."""
     json.dump(_strict(obj), sys.stdout, allow_nan=False)
     sys.stdout.write("\n")
+
+
+def fail(program: str, message) -> int:
+    """``scopeflow <program>: error: <message>``, one line on stderr; the exit status 1."""
+    print(f"scopeflow {program}: error: {message}", file=sys.stderr)
+    return EXIT_FAILURE
+
+
+def guarded(program: str, user_errors: tuple, command):
+    """``command(args)``, with the user's errors (``user_errors``: a missing path, a corrupt
+    file...) reported by ``fail`` instead of as a traceback.
+
+    A closed stdout (``BrokenPipeError``, itself an ``OSError``) still goes up to ``run``.
+    """
+    def guarded_command(args):
+        try:
+            return command(args)
+        except BrokenPipeError:
+            raise
+        except user_errors as e:
+            return fail(program, e)
+    guarded_command.__doc__ = command.__doc__
+    return guarded_command
 
 
 def _silence_stdout() -> None:

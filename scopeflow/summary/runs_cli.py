@@ -9,10 +9,16 @@ Points a restarted run purged (``SessionLog.START``) are dropped as TensorBoard 
 
 from __future__ import annotations
 
-import sys
+import functools
 
-from scopeflow.platform.cli_conventions import EXIT_FAILURE, did_you_mean, epilog, print_json
 from scopeflow.framework import errors
+from scopeflow.platform.cli_conventions import (
+    did_you_mean,
+    epilog,
+    fail,
+    guarded,
+    print_json,
+)
 from scopeflow.summary.reader import event_files, read_events, read_scalars
 
 
@@ -55,24 +61,11 @@ def add_parser(subparsers):
 
 
 def _err(message) -> int:
-    print(f"scopeflow runs: error: {message}", file=sys.stderr)
-    return EXIT_FAILURE
+    return fail("runs", message)
 
 
-def _guarded(command):
-    """Unreadable input (a missing path, a corrupt event file) is one line on stderr, exit 1.
-
-    A closed stdout (``BrokenPipeError``) goes up to ``cli_conventions.run``.
-    """
-    def run(args):
-        try:
-            return command(args)
-        except BrokenPipeError:
-            raise
-        except (errors.OpError, OSError) as e:
-            return _err(e)
-    run.__doc__ = command.__doc__
-    return run
+# Unreadable input: a missing path, a corrupt event file.
+_guarded = functools.partial(guarded, "runs", (errors.OpError, OSError))
 
 
 def _ls(args) -> int:

@@ -13,15 +13,16 @@ TensorFlow or scopeflow; every tensor read is checksum-verified.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 
 import numpy as np
 
-from scopeflow.platform.cli_conventions import EXIT_FAILURE, epilog, print_json, run
 from scopeflow.framework import errors
 from scopeflow.io.atomic import atomic_file
 from scopeflow.io.protos import DATA_TYPE
+from scopeflow.platform.cli_conventions import EXIT_FAILURE, epilog, fail, guarded, print_json, run
 from scopeflow.train.checkpoint_utils import load_checkpoint
 
 __all__ = ["add_parser", "main"]
@@ -101,24 +102,11 @@ def _open(path):
 
 
 def _fail(message: str) -> int:
-    print(f"scopeflow ckpt: error: {message}", file=sys.stderr)
-    return EXIT_FAILURE
+    return fail("ckpt", message)
 
 
-def _guarded(command):
-    """Reports user errors (bad path, corrupt file, unknown name) as one line, exit 1.
-
-    A closed stdout (``BrokenPipeError``) goes up to ``cli_conventions.run``.
-    """
-    def run(args):
-        try:
-            return command(args)
-        except BrokenPipeError:
-            raise
-        except (errors.OpError, ValueError, OSError) as e:
-            return _fail(str(e))
-    run.__doc__ = command.__doc__
-    return run
+# The user's errors: a bad path, a corrupt file, an unknown tensor name.
+_guarded = functools.partial(guarded, "ckpt", (errors.OpError, ValueError, OSError))
 
 
 def _human(nbytes: int) -> str:

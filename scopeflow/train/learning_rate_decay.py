@@ -28,15 +28,19 @@ def _start(learning_rate, global_step, decay_steps):
     return initial, dtype, step, math_ops.cast(decay_steps, dtype)
 
 
+def _progress(step, steps, staircase):
+    """How many ``decay_steps`` have passed: whole ones only with ``staircase``."""
+    p = step / steps
+    return math_ops.floor(p) if staircase else p
+
+
 def exponential_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False,
                       name=None):
     """``learning_rate * decay_rate ^ (global_step / decay_steps)`` (floored if staircase)."""
     _require_step(global_step, "exponential_decay")
     with name_scope(name, "ExponentialDecay") as scope:
         initial, dtype, step, steps = _start(learning_rate, global_step, decay_steps)
-        p = step / steps
-        if staircase:
-            p = math_ops.floor(p)
+        p = _progress(step, steps, staircase)
         return math_ops.multiply(initial, math_ops.pow(math_ops.cast(decay_rate, dtype), p),
                                  name=scope)
 
@@ -47,9 +51,7 @@ def natural_exp_decay(learning_rate, global_step, decay_steps, decay_rate, stair
     _require_step(global_step, "natural_exp_decay")
     with name_scope(name, "NaturalExpDecay") as scope:
         initial, dtype, step, steps = _start(learning_rate, global_step, decay_steps)
-        p = step / steps
-        if staircase:
-            p = math_ops.floor(p)
+        p = _progress(step, steps, staircase)
         rate = math_ops.exp(math_ops.negative(math_ops.cast(decay_rate, dtype)) * p)
         return math_ops.multiply(initial, rate, name=scope)
 
@@ -60,9 +62,7 @@ def inverse_time_decay(learning_rate, global_step, decay_steps, decay_rate, stai
     _require_step(global_step, "inverse_time_decay")
     with name_scope(name, "InverseTimeDecay") as scope:
         initial, dtype, step, steps = _start(learning_rate, global_step, decay_steps)
-        p = step / steps
-        if staircase:
-            p = math_ops.floor(p)
+        p = _progress(step, steps, staircase)
         denom = math_ops.add(constant_op.constant(1, dtype=dtype),
                              math_ops.multiply(math_ops.cast(decay_rate, dtype), p))
         return math_ops.divide(initial, denom, name=scope)
