@@ -65,16 +65,22 @@ matmul_op = OpDef("MatMul", shape=_matmul_shape, dtype=_same_dtype_in(_MATMUL_TY
 @matmul_op.def_grad
 def _matmul_grad(op, dy):
     a, b = conj(op.inputs[0]), conj(op.inputs[1])
-    mm = lambda x, y, ta=False, tb=False: matmul_op.bind(  # noqa: E731
+    mm = lambda x, y, ta, tb: matmul_op.bind(  # noqa: E731
         x, y, transpose_a=ta, transpose_b=tb, name="MatMul")
-    t_a, t_b = op.get_attr("transpose_a"), op.get_attr("transpose_b")
+    return _product_grads(mm, a, b, dy, op.get_attr("transpose_a"), op.get_attr("transpose_b"))
+
+
+def _product_grads(mm, a, b, dy, t_a, t_b):
+    """The gradients of the product ``mm(a, b, t_a, t_b)`` with respect to ``a`` and ``b``,
+    as TF builds them: ``mm(x, y, tx, ty)`` multiplies, transposing (or taking the adjoint
+    of) ``x`` when ``tx`` and ``y`` when ``ty``."""
     if not t_a and not t_b:
-        return [mm(dy, b, tb=True), mm(a, dy, ta=True)]
+        return [mm(dy, b, False, True), mm(a, dy, True, False)]
     if not t_a:
-        return [mm(dy, b), mm(dy, a, ta=True)]
+        return [mm(dy, b, False, False), mm(dy, a, True, False)]
     if not t_b:
-        return [mm(b, dy, tb=True), mm(a, dy)]
-    return [mm(b, dy, ta=True, tb=True), mm(dy, a, ta=True, tb=True)]
+        return [mm(b, dy, False, True), mm(a, dy, False, False)]
+    return [mm(b, dy, True, True), mm(dy, a, True, True)]
 
 
 # ── BatchMatMulV2 ────────────────────────────────────────────────────────────────────
@@ -119,16 +125,9 @@ batch_matmul_op = OpDef("BatchMatMulV2", shape=broadcasting(_batch_matmul_shape)
 def _batch_matmul_grad(op, dy):
     """As MatMul's, with adjoints; the walk sums broadcast batch dims back to each input."""
     x, y = op.inputs
-    mm = lambda a, b, aa=False, ab=False: batch_matmul_op.bind(  # noqa: E731
+    mm = lambda a, b, aa, ab: batch_matmul_op.bind(  # noqa: E731
         a, b, adj_x=aa, adj_y=ab, name="MatMul")
-    adj_x, adj_y = op.get_attr("adj_x"), op.get_attr("adj_y")
-    if not adj_x and not adj_y:
-        return [mm(dy, y, ab=True), mm(x, dy, aa=True)]
-    if not adj_x:
-        return [mm(dy, y), mm(dy, x, aa=True)]
-    if not adj_y:
-        return [mm(y, dy, ab=True), mm(x, dy)]
-    return [mm(y, dy, aa=True, ab=True), mm(dy, x, aa=True, ab=True)]
+    return _product_grads(mm, x, y, dy, op.get_attr("adj_x"), op.get_attr("adj_y"))
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
