@@ -362,13 +362,7 @@ def write_bundle(prefix, names, arrays, *, slices=None, sync: bool = True) -> No
       TypeError: an array whose dtype TensorFlow cannot store.
     """
     prefix = os.fspath(prefix)
-    if slices is None:
-        slices = [""] * len(names)
-    elif len(slices) != len(names):
-        raise ValueError(f"write_bundle: {len(names)} names but {len(slices)} slice specs")
-    _check_names(names, arrays, sliced=any(slices))
-    prepared = [_prepare(name, array) for name, array in zip(names, arrays)]
-    keys, full_entries = _plan_keys(names, prepared, slices)
+    keys, prepared, full_entries = _plan_write(names, arrays, slices)
     directory = os.path.dirname(prefix)
     if directory:
         os.makedirs(directory, exist_ok=True)
@@ -377,9 +371,7 @@ def write_bundle(prefix, names, arrays, *, slices=None, sync: bool = True) -> No
     backup = None
     try:
         entries = _write_data_file(data_tmp, keys, prepared, sync)
-        entries += [(name.encode("utf-8"), entry.SerializeToString())
-                    for name, entry in full_entries.items()]
-        _write_index_file(index_tmp, entries, sync)
+        _write_index_file(index_tmp, entries, full_entries, sync)
         backup = _link_backup(data_path, index_path)
         os.replace(data_tmp, data_path)
         try:
@@ -395,6 +387,19 @@ def write_bundle(prefix, names, arrays, *, slices=None, sync: bool = True) -> No
         os.remove(backup)
     if sync:
         fsync_dir(directory)
+
+
+def _plan_write(names, arrays, slices):
+    """Check the arguments of ``write_bundle``; returns each array's key and
+    ``(dtype enum, shape, value)``, and the entries of the sliced tensors by name."""
+    if slices is None:
+        slices = [""] * len(names)
+    elif len(slices) != len(names):
+        raise ValueError(f"write_bundle: {len(names)} names but {len(slices)} slice specs")
+    _check_names(names, arrays, sliced=any(slices))
+    prepared = [_prepare(name, array) for name, array in zip(names, arrays)]
+    keys, full_entries = _plan_keys(names, prepared, slices)
+    return keys, prepared, full_entries
 
 
 def _write_data_file(path, keys, prepared, sync):
@@ -418,9 +423,11 @@ def _write_data_file(path, keys, prepared, sync):
     return entries
 
 
-def _write_index_file(path, entries, sync):
-    """Write the index table to ``path``: the header under ``b""``, then ``entries`` by key
-    (sorted in place)."""
+def _write_index_file(path, entries, full_entries, sync):
+    """Write the index table to ``path``: the header under ``b""``, then ``entries`` and the
+    sliced tensors' ``full_entries``, by key."""
+    entries += [(name.encode("utf-8"), entry.SerializeToString())
+                for name, entry in full_entries.items()]
     header = protos.BundleHeaderProto(num_shards=1,
                                       version=protos.VersionDef(producer=_VERSION_PRODUCER))
     entries.sort()
