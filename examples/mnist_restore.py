@@ -11,22 +11,30 @@ variable with the checkpoint (``tf.train.load_variable``), the seed's
 """
 
 import argparse
+import contextlib
 import os
 
 import numpy as np
 
 import scopeflow as tf
+from scopeflow.datasets.mnist import MNISTUnavailableError
 from scopeflow.examples.tutorials.mnist import input_data
 
 parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
 parser.add_argument("--only", default="cnn", help="restore the variables whose name has this")
-parser.add_argument("--data-dir", default="MNIST_data")
+parser.add_argument("--data-dir", default=os.environ.get("SCOPEFLOW_MNIST_DIR", "MNIST_data"))
 parser.add_argument("--backup-dir", default="backup")
 parser.add_argument("--validation-size", type=int, default=5000)
 args = parser.parse_args()
 
-mnist = input_data.read_data_sets(args.data_dir, one_hot=True,
-                                  validation_size=args.validation_size)
+try:
+    mnist = input_data.read_data_sets(args.data_dir, one_hot=True,
+                                      validation_size=args.validation_size)
+except MNISTUnavailableError as e:  # no files and no network: say what to do, no traceback
+    with contextlib.suppress(OSError):  # the empty folder input_data made for the download
+        os.rmdir(args.data_dir)
+    raise SystemExit(f"{e}\nWithout MNIST, python -m scopeflow.examples.mnist_cnn trains the "
+                     "same CNN on scikit-learn's bundled digits.") from None
 from cnnmodel import cnnmodel  # noqa: E402 - examples/cnnmodel.py, beside this file
 
 sess = tf.InteractiveSession()

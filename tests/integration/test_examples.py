@@ -73,6 +73,25 @@ def test_mnist_examples_run_without_mnist_on_the_bundled_digits(script, tmp_path
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("script", ["mnist_train.py", "mnist_restore.py"])
+def test_seed_mnist_programs_without_mnist_say_what_to_do(script, tmp_path):
+    """The seed's programs read MNIST through input_data (downloading it, as TF1's did):
+    with no files and no network they print what to do, no traceback, and leave no empty
+    MNIST_data folder behind."""
+    unreachable = "http://127.0.0.1:9"  # every download fails at once, network or not
+    env = dict(os.environ, PYTHONPATH=str(ROOT), http_proxy=unreachable,
+               https_proxy=unreachable, HTTP_PROXY=unreachable, HTTPS_PROXY=unreachable)
+    env.pop("SCOPEFLOW_MNIST_DIR", None)
+    out = subprocess.run([sys.executable, str(ROOT / "examples" / script), "--steps", "2"]
+                         if script == "mnist_train.py" else
+                         [sys.executable, str(ROOT / "examples" / script)],
+                         cwd=tmp_path, capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 1
+    assert "could not be downloaded" in out.stderr and "Put the four MNIST files" in out.stderr
+    assert "Traceback" not in out.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 # ── The seeds' MNIST, word2vec and saver programs (issue 8) ──────────────────────────
 
 
