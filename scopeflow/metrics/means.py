@@ -44,12 +44,19 @@ def mean(values, weights=None, metrics_collections=None, updates_collections=Non
             weights = _broadcast_weights(math_ops.cast(weights, dtypes.float32), values)
             values = math_ops.multiply(values, weights)
             num_values = math_ops.reduce_sum(weights)
-        update_total_op = state_ops.assign_add(total, math_ops.reduce_sum(values))
-        with control_dependencies([values]):
-            update_count_op = state_ops.assign_add(count, num_values)
-        update_op = _div_value(update_total_op, update_count_op, "update_op")
-        _add(updates_collections, update_op)
-        return mean_t, update_op
+        return mean_t, _update_mean(total, count, math_ops.reduce_sum(values), values,
+                                    num_values, updates_collections)
+
+
+def _update_mean(total, count, added_total, values, added_count, updates_collections):
+    """A mean's ``update_op``: ``total += added_total`` and, once ``values`` are computed,
+    ``count += added_count``; then their ratio (added to ``updates_collections``)."""
+    update_total_op = state_ops.assign_add(total, added_total)
+    with control_dependencies([values]):
+        update_count_op = state_ops.assign_add(count, added_count)
+    update_op = _div_value(update_total_op, update_count_op, "update_op")
+    _add(updates_collections, update_op)
+    return update_op
 
 
 def accuracy(labels, predictions, weights=None, metrics_collections=None,
@@ -113,12 +120,8 @@ def mean_tensor(values, weights=None, metrics_collections=None, updates_collecti
         # The value before the update: see the module docstring (TF builds it after).
         mean_t = _div_value(total, count, "value")
         _add(metrics_collections, mean_t)
-        update_total_op = state_ops.assign_add(total, values)
-        with control_dependencies([values]):
-            update_count_op = state_ops.assign_add(count, num_values)
-        update_op = _div_value(update_total_op, update_count_op, "update_op")
-        _add(updates_collections, update_op)
-        return mean_t, update_op
+        return mean_t, _update_mean(total, count, values, values, num_values,
+                                    updates_collections)
 
 
 def percentage_below(values, threshold, weights=None, metrics_collections=None,
