@@ -227,6 +227,15 @@ def log_loss(labels, predictions, weights=1.0, epsilon=1e-7, scope=None,
         return compute_weighted_loss(losses, weights, scope, loss_collection, reduction)
 
 
+def _logits_and_labels(logits, labels):
+    """``logits`` as a tensor and ``labels`` cast to its type, of a compatible shape."""
+    logits = convert_to_tensor(logits)
+    labels = math_ops.cast(labels, logits.dtype.base_dtype)
+    if not logits.shape.is_compatible_with(labels.shape):
+        raise ValueError(f"Shapes {logits.shape} and {labels.shape} are incompatible")
+    return logits, labels
+
+
 def sigmoid_cross_entropy(multi_class_labels, logits, weights=1.0, label_smoothing=0,
                           scope=None, loss_collection=GraphKeys.LOSSES,
                           reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
@@ -238,10 +247,7 @@ def sigmoid_cross_entropy(multi_class_labels, logits, weights=1.0, label_smoothi
     _check_args(multi_class_labels, logits, ("multi_class_labels", "logits"))
     with name_scope(scope, "sigmoid_cross_entropy_loss",
                     (logits, multi_class_labels, weights)) as scope:
-        logits = convert_to_tensor(logits)
-        labels = math_ops.cast(multi_class_labels, logits.dtype.base_dtype)
-        if not logits.shape.is_compatible_with(labels.shape):
-            raise ValueError(f"Shapes {logits.shape} and {labels.shape} are incompatible")
+        logits, labels = _logits_and_labels(logits, multi_class_labels)
         if label_smoothing > 0:
             labels = math_ops.add(math_ops.multiply(labels, 1 - label_smoothing),
                                   0.5 * label_smoothing)
@@ -261,10 +267,7 @@ def softmax_cross_entropy(onehot_labels, logits, weights=1.0, label_smoothing=0,
     _check_args(onehot_labels, logits, ("onehot_labels", "logits"))
     with name_scope(scope, "softmax_cross_entropy_loss",
                     (logits, onehot_labels, weights)) as scope:
-        logits = convert_to_tensor(logits)
-        labels = math_ops.cast(onehot_labels, logits.dtype.base_dtype)
-        if not logits.shape.is_compatible_with(labels.shape):
-            raise ValueError(f"Shapes {logits.shape} and {labels.shape} are incompatible")
+        logits, labels = _logits_and_labels(logits, onehot_labels)
         if label_smoothing > 0:
             num_classes = math_ops.cast(array_ops.shape(labels)[-1], logits.dtype.base_dtype)
             smooth_negatives = math_ops.truediv(label_smoothing, num_classes)
