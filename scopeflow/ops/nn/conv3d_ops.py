@@ -10,7 +10,7 @@ Pooling reads one strided window view (``MaxPool3D``, ``AvgPool3D``) and scatter
 slab per window tap (``MaxPool3DGrad``: every element equal to its window's max takes the
 gradient, ties included, as TF's CPU kernel; ``AvgPool3DGrad``: SAME edge windows divide
 by their real element count). Padding is TF's arithmetic
-(:func:`scopeflow.ops.nn.conv_ops._out_and_pads`). As TF's CPU kernels, only NDHWC runs.
+(:func:`scopeflow.ops.nn.conv_geometry.out_and_pads`). As TF's CPU kernels, only NDHWC runs.
 """
 
 from __future__ import annotations
@@ -20,16 +20,10 @@ import numpy as np
 from scopeflow.framework import dtypes, errors
 from scopeflow.framework.dtype_groups import FLOATS
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
-from scopeflow.framework.opdef import (
-    NO_GRADIENT,
-    OpDef,
-    check_dtype,
-    from_tensors,
-    same_dtype,
-)
+from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype, from_tensors, same_dtype
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops import array_ops
-from scopeflow.ops.nn.conv_ops import _one_of, _out_and_pads, _seq, _sizes_value
+from scopeflow.ops.nn.conv_geometry import get_sequence, one_of, out_and_pads, sizes_value
 
 __all__ = ["conv3d", "conv3d_backprop_input_v2", "conv3d_backprop_filter_v2", "conv3d_transpose",
            "max_pool3d", "avg_pool3d"]
@@ -50,7 +44,7 @@ def _dims5(shape: TensorShape, what):
 
 def _geometry3(in_dhw, k_dhw, strides, dilations, padding):
     """[(out, pad before, pad after)] for the three spatial dims (None sizes stay None)."""
-    return [_out_and_pads(s, k if k is not None else 1, st, d, padding)
+    return [out_and_pads(s, k if k is not None else 1, st, d, padding)
             for s, k, st, d in zip(in_dhw, k_dhw, strides[1:4], dilations[1:4])]
 
 
@@ -197,9 +191,10 @@ def _conv3d_call_attrs(strides, padding, data_format, dilations, op_type):
         raise ValueError(f"Attr 'padding' of '{op_type}' Op passed string '{padding}' not in: "
                          '"SAME", "VALID".')
     ci = 1 if data_format == "NCDHW" else 4
-    return {"strides": _seq(strides, 3, ci, "strides"), "padding": padding,
+    return {"strides": get_sequence(strides, 3, ci, "strides"), "padding": padding,
             "data_format": data_format,
-            "dilations": _seq(dilations if dilations is not None else 1, 3, ci, "dilations")}
+            "dilations": get_sequence(dilations if dilations is not None else 1, 3, ci,
+                                      "dilations")}
 
 
 def conv3d(input, filter=None, strides=None, padding=None, data_format="NDHWC",  # noqa: A002
@@ -211,14 +206,14 @@ def conv3d(input, filter=None, strides=None, padding=None, data_format="NDHWC", 
     >>> tf.nn.conv3d(x, w, [1, 2, 2, 2, 1], "SAME").shape.as_list()
     [1, 2, 2, 2, 2]
     """
-    filter = _one_of(filter, filters, "filter", "filters")
+    filter = one_of(filter, filters, "filter", "filters")
     attrs = _conv3d_call_attrs(strides, padding, data_format, dilations, "Conv3D")
     return conv3d_op.bind(input, filter, name=name, **attrs)
 
 
 # ── Conv3DBackpropInputV2 ────────────────────────────────────────────────────────────
 def _sizes_shape5(sizes, what):
-    dims = _sizes_value(sizes)
+    dims = sizes_value(sizes)
     if dims is not None and len(dims) != 5:
         raise ValueError(f"{what} must be 5-dimensional, got {len(dims)}")
     return TensorShape(None if dims is None else [d if d is None or d >= 0 else None
@@ -284,8 +279,8 @@ def conv3d_transpose(value=None, filter=None, output_shape=None, strides=None,  
     >>> y.shape.as_list()
     [1, 4, 4, 4, 4]
     """
-    value = _one_of(value, input, "value", "input")
-    filter = _one_of(filter, filters, "filter", "filters")
+    value = one_of(value, input, "value", "input")
+    filter = one_of(filter, filters, "filter", "filters")
     with name_scope(name, "conv3d_transpose", [value, filter, output_shape]) as scope:
         attrs = _conv3d_call_attrs(strides, padding, data_format, dilations,
                                    "Conv3DBackpropInputV2")
@@ -402,8 +397,8 @@ def _pool3d_call(op_def, input, ksize, strides, padding, data_format, name):  # 
         raise ValueError(f"Attr 'padding' of '{op_def.type}' Op passed string '{padding}' not "
                          'in: "SAME", "VALID".')
     ci = 1 if data_format == "NCDHW" else 4
-    return op_def.bind(input, name=name, ksize=_seq(ksize, 3, ci, "ksize"),
-                       strides=_seq(strides, 3, ci, "strides"), padding=padding,
+    return op_def.bind(input, name=name, ksize=get_sequence(ksize, 3, ci, "ksize"),
+                       strides=get_sequence(strides, 3, ci, "strides"), padding=padding,
                        data_format=data_format)
 
 

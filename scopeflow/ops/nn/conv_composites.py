@@ -9,7 +9,8 @@ import numpy as np
 from scopeflow.framework import dtypes
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.ops import array_ops, constant_op
-from scopeflow.ops.nn.conv_ops import _conv_call_attrs, _one_of, _seq, conv2d_op, depthwise_op
+from scopeflow.ops.nn.conv_geometry import get_sequence, one_of
+from scopeflow.ops.nn.conv_ops import conv2d_op, conv_call_attrs, depthwise_op
 
 __all__ = ["conv1d", "separable_conv2d"]
 
@@ -33,7 +34,7 @@ def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu
     >>> tf.nn.conv1d(tf.ones([1, 5, 2]), tf.ones([3, 2, 4]), 1, "VALID").shape.as_list()
     [1, 3, 4]
     """
-    value = _one_of(value, input, "value", "input")
+    value = one_of(value, input, "value", "input")
     if filters is None:
         raise ValueError("'filters' must be given")
     if stride is None:
@@ -42,12 +43,12 @@ def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu
         padding = padding.upper()
     fmt, axis = _conv1d_layout(data_format)
     ci = 1 if fmt == "NCHW" else 2
-    strides = [1, *_seq(stride, 1, ci, "stride")]
-    dil = [1, *_seq(1 if dilations is None else dilations, 1, ci, "dilations")]
+    strides = [1, *get_sequence(stride, 1, ci, "stride")]
+    dil = [1, *get_sequence(1 if dilations is None else dilations, 1, ci, "dilations")]
     with name_scope(name, "conv1d", [value, filters]) as scope:
         value = array_ops.expand_dims(value, axis)
         filters = array_ops.expand_dims(filters, 0)
-        attrs = _conv_call_attrs(strides, padding, fmt, dil)
+        attrs = conv_call_attrs(strides, padding, fmt, dil)
         result = conv2d_op.bind(value, filters, name=scope,
                                 use_cudnn_on_gpu=True if use_cudnn_on_gpu is None
                                 else bool(use_cudnn_on_gpu), **attrs)
@@ -95,7 +96,7 @@ def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding
                              "between CPU and GPU implementations")
         fmt = data_format or "NHWC"
         dil = [1, 1, *rate] if fmt == "NCHW" else [1, *rate, 1]
-        attrs = _conv_call_attrs(st, padding, fmt, dil, "DepthwiseConv2dNative")
+        attrs = conv_call_attrs(st, padding, fmt, dil, "DepthwiseConv2dNative")
         depthwise = depthwise_op.bind(input, depthwise_filter, name="depthwise", **attrs)
         return conv2d_op.bind(depthwise, pointwise_filter, name=scope, use_cudnn_on_gpu=True,
-                              **_conv_call_attrs([1, 1, 1, 1], "VALID", fmt, None))
+                              **conv_call_attrs([1, 1, 1, 1], "VALID", fmt, None))

@@ -1,21 +1,16 @@
 """Convolution and bias (NHWC; NCHW where TF's CPU kernels accept it), with gradients.
 
-Padding follows TF's arithmetic: ``VALID`` keeps whole windows, ``SAME`` gives
-``ceil(in / stride)`` outputs with ``pad_total = max((out - 1) * stride + (k - 1) * dilation
-+ 1 - in, 0)`` split ``pad_total // 2`` before and the rest after, ``EXPLICIT`` takes the
-pairs given. Convolution is im2col plus one GEMM: the windows are copied once into a
-contiguous per-thread scratch matrix (never returned, so kernels stay pure functions of
-their inputs) and multiplied by the filter in its own dtype (float32 stays float32).
-The backprop ops are the TF ones (``Conv2DBackpropInput``/``Conv2DBackpropFilter``...), so
-autodiff builds the same graph as TF. As TF's CPU kernels, convolutions refuse NCHW at
-run time (``BiasAdd`` accepts it). Pooling, which shares the window geometry, is in
-:mod:`scopeflow.ops.nn.pool_ops`.
+Padding is TF's arithmetic and a convolution is im2col plus one GEMM, in the filter's own
+dtype (float32 stays float32), over per-thread scratch buffers: both are
+:mod:`scopeflow.ops.nn.conv_geometry`'s, shared with pooling
+(:mod:`scopeflow.ops.nn.pool_ops`) and the 3-D ops. Conv2D and its two backprops run on
+oneDNN where :mod:`scopeflow.native.backends` lists it and it takes the operands, else on
+NumPy. The backprop ops are the TF ones (``Conv2DBackpropInput``/``Conv2DBackpropFilter``...),
+so autodiff builds the same graph as TF. As TF's CPU kernels, convolutions refuse NCHW at
+run time (``BiasAdd`` accepts it).
 """
 
 from __future__ import annotations
-
-import math
-import threading
 
 import numpy as np
 
@@ -26,10 +21,27 @@ from scopeflow.framework.opdef import OpDef, check_dtype, from_tensors, same_dty
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.native import backends
 from scopeflow.ops import array_ops
-from scopeflow.ops.array_ops import _partial_dims
 from scopeflow.ops.math.blas import gemm as _gemm
 from scopeflow.ops.math.blas import parallel_ufunc
 from scopeflow.ops.math.blas import split_rows as _split_rows
+from scopeflow.ops.nn.conv_geometry import (
+    channel_index,
+    check_cpu_format,
+    check_strides,
+    col2im,
+    conv_filter_gemm,
+    conv_gemm,
+    dims4,
+    get_sequence,
+    nhwc_dims,
+    one_of,
+    padded_nhwc,
+    scratch_buffer,
+    shape_in_format,
+    sizes_value,
+    tap_view,
+    window_geometry,
+)
 from scopeflow.ops.nn.nn_activation_ops import _zeros_like_cached
 
 __all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "conv2d_transpose",
@@ -44,239 +56,15 @@ _DW_ATTRS = {"strides": None, "padding": None, "explicit_paddings": [], "data_fo
              "dilations": [1, 1, 1, 1]}
 
 
-# ── Geometry: TF's windowed output sizes and paddings ────────────────────────────────
-def _out_and_pads(size, k, stride, dilation, padding, explicit=(0, 0)):
-    """(output size, pad before, pad after) of one spatial dim; ``None`` sizes stay None."""
-    ek = (k - 1) * dilation + 1
-    if padding == "VALID":
-        before, after = 0, 0
-    elif padding == "EXPLICIT":
-        before, after = explicit
-    elif padding != "SAME":  # an imported NodeDef's attr (the builders check theirs)
-        raise ValueError(f"Value for attr 'padding' of \"{padding}\" is not in the list of "
-                         f"allowed values: \"SAME\", \"VALID\", \"EXPLICIT\"")
-    if size is None:
-        return None, None, None
-    if padding == "SAME":
-        out = -(-size // stride)
-        total = max((out - 1) * stride + ek - size, 0)
-        return out, total // 2, total - total // 2
-    if size + before + after < ek:
-        raise ValueError(f"Negative dimension size caused by subtracting {ek} from "
-                         f"{size + before + after}")
-    return (size + before + after - ek) // stride + 1, before, after
-
-
-def _spatial(attrs_list, data_format):
-    """The (H, W) entries of a 4-element attr list in ``data_format``."""
-    return (attrs_list[2], attrs_list[3]) if data_format == "NCHW" else \
-        (attrs_list[1], attrs_list[2])
-
-
-def _hw_axes(data_format):
-    return (2, 3, 1) if data_format == "NCHW" else (1, 2, 3)
-
-
-def _explicit_pairs(explicit_paddings, data_format):
-    if not explicit_paddings:
-        return (0, 0), (0, 0)
-    h, w, _ = _hw_axes(data_format)
-    p = list(explicit_paddings)
-    return (p[2 * h], p[2 * h + 1]), (p[2 * w], p[2 * w + 1])
-
-
-def _window_geometry(in_h, in_w, kh, kw, *, strides, padding, data_format,
-                     dilations=(1, 1, 1, 1), explicit_paddings=()):
-    """((oh, ph0, ph1), (ow, pw0, pw1)) for one op's attrs."""
-    for attr, values in (("stride", strides), ("dilation", dilations)):
-        if len(values) != 4:  # an imported NodeDef may hold anything
-            raise ValueError(f"the {attr} attribute must contain 4 values, but got: "
-                             f"{len(values)}")
-    sh, sw = _spatial(strides, data_format)
-    dh, dw = _spatial(dilations, data_format)
-    eh, ew = _explicit_pairs(explicit_paddings, data_format)
-    return (_out_and_pads(in_h, kh, sh, dh, padding, eh),
-            _out_and_pads(in_w, kw, sw, dw, padding, ew))
-
-
-def _dims4(shape: TensorShape, what):
-    dims = shape.as_tuple()
-    if dims is None:
-        return (None,) * 4
-    if len(dims) != 4:
-        raise ValueError(f"Shape must be rank 4 but is rank {len(dims)} ({what})")
-    return dims
-
-
-def _layout(dims, data_format):
-    """(N, H, W, C) from dims in ``data_format``."""
-    if data_format == "NCHW":
-        return dims[0], dims[2], dims[3], dims[1]
-    return dims
-
-
-def _in_format(n, h, w, c, data_format):
-    return TensorShape([n, c, h, w] if data_format == "NCHW" else [n, h, w, c])
-
-
-# ── Runtime checks shared by the kernels (TF's CPU kernel messages) ──────────────────
-def _check_cpu_format(op_type, data_format, kind="conv"):
-    if data_format == "NHWC":
-        return
-    if kind == "conv":
-        raise errors.UnimplementedError(
-            None, None, f"The {op_type} op currently only supports the NHWC tensor format on "
-            f"the CPU. The op was given the format: {data_format}")
-    raise errors.InvalidArgumentError(
-        None, None, f"Default {kind} only supports NHWC on device type CPU")
-
-
-def _check_strides(strides, dilations=(1, 1, 1, 1)):
-    if strides[0] != 1 or strides[3] != 1:
-        raise errors.UnimplementedError(
-            None, None, "Current implementation does not yet support strides in the batch and "
-            "depth dimensions.")
-    if dilations[0] != 1 or dilations[3] != 1:
-        raise errors.UnimplementedError(
-            None, None, "Current implementation does not yet support dilations in the batch "
-            "and depth dimensions.")
-
-
-# ── Scratch buffers and the im2col / col2im primitives ───────────────────────────────
-_SCRATCH = threading.local()
-
-
-def _scratch(role, shape, dtype):
-    """A per-thread reusable buffer (uninitialized). Kernels never return it.
-
-    Reusing one allocation per role avoids page-faulting tens of MB on every step.
-    """
-    dtype = np.dtype(dtype)
-    nbytes = math.prod(shape) * dtype.itemsize
-    bufs = getattr(_SCRATCH, "bufs", None)
-    if bufs is None:
-        bufs = _SCRATCH.bufs = {}
-    buf = bufs.get(role)
-    if buf is None or buf.nbytes < nbytes:
-        buf = bufs[role] = np.empty(max(nbytes, 1), np.uint8)
-    return buf[:nbytes].view(dtype).reshape(shape)
-
-
-def _padded(x, ph, pw, value=0, role="pad"):
-    """``x`` (NHWC) padded spatially by (before, after) pairs, into a scratch buffer."""
-    if ph == (0, 0) and pw == (0, 0):
-        return x
-    n, h, w, c = x.shape
-    out = _scratch(role, (n, h + ph[0] + ph[1], w + pw[0] + pw[1], c), x.dtype)
-    if ph[0]:
-        out[:, :ph[0]] = value
-    if ph[1]:
-        out[:, h + ph[0]:] = value
-    if pw[0]:
-        out[:, ph[0]:h + ph[0], :pw[0]] = value
-    if pw[1]:
-        out[:, ph[0]:h + ph[0], w + pw[0]:] = value
-    out[:, ph[0]:h + ph[0], pw[0]:w + pw[0]] = x
-    return out
-
-
-def _tap(xp, i, j, oh, ow, sh, sw, dh, dw):
-    """The (N, oh, ow, C) view of padded ``xp`` seen by kernel tap (i, j)."""
-    return xp[:, i * dh:i * dh + (oh - 1) * sh + 1:sh, j * dw:j * dw + (ow - 1) * sw + 1:sw]
-
-
-def _im2col(xp, kh, kw, oh, ow, sh, sw, dh, dw, role="cols"):
-    """The (N*oh*ow, kh*kw*C) window matrix of padded NHWC ``xp``: one copy, contiguous."""
-    n, _, _, c = xp.shape
-    cols = _scratch(role, (n, oh, ow, kh, kw, c), xp.dtype)
-    # NOTE: one strided copy of the whole window view: with dilation 1 each (kw, C) row of
-    # a window is contiguous in ``xp``, so NumPy copies it as one block (memcpy speed).
-    s = xp.strides
-    view = np.lib.stride_tricks.as_strided(
-        xp, (n, oh, ow, kh, kw, c), (s[0], s[1] * sh, s[2] * sw, s[1] * dh, s[2] * dw, s[3]),
-        writeable=False)
-    np.copyto(cols, view)
-    return cols.reshape(n * oh * ow, kh * kw * c)
-
-
-_CHUNK_BYTES = 1 << 20  # im2col block per GEMM call: stays in cache between copy and GEMM
-_CONV_SPLIT_FLOPS = 2e7  # the im2col copy is split too, so smaller jobs gain from 2 threads
-
-
-def _chunk_images(oh, ow, k, itemsize):
-    return max(1, _CHUNK_BYTES // max(1, oh * ow * k * itemsize))
-
-
-def _conv_gemm(xp, kh, kw, oh, ow, sh, sw, dh, dw, wmat):
-    """``im2col(xp) @ wmat`` as (N, oh, ow, CO): blocks of images, over two threads.
-
-    Each block's window matrix is built in a per-thread scratch and consumed by its GEMM
-    while still in cache; the two halves of the batch run on two threads (see blas).
-    """
-    n = xp.shape[0]
-    k, co = wmat.shape
-    out = np.empty((n, oh * ow, co), np.result_type(xp, wmat))
-    step = _chunk_images(oh, ow, k, xp.dtype.itemsize)
-
-    def task(lo, hi):
-        for s in range(lo, hi, step):
-            e = min(hi, s + step)
-            cols = _im2col(xp[s:e], kh, kw, oh, ow, sh, sw, dh, dw)
-            np.matmul(cols, wmat, out=out[s:e].reshape(-1, co))
-
-    _split_rows(task, n, 2.0 * n * oh * ow * k * co, _CONV_SPLIT_FLOPS)
-    return out.reshape(n, oh, ow, co)
-
-
-def _conv_filter_gemm(xp, kh, kw, oh, ow, sh, sw, dh, dw, dy):
-    """``im2col(xp).T @ dy`` (``dy`` as (N, oh*ow, CO)): per-block GEMMs summed per thread."""
-    n, co = dy.shape[0], dy.shape[-1]
-    k = kh * kw * xp.shape[3]
-    dtype = np.result_type(xp, dy)
-    step = _chunk_images(oh, ow, k, xp.dtype.itemsize)
-    partials = []
-
-    def task(lo, hi):
-        acc = np.zeros((k, co), dtype)
-        tmp = np.empty((k, co), dtype)
-        for s in range(lo, hi, step):
-            e = min(hi, s + step)
-            cols = _im2col(xp[s:e], kh, kw, oh, ow, sh, sw, dh, dw)
-            np.matmul(cols.T, dy[s:e].reshape(-1, co), out=tmp)
-            acc += tmp
-        partials.append(acc)
-
-    _split_rows(task, n, 2.0 * n * oh * ow * k * co, _CONV_SPLIT_FLOPS)
-    out = partials[0]
-    for p in partials[1:]:
-        out += p
-    return out
-
-
-def _col2im(dcols, padded_shape, kh, kw, oh, ow, sh, sw, dh, dw, ph, pw):
-    """Sums the (N*oh*ow, kh*kw*C) window gradients back onto the input (NHWC, unpadded)."""
-    n, hp, wp, c = padded_shape
-    dc = dcols.reshape(n, oh, ow, kh, kw, c)
-    if kh == 1 and kw == 1 and sh == 1 and sw == 1 and hp == oh and wp == ow:
-        dxp = dc.reshape(n, oh, ow, c).copy()
-    else:
-        dxp = np.zeros(padded_shape, dcols.dtype)
-        for i in range(kh):
-            for j in range(kw):
-                _tap(dxp, i, j, oh, ow, sh, sw, dh, dw)[...] += dc[:, :, :, i, j]
-    if ph == (0, 0) and pw == (0, 0):
-        return dxp
-    return np.ascontiguousarray(dxp[:, ph[0]:hp - ph[1], pw[0]:wp - pw[1]])
-
-
+# ── What the 2-D conv kernels share: checked geometry, the native path ───────────────
 def _conv_setup(op_type, in_shape, kh, kw, attrs):
     """Checks attrs; returns geometry: (oh, ph, sh, dh), (ow, pw, sw, dw)."""
     data_format = attrs["data_format"]
-    _check_cpu_format(op_type, data_format)
-    _check_strides(attrs["strides"], attrs.get("dilations", (1, 1, 1, 1)))
+    check_cpu_format(op_type, data_format)
+    check_strides(attrs["strides"], attrs.get("dilations", (1, 1, 1, 1)))
     _, h, w, _ = in_shape
     try:
-        (oh, *ph), (ow, *pw) = _window_geometry(
+        (oh, *ph), (ow, *pw) = window_geometry(
             h, w, kh, kw, strides=attrs["strides"], padding=attrs["padding"],
             data_format=data_format, dilations=attrs.get("dilations", (1, 1, 1, 1)),
             explicit_paddings=attrs.get("explicit_paddings", ()))
@@ -335,19 +123,19 @@ def _conv2d_shape(x, w, *, strides, padding, data_format, dilations, explicit_pa
         if len(values) != 4:
             raise ValueError(f"Conv2D requires the {attr} attribute to contain 4 values, but "
                              f"got: {len(values)}")
-    n, h, wd, c = _layout(_dims4(x, "input"), data_format)
-    kh, kw, ci, co = _dims4(w, "filter")
+    n, h, wd, c = nhwc_dims(dims4(x, "input"), data_format)
+    kh, kw, ci, co = dims4(w, "filter")
     if c is not None and ci is not None and c % ci:
         raise ValueError(f"Depth of input ({c}) is not a multiple of input depth of filter "
                          f"({ci})")
-    (oh, _, _), (ow, _, _) = _window_geometry(
+    (oh, _, _), (ow, _, _) = window_geometry(
         h, wd, kh or 1, kw or 1, strides=strides, padding=padding, data_format=data_format,
         dilations=dilations, explicit_paddings=explicit_paddings)
     if kh is None:
         oh = None
     if kw is None:
         ow = None
-    return _in_format(n, oh, ow, co, data_format)
+    return shape_in_format(n, oh, ow, co, data_format)
 
 
 def _conv_dtype(*dts, **attrs):
@@ -370,7 +158,7 @@ def _conv2d_kernel(x, w, **attrs):
     out = _conv2d_native(x, w, (oh, ph, sh, dh), (ow, pw, sw, dw))
     if out is not None:
         return out
-    return _conv_gemm(_padded(x, ph, pw), kh, kw, oh, ow, sh, sw, dh, dw,
+    return conv_gemm(padded_nhwc(x, ph, pw), kh, kw, oh, ow, sh, sw, dh, dw,
                       w.reshape(kh * kw * ci, co))
 
 
@@ -424,25 +212,6 @@ def _conv2d_grad(op, dy):
             conv2d_backprop_filter_op.bind(x, sw, dy, **attrs)]
 
 
-def _seq(value, n, channel_index, name):
-    """TF's ``_get_sequence``: an int or n-list of spatial values as a 4-element list."""
-    if value is None:
-        raise ValueError(f"{name} must be given")
-    if isinstance(value, int):
-        value = [value]
-    value = [int(v) for v in value]
-    if len(value) == 1:
-        value = value * n
-    if len(value) == n + 2:
-        return value
-    if len(value) != n:
-        raise ValueError(f"{name} should be of length 1, {n} or {n + 2} but was {len(value)}")
-    out = [1] * (n + 2)
-    start = 2 if channel_index == 1 else 1
-    out[start:start + n] = value
-    return out
-
-
 def _conv_padding(padding, data_format, op_type="Conv2D"):
     """(padding string, explicit_paddings list) from a string or a list of pairs."""
     if isinstance(padding, (list, tuple)):
@@ -462,19 +231,18 @@ def _conv_padding(padding, data_format, op_type="Conv2D"):
     return padding, []
 
 
-def _channel_index(data_format):
-    return 1 if data_format and data_format.startswith("NC") else 3
-
-
-def _conv_call_attrs(strides, padding, data_format, dilations, op_type="Conv2D"):
+def conv_call_attrs(strides, padding, data_format, dilations, op_type="Conv2D"):
+    """The checked attrs of a 2-D conv op from a builder's arguments (also conv1d's and
+    separable_conv2d's)."""
     data_format = data_format or "NHWC"
     if data_format not in ("NHWC", "NCHW"):
         raise ValueError(f"data_format must be 'NHWC' or 'NCHW', got {data_format!r}")
-    ci = _channel_index(data_format)
+    ci = channel_index(data_format)
     padding, explicit = _conv_padding(padding, data_format, op_type)
-    return {"strides": _seq(strides, 2, ci, "strides"), "padding": padding,
+    return {"strides": get_sequence(strides, 2, ci, "strides"), "padding": padding,
             "explicit_paddings": explicit, "data_format": data_format,
-            "dilations": _seq(dilations if dilations is not None else 1, 2, ci, "dilations")}
+            "dilations": get_sequence(dilations if dilations is not None else 1, 2, ci,
+                                      "dilations")}
 
 
 def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True,  # noqa: A002
@@ -487,35 +255,19 @@ def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True
     >>> tf.nn.conv2d(x, w, [1, 2, 2, 1], "SAME").shape.as_list()
     [1, 2, 2, 2]
     """
-    filter = _one_of(filter, filters, "filter", "filters")
-    attrs = _conv_call_attrs(strides, padding, data_format, dilations)
+    filter = one_of(filter, filters, "filter", "filters")
+    attrs = conv_call_attrs(strides, padding, data_format, dilations)
     return conv2d_op.bind(input, filter, use_cudnn_on_gpu=bool(use_cudnn_on_gpu), name=name,
                           **attrs)
 
 
-def _one_of(a, b, name_a, name_b):
-    if a is not None and b is not None:
-        raise ValueError(f"Only one of '{name_a}' and '{name_b}' may be given")
-    if a is None and b is None:
-        raise ValueError(f"'{name_a}' must be given")
-    return a if a is not None else b
-
-
-def _sizes_value(t):
-    """Partial static value of a 4-element sizes tensor (also through ShapeN outputs)."""
-    if t.op.type == "ShapeN":
-        dims = t.op.inputs[t.value_index].shape.as_tuple()
-        return list(dims) if dims is not None else None
-    return _partial_dims(t)
-
-
 # ── Conv2DBackpropInput (also conv2d_transpose) ──────────────────────────────────────
 def _conv2d_backprop_input_shape(sizes, w, dy, **attrs):
-    dims = _sizes_value(sizes)
+    dims = sizes_value(sizes)
     if dims is not None and len(dims) != 4:
         raise ValueError(f"input_sizes must be 4-dimensional, got {len(dims)}")
-    _, _, ci, co = _dims4(w.shape, "filter")
-    c_dy = _layout(_dims4(dy.shape, "out_backprop"), attrs["data_format"])[3]
+    _, _, ci, co = dims4(w.shape, "filter")
+    c_dy = nhwc_dims(dims4(dy.shape, "out_backprop"), attrs["data_format"])[3]
     if co is not None and c_dy is not None and co != c_dy:
         raise ValueError(f"Dimensions must be equal, but are {c_dy} and {co}")
     return TensorShape(None if dims is None else [d if d is None or d >= 0 else None
@@ -557,12 +309,12 @@ def _conv2d_backprop_input_kernel(sizes, w, dy, **attrs):
         # Stride 1: a correlation of the padded dy with the flipped, transposed filter,
         # i.e. one more im2col + GEMM (no scatter-add).
         w_t = np.ascontiguousarray(w[::-1, ::-1].transpose(0, 1, 3, 2)).reshape(-1, ci)
-        return _conv_gemm(_padded(dy, (top, bottom), (left, right)), kh, kw, h, wd, 1, 1,
+        return conv_gemm(padded_nhwc(dy, (top, bottom), (left, right)), kh, kw, h, wd, 1, 1,
                           dh, dw, w_t)
     padded = (n, h + ph[0] + ph[1], wd + pw[0] + pw[1], c)
-    dcols = _scratch("dcols", (n * oh * ow, kh * kw * ci), dy.dtype)
+    dcols = scratch_buffer("dcols", (n * oh * ow, kh * kw * ci), dy.dtype)
     _gemm(dy.reshape(-1, co), w.reshape(kh * kw * ci, co).T, out=dcols)
-    return _col2im(dcols, padded, kh, kw, oh, ow, sh, sw, dh, dw, ph, pw)
+    return col2im(dcols, padded, kh, kw, oh, ow, sh, sw, dh, dw, ph, pw)
 
 
 @conv2d_backprop_input_op.def_grad
@@ -578,8 +330,8 @@ def conv2d_backprop_input(input_sizes, filter=None, out_backprop=None, strides=N
                           padding=None, use_cudnn_on_gpu=True, data_format="NHWC",
                           dilations=(1, 1, 1, 1), name=None, filters=None) -> Tensor:
     """The gradient of ``conv2d`` with respect to its input, of shape ``input_sizes``."""
-    filter = _one_of(filter, filters, "filter", "filters")
-    attrs = _conv_call_attrs(strides, padding, data_format, dilations, "Conv2DBackpropInput")
+    filter = one_of(filter, filters, "filter", "filters")
+    attrs = conv_call_attrs(strides, padding, data_format, dilations, "Conv2DBackpropInput")
     return conv2d_backprop_input_op.bind(input_sizes, filter, out_backprop, name=name,
                                          use_cudnn_on_gpu=bool(use_cudnn_on_gpu), **attrs)
 
@@ -594,17 +346,17 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None,  
     >>> y.shape.as_list()
     [1, 8, 8, 5]
     """
-    value = _one_of(value, input, "value", "input")
-    filter = _one_of(filter, filters, "filter", "filters")
+    value = one_of(value, input, "value", "input")
+    filter = one_of(filter, filters, "filter", "filters")
     with name_scope(name, "conv2d_transpose", [value, filter, output_shape]) as scope:
-        attrs = _conv_call_attrs(strides, padding, data_format, dilations,
+        attrs = conv_call_attrs(strides, padding, data_format, dilations,
                                  "Conv2DBackpropInput")
         filter = convert_to_tensor(filter, name="filter")
         if not isinstance(output_shape, Tensor):
             shape_list = list(output_shape)
             if len(shape_list) != 4:
                 raise ValueError(f"output_shape must have shape (4,), got ({len(shape_list)},)")
-            out_c = shape_list[_channel_index(attrs["data_format"])]
+            out_c = shape_list[channel_index(attrs["data_format"])]
             fc = filter.shape.as_tuple()
             if fc is not None and isinstance(out_c, int) and fc[2] is not None \
                     and out_c != fc[2]:
@@ -615,7 +367,7 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None,  
 
 # ── Conv2DBackpropFilter ─────────────────────────────────────────────────────────────
 def _conv2d_backprop_filter_shape(x, sizes, dy, **attrs):
-    dims = _sizes_value(sizes)
+    dims = sizes_value(sizes)
     if dims is not None and len(dims) != 4:
         raise ValueError(f"filter_sizes must be 4-dimensional, got {len(dims)}")
     return TensorShape(None if dims is None else [d if d is None or d >= 0 else None
@@ -657,7 +409,7 @@ def _conv2d_backprop_filter_kernel(x, sizes, dy, **attrs):
             for part in rest:
                 out += part
             return out
-    return _conv_filter_gemm(_padded(x, ph, pw), kh, kw, oh, ow, sh, sw, dh, dw,
+    return conv_filter_gemm(padded_nhwc(x, ph, pw), kh, kw, oh, ow, sh, sw, dh, dw,
                              dy.reshape(dy.shape[0], -1, co)).reshape(kh, kw, ci, co)
 
 
@@ -674,7 +426,7 @@ def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding, 
                            use_cudnn_on_gpu=True, data_format="NHWC", dilations=(1, 1, 1, 1),
                            name=None) -> Tensor:
     """The gradient of ``conv2d`` with respect to its filter, of shape ``filter_sizes``."""
-    attrs = _conv_call_attrs(strides, padding, data_format, dilations, "Conv2DBackpropFilter")
+    attrs = conv_call_attrs(strides, padding, data_format, dilations, "Conv2DBackpropFilter")
     return conv2d_backprop_filter_op.bind(input, filter_sizes, out_backprop, name=name,
                                           use_cudnn_on_gpu=bool(use_cudnn_on_gpu), **attrs)
 
@@ -682,17 +434,17 @@ def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding, 
 # ── DepthwiseConv2dNative (+ backprops) ──────────────────────────────────────────────
 def _depthwise_shape(x, w, **attrs):
     data_format = attrs["data_format"]
-    n, h, wd, c = _layout(_dims4(x, "input"), data_format)
-    kh, kw, ci, m = _dims4(w, "filter")
+    n, h, wd, c = nhwc_dims(dims4(x, "input"), data_format)
+    kh, kw, ci, m = dims4(w, "filter")
     if c is not None and ci is not None and c != ci:
         raise ValueError(f"Dimensions must be equal, but are {c} and {ci}")
     c = c if c is not None else ci
-    (oh, _, _), (ow, _, _) = _window_geometry(
+    (oh, _, _), (ow, _, _) = window_geometry(
         h, wd, kh or 1, kw or 1, strides=attrs["strides"], padding=attrs["padding"],
         data_format=data_format, dilations=attrs["dilations"],
         explicit_paddings=attrs["explicit_paddings"])
     oc = None if c is None or m is None else c * m
-    return _in_format(n, oh if kh is not None else None, ow if kw is not None else None, oc,
+    return shape_in_format(n, oh if kh is not None else None, ow if kw is not None else None, oc,
                       data_format)
 
 
@@ -705,11 +457,11 @@ def _depthwise_kernel(x, w, **attrs):
     kh, kw, c, m = w.shape
     (oh, ph, sh, dh), (ow, pw, sw, dw) = _conv_setup("DepthwiseConv2dNative", x.shape, kh, kw,
                                                      attrs)
-    xp = _padded(x, ph, pw)
+    xp = padded_nhwc(x, ph, pw)
     out = np.zeros((x.shape[0], oh, ow, c, m), np.result_type(x, w))
     for i in range(kh):
         for j in range(kw):
-            out += _tap(xp, i, j, oh, ow, sh, sw, dh, dw)[..., None] * w[i, j]
+            out += tap_view(xp, i, j, oh, ow, sh, sw, dh, dw)[..., None] * w[i, j]
     return out.reshape(x.shape[0], oh, ow, c * m)
 
 
@@ -724,7 +476,7 @@ def _depthwise_grad(op, dy):
 def depthwise_conv2d_native(input, filter, strides, padding, data_format="NHWC",  # noqa: A002
                             dilations=(1, 1, 1, 1), name=None) -> Tensor:
     """Per-channel convolution: ``[kh, kw, C, M]`` filter gives ``C * M`` output channels."""
-    attrs = _conv_call_attrs(strides, padding, data_format, dilations,
+    attrs = conv_call_attrs(strides, padding, data_format, dilations,
                              "DepthwiseConv2dNative")
     return depthwise_op.bind(input, filter, name=name, **attrs)
 
@@ -742,7 +494,7 @@ def depthwise_conv2d(input, filter, strides, padding, rate=None, name=None,  # n
     """
     rate = rate if rate is not None else dilations
     with name_scope(name, "depthwise", [input, filter]) as scope:
-        attrs = _conv_call_attrs(strides, padding, data_format, rate, "DepthwiseConv2dNative")
+        attrs = conv_call_attrs(strides, padding, data_format, rate, "DepthwiseConv2dNative")
         return depthwise_op.bind(input, filter, name=scope, **attrs)
 
 
@@ -768,7 +520,7 @@ def _depthwise_backprop_input_kernel(sizes, w, dy, **attrs):
     dy5 = dy.reshape(n, oh, ow, c, m)
     for i in range(kh):
         for j in range(kw):
-            _tap(dxp, i, j, oh, ow, sh, sw, dh, dw)[...] += np.einsum("nhwcm,cm->nhwc", dy5,
+            tap_view(dxp, i, j, oh, ow, sh, sw, dh, dw)[...] += np.einsum("nhwcm,cm->nhwc", dy5,
                                                                       w[i, j])
     return np.ascontiguousarray(dxp[:, ph[0]:ph[0] + h, pw[0]:pw[0] + wd])
 
@@ -786,7 +538,7 @@ def depthwise_conv2d_native_backprop_input(input_sizes, filter, out_backprop, st
                                            padding, data_format="NHWC",
                                            dilations=(1, 1, 1, 1), name=None) -> Tensor:
     """The gradient of ``depthwise_conv2d_native`` with respect to its input."""
-    attrs = _conv_call_attrs(strides, padding, data_format, dilations,
+    attrs = conv_call_attrs(strides, padding, data_format, dilations,
                              "DepthwiseConv2dNativeBackpropInput")
     return depthwise_backprop_input_op.bind(input_sizes, filter, out_backprop, name=name,
                                             **attrs)
@@ -804,13 +556,13 @@ def _depthwise_backprop_filter_kernel(x, sizes, dy, **attrs):
     (oh, ph, sh, dh), (ow, pw, sw, dw) = _conv_setup("DepthwiseConv2dNativeBackpropFilter",
                                                      x.shape, kh, kw, attrs)
     _check_out_backprop("DepthwiseConv2dNativeBackpropFilter", dy, oh, ow, x.shape, (kh, kw))
-    xp = _padded(x, ph, pw)
+    xp = padded_nhwc(x, ph, pw)
     n = x.shape[0]
     dy3 = dy.reshape(n * oh * ow, c, m)
     dw_ = np.empty((kh, kw, c, m), np.result_type(x, dy))
     for i in range(kh):
         for j in range(kw):
-            tap = _tap(xp, i, j, oh, ow, sh, sw, dh, dw).reshape(n * oh * ow, c)
+            tap = tap_view(xp, i, j, oh, ow, sh, sw, dh, dw).reshape(n * oh * ow, c)
             dw_[i, j] = np.einsum("pc,pcm->cm", tap, dy3)
     return dw_
 
@@ -828,7 +580,7 @@ def depthwise_conv2d_native_backprop_filter(input, filter_sizes, out_backprop,  
                                             strides, padding, data_format="NHWC",
                                             dilations=(1, 1, 1, 1), name=None) -> Tensor:
     """The gradient of ``depthwise_conv2d_native`` with respect to its filter."""
-    attrs = _conv_call_attrs(strides, padding, data_format, dilations,
+    attrs = conv_call_attrs(strides, padding, data_format, dilations,
                              "DepthwiseConv2dNativeBackpropFilter")
     return depthwise_backprop_filter_op.bind(input, filter_sizes, out_backprop, name=name,
                                              **attrs)

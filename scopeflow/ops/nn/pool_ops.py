@@ -1,7 +1,7 @@
 """Pooling (NHWC; TF's CPU kernels refuse NCHW at run time), with gradients.
 
 ``MaxPool``/``MaxPoolGrad`` and ``AvgPool``/``AvgPoolGrad`` share the window geometry and
-padding arithmetic of the convolutions (:mod:`scopeflow.ops.nn.conv_ops`). Max pooling
+padding arithmetic of the convolutions (:mod:`scopeflow.ops.nn.conv_geometry`). Max pooling
 follows TF's CPU kernels bit for bit, NaN and -inf included: the forward starts from the
 dtype's lowest value and skips NaN; the gradient goes to each window's first maximum in
 scan order. SAME average pooling averages over each window's real (unpadded) elements
@@ -16,31 +16,25 @@ import numpy as np
 from scopeflow.framework import errors
 from scopeflow.framework.dtype_groups import FLOATS, REAL
 from scopeflow.framework.graph import Tensor
-from scopeflow.framework.opdef import (
-    NO_GRADIENT,
-    OpDef,
-    check_dtype,
-    from_tensors,
-    same_dtype,
-)
+from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype, from_tensors, same_dtype
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.native import backends
 from scopeflow.ops import array_ops
 from scopeflow.ops.array_ops import _partial_dims
 from scopeflow.ops.math.blas import PARALLEL_ELEMENTWISE_FLOPS
 from scopeflow.ops.math.blas import split_rows as _split_rows
-from scopeflow.ops.nn.conv_ops import (
-    _channel_index,
-    _check_cpu_format,
-    _dims4,
-    _in_format,
-    _layout,
-    _one_of,
-    _padded,
-    _seq,
-    _spatial,
-    _tap,
-    _window_geometry,
+from scopeflow.ops.nn.conv_geometry import (
+    channel_index,
+    check_cpu_format,
+    dims4,
+    get_sequence,
+    nhwc_dims,
+    one_of,
+    padded_nhwc,
+    shape_in_format,
+    spatial,
+    tap_view,
+    window_geometry,
 )
 
 __all__ = ["max_pool", "max_pool2d", "avg_pool", "avg_pool2d"]
@@ -50,16 +44,16 @@ _POOL_ATTRS = {"ksize": None, "strides": None, "padding": None, "data_format": "
 
 # ── Pooling: shared geometry ─────────────────────────────────────────────────────────
 def _pool_shape(x, *, ksize, strides, padding, data_format):
-    n, h, w, c = _layout(_dims4(x, "input"), data_format)
-    kh, kw = _spatial(ksize, data_format)
-    (oh, _, _), (ow, _, _) = _window_geometry(h, w, kh, kw, strides=strides, padding=padding,
+    n, h, w, c = nhwc_dims(dims4(x, "input"), data_format)
+    kh, kw = spatial(ksize, data_format)
+    (oh, _, _), (ow, _, _) = window_geometry(h, w, kh, kw, strides=strides, padding=padding,
                                               data_format=data_format)
-    return _in_format(n, oh, ow, c, data_format)
+    return shape_in_format(n, oh, ow, c, data_format)
 
 
 def _pool_setup(op_type, kind, in_shape, attrs):
     data_format = attrs["data_format"]
-    _check_cpu_format(op_type, data_format, kind)
+    check_cpu_format(op_type, data_format, kind)
     ksize, strides = attrs["ksize"], attrs["strides"]
     if ksize[0] != 1 or strides[0] != 1:
         raise errors.UnimplementedError(None, None,
@@ -69,7 +63,7 @@ def _pool_setup(op_type, kind, in_shape, attrs):
                                         "Depthwise pooling is not supported by this kernel.")
     kh, kw = ksize[1:3]
     sh, sw = strides[1:3]
-    (oh, *ph), (ow, *pw) = _window_geometry(in_shape[1], in_shape[2], kh, kw, strides=strides,
+    (oh, *ph), (ow, *pw) = window_geometry(in_shape[1], in_shape[2], kh, kw, strides=strides,
                                             padding=attrs["padding"], data_format="NHWC")
     return kh, kw, (oh, tuple(ph), sh), (ow, tuple(pw), sw)
 
@@ -77,14 +71,14 @@ def _pool_setup(op_type, kind, in_shape, attrs):
 def _bind_pool(op_def, value, input, ksize, strides, padding, data_format, name):  # noqa: A002
     """The public pooling functions' op: ``value`` (or TF2's ``input``) pooled by
     ``op_def`` with checked attrs."""
-    value = _one_of(value, input, "value", "input")
+    value = one_of(value, input, "value", "input")
     data_format = data_format or "NHWC"
     if padding not in ("SAME", "VALID"):
         raise ValueError(f"Attr 'padding' of '{op_def.type}' Op passed string '{padding}' not "
                          'in: "SAME", "VALID".')
-    ci = _channel_index(data_format)
-    return op_def.bind(value, name=name, ksize=_seq(ksize, 2, ci, "ksize"),
-                       strides=_seq(strides, 2, ci, "strides"), padding=padding,
+    ci = channel_index(data_format)
+    return op_def.bind(value, name=name, ksize=get_sequence(ksize, 2, ci, "ksize"),
+                       strides=get_sequence(strides, 2, ci, "strides"), padding=padding,
                        data_format=data_format)
 
 
@@ -130,8 +124,8 @@ def _max_pool_kernel(x, **attrs):
     if _is_2x2_tiling(x, kh, kw, oh, ow, ph, pw, sh, sw):
         return _max_pool_2x2(x, oh, ow)
     out = np.full((x.shape[0], oh, ow, x.shape[3]), _lowest(x.dtype), x.dtype)
-    xp = _padded(x, ph, pw, _lowest(x.dtype))  # padding never beats the start value
-    return _pool_max_into(out, (_tap(xp, k // kw, k % kw, oh, ow, sh, sw, 1, 1)
+    xp = padded_nhwc(x, ph, pw, _lowest(x.dtype))  # padding never beats the start value
+    return _pool_max_into(out, (tap_view(xp, k // kw, k % kw, oh, ow, sh, sw, 1, 1)
                                 for k in range(kh * kw)))
 
 
@@ -229,18 +223,18 @@ def _max_pool_grad_windows(x, dy, kh, kw, rows_geometry, cols_geometry):
     """MaxPoolGrad for any windows: ``dy`` added into zeros at each window's argmax."""
     (oh, ph, sh), (ow, pw, sw) = rows_geometry, cols_geometry
     n, h, w, _ = x.shape
-    xp = _padded(x, ph, pw, _lowest(x.dtype))
+    xp = padded_nhwc(x, ph, pw, _lowest(x.dtype))
     # Tap k of a window is real (not padding) where these hold, per output position.
     rows = np.arange(oh) * sh - ph[0]
     cols = np.arange(ow) * sw - pw[0]
-    best = _tap(xp, 0, 0, oh, ow, sh, sw, 1, 1).copy()
+    best = tap_view(xp, 0, 0, oh, ow, sh, sw, 1, 1).copy()
     seen = ((rows >= 0)[:, None] & (cols >= 0)[None, :])[None, :, :, None]
     arg = np.zeros(best.shape, np.int32)
     for k in range(1, kh * kw):
         i, j = divmod(k, kw)
         real = (((rows + i >= 0) & (rows + i < h))[:, None]
                 & ((cols + j >= 0) & (cols + j < w))[None, :])[None, :, :, None]
-        tap = _tap(xp, i, j, oh, ow, sh, sw, 1, 1)
+        tap = tap_view(xp, i, j, oh, ow, sh, sw, 1, 1)
         # TF's argmax: a window's first real input, then any strictly greater one (NaN
         # never is; a NaN first input keeps the place).
         better = ((tap > best) | ~seen) & real
@@ -251,7 +245,7 @@ def _max_pool_grad_windows(x, dy, kh, kw, rows_geometry, cols_geometry):
     # Last tap first: an input shared by overlapping windows then takes its windows' dy in
     # the order of the outputs, as TF's kernel adds them (the roundings match).
     for k in reversed(range(kh * kw)):
-        _tap(dxp, k // kw, k % kw, oh, ow, sh, sw, 1, 1)[...] += np.where(arg == k, dy, 0)
+        tap_view(dxp, k // kw, k % kw, oh, ow, sh, sw, 1, 1)[...] += np.where(arg == k, dy, 0)
     return np.ascontiguousarray(dxp[:, ph[0]:ph[0] + h, pw[0]:pw[0] + w])
 
 
@@ -319,10 +313,10 @@ avg_pool_op = OpDef("AvgPool", shape=_pool_shape, dtype=_avg_pool_dtype,
 @avg_pool_op.def_kernel
 def _avg_pool_kernel(x, **attrs):
     kh, kw, (oh, ph, sh), (ow, pw, sw) = _pool_setup("AvgPool", "AvgPoolingOp", x.shape, attrs)
-    xp = _padded(x, ph, pw, 0)
-    out = _tap(xp, 0, 0, oh, ow, sh, sw, 1, 1).copy()
+    xp = padded_nhwc(x, ph, pw, 0)
+    out = tap_view(xp, 0, 0, oh, ow, sh, sw, 1, 1).copy()
     for k in range(1, kh * kw):
-        out += _tap(xp, k // kw, k % kw, oh, ow, sh, sw, 1, 1)
+        out += tap_view(xp, k // kw, k % kw, oh, ow, sh, sw, 1, 1)
     out /= _avg_counts(x.shape[1], x.shape[2], kh, kw, oh, ph, sh, ow, pw, sw, x.dtype)
     return out
 
@@ -373,7 +367,7 @@ def _avg_pool_grad_kernel(sizes, dy, **attrs):
     g = dy / _avg_counts(h, w, kh, kw, oh, ph, sh, ow, pw, sw, dy.dtype)
     dxp = np.zeros((n, h + ph[0] + ph[1], w + pw[0] + pw[1], c), dy.dtype)
     for k in range(kh * kw):
-        _tap(dxp, k // kw, k % kw, oh, ow, sh, sw, 1, 1)[...] += g
+        tap_view(dxp, k // kw, k % kw, oh, ow, sh, sw, 1, 1)[...] += g
     return np.ascontiguousarray(dxp[:, ph[0]:ph[0] + h, pw[0]:pw[0] + w])
 
 

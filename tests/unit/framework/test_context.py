@@ -51,8 +51,8 @@ def test_each_graph_keeps_its_own_scopes_when_the_default_changes():
 
 def test_only_the_context_keeps_thread_local_state():
     """Kernels may keep scratch buffers per thread; nothing else keeps ambient state."""
-    # conv_ops: im2col scratch buffers; native/onednn.py: oneDNN streams and memory objects
-    allowed = {"framework/context.py", "ops/nn/conv_ops.py", "native/onednn.py"}
+    # conv_geometry: im2col scratch buffers; native/onednn.py: oneDNN streams and memory objects
+    allowed = {"framework/context.py", "ops/nn/conv_geometry.py", "native/onednn.py"}
     users = {str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py")
              if re.search(r"threading\.local\b", p.read_text())}
     assert users <= allowed, users - allowed
