@@ -134,6 +134,14 @@ def _assign_update(ctx, ref, value, ufunc):
     return var
 
 
+def _bind_assign_update(op, method, ref, value, use_locking, name):
+    """``op`` on a ref tensor; a ``Variable``'s own ``method`` (``assign_add``...) otherwise."""
+    if not isinstance(ref, Tensor):
+        return getattr(ref, method)(value, use_locking=use_locking, name=name)
+    return _ref_output(op.bind(ref, value, use_locking=bool(use_locking),
+                               name=name or op.type), ref)
+
+
 # ── AssignAdd ────────────────────────────────────────────────────────────────────────
 def _assign_add_kernel(ctx, ref, value, *, use_locking):
     return _assign_update(ctx, ref, value, np.add)
@@ -146,10 +154,7 @@ assign_add_op = OpDef("AssignAdd", shape=_assign_update_shape, dtype=_assign_dty
 
 def assign_add(ref, value, use_locking=None, name=None):
     """Adds ``value`` to the variable in place; returns the ref."""
-    if not isinstance(ref, Tensor):
-        return ref.assign_add(value, use_locking=use_locking, name=name)
-    return _ref_output(assign_add_op.bind(ref, value, use_locking=bool(use_locking),
-                                          name=name or "AssignAdd"), ref)
+    return _bind_assign_update(assign_add_op, "assign_add", ref, value, use_locking, name)
 
 
 # ── AssignSub ────────────────────────────────────────────────────────────────────────
@@ -164,10 +169,7 @@ assign_sub_op = OpDef("AssignSub", shape=_assign_update_shape, dtype=_assign_dty
 
 def assign_sub(ref, value, use_locking=None, name=None):
     """Subtracts ``value`` from the variable in place; returns the ref."""
-    if not isinstance(ref, Tensor):
-        return ref.assign_sub(value, use_locking=use_locking, name=name)
-    return _ref_output(assign_sub_op.bind(ref, value, use_locking=bool(use_locking),
-                                          name=name or "AssignSub"), ref)
+    return _bind_assign_update(assign_sub_op, "assign_sub", ref, value, use_locking, name)
 
 
 # ── IsVariableInitialized ────────────────────────────────────────────────────────────
