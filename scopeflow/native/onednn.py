@@ -421,55 +421,71 @@ class OneDNN:
         if key[0] == "max_pool":
             return self._make_pool_plan(key)
         kind, (n, h, w, c), (kh, kw, co), (oh, ow), strides, dilations, pad_l, pad_r, bias = key
-        lib, ref = self._lib, ctypes.byref
-        src_dims, src_strides = _nhwc_md_strides(n, h, w, c)
-        dst_dims, dst_strides = _nhwc_md_strides(n, oh, ow, co)
+        src = self._md(*_nhwc_md_strides(n, h, w, c))
+        dst = self._md(*_nhwc_md_strides(n, oh, ow, co))
         w_dims, w_strides = _hwio_md_strides(kh, kw, c, co)
-        src = self._md(src_dims, src_strides)
-        dst = self._md(dst_dims, dst_strides)
         wany = self._md(w_dims)
         whwio = self._md(w_dims, w_strides)
         geo = (_Dims(*strides), _Dims(*(d - 1 for d in dilations)), _Dims(*pad_l),
                _Dims(*pad_r))
         # The bias broadcasts over N, H and W (logical order N, C, H, W).
         bias_md = self._md((1, co, 1, 1), (co, 1, 1, 1)) if bias else None
-        attr = self._make_attr(bias_md) if bias else self._attr
-        fwd = _p()
-        status = lib.dnnl_convolution_forward_primitive_desc_create(
-            ref(fwd), self._engine, _FORWARD_TRAINING, _CONV_DIRECT, src, wany, None, dst,
-            *geo, attr)
-        if status == 3:  # unimplemented: no kernel at all for this case
+        pds = self._conv_pds(kind, src, wany, dst, geo, bias_md)
+        plan = pds and self._new_plan(key, pds[1])
+        if plan is None:
             return None
-        self._check(status, "convolution_forward_primitive_desc_create")
-        pd = fwd
-        if kind == "bwd_data":
-            pd = _p()
-            self._check(lib.dnnl_convolution_backward_data_primitive_desc_create(
-                ref(pd), self._engine, _CONV_DIRECT, src, wany, dst, *geo, fwd, self._attr),
-                "convolution_backward_data_primitive_desc_create")
-        elif kind == "bwd_weights":
-            pd = _p()
-            self._check(lib.dnnl_convolution_backward_weights_primitive_desc_create(
-                ref(pd), self._engine, _CONV_DIRECT, src, wany, None, dst, *geo, fwd,
-                self._attr), "convolution_backward_weights_primitive_desc_create")
-        plan = _Plan()
-        plan.key = key
-        plan.impl = self._impl(pd)
-        if plan.impl.startswith("ref"):
-            # oneDNN's reference loops are far slower than our im2col GEMM.
-            return None
+        fwd, pd = pds
         warg = _ARG_DIFF_WEIGHTS if kind == "bwd_weights" else _ARG_WEIGHTS
         # The descriptors the plan keeps are the pd's own (valid while the pd lives; the
         # pd is kept alive with the plan); ours are the plain NHWC/HWIO ones.
         chosen = self._arg_md(pd, warg)
-        plan.weights_bytes = lib.dnnl_memory_desc_get_size(chosen)
+        plan.weights_bytes = self._lib.dnnl_memory_desc_get_size(chosen)
         if kind == "bwd_weights":
             plan.reorder, plan.reorder_pd = self._reorder(chosen, whwio)
         else:
             plan.reorder, plan.reorder_pd = self._reorder(whwio, chosen)
-        plan.scratch_bytes = lib.dnnl_memory_desc_get_size(self._arg_md(pd, _ARG_SCRATCHPAD))
-        plan.mds = {"src": src, "dst": dst, "hwio": whwio, "chosen": chosen, "pd": pd,
-                    "fwd": fwd, "wany": wany, "bias": bias_md}
+        return self._finish_plan(plan, pd, {"src": src, "dst": dst, "hwio": whwio,
+                                            "chosen": chosen, "pd": pd, "fwd": fwd,
+                                            "wany": wany, "bias": bias_md})
+
+    def _conv_pds(self, kind, src, wany, dst, geo, bias_md):
+        """(forward pd, pass ``kind``'s pd), or None when oneDNN has no kernel at all.
+
+        The backward passes need the forward pd as their hint, so it is made for each.
+        """
+        lib, ref = self._lib, ctypes.byref
+        attr = self._make_attr(bias_md) if bias_md is not None else self._attr
+        fwd = _p()
+        status = lib.dnnl_convolution_forward_primitive_desc_create(
+            ref(fwd), self._engine, _FORWARD_TRAINING, _CONV_DIRECT, src, wany, None, dst,
+            *geo, attr)
+        if status == 3:  # unimplemented
+            return None
+        self._check(status, "convolution_forward_primitive_desc_create")
+        if kind == "fwd":
+            return fwd, fwd
+        pd = _p()
+        if kind == "bwd_data":
+            self._check(lib.dnnl_convolution_backward_data_primitive_desc_create(
+                ref(pd), self._engine, _CONV_DIRECT, src, wany, dst, *geo, fwd, self._attr),
+                "convolution_backward_data_primitive_desc_create")
+        else:
+            self._check(lib.dnnl_convolution_backward_weights_primitive_desc_create(
+                ref(pd), self._engine, _CONV_DIRECT, src, wany, None, dst, *geo, fwd,
+                self._attr), "convolution_backward_weights_primitive_desc_create")
+        return fwd, pd
+
+    def _new_plan(self, key, pd):
+        """A plan for ``pd``'s implementation, or None for oneDNN's reference loops (far
+        slower than our im2col GEMM)."""
+        plan = _Plan()
+        plan.key, plan.impl = key, self._impl(pd)
+        return None if plan.impl.startswith("ref") else plan
+
+    def _finish_plan(self, plan, pd, mds):
+        plan.scratch_bytes = self._lib.dnnl_memory_desc_get_size(
+            self._arg_md(pd, _ARG_SCRATCHPAD))
+        plan.mds = mds
         plan.prim = self._primitive(pd)
         return plan
 
@@ -485,17 +501,12 @@ class OneDNN:
         if status == 3:
             return None
         self._check(status, "pooling_forward_primitive_desc_create")
-        plan = _Plan()
-        plan.key, plan.impl = key, self._impl(pd)
-        if plan.impl.startswith("ref"):
+        plan = self._new_plan(key, pd)
+        if plan is None:
             return None
         plan.reorder = plan.reorder_pd = None
         plan.weights_bytes = 0
-        plan.scratch_bytes = self._lib.dnnl_memory_desc_get_size(
-            self._arg_md(pd, _ARG_SCRATCHPAD))
-        plan.mds = {"src": src, "dst": dst, "pd": pd}
-        plan.prim = self._primitive(pd)
-        return plan
+        return self._finish_plan(plan, pd, {"src": src, "dst": dst, "pd": pd})
 
     @staticmethod
     def _key(kind, x_shape, kh, kw, co, out_hw, strides, dilations, pads, bias=False):
