@@ -1,25 +1,27 @@
 """User functions of ``tf.data`` transformations (``map``, ``filter``, ``flat_map``...),
 traced once into the graph, as TF traces them into functions, and called per element.
 
-A function is built in its own ``ControlFlowContext`` on ``LoopVar`` placeholders (one per
-component of the input element): its ops are graph ops (under the transformation's name
-scope) that only its sub-plan runs. Outside tensors it uses are captures: their values are
-taken when the iterator is initialized (as TF captures them) and fed to every call. Calling
-it is one call of its compiled sub-plan (``runtime.subplan``): no ``Session.run`` per
-element, and variables read inside see their values at that call.
+A function is traced into its own ``FuncGraph`` (kind ``DATA_FUNCTION``) on ``LoopVar``
+placeholders (one per component of the input element): its ops are graph ops (under the
+transformation's name scope) that only its sub-plan runs. Outside tensors it uses are
+captures: their values are taken when the iterator is initialized (as TF captures them) and
+fed to every call. Calling it is one call of the function compiled for the session
+(``state.function``): no ``Session.run`` per element.
 """
 
 from __future__ import annotations
 
 from scopeflow.data import structure as st
-from scopeflow.framework.control_flow_context import ControlFlowContext
+from scopeflow.framework.func_graph import FuncGraph, FunctionKind
 from scopeflow.framework.graph import convert_to_tensor, get_default_graph, name_scope
 from scopeflow.framework.sparse_tensor import SparseTensor
 from scopeflow.ops import array_ops
-from scopeflow.ops.control_flow.while_ops import loop_var_op
-from scopeflow.runtime.subplan import get_subplan, run_subplan
+from scopeflow.ops.control_flow.while_ops import loop_var
 
 __all__ = ["TracedFunction"]
+
+# The entry of a function returning a Dataset that computes the values that dataset needs.
+_DATASET = "dataset"
 
 
 class TracedFunction:
@@ -33,11 +35,11 @@ class TracedFunction:
     def __init__(self, fn, input_structure, name, allow_dataset=False, unpack_args=True):
         graph = get_default_graph()
         # Nested in the function being traced, if any (flat_map's dataset maps again).
-        self.context = ctx = ControlFlowContext("function", parent=graph._state().cf_context,
-                                                name=name)
+        self.context = ctx = FuncGraph(FunctionKind.DATA_FUNCTION,
+                                       parent=graph._state().cf_context, name=name)
         with name_scope(name), ctx.entered(graph):
-            self.args = [loop_var_op.bind(dtype=s.dtype, shape=s.shape, name=f"args_{i}")
-                         for i, s in enumerate(st.specs(input_structure))]
+            self.args = ctx.inputs = [loop_var(s.dtype, s.shape, name=f"args_{i}")
+                                      for i, s in enumerate(st.specs(input_structure))]
             packed = st.pack(input_structure, self.args)
             if unpack_args and isinstance(packed, tuple) and not hasattr(packed, "_fields"):
                 result = fn(*packed)
@@ -47,6 +49,10 @@ class TracedFunction:
             if allow_dataset and hasattr(result, "_structure"):
                 self.results = []
                 self.output_structure = None
+                # What the returned dataset needs of this function (its values computed
+                # here, fetched per call; outside values come from the caller's env).
+                ctx.aux_outputs[_DATASET] = [t for t in result._captures()
+                                             if t._op._cf_context is ctx]
             else:
                 if isinstance(result, list):
                     result = tuple(result)  # as TF: a list result is a tuple of components
@@ -57,36 +63,27 @@ class TracedFunction:
                 flat = [convert_to_tensor(x) for x in st.flatten(result)]
                 flat = [t if t._op._cf_context is ctx else array_ops.identity(t)
                         for t in flat]
-                self.results = flat
+                self.results = ctx.outputs = flat
                 self.output_structure = st.pack(result, [st.spec_of(t) for t in flat]) \
                     if st.is_sequence(result) else st.spec_of(flat[0])
         self.captures = list(ctx.captures)
 
-    def plan(self, state):
-        ctx = self.context
-        return get_subplan(state, (ctx, "fn"),
-                           lambda: (self.results, self.args + self.captures, ctx))
-
     def caller(self, state, env):
         """A function ``call(flat_args) -> flat_results`` bound to a session and the
         captured values ``env``."""
-        plan = self.plan(state)
+        fn = state.function(self.context)
         captured = [env[t] for t in self.captures]
 
         def call(flat_args):
-            return run_subplan(plan, state, list(flat_args) + captured)
+            return fn(list(flat_args) + captured)
         return call
 
     def dataset_caller(self, state, env):
         """For a function returning a Dataset (``flat_map``, ``interleave``): a function
         ``call(flat_args) -> python iterator`` over that dataset for those arguments."""
         dataset = self.output
-        ctx = self.context
-        # What the returned dataset needs: values computed in this function (fetched from
-        # its sub-plan per call) and outside values (already in ``env``).
-        inside = [t for t in dataset._captures() if t._op._cf_context is ctx]
-        inner_plan = get_subplan(state, (ctx, "dataset"),
-                                 lambda: (inside, self.args + self.captures, ctx))
+        inside = self.context.aux_outputs[_DATASET]
+        inner = state.function(self.context, _DATASET)
         captured = [env[t] for t in self.captures]
 
         def call(flat_args):
@@ -95,7 +92,6 @@ class TracedFunction:
             inner_env = {k: v for k, v in env.items()
                          if not (isinstance(k, tuple) and k[0] == "shuffle_pass")}
             if inside:
-                inner_env.update(zip(inside, run_subplan(inner_plan, state,
-                                                         list(flat_args) + captured)))
+                inner_env.update(zip(inside, inner(list(flat_args) + captured)))
             return dataset._make_iterator(state, inner_env)
         return call

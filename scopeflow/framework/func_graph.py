@@ -1,34 +1,45 @@
-"""Control-flow contexts: which ops belong to a branch of ``tf.cond`` or a ``tf.while_loop``
-body, and which outside values each of them uses.
+"""Traced functions (TF's ``FuncGraph``): the ops a Python function built into the graph
+for one construct, the outside values they use, and what each call feeds and returns.
 
-scopeflow represents control flow functionally: a cond or a loop is one op (``If``-like,
-``While``-like) that holds the sub-graphs of its branches or body, and its kernel runs them
-as compiled sub-plans (``scopeflow.runtime.subplan``) inside a Python ``if``/``while``. The
-sub-graphs' ops live in the ordinary graph, under the ``cond/`` and ``while/`` name scopes
-TF1 puts them in (so names, ``get_operation_by_name`` and TensorBoard look as in TF1); each
-is tagged with the ``ControlFlowContext`` it was built in. The main plan never runs a tagged
-op; only the op that owns its context does.
+scopeflow represents control flow functionally: a ``tf.cond``, ``tf.while_loop`` (and so
+``map_fn``/``scan``) or a ``tf.data`` transformation is one op, or one iterator, that holds
+the traced functions of its branches, body or user function and calls them. A function's
+ops live in the ordinary graph, under the name scopes TF1 puts them in (``cond/``,
+``while/``, ``MapDataset/``: so names, ``get_operation_by_name`` and TensorBoard look as in
+TF1); each is tagged with the ``FuncGraph`` it was built in (``op._cf_context``). The main
+plan never runs a tagged op; only the op or iterator that owns its function does.
 
-A context collects what its sub-plan is fed:
+A function collects what each call is fed, in this order:
 
-- **captures**: tensors from enclosing contexts (the main graph included) that its ops use;
+- **inputs**: placeholders (``LoopVar``) for the values the caller passes (loop variables, a
+  ``tf.data`` function's arguments; none for a cond branch);
+- **captures**: tensors from enclosing functions (the main graph included) that its ops use;
   they become inputs of the owning op (TF1's ``Enter``/``Switch`` of an outside tensor);
-- **recorded** values (gradient contexts only): intermediates of the *forward* context this
-  gradient differentiates, which the forward op keeps for it in its trace output (TF1's
-  gradient stacks);
-- **external controls**: control inputs on ops outside, moved onto the owning op.
+- **recorded** values (gradient functions only): intermediates of the *forward* function
+  this gradient differentiates, which the forward op keeps for it in its trace output
+  (TF1's gradient stacks);
 
-Variables are not captured: a sub-plan looks them up itself (so reads inside a loop see
-writes made in it, as in TF1).
+and returns its ``outputs`` followed by the values it records for a gradient, or, asked for
+a named entry, ``aux_outputs[entry]`` (a loop's condition). External controls (control
+inputs on ops outside) are moved onto the owning op.
+
+Variables are not captured by branches and loop bodies: their sub-plan looks them up itself
+(so reads inside a loop see writes made in it, as in TF1); a ``tf.data`` function captures
+them by value, as TF does.
+
+Running a function is the runtime's: a kernel asks its session state for the compiled call,
+``run.state.function(fn, entry=None) -> call(values) -> outputs`` (``runtime/subplan.py``,
+compiled once per session), so nothing that builds graphs imports the layer that runs them.
 """
 
 from __future__ import annotations
 
 import contextlib
+import enum
 
 from scopeflow.framework.registry import VARIABLE_OP_TYPES
 
-__all__ = ["ControlFlowContext", "is_inside", "cf_context_of"]
+__all__ = ["FuncGraph", "FunctionKind", "is_inside", "cf_context_of"]
 
 # Op types a sub-plan runs itself when an outside one is used (no capture): variables,
 # whose buffers it looks up where it reads them. Everything else, constants included, is a
@@ -36,13 +47,41 @@ __all__ = ["ControlFlowContext", "is_inside", "cf_context_of"]
 _SHARED_OP_TYPES = VARIABLE_OP_TYPES
 
 
+class FunctionKind(enum.Enum):
+    """What a traced function is for, and how errors name it.
+
+    Each kind has ``tag`` (a short name, for ``repr``), ``what`` (how run-time errors name
+    the place of an op inside it: "it is inside a tf.cond branch") and ``where`` (the words
+    of TF1's graph-building errors: "because 'x' is in a while loop"). A gradient function
+    is named as the construct it differentiates, as TF1 names it.
+    """
+
+    COND_BRANCH = ("cond", "a tf.cond branch", "tf.cond branch")
+    COND_GRAD = ("cond_grad", "a tf.cond branch", "tf.cond branch")
+    WHILE_LOOP = ("while", "a tf.while_loop body", "while loop")
+    WHILE_GRAD = ("while_grad", "a tf.while_loop body", "while loop")
+    DATA_FUNCTION = ("function", "a tf.data function", "tf.data function")
+
+    def __init__(self, tag: str, what: str, where: str):
+        self.tag = tag
+        self.what = what
+        self.where = where
+
+    @property
+    def shares_variables(self) -> bool:
+        """Whether its ops read outside variables where they run (branches, loop bodies),
+        rather than capturing their values (a ``tf.data`` function, at initialization)."""
+        return self is not FunctionKind.DATA_FUNCTION
+
+
 def cf_context_of(tensor_or_op):
+    """The ``FuncGraph`` an op (or a tensor's op) was built in; None: the main graph."""
     op = getattr(tensor_or_op, "_op", tensor_or_op)
     return op._cf_context
 
 
 def is_inside(inner, outer) -> bool:
-    """Whether context ``inner`` is ``outer`` or nested in it (``None`` is the main graph)."""
+    """Whether function ``inner`` is ``outer`` or nested in it (``None`` is the main graph)."""
     while inner is not None:
         if inner is outer:
             return True
@@ -50,34 +89,36 @@ def is_inside(inner, outer) -> bool:
     return outer is None
 
 
-class ControlFlowContext:
-    """The ops of one cond branch, loop condition, loop body, or gradient of one of those.
+class FuncGraph:
+    """The ops of one cond branch, loop (condition and body), ``tf.data`` function, or
+    gradient of a branch or body.
 
     Args:
-      kind: ``"cond"``, ``"while_cond"``, ``"while_body"``, ``"cond_grad"`` or
-        ``"while_grad"`` (for messages).
-      parent: the context the owning op is created in (None: the main graph).
-      forward: for a gradient context, the forward context whose intermediates it reads.
+      kind: a ``FunctionKind``.
+      parent: the function the owning op is created in (None: the main graph).
+      forward: for a gradient function, the forward function whose intermediates it reads.
+      name: the construct's name scope, for messages.
     """
 
-    def __init__(self, kind, parent=None, forward=None, name=""):
+    def __init__(self, kind: FunctionKind, parent=None, forward=None, name=""):
         self.kind = kind
-        # A tf.data function captures variables by value when its iterator is initialized,
-        # as TF does; a branch or loop body reads them where it runs.
-        self._shared_types = frozenset() if kind == "function" else _SHARED_OP_TYPES
+        self._shared_types = _SHARED_OP_TYPES if kind.shares_variables else frozenset()
         self.parent = parent
         self.forward = forward
         self.name = name
         self.ops: list = []
+        self.inputs: list = []        # placeholders a call feeds first
+        self.outputs: list = []       # what a call returns (then the recorded values)
+        self.aux_outputs: dict = {}   # entry -> other results a call may ask for instead
         self.captures: dict = {}      # outside tensor -> None (ordered)
         self.recorded_from_forward: dict = {}  # forward tensor -> None (ordered)
-        self.recorded: list = []      # (forward contexts) tensors kept for gradients
+        self.recorded: list = []      # (forward functions) tensors kept for gradients
         self._recorded_index: dict = {}
         self.external_controls: list = []
 
     # -- building ------------------------------------------------------------------------
     def _add_op(self, op):
-        """Called by the graph for each op created while this context is current."""
+        """Called by the graph for each op created while this function is current."""
         self.ops.append(op)
         for t in op._inputs:
             self.provide(t, op)
@@ -88,7 +129,7 @@ class ControlFlowContext:
                         self.external_controls.append(c)
 
     def provide(self, t, consumer=None):
-        """Makes the value of ``t`` (made elsewhere) available to this context's ops."""
+        """Makes the value of ``t`` (made elsewhere) available to this function's ops."""
         tctx = t._op._cf_context
         if tctx is self or t in self.captures or t in self.recorded_from_forward:
             return
@@ -113,7 +154,7 @@ class ControlFlowContext:
 
     @contextlib.contextmanager
     def entered(self, graph):
-        """Builds ops in this context. As in TF1, the control dependencies around the
+        """Builds ops in this function. As in TF1, the control dependencies around the
         construct do not reach the ops inside it (they apply to the owning op)."""
         state = graph._state()
         saved = state.cf_context, state.control_stack
@@ -124,7 +165,7 @@ class ControlFlowContext:
             state.cf_context, state.control_stack = saved
 
     def record(self, t):
-        """Keeps ``t`` (an op of this context) in each run's trace, for a gradient."""
+        """Keeps ``t`` (an op of this function) in each run's trace, for a gradient."""
         if t not in self._recorded_index:
             self._recorded_index[t] = len(self.recorded)
             self.recorded.append(t)
@@ -132,10 +173,18 @@ class ControlFlowContext:
     def recorded_index(self, t) -> int:
         return self._recorded_index[t]
 
+    # -- calling -------------------------------------------------------------------------
+    def feeds(self) -> list:
+        """The tensors a call is fed, in the order the caller passes their values."""
+        return self.inputs + list(self.captures) + list(self.recorded_from_forward)
+
+    def fetches(self, entry=None) -> list:
+        """The tensors a call returns: the outputs and the recorded values, or the
+        results named ``entry``."""
+        return self.outputs + self.recorded if entry is None else self.aux_outputs[entry]
+
     def describe(self) -> str:
-        if self.kind.startswith("while"):
-            return f"while loop ('{self.name}')"
-        return f"tf.cond branch ('{self.name}')"
+        return f"{self.kind.where} ('{self.name}')"
 
     def __repr__(self):
-        return f"<ControlFlowContext {self.kind} {self.name!r}>"
+        return f"<FuncGraph {self.kind.tag} {self.name!r}>"

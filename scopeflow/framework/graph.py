@@ -241,7 +241,7 @@ class Operation:
         self._site = site
         self._outputs: tuple[Tensor, ...] = ()
         self._control_outputs: list[Operation] = []
-        # The tf.cond branch or while_loop body the op belongs to (control_flow_context).
+        # The traced function (func_graph.FuncGraph: a cond branch, loop body...) it is in.
         self._cf_context = None
         # The registered gradient name from gradient_override_map active at creation.
         self._grad_override = graph._gradient_override_map.get(op_def.type) \

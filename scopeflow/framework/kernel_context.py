@@ -16,7 +16,14 @@ class UninitializedVariable(Exception):
 
 
 class OpRunContext:
-    """What a stateful kernel sees: the session's state and the op being run."""
+    """What a stateful kernel sees: the session's state and the op being run.
+
+    ``state`` is the runtime's ``SessionState``: besides the values kernels keep in it
+    (variables, random streams, resources), ``state.function(fn, entry=None)`` gives a traced
+    function (``func_graph.FuncGraph``) compiled for the session, ``call(values) ->
+    outputs``: how a control-flow kernel runs its branches or body without importing the
+    runtime.
+    """
 
     __slots__ = ("state", "op", "key")
 

@@ -26,6 +26,7 @@ from scopeflow.runtime import passes as plan_passes
 from scopeflow.runtime.kernel_errors import kernel_error
 from scopeflow.runtime.placement import place
 from scopeflow.runtime.plan import UninitializedVariable, compile_plan
+from scopeflow.runtime.subplan import function_caller
 
 __all__ = ["Session", "InteractiveSession", "get_default_session", "SessionState"]
 
@@ -45,7 +46,7 @@ class SessionState:
         # Restored stream positions (train.training_state) of random ops that have not run
         # in this session yet: taken when the op's stream is made.
         self.pending_rngs: dict[str, tuple[int, int]] = {}
-        # Compiled sub-plans of cond branches and loop bodies (runtime.subplan), and the
+        # Compiled sub-plans of traced functions (runtime.subplan), and the
         # plan passes they are compiled with (the session's).
         self.subplans: dict = {}
         self.passes = passes
@@ -54,6 +55,10 @@ class SessionState:
         # The deadline (time.monotonic) of each thread's run in progress that has one
         # (RunOptions.timeout_in_ms), by thread id, for kernels that block (queue ops).
         self.deadlines: dict[int, float] = {}
+
+    # Traced functions (cond branches, loop bodies, tf.data functions) compiled for this
+    # session: the kernels that own them call them through here, not by importing runtime.
+    function = function_caller
 
 
 # ── Fetch structures ─────────────────────────────────────────────────────────────────

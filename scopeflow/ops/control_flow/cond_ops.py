@@ -1,23 +1,24 @@
 """``tf.cond`` and ``tf.case``: one ``If`` op that runs only the branch its predicate picks.
 
-The branches are built once, each in its own ``ControlFlowContext`` under the ``cond/`` name
+The branches are traced once, each into its own ``FuncGraph`` under the ``cond/`` name
 scope (their ops are in the graph, named as TF1 names them: ``cond/add``, outputs
-``cond/Merge``); the ``If`` op's kernel evaluates the predicate and calls the taken branch's
-compiled sub-plan, so an untaken branch's ops, side effects included, never run.
+``cond/Merge``); the ``If`` op's kernel evaluates the predicate and calls the taken branch,
+compiled for the session (``run.state.function``), so an untaken branch's ops, side effects
+included, never run.
 
 Gradients: ``If``'s gradient is another ``If`` on the same predicate whose branches are the
-gradients of the forward branches. The values of the forward branch that those need are
-kept by the forward op in its last output, a *trace* (TF1 reads them through its
-``Switch``es); the gradient op reads the trace.
+gradients of the forward branches (built by ``autodiff/control_flow_grad.py``, which
+differentiates each branch with ``tf.gradients``' walk; ``create_if`` builds the op). The
+values of the forward branch that those need are kept by the forward op in its last output,
+a *trace* (TF1 reads them through its ``Switch``es); the gradient op reads the trace.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from scopeflow.autodiff.gradients import densify, differentiable, gradients_in_context
 from scopeflow.framework import dtypes, errors
-from scopeflow.framework.control_flow_context import ControlFlowContext
+from scopeflow.framework.func_graph import FuncGraph, FunctionKind
 from scopeflow.framework.graph import (
     Operation,
     control_dependencies,
@@ -33,10 +34,9 @@ from scopeflow.ops.constant_op import constant
 from scopeflow.ops.control_flow.tensor_array_ops import TensorArray
 from scopeflow.ops.logging.logging_ops import Assert
 from scopeflow.ops.math_ops import cast, reduce_sum
-from scopeflow.runtime.subplan import get_subplan, run_subplan
 
 __all__ = ["cond", "case", "Cond", "most_specific_compatible_shape", "branch_value",
-           "as_flow_structure", "from_flow_structure"]
+           "as_flow_structure", "from_flow_structure", "create_if"]
 
 
 class Trace:
@@ -76,8 +76,9 @@ def from_flow_structure(structure, flat):
 
 
 def branch_value(x, context, what):
-    """One result of a branch or body as a tensor of ``context`` (TF1's rule: an ``Operation``
-    becomes a boolean that depends on it; an outside tensor passes through an ``Identity``)."""
+    """One result of a branch or body as a tensor of ``context`` (a ``FuncGraph``; TF1's rule:
+    an ``Operation`` becomes a boolean that depends on it; an outside tensor passes through an
+    ``Identity``)."""
     if isinstance(x, Operation):
         with control_dependencies([x]):
             return constant(True, name="Op")
@@ -93,22 +94,12 @@ def branch_value(x, context, what):
 
 # ── The If op ────────────────────────────────────────────────────────────────────────
 class _Branch:
-    """One branch: its context, its result tensors, and how the op feeds it."""
+    """One branch: its function (``fn.outputs``: its results), and how the op feeds it."""
 
-    def __init__(self, context, outputs):
-        self.context = context
-        self.outputs = outputs
+    def __init__(self, fn):
+        self.fn = fn
         self.capture_index: list = []   # positions of its captures among the op's inputs
         self.trace_feeds: list = []     # its recorded-from-forward tensors, in feed order
-
-    def plan(self, state):
-        ctx = self.context
-        return get_subplan(state, (ctx, len(ctx.recorded)), self._build)
-
-    def _build(self):
-        ctx = self.context
-        feeds = list(ctx.captures) + self.trace_feeds
-        return self.outputs + ctx.recorded, feeds, ctx
 
 
 class CondSpec:
@@ -123,20 +114,20 @@ class CondSpec:
         """Works out each branch's feeds, given the op's captured inputs (after ``pred``)."""
         index = {t: i for i, t in enumerate(captures)}
         for b in self.branches:
-            b.capture_index = [index[t] for t in b.context.captures]
-            b.trace_feeds = list(b.context.recorded_from_forward)
+            b.capture_index = [index[t] for t in b.fn.captures]
+            b.trace_feeds = list(b.fn.recorded_from_forward)
 
 
 def _if_shape(pred, *captured, spec, reads_trace):
     shapes = []
     false, true = spec.branches
-    for f, t in zip(false.outputs, true.outputs):
+    for f, t in zip(false.fn.outputs, true.fn.outputs):
         shapes.append(most_specific_compatible_shape(t.shape, f.shape))
     return shapes + [TensorShape([])]
 
 
 def _if_dtype(pred, *captured, spec, reads_trace):
-    return [t.dtype.base_dtype for t in spec.branches[1].outputs] + [dtypes.variant]
+    return [t.dtype.base_dtype for t in spec.branches[1].fn.outputs] + [dtypes.variant]
 
 
 def _if_kernel(run, pred, *inputs, spec, reads_trace):
@@ -154,9 +145,9 @@ def _if_kernel(run, pred, *inputs, spec, reads_trace):
     branch = spec.branches[b]
     values = [inputs[i] for i in branch.capture_index]
     if reads_trace:
-        forward = spec.forward_spec.branches[b].context
+        forward = spec.forward_spec.branches[b].fn
         values += [trace.values[forward.recorded_index(t)] for t in branch.trace_feeds]
-    out = run_subplan(branch.plan(state), state, values)
+    out = state.function(branch.fn)(values)
     n = spec.n_out
     result = Trace(b, out[n:])
     if n == 0:
@@ -204,14 +195,15 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         parent = graph._state().cf_context
         results, branches = [], []
         for what, fn in (("false_fn", false_fn), ("true_fn", true_fn)):
-            ctx = ControlFlowContext("cond", parent=parent, name=scope.rstrip("/"))
-            with ctx.entered(graph):
+            branch = FuncGraph(FunctionKind.COND_BRANCH, parent=parent, name=scope.rstrip("/"))
+            with branch.entered(graph):
                 result = fn()
                 if result is None:
                     raise ValueError(f"'{what}' must have a return value.")
-                flat = [branch_value(x, ctx, f"'{what}'") for x in as_flow_structure(result)]
+                branch.outputs = [branch_value(x, branch, f"'{what}'")
+                                  for x in as_flow_structure(result)]
             results.append(result)
-            branches.append(_Branch(ctx, flat))
+            branches.append(branch)
         false_result, true_result = results
         try:
             assert_same_structure(true_result, false_result)
@@ -224,7 +216,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
                 "Outputs of 'true_fn' and 'false_fn' must have the same type(s). Received "
                 f"{', '.join(d.name for d in t_types)} from 'true_fn' and "
                 f"{', '.join(d.name for d in f_types)} from 'false_fn'.")
-        outs = _create_if(graph, pred, branches, len(t_types), scope)
+        outs = create_if(graph, pred, branches, len(t_types))
         merged = [array_ops.identity(t, name="Merge") for t in outs]
     result = from_flow_structure(true_result, merged)
     if not strict and isinstance(result, (list, tuple)) and len(result) == 1 and \
@@ -233,68 +225,26 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
     return result
 
 
-def _create_if(graph, pred, branches, n_out, scope, forward=None):
+def create_if(graph, pred, branches, n_out, forward=None):
+    """The ``If`` op running ``branches`` (``[false, true]`` ``FuncGraph``s with ``n_out``
+    outputs each) on ``pred``; with ``forward`` (a forward ``If`` op), the gradient ``If``
+    that reads that op's trace. Returns the op's first ``n_out`` outputs."""
     captures = []
     seen = set()
-    for b in branches:
-        for t in b.context.captures:
+    for fn in branches:
+        for t in fn.captures:
             if t not in seen:
                 seen.add(t)
                 captures.append(t)
-    spec = CondSpec(branches, n_out, forward_spec=forward.get_attr("spec")
-                    if forward is not None else None)
+    spec = CondSpec([_Branch(fn) for fn in branches], n_out,
+                    forward_spec=forward.get_attr("spec") if forward is not None else None)
     spec.bind(captures)
     inputs = [pred] + captures + ([forward.outputs[-1]] if forward is not None else [])
-    controls = [c for b in branches for c in b.context.external_controls]
+    controls = [c for fn in branches for c in fn.external_controls]
     with graph.control_dependencies(controls):
         op = if_op.create(inputs, {"spec": spec, "reads_trace": forward is not None},
                           name="Cond")
     return list(op.outputs[:n_out])
-
-
-# ── the gradient ─────────────────────────────────────────────────────────────────────
-@if_op.def_grad
-def _if_grad(op, *dys):
-    spec = op.get_attr("spec")
-    if op.get_attr("reads_trace"):
-        raise LookupError(f"No gradient defined for operation '{op.name}' (op type: If): "
-                          "scopeflow does not differentiate the gradient of a tf.cond again")
-    dys = list(dys[:spec.n_out])
-    captured = list(op.inputs[1:])
-    graph = op.graph
-    parent = graph._state().cf_context
-    grads_per_branch = []
-    grad_branches = []
-    for branch in spec.branches:
-        ctx = ControlFlowContext("cond_grad", parent=parent, forward=branch.context,
-                                 name=op.name + "_grad")
-        with ctx.entered(graph):
-            ys, gys = [], []
-            for out, dy in zip(branch.outputs, dys):
-                if dy is not None and differentiable(out):
-                    ys.append(out)
-                    gys.append(dy)
-            xs = [t for t in captured if t in branch.context.captures and differentiable(t)]
-            grads = gradients_in_context(ys, xs, gys) if ys and xs else [None] * len(xs)
-        grads_per_branch.append(dict(zip(xs, grads)))
-        grad_branches.append(ctx)
-    need = [t for t in captured
-            if any(g.get(t) is not None for g in grads_per_branch)]
-    if not need:
-        return [None] * len(op.inputs)
-    branches = []
-    for ctx, grads in zip(grad_branches, grads_per_branch):
-        with ctx.entered(graph):
-            outs = []
-            for t in need:
-                g = grads.get(t)
-                g = array_ops.zeros_like(t) if g is None else densify(g)
-                outs.append(branch_value(g, ctx, "the gradient of a branch"))
-        branches.append(_Branch(ctx, outs))
-    outs = _create_if(graph, op.inputs[0], branches, len(need), op.name + "_grad/",
-                      forward=op)
-    by_tensor = dict(zip(need, outs))
-    return [None] + [by_tensor.get(t) for t in captured]
 
 
 # ── tf.case ──────────────────────────────────────────────────────────────────────────

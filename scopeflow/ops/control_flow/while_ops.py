@@ -1,24 +1,25 @@
 """``tf.while_loop``: one ``WhileLoop`` op whose kernel is a Python ``while`` around the
-compiled sub-plans of the loop's condition and body.
+loop's condition and body, compiled for the session (``run.state.function``).
 
-The condition and body are built once, in one ``ControlFlowContext`` under the ``while/``
-name scope, on ``LoopVar`` tensors named as TF1 names the body's inputs (``while/Identity``,
-``while/Identity_1``...); the results are ``while/Exit``, ``while/Exit_1``... Loop variables
+The condition and body are traced once, into one ``FuncGraph`` under the ``while/`` name
+scope, on ``LoopVar`` tensors named as TF1 names the body's inputs (``while/Identity``,
+``while/Identity_1``...): the function's outputs are the body's results, its ``"cond"``
+entry the condition; the op's results are ``while/Exit``, ``while/Exit_1``... Loop variables
 may be nested structures of tensors and ``TensorArray``s.
 
 Gradients: the forward op keeps, per iteration, the body's values its gradient needs (its
 trace output, TF1's gradient stacks); ``WhileLoopGrad`` runs the body's gradient once per
 forward iteration, last to first, carrying the loop variables' gradients and summing the
-gradients of the outside values the body used.
+gradients of the outside values the body used. The rule that builds it differentiates the
+body with ``tf.gradients``' walk, so it is registered from ``autodiff/control_flow_grad.py``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from scopeflow.autodiff.gradients import densify, differentiable, gradients_in_context
 from scopeflow.framework import dtypes
-from scopeflow.framework.control_flow_context import ControlFlowContext
+from scopeflow.framework.func_graph import FuncGraph, FunctionKind
 from scopeflow.framework.graph import convert_to_tensor, name_scope
 from scopeflow.framework.nest import assert_same_structure, flatten, is_sequence
 from scopeflow.framework.opdef import NO_GRADIENT, OpDef
@@ -31,9 +32,12 @@ from scopeflow.ops.control_flow.cond_ops import (
     from_flow_structure,
 )
 from scopeflow.ops.control_flow.tensor_array_ops import add_flow_lists
-from scopeflow.runtime.subplan import get_subplan, run_subplan
 
-__all__ = ["while_loop", "WhileLoop"]
+__all__ = ["while_loop", "WhileLoop", "WhileGradSpec", "while_grad_op", "loop_var",
+           "none_flow"]
+
+# The loop function's entry that returns the condition (its outputs are the body's).
+COND_ENTRY = "cond"
 
 
 # ── LoopVar: a value the loop's kernel feeds each iteration ──────────────────────────
@@ -42,32 +46,24 @@ loop_var_op = OpDef("LoopVar", shape=lambda *, dtype, shape: shape,
                     grad=None)
 
 
-def _loop_var(dtype, shape):
-    return loop_var_op.bind(dtype=dtype, shape=shape, name="Identity")
+def loop_var(dtype, shape, name="Identity"):
+    """A value a traced function is fed on each call (a loop variable, an argument)."""
+    return loop_var_op.bind(dtype=dtype, shape=shape, name=name)
 
 
 # ── WhileLoop ────────────────────────────────────────────────────────────────────────
 class WhileSpec:
-    """A loop's context, its loop-variable tensors inside, and the results of cond/body."""
+    """A loop's function: its loop-variable tensors inside (``fn.inputs``), the condition
+    (``fn.aux_outputs["cond"]``) and the body's results (``fn.outputs``)."""
 
-    def __init__(self, context, loop_vars, cond_out, body_outs, n_captures, has_max,
-                 back_prop):
-        self.context = context
-        self.loop_vars = loop_vars
-        self.cond_out = cond_out
-        self.body_outs = body_outs
+    def __init__(self, fn, n_captures, has_max, back_prop):
+        self.fn = fn
+        self.loop_vars = fn.inputs
+        self.cond_out = fn.aux_outputs[COND_ENTRY][0]
+        self.body_outs = fn.outputs
         self.n_captures = n_captures
         self.has_max = has_max
         self.back_prop = back_prop
-
-    def plans(self, state):
-        ctx = self.context
-        feeds = self.loop_vars + list(ctx.captures)
-        cond_plan = get_subplan(state, (ctx, "cond"),
-                                lambda: ([self.cond_out], feeds, ctx))
-        body_plan = get_subplan(state, (ctx, len(ctx.recorded)),
-                                lambda: (self.body_outs + ctx.recorded, feeds, ctx))
-        return cond_plan, body_plan
 
 
 def _while_shape(*shapes, spec):
@@ -88,15 +84,16 @@ def _while_kernel(run, *inputs, spec):
         limit = int(rest[0])
         rest = rest[1:]
     captures = list(rest)
-    cond_plan, body_plan = spec.plans(state)
-    recording = bool(spec.context.recorded)
+    fn = spec.fn
+    cond, body = state.function(fn, COND_ENTRY), state.function(fn)
+    recording = bool(fn.recorded)
     records = []
     i = 0
     while limit is None or i < limit:
-        (go,) = run_subplan(cond_plan, state, values + captures)
+        (go,) = cond(values + captures)
         if not go:
             break
-        out = run_subplan(body_plan, state, values + captures)
+        out = body(values + captures)
         values = list(out[:n])
         if recording:
             records.append(out[n:])
@@ -149,10 +146,10 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                 raise ValueError("maximum_iterations must be a scalar, saw shape: "
                                  f"{maximum_iterations.shape}")
         graph = init[0].graph
-        ctx = ControlFlowContext("while", parent=graph._state().cf_context,
-                                 name=scope.rstrip("/"))
-        with ctx.entered(graph):
-            loop_vars_in = [_loop_var(t.dtype.base_dtype, shape)
+        loop_fn = FuncGraph(FunctionKind.WHILE_LOOP, parent=graph._state().cf_context,
+                            name=scope.rstrip("/"))
+        with loop_fn.entered(graph):
+            loop_vars_in = [loop_var(t.dtype.base_dtype, shape)
                             for t, shape in zip(init, invariants)]
             inside = from_flow_structure(structure, loop_vars_in)
             c = cond(*inside)
@@ -177,11 +174,13 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                 assert_same_structure(list(structure), list(result))
             except ValueError as e:
                 raise ValueError(str(e)) from None
-            outs = [branch_value(x, ctx, "'body'") for x in as_flow_structure(result)]
+            outs = [branch_value(x, loop_fn, "'body'") for x in as_flow_structure(result)]
         _check_body_results(init, outs, invariants)
-        spec = WhileSpec(ctx, loop_vars_in, c, outs, len(ctx.captures), has_max, back_prop)
-        inputs = init + ([maximum_iterations] if has_max else []) + list(ctx.captures)
-        with graph.control_dependencies(ctx.external_controls):
+        loop_fn.inputs, loop_fn.outputs = loop_vars_in, outs
+        loop_fn.aux_outputs[COND_ENTRY] = [c]
+        spec = WhileSpec(loop_fn, len(loop_fn.captures), has_max, back_prop)
+        inputs = init + ([maximum_iterations] if has_max else []) + list(loop_fn.captures)
+        with graph.control_dependencies(loop_fn.external_controls):
             op = while_op.create(inputs, {"spec": spec}, name="Loop")
         exits = [array_ops.identity(t, name="Exit") for t in op.outputs[:-1]]
     packed = from_flow_structure(structure, exits)
@@ -248,20 +247,17 @@ def _tf_shape(shape) -> str:
 
 # ── the gradient ─────────────────────────────────────────────────────────────────────
 class WhileGradSpec:
-    def __init__(self, forward, context, dvars_in, given, var_grads, cap_grads, n_caps_in):
-        self.forward = forward            # the forward WhileSpec
-        self.context = context
-        self.dvars_in = dvars_in          # LoopVars: the loop variables' gradients
-        self.given = given                # which of them the op receives (else None)
-        self.var_grads = var_grads        # their values one iteration earlier
-        self.cap_grads = cap_grads        # gradients of the captures, per iteration
-        self.n_caps_in = n_caps_in
+    """A ``WhileLoopGrad`` op's function, ``fn``: fed the loop variables' gradients
+    (``fn.inputs``), it returns their values one iteration earlier (``var_grads``) and the
+    gradients of the captures in that iteration (``cap_grads``)."""
 
-    def plan(self, state):
-        ctx = self.context
-        feeds = self.dvars_in + list(ctx.captures) + list(ctx.recorded_from_forward)
-        return get_subplan(state, (ctx, "grad"),
-                           lambda: (self.var_grads + self.cap_grads, feeds, ctx))
+    def __init__(self, forward, fn, given, var_grads, cap_grads):
+        self.forward = forward            # the forward WhileSpec
+        self.fn = fn
+        self.given = given                # which loop variables' gradients the op receives
+        self.var_grads = var_grads
+        self.cap_grads = cap_grads
+        fn.outputs = var_grads + cap_grads
 
 
 def _while_grad_shape(*shapes, spec):
@@ -284,21 +280,21 @@ def _accumulate(total, g):
 
 
 def _while_grad_kernel(run, *inputs, spec):
-    state = run.state
     trace = inputs[-1]
     n_given = sum(spec.given)
     given = iter(inputs[:n_given])
     dvals = [next(given) if g else None for g in spec.given]
-    captures = list(inputs[n_given:n_given + len(spec.context.captures)])
-    like = inputs[n_given + len(spec.context.captures):-1]
-    forward = spec.forward.context
-    rec_index = [forward.recorded_index(t) for t in spec.context.recorded_from_forward]
-    plan = spec.plan(state)
+    fn = spec.fn
+    captures = list(inputs[n_given:n_given + len(fn.captures)])
+    like = inputs[n_given + len(fn.captures):-1]
+    forward = spec.forward.fn
+    rec_index = [forward.recorded_index(t) for t in fn.recorded_from_forward]
+    body_grad = run.state.function(fn)
     nv = len(spec.var_grads)
     totals = [None] * len(spec.cap_grads)
     for i in range(trace.branch - 1, -1, -1):
         rec = trace.values[i]
-        out = run_subplan(plan, state, dvals + captures + [rec[k] for k in rec_index])
+        out = body_grad(dvals + captures + [rec[k] for k in rec_index])
         dvals = list(out[:nv])
         for k, g in enumerate(out[nv:]):
             totals[k] = _accumulate(totals[k], g)
@@ -312,51 +308,6 @@ while_grad_op = OpDef("WhileLoopGrad", shape=_while_grad_shape, dtype=_while_gra
                       grad=NO_GRADIENT,
                       num_outputs=lambda attrs, n: len(attrs["spec"].var_grads)
                       + len(attrs["spec"].cap_grads))
-
-
-@while_op.def_grad
-def _while_grad(op, *dys):
-    spec = op.get_attr("spec")
-    n = len(spec.loop_vars)
-    n_in = len(op.inputs)
-    if not spec.back_prop:
-        return [None] * n_in
-    captures = list(op.inputs[n + spec.has_max:])
-    dys = list(dys[:n])
-    graph = op.graph
-    ctx = ControlFlowContext("while_grad", parent=graph._state().cf_context,
-                             forward=spec.context, name=op.name + "_grad")
-    var_index = [k for k in range(n) if differentiable(spec.loop_vars[k])]
-    cap_list = [t for t in captures if differentiable(t)]
-    with ctx.entered(graph):
-        dvars = [_loop_var(spec.loop_vars[k].dtype.base_dtype, spec.loop_vars[k].shape)
-                 for k in var_index]
-        ys = [spec.body_outs[k] for k in var_index]
-        xs = [spec.loop_vars[k] for k in var_index] + cap_list
-        grads = gradients_in_context(ys, xs, dvars) if ys else [None] * len(xs)
-        var_grads = []
-        for k, g in zip(var_index, grads[:len(var_index)]):
-            x = spec.loop_vars[k]
-            if g is None:
-                g = _none_flow() if x.dtype.base_dtype is dtypes.variant else \
-                    array_ops.zeros_like(x)
-            var_grads.append(branch_value(densify(g), ctx, "the gradient of the loop body"))
-        cap_pairs = [(t, branch_value(densify(g), ctx, "the gradient of the loop body"))
-                     for t, g in zip(cap_list, grads[len(var_index):]) if g is not None]
-    given = [dys[k] is not None for k in var_index]
-    grad_spec = WhileGradSpec(spec, ctx, dvars, given, var_grads,
-                              [g for _, g in cap_pairs], len(ctx.captures))
-    inputs = [dys[k] for k in var_index if dys[k] is not None] + list(ctx.captures) + \
-        [t for t, _ in cap_pairs] + [op.outputs[-1]]
-    gop = while_grad_op.create(inputs, {"spec": grad_spec}, name="WhileLoopGrad")
-    outs = gop.outputs
-    result = [None] * n_in
-    for j, k in enumerate(var_index):
-        result[k] = outs[j]
-    by_capture = {t: outs[len(var_index) + j] for j, (t, _) in enumerate(cap_pairs)}
-    for j, t in enumerate(captures):
-        result[n + spec.has_max + j] = by_capture.get(t)
-    return result
 
 
 def _scalar_shape():
@@ -375,6 +326,7 @@ none_flow_op = OpDef("TensorArrayNoGrad", shape=_scalar_shape, dtype=_variant,
                      kernel=_no_grad_kernel, grad=None)
 
 
-def _none_flow():
+def none_flow():
+    """The gradient of a TensorArray flow that is zero everywhere."""
     return none_flow_op.bind()
 
