@@ -23,8 +23,8 @@ import math
 import numbers
 
 from scopeflow import layers as core_layers
-from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.framework import dtypes, tensor_util
+from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.framework.graph import (
     GraphKeys,
     add_to_collections,
@@ -276,6 +276,29 @@ def _finish(outputs, normalizer_fn, normalizer_params, activation_fn):
     return outputs
 
 
+def _weights_settings(sc, inputs, args):
+    """The tf.layers keywords for contrib's ``weights_*``/``biases_*`` arguments (``args``:
+    the calling layer function's), a layer built in scope ``sc`` for ``inputs``' dtype."""
+    return dict(activation=None,
+                use_bias=not args["normalizer_fn"] and args["biases_initializer"] is not None,
+                kernel_initializer=args["weights_initializer"],
+                bias_initializer=args["biases_initializer"],
+                kernel_regularizer=args["weights_regularizer"],
+                bias_regularizer=args["biases_regularizer"], trainable=args["trainable"],
+                name=sc.name, dtype=inputs.dtype.base_dtype, _scope=sc, _reuse=args["reuse"])
+
+
+def _weights_layer(layer, inputs, args):
+    """``layer`` applied to ``inputs``, its variables added to ``variables_collections`` as
+    ``weights`` and ``biases``, then the normalizer and activation of ``args``."""
+    outputs = layer(inputs)
+    _add_variable_to_collections(layer.kernel, args["variables_collections"], "weights")
+    if layer.use_bias:
+        _add_variable_to_collections(layer.bias, args["variables_collections"], "biases")
+    return _finish(outputs, args["normalizer_fn"], args["normalizer_params"],
+                   args["activation_fn"])
+
+
 # ── fully_connected ──────────────────────────────────────────────────────────────────
 def fully_connected(inputs, num_outputs, activation_fn=nn_ops.relu, normalizer_fn=None,
                     normalizer_params=None, weights_initializer=None,
@@ -298,18 +321,8 @@ def fully_connected(inputs, num_outputs, activation_fn=nn_ops.relu, normalizer_f
         weights_initializer = xavier_initializer()
     with _layer_scope(scope, "fully_connected", inputs, reuse, _WEIGHTS_BIASES) as sc:
         inputs = convert_to_tensor(inputs)
-        layer = core_layers.Dense(
-            num_outputs, activation=None,
-            use_bias=not normalizer_fn and biases_initializer is not None,
-            kernel_initializer=weights_initializer, bias_initializer=biases_initializer,
-            kernel_regularizer=weights_regularizer, bias_regularizer=biases_regularizer,
-            trainable=trainable, name=sc.name, dtype=inputs.dtype.base_dtype, _scope=sc,
-            _reuse=reuse)
-        outputs = layer(inputs)
-        _add_variable_to_collections(layer.kernel, variables_collections, "weights")
-        if layer.bias is not None:
-            _add_variable_to_collections(layer.bias, variables_collections, "biases")
-        outputs = _finish(outputs, normalizer_fn, normalizer_params, activation_fn)
+        layer = core_layers.Dense(num_outputs, **_weights_settings(sc, inputs, locals()))
+        outputs = _weights_layer(layer, inputs, locals())
         return _collect(outputs_collections, outputs)
 
 
@@ -363,19 +376,10 @@ def convolution(inputs, num_outputs, kernel_size, stride=1, padding="SAME", data
             raise ValueError("Convolution not supported for input with rank", input_rank)
         df = "channels_first" if data_format and data_format.startswith("NC") \
             else "channels_last"
-        layer = layer_class(
-            num_outputs, _ints(kernel_size), strides=_ints(stride), padding=padding,
-            data_format=df, dilation_rate=_ints(rate), activation=None,
-            use_bias=not normalizer_fn and biases_initializer is not None,
-            kernel_initializer=weights_initializer, bias_initializer=biases_initializer,
-            kernel_regularizer=weights_regularizer, bias_regularizer=biases_regularizer,
-            trainable=trainable, name=sc.name, dtype=inputs.dtype.base_dtype, _scope=sc,
-            _reuse=reuse)
-        outputs = layer(inputs)
-        _add_variable_to_collections(layer.kernel, variables_collections, "weights")
-        if layer.use_bias:
-            _add_variable_to_collections(layer.bias, variables_collections, "biases")
-        outputs = _finish(outputs, normalizer_fn, normalizer_params, activation_fn)
+        layer = layer_class(num_outputs, _ints(kernel_size), strides=_ints(stride),
+                            padding=padding, data_format=df, dilation_rate=_ints(rate),
+                            **_weights_settings(sc, inputs, locals()))
+        outputs = _weights_layer(layer, inputs, locals())
         return _collect(outputs_collections, outputs)
 
 
