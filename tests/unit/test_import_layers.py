@@ -31,20 +31,19 @@ ROOT = "scopeflow"
 # The layers, bottom first: a module may import modules of its own layer and of the layers
 # below. Each entry names modules by prefix (``scopeflow.ops`` is that package and every
 # module under it); a module belongs to the layer of the longest prefix that names it, so a
-# low module inside a higher package is listed on its own (``scopeflow.framework.api_fallback``).
+# module in another layer than its package is listed on its own (``scopeflow.testing``).
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # What the file formats need of the graph's vocabulary, so that io/ sits below graph.py,
     # and helpers that import nothing of scopeflow, for every layer.
     ("base", ("scopeflow._version", "scopeflow.framework.dtypes", "scopeflow.framework.errors",
               "scopeflow.framework.tensor_shape", "scopeflow.framework.properties")),
     ("io", ("scopeflow.io",)),
-    # The graph IR, traced functions (func_graph.py) and what a running kernel sees.
+    # The graph IR, traced functions (func_graph.py), what a running kernel sees, and a
+    # missing name's error (api_fallback.py), which every namespace module imports.
     ("framework", ("scopeflow.framework",)),
-    # Small helpers the namespaces and tools share, none of which runs a graph: a missing
-    # name's error, tf.compat, tf.logging, tf.gfile, flags, the timeline format, and the
-    # command-line conventions.
-    ("support", ("scopeflow.framework.api_fallback", "scopeflow.framework.tf1_names", "scopeflow.compat",
-                 "scopeflow.platform", "scopeflow.client", "scopeflow.platform.cli_conventions")),
+    # Small helpers the namespaces and tools share, none of which builds or runs a graph:
+    # tf.compat, tf.logging, tf.gfile, flags, the command-line conventions, the timeline.
+    ("support", ("scopeflow.compat", "scopeflow.platform", "scopeflow.client")),
     ("native", ("scopeflow.native",)),
     ("ops", ("scopeflow.ops",)),
     ("state", ("scopeflow.state",)),
@@ -58,8 +57,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("summary", ("scopeflow.summary",)),
     ("train", ("scopeflow.train",)),
     ("datasets", ("scopeflow.datasets", "scopeflow.distributed")),
-    # The TF1 namespaces, and test helpers that build, differentiate and run graphs.
-    ("api", ("scopeflow.api", "scopeflow.contrib", "scopeflow.api.test")),
+    # The TF1 namespaces (tf.test's helpers among them: they run sessions and gradients).
+    ("api", ("scopeflow.api", "scopeflow.contrib")),
     # The root namespace (tf itself) and the programs that use it: commands, examples, and
     # a generator script that loads every op.
     ("programs", ("scopeflow", "scopeflow.testing", "scopeflow.cli", "scopeflow.examples",
@@ -263,9 +262,10 @@ def layer_of(module: str) -> int | None:
 def upward_imports() -> dict[tuple[str, str], str]:
     """(importer, imported) -> "file:line (layer < layer)" for each import that points up.
 
-    Importing ``scopeflow.platform.cli_conventions`` also runs ``scopeflow/cli/__init__.py``: such a
-    package is checked by what its ``__init__`` imports (the highest layer among them),
-    which is what the import pulls in, rather than by the package's own layer.
+    Importing ``scopeflow.data.structure`` also runs ``scopeflow/data/__init__.py``: a
+    package imported on the way is checked by what its ``__init__`` imports (the highest
+    layer among them), which is what the import pulls in, rather than by the package's own
+    layer (a package of high modules may hold a low one if its ``__init__`` stays light).
     """
     modules, imports = collect_imports()
     direct: dict[str, set[str]] = defaultdict(set)
@@ -428,8 +428,8 @@ def test_analysis_resolves_imports():
     assert targets("import numpy\nfrom os import path") == []
     names = [name for name, _ in LAYERS]
     assert names[layer_of("scopeflow.ops.math.blas")] == "ops"
-    assert names[layer_of("scopeflow.framework.api_fallback")] == "support"   # longest prefix wins
-    assert names[layer_of("scopeflow.api.nn")] == "api"
+    assert names[layer_of("scopeflow.framework.dtypes")] == "base"   # longest prefix wins
+    assert names[layer_of("scopeflow.framework.graph")] == "framework"
     assert names[layer_of("scopeflow")] == "programs"
     assert layer_of("scopeflowx") is None and layer_of("numpy") is None
     edges = {"a": {"b"}, "b": {"c", "a"}, "c": {"d"}, "d": {"c"}, "e": set()}
