@@ -9,14 +9,15 @@ non-overwriting copy ``AlreadyExistsError``, and so on.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import glob as _glob
 import os
 import shutil
 
-from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.compat import as_bytes
 from scopeflow.framework import errors
+from scopeflow.framework.api_fallback import missing_attribute
 
 __all__ = ["GFile", "Open", "FastGFile", "Exists", "MakeDirs", "MkDir", "Glob",
            "ListDirectory", "Remove", "Copy", "Rename", "IsDirectory", "DeleteRecursively",
@@ -170,6 +171,24 @@ class FileStatistics:
                 f"is_directory={self.is_directory})")
 
 
+@contextlib.contextmanager
+def _reported(path):
+    """An ``OSError`` inside is raised as TF's ``OpError`` for ``path`` (see ``_error``)."""
+    try:
+        yield
+    except OSError as e:
+        raise _error(e, path) from None
+
+
+def _source_and_target(old, new, overwrite):
+    """Copy's and Rename's paths; an existing target is ``AlreadyExistsError`` unless
+    ``overwrite``."""
+    src, dst = _path(old), _path(new)
+    if not overwrite and os.path.exists(dst):
+        raise errors.AlreadyExistsError(None, None, "file already exists")
+    return src, dst
+
+
 def Exists(filename) -> bool:  # noqa: N802 - TF's name
     """Whether the file or directory exists."""
     return os.path.exists(_path(filename))
@@ -182,10 +201,8 @@ def IsDirectory(dirname) -> bool:  # noqa: N802
 def MakeDirs(dirname):  # noqa: N802
     """Creates the directory and its missing parents; an existing directory is fine."""
     path = _path(dirname)
-    try:
+    with _reported(path):
         os.makedirs(path, exist_ok=True)
-    except OSError as e:
-        raise _error(e, path) from None
 
 
 def MkDir(dirname):  # noqa: N802
@@ -193,10 +210,8 @@ def MkDir(dirname):  # noqa: N802
     path = _path(dirname)
     if os.path.isdir(path):
         return
-    try:
+    with _reported(path):
         os.mkdir(path)
-    except OSError as e:
-        raise _error(e, path) from None
 
 
 def ListDirectory(dirname):  # noqa: N802
@@ -204,10 +219,8 @@ def ListDirectory(dirname):  # noqa: N802
     path = _path(dirname)
     if not os.path.isdir(path):
         raise errors.NotFoundError(None, None, f"Could not find directory {path}")
-    try:
+    with _reported(path):
         return os.listdir(path)
-    except OSError as e:
-        raise _error(e, path) from None
 
 
 def Glob(filename):  # noqa: N802
@@ -222,12 +235,10 @@ def Glob(filename):  # noqa: N802
 def Remove(filename):  # noqa: N802
     """Deletes a file."""
     path = _path(filename)
-    try:
+    with _reported(path):
         if os.path.isdir(path):
             raise OSError(errno.EISDIR, os.strerror(errno.EISDIR), path)
         os.remove(path)
-    except OSError as e:
-        raise _error(e, path) from None
 
 
 def DeleteRecursively(dirname):  # noqa: N802
@@ -247,9 +258,7 @@ def DeleteRecursively(dirname):  # noqa: N802
 def Copy(oldpath, newpath, overwrite=False):  # noqa: N802
     """Copies a file; an existing ``newpath`` is ``AlreadyExistsError`` unless
     ``overwrite``."""
-    src, dst = _path(oldpath), _path(newpath)
-    if not overwrite and os.path.exists(dst):
-        raise errors.AlreadyExistsError(None, None, "file already exists")
+    src, dst = _source_and_target(oldpath, newpath, overwrite)
     try:
         shutil.copyfile(src, dst)
     except OSError as e:
@@ -259,22 +268,16 @@ def Copy(oldpath, newpath, overwrite=False):  # noqa: N802
 def Rename(oldname, newname, overwrite=False):  # noqa: N802
     """Renames a file or directory; an existing ``newname`` is ``AlreadyExistsError``
     unless ``overwrite``."""
-    src, dst = _path(oldname), _path(newname)
-    if not overwrite and os.path.exists(dst):
-        raise errors.AlreadyExistsError(None, None, "file already exists")
-    try:
+    src, dst = _source_and_target(oldname, newname, overwrite)
+    with _reported(src):
         os.replace(src, dst)
-    except OSError as e:
-        raise _error(e, src) from None
 
 
 def Stat(filename) -> FileStatistics:  # noqa: N802
     """The file's ``FileStatistics``."""
     path = _path(filename)
-    try:
+    with _reported(path):
         st = os.stat(path)
-    except OSError as e:
-        raise _error(e, path) from None
     return FileStatistics(st.st_size, st.st_mtime_ns, os.path.isdir(path))
 
 
