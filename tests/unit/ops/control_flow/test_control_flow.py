@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -283,3 +285,34 @@ def test_gradients_reach_constants_used_inside():
     got = tf.Session().run([g_cond, g_while])
     assert got[0].tolist() == [3.0, 3.0]
     assert got[1].tolist() == [3.0, 12.0]  # d(c^3)/dc = 3c^2
+
+
+def _inside(build):
+    """A tensor made inside the traced function that ``build(fn)`` builds from ``fn``."""
+    made = []
+
+    def fn(v):
+        made.append(v * 2)
+        return made[-1]
+    build(fn)
+    return made[0]
+
+
+@pytest.mark.parametrize("build, what", [
+    (lambda fn: tf.cond(tf.constant(True), lambda: fn(tf.constant(1)), lambda: 0),
+     ("tf.cond branch ('cond')", "a tf.cond branch ('cond')")),
+    (lambda fn: tf.while_loop(lambda i: i < 3, lambda i: fn(i) - i + 1, [0]),
+     ("while loop ('while')", "a tf.while_loop body ('while')")),
+    (lambda fn: tf.data.Dataset.range(3).map(fn),
+     ("tf.data function ('MapDataset')", "a tf.data function ('MapDataset')")),
+])
+def test_errors_name_the_traced_function_an_op_is_in(build, what):
+    # Each kind of traced function (framework/func_graph.py) names itself: a tf.data
+    # function is not "a tf.cond branch".
+    t = _inside(build)
+    in_graph, at_run = what
+    with pytest.raises(ValueError, match=f"is in a {re.escape(in_graph)}"):
+        tf.identity(t)
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=f"it is inside {re.escape(at_run)}, which runs only"):
+        tf.Session().run(t)
