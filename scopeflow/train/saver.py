@@ -83,6 +83,7 @@ class _VariableSaveable:
     """
 
     __slots__ = ("name", "tensor", "variable", "slice_spec")
+    restore_in_graph = True   # by its Assign, in the Saver's restore op
 
     def __init__(self, name, tensor, variable=None, slice_spec=""):
         self.name = name          # the checkpoint key
@@ -115,6 +116,35 @@ class _VariableSaveable:
         return state_ops.assign(self.tensor, restored, validate_shape=validate)
 
 
+class _ObjectSaveable:
+    """One checkpoint key bound to a saveable object that is not a variable (an iterator's
+    position, the training state): the object names the tensor to save and restores it.
+
+    Wrapping it gives every entry of a Saver the same attributes, so saving and restoring
+    never ask what an entry is.
+    """
+
+    __slots__ = ("obj", "restore_in_graph")
+
+    def __init__(self, name, obj):
+        obj.name = name  # as TF, the object takes the key it is saved under
+        self.obj = obj
+        # False: Saver.restore restores it in Python (the training state).
+        self.restore_in_graph = getattr(obj, "restore_in_graph", True)
+
+    name = property(lambda self: self.obj.name)
+    tensor = property(lambda self: self.obj.tensor)
+    op = property(lambda self: self.obj.op)
+    dtype = property(lambda self: self.obj.dtype)
+    shape = property(lambda self: self.obj.shape)
+    device = property(lambda self: self.obj.device)
+    slice_spec = property(lambda self: self.obj.slice_spec)
+    variable = property(lambda self: getattr(self.obj, "variable", None))
+
+    def restore(self, restored, shape=None):
+        return self.obj.restore(restored, shape)
+
+
 def _as_variable_tensor(var):
     """A variable's ref tensor (TF's ``convert_to_tensor(var, as_ref=True)``), or None."""
     if hasattr(var, "_ref") and callable(var._ref):
@@ -126,6 +156,16 @@ def _as_variable_tensor(var):
 
 def _comes_from_variable(t) -> bool:
     return isinstance(t, Tensor) and is_variable_op(t.op)
+
+
+def _normalised_var_list(var_list):
+    """A Saver's ``var_list`` in the form it keeps: None (the graph's saveables, read at
+    build), a dict ``{checkpoint key: variable}`` or a list (a tuple or set becomes one:
+    its entries are keyed by name, so their order never mattered). Anything else is kept
+    as given, for ``_op_list_to_dict``'s TypeError."""
+    if isinstance(var_list, (tuple, set)):
+        return list(var_list)
+    return var_list
 
 
 def _op_list_to_dict(op_list) -> dict:
@@ -182,8 +222,7 @@ def _validate_and_slice_inputs(names_to_saveables) -> list:
             if var.op in seen:
                 raise ValueError(f"The same saveable will be restored with two names: {name}")
             seen.add(var.op)
-            var.name = name
-            saveables.append(var)
+            saveables.append(_ObjectSaveable(name, var))
             continue
         t = _as_variable_tensor(var)
         if not _comes_from_variable(t):
@@ -315,7 +354,7 @@ class BaseSaverBuilder:
         """Adds the ops; returns ``(SaverDef, saveables)``."""
         saveables = _validate_and_slice_inputs(names_to_saveables)
         # The training state is saved with the variables but restored in Python.
-        restorable = [s for s in saveables if getattr(s, "restore_in_graph", True)]
+        restorable = [s for s in saveables if s.restore_in_graph]
         if max_to_keep is None:
             max_to_keep = 0
         with name_scope(name, "save", [s.op for s in saveables]):
@@ -372,8 +411,9 @@ class Saver:
                  saver_def=None, builder=None, defer_build=False, allow_empty=False,
                  write_version=SaverDef.V2, pad_step_number=False, save_relative_paths=False,
                  filename=None, training_state=False):
+        var_list = _normalised_var_list(var_list)
         if defer_build and var_list is not None and (
-                not isinstance(var_list, (list, tuple, set, dict)) or var_list):
+                not isinstance(var_list, (list, dict)) or var_list):
             raise ValueError("If `var_list` is provided then build cannot be deferred. "
                              "Either set defer_build=False or var_list=None.")
         if write_version != SaverDef.V2:
@@ -433,7 +473,7 @@ class Saver:
                 graph = get_default_graph()
                 self._var_list = graph.get_collection(GraphKeys.GLOBAL_VARIABLES) + \
                     graph.get_collection(GraphKeys.SAVEABLE_OBJECTS)
-            if isinstance(self._var_list, (list, tuple, set, dict)) and not self._var_list:
+            if isinstance(self._var_list, (list, dict)) and not self._var_list:
                 if self._allow_empty:
                     self._is_empty = True
                     return
@@ -623,7 +663,7 @@ class Saver:
             self._saveables = _saveables_from_graph(self._graph, self.saver_def)
         if self._saveables is None:
             return None
-        return [s for s in self._saveables if getattr(s, "restore_in_graph", True)]
+        return [s for s in self._saveables if s.restore_in_graph]
 
     def preview(self, save_path) -> RestoreReport:
         """What ``restore(sess, save_path)`` would restore, without assigning anything.
