@@ -120,3 +120,16 @@ def error_for_os_error(e: OSError) -> type:
     if code in (errno.EISDIR, errno.ENOTEMPTY, errno.EBUSY):
         return FailedPreconditionError
     return UnknownError
+
+
+def file_error(e: OSError, path: str, otherwise: str) -> OpError:
+    """``e``, from opening or reading ``path``, as TF's POSIX file system reports it
+    (``<path>; No such file or directory``...); any other error is ``UnknownError(otherwise)``.
+    """
+    if isinstance(e, (FileNotFoundError, NotADirectoryError)):
+        return NotFoundError(None, None, f"{path}; No such file or directory")
+    if isinstance(e, IsADirectoryError):
+        return FailedPreconditionError(None, None, f"{path}; Is a directory")
+    if isinstance(e, PermissionError):
+        return PermissionDeniedError(None, None, f"{path}; Permission denied")
+    return UnknownError(None, None, otherwise)

@@ -13,8 +13,8 @@ import enum
 import os
 import zlib
 
-from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.framework import errors
+from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.io import tfrecord
 
 __all__ = ["TFRecordCompressionType", "TFRecordOptions", "TFRecordWriter",
@@ -92,14 +92,8 @@ def _options(options):
 def _os_error(e, path, reading):
     """An OSError opening ``path`` as TF's error (its FileSystem messages)."""
     path = os.fspath(path)
-    if isinstance(e, (FileNotFoundError, NotADirectoryError)):
-        return errors.NotFoundError(None, None, f"{path}; No such file or directory")
-    if isinstance(e, IsADirectoryError):
-        return errors.FailedPreconditionError(None, None, f"{path}; Is a directory")
-    if isinstance(e, PermissionError):
-        return errors.PermissionDeniedError(None, None, f"{path}; Permission denied")
     what = "read" if reading else "write"
-    return errors.UnknownError(None, None, f"Could not {what} {path}: {e.strerror or e}")
+    return errors.file_error(e, path, f"Could not {what} {path}: {e.strerror or e}")
 
 
 class TFRecordWriter:

@@ -378,13 +378,7 @@ def regex_full_match(input, pattern, name=None):  # noqa: A002 - TF's name
 # is compiled: every run reads the file as it is then.
 def _file_error(e, path):
     """An OSError as TF's POSIX file system reports it: ``<path>; <strerror>``."""
-    if isinstance(e, (FileNotFoundError, NotADirectoryError)):
-        return errors.NotFoundError(None, None, f"{path}; No such file or directory")
-    if isinstance(e, IsADirectoryError):
-        return errors.FailedPreconditionError(None, None, f"{path}; Is a directory")
-    if isinstance(e, PermissionError):
-        return errors.PermissionDeniedError(None, None, f"{path}; Permission denied")
-    return errors.UnknownError(None, None, f"{path}; {e.strerror or e}")
+    return errors.file_error(e, path, f"{path}; {e.strerror or e}")
 
 
 def _read_file_shape(filename):
