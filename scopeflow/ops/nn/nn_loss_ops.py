@@ -82,13 +82,21 @@ xent_op = OpDef("SoftmaxCrossEntropyWithLogits", shape=_xent_shape, dtype=_xent_
 
 @xent_op.def_grad
 def _xent_grad(op, grad_loss, grad_grad):
+    logits_grad = _xent_logits_grad(op, grad_loss, grad_grad)
+    return [logits_grad,
+            _broadcast_mul(grad_loss, math_ops.negative(log_softmax_op.bind(op.inputs[0])))]
+
+
+def _xent_logits_grad(op, grad_loss, grad_grad):
+    """Either cross-entropy's gradient for its logits: the backprop output scaled by the
+    loss's gradient, and the backprop output's own gradient through the softmax."""
     logits = op.inputs[0]
     grad = _broadcast_mul(grad_loss, op.outputs[1])
     if not _is_zero(grad_grad):
         sm = softmax_op.bind(logits)
         dot = math_ops.reduce_sum(math_ops.multiply(grad_grad, sm), -1, keepdims=True)
         grad = math_ops.add(grad, math_ops.multiply(math_ops.subtract(grad_grad, dot), sm))
-    return [grad, _broadcast_mul(grad_loss, math_ops.negative(log_softmax_op.bind(logits)))]
+    return grad
 
 
 def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None, dim=None):
@@ -189,13 +197,7 @@ sparse_xent_op = OpDef("SparseSoftmaxCrossEntropyWithLogits", shape=_sparse_xent
 
 @sparse_xent_op.def_grad
 def _sparse_xent_grad(op, grad_loss, grad_grad):
-    logits = op.inputs[0]
-    grad = _broadcast_mul(grad_loss, op.outputs[1])
-    if not _is_zero(grad_grad):
-        sm = softmax_op.bind(logits)
-        dot = math_ops.reduce_sum(math_ops.multiply(grad_grad, sm), -1, keepdims=True)
-        grad = math_ops.add(grad, math_ops.multiply(math_ops.subtract(grad_grad, dot), sm))
-    return [grad, None]
+    return [_xent_logits_grad(op, grad_loss, grad_grad), None]
 
 
 def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None,
