@@ -23,7 +23,13 @@ from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype, from_tensors, same_dtype
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops import array_ops
-from scopeflow.ops.nn.conv_geometry import get_sequence, one_of, out_and_pads, sizes_value
+from scopeflow.ops.nn.conv_geometry import (
+    get_sequence,
+    one_of,
+    out_and_pads,
+    sizes_shape,
+    static_dims,
+)
 
 __all__ = ["conv3d", "conv3d_backprop_input_v2", "conv3d_backprop_filter_v2", "conv3d_transpose",
            "max_pool3d", "avg_pool3d"]
@@ -33,15 +39,6 @@ _CONV3D_ATTRS = {"strides": None, "padding": None, "data_format": "NDHWC",
 
 
 # ── Geometry and the im2col / col2im primitives ───────────────────────────────────────
-def _dims5(shape: TensorShape, what):
-    dims = shape.as_tuple()
-    if dims is None:
-        return (None,) * 5
-    if len(dims) != 5:
-        raise ValueError(f"Shape must be rank 5 but is rank {len(dims)} ({what})")
-    return dims
-
-
 def _geometry3(in_dhw, k_dhw, strides, dilations, padding):
     """[(out, pad before, pad after)] for the three spatial dims (None sizes stay None)."""
     return [out_and_pads(s, k if k is not None else 1, st, d, padding)
@@ -145,8 +142,8 @@ def _conv3d_dtype(*dts, **attrs):
 
 
 def _conv3d_shape(x, w, *, strides, padding, data_format, dilations):
-    n, d, h, wd, c = _ndhwc(_dims5(x, "input"), data_format)
-    kd, kh, kw, ci, co = _dims5(w, "filter")
+    n, d, h, wd, c = _ndhwc(static_dims(x, 5, "input"), data_format)
+    kd, kh, kw, ci, co = static_dims(w, 5, "filter")
     if c is not None and ci is not None and c % ci:
         raise ValueError(f"Depth of input ({c}) is not a multiple of input depth of filter "
                          f"({ci})")
@@ -212,16 +209,8 @@ def conv3d(input, filter=None, strides=None, padding=None, data_format="NDHWC", 
 
 
 # ── Conv3DBackpropInputV2 ────────────────────────────────────────────────────────────
-def _sizes_shape5(sizes, what):
-    dims = sizes_value(sizes)
-    if dims is not None and len(dims) != 5:
-        raise ValueError(f"{what} must be 5-dimensional, got {len(dims)}")
-    return TensorShape(None if dims is None else [d if d is None or d >= 0 else None
-                                                  for d in dims])
-
-
 def _conv3d_backprop_input_shape(sizes, w, dy, **attrs):
-    return _sizes_shape5(sizes, "input_sizes")
+    return sizes_shape(sizes, 5, "input_sizes")
 
 
 def _conv3d_backprop_input_dtype(sizes, w, dy, **attrs):
@@ -301,7 +290,7 @@ def conv3d_transpose(value=None, filter=None, output_shape=None, strides=None,  
 
 # ── Conv3DBackpropFilterV2 ───────────────────────────────────────────────────────────
 def _conv3d_backprop_filter_shape(x, sizes, dy, **attrs):
-    return _sizes_shape5(sizes, "filter_sizes")
+    return sizes_shape(sizes, 5, "filter_sizes")
 
 
 def _conv3d_backprop_filter_dtype(x, sizes, dy, **attrs):
@@ -351,7 +340,7 @@ _POOL3D_ATTRS = {"ksize": None, "strides": None, "padding": None, "data_format":
 
 
 def _pool3d_shape(x, *, ksize, strides, padding, data_format):
-    n, d, h, w, c = _ndhwc(_dims5(x, "input"), data_format)
+    n, d, h, w, c = _ndhwc(static_dims(x, 5, "input"), data_format)
     geo = _geometry3((d, h, w), _spatial3(ksize, data_format)[1:4],
                      _spatial3(strides, data_format), (1,) * 5, padding)
     return _in_format5(n, *(o for o, _, _ in geo), c, data_format)
@@ -547,7 +536,7 @@ def avg_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None) -
 
 # ── AvgPool3DGrad ────────────────────────────────────────────────────────────────────
 def _avg_pool3d_grad_shape(sizes, dy, **attrs):
-    return _sizes_shape5(sizes, "orig_input_shape")
+    return sizes_shape(sizes, 5, "orig_input_shape")
 
 
 def _avg_pool3d_grad_dtype(sizes, dy, **attrs):

@@ -24,10 +24,10 @@ from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops.array_ops import _partial_dims
 from scopeflow.ops.math.blas import split_rows
 
-__all__ = ["out_and_pads", "spatial", "window_geometry", "dims4", "nhwc_dims",
+__all__ = ["out_and_pads", "spatial", "window_geometry", "static_dims", "nhwc_dims",
            "shape_in_format", "check_cpu_format", "check_strides", "scratch_buffer",
            "padded_nhwc", "tap_view", "im2col", "conv_gemm", "conv_filter_gemm", "col2im",
-           "get_sequence", "channel_index", "one_of", "sizes_value"]
+           "get_sequence", "channel_index", "one_of", "sizes_value", "sizes_shape"]
 
 
 # ── Geometry: TF's windowed output sizes and paddings ────────────────────────────────
@@ -85,12 +85,13 @@ def window_geometry(in_h, in_w, kh, kw, *, strides, padding, data_format,
             out_and_pads(in_w, kw, sw, dw, padding, ew))
 
 
-def dims4(shape: TensorShape, what):
+def static_dims(shape: TensorShape, rank, what):
+    """The dims of ``shape`` (``rank`` Nones when unknown); another rank is TF's error."""
     dims = shape.as_tuple()
     if dims is None:
-        return (None,) * 4
-    if len(dims) != 4:
-        raise ValueError(f"Shape must be rank 4 but is rank {len(dims)} ({what})")
+        return (None,) * rank
+    if len(dims) != rank:
+        raise ValueError(f"Shape must be rank {rank} but is rank {len(dims)} ({what})")
     return dims
 
 
@@ -297,3 +298,13 @@ def sizes_value(t):
         dims = t.op.inputs[t.value_index].shape.as_tuple()
         return list(dims) if dims is not None else None
     return _partial_dims(t)
+
+
+def sizes_shape(sizes, rank, what):
+    """The static shape a backprop op's sizes input (``input_sizes``, ``filter_sizes``)
+    gives its output: the dims known so far, a negative one unknown."""
+    dims = sizes_value(sizes)
+    if dims is not None and len(dims) != rank:
+        raise ValueError(f"{what} must be {rank}-dimensional, got {len(dims)}")
+    return TensorShape(None if dims is None else [d if d is None or d >= 0 else None
+                                                  for d in dims])

@@ -31,14 +31,14 @@ from scopeflow.ops.nn.conv_geometry import (
     col2im,
     conv_filter_gemm,
     conv_gemm,
-    dims4,
     get_sequence,
     nhwc_dims,
     one_of,
     padded_nhwc,
     scratch_buffer,
     shape_in_format,
-    sizes_value,
+    sizes_shape,
+    static_dims,
     tap_view,
     window_geometry,
 )
@@ -123,8 +123,8 @@ def _conv2d_shape(x, w, *, strides, padding, data_format, dilations, explicit_pa
         if len(values) != 4:
             raise ValueError(f"Conv2D requires the {attr} attribute to contain 4 values, but "
                              f"got: {len(values)}")
-    n, h, wd, c = nhwc_dims(dims4(x, "input"), data_format)
-    kh, kw, ci, co = dims4(w, "filter")
+    n, h, wd, c = nhwc_dims(static_dims(x, 4, "input"), data_format)
+    kh, kw, ci, co = static_dims(w, 4, "filter")
     if c is not None and ci is not None and c % ci:
         raise ValueError(f"Depth of input ({c}) is not a multiple of input depth of filter "
                          f"({ci})")
@@ -263,15 +263,12 @@ def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True
 
 # ── Conv2DBackpropInput (also conv2d_transpose) ──────────────────────────────────────
 def _conv2d_backprop_input_shape(sizes, w, dy, **attrs):
-    dims = sizes_value(sizes)
-    if dims is not None and len(dims) != 4:
-        raise ValueError(f"input_sizes must be 4-dimensional, got {len(dims)}")
-    _, _, ci, co = dims4(w.shape, "filter")
-    c_dy = nhwc_dims(dims4(dy.shape, "out_backprop"), attrs["data_format"])[3]
+    shape = sizes_shape(sizes, 4, "input_sizes")
+    _, _, ci, co = static_dims(w.shape, 4, "filter")
+    c_dy = nhwc_dims(static_dims(dy.shape, 4, "out_backprop"), attrs["data_format"])[3]
     if co is not None and c_dy is not None and co != c_dy:
         raise ValueError(f"Dimensions must be equal, but are {c_dy} and {co}")
-    return TensorShape(None if dims is None else [d if d is None or d >= 0 else None
-                                                  for d in dims])
+    return shape
 
 
 def _backprop_input_dtype(sizes, w, dy, **attrs):
@@ -367,11 +364,7 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None,  
 
 # ── Conv2DBackpropFilter ─────────────────────────────────────────────────────────────
 def _conv2d_backprop_filter_shape(x, sizes, dy, **attrs):
-    dims = sizes_value(sizes)
-    if dims is not None and len(dims) != 4:
-        raise ValueError(f"filter_sizes must be 4-dimensional, got {len(dims)}")
-    return TensorShape(None if dims is None else [d if d is None or d >= 0 else None
-                                                  for d in dims])
+    return sizes_shape(sizes, 4, "filter_sizes")
 
 
 def _backprop_filter_dtype(x, sizes, dy, **attrs):
@@ -434,8 +427,8 @@ def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding, 
 # ── DepthwiseConv2dNative (+ backprops) ──────────────────────────────────────────────
 def _depthwise_shape(x, w, **attrs):
     data_format = attrs["data_format"]
-    n, h, wd, c = nhwc_dims(dims4(x, "input"), data_format)
-    kh, kw, ci, m = dims4(w, "filter")
+    n, h, wd, c = nhwc_dims(static_dims(x, 4, "input"), data_format)
+    kh, kw, ci, m = static_dims(w, 4, "filter")
     if c is not None and ci is not None and c != ci:
         raise ValueError(f"Dimensions must be equal, but are {c} and {ci}")
     c = c if c is not None else ci

@@ -26,13 +26,13 @@ from scopeflow.ops.math.blas import split_rows as _split_rows
 from scopeflow.ops.nn.conv_geometry import (
     channel_index,
     check_cpu_format,
-    dims4,
     get_sequence,
     nhwc_dims,
     one_of,
     padded_nhwc,
     shape_in_format,
     spatial,
+    static_dims,
     tap_view,
     window_geometry,
 )
@@ -44,7 +44,7 @@ _POOL_ATTRS = {"ksize": None, "strides": None, "padding": None, "data_format": "
 
 # ── Pooling: shared geometry ─────────────────────────────────────────────────────────
 def _pool_shape(x, *, ksize, strides, padding, data_format):
-    n, h, w, c = nhwc_dims(dims4(x, "input"), data_format)
+    n, h, w, c = nhwc_dims(static_dims(x, 4, "input"), data_format)
     kh, kw = spatial(ksize, data_format)
     (oh, _, _), (ow, _, _) = window_geometry(h, w, kh, kw, strides=strides, padding=padding,
                                               data_format=data_format)
