@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from scopeflow.data import experimental
-from scopeflow.data.dataset_ops import (
-    Dataset,
-    FixedLengthRecordDataset,
-    TextLineDataset,
-    TFRecordDataset,
-)
+# Dataset's sources and transformations register on import (dataset_ops.builds).
+from scopeflow.data import buffers, experimental, sources, transformations  # noqa: F401
+from scopeflow.data.dataset_ops import Dataset
 from scopeflow.data.iterator_ops import (
     Iterator,
     make_initializable_iterator,
     make_one_shot_iterator,
 )
+from scopeflow.data.sources import FixedLengthRecordDataset, TextLineDataset, TFRecordDataset
 
 __all__ = ["Dataset", "Iterator", "TextLineDataset", "TFRecordDataset",
            "FixedLengthRecordDataset", "experimental", "make_one_shot_iterator",

@@ -12,7 +12,7 @@ import time
 import numpy as np
 
 from scopeflow.data import structure as st
-from scopeflow.data.dataset_ops import AUTOTUNE, _static_int, _Unary, _unique
+from scopeflow.data.dataset_ops import AUTOTUNE, _static_int, _Unary, _unique, builds
 from scopeflow.data.pipeline import CacheStore, End, PhiloxWords, PyIterator, SeedTable, os_seeds
 from scopeflow.framework import dtypes, errors
 from scopeflow.framework.graph import Tensor, convert_to_tensor
@@ -34,6 +34,7 @@ def _dataset_seeds(seed):
     return int(graph_seed), int(op_seed)
 
 
+@builds("shuffle")
 class _Shuffle(_Unary):
     def __init__(self, input_dataset, buffer_size, seed, reshuffle_each_iteration,
                  buffer_all=False):
@@ -117,6 +118,7 @@ class _ShuffleIterator(PyIterator):
 
 
 # ── cache ──────────────────────────────────────────────────────────────────────────────
+@builds("cache")
 class _Cache(_Unary):
     def __init__(self, input_dataset, filename):
         super().__init__(input_dataset)
@@ -288,6 +290,7 @@ class _FileCacheIterator(PyIterator):
 
 
 # ── prefetch ───────────────────────────────────────────────────────────────────────────
+@builds("prefetch")
 class _Prefetch(_Unary):
     def __init__(self, input_dataset, buffer_size):
         super().__init__(input_dataset)

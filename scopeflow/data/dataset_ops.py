@@ -24,9 +24,23 @@ from scopeflow.framework import dtypes
 from scopeflow.framework.graph import Tensor, convert_to_tensor, get_default_graph
 from scopeflow.framework.tensor_util import constant_value
 
-__all__ = ["Dataset", "TextLineDataset", "TFRecordDataset", "FixedLengthRecordDataset"]
+__all__ = ["Dataset", "builds"]
 
 AUTOTUNE = -1
+
+# The class (or function) behind each of Dataset's sources and transformations, by method
+# name. Each is one block in sources.py, transformations.py or buffers.py; they subclass
+# Dataset, so they register here (``@builds("map")``) rather than being imported, and
+# ``scopeflow.data``'s ``__init__`` imports them all before any Dataset can be made.
+_BUILDERS: dict = {}
+
+
+def builds(method: str):
+    """Registers the decorated class or function as what ``Dataset.<method>`` makes."""
+    def register(builder):
+        _BUILDERS[method] = builder
+        return builder
+    return register
 
 
 class Dataset(st.ElementDescription):
@@ -71,66 +85,66 @@ class Dataset(st.ElementDescription):
     # -- sources --------------------------------------------------------------------------
     @staticmethod
     def from_tensor_slices(tensors):
-        return _TensorSlices(tensors)
+        return _BUILDERS["from_tensor_slices"](tensors)
 
     @staticmethod
     def from_tensors(tensors):
-        return _Tensors(tensors)
+        return _BUILDERS["from_tensors"](tensors)
 
     @staticmethod
     def range(*args, output_type=dtypes.int64):
-        return _Range(args, output_type)
+        return _BUILDERS["range"](args, output_type)
 
     @staticmethod
     def zip(datasets):
-        return _Zip(datasets)
+        return _BUILDERS["zip"](datasets)
 
     @staticmethod
     def from_generator(generator, output_types, output_shapes=None, args=None):
-        return _FromGenerator(generator, output_types, output_shapes, args)
+        return _BUILDERS["from_generator"](generator, output_types, output_shapes, args)
 
     @staticmethod
     def list_files(file_pattern, shuffle=None, seed=None):
-        return _list_files(file_pattern, shuffle, seed)
+        return _BUILDERS["list_files"](file_pattern, shuffle, seed)
 
     # -- transformations ------------------------------------------------------------------
     def map(self, map_func, num_parallel_calls=None, deterministic=None):
         del num_parallel_calls, deterministic  # elements are made in order, one at a time
-        return _Map(self, map_func)
+        return _BUILDERS["map"](self, map_func)
 
     def filter(self, predicate):
-        return _Filter(self, predicate)
+        return _BUILDERS["filter"](self, predicate)
 
     def flat_map(self, map_func):
-        return _FlatMap(self, map_func)
+        return _BUILDERS["flat_map"](self, map_func)
 
     def interleave(self, map_func, cycle_length=None, block_length=None,
                    num_parallel_calls=None, deterministic=None):
         del num_parallel_calls, deterministic
-        return _Interleave(self, map_func, cycle_length, block_length)
+        return _BUILDERS["interleave"](self, map_func, cycle_length, block_length)
 
     def batch(self, batch_size, drop_remainder=False):
-        return _Batch(self, batch_size, drop_remainder)
+        return _BUILDERS["batch"](self, batch_size, drop_remainder)
 
     def padded_batch(self, batch_size, padded_shapes=None, padding_values=None,
                      drop_remainder=False):
-        return _Batch(self, batch_size, drop_remainder, padded=(padded_shapes,
+        return _BUILDERS["batch"](self, batch_size, drop_remainder, padded=(padded_shapes,
                                                                  padding_values))
 
     def unbatch(self):
-        return _Unbatch(self)
+        return _BUILDERS["unbatch"](self)
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None):
-        return _Shuffle(self, buffer_size, seed, reshuffle_each_iteration)
+        return _BUILDERS["shuffle"](self, buffer_size, seed, reshuffle_each_iteration)
 
     def repeat(self, count=None):
-        return _Repeat(self, count)
+        return _BUILDERS["repeat"](self, count)
 
     def take(self, count):
-        return _Take(self, count)
+        return _BUILDERS["take"](self, count)
 
     def skip(self, count):
-        return _Skip(self, count)
+        return _BUILDERS["skip"](self, count)
 
     def shard(self, num_shards, index):
         """Every ``num_shards``-th element, starting at ``index`` (TF's ``shard``: one
@@ -141,16 +155,16 @@ class Dataset(st.ElementDescription):
         >>> [int(s.run(nxt)) for _ in range(3)]
         [1, 4, 7]
         """
-        return _Shard(self, num_shards, index)
+        return _BUILDERS["shard"](self, num_shards, index)
 
     def concatenate(self, dataset):
-        return _Concatenate(self, dataset)
+        return _BUILDERS["concatenate"](self, dataset)
 
     def prefetch(self, buffer_size):
-        return _Prefetch(self, buffer_size)
+        return _BUILDERS["prefetch"](self, buffer_size)
 
     def cache(self, filename=""):
-        return _Cache(self, filename)
+        return _BUILDERS["cache"](self, filename)
 
     def apply(self, transformation_func):
         result = transformation_func(self)
@@ -227,31 +241,3 @@ class _Unary(Dataset):
 
     def _captures(self):
         return self._input._captures()
-
-
-# The sources and transformations subclass Dataset, so they come once it exists.
-from scopeflow.data.buffers import _Cache, _Prefetch, _Shuffle  # noqa: E402
-from scopeflow.data.sources import (  # noqa: E402
-    FixedLengthRecordDataset,
-    TextLineDataset,
-    TFRecordDataset,
-    _FromGenerator,
-    _list_files,
-    _Range,
-    _Tensors,
-    _TensorSlices,
-    _Zip,
-)
-from scopeflow.data.transformations import (  # noqa: E402
-    _Batch,
-    _Concatenate,
-    _Filter,
-    _FlatMap,
-    _Interleave,
-    _Map,
-    _Repeat,
-    _Shard,
-    _Skip,
-    _Take,
-    _Unbatch,
-)

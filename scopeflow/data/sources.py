@@ -19,6 +19,7 @@ from scopeflow.data.dataset_ops import (
     _scalar_int,
     _structure_like,
     _unique,
+    builds,
 )
 from scopeflow.data.pipeline import End, PyIterator
 from scopeflow.framework import dtypes, errors
@@ -43,6 +44,7 @@ def _as_tensors(tensors, what):
 
 
 # ── from_tensors ─────────────────────────────────────────────────────────────────────
+@builds("from_tensors")
 class _Tensors(Dataset):
     def __init__(self, tensors):
         with name_scope("TensorDataset"):
@@ -75,6 +77,7 @@ class _OnceIterator(PyIterator):
 
 
 # ── from_tensor_slices ───────────────────────────────────────────────────────────────
+@builds("from_tensor_slices")
 class _TensorSlices(Dataset):
     def __init__(self, tensors):
         with name_scope("TensorSliceDataset"):
@@ -124,6 +127,7 @@ class _SlicesIterator(PyIterator):
 
 
 # ── range ────────────────────────────────────────────────────────────────────────────
+@builds("range")
 class _Range(Dataset):
     def __init__(self, args, output_type):
         if not 1 <= len(args) <= 3:
@@ -165,6 +169,7 @@ class _RangeIterator(PyIterator):
 
 
 # ── zip ──────────────────────────────────────────────────────────────────────────────
+@builds("zip")
 class _Zip(Dataset):
     def __init__(self, datasets):
         if not st.is_sequence(datasets) or not all(
@@ -200,6 +205,7 @@ class _ZipIterator(PyIterator):
 
 
 # ── from_generator ───────────────────────────────────────────────────────────────────
+@builds("from_generator")
 class _FromGenerator(Dataset):
     def __init__(self, generator, output_types, output_shapes, args):
         if not callable(generator):
@@ -302,6 +308,7 @@ class _ListFiles(Dataset):
         return _SlicesIterator([np.array([f.encode() for f in files], dtype=object)])
 
 
+@builds("list_files")
 def _list_files(file_pattern, shuffle, seed):
     dataset = _ListFiles(file_pattern)
     if shuffle is None or shuffle:

@@ -17,6 +17,7 @@ from scopeflow.data.dataset_ops import (
     _structure_like,
     _Unary,
     _unique,
+    builds,
 )
 from scopeflow.data.functions import TracedFunction
 from scopeflow.data.pipeline import Counting, End, OneInput, PyIterator
@@ -36,6 +37,7 @@ class _Traced(_Unary):
 
 
 # ── map ──────────────────────────────────────────────────────────────────────────────
+@builds("map")
 class _Map(_Traced):
     def __init__(self, input_dataset, fn):
         super().__init__(input_dataset)
@@ -56,6 +58,7 @@ class _MapIterator(OneInput):
 
 
 # ── filter ───────────────────────────────────────────────────────────────────────────
+@builds("filter")
 class _Filter(_Traced):
     def __init__(self, input_dataset, predicate):
         super().__init__(input_dataset)
@@ -81,6 +84,7 @@ class _FilterIterator(_MapIterator):
 
 
 # ── flat_map ─────────────────────────────────────────────────────────────────────────
+@builds("flat_map")
 class _FlatMap(_Traced):
     _label = "FlatMapDataset"
 
@@ -136,6 +140,7 @@ class _FlatMapIterator(_MapIterator):
 
 
 # ── interleave ───────────────────────────────────────────────────────────────────────
+@builds("interleave")
 class _Interleave(_FlatMap):
     _label = "InterleaveDataset"
 
@@ -217,6 +222,7 @@ class _InterleaveIterator(PyIterator):
 
 
 # ── batch, padded_batch ──────────────────────────────────────────────────────────────
+@builds("batch")
 class _Batch(_Unary):
     def __init__(self, input_dataset, batch_size, drop_remainder, padded=None):
         super().__init__(input_dataset)
@@ -309,6 +315,7 @@ def _pad_stack(column, shape, value):
 
 
 # ── unbatch ──────────────────────────────────────────────────────────────────────────
+@builds("unbatch")
 class _Unbatch(_Unary):
     def __init__(self, input_dataset):
         super().__init__(input_dataset)
@@ -373,6 +380,7 @@ class _Counted(_Unary):
         return self._counting(self._input._make_iterator(state, env), self._count_in(env))
 
 
+@builds("repeat")
 class _Repeat(_Counted):
     def __init__(self, input_dataset, count):
         super().__init__(input_dataset, count, default=-1)
@@ -428,6 +436,7 @@ class _TakeIterator(Counting):
         return element
 
 
+@builds("take")
 class _Take(_Counted):
     _counting = _TakeIterator
 
@@ -442,10 +451,12 @@ class _SkipIterator(Counting):
         return self.inner.next()
 
 
+@builds("skip")
 class _Skip(_Counted):
     _counting = _SkipIterator
 
 
+@builds("shard")
 class _Shard(_Unary):
     def __init__(self, input_dataset, num_shards, index):
         super().__init__(input_dataset)
@@ -485,6 +496,7 @@ class _ShardIterator(Counting):
 
 
 # ── concatenate ──────────────────────────────────────────────────────────────────────
+@builds("concatenate")
 class _Concatenate(_Unary):
     def __init__(self, input_dataset, other):
         super().__init__(input_dataset)
