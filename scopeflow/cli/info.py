@@ -19,10 +19,10 @@ import platform
 import numpy as np
 
 from scopeflow.cli import version
-from scopeflow.platform.cli_conventions import epilog, print_json
 from scopeflow.native import backends, onednn
 from scopeflow.ops.math import blas
 from scopeflow.ops.nn import conv_ops
+from scopeflow.platform.cli_conventions import epilog, print_json
 from scopeflow.runtime import malloc_tuning
 
 
