@@ -420,15 +420,20 @@ def per_image_standardization(image) -> Tensor:
         return math_ops.divide(image, adjusted_stddev, name=scope)
 
 
+def _as_float(image):
+    """``image`` as TF's adjust_* ops work on it: half and float as they are, any other
+    type converted to float32 (scaled, as ``convert_image_dtype``)."""
+    if image.dtype.base_dtype in (dtypes.float16, dtypes.float32):
+        return image
+    return convert_image_dtype(image, dtypes.float32)
+
+
 def adjust_brightness(image, delta) -> Tensor:
     """Adds ``delta`` to every pixel (in float, back to the image's dtype saturated)."""
     with name_scope(None, "adjust_brightness", [image, delta]) as name:
         image = convert_to_tensor(image, name="image")
         orig_dtype = image.dtype.base_dtype
-        if orig_dtype in (dtypes.float16, dtypes.float32):
-            flt_image = image
-        else:
-            flt_image = convert_image_dtype(image, dtypes.float32)
+        flt_image = _as_float(image)
         adjusted = math_ops.add(flt_image, math_ops.cast(delta, flt_image.dtype), name=name)
         return convert_image_dtype(adjusted, orig_dtype, saturate=True)
 
@@ -485,10 +490,7 @@ def adjust_contrast(images, contrast_factor) -> Tensor:
     with name_scope(None, "adjust_contrast", [images, contrast_factor]) as name:
         images = convert_to_tensor(images, name="images")
         orig_dtype = images.dtype.base_dtype
-        if orig_dtype in (dtypes.float16, dtypes.float32):
-            flt_images = images
-        else:
-            flt_images = convert_image_dtype(images, dtypes.float32)
+        flt_images = _as_float(images)
         factor = convert_to_tensor(contrast_factor, dtype=dtypes.float32,
                                    name="contrast_factor")
         adjusted = adjust_contrastv2_op.bind(flt_images, factor,
