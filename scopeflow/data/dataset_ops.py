@@ -63,8 +63,8 @@ class Dataset(st.ElementDescription):
 
     def _make_iterator(self, state, env) -> pl.PyIterator:
         """This dataset's run-time iterator in session ``state``. ``env`` is an
-        initialization's ``Env``, or a mapping of captured values (a dataset a ``flat_map``
-        function returns, made per element by ``TracedFunction.dataset_caller``)."""
+        initialization's ``Env`` (for a dataset a ``flat_map`` function returns, made per
+        element, ``Env.for_element``), or a mapping of captured values."""
         return self._iterator(state, pl.Env.of(env))
 
     def __repr__(self):

@@ -89,9 +89,6 @@ class TracedFunction:
         def call(flat_args):
             # Each call makes its dataset anew (TF runs the function's dataset ops per
             # element), so shuffles inside start their seed generators afresh.
-            inner_env = {k: v for k, v in env.items()
-                         if not (isinstance(k, tuple) and k[0] == "shuffle_pass")}
-            if inside:
-                inner_env.update(zip(inside, inner(list(flat_args) + captured)))
-            return dataset._make_iterator(state, inner_env)
+            values = dict(zip(inside, inner(list(flat_args) + captured))) if inside else {}
+            return dataset._make_iterator(state, env.for_element(values))
         return call

@@ -144,27 +144,21 @@ class Env:
 
     @classmethod
     def of(cls, env) -> Env:
-        """``env``, or a new environment for a mapping of captured values: a dataset that a
-        ``flat_map`` function returns is made anew per element, with tables of its own, and
-        stops with the initialization whose ``items()`` the mapping copies."""
-        if isinstance(env, Env):
-            return env
-        captured = dict(env)
-        parent = captured.pop(Env, None)
-        child = cls(captured)
-        if parent is not None:
-            child.prefetchers, child.cache_writers = parent.prefetchers, parent.cache_writers
+        """``env``, or a new environment for a mapping of captured values."""
+        return env if isinstance(env, Env) else cls(env)
+
+    def for_element(self, values: Mapping) -> Env:
+        """The environment of the dataset a ``flat_map``/``interleave`` function returns for
+        one element: these captured values plus ``values``, tables of its own (TF runs the
+        function's dataset ops per element, so its shuffles start their seeds afresh), and
+        this initialization's prefetchers and cache writers, so its threads stop with it."""
+        child = Env({**self.captured, **values})
+        child.prefetchers, child.cache_writers = self.prefetchers, self.cache_writers
         return child
 
     # Traced functions read their captured values as from a mapping.
     def __getitem__(self, tensor):
         return self.captured[tensor]
-
-    def items(self):
-        """The captured values, and this environment under the key ``Env``: a ``flat_map``
-        function's dataset is made with a copy of these (``TracedFunction.dataset_caller``),
-        and its prefetch threads must stop with this initialization's."""
-        return [*self.captured.items(), (Env, self)]
 
     def table(self, node: int, kind, make):
         """The ``kind`` table of dataset node ``node``, made by ``make()`` if it has none."""

@@ -279,7 +279,7 @@ def _records(data: bytes) -> list[bytes]:
 # ── TFRecord files ───────────────────────────────────────────────────────────────────
 class _TFRecord(Target):
     compression = ""
-    owner = "scopeflow/io/tfrecord.py, python_io.py, data/dataset_ops.py"
+    owner = "scopeflow/io/tfrecord.py, platform/python_io.py, data/sources.py"
     timeout_s = 20.0
 
     def __init__(self, workdir):
