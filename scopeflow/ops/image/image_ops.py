@@ -102,6 +102,26 @@ def _new_size(images, size):
     return h, w
 
 
+def _resize_sizes(images, size, align_corners, half_pixel_centers):
+    """A resize kernel's checked input and output sizes: ``h, w, oh, ow``."""
+    _check_attrs(align_corners, half_pixel_centers)
+    oh, ow = _new_size(images, size)
+    _, h, w, _ = images.shape
+    return h, w, oh, ow
+
+
+def _grad_sizes(grads, original_image, align_corners, half_pixel_centers):
+    """A resize gradient kernel's checked sizes: the image's ``n, h, w, c``, then the
+    resized ``oh, ow`` of ``grads``."""
+    _check_attrs(align_corners, half_pixel_centers)
+    if grads.ndim != 4 or original_image.ndim != 4:
+        raise errors.InvalidArgumentError(None, None, "input_grad must be 4-dimensional"
+                                          f"{list(grads.shape)}")
+    n, h, w, c = original_image.shape
+    _, oh, ow, _ = grads.shape
+    return n, h, w, c, oh, ow
+
+
 def _linear_weights(in_size, out_size, align_corners, half_pixel_centers):
     """Each output coordinate's (lower, upper, lerp) source indices and weight (float32),
     as TF's ``compute_interpolation_weights``."""
@@ -148,9 +168,7 @@ resize_bilinear_op = OpDef("ResizeBilinear", shape=from_tensors(_resize_shape),
 
 @resize_bilinear_op.def_kernel
 def _resize_bilinear_kernel(images, size, *, align_corners, half_pixel_centers):
-    _check_attrs(align_corners, half_pixel_centers)
-    oh, ow = _new_size(images, size)
-    _, h, w, _ = images.shape
+    h, w, oh, ow = _resize_sizes(images, size, align_corners, half_pixel_centers)
     y0, y1, yl = _linear_weights(h, oh, align_corners, half_pixel_centers)
     x0, x1, xl = _linear_weights(w, ow, align_corners, half_pixel_centers)
     x = images.astype(np.float32, copy=False)
@@ -192,12 +210,8 @@ resize_bilinear_grad_op = OpDef(
 
 @resize_bilinear_grad_op.def_kernel
 def _resize_bilinear_grad_kernel(grads, original_image, *, align_corners, half_pixel_centers):
-    _check_attrs(align_corners, half_pixel_centers)
-    if grads.ndim != 4 or original_image.ndim != 4:
-        raise errors.InvalidArgumentError(None, None, "input_grad must be 4-dimensional"
-                                          f"{list(grads.shape)}")
-    n, h, w, c = original_image.shape
-    _, oh, ow, _ = grads.shape
+    n, h, w, c, oh, ow = _grad_sizes(grads, original_image, align_corners,
+                                     half_pixel_centers)
     y0, y1, yl = _linear_weights(h, oh, align_corners, half_pixel_centers)
     x0, x1, xl = _linear_weights(w, ow, align_corners, half_pixel_centers)
     g = grads.astype(np.float32, copy=False)
@@ -232,9 +246,7 @@ resize_nearest_neighbor_op = OpDef(
 
 @resize_nearest_neighbor_op.def_kernel
 def _resize_nearest_neighbor_kernel(images, size, *, align_corners, half_pixel_centers):
-    _check_attrs(align_corners, half_pixel_centers)
-    oh, ow = _new_size(images, size)
-    _, h, w, _ = images.shape
+    h, w, oh, ow = _resize_sizes(images, size, align_corners, half_pixel_centers)
     ys = _nearest_index(h, oh, align_corners, half_pixel_centers)
     xs = _nearest_index(w, ow, align_corners, half_pixel_centers)
     return images[:, ys][:, :, xs]
@@ -349,9 +361,7 @@ resize_bicubic_op = OpDef("ResizeBicubic", shape=from_tensors(_resize_shape),
 
 @resize_bicubic_op.def_kernel
 def _resize_bicubic_kernel(images, size, *, align_corners, half_pixel_centers):
-    _check_attrs(align_corners, half_pixel_centers)
-    oh, ow = _new_size(images, size)
-    _, h, w, _ = images.shape
+    h, w, oh, ow = _resize_sizes(images, size, align_corners, half_pixel_centers)
     yi, yw = _cubic_weights(h, oh, align_corners, half_pixel_centers)
     xi, xw = _cubic_weights(w, ow, align_corners, half_pixel_centers)
     # TF interpolates along y at the four source columns, then along x.
@@ -383,12 +393,8 @@ resize_bicubic_grad_op = OpDef(
 
 @resize_bicubic_grad_op.def_kernel
 def _resize_bicubic_grad_kernel(grads, original_image, *, align_corners, half_pixel_centers):
-    _check_attrs(align_corners, half_pixel_centers)
-    if grads.ndim != 4 or original_image.ndim != 4:
-        raise errors.InvalidArgumentError(None, None, "input_grad must be 4-dimensional"
-                                          f"{list(grads.shape)}")
-    n, h, w, c = original_image.shape
-    _, oh, ow, _ = grads.shape
+    n, h, w, c, oh, ow = _grad_sizes(grads, original_image, align_corners,
+                                     half_pixel_centers)
     yi, yw = _cubic_weights(h, oh, align_corners, half_pixel_centers)
     xi, xw = _cubic_weights(w, ow, align_corners, half_pixel_centers)
     g = grads.astype(np.float32, copy=False)
