@@ -5,7 +5,7 @@ complexity (McCabe's count: 1 + each branch point), all read from the source wit
     python docs/architecture_figures.py          # the figures, and the worst offenders
     python docs/architecture_figures.py --check  # exit 1 when one passes its limit
 
-``tests/test_architecture_figures.py`` runs ``--check``.
+``tests/unit/test_architecture_figures.py`` checks the same limits.
 """
 
 from __future__ import annotations
