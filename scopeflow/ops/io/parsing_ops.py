@@ -617,6 +617,30 @@ def _batch_list_dense(parts, dtype, shape):
     return out, lengths
 
 
+def _columns(rows, n):
+    """The rows' first items, then their second items, ...: the order of TF's outputs for
+    a group of sparse (indices, values, shapes) or list dense (values, lengths) features."""
+    return [row[j] for j in range(n) for row in rows]
+
+
+def _batch_sequences(examples, attrs):
+    """The op's outputs for a batch, from each example's ``_parse_one_sequence`` lists."""
+    sparse = []
+    for part, types in ((0, attrs["context_sparse_types"]),
+                        (2, attrs["feature_list_sparse_types"])):
+        merged = [_batch_sparse([e[part][i] for e in examples]) for i in range(len(types))]
+        sparse.append(_columns([(ix, v.astype(t.as_numpy_dtype), sh)
+                                for (ix, v, sh), t in zip(merged, types)], 3))
+    ctx_dense = [np.stack([e[1][i] for e in examples]) if examples else
+                 np.zeros([0] + as_shape(s).as_list(), t.as_numpy_dtype)
+                 for i, (t, s) in enumerate(zip(attrs["Tcontext_dense"],
+                                                attrs["context_dense_shapes"]))]
+    fl_dense = [_batch_list_dense([e[3][i] for e in examples], t, s)
+                for i, (t, s) in enumerate(zip(attrs["feature_list_dense_types"],
+                                               attrs["feature_list_dense_shapes"]))]
+    return tuple(sparse[0] + ctx_dense + sparse[1] + _columns(fl_dense, 2))
+
+
 def _parse_sequence_example_kernel(serialized, debug_name, context_sparse_keys,
                                    context_dense_keys, context_ragged_keys,
                                    feature_list_sparse_keys, feature_list_dense_keys,
@@ -633,29 +657,13 @@ def _parse_sequence_example_kernel(serialized, debug_name, context_sparse_keys,
     if serialized.ndim == 0:
         cs, cd, fs, fd = _parse_one_sequence(serialized, debug_name, keys, context_defaults,
                                              attrs)
-        return tuple([x[0] for x in cs] + [x[1] for x in cs] + [x[2] for x in cs] + cd +
-                     [x[0] for x in fs] + [x[1] for x in fs] + [x[2] for x in fs] +
-                     [x[0] for x in fd] + [x[1] for x in fd])
+        return tuple(_columns(cs, 3) + cd + _columns(fs, 3) + _columns(fd, 2))
     debug = np.asarray(debug_name, dtype=object).reshape(-1)
     # (each as a 0-d object array: NumPy's bytes scalars drop trailing NULs)
     examples = [_parse_one_sequence(serialized[b:b + 1].reshape(()), debug[b:b + 1], keys,
                                     context_defaults, attrs)
                 for b in range(len(serialized))]
-    out = []
-    for part, types in ((0, attrs["context_sparse_types"]),
-                        (2, attrs["feature_list_sparse_types"])):
-        merged = [_batch_sparse([e[part][i] for e in examples]) for i in range(len(types))]
-        merged = [(ix, v.astype(t.as_numpy_dtype), sh) for (ix, v, sh), t in zip(merged, types)]
-        out.append([m[0] for m in merged] + [m[1] for m in merged] + [m[2] for m in merged])
-    ctx_dense = [np.stack([e[1][i] for e in examples]) if examples else
-                 np.zeros([0] + as_shape(s).as_list(), t.as_numpy_dtype)
-                 for i, (t, s) in enumerate(zip(attrs["Tcontext_dense"],
-                                                attrs["context_dense_shapes"]))]
-    fl_dense = [_batch_list_dense([e[3][i] for e in examples], t, s)
-                for i, (t, s) in enumerate(zip(attrs["feature_list_dense_types"],
-                                               attrs["feature_list_dense_shapes"]))]
-    return tuple(out[0] + ctx_dense + out[1] + [x[0] for x in fl_dense] +
-                 [x[1] for x in fl_dense])
+    return _batch_sequences(examples, attrs)
 
 
 def _parse_sequence_example_num_outputs(attrs, n_inputs):
