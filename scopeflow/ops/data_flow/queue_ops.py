@@ -453,13 +453,20 @@ queue_dequeue_op = OpDef("QueueDequeueV2", shape=_dequeue_shape, dtype=_dequeue_
                          num_outputs=_dequeue_num_outputs, stateful=True, grad=NO_GRADIENT)
 
 
-def _queue_dequeue_many_kernel(ctx, handle, n, *, component_types, timeout_ms):
+def _batch_of(ctx, handle, n, kernel):
+    """DequeueMany's and DequeueUpTo's queue and ``n``: every component of a known shape
+    (to batch them), ``n >= 0``."""
     queue = _queue_of(handle)
     queue.check_batchable(ctx.op)
     if int(n) < 0:
         raise errors.InvalidArgumentError(
-            None, None, f"DequeueManyOp requested {int(n)} < 0 elements")
-    return queue.dequeue(ctx, int(n))
+            None, None, f"{kernel} requested {int(n)} < 0 elements")
+    return queue, int(n)
+
+
+def _queue_dequeue_many_kernel(ctx, handle, n, *, component_types, timeout_ms):
+    queue, n = _batch_of(ctx, handle, n, "DequeueManyOp")
+    return queue.dequeue(ctx, n)
 
 
 queue_dequeue_many_op = OpDef("QueueDequeueManyV2", shape=_dequeue_shape, dtype=_dequeue_dtype,
@@ -470,12 +477,8 @@ queue_dequeue_many_op = OpDef("QueueDequeueManyV2", shape=_dequeue_shape, dtype=
 
 
 def _queue_dequeue_up_to_kernel(ctx, handle, n, *, component_types, timeout_ms):
-    queue = _queue_of(handle)
-    queue.check_batchable(ctx.op)
-    if int(n) < 0:
-        raise errors.InvalidArgumentError(
-            None, None, f"DequeueUpToOp requested {int(n)} < 0 elements")
-    return queue.dequeue(ctx, int(n), up_to=True)
+    queue, n = _batch_of(ctx, handle, n, "DequeueUpToOp")
+    return queue.dequeue(ctx, n, up_to=True)
 
 
 queue_dequeue_up_to_op = OpDef("QueueDequeueUpToV2", shape=_dequeue_shape,

@@ -50,34 +50,35 @@ class Initializer:
         return cls(**config)
 
 
-class Zeros(Initializer):
+class _Fill(Initializer):
+    """One value everywhere: ``_fill`` (``array_ops.zeros``, ``ones``) of the shape."""
+
+    _fill = None
+
+    def __init__(self, dtype=dtypes.float32):
+        self.dtype = dtypes.as_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        return type(self)._fill(shape, dtypes.as_dtype(dtype or self.dtype))
+
+    def get_config(self):
+        return {"dtype": self.dtype.name}
+
+
+class Zeros(_Fill):
     """All zeros.
 
     >>> Zeros()([2, 3]).op.name
     'zeros'
     """
 
-    def __init__(self, dtype=dtypes.float32):
-        self.dtype = dtypes.as_dtype(dtype)
-
-    def __call__(self, shape, dtype=None, partition_info=None):
-        return array_ops.zeros(shape, dtypes.as_dtype(dtype or self.dtype))
-
-    def get_config(self):
-        return {"dtype": self.dtype.name}
+    _fill = staticmethod(array_ops.zeros)
 
 
-class Ones(Initializer):
+class Ones(_Fill):
     """All ones."""
 
-    def __init__(self, dtype=dtypes.float32):
-        self.dtype = dtypes.as_dtype(dtype)
-
-    def __call__(self, shape, dtype=None, partition_info=None):
-        return array_ops.ones(shape, dtypes.as_dtype(dtype or self.dtype))
-
-    def get_config(self):
-        return {"dtype": self.dtype.name}
+    _fill = staticmethod(array_ops.ones)
 
 
 class Constant(Initializer):
