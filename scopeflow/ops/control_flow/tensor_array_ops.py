@@ -487,6 +487,11 @@ class TensorArray:
                              "(and infer_shape=True)")
         self._element_shape[0] = current.merge_with(shape)
 
+    def _merge_row_shape(self, value):
+        """Merges in the element shape of ``value``'s rows (``unstack``, ``scatter``)."""
+        if value.shape.ndims is not None and value.shape.ndims > 0:
+            self._merge_element_shape(TensorShape(value.shape.as_list()[1:]))
+
     # -- properties ----------------------------------------------------------------------
     flow = read_only("_flow")
     handle = read_only("_flow")
@@ -530,8 +535,7 @@ class TensorArray:
     def unstack(self, value, name=None):
         with name_scope(name, "TensorArrayUnstack", [self._flow, value]) as scope:
             value = convert_to_tensor(value, dtype=self._dtype, name="value")
-            if value.shape.ndims is not None and value.shape.ndims > 0:
-                self._merge_element_shape(TensorShape(value.shape.as_list()[1:]))
+            self._merge_row_shape(value)
             return self._with_flow(from_tensor_op.bind(self._flow, value, name=scope,
                                                        **self._attrs()))
 
@@ -539,8 +543,7 @@ class TensorArray:
         with name_scope(name, "TensorArrayScatter", [self._flow, indices, value]) as scope:
             value = convert_to_tensor(value, dtype=self._dtype, name="value")
             indices = convert_to_tensor(indices, dtype=dtypes.int32, name="indices")
-            if value.shape.ndims is not None and value.shape.ndims > 0:
-                self._merge_element_shape(TensorShape(value.shape.as_list()[1:]))
+            self._merge_row_shape(value)
             return self._with_flow(scatter_op.bind(self._flow, indices, value, name=scope,
                                                    **self._attrs()))
 
