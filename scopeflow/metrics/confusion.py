@@ -330,37 +330,34 @@ true_negatives_at_thresholds = _count_at_thresholds("tn", "true_negatives")
 def precision_at_thresholds(labels, predictions, thresholds, weights=None,
                             metrics_collections=None, updates_collections=None, name=None):
     """``tp / (tp + fp + 1e-7)`` at each of ``thresholds``."""
-    with variable_scope(name, "precision_at_thresholds",
-                        _scope_values(predictions, labels, weights)):
-        values, update_ops = _confusion_matrix_at_thresholds(
-            labels, predictions, thresholds, weights, includes=("tp", "fp"))
-        epsilon = 1e-7
-        prec = math_ops.divide(values["tp"], epsilon + values["tp"] + values["fp"],
-                               name="precision_value")
-        _add(metrics_collections, prec)
-        update_op = math_ops.divide(update_ops["tp"],
-                                    epsilon + update_ops["tp"] + update_ops["fp"],
-                                    name="precision_update_op")
-        _add(updates_collections, update_op)
-        return prec, update_op
+    return _tp_ratio_at_thresholds("precision", "fp", labels, predictions, thresholds, weights,
+                                   metrics_collections, updates_collections, name)
 
 
 def recall_at_thresholds(labels, predictions, thresholds, weights=None,
                          metrics_collections=None, updates_collections=None, name=None):
     """``tp / (tp + fn + 1e-7)`` at each of ``thresholds``."""
-    with variable_scope(name, "recall_at_thresholds",
+    return _tp_ratio_at_thresholds("recall", "fn", labels, predictions, thresholds, weights,
+                                   metrics_collections, updates_collections, name)
+
+
+def _tp_ratio_at_thresholds(metric, other, labels, predictions, thresholds, weights,
+                            metrics_collections, updates_collections, name):
+    """``tp / (tp + <other> + 1e-7)`` at each threshold, in scope and ops named after
+    ``metric``: ``precision`` (``other`` is ``fp``) or ``recall`` (``fn``)."""
+    with variable_scope(name, f"{metric}_at_thresholds",
                         _scope_values(predictions, labels, weights)):
         values, update_ops = _confusion_matrix_at_thresholds(
-            labels, predictions, thresholds, weights, includes=("tp", "fn"))
+            labels, predictions, thresholds, weights, includes=("tp", other))
         epsilon = 1e-7
-        rec = math_ops.divide(values["tp"], epsilon + values["tp"] + values["fn"],
-                              name="recall_value")
-        _add(metrics_collections, rec)
+        value = math_ops.divide(values["tp"], epsilon + values["tp"] + values[other],
+                                name=f"{metric}_value")
+        _add(metrics_collections, value)
         update_op = math_ops.divide(update_ops["tp"],
-                                    epsilon + update_ops["tp"] + update_ops["fn"],
-                                    name="recall_update_op")
+                                    epsilon + update_ops["tp"] + update_ops[other],
+                                    name=f"{metric}_update_op")
         _add(updates_collections, update_op)
-        return rec, update_op
+        return value, update_op
 
 
 def _even_thresholds(num_thresholds, top):
