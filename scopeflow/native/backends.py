@@ -22,7 +22,7 @@ import numpy as np
 
 from scopeflow.native import onednn
 
-__all__ = ["NUMPY", "ONEDNN", "NativeKernel", "NATIVE", "backends", "native"]
+__all__ = ["NUMPY", "ONEDNN", "NativeKernel", "NATIVE", "backends", "loaded", "native"]
 
 NUMPY = "numpy"
 ONEDNN = "onednn"
@@ -82,6 +82,12 @@ def backends(op_type: str) -> tuple[str, ...]:
     is installed)."""
     entry = NATIVE.get(op_type)
     return (NUMPY,) if entry is None else (NUMPY, entry.backend)
+
+
+def loaded(op_type: str) -> bool:
+    """Whether ``op_type``'s native backend is installed and switched on now (for a plan pass
+    deciding, when it compiles, whether a native-only rewrite can pay)."""
+    return op_type in NATIVE and onednn.backend() is not None
 
 
 def native(op_type: str, *arrays: np.ndarray) -> onednn.OneDNN | None:

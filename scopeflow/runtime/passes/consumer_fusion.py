@@ -15,7 +15,7 @@ read (TF1's read-after-write semantics, ``SEMANTICS.md``).
 from __future__ import annotations
 
 from scopeflow.framework import dtypes
-from scopeflow.native import onednn
+from scopeflow.native import backends
 from scopeflow.ops.nn.conv_ops import conv2d_op, conv2d_with_bias_native
 from scopeflow.runtime.plan_ir import How
 
@@ -33,7 +33,7 @@ def conv2d_bias_relu(op, chain, shape):
     Relu, as one oneDNN call with the bias as a post-op and the ReLU on each part of the
     batch as it is written (TF's ``_FusedConv2D``); the unfused ops' bits. None for any
     other chain, and without the backend (NumPy's kernels gain nothing from it)."""
-    if (onednn.backend() is None or op._attrs["data_format"] != "NHWC"
+    if (not backends.loaded("Conv2D") or op._attrs["data_format"] != "NHWC"
             or op._outputs[0].dtype != dtypes.float32 or len(chain) > 2):
         return None
     conv_out = op._outputs[0]
