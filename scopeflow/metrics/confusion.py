@@ -104,36 +104,34 @@ def _ratio(numerator, other, name):
 def precision(labels, predictions, weights=None, metrics_collections=None,
               updates_collections=None, name=None):
     """``true_positives / (true_positives + false_positives)`` (0 with none predicted)."""
-    with variable_scope(name, "precision", _scope_values(predictions, labels, weights)):
-        predictions, labels, weights = _remove_squeezable_dimensions(
-            math_ops.cast(predictions, dtypes.bool_), math_ops.cast(labels, dtypes.bool_),
-            weights)
-        true_p, true_p_update = true_positives(labels, predictions, weights)
-        false_p, false_p_update = false_positives(labels, predictions, weights)
-        p = _ratio(true_p, false_p, "value")
-        _add(metrics_collections, p)
-        update_op = _ratio(true_p_update, false_p_update, "update_op")
-        _add(updates_collections, update_op)
-        return p, update_op
+    return _tp_ratio("precision", false_positives, labels, predictions, weights,
+                     metrics_collections, updates_collections, name)
 
 
 def recall(labels, predictions, weights=None, metrics_collections=None,
            updates_collections=None, name=None):
     """``true_positives / (true_positives + false_negatives)`` (0 with no positives)."""
-    with variable_scope(name, "recall", _scope_values(predictions, labels, weights)):
+    return _tp_ratio("recall", false_negatives, labels, predictions, weights,
+                     metrics_collections, updates_collections, name)
+
+
+def _tp_ratio(metric, count_other, labels, predictions, weights, metrics_collections,
+              updates_collections, name):
+    """``true_positives / (true_positives + other)`` in scope ``metric``, ``other`` counted
+    by ``count_other`` (``false_positives`` for precision, ``false_negatives`` for recall)."""
+    with variable_scope(name, metric, _scope_values(predictions, labels, weights)):
         predictions, labels, weights = _remove_squeezable_dimensions(
             math_ops.cast(predictions, dtypes.bool_), math_ops.cast(labels, dtypes.bool_),
             weights)
         true_p, true_p_update = true_positives(labels, predictions, weights)
-        false_n, false_n_update = false_negatives(labels, predictions, weights)
-        rec = _ratio(true_p, false_n, "value")
-        _add(metrics_collections, rec)
-        update_op = _ratio(true_p_update, false_n_update, "update_op")
+        other, other_update = count_other(labels, predictions, weights)
+        value = _ratio(true_p, other, "value")
+        _add(metrics_collections, value)
+        update_op = _ratio(true_p_update, other_update, "update_op")
         _add(updates_collections, update_op)
-        return rec, update_op
+        return value, update_op
 
 
-# ── AUC ──────────────────────────────────────────────────────────────────────────────
 def _check_in_unit_interval(predictions):
     """TF's ``assert_greater_equal(predictions, 0)`` and ``assert_less_equal(predictions,
     1)`` (with their bounds, ``Cast/x`` and ``Cast_1/x``), checked while building when
