@@ -15,6 +15,11 @@ __all__ = [
 ]
 
 
+def _numpy_kind(kind) -> property:
+    """A ``DType`` property: whether its NumPy type is a ``kind`` (``np.floating``...)."""
+    return property(lambda self: self._np is not None and np.issubdtype(self._np, kind))
+
+
 class DType:
     """A tensor element type, as TF's ``tf.DType``.
 
@@ -50,21 +55,10 @@ class DType:
     as_numpy_dtype = read_only("_np")
 
     # -- classification ------------------------------------------------------------------
-    @property
-    def is_floating(self) -> bool:
-        return self._np is not None and np.issubdtype(self._np, np.floating)
-
-    @property
-    def is_integer(self) -> bool:
-        return self._np is not None and np.issubdtype(self._np, np.integer)
-
-    @property
-    def is_unsigned(self) -> bool:
-        return self._np is not None and np.issubdtype(self._np, np.unsignedinteger)
-
-    @property
-    def is_complex(self) -> bool:
-        return self._np is not None and np.issubdtype(self._np, np.complexfloating)
+    is_floating = _numpy_kind(np.floating)
+    is_integer = _numpy_kind(np.integer)
+    is_unsigned = _numpy_kind(np.unsignedinteger)
+    is_complex = _numpy_kind(np.complexfloating)
 
     @property
     def is_bool(self) -> bool:
@@ -76,19 +70,18 @@ class DType:
 
     @property
     def min(self):
-        if self.is_floating:
-            return float(np.finfo(self._np).min)
-        if self.is_integer:
-            return int(np.iinfo(self._np).min)
-        raise TypeError(f"Cannot find minimum value of {self}.")
+        return self._limit("min", "minimum")
 
     @property
     def max(self):
+        return self._limit("max", "maximum")
+
+    def _limit(self, end: str, what: str):
         if self.is_floating:
-            return float(np.finfo(self._np).max)
+            return float(getattr(np.finfo(self._np), end))
         if self.is_integer:
-            return int(np.iinfo(self._np).max)
-        raise TypeError(f"Cannot find maximum value of {self}.")
+            return int(getattr(np.iinfo(self._np), end))
+        raise TypeError(f"Cannot find {what} value of {self}.")
 
     @property
     def size(self) -> int:
