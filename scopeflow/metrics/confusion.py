@@ -17,6 +17,7 @@ from scopeflow.metrics.state import (
     _broadcast_weights,
     _remove_squeezable_dimensions,
     _scope_values,
+    _value_and_update,
     metric_variable,
 )
 from scopeflow.ops import array_ops, constant_op, math_ops
@@ -125,11 +126,9 @@ def _tp_ratio(metric, count_other, labels, predictions, weights, metrics_collect
             weights)
         true_p, true_p_update = true_positives(labels, predictions, weights)
         other, other_update = count_other(labels, predictions, weights)
-        value = _ratio(true_p, other, "value")
-        _add(metrics_collections, value)
-        update_op = _ratio(true_p_update, other_update, "update_op")
-        _add(updates_collections, update_op)
-        return value, update_op
+        return _value_and_update(lambda counts, name: _ratio(*counts, name),
+                                 (true_p, other), (true_p_update, other_update),
+                                 metrics_collections, updates_collections)
 
 
 def _check_in_unit_interval(predictions):
@@ -348,14 +347,14 @@ def _tp_ratio_at_thresholds(metric, other, labels, predictions, thresholds, weig
         values, update_ops = _confusion_matrix_at_thresholds(
             labels, predictions, thresholds, weights, includes=("tp", other))
         epsilon = 1e-7
-        value = math_ops.divide(values["tp"], epsilon + values["tp"] + values[other],
-                                name=f"{metric}_value")
-        _add(metrics_collections, value)
-        update_op = math_ops.divide(update_ops["tp"],
-                                    epsilon + update_ops["tp"] + update_ops[other],
-                                    name=f"{metric}_update_op")
-        _add(updates_collections, update_op)
-        return value, update_op
+
+        def compute(counts, name):
+            return math_ops.divide(counts["tp"], epsilon + counts["tp"] + counts[other],
+                                   name=name)
+
+        return _value_and_update(compute, values, update_ops, metrics_collections,
+                                 updates_collections,
+                                 (f"{metric}_value", f"{metric}_update_op"))
 
 
 def _even_thresholds(num_thresholds, top):
@@ -378,18 +377,15 @@ def sensitivity_at_specificity(labels, predictions, specificity, weights=None,
         values, update_ops = _confusion_matrix_at_thresholds(labels, predictions, thresholds,
                                                              weights)
 
-        def compute(tp, tn, fp, fn, name):
+        def compute(counts, name):
+            tp, tn, fp, fn = (counts[k] for k in ("tp", "tn", "fp", "fn"))
             specificities = math_ops.divide(tn, tn + fp + kepsilon)
             tf_index = math_ops.argmin(math_ops.abs(specificities - specificity), 0)
             tf_index = math_ops.cast(tf_index, dtypes.int32)
             return math_ops.divide(tp[tf_index], tp[tf_index] + fn[tf_index] + kepsilon, name)
 
-        sensitivity = compute(values["tp"], values["tn"], values["fp"], values["fn"], "value")
-        _add(metrics_collections, sensitivity)
-        update_op = compute(update_ops["tp"], update_ops["tn"], update_ops["fp"],
-                            update_ops["fn"], "update_op")
-        _add(updates_collections, update_op)
-        return sensitivity, update_op
+        return _value_and_update(compute, values, update_ops, metrics_collections,
+                                 updates_collections)
 
 
 def specificity_at_sensitivity(labels, predictions, sensitivity, weights=None,
@@ -407,7 +403,8 @@ def specificity_at_sensitivity(labels, predictions, sensitivity, weights=None,
         values, update_ops = _confusion_matrix_at_thresholds(labels, predictions, thresholds,
                                                              weights)
 
-        def compute(tp, tn, fp, fn, name):
+        def compute(counts, name):
+            tp, tn, fp, fn = (counts[k] for k in ("tp", "tn", "fp", "fn"))
             sensitivities = math_ops.divide(tp, tp + fn + kepsilon)
             min_val = math_ops.reduce_min(math_ops.abs(sensitivities - sensitivity))
             indices_at_minval = math_ops.equal(math_ops.abs(sensitivities - sensitivity),
@@ -420,9 +417,5 @@ def specificity_at_sensitivity(labels, predictions, sensitivity, weights=None,
             tf_index = math_ops.cast(tf_index, dtypes.int32)
             return math_ops.divide(tn[tf_index], tn[tf_index] + fp[tf_index] + kepsilon, name)
 
-        specificity = compute(values["tp"], values["tn"], values["fp"], values["fn"], "value")
-        _add(metrics_collections, specificity)
-        update_op = compute(update_ops["tp"], update_ops["tn"], update_ops["fp"],
-                            update_ops["fn"], "update_op")
-        _add(updates_collections, update_op)
-        return specificity, update_op
+        return _value_and_update(compute, values, update_ops, metrics_collections,
+                                 updates_collections)

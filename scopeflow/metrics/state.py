@@ -38,6 +38,17 @@ def _add(collections, value):
         add_to_collections(collections, value)
 
 
+def _value_and_update(compute, counts, count_updates, metrics_collections,
+                      updates_collections, names=("value", "update_op")):
+    """A metric's ``(value, update_op)``: ``compute(counts, name)`` of its variables' counts
+    and of their updates, each added to its collections."""
+    value = compute(counts, names[0])
+    _add(metrics_collections, value)
+    update_op = compute(count_updates, names[1])
+    _add(updates_collections, update_op)
+    return value, update_op
+
+
 def _last_dim_may_be_one(shape) -> bool:
     return dimension_value(shape.dims[-1]) in (None, 1)
 
