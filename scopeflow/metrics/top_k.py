@@ -17,6 +17,7 @@ from scopeflow.metrics.state import (
     _assert_broadcastable,
     _broadcast_weights,
     _scope_values,
+    _value_and_update,
     metric_variable,
 )
 from scopeflow.ops import array_ops, constant_op, math_ops, nn_ops
@@ -127,12 +128,10 @@ def _ratio_at_top_k(kind, labels, predictions_idx, k, class_id, weights,
                                               class_id, weights)
         rest, rest_update = _streaming_count_at_k(other, labels, top_k_idx, k, class_id,
                                                   weights)
-        metric = math_ops.divide(tp, math_ops.add(tp, rest), name=scope)
-        _add(metrics_collections, metric)
-        update = math_ops.divide(tp_update, math_ops.add(tp_update, rest_update),
-                                 name="update")
-        _add(updates_collections, update)
-        return metric, update
+        return _value_and_update(
+            lambda counts, name: math_ops.divide(counts[0], math_ops.add(*counts), name=name),
+            (tp, rest), (tp_update, rest_update), metrics_collections, updates_collections,
+            (scope, "update"))
 
 
 def recall_at_top_k(labels, predictions_idx, k=None, class_id=None, weights=None,
