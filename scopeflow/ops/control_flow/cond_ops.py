@@ -177,52 +177,76 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
     """
     true_fn = true_fn if true_fn is not None else fn1
     false_fn = false_fn if false_fn is not None else fn2
-    if isinstance(pred, (bool, np.bool_)):
-        raise TypeError("'pred' must not be a Python bool.")
-    for what, fn in (("true_fn", true_fn), ("false_fn", false_fn)):
-        if not callable(fn):
-            raise TypeError(f"'{what}' must be callable.")
+    _check_cond_args(pred, true_fn, false_fn)
     with name_scope(name, "cond", [pred]) as scope:
-        pred = convert_to_tensor(pred)
-        if pred.dtype.base_dtype != dtypes.bool:
-            raise TypeError(f"Input 'pred' of 'Switch' Op has type {pred.dtype.base_dtype.name} "
-                            "that does not match expected type of bool.")
-        if pred.shape.ndims not in (None, 0):
-            raise ValueError(f"Shape must be rank 0 but is rank {pred.shape.ndims} for "
-                             f"'{scope}Switch' (op: 'Switch') with input shapes: "
-                             f"{pred.shape.as_list()}.")
+        pred = _cond_pred(pred, scope)
         graph = pred.graph
-        parent = graph._state().cf_context
-        results, branches = [], []
-        for what, fn in (("false_fn", false_fn), ("true_fn", true_fn)):
-            branch = FuncGraph(FunctionKind.COND_BRANCH, parent=parent, name=scope.rstrip("/"))
-            with branch.entered(graph):
-                result = fn()
-                if result is None:
-                    raise ValueError(f"'{what}' must have a return value.")
-                branch.outputs = [branch_value(x, branch, f"'{what}'")
-                                  for x in as_flow_structure(result)]
-            results.append(result)
-            branches.append(branch)
+        results, branches = _trace_branches(graph, scope, false_fn, true_fn)
         false_result, true_result = results
-        try:
-            assert_same_structure(true_result, false_result)
-        except ValueError as e:
-            raise ValueError(str(e)) from None
-        t_types = [t.dtype.base_dtype for t in branches[1].outputs]
-        f_types = [t.dtype.base_dtype for t in branches[0].outputs]
-        if t_types != f_types:
-            raise ValueError(
-                "Outputs of 'true_fn' and 'false_fn' must have the same type(s). Received "
-                f"{', '.join(d.name for d in t_types)} from 'true_fn' and "
-                f"{', '.join(d.name for d in f_types)} from 'false_fn'.")
-        outs = create_if(graph, pred, branches, len(t_types))
+        n_out = _check_branch_results(true_result, false_result, branches)
+        outs = create_if(graph, pred, branches, n_out)
         merged = [array_ops.identity(t, name="Merge") for t in outs]
     result = from_flow_structure(true_result, merged)
     if not strict and isinstance(result, (list, tuple)) and len(result) == 1 and \
             not hasattr(result, "_fields"):
         return result[0]
     return result
+
+
+def _check_cond_args(pred, true_fn, false_fn):
+    if isinstance(pred, (bool, np.bool_)):
+        raise TypeError("'pred' must not be a Python bool.")
+    for what, fn in (("true_fn", true_fn), ("false_fn", false_fn)):
+        if not callable(fn):
+            raise TypeError(f"'{what}' must be callable.")
+
+
+def _cond_pred(pred, scope):
+    """``pred`` as a tensor, checked to be a boolean scalar (TF1's ``Switch`` rules)."""
+    pred = convert_to_tensor(pred)
+    if pred.dtype.base_dtype != dtypes.bool:
+        raise TypeError(f"Input 'pred' of 'Switch' Op has type {pred.dtype.base_dtype.name} "
+                        "that does not match expected type of bool.")
+    if pred.shape.ndims not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {pred.shape.ndims} for "
+                         f"'{scope}Switch' (op: 'Switch') with input shapes: "
+                         f"{pred.shape.as_list()}.")
+    return pred
+
+
+def _trace_branches(graph, scope, false_fn, true_fn):
+    """Traces ``false_fn`` then ``true_fn``, each into its own ``FuncGraph``; returns what
+    each returned and the ``FuncGraph``s (``[false, true]`` both)."""
+    parent = graph._state().cf_context
+    results, branches = [], []
+    for what, fn in (("false_fn", false_fn), ("true_fn", true_fn)):
+        branch = FuncGraph(FunctionKind.COND_BRANCH, parent=parent, name=scope.rstrip("/"))
+        with branch.entered(graph):
+            result = fn()
+            if result is None:
+                raise ValueError(f"'{what}' must have a return value.")
+            branch.outputs = [branch_value(x, branch, f"'{what}'")
+                              for x in as_flow_structure(result)]
+        results.append(result)
+        branches.append(branch)
+    return results, branches
+
+
+def _check_branch_results(true_result, false_result, branches):
+    """Checks that the branches return the same structure and dtypes; returns how many
+    outputs they have."""
+    try:
+        assert_same_structure(true_result, false_result)
+    except ValueError as e:
+        raise ValueError(str(e)) from None
+    t_types = [t.dtype.base_dtype for t in branches[1].outputs]
+    f_types = [t.dtype.base_dtype for t in branches[0].outputs]
+    if t_types != f_types:
+        raise ValueError(
+            "Outputs of 'true_fn' and 'false_fn' must have the same type(s). Received "
+            f"{', '.join(d.name for d in t_types)} from 'true_fn' and "
+            f"{', '.join(d.name for d in f_types)} from 'false_fn'.")
+    return len(t_types)
 
 
 def create_if(graph, pred, branches, n_out, forward=None):

@@ -124,12 +124,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     ('while/Exit:0', 12)
     """
     del parallel_iterations, swap_memory
-    if not callable(cond):
-        raise TypeError("'cond' must be callable.")
-    if not callable(body):
-        raise TypeError("'body' must be callable.")
-    if loop_vars is None or (is_sequence(loop_vars) and not flatten(loop_vars)):
-        raise ValueError("'loop_vars' must be provided.")
+    _check_loop_args(cond, body, loop_vars)
     single = not is_sequence(loop_vars) or (
         isinstance(loop_vars, (list, tuple)) and len(loop_vars) == 1
         and not return_same_structure)
@@ -138,55 +133,91 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                                     if not hasattr(x, "_with_flow")]) as scope:
         init = [convert_to_tensor(x) for x in as_flow_structure(structure)]
         invariants = _invariants(structure, init, shape_invariants)
-        has_max = maximum_iterations is not None
-        if has_max:
-            maximum_iterations = convert_to_tensor(maximum_iterations, dtype=dtypes.int32,
-                                                   name="maximum_iterations")
-            if maximum_iterations.shape.ndims not in (None, 0):
-                raise ValueError("maximum_iterations must be a scalar, saw shape: "
-                                 f"{maximum_iterations.shape}")
+        if maximum_iterations is not None:
+            maximum_iterations = _maximum_iterations(maximum_iterations)
         graph = init[0].graph
         loop_fn = FuncGraph(FunctionKind.WHILE_LOOP, parent=graph._state().cf_context,
                             name=scope.rstrip("/"))
-        with loop_fn.entered(graph):
-            loop_vars_in = [loop_var(t.dtype.base_dtype, shape)
-                            for t, shape in zip(init, invariants)]
-            inside = from_flow_structure(structure, loop_vars_in)
-            c = cond(*inside)
-            c = convert_to_tensor(c)
-            if c.dtype.base_dtype != dtypes.bool:
-                raise TypeError(f"Input 'input' of 'LoopCond' Op has type "
-                                f"{c.dtype.base_dtype.name} that does not match expected "
-                                "type of bool.")
-            if c.shape.ndims not in (None, 0):
-                raise ValueError(f"Shape must be rank 0 but is rank {c.shape.ndims} for "
-                                 f"'{scope}LoopCond' (op: 'LoopCond') with input shapes: "
-                                 f"{c.shape.as_list()}.")
-            c = array_ops.identity(c, name="LoopCond")
-            result = body(*inside)
-            if not is_sequence(result) or (len(structure) == 1 and not
-                                           isinstance(result, (list, tuple))):
-                result = [result]
-            if len(structure) == 1 and isinstance(result, tuple) and \
-                    not isinstance(structure, tuple) and len(result) == 1:
-                result = list(result)
-            try:
-                assert_same_structure(list(structure), list(result))
-            except ValueError as e:
-                raise ValueError(str(e)) from None
-            outs = [branch_value(x, loop_fn, "'body'") for x in as_flow_structure(result)]
-        _check_body_results(init, outs, invariants)
-        loop_fn.inputs, loop_fn.outputs = loop_vars_in, outs
-        loop_fn.aux_outputs[COND_ENTRY] = [c]
-        spec = WhileSpec(loop_fn, len(loop_fn.captures), has_max, back_prop)
-        inputs = init + ([maximum_iterations] if has_max else []) + list(loop_fn.captures)
-        with graph.control_dependencies(loop_fn.external_controls):
-            op = while_op.create(inputs, {"spec": spec}, name="Loop")
-        exits = [array_ops.identity(t, name="Exit") for t in op.outputs[:-1]]
+        _trace_loop(loop_fn, graph, cond, body, structure, init, invariants, scope)
+        exits = _create_loop(graph, loop_fn, init, maximum_iterations, back_prop)
     packed = from_flow_structure(structure, exits)
     if single:
         return packed[0]
     return packed if is_sequence(loop_vars) else packed[0]
+
+
+def _check_loop_args(cond, body, loop_vars):
+    if not callable(cond):
+        raise TypeError("'cond' must be callable.")
+    if not callable(body):
+        raise TypeError("'body' must be callable.")
+    if loop_vars is None or (is_sequence(loop_vars) and not flatten(loop_vars)):
+        raise ValueError("'loop_vars' must be provided.")
+
+
+def _maximum_iterations(maximum_iterations):
+    """``maximum_iterations`` as the scalar int32 tensor the op is fed."""
+    maximum_iterations = convert_to_tensor(maximum_iterations, dtype=dtypes.int32,
+                                           name="maximum_iterations")
+    if maximum_iterations.shape.ndims not in (None, 0):
+        raise ValueError("maximum_iterations must be a scalar, saw shape: "
+                         f"{maximum_iterations.shape}")
+    return maximum_iterations
+
+
+def _trace_loop(loop_fn, graph, cond, body, structure, init, invariants, scope):
+    """Traces ``cond`` and ``body`` into ``loop_fn`` on loop variables like ``init`` (of
+    shapes ``invariants``), and checks the body's results against them."""
+    with loop_fn.entered(graph):
+        loop_vars_in = [loop_var(t.dtype.base_dtype, shape)
+                        for t, shape in zip(init, invariants)]
+        inside = from_flow_structure(structure, loop_vars_in)
+        c = _loop_cond(cond(*inside), scope)
+        result = _body_result(body(*inside), structure)
+        outs = [branch_value(x, loop_fn, "'body'") for x in as_flow_structure(result)]
+    _check_body_results(init, outs, invariants)
+    loop_fn.inputs, loop_fn.outputs = loop_vars_in, outs
+    loop_fn.aux_outputs[COND_ENTRY] = [c]
+
+
+def _loop_cond(c, scope):
+    """The condition's result, checked to be a boolean scalar, as ``LoopCond``."""
+    c = convert_to_tensor(c)
+    if c.dtype.base_dtype != dtypes.bool:
+        raise TypeError(f"Input 'input' of 'LoopCond' Op has type "
+                        f"{c.dtype.base_dtype.name} that does not match expected "
+                        "type of bool.")
+    if c.shape.ndims not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {c.shape.ndims} for "
+                         f"'{scope}LoopCond' (op: 'LoopCond') with input shapes: "
+                         f"{c.shape.as_list()}.")
+    return array_ops.identity(c, name="LoopCond")
+
+
+def _body_result(result, structure):
+    """The body's ``result`` in the structure of the loop variables (TF1's unpacking of a
+    single value), or the error that it is not."""
+    if not is_sequence(result) or (len(structure) == 1 and not
+                                   isinstance(result, (list, tuple))):
+        result = [result]
+    if len(structure) == 1 and isinstance(result, tuple) and \
+            not isinstance(structure, tuple) and len(result) == 1:
+        result = list(result)
+    try:
+        assert_same_structure(list(structure), list(result))
+    except ValueError as e:
+        raise ValueError(str(e)) from None
+    return result
+
+
+def _create_loop(graph, loop_fn, init, maximum_iterations, back_prop):
+    """The ``WhileLoop`` op running ``loop_fn`` from ``init``; returns its ``Exit``s."""
+    has_max = maximum_iterations is not None
+    spec = WhileSpec(loop_fn, len(loop_fn.captures), has_max, back_prop)
+    inputs = init + ([maximum_iterations] if has_max else []) + list(loop_fn.captures)
+    with graph.control_dependencies(loop_fn.external_controls):
+        op = while_op.create(inputs, {"spec": spec}, name="Loop")
+    return [array_ops.identity(t, name="Exit") for t in op.outputs[:-1]]
 
 
 def _invariants(structure, init, shape_invariants):
