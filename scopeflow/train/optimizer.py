@@ -242,6 +242,13 @@ class Optimizer:
         return self._get_or_make_slot_with_initializer(
             var, zeros_initializer(), var.shape, var.dtype.base_dtype, slot_name, op_name)
 
+    def _zeros_slots(self, var_list, *slot_names):
+        """Zero-filled slots ``slot_names`` of each variable, made variable by variable (the
+        order TF's optimizers make them in, which names their ops)."""
+        for v in var_list:
+            for slot_name in slot_names:
+                self._zeros_slot(v, slot_name, self._name)
+
     def _create_non_slot_variable(self, initial_value, name, colocate_with):
         key = (name, colocate_with.op.graph)
         v = self._non_slot_dict.get(key)

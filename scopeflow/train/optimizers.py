@@ -55,8 +55,7 @@ class MomentumOptimizer(Optimizer):
         self._use_nesterov = use_nesterov
 
     def _create_slots(self, var_list):
-        for v in var_list:
-            self._zeros_slot(v, "momentum", self._name)
+        self._zeros_slots(var_list, "momentum")
 
     def _prepare(self):
         self._lr_t = _tensor(self._learning_rate, "learning_rate")
@@ -94,9 +93,7 @@ class AdamOptimizer(Optimizer):
         first_var = min(var_list, key=lambda x: x.name)
         self._create_non_slot_variable(self._beta1, "beta1_power", first_var)
         self._create_non_slot_variable(self._beta2, "beta2_power", first_var)
-        for v in var_list:
-            self._zeros_slot(v, "m", self._name)
-            self._zeros_slot(v, "v", self._name)
+        self._zeros_slots(var_list, "m", "v")
 
     def _prepare(self):
         self._lr_t = _tensor(self._lr, "learning_rate")
@@ -223,9 +220,7 @@ class AdadeltaOptimizer(Optimizer):
         self._lr, self._rho, self._epsilon = learning_rate, rho, epsilon
 
     def _create_slots(self, var_list):
-        for v in var_list:
-            self._zeros_slot(v, "accum", self._name)
-            self._zeros_slot(v, "accum_update", self._name)
+        self._zeros_slots(var_list, "accum", "accum_update")
 
     def _prepare(self):
         self._lr_t = _tensor(self._lr, "lr")
