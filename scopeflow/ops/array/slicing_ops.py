@@ -474,13 +474,22 @@ def _split_axis(dims, axis):
     return a % r
 
 
-def _split_shape(axis, value, *, num_split):
+def _split_dims(value, axis, num_split):
+    """Split's and SplitV's ``(dims, axis, None)``; ``(.., .., pieces' shapes)`` instead
+    when the rank or the axis is unknown."""
     dims = value.shape.as_tuple()
     a = _split_axis(dims, axis)
     if dims is None:
-        return [TensorShape(None)] * num_split
+        return dims, a, [TensorShape(None)] * num_split
     if a is None:
-        return [TensorShape([None] * len(dims))] * num_split
+        return dims, a, [TensorShape([None] * len(dims))] * num_split
+    return dims, a, None
+
+
+def _split_shape(axis, value, *, num_split):
+    dims, a, unknown = _split_dims(value, axis, num_split)
+    if unknown is not None:
+        return unknown
     d = dims[a]
     if d is not None and d % num_split:
         raise ValueError(f"Dimension size must be evenly divisible by {num_split} but is {d}")
@@ -535,12 +544,9 @@ def _resolve_sizes(sizes, total):
 
 
 def _split_v_shape(value, size_splits, axis, *, num_split):
-    dims = value.shape.as_tuple()
-    a = _split_axis(dims, axis)
-    if dims is None:
-        return [TensorShape(None)] * num_split
-    if a is None:
-        return [TensorShape([None] * len(dims))] * num_split
+    dims, a, unknown = _split_dims(value, axis, num_split)
+    if unknown is not None:
+        return unknown
     sizes = _partial_dims(size_splits) or [None] * num_split
     sizes = _resolve_sizes(list(sizes), dims[a])
     if dims[a] is not None and None not in sizes and sum(sizes) != dims[a]:
