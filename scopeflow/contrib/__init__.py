@@ -6,8 +6,8 @@ cells and the static drivers). Any other ``tf.contrib.X`` raises ``NotImplemente
 naming it (scopeflow/framework/api_fallback.py).
 """
 
-from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.contrib import layers, rnn
+from scopeflow.framework.api_fallback import missing_attribute
 
 __all__ = ["layers", "rnn"]
 

@@ -32,9 +32,9 @@ import numpy as np
 
 import scopeflow as tf
 import scopeflow.distributed as sfd
-from scopeflow.platform.cli_conventions import epilog
 from scopeflow.datasets import mnist
 from scopeflow.io.atomic import atomic_file
+from scopeflow.platform.cli_conventions import epilog
 from scopeflow.train import checkpoint_management as cm
 from scopeflow.train.checkpoint_cleanup import tidy_checkpoint_dir
 

@@ -14,8 +14,8 @@ import collections
 import hashlib
 import numbers
 
-from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.framework import tensor_util
+from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.framework.graph import convert_to_tensor, name_scope
 from scopeflow.framework.nest import is_sequence, map_structure
 from scopeflow.framework.properties import read_only

@@ -18,8 +18,8 @@ import contextlib
 import logging
 import re
 
-from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.framework import dtypes as _dtypes
+from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.framework.graph import (
     GraphKeys,
     add_to_collection,
