@@ -188,10 +188,12 @@ def main(argv=None):
                 print(f"| {Path(script).stem}: {key} | {value:.2f} | | |")
             elif theirs:
                 # Times: TF / scopeflow; rates (``*_per_s``, higher is better): the inverse,
-                # so above 1x scopeflow is faster either way.
-                ratio = value / theirs[key] if key.endswith("_per_s") else theirs[key] / value
+                # so above 1x scopeflow is faster either way. A zero (a count, or a time
+                # below the clock's resolution) has no ratio.
+                num, den = (value, theirs[key]) if key.endswith("_per_s") else (theirs[key], value)
+                ratio = f"{num / den:.2f}x" if num and den else "n/a"
                 print(f"| {Path(script).stem}: {key} | {value:.2f} | {theirs[key]:.2f} | "
-                      f"{ratio:.2f}x |")
+                      f"{ratio} |")
             else:
                 print(f"| {Path(script).stem}: {key} | {value:.2f} | n/a | n/a |")
 
