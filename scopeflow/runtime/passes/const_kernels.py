@@ -12,6 +12,7 @@ import numpy as np
 
 from scopeflow.ops.array.slicing_ops import _pad_into, _pad_layout, _slice_index
 from scopeflow.ops.math.reduction_ops import _select_kernel
+from scopeflow.runtime.passes.rules import first_match, own_kernel_rules
 
 NAME = "const_kernels"
 
@@ -127,19 +128,13 @@ def touches(op_def) -> bool:
 
 def applies(op, ir):
     """The specialised kernel for this op's constant inputs, or None."""
-    step = ir.steps[op]
-    od = op._op_def
-    rules = RULES.get(od.type)
-    if not step.calls or rules is None or step.kernel is not od.kernel:
+    rules = own_kernel_rules(RULES, op, ir)
+    if rules is None:
         return None
     consts = [ir.folded.get(t) for t in op._inputs]
     if all(c is None for c in consts):
         return None
-    for rule in rules:
-        kernel = rule(consts)
-        if kernel is not None:
-            return kernel
-    return None
+    return first_match(rules, consts)
 
 
 def rewrite(op, ir, kernel) -> None:

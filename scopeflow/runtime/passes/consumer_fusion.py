@@ -17,6 +17,7 @@ from __future__ import annotations
 from scopeflow.framework import dtypes
 from scopeflow.native import backends
 from scopeflow.ops.nn.conv_ops import conv2d_op, conv2d_with_bias_native
+from scopeflow.runtime.passes.rules import first_match, own_kernel_rules
 from scopeflow.runtime.plan_ir import How
 
 NAME = "consumer_fusion"
@@ -118,11 +119,8 @@ def _writes_between(first, last, ir) -> bool:
 
 def applies(op, ir):
     """``(chain, kernel)`` fusing ``op`` with the readers after it, or None."""
-    od = op._op_def
-    step = ir.steps[op]
-    rules = RULES.get(od.type)
-    if (rules is None or not step.calls or step.kernel is not od.kernel
-            or len(op._outputs) != 1 or op._outputs[0] in ir.fed):
+    rules = own_kernel_rules(RULES, op, ir)
+    if rules is None or len(op._outputs) != 1 or op._outputs[0] in ir.fed:
         return None
     memory = ir.memory
     chain, t = [], op._outputs[0]
@@ -133,18 +131,10 @@ def applies(op, ir):
         chain.append(reader)
         t = reader._outputs[0]
     while chain:  # the longest chain the op can fuse
-        kernel = _first_kernel(rules, op, tuple(chain), ir.shape)
+        kernel = first_match(rules, op, tuple(chain), ir.shape)
         if kernel is not None and not _writes_between(op, chain[-1], ir):
             return chain, kernel
         chain.pop()
-    return None
-
-
-def _first_kernel(rules, op, chain, shape):
-    for rule in rules:
-        kernel = rule(op, chain, shape)
-        if kernel is not None:
-            return kernel
     return None
 
 

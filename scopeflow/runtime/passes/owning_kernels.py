@@ -11,6 +11,7 @@ op of the run reads or writes that variable and the value is the run's own, read
 from __future__ import annotations
 
 from scopeflow.ops.state.state_ops import _check_assign_shape
+from scopeflow.runtime.passes.rules import first_match, own_kernel_rules
 
 NAME = "owning_kernels"
 
@@ -41,20 +42,14 @@ def touches(op_def) -> bool:
 
 
 def applies(op, ir):
-    step = ir.steps[op]
-    od = op._op_def
-    rules = RULES.get(od.type)
-    if not step.calls or rules is None or step.kernel is not od.kernel:
+    rules = own_kernel_rules(RULES, op, ir)
+    if rules is None:
         return None
     memory = ir.memory
-    refs = [t._ref_key for i, t in enumerate(op._inputs) if i in od.ref_inputs]
+    refs = [t._ref_key for i, t in enumerate(op._inputs) if i in op._op_def.ref_inputs]
     if any(memory.variable_users[key] != 1 for key in refs):
         return None
-    for rule in rules:
-        kernel = rule(step.inputs, memory.owned_alone)
-        if kernel is not None:
-            return kernel
-    return None
+    return first_match(rules, ir.steps[op].inputs, memory.owned_alone)
 
 
 def rewrite(op, ir, kernel) -> None:

@@ -16,6 +16,7 @@ import numpy as np
 from scopeflow.ops.math.arithmetic_ops import _add_n_kernel
 from scopeflow.ops.math.reduction_ops import _select_kernel
 from scopeflow.runtime.passes.const_kernels import SIGNED_INT_OF_SIZE, condition_mask
+from scopeflow.runtime.passes.rules import first_match
 from scopeflow.runtime.plan_ir import How
 
 NAME = "producer_absorption"
@@ -200,10 +201,7 @@ def applies(op, ir):
             or any(t in ir.fed or t in ir.folded for t in op._outputs)):
         return None
     memory = ir.memory
-    for rule in rules:
-        found = rule(op, ir.folded, memory.removable, ir.shape)
-        if found is not None:
-            break
+    found = first_match(rules, op, ir.folded, memory.removable, ir.shape)
     if found is None or any(memory.aliases_state(t) for t in found[1]):
         return None
     return found
