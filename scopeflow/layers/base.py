@@ -156,6 +156,13 @@ def _apply_layer(cls, arguments):
     return cls(**kwargs, _scope=kwargs["name"], _reuse=reuse)(inputs, **call_kwargs)
 
 
+def _forwarded(arguments):
+    """A constructor's own arguments (its ``locals()``) as keywords for ``super().__init__``:
+    for a subclass that restates TF's signature (order, defaults) and changes nothing."""
+    kwargs = {k: v for k, v in arguments.items() if k not in ("self", "__class__", "kwargs")}
+    return {**kwargs, **arguments.get("kwargs", {})}
+
+
 def _tuple(value, n, what):
     if isinstance(value, int):
         return (value,) * n

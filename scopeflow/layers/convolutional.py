@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from scopeflow.layers.base import _apply_layer, _channels_last, _padding, _tuple
+from scopeflow.layers.base import _apply_layer, _channels_last, _forwarded, _padding, _tuple
 from scopeflow.layers.core import _Biased
 from scopeflow.ops import array_ops
 from scopeflow.ops.nn import conv3d_ops, conv_composites, conv_ops
@@ -248,15 +248,8 @@ class Conv2DTranspose(Conv2D):
                  kernel_initializer=None, bias_initializer=None, kernel_regularizer=None,
                  bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
                  bias_constraint=None, trainable=True, name=None, **kwargs):
-        super().__init__(filters, kernel_size, strides=strides, padding=padding,
-                         data_format=data_format, activation=activation, use_bias=use_bias,
-                         kernel_initializer=kernel_initializer,
-                         bias_initializer=bias_initializer,
-                         kernel_regularizer=kernel_regularizer,
-                         bias_regularizer=bias_regularizer,
-                         activity_regularizer=activity_regularizer,
-                         kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
-                         trainable=trainable, name=name, **kwargs)
+        # TF's signature (no dilation_rate), passed on as it is.
+        super().__init__(**_forwarded(locals()))
 
     def build(self, input_shape):
         if input_shape.ndims != 4:
@@ -305,15 +298,8 @@ class Conv3DTranspose(Conv3D):
                  kernel_initializer=None, bias_initializer=None, kernel_regularizer=None,
                  bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
                  bias_constraint=None, trainable=True, name=None, **kwargs):
-        super().__init__(filters, kernel_size, strides=strides, padding=padding,
-                         data_format=data_format, activation=activation, use_bias=use_bias,
-                         kernel_initializer=kernel_initializer,
-                         bias_initializer=bias_initializer,
-                         kernel_regularizer=kernel_regularizer,
-                         bias_regularizer=bias_regularizer,
-                         activity_regularizer=activity_regularizer,
-                         kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
-                         trainable=trainable, name=name, **kwargs)
+        # TF's signature (no dilation_rate), passed on as it is.
+        super().__init__(**_forwarded(locals()))
 
     def build(self, input_shape):
         if input_shape.ndims != 5:
