@@ -153,6 +153,15 @@ def not_planned_reason(qualpath: str) -> str | None:
     return None
 
 
+# Names TF1 users reach for in a namespace where TF keeps them elsewhere: where they are.
+ELSEWHERE = {
+    "train.inspect_checkpoint": (
+        "TF1's inspect_checkpoint is the module tensorflow.python.tools.inspect_checkpoint "
+        "(scopeflow.tools.inspect_checkpoint: print_tensors_in_checkpoint_file); from the "
+        "shell, `scopeflow ckpt ls PATH` or `scopeflow ckpt show PATH NAME`"),
+}
+
+
 def _tf_name(path: str, name: str) -> str:
     return "tf." + (f"{path}.{name}" if path else name)
 
@@ -176,6 +185,9 @@ def missing_attribute(module_name: str, name: str) -> AttributeError:
         return APINotImplementedError(
             f"{tf_name} is part of TensorFlow 1's API but scopeflow does not implement it yet "
             "(see docs/API.md)")
+    elsewhere = ELSEWHERE.get(qualpath)
+    if elsewhere is not None:
+        return AttributeError(f"{plain}; {elsewhere}")
     return MissingAttributeError(plain, module_name, name, path)
 
 

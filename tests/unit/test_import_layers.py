@@ -56,7 +56,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("runtime", ("scopeflow.runtime",)),
     ("summary", ("scopeflow.summary",)),
     ("train", ("scopeflow.train",)),
-    ("datasets", ("scopeflow.datasets", "scopeflow.distributed")),
+    # MNIST, data-parallel training, and TF's tools that programs import as modules.
+    ("datasets", ("scopeflow.datasets", "scopeflow.distributed", "scopeflow.tools")),
     # The TF1 namespaces (tf.test's helpers among them: they run sessions and gradients).
     ("api", ("scopeflow.api", "scopeflow.contrib")),
     # The root namespace (tf itself) and the programs that use it: commands, examples, and
