@@ -12,7 +12,7 @@ import numpy as np
 
 from scopeflow.ops.array.slicing_ops import _pad_into, _pad_layout, _slice_index
 from scopeflow.ops.math.reduction_ops import _select_kernel
-from scopeflow.runtime.passes.rules import first_match, own_kernel_rules
+from scopeflow.runtime.passes.rules import first_match, own_kernel_rules, touches_its_table
 
 NAME = "const_kernels"
 
@@ -122,8 +122,7 @@ RULES = {
 }
 
 
-def touches(op_def) -> bool:
-    return op_def.type in RULES
+touches = touches_its_table(RULES)
 
 
 def applies(op, ir):

@@ -17,7 +17,7 @@ from __future__ import annotations
 from scopeflow.framework import dtypes
 from scopeflow.native import backends
 from scopeflow.ops.nn.conv_ops import conv2d_op, conv2d_with_bias_native
-from scopeflow.runtime.passes.rules import first_match, own_kernel_rules
+from scopeflow.runtime.passes.rules import first_match, own_kernel_rules, touches_its_table
 from scopeflow.runtime.plan_ir import How
 
 NAME = "consumer_fusion"
@@ -84,8 +84,7 @@ RULES = {
 }
 
 
-def touches(op_def) -> bool:
-    return op_def.type in RULES
+touches = touches_its_table(RULES)
 
 
 def _plain(op, ir) -> bool:

@@ -11,7 +11,7 @@ op of the run reads or writes that variable and the value is the run's own, read
 from __future__ import annotations
 
 from scopeflow.ops.state.state_ops import _check_assign_shape
-from scopeflow.runtime.passes.rules import first_match, own_kernel_rules
+from scopeflow.runtime.passes.rules import first_match, own_kernel_rules, touches_its_table
 
 NAME = "owning_kernels"
 
@@ -37,8 +37,7 @@ RULES = {
 }
 
 
-def touches(op_def) -> bool:
-    return op_def.type in RULES
+touches = touches_its_table(RULES)
 
 
 def applies(op, ir):

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from scopeflow.framework.registry import is_variable_op
+from scopeflow.runtime.passes.rules import first_match, touches_its_table
 from scopeflow.runtime.plan_ir import How
 
 NAME = "pass_through"
@@ -61,17 +62,12 @@ RULES = {
 }
 
 
-def touches(op_def) -> bool:
-    return op_def.type in RULES
+touches = touches_its_table(RULES)
 
 
 def forwarded_input(op, consts):
     """The index of the input ``op``'s output always is (by its type's rules), or None."""
-    for rule in RULES.get(op._op_def.type, ()):
-        kept = rule(op, consts)
-        if kept is not None:
-            return kept
-    return None
+    return first_match(RULES.get(op._op_def.type, ()), op, consts)
 
 
 def applies(op, ir):

@@ -16,7 +16,7 @@ import numpy as np
 from scopeflow.ops.math.arithmetic_ops import _add_n_kernel
 from scopeflow.ops.math.reduction_ops import _select_kernel
 from scopeflow.runtime.passes.const_kernels import SIGNED_INT_OF_SIZE, condition_mask
-from scopeflow.runtime.passes.rules import first_match
+from scopeflow.runtime.passes.rules import first_match, touches_its_table
 from scopeflow.runtime.plan_ir import How
 
 NAME = "producer_absorption"
@@ -189,8 +189,7 @@ RULES = {
 }
 
 
-def touches(op_def) -> bool:
-    return op_def.type in RULES
+touches = touches_its_table(RULES)
 
 
 def applies(op, ir):

@@ -1,8 +1,16 @@
-"""What the passes that keep rule tables share: finding an op's rules, and trying them."""
+"""What the passes that keep rule tables share: which op types they touch, finding an op's
+rules, and trying them."""
 
 from __future__ import annotations
 
-__all__ = ["own_kernel_rules", "first_match"]
+__all__ = ["touches_its_table", "own_kernel_rules", "first_match"]
+
+
+def touches_its_table(table):
+    """A pass's ``touches`` when all its rules are in ``table``: the op types it keys."""
+    def touches(op_def) -> bool:
+        return op_def.type in table
+    return touches
 
 
 def own_kernel_rules(table, op, ir):
