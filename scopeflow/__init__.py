@@ -99,6 +99,12 @@ _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"scopeflow(\
 # itself is imported only when a collective first runs.
 from scopeflow.distributed import ops as _distributed_ops  # noqa: E402, F401
 
+# An uncaught exception's traceback ends at the user's line (scopeflow's frames left out;
+# tf.debugging.disable_traceback_filtering() shows them).
+from scopeflow.platform import traceback_filtering as _traceback_filtering  # noqa: E402
+
+_traceback_filtering.install()
+
 # ``scopeflow.compat.v1`` is this module (TF1 code imports ``tensorflow.compat.v1 as tf``).
 from scopeflow import compat  # noqa: E402
 

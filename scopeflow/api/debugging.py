@@ -1,5 +1,6 @@
 """``tf.debugging``: assertions, checks for NaN and Inf, and printing
-(``tf.debugging.assert_equal``, ``check_numerics``, ``assert_all_finite``, ``Assert``...)."""
+(``tf.debugging.assert_equal``, ``check_numerics``, ``assert_all_finite``, ``Assert``...),
+and the switch for traceback filtering."""
 
 from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.ops.logging.check_ops import *  # noqa: F403
@@ -7,8 +8,15 @@ from scopeflow.ops.logging.check_ops import __all__ as _check_all
 from scopeflow.ops.logging.check_ops import assert_all_finite
 from scopeflow.ops.logging.logging_ops import Assert
 from scopeflow.ops.math.elementwise_ops import is_finite, is_inf, is_nan
+from scopeflow.platform.traceback_filtering import (
+    disable_traceback_filtering,
+    enable_traceback_filtering,
+    is_traceback_filtering_enabled,
+)
 
-__all__ = [*_check_all, "Assert", "assert_all_finite", "is_finite", "is_inf", "is_nan"]
+__all__ = [*_check_all, "Assert", "assert_all_finite", "is_finite", "is_inf", "is_nan",
+           "disable_traceback_filtering", "enable_traceback_filtering",
+           "is_traceback_filtering_enabled"]
 
 
 def __getattr__(name):
