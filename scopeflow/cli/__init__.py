@@ -4,6 +4,7 @@
     scopeflow runs ls|scalars|plot ...       read TensorBoard event files
     scopeflow train-mnist [flags]            train the seed's MNIST CNN
     scopeflow info [--json]                  kernel backends (NumPy, oneDNN) and threads
+    scopeflow examples [DIR]                 copy the tour's example programs into DIR
     scopeflow --version                      the installed version
 
 Each subcommand lives beside the code it drives and registers itself through
@@ -53,6 +54,7 @@ _COMMANDS = {
     "runs": "scopeflow.summary.runs_cli",
     "train-mnist": "scopeflow.examples.mnist_cnn",
     "info": "scopeflow.cli.info",
+    "examples": "scopeflow.examples.tour",
 }
 
 

@@ -58,9 +58,14 @@ def _checkout_files() -> list[str]:
 
 
 def _package_files() -> set[str]:
-    """Every file under scopeflow/ that belongs in the wheel (no caches or bytecode)."""
-    return {n for n in _checkout_files() if n.startswith("scopeflow/")
-            and "__pycache__" not in n.split("/") and not n.endswith((".pyc", ".pyo"))}
+    """Every file under scopeflow/ that belongs in the wheel (no caches or bytecode), and the
+    tour's programs of examples/, which setup.py ships as scopeflow/examples/tour/."""
+    files = _checkout_files()
+    package = {n for n in files if n.startswith("scopeflow/")
+               and "__pycache__" not in n.split("/") and not n.endswith((".pyc", ".pyo"))}
+    tour = {"scopeflow/examples/tour/" + n.split("/", 1)[1] for n in files
+            if n.startswith("examples/") and n.endswith(".py") and n.count("/") == 1}
+    return package | tour
 
 
 @pytest.fixture(scope="module")
@@ -91,6 +96,7 @@ def test_wheel_holds_every_package_file(wheel):
         license_text = z.read(f"{info}/licenses/LICENSE").decode()
     expected = _package_files()
     assert "scopeflow/py.typed" in expected and "scopeflow/io/tensorflow.proto" in expected
+    assert "scopeflow/examples/tour/variable_sharing.py" in expected
     assert sorted(expected - names) == [], "files under scopeflow/ missing from the wheel"
     # ... and nothing else: no tests, benchmarks, caches or stale build output.
     assert sorted(n for n in names - expected if not n.startswith(info + "/")) == []
@@ -217,6 +223,12 @@ def test_installed_wheel_runs_the_main_job(wheel, mnist_split_dir, tmp_path):
     assert re.search(r"^test accuracy: 0\.\d+", out, re.M), out
     assert "model_checkpoint_path: \"model.ckpt-5\"" in (logdir / "checkpoint").read_text()
     assert list(logdir.glob("events.out.tfevents.*"))
+
+    # The tour's programs come with the wheel: `scopeflow examples` copies them, and they run.
+    copied = run(venv / "bin" / "scopeflow", "examples", tmp_path / "tour")
+    assert "variable_sharing.py" in copied and (tmp_path / "tour" / "mnist_arrays.py").is_file()
+    out = run(python, "-I", tmp_path / "tour" / "variable_sharing.py")
+    assert "cnn/conv1/w:0" in out and "reused  two_layers/h1/weights" in out, out
 
 
 def test_import_does_not_load_optional_modules():
