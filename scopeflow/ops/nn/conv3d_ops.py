@@ -24,6 +24,8 @@ from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype, from_tens
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops import array_ops
 from scopeflow.ops.nn.conv_geometry import (
+    backprop_op,
+    def_conv_grads,
     get_sequence,
     one_of,
     out_and_pads,
@@ -131,10 +133,6 @@ def _check_out_backprop3(op_type, dy, out_dhw, n, co):
             f"out_backprop shape {list(dy.shape)}")
 
 
-def _conv3d_attrs(op):
-    return {k: op.get_attr(k) for k in _CONV3D_ATTRS}
-
-
 # ── Conv3D ───────────────────────────────────────────────────────────────────────────
 def _conv3d_dtype(*dts, **attrs):
     """TF's Conv3D ``T``: floating types only."""
@@ -171,15 +169,6 @@ def _conv3d_kernel(x, w, **attrs):
     return y.reshape(x.shape[0], *out_dhw, co).astype(x.dtype, copy=False)
 
 
-@conv3d_op.def_grad
-def _conv3d_grad(op, dy):
-    x, w = op.inputs
-    sx, sw = array_ops.shape_n([x, w])
-    attrs = _conv3d_attrs(op)
-    return [conv3d_backprop_input_v2_op.bind(sx, w, dy, **attrs),
-            conv3d_backprop_filter_v2_op.bind(x, sw, dy, **attrs)]
-
-
 def _conv3d_call_attrs(strides, padding, data_format, dilations, op_type):
     data_format = data_format or "NDHWC"
     if data_format not in ("NDHWC", "NCDHW"):
@@ -209,18 +198,8 @@ def conv3d(input, filter=None, strides=None, padding=None, data_format="NDHWC", 
 
 
 # ── Conv3DBackpropInputV2 ────────────────────────────────────────────────────────────
-def _conv3d_backprop_input_shape(sizes, w, dy, **attrs):
-    return sizes_shape(sizes, 5, "input_sizes")
-
-
-def _conv3d_backprop_input_dtype(sizes, w, dy, **attrs):
-    return _conv3d_dtype(w, dy)
-
-
-conv3d_backprop_input_v2_op = OpDef(
-    "Conv3DBackpropInputV2", shape=from_tensors(_conv3d_backprop_input_shape),
-    dtype=_conv3d_backprop_input_dtype, attrs=_CONV3D_ATTRS,
-    input_names=("input_sizes", "filter", "out_backprop"))
+conv3d_backprop_input_v2_op = backprop_op("Conv3DBackpropInputV2", "input", 5, _conv3d_dtype,
+                                          _CONV3D_ATTRS)
 
 
 @conv3d_backprop_input_v2_op.def_kernel
@@ -235,15 +214,6 @@ def _conv3d_backprop_input_kernel(sizes, w, dy, **attrs):
     dcols = dy.reshape(-1, co) @ w.reshape(-1, co).T
     return _col2im3(dcols, padded, (kd, kh, kw), out_dhw, strides, dilations,
                     geo).astype(dy.dtype, copy=False)
-
-
-@conv3d_backprop_input_v2_op.def_grad
-def _conv3d_backprop_input_grad(op, dy):
-    _, w, out_backprop = op.inputs
-    attrs = _conv3d_attrs(op)
-    return [None,
-            conv3d_backprop_filter_v2_op.bind(dy, array_ops.shape(w), out_backprop, **attrs),
-            conv3d_op.bind(dy, w, **attrs)]
 
 
 def conv3d_backprop_input_v2(input_sizes, filter, out_backprop, strides, padding,  # noqa: A002
@@ -289,18 +259,9 @@ def conv3d_transpose(value=None, filter=None, output_shape=None, strides=None,  
 
 
 # ── Conv3DBackpropFilterV2 ───────────────────────────────────────────────────────────
-def _conv3d_backprop_filter_shape(x, sizes, dy, **attrs):
-    return sizes_shape(sizes, 5, "filter_sizes")
-
-
-def _conv3d_backprop_filter_dtype(x, sizes, dy, **attrs):
-    return _conv3d_dtype(x, dy)
-
-
-conv3d_backprop_filter_v2_op = OpDef(
-    "Conv3DBackpropFilterV2", shape=from_tensors(_conv3d_backprop_filter_shape),
-    dtype=_conv3d_backprop_filter_dtype, attrs=_CONV3D_ATTRS,
-    input_names=("input", "filter_sizes", "out_backprop"))
+conv3d_backprop_filter_v2_op = backprop_op("Conv3DBackpropFilterV2", "filter", 5,
+                                           _conv3d_dtype, _CONV3D_ATTRS)
+def_conv_grads(conv3d_op, conv3d_backprop_input_v2_op, conv3d_backprop_filter_v2_op)
 
 
 @conv3d_backprop_filter_v2_op.def_kernel
@@ -312,15 +273,6 @@ def _conv3d_backprop_filter_kernel(x, sizes, dy, **attrs):
     cols = _im2col3(_pad3(x, geo), (kd, kh, kw), out_dhw, strides, dilations)
     dw = cols.T @ dy.reshape(-1, co)
     return dw.reshape(kd, kh, kw, ci, co).astype(x.dtype, copy=False)
-
-
-@conv3d_backprop_filter_v2_op.def_grad
-def _conv3d_backprop_filter_grad(op, dy):
-    x, _, out_backprop = op.inputs
-    attrs = _conv3d_attrs(op)
-    return [conv3d_backprop_input_v2_op.bind(array_ops.shape(x), dy, out_backprop, **attrs),
-            None,
-            conv3d_op.bind(x, dy, **attrs)]
 
 
 def conv3d_backprop_filter_v2(input, filter_sizes, out_backprop, strides, padding,  # noqa: A002

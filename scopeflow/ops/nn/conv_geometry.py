@@ -1,6 +1,7 @@
 """What the convolutions and poolings share: TF's window geometry and padding arithmetic,
 the CPU kernels' run-time checks, the per-thread scratch buffers with the im2col / col2im
-primitives over them, and the normalising of the builders' arguments.
+primitives over them, the normalising of the builders' arguments, and the declarations of
+the convolutions' backprop ops and gradients, which TF writes alike for every rank.
 
 Padding follows TF's arithmetic: ``VALID`` keeps whole windows, ``SAME`` gives
 ``ceil(in / stride)`` outputs with ``pad_total = max((out - 1) * stride + (k - 1) * dilation
@@ -20,14 +21,17 @@ import threading
 import numpy as np
 
 from scopeflow.framework import errors
+from scopeflow.framework.opdef import OpDef, from_tensors
 from scopeflow.framework.tensor_shape import TensorShape
+from scopeflow.ops import array_ops
 from scopeflow.ops.array_ops import _partial_dims
 from scopeflow.ops.math.blas import split_rows
 
 __all__ = ["out_and_pads", "spatial", "window_geometry", "static_dims", "nhwc_dims",
            "shape_in_format", "check_cpu_format", "check_strides", "scratch_buffer",
            "padded_nhwc", "tap_view", "im2col", "conv_gemm", "conv_filter_gemm", "col2im",
-           "get_sequence", "channel_index", "one_of", "sizes_value", "sizes_shape"]
+           "get_sequence", "channel_index", "one_of", "sizes_value", "sizes_shape", "backprop_op",
+           "def_conv_grads"]
 
 
 # ── Geometry: TF's windowed output sizes and paddings ────────────────────────────────
@@ -308,3 +312,63 @@ def sizes_shape(sizes, rank, what):
         raise ValueError(f"{what} must be {rank}-dimensional, got {len(dims)}")
     return TensorShape(None if dims is None else [d if d is None or d >= 0 else None
                                                   for d in dims])
+
+
+# ── The backprop ops and the gradients, as TF declares them for 2-D, depthwise and 3-D ──
+def backprop_op(op_type, wrt, rank, dtype, attrs, shape=None):
+    """The OpDef of a convolution's gradient with respect to ``wrt`` (``"input"`` or
+    ``"filter"``): its inputs are ``(input_sizes, filter, out_backprop)`` or ``(input,
+    filter_sizes, out_backprop)``, its static shape the sizes input's value (a ``rank``-D
+    ``sizes_shape``, unless ``shape`` gives the rule), its dtype ``dtype`` of the two other
+    inputs, in their order."""
+    if wrt == "input":
+        names = ("input_sizes", "filter", "out_backprop")
+
+        def sizes_rule(sizes, w, dy, **attrs):
+            return sizes_shape(sizes, rank, "input_sizes")
+
+        def dtype_rule(sizes, w, dy, **attrs):
+            return dtype(w, dy)
+    else:
+        names = ("input", "filter_sizes", "out_backprop")
+
+        def sizes_rule(x, sizes, dy, **attrs):
+            return sizes_shape(sizes, rank, "filter_sizes")
+
+        def dtype_rule(x, sizes, dy, **attrs):
+            return dtype(x, dy)
+    return OpDef(op_type, shape=from_tensors(shape or sizes_rule), dtype=dtype_rule,
+                 attrs=attrs, input_names=names)
+
+
+def def_conv_grads(conv_op, input_op, filter_op, *, forward=True):
+    """Registers TF's gradients of a convolution's backprop ops ``input_op`` and
+    ``filter_op`` (each one's is the other backprop and the convolution) and, with
+    ``forward``, of ``conv_op`` itself (the two backprops, their sizes from one ``ShapeN``,
+    as TF's Conv2D and Conv3D gradients). Every op passes on all of ``conv_op``'s attrs."""
+    names = tuple(conv_op.attrs)
+
+    def attrs_of(op):
+        return {k: op.get_attr(k) for k in names}
+
+    if forward:
+        @conv_op.def_grad
+        def conv_grad(op, dy):
+            x, w = op.inputs
+            sx, sw = array_ops.shape_n([x, w])
+            attrs = attrs_of(op)
+            return [input_op.bind(sx, w, dy, **attrs), filter_op.bind(x, sw, dy, **attrs)]
+
+    @input_op.def_grad
+    def backprop_input_grad(op, dy):
+        _, w, out_backprop = op.inputs
+        attrs = attrs_of(op)
+        return [None, filter_op.bind(dy, array_ops.shape(w), out_backprop, **attrs),
+                conv_op.bind(dy, w, **attrs)]
+
+    @filter_op.def_grad
+    def backprop_filter_grad(op, dy):
+        x, _, out_backprop = op.inputs
+        attrs = attrs_of(op)
+        return [input_op.bind(array_ops.shape(x), dy, out_backprop, **attrs), None,
+                conv_op.bind(x, dy, **attrs)]

@@ -17,7 +17,7 @@ import numpy as np
 from scopeflow.framework import dtypes, errors
 from scopeflow.framework.dtype_groups import FLOATS, NUMERIC
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
-from scopeflow.framework.opdef import OpDef, check_dtype, from_tensors, same_dtype
+from scopeflow.framework.opdef import OpDef, check_dtype, same_dtype
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.native import backends
 from scopeflow.ops import array_ops
@@ -25,12 +25,14 @@ from scopeflow.ops.math.blas import gemm as _gemm
 from scopeflow.ops.math.blas import parallel_ufunc
 from scopeflow.ops.math.blas import split_rows as _split_rows
 from scopeflow.ops.nn.conv_geometry import (
+    backprop_op,
     channel_index,
     check_cpu_format,
     check_strides,
     col2im,
     conv_filter_gemm,
     conv_gemm,
+    def_conv_grads,
     get_sequence,
     nhwc_dims,
     one_of,
@@ -199,19 +201,6 @@ def conv2d_with_bias_native(x, w, b, conv_attrs, relu):
     return _conv2d_native(x, w, rows, cols, bias=b, relu=relu)
 
 
-def _conv_attrs(op):
-    return {k: op.get_attr(k) for k in _CONV_ATTRS}
-
-
-@conv2d_op.def_grad
-def _conv2d_grad(op, dy):
-    x, w = op.inputs
-    sx, sw = array_ops.shape_n([x, w])
-    attrs = _conv_attrs(op)
-    return [conv2d_backprop_input_op.bind(sx, w, dy, **attrs),
-            conv2d_backprop_filter_op.bind(x, sw, dy, **attrs)]
-
-
 def _conv_padding(padding, data_format, op_type="Conv2D"):
     """(padding string, explicit_paddings list) from a string or a list of pairs."""
     if isinstance(padding, (list, tuple)):
@@ -271,15 +260,8 @@ def _conv2d_backprop_input_shape(sizes, w, dy, **attrs):
     return shape
 
 
-def _backprop_input_dtype(sizes, w, dy, **attrs):
-    """The dtype rule of the ``*BackpropInput`` ops: ``filter`` and ``out_backprop``'s."""
-    return _conv_dtype(w, dy)
-
-
-conv2d_backprop_input_op = OpDef(
-    "Conv2DBackpropInput", shape=from_tensors(_conv2d_backprop_input_shape),
-    dtype=_backprop_input_dtype, attrs=_CONV_ATTRS,
-    input_names=("input_sizes", "filter", "out_backprop"))
+conv2d_backprop_input_op = backprop_op("Conv2DBackpropInput", "input", 4, _conv_dtype,
+                                       _CONV_ATTRS, shape=_conv2d_backprop_input_shape)
 
 
 @conv2d_backprop_input_op.def_kernel
@@ -312,15 +294,6 @@ def _conv2d_backprop_input_kernel(sizes, w, dy, **attrs):
     dcols = scratch_buffer("dcols", (n * oh * ow, kh * kw * ci), dy.dtype)
     _gemm(dy.reshape(-1, co), w.reshape(kh * kw * ci, co).T, out=dcols)
     return col2im(dcols, padded, kh, kw, oh, ow, sh, sw, dh, dw, ph, pw)
-
-
-@conv2d_backprop_input_op.def_grad
-def _conv2d_backprop_input_grad(op, dy):
-    sizes, w, out_backprop = op.inputs
-    attrs = _conv_attrs(op)
-    return [None,
-            conv2d_backprop_filter_op.bind(dy, array_ops.shape(w), out_backprop, **attrs),
-            conv2d_op.bind(dy, w, **attrs)]
 
 
 def conv2d_backprop_input(input_sizes, filter=None, out_backprop=None, strides=None,  # noqa: A002
@@ -363,19 +336,9 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None,  
 
 
 # ── Conv2DBackpropFilter ─────────────────────────────────────────────────────────────
-def _conv2d_backprop_filter_shape(x, sizes, dy, **attrs):
-    return sizes_shape(sizes, 4, "filter_sizes")
-
-
-def _backprop_filter_dtype(x, sizes, dy, **attrs):
-    """The dtype rule of the ``*BackpropFilter`` ops: ``input`` and ``out_backprop``'s."""
-    return _conv_dtype(x, dy)
-
-
-conv2d_backprop_filter_op = OpDef(
-    "Conv2DBackpropFilter", shape=from_tensors(_conv2d_backprop_filter_shape),
-    dtype=_backprop_filter_dtype, attrs=_CONV_ATTRS,
-    input_names=("input", "filter_sizes", "out_backprop"))
+conv2d_backprop_filter_op = backprop_op("Conv2DBackpropFilter", "filter", 4, _conv_dtype,
+                                        _CONV_ATTRS)
+def_conv_grads(conv2d_op, conv2d_backprop_input_op, conv2d_backprop_filter_op)
 
 
 @conv2d_backprop_filter_op.def_kernel
@@ -404,15 +367,6 @@ def _conv2d_backprop_filter_kernel(x, sizes, dy, **attrs):
             return out
     return conv_filter_gemm(padded_nhwc(x, ph, pw), kh, kw, oh, ow, sh, sw, dh, dw,
                              dy.reshape(dy.shape[0], -1, co)).reshape(kh, kw, ci, co)
-
-
-@conv2d_backprop_filter_op.def_grad
-def _conv2d_backprop_filter_grad(op, dy):
-    x, sizes, out_backprop = op.inputs
-    attrs = _conv_attrs(op)
-    return [conv2d_backprop_input_op.bind(array_ops.shape(x), dy, out_backprop, **attrs),
-            None,
-            conv2d_op.bind(x, dy, **attrs)]
 
 
 def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,  # noqa: A002
@@ -492,13 +446,13 @@ def depthwise_conv2d(input, filter, strides, padding, rate=None, name=None,  # n
 
 
 def _depthwise_backprop_input_shape(sizes, w, dy, **attrs):
-    return _conv2d_backprop_filter_shape(None, sizes, dy)
+    """``sizes_shape`` of ``input_sizes``, its message naming ``filter_sizes`` (as ever)."""
+    return sizes_shape(sizes, 4, "filter_sizes")
 
 
-depthwise_backprop_input_op = OpDef(
-    "DepthwiseConv2dNativeBackpropInput", shape=from_tensors(_depthwise_backprop_input_shape),
-    dtype=_backprop_input_dtype, attrs=_DW_ATTRS,
-    input_names=("input_sizes", "filter", "out_backprop"))
+depthwise_backprop_input_op = backprop_op(
+    "DepthwiseConv2dNativeBackpropInput", "input", 4, _conv_dtype, _DW_ATTRS,
+    shape=_depthwise_backprop_input_shape)
 
 
 @depthwise_backprop_input_op.def_kernel
@@ -518,15 +472,6 @@ def _depthwise_backprop_input_kernel(sizes, w, dy, **attrs):
     return np.ascontiguousarray(dxp[:, ph[0]:ph[0] + h, pw[0]:pw[0] + wd])
 
 
-@depthwise_backprop_input_op.def_grad
-def _depthwise_backprop_input_grad(op, dy):
-    sizes, w, out_backprop = op.inputs
-    attrs = {k: op.get_attr(k) for k in _DW_ATTRS}
-    return [None,
-            depthwise_backprop_filter_op.bind(dy, array_ops.shape(w), out_backprop, **attrs),
-            depthwise_op.bind(dy, w, **attrs)]
-
-
 def depthwise_conv2d_native_backprop_input(input_sizes, filter, out_backprop, strides,  # noqa: A002
                                            padding, data_format="NHWC",
                                            dilations=(1, 1, 1, 1), name=None) -> Tensor:
@@ -537,10 +482,11 @@ def depthwise_conv2d_native_backprop_input(input_sizes, filter, out_backprop, st
                                             **attrs)
 
 
-depthwise_backprop_filter_op = OpDef(
-    "DepthwiseConv2dNativeBackpropFilter", shape=from_tensors(_conv2d_backprop_filter_shape),
-    dtype=_backprop_filter_dtype, attrs=_DW_ATTRS,
-    input_names=("input", "filter_sizes", "out_backprop"))
+depthwise_backprop_filter_op = backprop_op("DepthwiseConv2dNativeBackpropFilter", "filter", 4,
+                                           _conv_dtype, _DW_ATTRS)
+# The convolution's own gradient is _depthwise_grad's: two Shapes, not one ShapeN, as TF.
+def_conv_grads(depthwise_op, depthwise_backprop_input_op, depthwise_backprop_filter_op,
+               forward=False)
 
 
 @depthwise_backprop_filter_op.def_kernel
@@ -558,15 +504,6 @@ def _depthwise_backprop_filter_kernel(x, sizes, dy, **attrs):
             tap = tap_view(xp, i, j, oh, ow, sh, sw, dh, dw).reshape(n * oh * ow, c)
             dw_[i, j] = np.einsum("pc,pcm->cm", tap, dy3)
     return dw_
-
-
-@depthwise_backprop_filter_op.def_grad
-def _depthwise_backprop_filter_grad(op, dy):
-    x, sizes, out_backprop = op.inputs
-    attrs = {k: op.get_attr(k) for k in _DW_ATTRS}
-    return [depthwise_backprop_input_op.bind(array_ops.shape(x), dy, out_backprop, **attrs),
-            None,
-            depthwise_op.bind(x, dy, **attrs)]
 
 
 def depthwise_conv2d_native_backprop_filter(input, filter_sizes, out_backprop,  # noqa: A002
