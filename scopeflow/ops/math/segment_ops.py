@@ -274,31 +274,52 @@ _GRAD_INPUTS = ("grad", "indices", "segment_ids", "output_dim0")
 _GRAD_V2_INPUTS = ("grad", "indices", "segment_ids", "dense_output_dim0")
 
 
-# ── SparseSegmentSum ─────────────────────────────────────────────────────────────────
-def _sparse_segment_sum_dtype(data, indices, segment_ids, *, sparse_gradient=False):
-    return _sparse_segment_dtype(data, indices, segment_ids, _SUMMABLE)
+def _define_sparse_segment(combiner, allowed, dense_grad):
+    """``SparseSegment<combiner>`` over ``allowed`` data types, its gradient ops
+    (``SparseSegment<combiner>Grad`` only with ``dense_grad``, else Sum's gather, and
+    ``SparseSegment<combiner>GradV2``) and its gradient rule, registered in that order:
+    ``(forward op, dense gradient op or None, sparse gradient op)``."""
+    op_type = "SparseSegment" + combiner
+
+    def dtype(data, indices, segment_ids, *, sparse_gradient=False):
+        return _sparse_segment_dtype(data, indices, segment_ids, allowed)
+
+    def kernel(data, indices, segment_ids, *, sparse_gradient=False):
+        return _sparse_segment_reduce(op_type, combiner, data, indices, segment_ids)
+
+    def grad_kernel(grad, indices, segment_ids, output_dim0):
+        return _dense_grad(combiner, grad, indices, segment_ids, output_dim0)
+
+    def grad_v2_kernel(grad, indices, segment_ids, dense_output_dim0):
+        return _sparse_grad(combiner, grad, indices, segment_ids)
+
+    dense_grad_op = OpDef(op_type + "Grad", shape=_grad_shape, dtype=_grad_dtype,
+                          kernel=grad_kernel, grad=NO_GRADIENT,
+                          input_names=_GRAD_INPUTS) if dense_grad else None
+    sparse_grad_op = OpDef(op_type + "GradV2", shape=_grad_v2_shape, dtype=_grad_v2_dtype,
+                           kernel=grad_v2_kernel, num_outputs=2, grad=NO_GRADIENT,
+                           input_names=_GRAD_V2_INPUTS)
+    forward = OpDef(op_type, shape=_sparse_segment_shape, dtype=dtype, kernel=kernel,
+                    attrs={"sparse_gradient": False}, input_names=_INPUTS)
+
+    @forward.def_grad
+    def grad(op, dy):
+        return _sparse_segment_grad(op, dy, dense_grad_op, sparse_grad_op)
+
+    return forward, dense_grad_op, sparse_grad_op
 
 
-def _sparse_segment_sum_kernel(data, indices, segment_ids, *, sparse_gradient=False):
-    return _sparse_segment_reduce("SparseSegmentSum", "Sum", data, indices, segment_ids)
-
-
-def _sparse_segment_sum_grad_v2_kernel(grad, indices, segment_ids, dense_output_dim0):
-    return _sparse_grad("Sum", grad, indices, segment_ids)
-
-
-sparse_segment_sum_grad_v2_op = OpDef(
-    "SparseSegmentSumGradV2", shape=_grad_v2_shape, dtype=_grad_v2_dtype,
-    kernel=_sparse_segment_sum_grad_v2_kernel, num_outputs=2, grad=NO_GRADIENT,
-    input_names=_GRAD_V2_INPUTS)
-sparse_segment_sum_op = OpDef(
-    "SparseSegmentSum", shape=_sparse_segment_shape, dtype=_sparse_segment_sum_dtype,
-    kernel=_sparse_segment_sum_kernel, attrs={"sparse_gradient": False}, input_names=_INPUTS)
-
-
-@sparse_segment_sum_op.def_grad
-def _sparse_segment_sum_grad(op, dy):
-    return _sparse_segment_grad(op, dy, None, sparse_segment_sum_grad_v2_op)
+# Combiner -> (forward op, dense gradient op or None, sparse gradient op).
+SPARSE_SEGMENT_OPS = {
+    "Sum": _define_sparse_segment("Sum", _SUMMABLE, dense_grad=False),
+    "Mean": _define_sparse_segment("Mean", FLOATS, dense_grad=True),
+    "SqrtN": _define_sparse_segment("SqrtN", FLOATS, dense_grad=True),
+}
+sparse_segment_sum_op, _, sparse_segment_sum_grad_v2_op = SPARSE_SEGMENT_OPS["Sum"]
+(sparse_segment_mean_op, sparse_segment_mean_grad_op,
+ sparse_segment_mean_grad_v2_op) = SPARSE_SEGMENT_OPS["Mean"]
+(sparse_segment_sqrt_n_op, sparse_segment_sqrt_n_grad_op,
+ sparse_segment_sqrt_n_grad_v2_op) = SPARSE_SEGMENT_OPS["SqrtN"]
 
 
 def sparse_segment_sum(data, indices, segment_ids, name=None, num_segments=None,
@@ -313,41 +334,6 @@ def sparse_segment_sum(data, indices, segment_ids, name=None, num_segments=None,
                                 num_segments, sparse_gradient, "SparseSegmentSum")
 
 
-# ── SparseSegmentMean ────────────────────────────────────────────────────────────────
-def _sparse_segment_mean_dtype(data, indices, segment_ids, *, sparse_gradient=False):
-    return _sparse_segment_dtype(data, indices, segment_ids, FLOATS)
-
-
-def _sparse_segment_mean_kernel(data, indices, segment_ids, *, sparse_gradient=False):
-    return _sparse_segment_reduce("SparseSegmentMean", "Mean", data, indices, segment_ids)
-
-
-def _sparse_segment_mean_grad_kernel(grad, indices, segment_ids, output_dim0):
-    return _dense_grad("Mean", grad, indices, segment_ids, output_dim0)
-
-
-def _sparse_segment_mean_grad_v2_kernel(grad, indices, segment_ids, dense_output_dim0):
-    return _sparse_grad("Mean", grad, indices, segment_ids)
-
-
-sparse_segment_mean_grad_op = OpDef(
-    "SparseSegmentMeanGrad", shape=_grad_shape, dtype=_grad_dtype,
-    kernel=_sparse_segment_mean_grad_kernel, grad=NO_GRADIENT, input_names=_GRAD_INPUTS)
-sparse_segment_mean_grad_v2_op = OpDef(
-    "SparseSegmentMeanGradV2", shape=_grad_v2_shape, dtype=_grad_v2_dtype,
-    kernel=_sparse_segment_mean_grad_v2_kernel, num_outputs=2, grad=NO_GRADIENT,
-    input_names=_GRAD_V2_INPUTS)
-sparse_segment_mean_op = OpDef(
-    "SparseSegmentMean", shape=_sparse_segment_shape, dtype=_sparse_segment_mean_dtype,
-    kernel=_sparse_segment_mean_kernel, attrs={"sparse_gradient": False}, input_names=_INPUTS)
-
-
-@sparse_segment_mean_op.def_grad
-def _sparse_segment_mean_grad(op, dy):
-    return _sparse_segment_grad(op, dy, sparse_segment_mean_grad_op,
-                                sparse_segment_mean_grad_v2_op)
-
-
 def sparse_segment_mean(data, indices, segment_ids, name=None, num_segments=None,
                         sparse_gradient=False):
     """Like ``sparse_segment_sum``, divided by each segment's size."""
@@ -355,54 +341,8 @@ def sparse_segment_mean(data, indices, segment_ids, name=None, num_segments=None
                                 num_segments, sparse_gradient, "SparseSegmentMean")
 
 
-# ── SparseSegmentSqrtN ───────────────────────────────────────────────────────────────
-def _sparse_segment_sqrt_n_dtype(data, indices, segment_ids, *, sparse_gradient=False):
-    return _sparse_segment_dtype(data, indices, segment_ids, FLOATS)
-
-
-def _sparse_segment_sqrt_n_kernel(data, indices, segment_ids, *, sparse_gradient=False):
-    return _sparse_segment_reduce("SparseSegmentSqrtN", "SqrtN", data, indices, segment_ids)
-
-
-def _sparse_segment_sqrt_n_grad_kernel(grad, indices, segment_ids, output_dim0):
-    return _dense_grad("SqrtN", grad, indices, segment_ids, output_dim0)
-
-
-def _sparse_segment_sqrt_n_grad_v2_kernel(grad, indices, segment_ids, dense_output_dim0):
-    return _sparse_grad("SqrtN", grad, indices, segment_ids)
-
-
-sparse_segment_sqrt_n_grad_op = OpDef(
-    "SparseSegmentSqrtNGrad", shape=_grad_shape, dtype=_grad_dtype,
-    kernel=_sparse_segment_sqrt_n_grad_kernel, grad=NO_GRADIENT, input_names=_GRAD_INPUTS)
-sparse_segment_sqrt_n_grad_v2_op = OpDef(
-    "SparseSegmentSqrtNGradV2", shape=_grad_v2_shape, dtype=_grad_v2_dtype,
-    kernel=_sparse_segment_sqrt_n_grad_v2_kernel, num_outputs=2, grad=NO_GRADIENT,
-    input_names=_GRAD_V2_INPUTS)
-sparse_segment_sqrt_n_op = OpDef(
-    "SparseSegmentSqrtN", shape=_sparse_segment_shape, dtype=_sparse_segment_sqrt_n_dtype,
-    kernel=_sparse_segment_sqrt_n_kernel, attrs={"sparse_gradient": False},
-    input_names=_INPUTS)
-
-
-@sparse_segment_sqrt_n_op.def_grad
-def _sparse_segment_sqrt_n_grad(op, dy):
-    return _sparse_segment_grad(op, dy, sparse_segment_sqrt_n_grad_op,
-                                sparse_segment_sqrt_n_grad_v2_op)
-
-
 def sparse_segment_sqrt_n(data, indices, segment_ids, name=None, num_segments=None,
                           sparse_gradient=False):
     """Like ``sparse_segment_sum``, divided by the square root of each segment's size."""
     return _bind_sparse_segment(sparse_segment_sqrt_n_op, data, indices, segment_ids, name,
                                 num_segments, sparse_gradient, "SparseSegmentSqrtN")
-
-
-# Combiner -> (forward op, dense gradient op or None, sparse gradient op).
-SPARSE_SEGMENT_OPS = {
-    "Sum": (sparse_segment_sum_op, None, sparse_segment_sum_grad_v2_op),
-    "Mean": (sparse_segment_mean_op, sparse_segment_mean_grad_op,
-             sparse_segment_mean_grad_v2_op),
-    "SqrtN": (sparse_segment_sqrt_n_op, sparse_segment_sqrt_n_grad_op,
-              sparse_segment_sqrt_n_grad_v2_op),
-}
