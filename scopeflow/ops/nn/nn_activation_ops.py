@@ -40,6 +40,29 @@ def _zeros_of(x):
     return array_ops.zeros_like(x)
 
 
+def _grad_attrs(grad_op, op):
+    """The attrs ``grad_op`` declares (LeakyReluGrad's alpha), as ``op`` has them."""
+    return {a: op.get_attr(a) for a in grad_op.attrs}
+
+
+def _grad_by(grad_op, of_outputs=False):
+    """The gradient rule ``grad_op(dy, x)``: ``x`` the op's input, or with ``of_outputs``
+    its output (as TF's rules for Relu, Relu6, Elu and Selu)."""
+    def grad(op, dy):
+        x = op.outputs[0] if of_outputs else op.inputs[0]
+        return [grad_op.bind(dy, x, **_grad_attrs(grad_op, op))]
+    return grad
+
+
+def _masked_grad_grad(grad_op):
+    """The gradient rule of a ``grad_op`` that masks ``dy`` by the features (ReluGrad,
+    Relu6Grad, LeakyReluGrad): the same mask of ``ddy``, and zeros for the features."""
+    def grad(op, ddy):
+        features = op.inputs[1]
+        return [grad_op.bind(ddy, features, **_grad_attrs(grad_op, op)), _zeros_of(features)]
+    return grad
+
+
 # ── Relu / ReluGrad ──────────────────────────────────────────────────────────────────
 _ZEROS = {}
 _MAX_CACHED_ZEROS = 1 << 22  # elements: larger inputs use the scalar (no 16+ MB kept)
@@ -79,16 +102,8 @@ def _relu_grad_kernel(dy, x):
 
 relu_op = _unary("Relu", _relu_kernel, REAL)
 relu_grad_op = _grad_op("ReluGrad", _relu_grad_kernel)
-
-
-@relu_op.def_grad
-def _relu_grad(op, dy):
-    return [relu_grad_op.bind(dy, op.outputs[0])]
-
-
-@relu_grad_op.def_grad
-def _relu_grad_grad(op, ddy):
-    return [relu_grad_op.bind(ddy, op.inputs[1]), _zeros_of(op.inputs[1])]
+relu_op.def_grad(_grad_by(relu_grad_op, of_outputs=True))
+relu_grad_op.def_grad(_masked_grad_grad(relu_grad_op))
 
 
 def relu(features, name=None) -> Tensor:
@@ -111,16 +126,8 @@ def _relu6_grad_kernel(dy, x):
 
 relu6_op = _unary("Relu6", _relu6_kernel, REAL)
 relu6_grad_op = _grad_op("Relu6Grad", _relu6_grad_kernel)
-
-
-@relu6_op.def_grad
-def _relu6_grad(op, dy):
-    return [relu6_grad_op.bind(dy, op.outputs[0])]
-
-
-@relu6_grad_op.def_grad
-def _relu6_grad_grad(op, ddy):
-    return [relu6_grad_op.bind(ddy, op.inputs[1]), _zeros_of(op.inputs[1])]
+relu6_op.def_grad(_grad_by(relu6_grad_op, of_outputs=True))
+relu6_grad_op.def_grad(_masked_grad_grad(relu6_grad_op))
 
 
 def relu6(features, name=None) -> Tensor:
@@ -144,25 +151,21 @@ def _elu_grad_kernel(dy, y):
 
 elu_op = _unary("Elu", _elu_kernel)
 elu_grad_op = _grad_op("EluGrad", _elu_grad_kernel, ("gradients", "outputs"))
+elu_op.def_grad(_grad_by(elu_grad_op, of_outputs=True))
 
 
-@elu_op.def_grad
-def _elu_grad(op, dy):
-    return [elu_grad_op.bind(dy, op.outputs[0])]
+def _exp_linear_grad_grad(grad_op):
+    """The gradient rule of EluGrad or SeluGrad (``grad_op``), from their outputs (the
+    same shape for both)."""
+    def grad(op, ddy):
+        dy, y = op.inputs
+        neg = math_ops.less(y, math_ops._const_like(0, y))
+        return [grad_op.bind(ddy, y),
+                math_ops.where(neg, math_ops.multiply(ddy, dy), _zeros_of(dy))]
+    return grad
 
 
-def _exp_linear_grad_grad(grad_op, op, ddy):
-    """Second derivative of Elu/Selu (``grad_op``: EluGrad or SeluGrad) from their
-    outputs (the same shape for both)."""
-    dy, y = op.inputs
-    neg = math_ops.less(y, math_ops._const_like(0, y))
-    return [grad_op.bind(ddy, y),
-            math_ops.where(neg, math_ops.multiply(ddy, dy), _zeros_of(dy))]
-
-
-@elu_grad_op.def_grad
-def _elu_grad_grad(op, ddy):
-    return _exp_linear_grad_grad(elu_grad_op, op, ddy)
+elu_grad_op.def_grad(_exp_linear_grad_grad(elu_grad_op))
 
 
 def elu(features, name=None) -> Tensor:
@@ -192,16 +195,8 @@ def _selu_grad_kernel(dy, y):
 
 selu_op = _unary("Selu", _selu_kernel)
 selu_grad_op = _grad_op("SeluGrad", _selu_grad_kernel, ("gradients", "outputs"))
-
-
-@selu_op.def_grad
-def _selu_grad(op, dy):
-    return [selu_grad_op.bind(dy, op.outputs[0])]
-
-
-@selu_grad_op.def_grad
-def _selu_grad_grad(op, ddy):
-    return _exp_linear_grad_grad(selu_grad_op, op, ddy)
+selu_op.def_grad(_grad_by(selu_grad_op, of_outputs=True))
+selu_grad_op.def_grad(_exp_linear_grad_grad(selu_grad_op))
 
 
 def selu(features, name=None) -> Tensor:
@@ -229,17 +224,8 @@ leaky_relu_op = OpDef("LeakyRelu", shape=same_shape, dtype=same_dtype_in(FLOATS)
                       kernel=_leaky_relu_kernel, attrs={"alpha": 0.2},
                       input_names=("features",))
 leaky_relu_grad_op = _grad_op("LeakyReluGrad", _leaky_relu_grad_kernel, attrs={"alpha": 0.2})
-
-
-@leaky_relu_op.def_grad
-def _leaky_relu_grad(op, dy):
-    return [leaky_relu_grad_op.bind(dy, op.inputs[0], alpha=op.get_attr("alpha"))]
-
-
-@leaky_relu_grad_op.def_grad
-def _leaky_relu_grad_grad(op, ddy):
-    return [leaky_relu_grad_op.bind(ddy, op.inputs[1], alpha=op.get_attr("alpha")),
-            _zeros_of(op.inputs[1])]
+leaky_relu_op.def_grad(_grad_by(leaky_relu_grad_op))
+leaky_relu_grad_op.def_grad(_masked_grad_grad(leaky_relu_grad_op))
 
 
 def leaky_relu(features, alpha=0.2, name=None) -> Tensor:
@@ -268,11 +254,7 @@ def _softplus_grad_kernel(dy, x):
 
 softplus_op = _unary("Softplus", _softplus_kernel)
 softplus_grad_op = _grad_op("SoftplusGrad", _softplus_grad_kernel)
-
-
-@softplus_op.def_grad
-def _softplus_grad(op, dy):
-    return [softplus_grad_op.bind(dy, op.inputs[0])]
+softplus_op.def_grad(_grad_by(softplus_grad_op))
 
 
 @softplus_grad_op.def_grad
@@ -307,11 +289,7 @@ def _softsign_grad_kernel(dy, x):
 softsign_op = _unary("Softsign", _softsign_kernel)
 softsign_grad_op = _grad_op("SoftsignGrad", _softsign_grad_kernel)
 softsign_grad_op.grad = NO_GRADIENT  # TF registers none: a gradient through it raises
-
-
-@softsign_op.def_grad
-def _softsign_grad(op, dy):
-    return [softsign_grad_op.bind(dy, op.inputs[0])]
+softsign_op.def_grad(_grad_by(softsign_grad_op))
 
 
 def softsign(features, name=None) -> Tensor:
