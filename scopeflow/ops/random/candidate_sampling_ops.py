@@ -249,6 +249,17 @@ _SAMPLER_ATTRS = {"num_true": 1, "num_sampled": 1, "unique": False, "range_max":
                   "seed2": 0}
 
 
+def _sampler_op(op_type, make):
+    """A ``*CandidateSampler`` op whose kernel samples with ``make(range_max)``."""
+    def kernel(ctx, true_classes, *, num_true, num_sampled, unique, range_max, seed, seed2):
+        return _run_sampler(ctx, true_classes, make, num_true, num_sampled, unique, range_max,
+                            seed, seed2)
+
+    return OpDef(op_type, shape=_sampler_shape, dtype=_sampler_dtype, kernel=kernel,
+                 attrs=_SAMPLER_ATTRS, num_outputs=3, stateful=True, grad=NO_GRADIENT,
+                 input_names=("true_classes",))
+
+
 def _bind_sampler(op_def, true_classes, num_true, num_sampled, unique, range_max, seed, name):
     if range_max < 1:
         raise ValueError(f"{op_def.type}: range_max must be >= 1, got {range_max}")
@@ -284,16 +295,8 @@ class _LogUniformSampler:
                                lambda at: libm.log(ratio.flat[at]) / self.log_range)
 
 
-def _log_uniform_candidate_sampler_kernel(ctx, true_classes, *, num_true, num_sampled, unique,
-                                          range_max, seed, seed2):
-    return _run_sampler(ctx, true_classes, _LogUniformSampler, num_true, num_sampled, unique,
-                        range_max, seed, seed2)
-
-
-log_uniform_candidate_sampler_op = OpDef(
-    "LogUniformCandidateSampler", shape=_sampler_shape, dtype=_sampler_dtype,
-    kernel=_log_uniform_candidate_sampler_kernel, attrs=_SAMPLER_ATTRS, num_outputs=3,
-    stateful=True, grad=NO_GRADIENT, input_names=("true_classes",))
+log_uniform_candidate_sampler_op = _sampler_op("LogUniformCandidateSampler",
+                                               _LogUniformSampler)
 
 
 def log_uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max,
@@ -327,16 +330,7 @@ class _UniformSampler:
         return np.full(np.shape(values), self.inv_range, np.float32)
 
 
-def _uniform_candidate_sampler_kernel(ctx, true_classes, *, num_true, num_sampled, unique,
-                                      range_max, seed, seed2):
-    return _run_sampler(ctx, true_classes, _UniformSampler, num_true, num_sampled, unique,
-                        range_max, seed, seed2)
-
-
-uniform_candidate_sampler_op = OpDef(
-    "UniformCandidateSampler", shape=_sampler_shape, dtype=_sampler_dtype,
-    kernel=_uniform_candidate_sampler_kernel, attrs=_SAMPLER_ATTRS, num_outputs=3,
-    stateful=True, grad=NO_GRADIENT, input_names=("true_classes",))
+uniform_candidate_sampler_op = _sampler_op("UniformCandidateSampler", _UniformSampler)
 
 
 def uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max,
