@@ -70,6 +70,19 @@ def _resize_shape(images, size, **attrs):
     return TensorShape([n, h, w, c])
 
 
+def _resize_images_op(op_type, dtype):
+    """A forward resize op ``(images, size) -> resized`` with TF's resize attrs (its kernel
+    and gradient declared after it)."""
+    return OpDef(op_type, shape=from_tensors(_resize_shape), dtype=dtype, attrs=_RESIZE_ATTRS,
+                 input_names=("images", "size"))
+
+
+def _resize_attrs(op):
+    """A resize op's ``align_corners`` and ``half_pixel_centers``, for its gradient op."""
+    return {"align_corners": op.get_attr("align_corners"),
+            "half_pixel_centers": op.get_attr("half_pixel_centers")}
+
+
 def _scale(in_size, out_size, align_corners):
     """TF's ``CalculateResizeScale``, in float32."""
     if align_corners and out_size > 1:
@@ -102,24 +115,36 @@ def _new_size(images, size):
     return h, w
 
 
-def _resize_sizes(images, size, align_corners, half_pixel_centers):
-    """A resize kernel's checked input and output sizes: ``h, w, oh, ow``."""
+def _resize_sources(weights, images, size, align_corners, half_pixel_centers):
+    """A resize kernel's sizes, checked, as the sources of its output rows and columns:
+    ``weights(in_size, out_size, align_corners, half_pixel_centers)`` along y, then x."""
     _check_attrs(align_corners, half_pixel_centers)
     oh, ow = _new_size(images, size)
     _, h, w, _ = images.shape
-    return h, w, oh, ow
+    return (weights(h, oh, align_corners, half_pixel_centers),
+            weights(w, ow, align_corners, half_pixel_centers))
 
 
-def _grad_sizes(grads, original_image, align_corners, half_pixel_centers):
-    """A resize gradient kernel's checked sizes: the image's ``n, h, w, c``, then the
-    resized ``oh, ow`` of ``grads``."""
+def _grad_sources(weights, grads, original_image, align_corners, half_pixel_centers):
+    """A resize gradient kernel's sizes, checked: the image's ``(n, h, w, c)``, then the
+    sources of the rows and columns of ``grads`` (as ``_resize_sources``)."""
     _check_attrs(align_corners, half_pixel_centers)
     if grads.ndim != 4 or original_image.ndim != 4:
         raise errors.InvalidArgumentError(None, None, "input_grad must be 4-dimensional"
                                           f"{list(grads.shape)}")
     n, h, w, c = original_image.shape
     _, oh, ow, _ = grads.shape
-    return n, h, w, c, oh, ow
+    return ((n, h, w, c), weights(h, oh, align_corners, half_pixel_centers),
+            weights(w, ow, align_corners, half_pixel_centers))
+
+
+def _scatter_to_pixels(parts, flat, n, h, w, c, dtype):
+    """The gradient kernels' sums: the rows of ``parts`` (``(k, n * c)``, the images'
+    contributions in TF's order) added in ``dtype`` to the source pixels ``flat`` (``k``
+    indices into ``h * w``), as ``(n, h, w, c)`` (not contiguous)."""
+    acc = np.zeros((h * w, n * c), dtype)
+    np.add.at(acc, flat, parts.astype(dtype, copy=False))
+    return np.moveaxis(acc.reshape(h, w, n, c), 2, 0)
 
 
 def _linear_weights(in_size, out_size, align_corners, half_pixel_centers):
@@ -161,16 +186,13 @@ def _resize_bilinear_dtype(images, size, **attrs):
     return dtypes.float32
 
 
-resize_bilinear_op = OpDef("ResizeBilinear", shape=from_tensors(_resize_shape),
-                           dtype=_resize_bilinear_dtype, attrs=_RESIZE_ATTRS,
-                           input_names=("images", "size"))
+resize_bilinear_op = _resize_images_op("ResizeBilinear", _resize_bilinear_dtype)
 
 
 @resize_bilinear_op.def_kernel
 def _resize_bilinear_kernel(images, size, *, align_corners, half_pixel_centers):
-    h, w, oh, ow = _resize_sizes(images, size, align_corners, half_pixel_centers)
-    y0, y1, yl = _linear_weights(h, oh, align_corners, half_pixel_centers)
-    x0, x1, xl = _linear_weights(w, ow, align_corners, half_pixel_centers)
+    (y0, y1, yl), (x0, x1, xl) = _resize_sources(_linear_weights, images, size,
+                                                 align_corners, half_pixel_centers)
     x = images.astype(np.float32, copy=False)
     # TF lerps along x for each output row; those rows' values are the input rows' lerps
     # (computed once each here), so the values are TF's bit for bit.
@@ -186,9 +208,7 @@ def _resize_bilinear_kernel(images, size, *, align_corners, half_pixel_centers):
 
 @resize_bilinear_op.def_grad
 def _resize_bilinear_grad(op, dy):
-    return [resize_bilinear_grad_op.bind(
-        dy, op.inputs[0], align_corners=op.get_attr("align_corners"),
-        half_pixel_centers=op.get_attr("half_pixel_centers")), None]
+    return [resize_bilinear_grad_op.bind(dy, op.inputs[0], **_resize_attrs(op)), None]
 
 
 # ── ResizeBilinearGrad: each output pixel's gradient back to its four sources ────────
@@ -210,10 +230,8 @@ resize_bilinear_grad_op = OpDef(
 
 @resize_bilinear_grad_op.def_kernel
 def _resize_bilinear_grad_kernel(grads, original_image, *, align_corners, half_pixel_centers):
-    n, h, w, c, oh, ow = _grad_sizes(grads, original_image, align_corners,
-                                     half_pixel_centers)
-    y0, y1, yl = _linear_weights(h, oh, align_corners, half_pixel_centers)
-    x0, x1, xl = _linear_weights(w, ow, align_corners, half_pixel_centers)
+    (n, h, w, c), (y0, y1, yl), (x0, x1, xl) = _grad_sources(
+        _linear_weights, grads, original_image, align_corners, half_pixel_centers)
     g = grads.astype(np.float32, copy=False)
     one = np.float32(1)
     wy = [(one - yl)[:, None, None], (one - yl)[:, None, None], yl[:, None, None],
@@ -227,9 +245,7 @@ def _resize_bilinear_grad_kernel(grads, original_image, *, align_corners, half_p
     flat = (rows * w + cols).reshape(-1)
     out_dtype = original_image.dtype if original_image.dtype == np.float64 else np.float32
     parts = np.moveaxis(parts.reshape(n, -1, c), 1, 0).reshape(flat.size, n * c)
-    acc = np.zeros((h * w, n * c), out_dtype)
-    np.add.at(acc, flat, parts.astype(out_dtype, copy=False))
-    dx = np.moveaxis(acc.reshape(h, w, n, c), 2, 0)
+    dx = _scatter_to_pixels(parts, flat, n, h, w, c, out_dtype)
     return np.ascontiguousarray(dx, dtype=original_image.dtype)
 
 
@@ -239,16 +255,12 @@ def _resize_nearest_dtype(images, size, **attrs):
     return check_dtype(images, _RESIZE_TYPES, "images")
 
 
-resize_nearest_neighbor_op = OpDef(
-    "ResizeNearestNeighbor", shape=from_tensors(_resize_shape), dtype=_resize_nearest_dtype,
-    attrs=_RESIZE_ATTRS, input_names=("images", "size"))
+resize_nearest_neighbor_op = _resize_images_op("ResizeNearestNeighbor", _resize_nearest_dtype)
 
 
 @resize_nearest_neighbor_op.def_kernel
 def _resize_nearest_neighbor_kernel(images, size, *, align_corners, half_pixel_centers):
-    h, w, oh, ow = _resize_sizes(images, size, align_corners, half_pixel_centers)
-    ys = _nearest_index(h, oh, align_corners, half_pixel_centers)
-    xs = _nearest_index(w, ow, align_corners, half_pixel_centers)
+    ys, xs = _resize_sources(_nearest_index, images, size, align_corners, half_pixel_centers)
     return images[:, ys][:, :, xs]
 
 
@@ -260,9 +272,7 @@ def _resize_nearest_neighbor_grad(op, dy):
         size = hw.as_list()
     else:
         size = array_ops.shape(image)[1:3]
-    return [resize_nearest_neighbor_grad_op.bind(
-        dy, size, align_corners=op.get_attr("align_corners"),
-        half_pixel_centers=op.get_attr("half_pixel_centers")), None]
+    return [resize_nearest_neighbor_grad_op.bind(dy, size, **_resize_attrs(op)), None]
 
 
 # ── ResizeNearestNeighborGrad: each source pixel sums the outputs that copied it ─────
@@ -285,9 +295,8 @@ def _resize_nearest_neighbor_grad_kernel(grads, size, *, align_corners, half_pix
     ys = _nearest_index(h, oh, align_corners, half_pixel_centers)
     xs = _nearest_index(w, ow, align_corners, half_pixel_centers)
     flat = (ys[:, None] * w + xs[None, :]).reshape(-1)
-    acc = np.zeros((h * w, n * c), grads.dtype)
-    np.add.at(acc, flat, np.moveaxis(grads, 0, 2).reshape(flat.size, n * c))
-    return np.ascontiguousarray(np.moveaxis(acc.reshape(h, w, n, c), 2, 0))
+    parts = np.moveaxis(grads, 0, 2).reshape(flat.size, n * c)
+    return np.ascontiguousarray(_scatter_to_pixels(parts, flat, n, h, w, c, grads.dtype))
 
 
 # ── ResizeBicubic: shared weights ────────────────────────────────────────────────────
@@ -354,16 +363,13 @@ def _resize_bicubic_dtype(images, size, **attrs):
     return _resize_bilinear_dtype(images, size)
 
 
-resize_bicubic_op = OpDef("ResizeBicubic", shape=from_tensors(_resize_shape),
-                          dtype=_resize_bicubic_dtype, attrs=_RESIZE_ATTRS,
-                          input_names=("images", "size"))
+resize_bicubic_op = _resize_images_op("ResizeBicubic", _resize_bicubic_dtype)
 
 
 @resize_bicubic_op.def_kernel
 def _resize_bicubic_kernel(images, size, *, align_corners, half_pixel_centers):
-    h, w, oh, ow = _resize_sizes(images, size, align_corners, half_pixel_centers)
-    yi, yw = _cubic_weights(h, oh, align_corners, half_pixel_centers)
-    xi, xw = _cubic_weights(w, ow, align_corners, half_pixel_centers)
+    (yi, yw), (xi, xw) = _resize_sources(_cubic_weights, images, size, align_corners,
+                                         half_pixel_centers)
     # TF interpolates along y at the four source columns, then along x.
     rows = _cubic_sum(images.astype(np.float32, copy=False), yi, yw, axis=1)
     return _cubic_sum(rows, xi, xw, axis=2)
@@ -374,9 +380,7 @@ def _resize_bicubic_grad(op, dy):
     image = op.inputs[0]
     if image.dtype.base_dtype not in (dtypes.float32, dtypes.float64):
         return [None, None]  # as TF: no gradient for integer or half images
-    return [resize_bicubic_grad_op.bind(
-        dy, image, align_corners=op.get_attr("align_corners"),
-        half_pixel_centers=op.get_attr("half_pixel_centers")), None]
+    return [resize_bicubic_grad_op.bind(dy, image, **_resize_attrs(op)), None]
 
 
 # ── ResizeBicubicGrad: each output pixel's gradient back to its 16 sources ───────────
@@ -393,21 +397,17 @@ resize_bicubic_grad_op = OpDef(
 
 @resize_bicubic_grad_op.def_kernel
 def _resize_bicubic_grad_kernel(grads, original_image, *, align_corners, half_pixel_centers):
-    n, h, w, c, oh, ow = _grad_sizes(grads, original_image, align_corners,
-                                     half_pixel_centers)
-    yi, yw = _cubic_weights(h, oh, align_corners, half_pixel_centers)
-    xi, xw = _cubic_weights(w, ow, align_corners, half_pixel_centers)
+    (n, h, w, c), (yi, yw), (xi, xw) = _grad_sources(
+        _cubic_weights, grads, original_image, align_corners, half_pixel_centers)
     g = grads.astype(np.float32, copy=False)
     # TF adds T(g * wy * wx) to the 16 sources in (y, x, y tap, x tap) order: so does
     # np.add.at over the flattened contributions.
     parts = ((g[:, :, :, None, None, :] * yw[None, :, None, :, None, None])
              * xw[None, None, :, None, :, None])  # (n, oh, ow, 4, 4, c)
     flat = (yi[:, None, :, None] * w + xi[None, :, None, :]).reshape(-1)
-    out_dtype = original_image.dtype
     parts = np.moveaxis(parts.reshape(n, -1, c), 1, 0).reshape(flat.size, n * c)
-    acc = np.zeros((h * w, n * c), out_dtype)
-    np.add.at(acc, flat, parts.astype(out_dtype, copy=False))
-    return np.ascontiguousarray(np.moveaxis(acc.reshape(h, w, n, c), 2, 0))
+    return np.ascontiguousarray(_scatter_to_pixels(parts, flat, n, h, w, c,
+                                                   original_image.dtype))
 
 
 # ── ResizeArea: each output pixel averages the input area it covers ──────────────────
