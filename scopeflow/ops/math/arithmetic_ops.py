@@ -645,12 +645,15 @@ def greater_equal(x, y, name=None) -> Tensor:
 _EQUALITY_TYPES = NUMERIC + (dtypes.bool_, dtypes.string)
 
 
-def _equal_kernel(x, y, *, incompatible_shape_error):
-    return np.asarray(np.equal(x, y), dtype=bool)
+def _equality(op_type, ufunc):
+    """Equal or NotEqual: ``ufunc`` as a bool array, with TF's incompatible_shape_error."""
+    def kernel(x, y, *, incompatible_shape_error):
+        return np.asarray(ufunc(x, y), dtype=bool)
+
+    return _comparison(op_type, kernel, _EQUALITY_TYPES, {"incompatible_shape_error": True})
 
 
-equal_op = _comparison("Equal", _equal_kernel, _EQUALITY_TYPES,
-                       {"incompatible_shape_error": True})
+equal_op = _equality("Equal", np.equal)
 
 
 def equal(x, y, name=None) -> Tensor:
@@ -659,12 +662,7 @@ def equal(x, y, name=None) -> Tensor:
 
 
 # ── NotEqual ─────────────────────────────────────────────────────────────────────────
-def _not_equal_kernel(x, y, *, incompatible_shape_error):
-    return np.asarray(np.not_equal(x, y), dtype=bool)
-
-
-not_equal_op = _comparison("NotEqual", _not_equal_kernel, _EQUALITY_TYPES,
-                           {"incompatible_shape_error": True})
+not_equal_op = _equality("NotEqual", np.not_equal)
 
 
 def not_equal(x, y, name=None) -> Tensor:
