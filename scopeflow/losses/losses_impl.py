@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from scopeflow.framework import dtypes
 from scopeflow.framework.graph import (
     GraphKeys,
@@ -145,11 +147,17 @@ def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=Graph
 
 
 # ── the losses (TF1's tf.losses.*) ───────────────────────────────────────────────────
-def _check_args(labels, predictions, what=("labels", "predictions")):
+@contextlib.contextmanager
+def _loss_scope(scope, default_name, labels, predictions, weights,
+                what=("labels", "predictions")):
+    """Checks that neither ``labels`` nor ``predictions`` (named ``what`` in the error) is
+    None, then opens the loss's name scope over them and ``weights``; yields the scope."""
     if labels is None:
         raise ValueError(f"Argument `{what[0]}` must not be None.")
     if predictions is None:
         raise ValueError(f"Argument `{what[1]}` must not be None.")
+    with name_scope(scope, default_name, (predictions, labels, weights)) as opened:
+        yield opened
 
 
 def _float32_pair(labels, predictions):
@@ -168,8 +176,7 @@ def absolute_difference(labels, predictions, weights=1.0, scope=None,
     >>> absolute_difference([1.0], [3.0]).op.type
     'Select'
     """
-    _check_args(labels, predictions)
-    with name_scope(scope, "absolute_difference", (predictions, labels, weights)) as scope:
+    with _loss_scope(scope, "absolute_difference", labels, predictions, weights) as scope:
         labels, predictions = _float32_pair(labels, predictions)
         losses = math_ops.abs(math_ops.subtract(predictions, labels))
         return compute_weighted_loss(losses, weights, scope, loss_collection, reduction)
@@ -183,8 +190,7 @@ def mean_squared_error(labels, predictions, weights=1.0, scope=None,
     >>> mean_squared_error([1.0], [3.0]).name
     'mean_squared_error/value:0'
     """
-    _check_args(labels, predictions)
-    with name_scope(scope, "mean_squared_error", (predictions, labels, weights)) as scope:
+    with _loss_scope(scope, "mean_squared_error", labels, predictions, weights) as scope:
         labels, predictions = _float32_pair(labels, predictions)
         losses = math_ops.squared_difference(predictions, labels)
         return compute_weighted_loss(losses, weights, scope, loss_collection, reduction)
@@ -197,8 +203,7 @@ def huber_loss(labels, predictions, weights=1.0, delta=1.0, scope=None,
     >>> huber_loss([1.0], [3.0]).name
     'huber_loss/value:0'
     """
-    _check_args(labels, predictions)
-    with name_scope(scope, "huber_loss", (predictions, labels, weights)) as scope:
+    with _loss_scope(scope, "huber_loss", labels, predictions, weights) as scope:
         labels, predictions = _float32_pair(labels, predictions)
         abs_error = math_ops.abs(math_ops.subtract(predictions, labels))
         quadratic = math_ops.minimum(abs_error, delta)
@@ -216,8 +221,7 @@ def log_loss(labels, predictions, weights=1.0, epsilon=1e-7, scope=None,
     >>> log_loss([1.0], [0.5]).name
     'log_loss/value:0'
     """
-    _check_args(labels, predictions)
-    with name_scope(scope, "log_loss", (predictions, labels, weights)) as scope:
+    with _loss_scope(scope, "log_loss", labels, predictions, weights) as scope:
         labels, predictions = _float32_pair(labels, predictions)
         losses = math_ops.subtract(
             math_ops.negative(math_ops.multiply(
@@ -244,9 +248,8 @@ def sigmoid_cross_entropy(multi_class_labels, logits, weights=1.0, label_smoothi
     >>> sigmoid_cross_entropy([[1.0]], [[0.0]]).name
     'sigmoid_cross_entropy_loss/value:0'
     """
-    _check_args(multi_class_labels, logits, ("multi_class_labels", "logits"))
-    with name_scope(scope, "sigmoid_cross_entropy_loss",
-                    (logits, multi_class_labels, weights)) as scope:
+    with _loss_scope(scope, "sigmoid_cross_entropy_loss", multi_class_labels, logits, weights,
+                     ("multi_class_labels", "logits")) as scope:
         logits, labels = _logits_and_labels(logits, multi_class_labels)
         if label_smoothing > 0:
             labels = math_ops.add(math_ops.multiply(labels, 1 - label_smoothing),
@@ -264,9 +267,8 @@ def softmax_cross_entropy(onehot_labels, logits, weights=1.0, label_smoothing=0,
     >>> softmax_cross_entropy([[0.0, 1.0]], [[1.0, 2.0]]).name
     'softmax_cross_entropy_loss/value:0'
     """
-    _check_args(onehot_labels, logits, ("onehot_labels", "logits"))
-    with name_scope(scope, "softmax_cross_entropy_loss",
-                    (logits, onehot_labels, weights)) as scope:
+    with _loss_scope(scope, "softmax_cross_entropy_loss", onehot_labels, logits, weights,
+                     ("onehot_labels", "logits")) as scope:
         logits, labels = _logits_and_labels(logits, onehot_labels)
         if label_smoothing > 0:
             num_classes = math_ops.cast(array_ops.shape(labels)[-1], logits.dtype.base_dtype)
@@ -296,9 +298,8 @@ def sparse_softmax_cross_entropy(labels, logits, weights=1.0, scope=None,
     >>> sparse_softmax_cross_entropy([1], [[1.0, 2.0]]).name
     'sparse_softmax_cross_entropy_loss/value:0'
     """
-    _check_args(labels, logits, ("labels", "logits"))
-    with name_scope(scope, "sparse_softmax_cross_entropy_loss",
-                    (logits, labels, weights)) as scope:
+    with _loss_scope(scope, "sparse_softmax_cross_entropy_loss", labels, logits, weights,
+                     ("labels", "logits")) as scope:
         logits = convert_to_tensor(logits)
         labels = convert_to_tensor(labels)
         rank = logits.shape.ndims

@@ -6,6 +6,7 @@ an optimizer's ``learning_rate``; it changes as the optimizer increments the ste
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 from scopeflow.framework import dtypes
@@ -16,16 +17,17 @@ __all__ = ["exponential_decay", "piecewise_constant", "polynomial_decay", "cosin
            "inverse_time_decay", "natural_exp_decay"]
 
 
-def _require_step(global_step, what):
+@contextlib.contextmanager
+def _schedule(what, name, default_name, learning_rate, global_step, decay_steps):
+    """Checks ``global_step``, then, in the schedule's name scope, yields ``(scope,
+    initial learning rate, its dtype, global_step and decay_steps cast to it)``."""
     if global_step is None:
         raise ValueError(f"global_step is required for {what}.")
-
-
-def _start(learning_rate, global_step, decay_steps):
-    initial = convert_to_tensor(learning_rate, name="initial_learning_rate")
-    dtype = initial.dtype.base_dtype
-    step = math_ops.cast(global_step, dtype)
-    return initial, dtype, step, math_ops.cast(decay_steps, dtype)
+    with name_scope(name, default_name) as scope:
+        initial = convert_to_tensor(learning_rate, name="initial_learning_rate")
+        dtype = initial.dtype.base_dtype
+        step = math_ops.cast(global_step, dtype)
+        yield scope, initial, dtype, step, math_ops.cast(decay_steps, dtype)
 
 
 def _progress(step, steps, staircase):
@@ -37,9 +39,8 @@ def _progress(step, steps, staircase):
 def exponential_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False,
                       name=None):
     """``learning_rate * decay_rate ^ (global_step / decay_steps)`` (floored if staircase)."""
-    _require_step(global_step, "exponential_decay")
-    with name_scope(name, "ExponentialDecay") as scope:
-        initial, dtype, step, steps = _start(learning_rate, global_step, decay_steps)
+    with _schedule("exponential_decay", name, "ExponentialDecay", learning_rate, global_step,
+                   decay_steps) as (scope, initial, dtype, step, steps):
         p = _progress(step, steps, staircase)
         return math_ops.multiply(initial, math_ops.pow(math_ops.cast(decay_rate, dtype), p),
                                  name=scope)
@@ -48,9 +49,8 @@ def exponential_decay(learning_rate, global_step, decay_steps, decay_rate, stair
 def natural_exp_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False,
                       name=None):
     """``learning_rate * exp(-decay_rate * global_step / decay_steps)``."""
-    _require_step(global_step, "natural_exp_decay")
-    with name_scope(name, "NaturalExpDecay") as scope:
-        initial, dtype, step, steps = _start(learning_rate, global_step, decay_steps)
+    with _schedule("natural_exp_decay", name, "NaturalExpDecay", learning_rate, global_step,
+                   decay_steps) as (scope, initial, dtype, step, steps):
         p = _progress(step, steps, staircase)
         rate = math_ops.exp(math_ops.negative(math_ops.cast(decay_rate, dtype)) * p)
         return math_ops.multiply(initial, rate, name=scope)
@@ -59,9 +59,8 @@ def natural_exp_decay(learning_rate, global_step, decay_steps, decay_rate, stair
 def inverse_time_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False,
                        name=None):
     """``learning_rate / (1 + decay_rate * global_step / decay_steps)``."""
-    _require_step(global_step, "inverse_time_decay")
-    with name_scope(name, "InverseTimeDecay") as scope:
-        initial, dtype, step, steps = _start(learning_rate, global_step, decay_steps)
+    with _schedule("inverse_time_decay", name, "InverseTimeDecay", learning_rate, global_step,
+                   decay_steps) as (scope, initial, dtype, step, steps):
         p = _progress(step, steps, staircase)
         denom = math_ops.add(constant_op.constant(1, dtype=dtype),
                              math_ops.multiply(math_ops.cast(decay_rate, dtype), p))
@@ -72,9 +71,8 @@ def polynomial_decay(learning_rate, global_step, decay_steps, end_learning_rate=
                      power=1.0, cycle=False, name=None):
     """``(lr - end) * (1 - step / decay_steps) ^ power + end``; with ``cycle`` the horizon
     grows to the next multiple of ``decay_steps``, else the step stops at ``decay_steps``."""
-    _require_step(global_step, "polynomial_decay")
-    with name_scope(name, "PolynomialDecay") as scope:
-        initial, dtype, step, steps = _start(learning_rate, global_step, decay_steps)
+    with _schedule("polynomial_decay", name, "PolynomialDecay", learning_rate, global_step,
+                   decay_steps) as (scope, initial, dtype, step, steps):
         end = math_ops.cast(end_learning_rate, dtype)
         power = math_ops.cast(power, dtype)
         if cycle:
@@ -91,9 +89,8 @@ def polynomial_decay(learning_rate, global_step, decay_steps, end_learning_rate=
 
 def cosine_decay(learning_rate, global_step, decay_steps, alpha=0.0, name=None):
     """``lr * ((1 - alpha) * 0.5 * (1 + cos(pi * min(step, steps) / steps)) + alpha)``."""
-    _require_step(global_step, "cosine_decay")
-    with name_scope(name, "CosineDecay") as scope:
-        initial, dtype, step, steps = _start(learning_rate, global_step, decay_steps)
+    with _schedule("cosine_decay", name, "CosineDecay", learning_rate, global_step,
+                   decay_steps) as (scope, initial, dtype, step, steps):
         step = math_ops.minimum(step, steps)
         fraction = step / steps
         cosine = 0.5 * (1.0 + math_ops.cos(constant_op.constant(math.pi, dtype=dtype)

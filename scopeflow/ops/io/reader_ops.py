@@ -114,9 +114,11 @@ def _reader_of(handle) -> _Reader:
     return handle[()] if isinstance(handle, np.ndarray) else handle
 
 
-def _handle(reader):
+def _reader_handle(ctx, shared_name, records):
+    """The handle of this session's reader of ``ctx.op`` (``shared_name`` shares it), made
+    on first use; it reads each work unit with ``records(work)``."""
     h = np.empty((), dtype=object)
-    h[()] = reader
+    h[()] = session_resource(ctx, shared_name, lambda name: _Reader(name, records))
     return h
 
 
@@ -200,60 +202,55 @@ def _identity_records(work):
 _RESOURCE_ATTRS = {"container": "", "shared_name": ""}
 
 
+def _reader_op(op_type, kernel, attrs):
+    """A reader op: no inputs; its output is the handle of a reader of the session."""
+    return OpDef(op_type, shape=scalar_shape, dtype=_reader_dtype, kernel=kernel, attrs=attrs,
+                 stateful=True, grad=NO_GRADIENT)
+
+
 def _text_line_reader_kernel(ctx, *, skip_header_lines, container, shared_name):
-    return _handle(session_resource(ctx, shared_name, lambda name: _Reader(
-        name, lambda work: _text_line_records(work, skip_header_lines))))
+    return _reader_handle(ctx, shared_name,
+                          lambda work: _text_line_records(work, skip_header_lines))
 
 
-text_line_reader_op = OpDef("TextLineReaderV2", shape=scalar_shape, dtype=_reader_dtype,
-                            kernel=_text_line_reader_kernel,
-                            attrs={"skip_header_lines": 0, **_RESOURCE_ATTRS}, stateful=True,
-                            grad=NO_GRADIENT)
+text_line_reader_op = _reader_op("TextLineReaderV2", _text_line_reader_kernel,
+                                 {"skip_header_lines": 0, **_RESOURCE_ATTRS})
 
 
 def _tfrecord_reader_kernel(ctx, *, compression_type, container, shared_name):
-    return _handle(session_resource(ctx, shared_name, lambda name: _Reader(
-        name, lambda work: _tfrecord_records(work, compression_type))))
+    return _reader_handle(ctx, shared_name,
+                          lambda work: _tfrecord_records(work, compression_type))
 
 
-tfrecord_reader_op = OpDef("TFRecordReaderV2", shape=scalar_shape, dtype=_reader_dtype,
-                           kernel=_tfrecord_reader_kernel,
-                           attrs={"compression_type": "", **_RESOURCE_ATTRS}, stateful=True,
-                           grad=NO_GRADIENT)
+tfrecord_reader_op = _reader_op("TFRecordReaderV2", _tfrecord_reader_kernel,
+                                {"compression_type": "", **_RESOURCE_ATTRS})
 
 
 def _fixed_length_record_reader_kernel(ctx, *, header_bytes, record_bytes, footer_bytes,
                                        hop_bytes, container, shared_name, encoding):
-    return _handle(session_resource(ctx, shared_name, lambda name: _Reader(
-        name, lambda work: _fixed_length_records(work, header_bytes, record_bytes,
-                                                 footer_bytes, hop_bytes, encoding))))
+    return _reader_handle(ctx, shared_name, lambda work: _fixed_length_records(
+        work, header_bytes, record_bytes, footer_bytes, hop_bytes, encoding))
 
 
-fixed_length_record_reader_op = OpDef(
-    "FixedLengthRecordReaderV2", shape=scalar_shape, dtype=_reader_dtype,
-    kernel=_fixed_length_record_reader_kernel,
-    attrs={"header_bytes": 0, "record_bytes": None, "footer_bytes": 0, "hop_bytes": 0,
-           **_RESOURCE_ATTRS, "encoding": ""}, stateful=True, grad=NO_GRADIENT)
+fixed_length_record_reader_op = _reader_op(
+    "FixedLengthRecordReaderV2", _fixed_length_record_reader_kernel,
+    {"header_bytes": 0, "record_bytes": None, "footer_bytes": 0, "hop_bytes": 0,
+     **_RESOURCE_ATTRS, "encoding": ""})
 
 
 def _whole_file_reader_kernel(ctx, *, container, shared_name):
-    return _handle(session_resource(ctx, shared_name,
-                                    lambda name: _Reader(name, _whole_file_records)))
+    return _reader_handle(ctx, shared_name, _whole_file_records)
 
 
-whole_file_reader_op = OpDef("WholeFileReaderV2", shape=scalar_shape, dtype=_reader_dtype,
-                             kernel=_whole_file_reader_kernel, attrs=_RESOURCE_ATTRS,
-                             stateful=True, grad=NO_GRADIENT)
+whole_file_reader_op = _reader_op("WholeFileReaderV2", _whole_file_reader_kernel,
+                                  _RESOURCE_ATTRS)
 
 
 def _identity_reader_kernel(ctx, *, container, shared_name):
-    return _handle(session_resource(ctx, shared_name,
-                                    lambda name: _Reader(name, _identity_records)))
+    return _reader_handle(ctx, shared_name, _identity_records)
 
 
-identity_reader_op = OpDef("IdentityReaderV2", shape=scalar_shape, dtype=_reader_dtype,
-                           kernel=_identity_reader_kernel, attrs=_RESOURCE_ATTRS,
-                           stateful=True, grad=NO_GRADIENT)
+identity_reader_op = _reader_op("IdentityReaderV2", _identity_reader_kernel, _RESOURCE_ATTRS)
 
 
 # ── ReaderReadV2, ReaderReadUpToV2 ───────────────────────────────────────────────────

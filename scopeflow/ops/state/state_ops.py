@@ -134,6 +134,13 @@ def _assign_update(ctx, ref, value, ufunc):
     return var
 
 
+def _assign_update_op(op_type, kernel):
+    """``AssignAdd`` or ``AssignSub``: the shared rules, inputs and properties."""
+    return OpDef(op_type, shape=_assign_update_shape, dtype=_assign_dtype, kernel=kernel,
+                 attrs={"use_locking": False}, stateful=True, aliases=True, grad=None,
+                 input_names=(ref("ref"), "value"))
+
+
 def _bind_assign_update(op, method, ref, value, use_locking, name):
     """``op`` on a ref tensor; a ``Variable``'s own ``method`` (``assign_add``...) otherwise."""
     if not isinstance(ref, Tensor):
@@ -147,9 +154,7 @@ def _assign_add_kernel(ctx, ref, value, *, use_locking):
     return _assign_update(ctx, ref, value, np.add)
 
 
-assign_add_op = OpDef("AssignAdd", shape=_assign_update_shape, dtype=_assign_dtype,
-                      kernel=_assign_add_kernel, attrs={"use_locking": False}, stateful=True,
-                      aliases=True, grad=None, input_names=(ref("ref"), "value"))
+assign_add_op = _assign_update_op("AssignAdd", _assign_add_kernel)
 
 
 def assign_add(ref, value, use_locking=None, name=None):
@@ -162,9 +167,7 @@ def _assign_sub_kernel(ctx, ref, value, *, use_locking):
     return _assign_update(ctx, ref, value, np.subtract)
 
 
-assign_sub_op = OpDef("AssignSub", shape=_assign_update_shape, dtype=_assign_dtype,
-                      kernel=_assign_sub_kernel, attrs={"use_locking": False}, stateful=True,
-                      aliases=True, grad=None, input_names=(ref("ref"), "value"))
+assign_sub_op = _assign_update_op("AssignSub", _assign_sub_kernel)
 
 
 def assign_sub(ref, value, use_locking=None, name=None):

@@ -745,7 +745,11 @@ def _scatter_accumulate(var, indices, rows, ordered, ufunc):
     var[indices] = cur                  # write does not depend on NumPy's order
 
 
-_SCATTER_INPUTS = (ref("ref"), "indices", "updates")
+def _scatter_op(op_type, kernel, *, use_locking, grad):
+    """A ``Scatter*`` op on a variable ref: the shared rules, inputs and properties."""
+    return OpDef(op_type, shape=_scatter_shape, dtype=_scatter_dtype, kernel=kernel,
+                 attrs={"use_locking": use_locking}, stateful=True, aliases=True,
+                 input_names=(ref("ref"), "indices", "updates"), grad=grad)
 
 
 # ── ScatterAdd ───────────────────────────────────────────────────────────────────────
@@ -755,10 +759,8 @@ def _scatter_add_kernel(ctx, ref, indices, updates, *, use_locking):
     return var
 
 
-scatter_add_op = OpDef("ScatterAdd", shape=_scatter_shape, dtype=_scatter_dtype,
-                       kernel=_scatter_add_kernel, attrs={"use_locking": False},
-                       stateful=True, aliases=True,
-                       input_names=_SCATTER_INPUTS, grad=None)  # TF: NotDifferentiable
+scatter_add_op = _scatter_op("ScatterAdd", _scatter_add_kernel, use_locking=False,
+                             grad=None)  # TF: NotDifferentiable
 
 
 def scatter_add(ref, indices, updates, use_locking=False, name=None):
@@ -773,10 +775,8 @@ def _scatter_sub_kernel(ctx, ref, indices, updates, *, use_locking):
     return var
 
 
-scatter_sub_op = OpDef("ScatterSub", shape=_scatter_shape, dtype=_scatter_dtype,
-                       kernel=_scatter_sub_kernel, attrs={"use_locking": False},
-                       stateful=True, aliases=True,
-                       input_names=_SCATTER_INPUTS, grad=None)  # TF: NotDifferentiable
+scatter_sub_op = _scatter_op("ScatterSub", _scatter_sub_kernel, use_locking=False,
+                             grad=None)  # TF: NotDifferentiable
 
 
 def scatter_sub(ref, indices, updates, use_locking=False, name=None):
@@ -792,10 +792,8 @@ def _scatter_update_kernel(ctx, ref, indices, updates, *, use_locking):
 
 
 # TF registers no gradient for ScatterUpdate: a gradient through it raises LookupError.
-scatter_update_op = OpDef("ScatterUpdate", shape=_scatter_shape, dtype=_scatter_dtype,
-                          kernel=_scatter_update_kernel, attrs={"use_locking": True},
-                          stateful=True, aliases=True,
-                          input_names=_SCATTER_INPUTS, grad=NO_GRADIENT)
+scatter_update_op = _scatter_op("ScatterUpdate", _scatter_update_kernel, use_locking=True,
+                                grad=NO_GRADIENT)
 
 
 def scatter_update(ref, indices, updates, use_locking=True, name=None):
