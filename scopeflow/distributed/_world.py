@@ -231,6 +231,10 @@ def _install_abort(world):
             sys.stderr.write(f"scopeflow.distributed: rank {world.rank} failed; aborting "
                              f"the job (MPI_Abort)\n")
             sys.stderr.flush()
+            # MPICH's launcher kills every process on MPI_Abort and can drop what it has
+            # not yet forwarded from this one's pipes (seen under load: the traceback cut
+            # after its first line); a moment's pause lets it forward the traceback first.
+            time.sleep(0.5)
             world.comm.Abort(1)
 
     atexit.register(at_exit)

@@ -135,11 +135,15 @@ def test_wheel_metadata(wheel):
             by_extra.setdefault(extra[1], set()).add(_requirement_name(r))
     assert set(meta.get_all("Provides-Extra")) == EXTRAS == set(by_extra)
     assert by_extra["bfloat16"] == {"ml-dtypes"} and by_extra["digits"] == {"scikit-learn"}
-    for extra, names in by_extra.items():  # `test` also has the development tools
-        runtime = names - {"pytest", "ruff", "hypothesis"} if extra == "test" else names
+    # `test` also has the development tools, and `docs` is only those: neither is in `all`.
+    dev_tools = {"pytest", "ruff", "hypothesis", "nbclient", "nbformat", "ipykernel",
+                 "mkdocs", "mkdocstrings"}
+    assert by_extra["docs"] <= dev_tools
+    for extra, names in by_extra.items():
+        runtime = names - dev_tools
         assert runtime <= by_extra["all"], \
             f"extra 'all' lacks {runtime - by_extra['all']} ({extra})"
-    assert not {"pytest", "ruff", "hypothesis"} & by_extra["all"], "dev tools in 'all'"
+    assert not dev_tools & by_extra["all"], "dev tools in 'all'"
     classifiers = meta.get_all("Classifier")
     for version in ("3.10", "3.11", "3.12", "3.13"):
         assert f"Programming Language :: Python :: {version}" in classifiers

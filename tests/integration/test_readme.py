@@ -44,10 +44,8 @@ _INSTALLED = ("python -c 'import importlib.util as u, sys; "
 
 # (README text, what runs instead, strings the block's output must contain)
 CHEAP = [
-    # This interpreter's environment is the one the command creates; check what it installs
-    # (the `fast` extra's oneDNN is a shared library, not a module: CI installs it for the
-    # native tests, after the main suite).
-    ("python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[digits,fast]' && ",
+    # This interpreter's environment is the one the command creates; check what it installs.
+    ("python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[digits]' && ",
      f"{_INSTALLED} scopeflow sklearn && ", []),
     ("python -m scopeflow.examples.mnist_cnn --steps 300",
      f"python -m scopeflow.examples.mnist_cnn --steps 3 {_NO_DOWNLOAD}",

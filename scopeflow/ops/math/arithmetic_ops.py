@@ -645,15 +645,16 @@ def greater_equal(x, y, name=None) -> Tensor:
 _EQUALITY_TYPES = NUMERIC + (dtypes.bool_, dtypes.string)
 
 
-def _equality(op_type, ufunc):
-    """Equal or NotEqual: ``ufunc`` as a bool array, with TF's incompatible_shape_error."""
-    def kernel(x, y, *, incompatible_shape_error):
-        return np.asarray(ufunc(x, y), dtype=bool)
-
+def _equality(op_type, kernel):
+    """Equal or NotEqual, with TF's incompatible_shape_error."""
     return _comparison(op_type, kernel, _EQUALITY_TYPES, {"incompatible_shape_error": True})
 
 
-equal_op = _equality("Equal", np.equal)
+def _equal_kernel(x, y, *, incompatible_shape_error):
+    return np.asarray(np.equal(x, y), dtype=bool)
+
+
+equal_op = _equality("Equal", _equal_kernel)
 
 
 def equal(x, y, name=None) -> Tensor:
@@ -662,7 +663,11 @@ def equal(x, y, name=None) -> Tensor:
 
 
 # ── NotEqual ─────────────────────────────────────────────────────────────────────────
-not_equal_op = _equality("NotEqual", np.not_equal)
+def _not_equal_kernel(x, y, *, incompatible_shape_error):
+    return np.asarray(np.not_equal(x, y), dtype=bool)
+
+
+not_equal_op = _equality("NotEqual", _not_equal_kernel)
 
 
 def not_equal(x, y, name=None) -> Tensor:

@@ -24,8 +24,11 @@ from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype, from_tens
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops import array_ops
 from scopeflow.ops.nn.conv_geometry import (
+    backprop_filter_grad,
+    backprop_input_grad,
     backprop_op,
-    def_conv_grads,
+    conv_family,
+    conv_grad,
     get_sequence,
     one_of,
     out_and_pads,
@@ -261,7 +264,10 @@ def conv3d_transpose(value=None, filter=None, output_shape=None, strides=None,  
 # ── Conv3DBackpropFilterV2 ───────────────────────────────────────────────────────────
 conv3d_backprop_filter_v2_op = backprop_op("Conv3DBackpropFilterV2", "filter", 5,
                                            _conv3d_dtype, _CONV3D_ATTRS)
-def_conv_grads(conv3d_op, conv3d_backprop_input_v2_op, conv3d_backprop_filter_v2_op)
+conv_family(conv3d_op, conv3d_backprop_input_v2_op, conv3d_backprop_filter_v2_op)
+conv3d_op.def_grad(conv_grad)
+conv3d_backprop_input_v2_op.def_grad(backprop_input_grad)
+conv3d_backprop_filter_v2_op.def_grad(backprop_filter_grad)
 
 
 @conv3d_backprop_filter_v2_op.def_kernel

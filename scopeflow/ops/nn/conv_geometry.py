@@ -31,7 +31,8 @@ __all__ = ["out_and_pads", "spatial", "window_geometry", "static_dims", "nhwc_di
            "shape_in_format", "check_cpu_format", "check_strides", "scratch_buffer",
            "padded_nhwc", "tap_view", "im2col", "conv_gemm", "conv_filter_gemm", "col2im",
            "get_sequence", "channel_index", "one_of", "sizes_value", "sizes_shape", "backprop_op",
-           "def_conv_grads"]
+           "conv_family",
+           "conv_grad", "backprop_input_grad", "backprop_filter_grad"]
 
 
 # ── Geometry: TF's windowed output sizes and paddings ────────────────────────────────
@@ -341,34 +342,46 @@ def backprop_op(op_type, wrt, rank, dtype, attrs, shape=None):
                  attrs=attrs, input_names=names)
 
 
-def def_conv_grads(conv_op, input_op, filter_op, *, forward=True):
-    """Registers TF's gradients of a convolution's backprop ops ``input_op`` and
-    ``filter_op`` (each one's is the other backprop and the convolution) and, with
-    ``forward``, of ``conv_op`` itself (the two backprops, their sizes from one ``ShapeN``,
-    as TF's Conv2D and Conv3D gradients). Every op passes on all of ``conv_op``'s attrs."""
-    names = tuple(conv_op.attrs)
+# Op type -> (convolution, its input backprop, its filter backprop), each op of a family.
+_CONV_FAMILY: dict = {}
 
-    def attrs_of(op):
-        return {k: op.get_attr(k) for k in names}
 
-    if forward:
-        @conv_op.def_grad
-        def conv_grad(op, dy):
-            x, w = op.inputs
-            sx, sw = array_ops.shape_n([x, w])
-            attrs = attrs_of(op)
-            return [input_op.bind(sx, w, dy, **attrs), filter_op.bind(x, sw, dy, **attrs)]
+def _conv_family(op):
+    """The family of ``op``'s type, and ``op``'s attrs (the convolution's) to pass on."""
+    family = _CONV_FAMILY[op.type]
+    return family, {k: op.get_attr(k) for k in family[0].attrs}
 
-    @input_op.def_grad
-    def backprop_input_grad(op, dy):
-        _, w, out_backprop = op.inputs
-        attrs = attrs_of(op)
-        return [None, filter_op.bind(dy, array_ops.shape(w), out_backprop, **attrs),
-                conv_op.bind(dy, w, **attrs)]
 
-    @filter_op.def_grad
-    def backprop_filter_grad(op, dy):
-        x, _, out_backprop = op.inputs
-        attrs = attrs_of(op)
-        return [input_op.bind(array_ops.shape(x), dy, out_backprop, **attrs), None,
-                conv_op.bind(x, dy, **attrs)]
+def conv_grad(op, dy):
+    """TF's gradient of Conv2D and Conv3D: the two backprops, sizes from one ``ShapeN``."""
+    (_, input_op, filter_op), attrs = _conv_family(op)
+    x, w = op.inputs
+    sx, sw = array_ops.shape_n([x, w])
+    return [input_op.bind(sx, w, dy, **attrs), filter_op.bind(x, sw, dy, **attrs)]
+
+
+def backprop_input_grad(op, dy):
+    """TF's gradient of a convolution's input backprop: the filter backprop and the
+    convolution."""
+    (conv_op, _, filter_op), attrs = _conv_family(op)
+    _, w, out_backprop = op.inputs
+    return [None, filter_op.bind(dy, array_ops.shape(w), out_backprop, **attrs),
+            conv_op.bind(dy, w, **attrs)]
+
+
+def backprop_filter_grad(op, dy):
+    """TF's gradient of a convolution's filter backprop: the input backprop and the
+    convolution."""
+    (conv_op, input_op, _), attrs = _conv_family(op)
+    x, _, out_backprop = op.inputs
+    return [input_op.bind(array_ops.shape(x), dy, out_backprop, **attrs), None,
+            conv_op.bind(x, dy, **attrs)]
+
+
+def conv_family(conv_op, input_op, filter_op):
+    """Makes ``input_op`` and ``filter_op`` the backprops of ``conv_op`` for ``conv_grad``,
+    ``backprop_input_grad`` and ``backprop_filter_grad``, which pass on all of
+    ``conv_op``'s attrs."""
+    family = (conv_op, input_op, filter_op)
+    for op_def in family:
+        _CONV_FAMILY[op_def.type] = family

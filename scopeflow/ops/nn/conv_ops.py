@@ -25,14 +25,17 @@ from scopeflow.ops.math.blas import gemm as _gemm
 from scopeflow.ops.math.blas import parallel_ufunc
 from scopeflow.ops.math.blas import split_rows as _split_rows
 from scopeflow.ops.nn.conv_geometry import (
+    backprop_filter_grad,
+    backprop_input_grad,
     backprop_op,
     channel_index,
     check_cpu_format,
     check_strides,
     col2im,
+    conv_family,
     conv_filter_gemm,
     conv_gemm,
-    def_conv_grads,
+    conv_grad,
     get_sequence,
     nhwc_dims,
     one_of,
@@ -338,7 +341,10 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None,  
 # ── Conv2DBackpropFilter ─────────────────────────────────────────────────────────────
 conv2d_backprop_filter_op = backprop_op("Conv2DBackpropFilter", "filter", 4, _conv_dtype,
                                         _CONV_ATTRS)
-def_conv_grads(conv2d_op, conv2d_backprop_input_op, conv2d_backprop_filter_op)
+conv_family(conv2d_op, conv2d_backprop_input_op, conv2d_backprop_filter_op)
+conv2d_op.def_grad(conv_grad)
+conv2d_backprop_input_op.def_grad(backprop_input_grad)
+conv2d_backprop_filter_op.def_grad(backprop_filter_grad)
 
 
 @conv2d_backprop_filter_op.def_kernel
@@ -485,8 +491,9 @@ def depthwise_conv2d_native_backprop_input(input_sizes, filter, out_backprop, st
 depthwise_backprop_filter_op = backprop_op("DepthwiseConv2dNativeBackpropFilter", "filter", 4,
                                            _conv_dtype, _DW_ATTRS)
 # The convolution's own gradient is _depthwise_grad's: two Shapes, not one ShapeN, as TF.
-def_conv_grads(depthwise_op, depthwise_backprop_input_op, depthwise_backprop_filter_op,
-               forward=False)
+conv_family(depthwise_op, depthwise_backprop_input_op, depthwise_backprop_filter_op)
+depthwise_backprop_input_op.def_grad(backprop_input_grad)
+depthwise_backprop_filter_op.def_grad(backprop_filter_grad)
 
 
 @depthwise_backprop_filter_op.def_kernel

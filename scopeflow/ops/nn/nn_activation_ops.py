@@ -14,7 +14,7 @@ import numpy as np
 from scopeflow.framework import dtypes
 from scopeflow.framework.dtype_groups import FLOATS, REAL
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
-from scopeflow.framework.opdef import NO_GRADIENT, OpDef, same_shape
+from scopeflow.framework.opdef import NO_GRADIENT, REGISTRY, OpDef, same_shape
 from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops import array_ops, math_ops
 from scopeflow.ops.math.blas import PARALLEL_ELEMENTWISE_FLOPS, parallel_ufunc, split_rows
@@ -45,22 +45,23 @@ def _grad_attrs(grad_op, op):
     return {a: op.get_attr(a) for a in grad_op.attrs}
 
 
-def _grad_by(grad_op, of_outputs=False):
-    """The gradient rule ``grad_op(dy, x)``: ``x`` the op's input, or with ``of_outputs``
-    its output (as TF's rules for Relu, Relu6, Elu and Selu)."""
-    def grad(op, dy):
-        x = op.outputs[0] if of_outputs else op.inputs[0]
-        return [grad_op.bind(dy, x, **_grad_attrs(grad_op, op))]
-    return grad
+# TF's gradient rules for these take the op's output; the others', its input.
+_GRAD_OF_OUTPUT = frozenset({"Relu", "Relu6", "Elu", "Selu"})
 
 
-def _masked_grad_grad(grad_op):
-    """The gradient rule of a ``grad_op`` that masks ``dy`` by the features (ReluGrad,
+def _activation_grad(op, dy):
+    """The gradient rule of an activation: its ``<Op>Grad(dy, x)``, ``x`` the op's input or
+    (Relu, Relu6, Elu, Selu, as TF's rules) its output."""
+    grad_op = REGISTRY[op.type + "Grad"]
+    x = op.outputs[0] if op.type in _GRAD_OF_OUTPUT else op.inputs[0]
+    return [grad_op.bind(dy, x, **_grad_attrs(grad_op, op))]
+
+
+def _masked_grad_grad(op, ddy):
+    """The gradient rule of a ``<Op>Grad`` that masks ``dy`` by the features (ReluGrad,
     Relu6Grad, LeakyReluGrad): the same mask of ``ddy``, and zeros for the features."""
-    def grad(op, ddy):
-        features = op.inputs[1]
-        return [grad_op.bind(ddy, features, **_grad_attrs(grad_op, op)), _zeros_of(features)]
-    return grad
+    features = op.inputs[1]
+    return [op.op_def.bind(ddy, features, **_grad_attrs(op.op_def, op)), _zeros_of(features)]
 
 
 # ── Relu / ReluGrad ──────────────────────────────────────────────────────────────────
@@ -102,8 +103,8 @@ def _relu_grad_kernel(dy, x):
 
 relu_op = _unary("Relu", _relu_kernel, REAL)
 relu_grad_op = _grad_op("ReluGrad", _relu_grad_kernel)
-relu_op.def_grad(_grad_by(relu_grad_op, of_outputs=True))
-relu_grad_op.def_grad(_masked_grad_grad(relu_grad_op))
+relu_op.def_grad(_activation_grad)
+relu_grad_op.def_grad(_masked_grad_grad)
 
 
 def relu(features, name=None) -> Tensor:
@@ -126,8 +127,8 @@ def _relu6_grad_kernel(dy, x):
 
 relu6_op = _unary("Relu6", _relu6_kernel, REAL)
 relu6_grad_op = _grad_op("Relu6Grad", _relu6_grad_kernel)
-relu6_op.def_grad(_grad_by(relu6_grad_op, of_outputs=True))
-relu6_grad_op.def_grad(_masked_grad_grad(relu6_grad_op))
+relu6_op.def_grad(_activation_grad)
+relu6_grad_op.def_grad(_masked_grad_grad)
 
 
 def relu6(features, name=None) -> Tensor:
@@ -151,21 +152,17 @@ def _elu_grad_kernel(dy, y):
 
 elu_op = _unary("Elu", _elu_kernel)
 elu_grad_op = _grad_op("EluGrad", _elu_grad_kernel, ("gradients", "outputs"))
-elu_op.def_grad(_grad_by(elu_grad_op, of_outputs=True))
+elu_op.def_grad(_activation_grad)
 
 
-def _exp_linear_grad_grad(grad_op):
-    """The gradient rule of EluGrad or SeluGrad (``grad_op``), from their outputs (the
-    same shape for both)."""
-    def grad(op, ddy):
-        dy, y = op.inputs
-        neg = math_ops.less(y, math_ops._const_like(0, y))
-        return [grad_op.bind(ddy, y),
-                math_ops.where(neg, math_ops.multiply(ddy, dy), _zeros_of(dy))]
-    return grad
+def _exp_linear_grad_grad(op, ddy):
+    """The gradient rule of EluGrad and SeluGrad, from their outputs (the same for both)."""
+    dy, y = op.inputs
+    neg = math_ops.less(y, math_ops._const_like(0, y))
+    return [op.op_def.bind(ddy, y), math_ops.where(neg, math_ops.multiply(ddy, dy), _zeros_of(dy))]
 
 
-elu_grad_op.def_grad(_exp_linear_grad_grad(elu_grad_op))
+elu_grad_op.def_grad(_exp_linear_grad_grad)
 
 
 def elu(features, name=None) -> Tensor:
@@ -195,8 +192,8 @@ def _selu_grad_kernel(dy, y):
 
 selu_op = _unary("Selu", _selu_kernel)
 selu_grad_op = _grad_op("SeluGrad", _selu_grad_kernel, ("gradients", "outputs"))
-selu_op.def_grad(_grad_by(selu_grad_op, of_outputs=True))
-selu_grad_op.def_grad(_exp_linear_grad_grad(selu_grad_op))
+selu_op.def_grad(_activation_grad)
+selu_grad_op.def_grad(_exp_linear_grad_grad)
 
 
 def selu(features, name=None) -> Tensor:
@@ -224,8 +221,8 @@ leaky_relu_op = OpDef("LeakyRelu", shape=same_shape, dtype=same_dtype_in(FLOATS)
                       kernel=_leaky_relu_kernel, attrs={"alpha": 0.2},
                       input_names=("features",))
 leaky_relu_grad_op = _grad_op("LeakyReluGrad", _leaky_relu_grad_kernel, attrs={"alpha": 0.2})
-leaky_relu_op.def_grad(_grad_by(leaky_relu_grad_op))
-leaky_relu_grad_op.def_grad(_masked_grad_grad(leaky_relu_grad_op))
+leaky_relu_op.def_grad(_activation_grad)
+leaky_relu_grad_op.def_grad(_masked_grad_grad)
 
 
 def leaky_relu(features, alpha=0.2, name=None) -> Tensor:
@@ -254,7 +251,7 @@ def _softplus_grad_kernel(dy, x):
 
 softplus_op = _unary("Softplus", _softplus_kernel)
 softplus_grad_op = _grad_op("SoftplusGrad", _softplus_grad_kernel)
-softplus_op.def_grad(_grad_by(softplus_grad_op))
+softplus_op.def_grad(_activation_grad)
 
 
 @softplus_grad_op.def_grad
@@ -289,7 +286,7 @@ def _softsign_grad_kernel(dy, x):
 softsign_op = _unary("Softsign", _softsign_kernel)
 softsign_grad_op = _grad_op("SoftsignGrad", _softsign_grad_kernel)
 softsign_grad_op.grad = NO_GRADIENT  # TF registers none: a gradient through it raises
-softsign_op.def_grad(_grad_by(softsign_grad_op))
+softsign_op.def_grad(_activation_grad)
 
 
 def softsign(features, name=None) -> Tensor:

@@ -249,12 +249,8 @@ _SAMPLER_ATTRS = {"num_true": 1, "num_sampled": 1, "unique": False, "range_max":
                   "seed2": 0}
 
 
-def _sampler_op(op_type, make):
-    """A ``*CandidateSampler`` op whose kernel samples with ``make(range_max)``."""
-    def kernel(ctx, true_classes, *, num_true, num_sampled, unique, range_max, seed, seed2):
-        return _run_sampler(ctx, true_classes, make, num_true, num_sampled, unique, range_max,
-                            seed, seed2)
-
+def _sampler_op(op_type, kernel):
+    """A ``*CandidateSampler`` op (its kernel calls ``_run_sampler`` with its sampler)."""
     return OpDef(op_type, shape=_sampler_shape, dtype=_sampler_dtype, kernel=kernel,
                  attrs=_SAMPLER_ATTRS, num_outputs=3, stateful=True, grad=NO_GRADIENT,
                  input_names=("true_classes",))
@@ -295,8 +291,12 @@ class _LogUniformSampler:
                                lambda at: libm.log(ratio.flat[at]) / self.log_range)
 
 
+def _log_uniform_sampler_kernel(ctx, true_classes, **attrs):
+    return _run_sampler(ctx, true_classes, _LogUniformSampler, **attrs)
+
+
 log_uniform_candidate_sampler_op = _sampler_op("LogUniformCandidateSampler",
-                                               _LogUniformSampler)
+                                               _log_uniform_sampler_kernel)
 
 
 def log_uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max,
@@ -330,7 +330,11 @@ class _UniformSampler:
         return np.full(np.shape(values), self.inv_range, np.float32)
 
 
-uniform_candidate_sampler_op = _sampler_op("UniformCandidateSampler", _UniformSampler)
+def _uniform_sampler_kernel(ctx, true_classes, **attrs):
+    return _run_sampler(ctx, true_classes, _UniformSampler, **attrs)
+
+
+uniform_candidate_sampler_op = _sampler_op("UniformCandidateSampler", _uniform_sampler_kernel)
 
 
 def uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max,
