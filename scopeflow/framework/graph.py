@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import re
 import threading
+from typing import TYPE_CHECKING
 
 from scopeflow.framework import dtypes as _dtypes
 from scopeflow.framework.context import CONTEXT, GraphState, get_default_session, pushed
@@ -22,6 +23,9 @@ from scopeflow.framework.sites import user_site
 from scopeflow.framework.suggest import close_names, did_you_mean
 from scopeflow.framework.tensor_shape import TensorShape, as_shape, shape_str
 from scopeflow.io import protos
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = [
     "Graph", "Operation", "Tensor", "GraphKeys", "get_default_graph", "reset_default_graph",
@@ -125,7 +129,7 @@ class Tensor:
     def consumers(self) -> list[Operation]:
         return list(self._consumers)
 
-    def eval(self, feed_dict=None, session=None):
+    def eval(self, feed_dict=None, session=None) -> np.ndarray:
         """The value of this tensor in ``session`` (default: the default session)."""
         return _run_in_session(self, feed_dict, session, "eval")
 
@@ -298,7 +302,7 @@ class Operation:
             self._control_inputs.append(op)
             op._control_outputs.append(self)
 
-    def run(self, feed_dict=None, session=None):
+    def run(self, feed_dict=None, session=None) -> None:
         """Runs this op in ``session`` (default: the default session); returns None."""
         _run_in_session(self, feed_dict, session, "run")
 

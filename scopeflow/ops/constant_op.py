@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from scopeflow.framework import dtypes
@@ -9,6 +11,9 @@ from scopeflow.framework.dtype_groups import INDEX
 from scopeflow.framework.graph import Tensor, register_tensor_conversion_function
 from scopeflow.framework.opdef import OpDef
 from scopeflow.framework.tensor_shape import Dimension, TensorShape
+
+if TYPE_CHECKING:
+    from scopeflow.framework.type_aliases import DTypeLike, ShapeLike
 
 __all__ = ["constant", "to_numpy"]
 
@@ -150,7 +155,8 @@ const_op = OpDef("Const", shape=_const_shape, dtype=_const_dtype,
 const_op.def_static_value(_const_static_value)
 
 
-def constant(value, dtype=None, shape=None, name="Const", verify_shape=False) -> Tensor:
+def constant(value: Any, dtype: DTypeLike | None = None, shape: ShapeLike = None,
+             name: str = "Const", verify_shape: bool = False) -> Tensor:
     """A tensor holding ``value`` (TF1's ``tf.constant``).
 
     A scalar ``value`` fills ``shape``; a shorter list is padded with its last element.

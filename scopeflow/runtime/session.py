@@ -6,6 +6,8 @@ import collections
 import threading
 import time
 import warnings
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import numpy as np
 
@@ -28,7 +30,13 @@ from scopeflow.runtime.placement import place
 from scopeflow.runtime.plan import UninitializedVariable, compile_plan
 from scopeflow.runtime.subplan import function_caller
 
+if TYPE_CHECKING:
+    from scopeflow.framework.type_aliases import FeedDict
+    from scopeflow.state.variables import Variable
+
 __all__ = ["Session", "InteractiveSession", "get_default_session", "SessionState"]
+
+_Key = TypeVar("_Key")
 
 # Runs that must grow the graph, one after another, before we call it a loop (§10).
 GROWTH_STREAK_TO_WARN = 5
@@ -193,6 +201,31 @@ class Session:
         pass
 
     # -- running -------------------------------------------------------------------------
+    # What mypy and IDEs see of a run's result: a tensor's or variable's value is an array
+    # (a 0-d one comes back as a NumPy scalar, which has the same methods), an op's None,
+    # and a list, tuple or dict of fetches the same structure of values.
+    @overload
+    def run(self, fetches: Operation, feed_dict: FeedDict | None = None, options: Any = None,
+            run_metadata: Any = None) -> None: ...
+    @overload
+    def run(self, fetches: Tensor | Variable, feed_dict: FeedDict | None = None,
+            options: Any = None, run_metadata: Any = None) -> np.ndarray: ...
+    @overload
+    def run(self, fetches: SparseTensor, feed_dict: FeedDict | None = None,
+            options: Any = None, run_metadata: Any = None) -> SparseTensorValue: ...
+    @overload
+    def run(self, fetches: list[Any], feed_dict: FeedDict | None = None, options: Any = None,
+            run_metadata: Any = None) -> list[Any]: ...
+    @overload
+    def run(self, fetches: tuple[Any, ...], feed_dict: FeedDict | None = None,
+            options: Any = None, run_metadata: Any = None) -> tuple[Any, ...]: ...
+    @overload
+    def run(self, fetches: dict[_Key, Any], feed_dict: FeedDict | None = None,
+            options: Any = None, run_metadata: Any = None) -> dict[_Key, Any]: ...
+    @overload
+    def run(self, fetches: Any, feed_dict: FeedDict | None = None, options: Any = None,
+            run_metadata: Any = None) -> Any: ...
+
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         """Runs the ops needed for ``fetches``; returns their values in the same structure."""
         if self._closed:
@@ -309,7 +342,8 @@ class Session:
                 plan, specialize, self._lock, self._graph)
         return plan
 
-    def make_callable(self, fetches, feed_list=None, accept_options=False):
+    def make_callable(self, fetches, feed_list=None,
+                      accept_options=False) -> Callable[..., Any]:
         """A function running ``fetches`` with positional feeds, its plan compiled once."""
         structure = _FetchStructure(self._graph, fetches)
         feed_tensors = tuple(self._feed_key_to_tensor(f) for f in (feed_list or ()))

@@ -8,11 +8,15 @@ parts themselves are :class:`scopeflow.state.partitioning.PartitionedVariable`.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from scopeflow.framework import dtypes
 from scopeflow.framework.graph import name_scope
 from scopeflow.framework.tensor_shape import TensorShape, dimension_value
 from scopeflow.state.variable_scope import _store, _VariableRequest, variable_scope
+
+if TYPE_CHECKING:
+    from scopeflow.framework.type_aliases import Partitioner
 
 __all__ = ["fixed_size_partitioner", "min_max_variable_partitioner",
            "variable_axis_size_partitioner", "create_partitioned_variables"]
@@ -26,7 +30,7 @@ def _element_size(dtype, bytes_per_string_element) -> int:
     return dtype.size
 
 
-def fixed_size_partitioner(num_shards, axis=0):
+def fixed_size_partitioner(num_shards: int, axis: int = 0) -> Partitioner:
     """A partitioner into ``num_shards`` parts along ``axis`` (fewer if the axis is shorter).
 
     >>> fixed_size_partitioner(3)(shape=TensorShape([10, 4]), dtype=dtypes.float32)
@@ -40,7 +44,7 @@ def fixed_size_partitioner(num_shards, axis=0):
 
 
 def min_max_variable_partitioner(max_partitions=1, axis=0, min_slice_size=256 << 10,
-                                 bytes_per_string_element=16):
+                                 bytes_per_string_element=16) -> Partitioner:
     """A partitioner giving each part at least ``min_slice_size`` bytes, at most
     ``max_partitions`` parts.
 
@@ -63,7 +67,7 @@ def min_max_variable_partitioner(max_partitions=1, axis=0, min_slice_size=256 <<
 
 
 def variable_axis_size_partitioner(max_shard_bytes, axis=0, bytes_per_string_element=16,
-                                   max_shards=None):
+                                   max_shards=None) -> Partitioner:
     """A partitioner keeping each part below ``max_shard_bytes`` (if one axis allows it).
 
     >>> p = variable_axis_size_partitioner(64)

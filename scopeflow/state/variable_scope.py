@@ -20,6 +20,8 @@ import dataclasses
 import enum
 import functools
 import inspect
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, overload
 
 from scopeflow.framework import dtypes
 from scopeflow.framework.context import CONTEXT, GraphState
@@ -46,6 +48,9 @@ from scopeflow.state.partitioning import (
     slice_dim_and_num_slices,
 )
 from scopeflow.state.variables import Variable
+
+if TYPE_CHECKING:
+    from scopeflow.framework.type_aliases import DTypeLike, ShapeLike
 
 __all__ = [
     "AUTO_REUSE", "VariableScope", "variable_scope", "variable_op_scope", "get_variable",
@@ -93,11 +98,11 @@ class _VariableRequest:
     initializer: object = None
     regularizer: object = None
     reuse: object = None
-    trainable: object = None
-    collections: object = None
+    trainable: bool | None = None
+    collections: list[str] | None = None
     caching_device: object = None
     partitioner: object = None
-    validate_shape: object = True
+    validate_shape: bool = True
     use_resource: object = None
     custom_getter: object = None
     constraint: object = None
@@ -773,10 +778,30 @@ def framework_variable_scope(name_or_scope, reuse=AUTO_REUSE):
         yield scope
 
 
-def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=None,
-                 trainable=None, collections=None, caching_device=None, partitioner=None,
-                 validate_shape=True, use_resource=None, custom_getter=None, constraint=None,
-                 synchronization=None, aggregation=None):
+# What mypy and IDEs see: a partitioner makes a PartitionedVariable, else a Variable.
+@overload
+def get_variable(name: str, shape: ShapeLike = None, dtype: DTypeLike | None = None,
+                 initializer: Any = None, regularizer: Callable[..., Any] | None = None,
+                 trainable: bool | None = None, collections: list[str] | None = None,
+                 caching_device=None, partitioner: None = None, validate_shape: bool = True,
+                 use_resource=None, custom_getter=None, constraint=None, synchronization=None,
+                 aggregation=None) -> Variable: ...
+@overload
+def get_variable(name: str, shape: ShapeLike = None, dtype: DTypeLike | None = None,
+                 initializer: Any = None, regularizer: Callable[..., Any] | None = None,
+                 trainable: bool | None = None, collections: list[str] | None = None,
+                 caching_device=None, partitioner: Callable[..., Any] = ...,
+                 validate_shape: bool = True, use_resource=None, custom_getter=None,
+                 constraint=None, synchronization=None,
+                 aggregation=None) -> PartitionedVariable: ...
+
+
+def get_variable(name: str, shape: ShapeLike = None, dtype: DTypeLike | None = None,
+                 initializer: Any = None, regularizer: Callable[..., Any] | None = None,
+                 trainable: bool | None = None, collections: list[str] | None = None,
+                 caching_device=None, partitioner=None, validate_shape: bool = True,
+                 use_resource=None, custom_getter=None, constraint=None, synchronization=None,
+                 aggregation=None):
     """Gets the variable ``<current variable scope>/<name>``, or creates it (TF1).
 
     Without ``initializer`` floats get ``glorot_uniform_initializer`` and integers zeros;

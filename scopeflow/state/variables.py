@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from scopeflow.framework import dtypes
 from scopeflow.framework.context import get_default_session
 from scopeflow.framework.graph import (
@@ -18,6 +20,12 @@ from scopeflow.framework.tensor_shape import TensorShape, as_shape
 from scopeflow.ops import array_ops, constant_op, math_ops
 from scopeflow.ops.control_flow import control_flow_ops
 from scopeflow.ops.state import state_ops
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from scopeflow.framework.graph import Operation
+    from scopeflow.framework.type_aliases import DTypeLike, ShapeLike
 
 __all__ = [
     "Variable", "VariableV1", "global_variables", "trainable_variables", "local_variables",
@@ -38,10 +46,12 @@ class Variable:
     ('v:0', 'v/Assign')
     """
 
-    def __init__(self, initial_value=None, trainable=None, collections=None,
-                 validate_shape=True, caching_device=None, name=None, variable_def=None,
-                 dtype=None, expected_shape=None, import_scope=None, constraint=None,
-                 use_resource=None, synchronization=None, aggregation=None, shape=None):
+    def __init__(self, initial_value: Any = None, trainable: bool | None = None,
+                 collections: list[str] | None = None, validate_shape: bool = True,
+                 caching_device=None, name: str | None = None, variable_def=None,
+                 dtype: DTypeLike | None = None, expected_shape=None, import_scope=None,
+                 constraint=None, use_resource=None, synchronization=None, aggregation=None,
+                 shape: ShapeLike = None) -> None:
         if variable_def is not None:
             if initial_value is not None:
                 raise ValueError("variable_def and initial_value are mutually exclusive.")
@@ -161,7 +171,7 @@ class Variable:
         """A new read of the variable, in the current name scope."""
         return array_ops.identity(self._variable, name="read")
 
-    def eval(self, session=None):
+    def eval(self, session=None) -> np.ndarray:
         return self._variable.eval(session=session)
 
     def initialized_value(self) -> Tensor:
@@ -258,14 +268,14 @@ def model_variables(scope=None) -> list:
     return get_collection(GraphKeys.MODEL_VARIABLES, scope)
 
 
-def variables_initializer(var_list, name="init"):
+def variables_initializer(var_list: list[Variable], name: str = "init") -> Operation:
     """One op that runs the initializers of ``var_list`` (a ``NoOp`` named ``init``)."""
     if var_list:
         return control_flow_ops.group(*[v.initializer for v in var_list], name=name)
     return control_flow_ops.no_op(name=name)
 
 
-def global_variables_initializer():
+def global_variables_initializer() -> Operation:
     """Initializes every global variable: build it after the last variable."""
     return variables_initializer(global_variables())
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import re
+from typing import TYPE_CHECKING, Any
 
 from scopeflow.framework import dtypes as _dtypes
 from scopeflow.framework.api_fallback import missing_attribute
@@ -35,6 +36,9 @@ from scopeflow.ops.logging.summary_ops import (
 )
 from scopeflow.summary.reader import EventRecord, read_events, read_scalars, summary_iterator
 from scopeflow.summary.writer import DuplicateTagWarning, FileWriter, FileWriterCache
+
+if TYPE_CHECKING:
+    from scopeflow.framework.graph import Tensor
 
 __all__ = ["scalar", "histogram", "image", "audio", "text", "tensor_summary", "merge",
            "merge_all", "FileWriter", "FileWriterCache", "Summary", "Event", "SessionLog",
@@ -79,7 +83,8 @@ def _collect(val, collections, default_collections):
         add_to_collection(key, val)
 
 
-def scalar(name, tensor, collections=None, family=None):
+def scalar(name: str, tensor: Any, collections: list[str] | None = None,
+           family: str | None = None) -> Tensor:
     """A ``Summary`` with one scalar value (``ScalarSummary``); ``tensor`` holds one number.
 
     Args:
@@ -172,7 +177,8 @@ def merge(inputs, collections=None, name=None):
     return val
 
 
-def merge_all(key=GraphKeys.SUMMARIES, scope=None, name=None):
+def merge_all(key: str = GraphKeys.SUMMARIES, scope: str | None = None,
+              name: str | None = None) -> Tensor | None:
     """Merges every summary in collection ``key`` (those whose name matches ``scope``);
     ``None`` when there are none."""
     summary_ops = get_collection(key, scope=scope)

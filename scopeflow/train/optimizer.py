@@ -13,6 +13,8 @@ silently share a slot.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from scopeflow.autodiff.gradients import gradients as _tf_gradients
@@ -37,6 +39,10 @@ from scopeflow.state.variable_scope import (
     get_variable,
 )
 from scopeflow.state.variables import Variable, trainable_variables
+
+if TYPE_CHECKING:
+    from scopeflow.framework.graph import Operation, Tensor
+    from scopeflow.state.variables import Variable
 
 __all__ = ["Optimizer", "create_slot_with_initializer"]
 
@@ -90,9 +96,10 @@ class Optimizer:
         return self._name
 
     # -- the public steps ----------------------------------------------------------------
-    def minimize(self, loss, global_step=None, var_list=None, gate_gradients=GATE_OP,
-                 aggregation_method=None, colocate_gradients_with_ops=False, name=None,
-                 grad_loss=None):
+    def minimize(self, loss: Tensor, global_step: Variable | Tensor | None = None,
+                 var_list: list[Variable] | None = None, gate_gradients: int = GATE_OP,
+                 aggregation_method=None, colocate_gradients_with_ops: bool = False,
+                 name: str | None = None, grad_loss: Tensor | None = None) -> Operation:
         """``compute_gradients`` then ``apply_gradients``; returns the train op.
 
         With ``global_step``, the step is incremented once per run of the returned op,

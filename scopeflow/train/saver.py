@@ -33,6 +33,7 @@ import logging
 import os
 import threading
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -64,6 +65,11 @@ from scopeflow.train.restore_report import (
     restore_error,
 )
 from scopeflow.train.training_util import global_step as _step_value
+
+if TYPE_CHECKING:
+    from scopeflow.framework.graph import Tensor
+    from scopeflow.runtime.session import Session
+    from scopeflow.state.variables import Variable
 
 __all__ = ["Saver", "BaseSaverBuilder", "BulkSaverBuilder", "RestoreReport",
            "export_meta_graph"]
@@ -560,9 +566,11 @@ class Saver:
             _log.warning("Ignoring: %s", e)
 
     # -- saving --------------------------------------------------------------------------
-    def save(self, sess, save_path, global_step=None, latest_filename=None,
-             meta_graph_suffix="meta", write_meta_graph=True, write_state=True,
-             strip_default_attrs=False, save_debug_info=False):
+    def save(self, sess: Session, save_path: str | os.PathLike,
+             global_step: int | Tensor | Variable | None = None,
+             latest_filename: str | None = None, meta_graph_suffix: str = "meta",
+             write_meta_graph: bool = True, write_state: bool = True,
+             strip_default_attrs: bool = False, save_debug_info: bool = False) -> str | None:
         """Saves the variables to ``save_path[-global_step]``; returns that prefix.
 
         Writes ``<prefix>.index`` and ``<prefix>.data-00000-of-00001`` (atomically), then
@@ -700,7 +708,8 @@ class Saver:
             raise invalid_path_error(save_path)
         return save_path
 
-    def restore(self, sess, save_path, report=False):
+    def restore(self, sess: Session, save_path: str | os.PathLike | None,
+                report: bool = False) -> RestoreReport | None:
         """Restores the variables from the checkpoint prefix ``save_path``.
 
         Checks every variable against the checkpoint first (keys, dtypes, shapes) and

@@ -136,7 +136,7 @@ def test_wheel_metadata(wheel):
     assert set(meta.get_all("Provides-Extra")) == EXTRAS == set(by_extra)
     assert by_extra["bfloat16"] == {"ml-dtypes"} and by_extra["digits"] == {"scikit-learn"}
     # `test` also has the development tools, and `docs` is only those: neither is in `all`.
-    dev_tools = {"pytest", "ruff", "hypothesis", "nbclient", "nbformat", "ipykernel",
+    dev_tools = {"pytest", "ruff", "hypothesis", "mypy", "nbclient", "nbformat", "ipykernel",
                  "mkdocs", "mkdocstrings"}
     assert by_extra["docs"] <= dev_tools
     for extra, names in by_extra.items():

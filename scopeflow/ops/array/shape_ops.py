@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import builtins
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -39,6 +40,9 @@ from scopeflow.ops.op_helpers import (
     _static_ints,
 )
 
+if TYPE_CHECKING:
+    from scopeflow.framework.type_aliases import DTypeLike, ShapeLike
+
 __all__ = ["placeholder", "placeholder_with_default", "identity", "identity_n", "stop_gradient",
            "reshape", "expand_dims", "squeeze", "shape", "shape_n", "size", "rank"]
 
@@ -54,7 +58,7 @@ placeholder_op = OpDef("Placeholder", shape=lambda *, dtype, shape: shape,
                        attrs={"dtype": None, "shape": TensorShape(None)}, grad=NO_GRADIENT)
 
 
-def placeholder(dtype, shape=None, name=None) -> Tensor:
+def placeholder(dtype: DTypeLike, shape: ShapeLike = None, name: str | None = None) -> Tensor:
     """A tensor whose value must be fed to ``Session.run`` (``None`` dims: any size).
 
     >>> placeholder("float", [None, 784]).shape.as_list()
