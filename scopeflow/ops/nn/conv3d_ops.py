@@ -24,8 +24,6 @@ from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype, from_tens
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops import array_ops
 from scopeflow.ops.nn.conv_geometry import (
-    backprop_filter_grad,
-    backprop_input_grad,
     backprop_op,
     conv_family,
     conv_grad,
@@ -155,7 +153,7 @@ def _conv3d_shape(x, w, *, strides, padding, data_format, dilations):
 
 
 conv3d_op = OpDef("Conv3D", shape=_conv3d_shape, dtype=_conv3d_dtype, attrs=_CONV3D_ATTRS,
-                  input_names=("input", "filter"))
+                  grad=conv_grad, input_names=("input", "filter"))
 
 
 @conv3d_op.def_kernel
@@ -265,9 +263,6 @@ def conv3d_transpose(value=None, filter=None, output_shape=None, strides=None,  
 conv3d_backprop_filter_v2_op = backprop_op("Conv3DBackpropFilterV2", "filter", 5,
                                            _conv3d_dtype, _CONV3D_ATTRS)
 conv_family(conv3d_op, conv3d_backprop_input_v2_op, conv3d_backprop_filter_v2_op)
-conv3d_op.def_grad(conv_grad)
-conv3d_backprop_input_v2_op.def_grad(backprop_input_grad)
-conv3d_backprop_filter_v2_op.def_grad(backprop_filter_grad)
 
 
 @conv3d_backprop_filter_v2_op.def_kernel

@@ -321,7 +321,8 @@ def backprop_op(op_type, wrt, rank, dtype, attrs, shape=None):
     ``"filter"``): its inputs are ``(input_sizes, filter, out_backprop)`` or ``(input,
     filter_sizes, out_backprop)``, its static shape the sizes input's value (a ``rank``-D
     ``sizes_shape``, unless ``shape`` gives the rule), its dtype ``dtype`` of the two other
-    inputs, in their order."""
+    inputs, in their order; its gradient ``backprop_input_grad`` or ``backprop_filter_grad``
+    (``conv_family`` names the other ops)."""
     if wrt == "input":
         names = ("input_sizes", "filter", "out_backprop")
 
@@ -338,8 +339,9 @@ def backprop_op(op_type, wrt, rank, dtype, attrs, shape=None):
 
         def dtype_rule(x, sizes, dy, **attrs):
             return dtype(x, dy)
+    grad = backprop_input_grad if wrt == "input" else backprop_filter_grad
     return OpDef(op_type, shape=from_tensors(shape or sizes_rule), dtype=dtype_rule,
-                 attrs=attrs, input_names=names)
+                 attrs=attrs, grad=grad, input_names=names)
 
 
 # Op type -> (convolution, its input backprop, its filter backprop), each op of a family.

@@ -25,8 +25,6 @@ from scopeflow.ops.math.blas import gemm as _gemm
 from scopeflow.ops.math.blas import parallel_ufunc
 from scopeflow.ops.math.blas import split_rows as _split_rows
 from scopeflow.ops.nn.conv_geometry import (
-    backprop_filter_grad,
-    backprop_input_grad,
     backprop_op,
     channel_index,
     check_cpu_format,
@@ -148,7 +146,7 @@ def _conv_dtype(*dts, **attrs):
 
 
 conv2d_op = OpDef("Conv2D", shape=_conv2d_shape, dtype=_conv_dtype, attrs=_CONV_ATTRS,
-                  input_names=("input", "filter"))
+                  grad=conv_grad, input_names=("input", "filter"))
 
 
 @conv2d_op.def_kernel
@@ -342,9 +340,6 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None,  
 conv2d_backprop_filter_op = backprop_op("Conv2DBackpropFilter", "filter", 4, _conv_dtype,
                                         _CONV_ATTRS)
 conv_family(conv2d_op, conv2d_backprop_input_op, conv2d_backprop_filter_op)
-conv2d_op.def_grad(conv_grad)
-conv2d_backprop_input_op.def_grad(backprop_input_grad)
-conv2d_backprop_filter_op.def_grad(backprop_filter_grad)
 
 
 @conv2d_backprop_filter_op.def_kernel
@@ -492,8 +487,6 @@ depthwise_backprop_filter_op = backprop_op("DepthwiseConv2dNativeBackpropFilter"
                                            _conv_dtype, _DW_ATTRS)
 # The convolution's own gradient is _depthwise_grad's: two Shapes, not one ShapeN, as TF.
 conv_family(depthwise_op, depthwise_backprop_input_op, depthwise_backprop_filter_op)
-depthwise_backprop_input_op.def_grad(backprop_input_grad)
-depthwise_backprop_filter_op.def_grad(backprop_filter_grad)
 
 
 @depthwise_backprop_filter_op.def_kernel
