@@ -42,6 +42,13 @@ _SMALL_GEMM_FLOPS = 2e8  # below this (or with a dim < 48) threading costs more 
 PARALLEL_ELEMENTWISE_FLOPS = 4e6
 
 
+def _matmul_into(a, b, out):
+    # The pool's half of a product, called from a scopeflow frame: NumPy's overflow and
+    # invalid-value warnings are raised "from" the innermost Python frame, and scopeflow's
+    # filter (TF's kernels do not warn on inf or NaN) matches only its own modules.
+    np.matmul(a, b, out=out)
+
+
 def gemm(a, b, out=None):
     """``a @ b`` for 2-D arrays: large products split over two single-threaded calls."""
     m, k = a.shape
@@ -62,12 +69,12 @@ def gemm(a, b, out=None):
                 out = np.empty((m, n), np.result_type(a, b))
             if m < 96:  # short and wide (a dense layer's small batch): split b's columns
                 half = n // 2
-                worker = _POOL.submit(np.matmul, a, b[:, :half], out=out[:, :half])
+                worker = _POOL.submit(_matmul_into, a, b[:, :half], out[:, :half])
                 np.matmul(a, b[:, half:], out=out[:, half:])
                 worker.result()
                 return out
             half = m // 2
-            worker = _POOL.submit(np.matmul, a[:half], b, out=out[:half])
+            worker = _POOL.submit(_matmul_into, a[:half], b, out[:half])
             np.matmul(a[half:], b, out=out[half:])
             worker.result()
             return out

@@ -6,6 +6,10 @@ tests/unit/test_error_sites.py."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
+
 import numpy as np
 import pytest
 
@@ -202,3 +206,23 @@ def test_names_are_in_tfs_namespaces():
     assert tf.add_check_numerics_ops and tf.verify_tensor_all_finite
     assert not hasattr(tf, "assert_all_finite")  # tf.debugging's only, as in TF1
     assert not hasattr(tf.debugging, "verify_tensor_all_finite")
+
+
+def test_an_overflowing_product_warns_on_no_thread(tmp_path):
+    """inf and NaN pass silently, as in TF, also from the half of a large matmul that
+    runs on the worker thread (NumPy's warning names the innermost Python frame)."""
+    program = tmp_path / "overflow.py"
+    program.write_text(textwrap.dedent("""
+        import numpy as np
+        import scopeflow as tf
+        from scopeflow.ops.math import blas
+        a = np.full((512, 512), 1e30, np.float32)
+        for x, y in ((a, a), (a[:64], a)):   # split by rows, and by columns (short a)
+            assert np.isinf(blas.gemm(x, y)).all()
+        s = tf.Session()
+        assert np.isinf(s.run(tf.matmul(tf.constant(a), tf.constant(a)))).all()
+        print("ok")
+    """))
+    out = subprocess.run([sys.executable, "-W", "error::RuntimeWarning", str(program)],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
