@@ -230,6 +230,9 @@ class Session:
         """Runs the ops needed for ``fetches``; returns their values in the same structure."""
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
+        if self._graph.version == 0:  # checked before the fetches, as TF
+            raise RuntimeError("The Session graph is empty. Add operations to the graph "
+                               "before calling run().")
         if type(fetches) is Tensor or type(fetches) is Operation:
             elements, build = [fetches], None
             if fetches.graph is not self._graph:

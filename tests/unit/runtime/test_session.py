@@ -62,6 +62,7 @@ def test_fetch_from_another_graph():
     g = tf.Graph()
     with g.as_default():
         c = tf.constant(1.0, name="c")
+    tf.constant(0.0)  # the session's graph is not empty (else TF's "graph is empty" error)
     with tf.Session() as s:
         with pytest.raises(ValueError) as e:
             s.run(c)
@@ -206,6 +207,21 @@ def test_closed_session():
     s.close()
     with pytest.raises(RuntimeError, match="Attempted to use a closed Session."):
         s.run(a)
+
+
+def test_running_on_an_empty_graph_raises_before_reading_the_fetches():
+    # As TF: a Session on a graph with no ops refuses any fetch (here a Saver's op name left
+    # from the graph before reset_default_graph), and one added later makes it work.
+    g = tf.Graph()
+    s = tf.Session(graph=g)
+    for fetch in ("save/restore_all", "x:0", [], None):
+        with pytest.raises(RuntimeError, match=r"^The Session graph is empty\. Add operations "
+                           r"to the graph before calling run\(\)\.$"):
+            s.run(fetch)
+    with g.as_default():
+        c = tf.constant(1)
+    assert s.run(c) == 1
+    s.close()
 
 
 def test_session_graph():
