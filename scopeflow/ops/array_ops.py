@@ -42,6 +42,10 @@ from scopeflow.ops.array.reverse_ops import (  # noqa: F401 - re-exported
     reverse_v2,
 )
 from scopeflow.ops.array.shape_ops import (  # noqa: F401 - re-exported
+    broadcast_args_op,
+    broadcast_dynamic_shape,
+    broadcast_to,
+    broadcast_to_op,
     expand_dims,
     expand_dims_op,
     identity,
@@ -84,6 +88,11 @@ from scopeflow.ops.array.slicing_ops import (  # noqa: F401 - re-exported
     split_op,
     split_v_op,
 )
+from scopeflow.ops.math.linspace_ops import (  # noqa: F401 - re-exported
+    lin_space,
+    lin_space_op,
+    linspace,
+)
 from scopeflow.ops.math.reduction_ops import (  # noqa: F401 - re-exported
     fill,
     fill_op,
@@ -101,7 +110,7 @@ from scopeflow.ops.op_helpers import (  # noqa: F401 - re-exported
 )
 
 __all__ = [
-    "identity_n",
+    "identity_n", "linspace", "lin_space", "broadcast_dynamic_shape", "broadcast_to",
     "placeholder", "placeholder_with_default", "identity", "stop_gradient", "reshape",
     "transpose", "expand_dims", "squeeze", "concat", "stack", "unstack", "split", "tile", "pad",
     "slice", "strided_slice", "gather", "one_hot", "shape", "shape_n", "size", "rank", "fill",

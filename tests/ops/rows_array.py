@@ -44,6 +44,13 @@ X234 = rand(2, 3, 4)
 
 ROWS = [
     # ── Reshape ──
+    OpCase("BroadcastTo", lambda tf, x: tf.broadcast_to(x, [4, 2, 3]),
+           lambda x: np.broadcast_to(x, (4, 2, 3)), [X23]),
+    OpCase("BroadcastTo", lambda tf, x: tf.broadcast_to(x, [2, 3]),
+           lambda x: np.broadcast_to(x, (2, 3)), [rand(2, 1)], id="BroadcastTo-inner"),
+    OpCase("BroadcastArgs", lambda tf, a, b: tf.broadcast_dynamic_shape(a, b),
+           lambda a, b: np.array([4, 2, 3], np.int32),
+           [np.array([2, 1], np.int32), np.array([4, 1, 3], np.int32)]),
     OpCase("Reshape", lambda tf, x: tf.reshape(x, [3, 2]), lambda x: x.reshape(3, 2), [X23]),
     OpCase("Reshape", lambda tf, x: tf.reshape(x, [-1]), lambda x: x.reshape(-1), [X234],
            id="Reshape-flatten"),

@@ -356,6 +356,8 @@ ROWS = [
            lambda: np.arange(4, dtype=f32) * f32(0.3), id="Range-float"),
     OpCase("Range", lambda tf: tf.range(5, 1, -1), lambda: np.arange(5, 1, -1, dtype=i32),
            id="Range-negative-delta"),
+    OpCase("LinSpace", lambda tf: tf.array_ops.lin_space_op.bind(-1.0, 2.0, 4),
+           lambda: np.array([-1, 0, 1, 2], f32)),
 ]
 
 ROWS += [

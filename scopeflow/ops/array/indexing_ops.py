@@ -596,6 +596,21 @@ def slice_helper(tensor, slice_spec, var=None):
         return strided_slice(tensor, *packed, name=scope, **masks)
 
 
+def _slice_bounds_dtype(s):
+    """The widest int dtype among a slice's tensor bounds (int64, int32, int16), or None."""
+    dtype = None
+    for t in (s.start, s.stop, s.step):
+        if not isinstance(t, Tensor):
+            continue
+        if t.dtype == dtypes.int64:
+            dtype = dtypes.int64
+        elif t.dtype == dtypes.int32 and dtype != dtypes.int64:
+            dtype = dtypes.int32
+        elif t.dtype == dtypes.int16 and dtype is None:
+            dtype = dtypes.int16
+    return dtype
+
+
 def _strided_slice_spec(slice_spec):
     """``(begin, end, strides, masks)`` of StridedSlice for the items of ``slice_spec``."""
     begin, end, strides = [], [], []
@@ -603,6 +618,7 @@ def _strided_slice_spec(slice_spec):
     for index, s in enumerate(slice_spec):
         bit = 1 << index
         if isinstance(s, builtins.slice):
+            dtype = _slice_bounds_dtype(s)
             for value, out, mask, default in ((s.start, begin, "begin_mask", 0),
                                               (s.stop, end, "end_mask", 0),
                                               (s.step, strides, None, 1)):
@@ -611,7 +627,8 @@ def _strided_slice_spec(slice_spec):
                     _check_index(value)
                     out.append(_index_value(value))
                 else:
-                    out.append(default)
+                    # As TF 2.21: a missing bound beside a tensor bound is a Const of its dtype
+                    out.append(default if dtype is None else constant(default, dtype=dtype))
                     if mask:
                         masks[mask] |= bit
         elif s is Ellipsis:

@@ -22,6 +22,7 @@ from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.opdef import (
     NO_GRADIENT,
     OpDef,
+    ShapeRule,
     check_dtype,
     first_dtype,
     from_tensors,
@@ -44,7 +45,8 @@ if TYPE_CHECKING:
     from scopeflow.framework.type_aliases import DTypeLike, ShapeLike
 
 __all__ = ["placeholder", "placeholder_with_default", "identity", "identity_n", "stop_gradient",
-           "reshape", "expand_dims", "squeeze", "shape", "shape_n", "size", "rank"]
+           "reshape", "expand_dims", "squeeze", "shape", "shape_n", "size", "rank",
+           "broadcast_dynamic_shape", "broadcast_to"]
 
 
 # ── Placeholder ──────────────────────────────────────────────────────────────────────
@@ -419,6 +421,126 @@ def shape_n(input, out_type=dtypes.int32, name=None) -> list:  # noqa: A002 - TF
     op = shape_n_op.create(list(input), {"N": len(input), "out_type": out_type},
                            name=name or "ShapeN")
     return list(op.outputs)
+
+
+# ── BroadcastArgs (not differentiable) ───────────────────────────────────────────────
+def _broadcast_dims(a, b):
+    """The broadcast of two shapes given as lists of ints (TF's BCast); ValueError if they do
+    not broadcast."""
+    n = builtins.max(len(a), len(b))
+    a, b = [1] * (n - len(a)) + list(a), [1] * (n - len(b)) + list(b)
+    out = []
+    for x, y in zip(a, b):
+        if x != y and x != 1 and y != 1:
+            raise ValueError(f"Incompatible shapes: {_dims_str(a)} vs. {_dims_str(b)}")
+        out.append(y if x == 1 else x)
+    return out
+
+
+def _broadcast_args_shape(s0, s1):
+    for t in (s0, s1):
+        if t.shape.ndims not in (None, 1):
+            raise ValueError(f"Shape must be rank 1 but is rank {t.shape.ndims}")
+    a, b = _static_ints(s0), _static_ints(s1)
+    if a is not None and b is not None:
+        return TensorShape([len(_broadcast_dims(a, b))])
+    n0, n1 = s0.shape.as_tuple(), s1.shape.as_tuple()
+    if n0 is None or n1 is None or None in n0 + n1:
+        return TensorShape([None])
+    return TensorShape([builtins.max(n0[0], n1[0])])
+
+
+def _broadcast_args_kernel(s0, s1):
+    try:
+        dims = _broadcast_dims([int(d) for d in s0], [int(d) for d in s1])
+    except ValueError as e:
+        raise InvalidArgumentError(None, None, str(e)) from None
+    return np.array(dims, np.asarray(s0).dtype)
+
+
+def _same_index_dtype(s0, s1, **attrs):
+    if s1 is not s0:
+        raise TypeError(f"Input 's1' of 'BroadcastArgs' Op has type {s1.name} that does not "
+                        f"match type {s0.name} of argument 's0'.")
+    return check_dtype(s0, INDEX, "T")
+
+
+broadcast_args_op = OpDef("BroadcastArgs", shape=from_tensors(_broadcast_args_shape),
+                          dtype=_same_index_dtype, kernel=_broadcast_args_kernel, grad=None,
+                          input_names=("s0", "s1"))
+
+
+def _broadcast_args_static_value(t):
+    a, b = (_static_ints(x) for x in t.op.inputs)
+    if a is None or b is None:
+        return None
+    return np.array(_broadcast_dims(a, b), t.dtype.as_numpy_dtype)
+
+
+broadcast_args_op.def_static_value(_broadcast_args_static_value)
+
+
+def broadcast_dynamic_shape(shape_x, shape_y) -> Tensor:
+    """The shape two shapes (1-D int tensors) broadcast to, as a 1-D int tensor.
+
+    >>> broadcast_dynamic_shape([2, 1], [3]).op.type
+    'BroadcastArgs'
+    """
+    return broadcast_args_op.bind(shape_x, shape_y, name="BroadcastArgs")
+
+
+# ── BroadcastTo ──────────────────────────────────────────────────────────────────────
+def _broadcast_to_shape(x, shape):
+    dims = _partial_dims(shape)
+    if dims is None:
+        return TensorShape(None)
+    out = _shape_from_dims(dims)
+    xd = x.shape.as_tuple()
+    if xd is not None:
+        if len(xd) > len(dims):
+            raise ValueError(f"Rank of input ({len(xd)}) must be no greater than rank of "
+                             f"output shape ({len(dims)}).")
+        for d_in, d_out in zip(xd[::-1], out.as_tuple()[::-1]):
+            if d_in is not None and d_out is not None and d_in != 1 and d_in != d_out:
+                raise ValueError(f"Incompatible shapes: {_dims_str(list(xd))} vs. "
+                                 f"{_dims_str(dims)}")
+    return out
+
+
+def _broadcast_to_kernel(x, shape):
+    try:
+        return np.array(np.broadcast_to(x, tuple(int(d) for d in shape)))
+    except ValueError:
+        raise InvalidArgumentError(
+            None, None, f"Incompatible shapes: {_dims_str(list(np.shape(x)))} vs. "
+            f"{_dims_str([int(d) for d in shape])}") from None
+
+
+def _broadcast_to_dtype(x, shape, **attrs):
+    check_dtype(shape, INDEX, "shape")
+    return x
+
+
+# The input broadcasts to the output: autodiff sums the gradient back to its shape.
+broadcast_to_op = OpDef("BroadcastTo",
+                        shape=ShapeRule(_broadcast_to_shape, from_tensors=True,
+                                        broadcasting=True),
+                        dtype=_broadcast_to_dtype, kernel=_broadcast_to_kernel,
+                        input_names=("input", "shape"))
+
+
+@broadcast_to_op.def_grad
+def _broadcast_to_grad(op, dy):
+    return [dy, None]
+
+
+def broadcast_to(input, shape, name=None) -> Tensor:  # noqa: A002 - TF's name
+    """``input`` broadcast to ``shape`` (numpy's rules).
+
+    >>> broadcast_to(constant([1, 2]), [3, 2]).shape.as_list()
+    [3, 2]
+    """
+    return broadcast_to_op.bind(input, shape, name=name or "BroadcastTo")
 
 
 # ── Size ─────────────────────────────────────────────────────────────────────────────
