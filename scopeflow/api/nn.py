@@ -13,6 +13,7 @@ from scopeflow.rnn import rnn_cell  # noqa: F401 - tf.nn.rnn_cell
 from scopeflow.rnn.rnn import (  # noqa: F401
     bidirectional_dynamic_rnn,
     dynamic_rnn,
+    raw_rnn,
     static_bidirectional_rnn,
     static_rnn,
 )

@@ -4,7 +4,9 @@
 of time steps, one graph copy of the cell per step. ``tf.nn.dynamic_rnn`` and
 ``tf.nn.bidirectional_dynamic_rnn`` run one copy of the cell in a ``tf.while_loop`` over
 the time steps of one tensor (reading them from a ``TensorArray``, writing the outputs into
-another), as TF1's ``_dynamic_rnn_loop`` does, ops under ``rnn/while/``.
+another), as TF1's ``_dynamic_rnn_loop`` does, ops under ``rnn/while/``. ``tf.nn.raw_rnn``
+runs the cell in a ``tf.while_loop`` whose inputs, stopping and outputs a ``loop_fn``
+decides (seq2seq decoders feeding back their predictions).
 
 Variables live under ``rnn/`` (``bidirectional_rnn/fw/``, ``.../bw/``); the first step
 creates them and later steps reuse them. With ``sequence_length``, a step at or past a
@@ -15,8 +17,13 @@ row's length gives zeros as output and carries the row's state through unchanged
 from __future__ import annotations
 
 from scopeflow.framework import dtypes
-from scopeflow.framework.graph import convert_to_tensor, name_scope
-from scopeflow.framework.nest import flatten, map_structure, pack_sequence_as
+from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
+from scopeflow.framework.nest import (
+    assert_same_structure,
+    flatten,
+    map_structure,
+    pack_sequence_as,
+)
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops import array_ops, math_ops
 from scopeflow.ops.array import reverse_ops
@@ -24,10 +31,11 @@ from scopeflow.ops.constant_op import constant
 from scopeflow.ops.control_flow.tensor_array_ops import TensorArray
 from scopeflow.ops.control_flow.while_ops import while_loop
 from scopeflow.ops.math import reduction_ops
+from scopeflow.ops.op_helpers import _partial_dims, _shape_from_dims
 from scopeflow.state.variable_scope import variable_scope
 
 __all__ = ["static_rnn", "static_bidirectional_rnn", "dynamic_rnn",
-           "bidirectional_dynamic_rnn"]
+           "bidirectional_dynamic_rnn", "raw_rnn"]
 
 
 def _check_inputs(inputs):
@@ -279,3 +287,123 @@ def bidirectional_dynamic_rnn(cell_fw, cell_bw, inputs, sequence_length=None,
                 parallel_iterations, swap_memory, time_major, scope=bw_scope)
     output_bw = map_structure(reverse, tmp)
     return (output_fw, output_bw), (state_fw, state_bw)
+
+
+# ── raw_rnn ──────────────────────────────────────────────────────────────────────────
+def _as_shape(size):
+    """A size (int, list, TensorShape or 1-D int tensor) as a TensorShape (TF's
+    ``_maybe_tensor_shape_from_tensor``)."""
+    if isinstance(size, TensorShape):
+        return size
+    if isinstance(size, Tensor):
+        return _shape_from_dims(_partial_dims(size))
+    return TensorShape(_dims(size))
+
+
+def _concat_batch(batch_size, size):
+    """``[batch_size] + size`` as a shape for ``zeros``: a list when both are static, else
+    a 1-D tensor (TF's ``rnn_cell_impl._concat``)."""
+    if isinstance(size, Tensor):
+        return array_ops.concat([array_ops.reshape(batch_size, [1]), size], 0) \
+            if isinstance(batch_size, Tensor) else \
+            array_ops.concat([constant([batch_size]), size], 0)
+    dims = _dims(size)
+    if isinstance(batch_size, Tensor):
+        return array_ops.stack([batch_size] + dims)
+    return [batch_size] + dims
+
+
+def raw_rnn(cell, loop_fn, parallel_iterations=None, swap_memory=False, scope=None):
+    """Runs ``cell`` in a ``tf.while_loop`` driven by ``loop_fn`` (TF1's ``raw_rnn``).
+
+    ``loop_fn(time, cell_output, cell_state, loop_state)`` returns ``(finished, next_input,
+    next_cell_state, emit_output, next_loop_state)``; it is called once with ``time = 0``
+    and ``None``s (giving the first input, the initial state and, as ``emit_output``, the
+    structure emitted, or ``None`` for the cell's output), then after each step. Rows that
+    finished emit zeros and keep their state; the loop stops when all have finished.
+    Returns ``(emit_ta, final_state, final_loop_state)``: TensorArrays of the emitted
+    outputs, time-major (``final_loop_state`` is None when ``loop_fn`` keeps none).
+    """
+    if not callable(loop_fn):
+        raise TypeError(f"Argument `loop_fn` must be a callable. Received: {loop_fn}.")
+    parallel_iterations = parallel_iterations or 32
+    with variable_scope(scope or "rnn"):
+        time = constant(0, dtype=dtypes.int32)
+        (elements_finished, next_input, initial_state, emit_structure,
+         init_loop_state) = loop_fn(time, None, None, None)
+        flat_input = flatten(next_input)
+        loop_state = init_loop_state if init_loop_state is not None else \
+            constant(0, dtype=dtypes.int32)
+
+        input_shape = [convert_to_tensor(x).shape for x in flat_input]
+        static_batch_size = input_shape[0][0] if input_shape[0].ndims else \
+            TensorShape([None])[0]
+        for shape_i in input_shape:
+            other = shape_i[0] if shape_i.ndims else TensorShape([None])[0]
+            static_batch_size.assert_is_compatible_with(other)
+        batch_size = static_batch_size.value
+        const_batch_size = batch_size
+        if batch_size is None:
+            batch_size = array_ops.shape(flat_input[0])[0]
+
+        assert_same_structure(initial_state, cell.state_size)
+        flat_state = [convert_to_tensor(x) for x in flatten(initial_state)]
+        state = pack_sequence_as(initial_state, flat_state)
+
+        if emit_structure is not None:
+            flat_emit_structure = flatten(emit_structure)
+            flat_emit_size = [emit.shape if emit.shape.is_fully_defined()
+                              else array_ops.shape(emit) for emit in flat_emit_structure]
+            flat_emit_dtypes = [emit.dtype for emit in flat_emit_structure]
+        else:
+            emit_structure = cell.output_size
+            flat_emit_size = flatten(emit_structure)
+            flat_emit_dtypes = [flat_state[0].dtype] * len(flat_emit_size)
+
+        flat_emit_ta = [
+            TensorArray(dtype=dtype_i, dynamic_size=True, size=0, name=f"rnn_output_{i}",
+                        element_shape=TensorShape([const_batch_size]).concatenate(
+                            _as_shape(size_i)))
+            for i, (dtype_i, size_i) in enumerate(zip(flat_emit_dtypes, flat_emit_size))]
+        emit_ta = pack_sequence_as(emit_structure, flat_emit_ta)
+        flat_zero_emit = [array_ops.zeros(_concat_batch(batch_size, size_i), dtype_i)
+                          for size_i, dtype_i in zip(flat_emit_size, flat_emit_dtypes)]
+        zero_emit = pack_sequence_as(emit_structure, flat_zero_emit)
+
+        def condition(unused_time, elements_finished, *_):
+            return math_ops.logical_not(math_ops.reduce_all(elements_finished))
+
+        def body(time, elements_finished, current_input, emit_ta, state, loop_state):
+            next_output, cell_state = cell(current_input, state)
+            assert_same_structure(state, cell_state)
+            assert_same_structure(cell.output_size, next_output)
+            next_time = time + 1
+            (next_finished, next_input, next_state, emit_output,
+             next_loop_state) = loop_fn(next_time, next_output, cell_state, loop_state)
+            assert_same_structure(state, next_state)
+            assert_same_structure(current_input, next_input)
+            assert_same_structure(emit_ta, emit_output)
+            loop_state = loop_state if next_loop_state is None else next_loop_state
+
+            def copy_fn(cur_i, cand_i):
+                # TensorArrays and scalars pass through; else finished rows keep cur_i.
+                if isinstance(cur_i, TensorArray) or cur_i.shape.ndims == 0:
+                    return cand_i
+                return reduction_ops.where(elements_finished, cur_i, cand_i)
+
+            emit_output = map_structure(copy_fn, zero_emit, emit_output)
+            next_state = map_structure(copy_fn, state, next_state)
+            emit_ta = map_structure(lambda ta, emit: ta.write(time, emit), emit_ta,
+                                    emit_output)
+            elements_finished = math_ops.logical_or(elements_finished, next_finished)
+            return (next_time, elements_finished, next_input, emit_ta, next_state,
+                    loop_state)
+
+        returned = while_loop(
+            condition, body,
+            loop_vars=[time, elements_finished, next_input, emit_ta, state, loop_state],
+            parallel_iterations=parallel_iterations, swap_memory=swap_memory)
+        emit_ta, final_state, final_loop_state = returned[-3:]
+        if init_loop_state is None:
+            final_loop_state = None
+        return emit_ta, final_state, final_loop_state
