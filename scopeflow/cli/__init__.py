@@ -5,6 +5,9 @@
     scopeflow train-mnist [flags]            train the seed's MNIST CNN
     scopeflow info [--json]                  kernel backends (NumPy, oneDNN) and threads
     scopeflow examples [DIR]                 copy the tour's example programs into DIR
+    scopeflow run [--check] PROG.py [ARGS]   run an unmodified TF1 program on scopeflow
+                                             (--check: list the TF APIs it uses that
+                                             scopeflow lacks, without running it)
     scopeflow --version                      the installed version
 
 Each subcommand lives beside the code it drives and registers itself through
@@ -19,7 +22,8 @@ Conventions, the same for every subcommand:
   ``diff`` does); 2 a usage mistake (unknown option, missing or malformed argument),
   reported by argparse; 128+N stopped by signal N: 130 Ctrl-C, 143 SIGTERM, and 141 when
   the reader of stdout went away (``scopeflow ckpt ls x | head -1``), which ends the
-  command quietly, as ``git`` and coreutils do.
+  command quietly, as ``git`` and coreutils do. ``run`` exits with its program's own
+  status (``--check``: 1 when the program uses TF APIs scopeflow lacks).
 * Results go to stdout; errors (one line, ``scopeflow SUBCOMMAND: error: ...``, with a
   "Did you mean" suggestion for a mistyped name) and warnings go to stderr.
 * ``--json`` (``ckpt ls/show/diff``, ``runs ls/scalars``) prints one strict JSON document:
@@ -55,6 +59,7 @@ _COMMANDS = {
     "train-mnist": "scopeflow.examples.mnist_cnn",
     "info": "scopeflow.cli.info",
     "examples": "scopeflow.examples.tour",
+    "run": "scopeflow.cli.runner",
 }
 
 
