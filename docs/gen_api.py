@@ -85,6 +85,50 @@ def _plural_own(ours) -> str:
     return f"{names} {'is' if len(ours) == 1 else 'are'} scopeflow's own"
 
 
+def _sources_cell(sources) -> str:
+    cells = []
+    for source in sources:
+        module, _, names = source.partition(":")
+        listed = ", ".join(f"`{n}`" for n in names.split())
+        cells.append(f"`{module.strip()}`" + (f" ({listed})" if listed else ""))
+    return "; ".join(cells)
+
+
+def module_paths_section() -> list[str]:
+    """TF's module paths scopeflow maps (``scopeflow/python/module_paths.py``), one row each."""
+    from scopeflow.python import module_name
+    from scopeflow.python.module_paths import MODULE_PATHS, NOTES
+
+    out = [
+        "",
+        "## TensorFlow's module paths",
+        "",
+        "TF1 programs also import TF's own modules (`from tensorflow.python.platform import "
+        "gfile`,",
+        "`from tensorflow.core.framework import graph_pb2`, `from tensorflow.contrib.rnn import "
+        "LSTMCell`).",
+        "With `tensorflow` read as `scopeflow`, these paths import: each module holds the names "
+        "of the",
+        "scopeflow modules listed (the same objects: "
+        "`scopeflow.python.framework.ops.Graph is scopeflow.Graph`),",
+        "a public name it lacks raises `NotImplementedError` naming the TF path, and a path "
+        "not listed",
+        "raises `ModuleNotFoundError` naming it. The table is "
+        "`scopeflow/python/module_paths.py`; a source",
+        "with names after it gives those names only, one without gives all its public names.",
+        "",
+        f"{len(MODULE_PATHS)} paths:",
+        "",
+        "| TF module path | scopeflow module | names from |",
+        "|---|---|---|",
+    ]
+    for path, sources in MODULE_PATHS.items():
+        cell = _sources_cell(sources) if sources else "none" + (
+            f": {NOTES[path]}" if path in NOTES else "")
+        out.append(f"| `{path}` | `{module_name(path)}` | {cell} |")
+    return out
+
+
 def api_md_text(fixture: dict) -> str:
     import scopeflow  # noqa: F401 - the namespaces, as a user's import leaves them
     from scopeflow.framework import api_fallback as _api
@@ -162,6 +206,7 @@ def api_md_text(fixture: dict) -> str:
                 continue
             out += ["", f"{status.capitalize()} ({len(names)}):"]
             out += _names_paragraph(names)
+    out += module_paths_section()
     raw = set(fixture["raw_ops"])
     ops = sorted(REGISTRY)
     ours = [t for t in ops if t not in raw]

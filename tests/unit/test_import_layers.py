@@ -58,8 +58,9 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("train", ("scopeflow.train",)),
     # MNIST, data-parallel training, and TF's tools that programs import as modules.
     ("datasets", ("scopeflow.datasets", "scopeflow.distributed", "scopeflow.tools")),
-    # The TF1 namespaces (tf.test's helpers among them: they run sessions and gradients).
-    ("api", ("scopeflow.api", "scopeflow.contrib")),
+    # The TF1 namespaces (tf.test's helpers among them: they run sessions and gradients), and
+    # TF's module paths (tensorflow.python.*, .core.*: scopeflow/python/module_paths.py).
+    ("api", ("scopeflow.api", "scopeflow.contrib", "scopeflow.python", "scopeflow.core")),
     # The root namespace (tf itself) and the programs that use it: commands, examples, and
     # a generator script that loads every op.
     ("programs", ("scopeflow", "scopeflow.testing", "scopeflow.cli", "scopeflow.examples",

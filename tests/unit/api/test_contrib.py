@@ -398,8 +398,8 @@ def test_contrib_rnn_is_tf_nn_rnn_cell():
 
 def test_other_contrib_names_raise_not_implemented_naming_them():
     assert hasattr(tf, "contrib") and tf.contrib.layers is layers
-    for expr, name in (("tf.contrib.slim", "tf.contrib.slim"),
-                       ("tf.contrib.learn", "tf.contrib.learn"),
+    for expr, name in (("tf.contrib.bayesflow", "tf.contrib.bayesflow"),
+                       ("tf.contrib.seq2seq", "tf.contrib.seq2seq"),
                        ("tf.contrib.layers.layer_norm", "tf.contrib.layers.layer_norm"),
                        ("tf.contrib.rnn.AttentionCellWrapper",
                         "tf.contrib.rnn.AttentionCellWrapper")):
@@ -409,5 +409,7 @@ def test_other_contrib_names_raise_not_implemented_naming_them():
         assert text.startswith(f"{name} is part of TensorFlow 1's API but scopeflow does not "
                                "plan to implement it: tf.contrib was removed")
         assert text.endswith("(see docs/API.md)")
-    assert not hasattr(tf.contrib, "slim")
-    assert getattr(tf.contrib, "framework", None) is None
+    assert not hasattr(tf.contrib, "bayesflow")
+    assert getattr(tf.contrib, "seq2seq", None) is None
+    # slim, framework and learn map onto scopeflow (scopeflow/python/module_paths.py).
+    assert tf.contrib.slim.fully_connected is layers.fully_connected
