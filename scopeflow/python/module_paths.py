@@ -124,6 +124,7 @@ MODULE_PATHS: dict[str, tuple[str, ...]] = {
     "tensorflow.python.ops.rnn_cell_impl": ("scopeflow.rnn.rnn_cell",),
     "tensorflow.python.ops.losses.losses": ("scopeflow.losses",),
     "tensorflow.python.ops.metrics": ("scopeflow.metrics",),
+    "tensorflow.python.ops.metrics_impl": ("scopeflow.metrics",),
     # ── tensorflow.python.layers ────────────────────────────────────────────────────────
     "tensorflow.python.layers.layers": ("scopeflow.layers",),
     "tensorflow.python.layers.base": ("scopeflow.layers.base",),
@@ -168,6 +169,8 @@ MODULE_PATHS: dict[str, tuple[str, ...]] = {
     # ── tensorflow.python.summary, client, platform, util, tools, lib ───────────────────
     "tensorflow.python.summary.summary": ("scopeflow.summary",),
     "tensorflow.python.summary.writer.writer": ("scopeflow.summary.writer",),
+    "tensorflow.python.summary.summary_iterator": (
+        "scopeflow.summary.reader: summary_iterator",),
     "tensorflow.python.client.session": ("scopeflow.runtime.session",),
     "tensorflow.python.client.timeline": ("scopeflow.client.timeline",),
     "tensorflow.python.client.device_lib": (),
@@ -178,6 +181,11 @@ MODULE_PATHS: dict[str, tuple[str, ...]] = {
     "tensorflow.python.platform.test": ("scopeflow.api.test",),
     "tensorflow.python.util.nest": ("scopeflow.framework.nest",),
     "tensorflow.python.util.compat": ("scopeflow.compat",),
+    # Programs set deprecation._PRINT_DEPRECATION_WARNINGS = False: it only has to import.
+    "tensorflow.python.util.deprecation": (),
+    # TF 1.x's checkpoint reader (`pywrap_tensorflow.NewCheckpointReader(path)`).
+    "tensorflow.python.pywrap_tensorflow": (
+        "scopeflow.train.checkpoint_utils: NewCheckpointReader CheckpointReader",),
     "tensorflow.python.lib.io.tf_record": ("scopeflow.platform.python_io",),
     "tensorflow.python.tools.inspect_checkpoint": ("scopeflow.tools.inspect_checkpoint",),
     # scopeflow has no graph_util.convert_variables_to_constants: freeze_graph's names raise.
@@ -212,7 +220,10 @@ MODULE_PATHS: dict[str, tuple[str, ...]] = {
     "tensorflow.core.example.feature_pb2": (
         _PROTOS + "Feature Features FeatureList FeatureLists BytesList FloatList Int64List",),
     # ── tensorflow.contrib: TF 1.x's paths onto scopeflow/contrib and the core API ──────
-    "tensorflow.contrib.slim": ("scopeflow.contrib.layers",),
+    "tensorflow.contrib.slim": (
+        "scopeflow.contrib.layers", "scopeflow.train.training_util: get_global_step "
+        "get_or_create_global_step create_global_step assert_global_step",
+        "scopeflow.state.variables: model_variables"),
     "tensorflow.contrib.framework": (
         "scopeflow.contrib.layers: model_variable",
         "scopeflow.train.training_util: get_global_step get_or_create_global_step "
@@ -220,6 +231,8 @@ MODULE_PATHS: dict[str, tuple[str, ...]] = {
         "scopeflow.train.checkpoint_utils: init_from_checkpoint list_variables "
         "load_checkpoint load_variable",
         "scopeflow.state.variables: model_variables"),
+    "tensorflow.contrib.framework.nest": ("scopeflow.framework.nest",),
+    "tensorflow.contrib.layers.python.layers": ("scopeflow.contrib.layers",),
     "tensorflow.contrib.layers.python.layers.layers": ("scopeflow.contrib.layers",),
     "tensorflow.contrib.layers.python.layers.initializers": (
         "scopeflow.contrib.layers: xavier_initializer xavier_initializer_conv2d "

@@ -41,6 +41,7 @@ REQUIRED = [
     "tensorflow.core.protobuf.meta_graph_pb2", "tensorflow.contrib.slim",
     "tensorflow.contrib.framework", "tensorflow.contrib.learn.datasets.mnist",
     "tensorflow.contrib.learn.python.learn.datasets.mnist",
+    "tensorflow.python.util.deprecation",
 ]
 
 
@@ -133,6 +134,14 @@ def test_every_path_imports_with_its_listed_names(path):
     ("tensorflow.contrib.slim", "conv2d", tf.contrib.layers.conv2d),
     ("tensorflow.contrib.framework", "get_or_create_global_step",
      tf.train.get_or_create_global_step),
+    ("tensorflow.contrib.slim", "get_or_create_global_step", tf.train.get_or_create_global_step),
+    ("tensorflow.contrib.layers.python.layers", "batch_norm", tf.contrib.layers.batch_norm),
+    ("tensorflow.contrib.layers.python.layers.layers", "fully_connected",
+     tf.contrib.layers.fully_connected),
+    ("tensorflow.contrib.rnn.python.ops.rnn_cell", "LSTMCell", tf.nn.rnn_cell.LSTMCell),
+    ("tensorflow.python.pywrap_tensorflow", "NewCheckpointReader",
+     tf.train.NewCheckpointReader),
+    ("tensorflow.python.ops.metrics_impl", "accuracy", tf.metrics.accuracy),
 ])
 def test_names_are_scopeflows_objects(tf_path, name, obj):
     assert getattr(_imp(tf_path), name) is obj
@@ -280,6 +289,7 @@ TF_1X_ONLY = {
     "tensorflow.python.framework.ops": ["IndexedSlices", "IndexedSlicesValue"],
     "tensorflow.python.ops.control_flow_ops": ["Assert", "case", "cond", "while_loop"],
     "tensorflow.core.protobuf.config_pb2": ["RPCOptions"],
+    "tensorflow.python.pywrap_tensorflow": ["CheckpointReader", "NewCheckpointReader"],
 }
 
 
