@@ -75,11 +75,11 @@ _KERNELS = "loads compiled TensorFlow C++ kernels; scopeflow's kernels are Pytho
 # What scopeflow deliberately does not implement, by TF path (a module covers its names).
 # "contrib" and "estimator" are not in TF 2.21's tf.compat.v1 but were in TF 1.x.
 NOT_PLANNED = {
-    # scopeflow has tf.contrib.layers and tf.contrib.rnn's basics (scopeflow/contrib/);
-    # every other name under tf.contrib is this.
+    # scopeflow has the basics of tf.contrib.layers, rnn, slim, framework and
+    # learn.datasets (scopeflow/contrib/); every other name under tf.contrib is this.
     "contrib": "tf.contrib was removed in TensorFlow 2.0 (its parts moved into core TF or "
-               "into separate packages); scopeflow has only the basics of tf.contrib.layers "
-               "and tf.contrib.rnn, for the rest use the core API",
+               "into separate packages); scopeflow has only the basics of tf.contrib.layers, "
+               "rnn, slim, framework and learn.datasets, for the rest use the core API",
     "estimator": "tf.estimator is a separate training framework (removed in TF 2.16); "
                  "scopeflow provides the Session API it is built on",
     "keras": "Keras is a framework of its own (Model.fit, HDF5 saving, its own layers); "
