@@ -44,7 +44,11 @@ def _from_program(tb, program: str):
     """``tb`` from the program's first frame on (runpy's and scopeflow's frames above it
     left out), as ``python PROGRAM`` would show it; ``None`` when no frame is the
     program's (a syntax error)."""
-    while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) != program:
+    def programs(tb):
+        filename = os.path.abspath(tb.tb_frame.f_code.co_filename)
+        return filename == program or filename.startswith(program + os.sep)  # a folder's
+
+    while tb is not None and not programs(tb):
         tb = tb.tb_next
     return tb
 

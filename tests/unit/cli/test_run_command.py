@@ -96,6 +96,20 @@ def test_an_unsupported_api_names_the_program_line(tmp_path):
     assert "runpy" not in err and "scopeflow/cli" not in err
 
 
+def test_a_folder_with_main(tmp_path):
+    (tmp_path / "app").mkdir()
+    _write(tmp_path / "app", """\
+        import sys
+        import tensorflow as tf
+        print(__name__, sys.argv[1:])
+        raise ValueError("from the program")
+        """, "__main__.py")
+    out = _scopeflow(tmp_path, "run", "app", "a")
+    assert out.returncode == 1 and out.stdout == "__main__ ['a']\n"
+    assert f'File "{tmp_path / "app" / "__main__.py"}", line 4, in <module>' in out.stderr
+    assert "runpy" not in out.stderr
+
+
 def test_a_module_scopeflow_lacks_says_which(tmp_path):
     _write(tmp_path, "import tensorflow.keras as keras\n")
     out = _scopeflow(tmp_path, "run", "prog.py")
