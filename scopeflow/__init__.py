@@ -109,6 +109,8 @@ _traceback_filtering.install()
 from scopeflow import compat  # noqa: E402
 
 compat.v1 = _sys.modules[__name__ + ".compat.v1"] = _sys.modules[__name__]
+# In a notebook, what `scopeflow run prog.py` does: `import tensorflow` gives scopeflow.
+from scopeflow.compat.tensorflow_alias import install_as_tensorflow  # noqa: E402
 
 # The namespace modules live in scopeflow/api/ and scopeflow/platform/; ``import scopeflow.nn``
 # and ``from scopeflow.gfile import GFile`` reach them under their TF names too.
