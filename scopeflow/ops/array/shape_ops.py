@@ -423,7 +423,7 @@ def shape_n(input, out_type=dtypes.int32, name=None) -> list:  # noqa: A002 - TF
     return list(op.outputs)
 
 
-# ── BroadcastArgs (not differentiable) ───────────────────────────────────────────────
+# ── BroadcastArgs (TF registers no gradient) ─────────────────────────────────────────
 def _broadcast_dims(a, b):
     """The broadcast of two shapes given as lists of ints (TF's BCast); ValueError if they do
     not broadcast."""
@@ -466,7 +466,8 @@ def _same_index_dtype(s0, s1, **attrs):
 
 
 broadcast_args_op = OpDef("BroadcastArgs", shape=from_tensors(_broadcast_args_shape),
-                          dtype=_same_index_dtype, kernel=_broadcast_args_kernel, grad=None,
+                          dtype=_same_index_dtype, kernel=_broadcast_args_kernel,
+                          grad=NO_GRADIENT,
                           input_names=("s0", "s1"))
 
 

@@ -88,7 +88,7 @@ def _lin_space_static_value(t):
 lin_space_op.def_static_value(_lin_space_static_value)
 
 
-# ── linspace (composite: TF 2.21's linspace_nd) ─────────────────────────────────────
+# ── linspace (composite: TF 2.21's linspace_nd) ──────────────────────────────────────
 def _static_result_shape(start, stop, num_int, axis):
     """The result's static shape: TF infers it from the final Slice's size."""
     s0, s1 = start.shape.as_tuple(), stop.shape.as_tuple()
