@@ -317,6 +317,24 @@ def test_getitem_names_and_static_shapes(xs):
         == "(1, ?, ?, 4)"
 
 
+def test_getitem_missing_bounds_beside_a_tensor_bound_are_consts_of_its_dtype():
+    # As TF 2.21's _slice_helper: x[0:t] and x[t:] give Consts for the step and missing bound
+    v = tf.constant([5, 6, 7, 8])
+    t = tf.constant(2, tf.int64, name="t")
+    a, b = v[0:t], v[t:]
+    names = [op.name for op in tf.get_default_graph().get_operations()]
+    # the names TF 2.21 gives (the int32 begin is cast to the int64 of the bound)
+    assert names == [
+        "Const", "t", "Const_1", "strided_slice/stack", "strided_slice/stack_1",
+        "strided_slice/stack_2", "strided_slice/Cast", "strided_slice", "Const_2", "Const_3",
+        "strided_slice_1/stack", "strided_slice_1/stack_1", "strided_slice_1/stack_2",
+        "strided_slice_1"]
+    assert tf.get_default_graph().get_operation_by_name("Const_1").outputs[0].dtype == \
+        tf.int64
+    with tf.Session() as s:
+        assert s.run(a).tolist() == [5, 6] and s.run(b).tolist() == [7, 8]
+
+
 def test_getitem_errors(xs):
     x, _, _, _ = xs
     with pytest.raises(ValueError, match=r"slice index 5 of dimension 0 out of bounds\."):
