@@ -21,6 +21,7 @@ from scopeflow.data import structure as st
 from scopeflow.framework import dtypes, errors
 from scopeflow.framework.graph import Operation, Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.opdef import NO_GRADIENT, OpDef
+from scopeflow.framework.random_seed import get_seed
 from scopeflow.framework.tensor_shape import TensorShape, as_shape
 
 __all__ = ["Iterator", "make_one_shot_iterator", "make_initializable_iterator",
@@ -349,7 +350,11 @@ def _iterator_handle(shared_name, structure, one_shot=None):
 
 def make_one_shot_iterator(dataset):
     """An iterator that initializes itself at its first ``get_next``
-    (``tf.data.make_one_shot_iterator``)."""
+    (``tf.data.make_one_shot_iterator``).
+
+    It takes one op seed from the graph, as TF's does (``core_random_seed.get_seed(None)``
+    for the dataset factory's own graph seed), so random ops made after it get TF's seeds."""
+    get_seed(None)
     with name_scope("OneShotIterator"):
         handle = _iterator_handle(None, dataset._structure, one_shot=dataset)
     it = Iterator(handle, dataset._structure)
