@@ -150,7 +150,7 @@ MODULE_PATHS: dict[str, tuple[str, ...]] = {
     "tensorflow.python.training.ftrl": ("scopeflow.train.optimizers: FtrlOptimizer",),
     "tensorflow.python.training.training_util": (
         "scopeflow.train.training_util", "scopeflow.train.basic_session_run_hooks: write_graph"),
-    "tensorflow.python.training.moving_averages": (),
+    "tensorflow.python.training.moving_averages": ("scopeflow.train.moving_averages",),
     "tensorflow.python.training.learning_rate_decay": ("scopeflow.train.learning_rate_decay",),
     "tensorflow.python.training.session_run_hook": ("scopeflow.train.session_run_hook",),
     "tensorflow.python.training.basic_session_run_hooks": (

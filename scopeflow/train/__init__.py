@@ -83,6 +83,7 @@ from scopeflow.train.monitored_session import (
     SingularMonitoredSession,
     WorkerSessionCreator,
 )
+from scopeflow.train.moving_averages import ExponentialMovingAverage
 from scopeflow.train.optimizer import Optimizer
 from scopeflow.train.optimizers import (
     AdadeltaOptimizer,
@@ -143,7 +144,7 @@ __all__ = [
     "StopAtStepHook", "CheckpointSaverHook", "CheckpointSaverListener", "SummarySaverHook",
     "StepCounterHook", "LoggingTensorHook", "NanTensorHook", "NanLossDuringTrainingError",
     "FinalOpsHook", "FeedFnHook", "GlobalStepWaiterHook", "SecondOrStepTimer",
-    "ProfilerHook", "write_graph",
+    "ProfilerHook", "write_graph", "ExponentialMovingAverage",
 ]
 
 

@@ -188,8 +188,7 @@ def test_from_import_and_attribute_chains():
      "convert_variables_to_constants"),
     ("tensorflow.python.tools.freeze_graph", "freeze_graph", "convert_variables_to_constants"),
     ("tensorflow.python.client.device_lib", "list_local_devices", "no devices"),
-    ("tensorflow.python.training.moving_averages", "ExponentialMovingAverage",
-     "holds none of TF's names yet"),
+    ("tensorflow.python.util.deprecation", "deprecated", "holds none of TF's names yet"),
     ("tensorflow.contrib.slim", "arg_scope", "scopeflow.contrib.layers"),
     ("tensorflow.python.ops", "no_such_name", "holds none"),
 ])
