@@ -29,9 +29,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Variable", "VariableV1", "global_variables", "trainable_variables", "local_variables",
-    "model_variables", "variables_initializer", "global_variables_initializer",
-    "local_variables_initializer", "initialize_all_variables", "is_variable_initialized",
-    "report_uninitialized_variables", "all_variables",
+    "model_variables", "moving_average_variables", "variables_initializer",
+    "global_variables_initializer", "local_variables_initializer", "initialize_all_variables",
+    "is_variable_initialized", "report_uninitialized_variables", "all_variables",
 ]
 
 
@@ -266,6 +266,11 @@ def local_variables(scope=None) -> list:
 
 def model_variables(scope=None) -> list:
     return get_collection(GraphKeys.MODEL_VARIABLES, scope)
+
+
+def moving_average_variables(scope=None) -> list:
+    """The variables an ``ExponentialMovingAverage`` averages (its ``apply``'s var_list)."""
+    return get_collection(GraphKeys.MOVING_AVERAGE_VARIABLES, scope)
 
 
 def variables_initializer(var_list: list[Variable], name: str = "init") -> Operation:

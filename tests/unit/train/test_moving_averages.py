@@ -243,3 +243,11 @@ def test_live_against_tensorflow(tf1):
                 _close(got[field], value)
             else:
                 assert got[field] == value, (key, field)
+
+
+def test_moving_average_variables_lists_what_apply_averages():
+    tf.reset_default_graph()
+    w = tf.Variable(1.0, name="w")
+    tf.Variable(2.0, name="other")
+    tf.train.ExponentialMovingAverage(0.9).apply([w])
+    assert tf.moving_average_variables() == [w]
