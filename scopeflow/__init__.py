@@ -59,7 +59,8 @@ from scopeflow.io.protos import (
 from scopeflow.framework.graph_import import import_graph_def
 from scopeflow.ops.math.clip_ops import clip_by_global_norm, clip_by_norm, global_norm
 from scopeflow.ops.state.training_ops import scatter_add, scatter_sub, scatter_update
-from scopeflow.ops.nn.embedding_ops import dynamic_partition, dynamic_stitch, sparse_to_dense
+from scopeflow.ops.array.stitch_ops import dynamic_partition, dynamic_stitch
+from scopeflow.ops.nn.embedding_ops import sparse_to_dense
 from scopeflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from scopeflow.ops.math.segment_ops import (
     segment_sum, sparse_segment_mean, sparse_segment_sqrt_n, sparse_segment_sum, unique)

@@ -9,9 +9,8 @@ reduces each input's gradient back to the input's shape. Sparse gradients are ``
 
 from __future__ import annotations
 
+import collections
 import enum
-
-import numpy as np
 
 from scopeflow.framework import dtypes
 from scopeflow.framework.dtype_groups import FLOAT_OR_COMPLEX
@@ -23,11 +22,12 @@ from scopeflow.framework.graph import (
     name_scope,
 )
 from scopeflow.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
-from scopeflow.framework.opdef import _UNSET, NO_GRADIENT, REGISTRY, OpDef
-from scopeflow.framework.tensor_shape import TensorShape
+from scopeflow.framework.opdef import _UNSET, NO_GRADIENT, REGISTRY
 from scopeflow.ops import array_ops, math_ops
+from scopeflow.ops.array.shape_ops import broadcast_gradient_args
 from scopeflow.ops.constant_op import constant
-from scopeflow.ops.control_flow import tensor_array_ops
+from scopeflow.ops.control_flow import control_flow_ops, tensor_array_ops
+from scopeflow.ops.op_helpers import _shapes_fully_specified_and_equal
 
 __all__ = ["gradients", "IndexedSlices", "IndexedSlicesValue", "AggregationMethod",
            "UnconnectedGradients", "RegisterGradient", "NotDifferentiable", "no_gradient",
@@ -140,6 +140,32 @@ def _between_ops(ys, xs, stop_ops):
     return sorted(between, key=lambda o: o._id)
 
 
+def _backprop_order(ys, between):
+    """The ops of ``between`` in TF's backprop order: a queue started at the ys' ops, to
+    which an op is added once every op it feeds has been visited (so the gradient ops are
+    created, and named, in TF's order)."""
+    members = set(between)
+    pending = dict.fromkeys(between, 0)
+    for op in between:
+        for t in op._inputs:
+            if t._op in members:
+                pending[t._op] += 1
+    queue = collections.deque()
+    for y in ys:
+        op = y._op
+        if op in members and pending[op] == 0 and op not in queue:
+            queue.append(op)
+    while queue:
+        op = queue.popleft()
+        yield op
+        for t in op._inputs:
+            source = t._op
+            if source in members:
+                pending[source] -= 1
+                if pending[source] == 0:
+                    queue.append(source)
+
+
 def _aggregate(grads, method=None):
     """Sums the gradients flowing into one tensor (IndexedSlices stay sparse if all are)."""
     grads = [g for g in grads if g is not None]
@@ -209,6 +235,65 @@ def _sum_to_shape_of(grad, x: Tensor, op: Operation):
     return array_ops.reshape(math_ops.reduce_sum(grad, rx), array_ops.shape(x))
 
 
+# TF's rules that return the incoming gradient untouched when x, y and it have one fully
+# known shape (Mul only for float32/int32, as TF), before any Shape op is made.
+_SAME_SHAPE_SHORTCUT = {"Add": None, "AddV2": None, "Sub": None, "MulNoNan": None,
+                        "SquaredDifference": None,
+                        "Mul": (dtypes.float32, dtypes.int32)}
+
+
+def _unbroadcast(op, in_grads):
+    """Each input's gradient summed back to the input's shape. Two-input ops follow TF's
+    ``_ReduceGradientArgs``: ``Shape`` of both inputs, the axes found statically where the
+    static shapes tell (else by ``BroadcastGradientArgs``), and a keepdims ``Sum`` reshaped
+    to the input's ``Shape`` only for an input that was broadcast."""
+    if len(op._inputs) != 2:
+        return [g if g is None or _passes_sparse(g, t, op) else _sum_to_shape_of(g, t, op)
+                for t, g in zip(op._inputs, in_grads)]
+    if all(g is None for g in in_grads):
+        return in_grads
+    x, y = op._inputs
+    shortcut = _SAME_SHAPE_SHORTCUT.get(op.type, False)
+    grad = next(g for g in in_grads if g is not None)
+    if (shortcut is not False and all(isinstance(g, Tensor) for g in in_grads if g is not None)
+            and _shapes_fully_specified_and_equal(x, y, grad)
+            and (shortcut is None or grad.dtype.base_dtype in shortcut)):
+        return in_grads
+    x_shape, y_shape = array_ops.shape(x), array_ops.shape(y)
+    x_axes, y_axes = _infer_gradient_reduction_axes(x.shape, y.shape)
+    if x_axes is None:
+        x_axes, y_axes = broadcast_gradient_args(x_shape, y_shape)
+        must = (True, True)
+    else:
+        must = (bool(x_axes) or x.shape.ndims < y.shape.ndims,
+                bool(y_axes) or y.shape.ndims < x.shape.ndims)
+    out = []
+    for g, shape, axes, reduce in zip(in_grads, (x_shape, y_shape), (x_axes, y_axes), must):
+        if g is not None and reduce:
+            g = array_ops.reshape(math_ops.reduce_sum(g, axes, keepdims=True), shape)
+        out.append(g)
+    return out
+
+
+def _infer_gradient_reduction_axes(x_shape, y_shape):
+    """TF's ``_InferGradientReductionAxes``: the axes along which each input was broadcast,
+    or ``(None, None)`` when only the run-time shapes can tell."""
+    if x_shape.ndims is None or y_shape.ndims is None:
+        return None, None
+    xd, yd = x_shape.as_list(), y_shape.as_list()
+    rank = max(len(xd), len(yd))
+    xd, yd = [1] * (rank - len(xd)) + xd, [1] * (rank - len(yd)) + yd
+    x_axes, y_axes = [], []
+    for axis, (a, b) in enumerate(zip(xd, yd)):
+        if a == 1 and b != 1:
+            x_axes.append(axis)
+        elif b == 1 and a != 1:
+            y_axes.append(axis)
+        elif a is None or b is None:
+            return None, None
+    return x_axes, y_axes
+
+
 def _default_grad_y(y, i):
     """TF's default ``grad_ys``: ones shaped like y (``gradients/Shape``, ``grad_ys_0``)."""
     shape = array_ops.shape(y)
@@ -233,12 +318,14 @@ def _seed_grads(ys, grad_ys):
     return grads
 
 
-def _backprop_through(op, rule, out_grads, grads):
+def _backprop_through(op, rule, out_grads, grads, gate_gradients=False):
     """Apply ``op``'s gradient ``rule`` to its outputs' summed gradients and add what it
     gives each differentiable input to ``grads``, summed back to the input's shape where the
-    op broadcasts."""
+    op broadcasts. ``gate_gradients`` (the optimizers' ``GATE_OP``) passes two or more input
+    gradients through ``tf.tuple`` so none is used before all are computed, as TF."""
     out_grads = [g if g is not None or not _differentiable(t)
-                 or t.dtype.base_dtype is dtypes.variant else _zeros_like(t)
+                 or t.dtype.base_dtype is dtypes.variant
+                 else array_ops.zeros_like(t, optimize=False)  # TF's ZerosLikeOutsideLoop
                  for g, t in zip(out_grads, op._outputs)]
     with name_scope(op.name + "_grad") as op_grad_scope:
         in_grads = rule(op, *out_grads)
@@ -247,14 +334,17 @@ def _backprop_through(op, rule, out_grads, grads):
         raise ValueError(f"Num gradients {len(in_grads)} generated for op "
                          f"{op.node_def.name} do not match num inputs "
                          f"{len(op._inputs)}")
-    broadcasting = op._op_def.broadcasting
+    in_grads = [g if g is not None and _differentiable(t) else None
+                for t, g in zip(op._inputs, in_grads)]
+    if op._op_def.broadcasting:
+        with name_scope(op_grad_scope):
+            in_grads = _unbroadcast(op, in_grads)
+    if gate_gradients and sum(g is not None for g in in_grads) > 1:
+        with name_scope(op_grad_scope):
+            in_grads = control_flow_ops.tuple(in_grads)
     for t, g in zip(op._inputs, in_grads):
-        if g is None or not _differentiable(t):
-            continue
-        if broadcasting and not _passes_sparse(g, t, op):
-            with name_scope(op_grad_scope):
-                g = _sum_to_shape_of(g, t, op)
-        grads.setdefault(t, []).append(g)
+        if g is not None:
+            grads.setdefault(t, []).append(g)
 
 
 def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False,
@@ -284,7 +374,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         reached = set(between)
         if _within is not False:  # a branch's or body's gradient: only its own ops
             between = [op for op in between if op._cf_context is _within]
-        for op in reversed(between):
+        for op in _backprop_order(ys, between):
             out_grads = []
             for t in op._outputs:
                 g = _aggregate(grads.pop(t, []), aggregation_method)
@@ -296,7 +386,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                 continue  # TF's _StopOps: no gradient goes on from here, no rule is needed
             rule = _grad_fn(op)
             if rule is not None:
-                _backprop_through(op, rule, out_grads, grads)
+                _backprop_through(op, rule, out_grads, grads, gate_gradients)
         result = []
         for x in xs:
             g = _aggregate(grads.get(x, []), aggregation_method)
@@ -346,35 +436,6 @@ def hessians(ys, xs, name="hessians", **kwargs):
             rows = [gradients(g[i], x)[0] for i in range(n)]
             out.append(array_ops.reshape(array_ops.stack(rows), x.shape.as_list() * 2))
     return out
-
-
-# ── BroadcastGradientArgs: the reduction axes of a broadcast, at run time ────────────
-def _broadcast_gradient_args_kernel(s0, s1):
-    n = max(len(s0), len(s1))
-    a = [1] * (n - len(s0)) + [int(d) for d in s0]
-    b = [1] * (n - len(s1)) + [int(d) for d in s1]
-    r0 = [i for i in range(n) if a[i] == 1 and b[i] != 1 or i < n - len(s0)]
-    r1 = [i for i in range(n) if b[i] == 1 and a[i] != 1 or i < n - len(s1)]
-    return np.array(r0, np.int32), np.array(r1, np.int32)
-
-
-def _broadcast_gradient_args_shape(s0, s1):
-    return [TensorShape([None]), TensorShape([None])]
-
-
-def _broadcast_gradient_args_dtype(s0, s1):
-    return [s0, s0]
-
-
-broadcast_gradient_args_op = OpDef(
-    "BroadcastGradientArgs", shape=_broadcast_gradient_args_shape,
-    dtype=_broadcast_gradient_args_dtype, kernel=_broadcast_gradient_args_kernel, num_outputs=2,
-    grad=None, input_names=("s0", "s1"))
-
-
-def broadcast_gradient_args(s0, s1, name=None):
-    """The axes to sum over to undo broadcasting ``s0`` and ``s1`` to a common shape."""
-    return broadcast_gradient_args_op.bind(s0, s1, name=name)
 
 
 # ── custom_gradient ──────────────────────────────────────────────────────────────────

@@ -44,8 +44,8 @@ from scopeflow.ops.array.reverse_ops import (  # noqa: F401 - re-exported
 from scopeflow.ops.array.shape_ops import (  # noqa: F401 - re-exported
     broadcast_args_op,
     broadcast_dynamic_shape,
-    broadcast_to,
-    broadcast_to_op,
+    broadcast_gradient_args,
+    broadcast_gradient_args_op,
     expand_dims,
     expand_dims_op,
     identity,
@@ -94,6 +94,8 @@ from scopeflow.ops.math.linspace_ops import (  # noqa: F401 - re-exported
     linspace,
 )
 from scopeflow.ops.math.reduction_ops import (  # noqa: F401 - re-exported
+    broadcast_to,
+    broadcast_to_op,
     fill,
     fill_op,
     ones,

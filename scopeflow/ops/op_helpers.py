@@ -290,6 +290,14 @@ def _check_divisor(y):
         raise _int_div_zero()
 
 
+def _shapes_fully_specified_and_equal(x, y, grad) -> bool:
+    """TF's ``_ShapesFullySpecifiedAndEqual``: a binary op's inputs and its gradient have one
+    fully known shape (the gradient rules' shortcut that makes no ``Shape`` ops)."""
+    dims = x.shape.as_tuple()
+    return (dims is not None and None not in dims and dims == y.shape.as_tuple()
+            and dims == grad.shape.as_tuple())
+
+
 def _const_like(value, t, name="Const"):
     """A scalar constant of ``t``'s dtype (for gradient rules)."""
     return constant_op.constant(value, dtype=t.dtype.base_dtype, name=name)

@@ -28,7 +28,7 @@ _CONV_POOL = ("scopeflow.api.nn: avg_pool bias_add conv2d conv2d_backprop_filter
               "conv2d_backprop_input depthwise_conv2d_native "
               "depthwise_conv2d_native_backprop_filter depthwise_conv2d_native_backprop_input "
               "max_pool")
-_PARTITION = "scopeflow.ops.nn.embedding_ops: dynamic_partition dynamic_stitch"
+_PARTITION = "scopeflow.ops.array.stitch_ops: dynamic_partition dynamic_stitch"
 
 MODULE_PATHS: dict[str, tuple[str, ...]] = {
     # ── tensorflow.python.framework ─────────────────────────────────────────────────────

@@ -99,7 +99,7 @@ class PlanWriter:
         if step.how is How.FORWARDED:
             self.var_of[outs[0]] = self.var_of[self.ir.source(outs[0])]
             return
-        if step.how is How.ABSORBED:
+        if step.how is How.ABSORBED or step.how is How.PRUNED:
             return
         args = self._call_args(k, step)
         if od.type in VARIABLE_OP_TYPES:

@@ -146,7 +146,7 @@ def compile_plan(fetch_tensors, target_ops, feed_tensors, state, passes=None,
     fed = set(feed_tensors)
     ops = _prune(fetch_tensors, target_ops, fed, context)
     _check_placeholders_are_fed(ops)
-    ir = PlanIR(ops, fetch_tensors, fed)
+    ir = PlanIR(ops, fetch_tensors, fed, target_ops)
     if fed_shapes is not None:
         shape_specialization.begin(ir, dict(zip(feed_tensors, fed_shapes)))
     run_passes(PASSES if passes is None else passes, ir)

@@ -23,6 +23,7 @@ class How(enum.Enum):
     BOUND = "bound"          # its values were computed when the plan was compiled
     FORWARDED = "forwarded"  # its output is its input itself (no call)
     ABSORBED = "absorbed"    # a reader computes from this op's inputs instead (no call)
+    PRUNED = "pruned"        # nothing the run returns or stores reads it (no call)
 
 
 class Step:
@@ -62,6 +63,7 @@ class PlanIR:
       ops: the ops the run needs, in creation order (a topological order).
       steps: each op's ``Step``.
       fetches: the tensors the run returns.
+      targets: the ops the run is asked to run (for their effects).
       fed: the tensors the run is given (their producers are not run for them).
       folded: values known when the plan is compiled (``Const`` values, folded outputs).
       forwarded: each output of a ``FORWARDED`` step mapped to the tensor whose value it is.
@@ -71,10 +73,11 @@ class PlanIR:
         (``passes.shape_specialization.Inference``); None in a generic plan.
     """
 
-    def __init__(self, ops, fetches, fed):
+    def __init__(self, ops, fetches, fed, targets=()):
         self.ops = ops
         self.steps = {op: Step(op) for op in ops}
         self.fetches = list(fetches)
+        self.targets = list(targets)
         self.fed = set(fed)
         self.folded: dict = {}
         self.forwarded: dict = {}
@@ -91,8 +94,12 @@ class PlanIR:
                 self.steps[op].how = How.BOUND
 
     def source(self, t):
-        """The tensor whose value ``t`` is (``t`` itself unless it was forwarded)."""
-        return self.forwarded.get(t, t)
+        """The tensor whose value ``t`` is (``t`` itself unless it was forwarded). Followed
+        to the end: a pass may forward to a tensor that a later pass forwards in turn."""
+        forwarded = self.forwarded
+        while t in forwarded:
+            t = forwarded[t]
+        return t
 
     def shape(self, t):
         """``t``'s static shape in this plan: the graph's, or in a plan specialised on the

@@ -24,6 +24,7 @@ from scopeflow.framework.graph import (
 from scopeflow.framework.tensor_shape import TensorShape, as_shape
 from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops import array_ops, math_ops
+from scopeflow.ops.array.stitch_ops import dynamic_partition
 from scopeflow.ops.constant_op import constant
 from scopeflow.ops.control_flow.control_flow_ops import no_op
 from scopeflow.ops.data_flow.queue_ops import (
@@ -34,7 +35,6 @@ from scopeflow.ops.data_flow.queue_ops import (
 )
 from scopeflow.ops.io.reader_ops import matching_files
 from scopeflow.ops.logging.logging_ops import Assert
-from scopeflow.ops.nn.embedding_ops import dynamic_partition
 from scopeflow.ops.random.random_ops import random_shuffle
 from scopeflow.state.variables import Variable
 from scopeflow.train.queue_runner import QueueRunner, add_queue_runner

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from scopeflow.ops.array import stitch_ops as _stitch
 from scopeflow.ops.nn import embedding_ops as _emb
 
 from .op_table import OpCase, rand
@@ -68,14 +69,17 @@ def _nce(tf, w, b, x):
 
 ROWS = [
     # ── DynamicPartition ──
-    OpCase("DynamicPartition", lambda tf, d, p: _emb.dynamic_partition(d, p, 3),
+    OpCase("DynamicPartition", lambda tf, d, p: _stitch.dynamic_partition(d, p, 3),
            lambda d, p: _partition_ref(d, p, 3), [DATA53, PARTS]),
-    OpCase("DynamicPartition", lambda tf, d, p: _emb.dynamic_partition(d, p, 2),
+    OpCase("DynamicPartition", lambda tf, d, p: _stitch.dynamic_partition(d, p, 2),
            lambda d, p: _partition_ref(d, p, 2),
            [rand(2, 3, 2), np.array([[0, 1, 1], [1, 0, 0]], np.int32)], id="DynamicPartition-2d"),
-    # ── ParallelDynamicStitch ──
-    OpCase("ParallelDynamicStitch", lambda tf, i0, i1, d0, d1: _emb.dynamic_stitch([i0, i1],
-                                                                                   [d0, d1]),
+    # ── DynamicStitch, ParallelDynamicStitch ──
+    OpCase("DynamicStitch", lambda tf, i0, i1, d0, d1: tf.dynamic_stitch([i0, i1], [d0, d1]),
+           _stitch_ref, [np.array([0, 3], np.int32), np.array([[1], [2]], np.int32), rand(2, 3),
+                         rand(2, 1, 3)]),
+    OpCase("ParallelDynamicStitch",
+           lambda tf, i0, i1, d0, d1: _stitch.parallel_dynamic_stitch([i0, i1], [d0, d1]),
            _stitch_ref, [np.array([0, 3], np.int32), np.array([[1], [2]], np.int32), rand(2, 3),
                          rand(2, 1, 3)]),
     # ── SparseToDense ──

@@ -8,7 +8,7 @@ from .op_table import OpCase
 
 
 def _bga(tf, s0, s1):
-    from scopeflow.autodiff.gradients import broadcast_gradient_args
+    from scopeflow.ops.array.shape_ops import broadcast_gradient_args
     return list(broadcast_gradient_args(s0, s1))
 
 

@@ -22,7 +22,6 @@ from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.opdef import (
     NO_GRADIENT,
     OpDef,
-    ShapeRule,
     check_dtype,
     first_dtype,
     from_tensors,
@@ -46,7 +45,7 @@ if TYPE_CHECKING:
 
 __all__ = ["placeholder", "placeholder_with_default", "identity", "identity_n", "stop_gradient",
            "reshape", "expand_dims", "squeeze", "shape", "shape_n", "size", "rank",
-           "broadcast_dynamic_shape", "broadcast_to"]
+           "broadcast_dynamic_shape", "broadcast_gradient_args"]
 
 
 # ── Placeholder ──────────────────────────────────────────────────────────────────────
@@ -224,6 +223,11 @@ reshape_op.def_static_value(_fold)
 
 @reshape_op.def_grad
 def _reshape_grad(op, dy):
+    """``dy`` in the input's shape: a constant shape with one ``-1`` when only one dim is
+    unknown (no run-time ``Shape``, as TF), else the input's ``Shape``."""
+    dims = op.inputs[0].shape.as_tuple()
+    if dims is not None and dims.count(None) == 1 and 0 not in dims:
+        return [reshape(_dense(dy), [-1 if d is None else d for d in dims]), None]
     return [reshape(_dense(dy), shape(op.inputs[0])), None]
 
 
@@ -490,58 +494,33 @@ def broadcast_dynamic_shape(shape_x, shape_y) -> Tensor:
     return broadcast_args_op.bind(shape_x, shape_y, name="BroadcastArgs")
 
 
-# ── BroadcastTo ──────────────────────────────────────────────────────────────────────
-def _broadcast_to_shape(x, shape):
-    dims = _partial_dims(shape)
-    if dims is None:
-        return TensorShape(None)
-    out = _shape_from_dims(dims)
-    xd = x.shape.as_tuple()
-    if xd is not None:
-        if len(xd) > len(dims):
-            raise ValueError(f"Rank of input ({len(xd)}) must be no greater than rank of "
-                             f"output shape ({len(dims)}).")
-        for d_in, d_out in zip(xd[::-1], out.as_tuple()[::-1]):
-            if d_in is not None and d_out is not None and d_in != 1 and d_in != d_out:
-                raise ValueError(f"Incompatible shapes: {_dims_str(list(xd))} vs. "
-                                 f"{_dims_str(dims)}")
-    return out
+# ── BroadcastGradientArgs: the reduction axes of a broadcast, at run time ────────────
+def _broadcast_gradient_args_kernel(s0, s1):
+    n = max(len(s0), len(s1))
+    a = [1] * (n - len(s0)) + [int(d) for d in s0]
+    b = [1] * (n - len(s1)) + [int(d) for d in s1]
+    r0 = [i for i in range(n) if a[i] == 1 and b[i] != 1 or i < n - len(s0)]
+    r1 = [i for i in range(n) if b[i] == 1 and a[i] != 1 or i < n - len(s1)]
+    return np.array(r0, np.int32), np.array(r1, np.int32)
 
 
-def _broadcast_to_kernel(x, shape):
-    try:
-        return np.array(np.broadcast_to(x, tuple(int(d) for d in shape)))
-    except ValueError:
-        raise InvalidArgumentError(
-            None, None, f"Incompatible shapes: {_dims_str(list(np.shape(x)))} vs. "
-            f"{_dims_str([int(d) for d in shape])}") from None
+def _broadcast_gradient_args_shape(s0, s1):
+    return [TensorShape([None]), TensorShape([None])]
 
 
-def _broadcast_to_dtype(x, shape, **attrs):
-    check_dtype(shape, INDEX, "shape")
-    return x
+def _broadcast_gradient_args_dtype(s0, s1):
+    return [s0, s0]
 
 
-# The input broadcasts to the output: autodiff sums the gradient back to its shape.
-broadcast_to_op = OpDef("BroadcastTo",
-                        shape=ShapeRule(_broadcast_to_shape, from_tensors=True,
-                                        broadcasting=True),
-                        dtype=_broadcast_to_dtype, kernel=_broadcast_to_kernel,
-                        input_names=("input", "shape"))
+broadcast_gradient_args_op = OpDef(
+    "BroadcastGradientArgs", shape=_broadcast_gradient_args_shape,
+    dtype=_broadcast_gradient_args_dtype, kernel=_broadcast_gradient_args_kernel, num_outputs=2,
+    grad=None, input_names=("s0", "s1"))
 
 
-@broadcast_to_op.def_grad
-def _broadcast_to_grad(op, dy):
-    return [dy, None]
-
-
-def broadcast_to(input, shape, name=None) -> Tensor:  # noqa: A002 - TF's name
-    """``input`` broadcast to ``shape`` (numpy's rules).
-
-    >>> broadcast_to(constant([1, 2]), [3, 2]).shape.as_list()
-    [3, 2]
-    """
-    return broadcast_to_op.bind(input, shape, name=name or "BroadcastTo")
+def broadcast_gradient_args(s0, s1, name=None):
+    """The axes to sum over to undo broadcasting ``s0`` and ``s1`` to a common shape."""
+    return broadcast_gradient_args_op.bind(s0, s1, name=name)
 
 
 # ── Size ─────────────────────────────────────────────────────────────────────────────

@@ -7,9 +7,11 @@ from scopeflow.framework.graph import (
     Tensor,
     _graph_of,
     control_dependencies,
+    convert_to_tensor,
     device,
     name_scope,
 )
+from scopeflow.framework.indexed_slices import IndexedSlices
 from scopeflow.framework.opdef import NO_GRADIENT, OpDef
 from scopeflow.ops import array_ops
 
@@ -71,30 +73,40 @@ def group(*inputs, name=None) -> Operation:
 
 
 def with_dependencies(dependencies, output_tensor, name=None):
-    """``output_tensor``, but only after ``dependencies`` have run."""
+    """``output_tensor``, but only after ``dependencies`` have run (an ``IndexedSlices``
+    keeps its indices and dense shape; its values are gated, as TF)."""
     with name_scope(name, "control_dependency", list(dependencies) + [output_tensor]) as scope:
         with control_dependencies(dependencies):
             if isinstance(output_tensor, Operation):
                 with control_dependencies([output_tensor]):
                     return no_op(name=scope)
+            if isinstance(output_tensor, IndexedSlices):
+                return IndexedSlices(array_ops.identity(output_tensor.values, name=scope),
+                                     output_tensor.indices, output_tensor.dense_shape)
             return array_ops.identity(output_tensor, name=scope)
 
 
 def tuple(tensors, name=None, control_inputs=None):  # noqa: A001 - TF's name
     """The tensors, each gated on all of them having been computed (``tf.tuple``)."""
     with name_scope(name, "tuple", tensors) as scope:
-        gating = [t.op if isinstance(t, Tensor) else t for t in tensors if t is not None]
-        if control_inputs:
-            gating += list(control_inputs)
-        gate = group(*gating)
+        tensors = [t if t is None or isinstance(t, (Operation, Tensor, IndexedSlices))
+                   else convert_to_tensor(t) for t in tensors]
+        gating = [t if isinstance(t, Operation) else t.op for t in tensors if t is not None]
+        for c in control_inputs or ():
+            if not isinstance(c, (Operation, Tensor)):
+                raise TypeError("'control_inputs' must only contain Operation or Tensor. "
+                                f"Received: {type(c)}")
+            gating.append(c.op if isinstance(c, Tensor) else c)
+        if not gating:
+            raise ValueError(f"'tensors' must have at least one Tensor. Received: {tensors}.")
+        # In creation order, each once: the group's control inputs are TF's.
+        gate = group(*sorted(set(gating), key=lambda op: op._id))
         out = []
         for t in tensors:
-            if isinstance(t, Tensor):
-                out.append(with_dependencies([gate], t))
-            elif isinstance(t, Operation):
+            if isinstance(t, Operation):
                 with control_dependencies([gate]):
                     out.append(group(t))
             else:
-                out.append(t)
+                out.append(None if t is None else with_dependencies([gate], t))
         del scope
         return out

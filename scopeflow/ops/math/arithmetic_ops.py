@@ -47,6 +47,7 @@ from scopeflow.ops.op_helpers import (
     _is_int,
     _is_symbolic,
     _same_dtype_in,
+    _shapes_fully_specified_and_equal,
 )
 
 __all__ = [
@@ -258,6 +259,9 @@ mul_op = OpDef("Mul", shape=broadcasting(broadcast_shape), dtype=_same_dtype_in(
 @mul_op.def_grad
 def _mul_grad(op, dy):
     x, y = op.inputs
+    if (isinstance(dy, Tensor) and dy.dtype.base_dtype in (dtypes.float32, dtypes.int32)
+            and _shapes_fully_specified_and_equal(x, y, dy)):
+        return [multiply(dy, y), multiply(dy, x)]  # TF's shortcut, in its operand order
     return [multiply(dy, conj(y)), multiply(conj(x), dy)]
 
 

@@ -19,7 +19,7 @@ from scopeflow.framework.dtype_groups import (
     SIGNED_INTS,
     SIGNED_NUMERIC,
 )
-from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
+from scopeflow.framework.graph import Tensor, control_dependencies, convert_to_tensor, name_scope
 from scopeflow.framework.opdef import (
     NO_GRADIENT,
     OpDef,
@@ -86,8 +86,10 @@ square_op = OpDef("Square", shape=same_shape, dtype=_same_dtype_in(NUMERIC),
 
 @square_op.def_grad
 def _square_grad(op, dy):
-    x = conj(op.inputs[0])
-    return [multiply(dy, multiply(x, _const_like(2.0, x)))]
+    # TF's control dependency on dy (its "2*x not computed too early") is in the graph.
+    with control_dependencies([dy]):
+        x = conj(op.inputs[0])
+        return [multiply(dy, multiply(x, _const_like(2.0, x)))]
 
 
 def square(x, name=None) -> Tensor:

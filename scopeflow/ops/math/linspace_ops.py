@@ -23,14 +23,13 @@ from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops.array.indexing_ops import slice_helper
 from scopeflow.ops.array.shape_ops import (
     broadcast_dynamic_shape,
-    broadcast_to,
     expand_dims,
     reshape,
     shape,
 )
 from scopeflow.ops.array.slicing_ops import concat, slice
 from scopeflow.ops.math.arithmetic_ops import cast, cast_op, equal, range
-from scopeflow.ops.math.reduction_ops import maximum, where_v2, zeros_like
+from scopeflow.ops.math.reduction_ops import broadcast_to, maximum, where_v2, zeros_like
 
 __all__ = ["linspace", "lin_space"]
 

@@ -9,6 +9,7 @@ together. Mean, whose gradient gathers, is in ``statistics_ops``.
 
 from __future__ import annotations
 
+import builtins
 import numbers
 
 import numpy as np
@@ -19,7 +20,9 @@ from scopeflow.framework.errors import InvalidArgumentError
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.opdef import (
     NO_GRADIENT,
+    REGISTRY,
     OpDef,
+    ShapeRule,
     broadcast_shape,
     broadcasting,
     check_dtype,
@@ -31,26 +34,34 @@ from scopeflow.framework.opdef import (
 from scopeflow.framework.tensor_shape import Dimension, TensorShape
 from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops.array.layout_ops import stack, transpose
-from scopeflow.ops.array.shape_ops import _shape_internal, expand_dims, rank, reshape, shape, size
+from scopeflow.ops.array.shape_ops import (
+    _shape_internal,
+    broadcast_gradient_args,
+    rank,
+    reshape,
+    shape,
+    size,
+)
 from scopeflow.ops.constant_op import constant
 from scopeflow.ops.math.arithmetic_ops import (
     add,
     cast,
     conj,
     equal,
-    floormod,
     greater_equal,
     less_equal,
     logical_not,
     multiply,
     range,
     realdiv,
+    truediv,
 )
 from scopeflow.ops.op_helpers import (
     _apply,
     _const_like,
     _dense,
     _deprecated_lookup,
+    _dims_str,
     _fold,
     _index_arg,
     _op_scope,
@@ -197,9 +208,7 @@ def _maximum_minimum_grad(op, dy, selector):
     x, y = op.inputs
     zeros = zeros_like(dy)
     xmask = selector(x, y)
-    return [where(xmask, dy, zeros), where(xmask, zeros, dy)]
-
-
+    return [where_v2(xmask, dy, zeros), where_v2(xmask, zeros, dy)]
 
 
 @maximum_op.def_grad
@@ -446,6 +455,67 @@ def tile(input, multiples, name=None) -> Tensor:  # noqa: A002 - TF's name
     return tile_op.bind(input, _index_arg(multiples), name=name)
 
 
+# ── BroadcastTo ──────────────────────────────────────────────────────────────────────
+def _broadcast_to_shape(x, shape):
+    dims = _partial_dims(shape)
+    if dims is None:
+        return TensorShape(None)
+    out = _shape_from_dims(dims)
+    xd = x.shape.as_tuple()
+    if xd is not None:
+        if len(xd) > len(dims):
+            raise ValueError(f"Rank of input ({len(xd)}) must be no greater than rank of "
+                             f"output shape ({len(dims)}).")
+        for d_in, d_out in zip(xd[::-1], out.as_tuple()[::-1]):
+            if d_in is not None and d_out is not None and d_in != 1 and d_in != d_out:
+                raise ValueError(f"Incompatible shapes: {_dims_str(list(xd))} vs. "
+                                 f"{_dims_str(dims)}")
+    return out
+
+
+def _broadcast_to_kernel(x, shape):
+    try:
+        return np.array(np.broadcast_to(x, tuple(int(d) for d in shape)))
+    except ValueError:
+        raise InvalidArgumentError(
+            None, None, f"Incompatible shapes: {_dims_str(list(np.shape(x)))} vs. "
+            f"{_dims_str([int(d) for d in shape])}") from None
+
+
+def _broadcast_to_dtype(x, shape, **attrs):
+    check_dtype(shape, INDEX, "shape")
+    return x
+
+
+broadcast_to_op = OpDef("BroadcastTo",
+                        shape=ShapeRule(_broadcast_to_shape, from_tensors=True),
+                        dtype=_broadcast_to_dtype, kernel=_broadcast_to_kernel,
+                        input_names=("input", "shape"))
+
+
+@broadcast_to_op.def_grad
+def _broadcast_to_grad(op, dy):
+    """TF's ``_BroadcastToGrad``: ``dy`` summed over the broadcast axes (a constant target
+    shape where it is known while building), reshaped to the input's shape."""
+    x, target = op.inputs
+    x_shape = shape(x, out_type=target.dtype)
+    known = constant_value(target)
+    if known is not None:
+        target = constant([int(d) for d in np.reshape(known, [-1])], dtype=target.dtype)
+    _, axes = broadcast_gradient_args(target, x_shape)
+    summed = sum_op.bind(dy, axes, keep_dims=True)
+    return [reshape(summed, x_shape), None]
+
+
+def broadcast_to(input, shape, name=None) -> Tensor:  # noqa: A002 - TF's name
+    """``input`` broadcast to ``shape`` (numpy's rules).
+
+    >>> broadcast_to(constant([1, 2]), [3, 2]).shape.as_list()
+    [3, 2]
+    """
+    return broadcast_to_op.bind(input, shape, name=name or "BroadcastTo")
+
+
 # ── Reductions: what Sum, Max, Min, Prod, All, Any (and Mean) share ──────────────────
 def _static_axes(values, rank):
     """Reduction axes as a sorted tuple in ``[0, rank)``; TF's message on bad ones."""
@@ -557,27 +627,39 @@ def _all_axes(x):
     return range(0, rank_t)
 
 
-def _reduced_shape(x, axis):
-    """TF's ``reduced_shape``: ``x``'s shape with the reduced axes set to 1, and the tile
-    multiples undoing the reduction (``x``'s dims at the reduced axes, 1 elsewhere).
+def reduced_shape(input_shape, axes):
+    """TF's ``math_ops.reduced_shape``: the shape ``input_shape`` reduces to over ``axes``
+    with the reduced dims kept as 1. A NumPy array when both are known while building, else
+    TF's ``DynamicStitch`` of ``range(rank)`` with the shape and of the axes with ones."""
+    shape_value = constant_value(input_shape)
+    if shape_value is not None:
+        axes_value = constant_value(axes)
+        if axes_value is not None:
+            kept = np.array(shape_value, dtype=np.int32)
+            kept[np.array(axes_value, dtype=np.int32)] = 1
+            return kept
+    axes = convert_to_tensor(axes)
+    input_rank = size(input_shape, out_type=axes.dtype)
+    axes = (axes + input_rank) % input_rank
+    axes_shape = shape(axes)
+    # By type: the op's module (with its gradient's gathers) sits above this one.
+    return REGISTRY["DynamicStitch"].bind(
+        range(input_rank), axes, input_shape, ones(axes_shape, dtype=input_shape.dtype), N=2)
 
-    Python lists when ``x``'s shape and ``axis`` are static, else int32 tensors (built with
-    a mask over ``range(rank)``, so unknown ranks and empty dims work too).
-    """
-    axes = constant_value(axis)
-    if x.shape.is_fully_defined() and axes is not None:
-        dims = x.shape.as_list()
-        reduced = {int(a) % len(dims) for a in axes.reshape(-1).tolist()} if dims else set()
-        return ([1 if i in reduced else d for i, d in enumerate(dims)],
-                [d if i in reduced else 1 for i, d in enumerate(dims)])
-    x_shape = shape(x)
-    x_rank = size(x_shape)
-    axes = floormod(add(reshape(cast(axis, dtypes.int32), [-1]), x_rank),
-                    maximum(x_rank, 1))
-    is_reduced = reduce_any(equal(expand_dims(range(0, x_rank), 1),
-                                  expand_dims(axes, 0)), 1)
-    unit = ones_like(x_shape)
-    return where(is_reduced, unit, x_shape), where(is_reduced, x_shape, unit)
+
+def _static_reduced_shape(graph, dims, axes):
+    """The kept dims and tile multiples of a reduction of a fully known shape over constant
+    axes, cached per graph as TF's ``_SumGrad`` does. Computing them the first time leaves
+    TF's two unused ``Maximum``/``floordiv`` ops (TF folds a ``_SafeShapeDiv`` through the
+    graph), so the graph is TF's node for node."""
+    key = (tuple(dims), tuple(int(a) for a in np.reshape(axes, [-1])))
+    cache = graph.__dict__.setdefault("_reduced_shape_cache", {})
+    if key not in cache:
+        kept = tuple(int(d) for d in reduced_shape(key[0], key[1]))
+        tuple_dims = key[0]
+        tuple_dims // maximum(kept, 1)  # noqa: B018 - TF's graph has these ops
+        cache[key] = kept, tuple(d // builtins.max(k, 1) for d, k in zip(tuple_dims, kept))
+    return cache[key]
 
 
 # ── Sum ──────────────────────────────────────────────────────────────────────────────
@@ -595,16 +677,27 @@ sum_op = _reduction("Sum", NUMERIC, _sum_kernel)
 
 @sum_op.def_grad
 def _sum_grad(op, dy):
-    """``dy`` reshaped to keep the reduced dims, then tiled back to the input's shape."""
+    """TF's ``_SumGrad``: over every axis of a known rank, ``dy`` reshaped to ones and tiled
+    by the input's shape; over constant axes of a known shape, reshaped and tiled by
+    constants; otherwise reshaped to ``reduced_shape`` and broadcast to the input's
+    ``Shape``."""
     x, axis = op.inputs
-    kept, multiples = _reduced_shape(x, axis)
-    if isinstance(kept, list):
-        dy = reshape(dy, kept)
-        if all(k == 1 for k in kept):  # reduce-all: TF tiles by the input's shape as a Const
-            multiples = constant(multiples, dtype=dtypes.int32)
-    elif not op.get_attr("keep_dims"):
-        dy = reshape(dy, kept)
-    return [tile(dy, multiples), None]
+    dims = x.shape.as_tuple()
+    if dims is not None:
+        axes = constant_value(axis)
+        if axes is not None:
+            if np.array_equal(axes, np.arange(len(dims))):
+                dy = reshape(dy, [1] * len(dims))
+                multiples = (constant(list(dims), dtype=dtypes.int32) if None not in dims
+                             else shape(x))
+                return [tile(dy, multiples), None]
+            if None not in dims:
+                kept, multiples = _static_reduced_shape(op.graph, dims, axes)
+                return [tile(reshape(dy, kept), multiples), None]
+    x_shape = shape(x)
+    if not op.get_attr("keep_dims"):
+        dy = reshape(dy, reduced_shape(x_shape, axis))
+    return [broadcast_to(dy, x_shape), None]
 
 
 def reduce_sum(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
@@ -634,16 +727,20 @@ def _max_kernel(x, axis, *, keep_dims):
 
 
 def _min_or_max_grad(op, dy):
-    """``dy`` goes to the elements equal to the result, split evenly between ties (as TF)."""
+    """TF's ``_MinOrMaxGrad``: ``dy`` goes to the elements equal to the result, split
+    evenly between ties."""
     x, axis = op.inputs
+    input_shape = shape(x)
     y = op.outputs[0]
     if not op.get_attr("keep_dims"):
-        kept, _ = _reduced_shape(x, axis)
+        kept = reduced_shape(input_shape, axis)
         y = reshape(y, kept)
         dy = reshape(dy, kept)
+    else:
+        kept = shape(y)
     indicators = cast(equal(y, x), dy.dtype)
-    num_selected = sum_op.bind(indicators, axis, keep_dims=True)
-    return [indicators / num_selected * dy, None]
+    num_selected = reshape(sum_op.bind(indicators, axis, keep_dims=False), kept)
+    return [truediv(indicators, num_selected) * dy, None]
 
 
 max_op = _reduction("Max", REAL, _max_kernel, grad=_min_or_max_grad)
@@ -691,7 +788,7 @@ def _prod_grad(op, dy):
     """
     x, axis = op.inputs
     if not op.get_attr("keep_dims"):
-        dy = reshape(dy, _reduced_shape(x, axis)[0])
+        dy = reshape(dy, reduced_shape(shape(x), axis))
     is_zero = equal(x, _const_like(0, x))
     nonzero = where(is_zero, ones_like(x), x)
     prod_nonzero = prod_op.bind(nonzero, axis, keep_dims=True)

@@ -19,7 +19,7 @@ from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops.array.indexing_ops import gather
 from scopeflow.ops.array.shape_ops import shape, size, stop_gradient
-from scopeflow.ops.math.arithmetic_ops import add, cast, floormod, subtract, truediv
+from scopeflow.ops.math.arithmetic_ops import add, cast, subtract, truediv
 from scopeflow.ops.math.elementwise_ops import exp, log
 from scopeflow.ops.math.reduction_ops import (
     _accumulator,
@@ -67,7 +67,7 @@ def _mean_grad(op, dy):
     else:
         x_shape = shape(x)
         x_rank = size(x_shape)
-        axes = floormod(add(cast(axis, dtypes.int32), x_rank), maximum(x_rank, 1))
+        axes = (cast(axis, dtypes.int32) + x_rank) % x_rank
         factor = cast(reduce_prod(gather(x_shape, axes)), sum_grad.dtype)
     return [truediv(sum_grad, factor), None]
 

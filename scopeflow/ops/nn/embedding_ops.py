@@ -7,8 +7,8 @@ gather per shard and a ``ParallelDynamicStitch``. Its gradient reaches the param
 sampled losses are TF's ``_compute_sampled_logits``: true and sampled ids are looked up
 together, so the class weights and biases also get sparse gradients.
 
-The data-flow ops ``DynamicPartition``, ``ParallelDynamicStitch`` and ``SparseToDense``
-are declared here because only the embedding code uses them so far.
+The data-flow op ``SparseToDense`` is declared here because only the embedding code uses
+it so far; the partition and stitch ops are in :mod:`scopeflow.ops.array.stitch_ops`.
 """
 
 from __future__ import annotations
@@ -24,153 +24,14 @@ from scopeflow.framework.opdef import OpDef, check_dtype, from_tensors
 from scopeflow.framework.tensor_shape import TensorShape, dimension_value
 from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops import array_ops, math_ops, nn_ops
+from scopeflow.ops.array.stitch_ops import dynamic_partition, parallel_dynamic_stitch
 from scopeflow.ops.constant_op import constant
 from scopeflow.ops.math.clip_ops import clip_by_norm
 from scopeflow.ops.random import candidate_sampling_ops
 
-# NOTE: dynamic_partition, dynamic_stitch and sparse_to_dense are top-level ``tf.*`` in TF,
+# NOTE: sparse_to_dense is top-level ``tf.*`` in TF,
 # not ``tf.nn.*``: they stay out of ``__all__`` (which ``scopeflow/api/nn.py`` star-imports).
 __all__ = ["embedding_lookup", "nce_loss", "sampled_softmax_loss"]
-
-# ── DynamicPartition ─────────────────────────────────────────────────────────────────
-def _dynamic_partition_shape(data, partitions, *, num_partitions):
-    if data.ndims is None or partitions.ndims is None:
-        return [TensorShape(None)] * num_partitions
-    p_dims, d_dims = partitions.as_tuple(), data.as_tuple()
-    for a, b in zip(p_dims, d_dims):
-        if a is not None and b is not None and a != b:
-            raise ValueError(f"Dimensions must be equal, but are {b} and {a}")
-    if len(p_dims) > len(d_dims):
-        raise ValueError(f"Shape must be at least rank {len(p_dims)} but is rank "
-                         f"{len(d_dims)}")
-    return [TensorShape([None] + list(d_dims[len(p_dims):]))] * num_partitions
-
-
-def _dynamic_partition_dtype(data, partitions, *, num_partitions):
-    check_dtype(partitions, (dtypes.int32,), "partitions")
-    return [data] * num_partitions
-
-
-def _dynamic_partition_kernel(data, partitions, *, num_partitions):
-    if data.shape[:partitions.ndim] != partitions.shape:
-        raise InvalidArgumentError(None, None, f"data.shape must start with partitions.shape, "
-                                   f"got data.shape = {list(data.shape)}, partitions.shape = "
-                                   f"{list(partitions.shape)}")
-    bad = (partitions < 0) | (partitions >= num_partitions)
-    if bad.any():
-        pos = tuple(int(v) for v in np.argwhere(bad)[0])
-        raise InvalidArgumentError(None, None, f"partitions{list(pos)} = {partitions[pos]} is "
-                                   f"not in [0, {num_partitions})")
-    return tuple(data[partitions == i] for i in range(num_partitions))
-
-
-def _dynamic_partition_num_outputs(attrs, n_inputs):
-    return attrs["num_partitions"]
-
-
-dynamic_partition_op = OpDef(
-    "DynamicPartition", shape=_dynamic_partition_shape, dtype=_dynamic_partition_dtype,
-    kernel=_dynamic_partition_kernel, attrs={"num_partitions": 1},
-    num_outputs=_dynamic_partition_num_outputs, input_names=("data", "partitions"))
-
-
-@dynamic_partition_op.def_grad
-def _dynamic_partition_grad(op, *dys):
-    """TF's ``_DynamicPartitionGrads``: stitch the pieces' gradients back in place."""
-    data, partitions = op.inputs
-    n = op.get_attr("num_partitions")
-    prefix_shape = array_ops.shape(partitions)
-    original = array_ops.reshape(math_ops.range(math_ops.reduce_prod(prefix_shape)),
-                                 prefix_shape)
-    pieces = dynamic_partition(original, partitions, n)
-    stitched = dynamic_stitch(pieces, [_dense(d) for d in dys])
-    return [array_ops.reshape(stitched, array_ops.shape(data)), None]
-
-
-def dynamic_partition(data, partitions, num_partitions, name=None) -> list:
-    """Splits ``data`` into ``num_partitions`` tensors by the index in ``partitions``.
-
-    >>> [t.op.type for t in dynamic_partition([1, 2, 3], [0, 1, 0], 2)]
-    ['DynamicPartition', 'DynamicPartition']
-    """
-    out = dynamic_partition_op.bind(data, partitions, num_partitions=num_partitions, name=name)
-    return list(out) if isinstance(out, tuple) else [out]
-
-
-# ── ParallelDynamicStitch ────────────────────────────────────────────────────────────
-def _stitch_shape(*args, N):
-    indices, data = args[:N], args[N:]
-    element = None
-    for idx, d in zip(indices, data):
-        if idx.ndims is None or d.ndims is None:
-            continue
-        tail = TensorShape(d.as_tuple()[idx.ndims:])
-        element = tail if element is None else element.merge_with(tail)
-    if element is None:
-        return TensorShape(None)
-    return TensorShape([None]).concatenate(element)
-
-
-def _stitch_shape_from_tensors(*args, N):
-    shape = _stitch_shape(*[t.shape for t in args], N=N)
-    values = [constant_value(t) for t in args[:N]]
-    if shape.ndims is not None and all(v is not None for v in values):
-        rows = max([int(v.max()) + 1 for v in values if v.size] or [0])
-        return TensorShape([rows]).concatenate(shape[1:])
-    return shape
-
-
-def _stitch_dtype(*dts, N):
-    for d in dts[:N]:
-        check_dtype(d, (dtypes.int32,), "indices")
-    first = dts[N]
-    for d in dts[N + 1:]:
-        if d is not first:
-            raise TypeError(f"ParallelDynamicStitch: data dtypes differ: {first.name} and "
-                            f"{d.name}")
-    return first
-
-
-def _stitch_kernel(*args, N):
-    indices, data = args[:N], args[N:]
-    rows = max([int(i.max()) + 1 for i in indices if i.size] or [0])
-    element = data[0].shape[indices[0].ndim:]
-    out = np.zeros((rows,) + element, dtype=data[0].dtype)
-    for idx, d in zip(indices, data):
-        if d.shape[:idx.ndim] != idx.shape:
-            raise InvalidArgumentError(None, None, f"data.shape must start with indices.shape, "
-                                       f"got {list(d.shape)} and {list(idx.shape)}")
-        out[idx.reshape(-1)] = d.reshape((-1,) + element)
-    return out
-
-
-parallel_dynamic_stitch_op = OpDef(
-    "ParallelDynamicStitch", shape=from_tensors(_stitch_shape_from_tensors), dtype=_stitch_dtype,
-    kernel=_stitch_kernel, attrs={"N": 1})
-
-
-@parallel_dynamic_stitch_op.def_grad
-def _stitch_grad(op, dy):
-    """TF's ``_DynamicStitchGrads``: each data input gathers its rows of the gradient."""
-    n = op.get_attr("N")
-    if isinstance(dy, IndexedSlices):
-        rows = array_ops.shape(op.outputs[0])[0]
-        dy = math_ops.unsorted_segment_sum(dy.values, dy.indices, rows)
-    return [None] * n + [array_ops.gather(dy, op.inputs[i]) for i in range(n)]
-
-
-def dynamic_stitch(indices, data, name=None) -> Tensor:
-    """Interleaves ``data`` into one tensor: ``out[indices[m][i]] = data[m][i]``
-    (TF's ``parallel_dynamic_stitch``; indices are expected not to overlap).
-
-    >>> dynamic_stitch([[0, 2], [1]], [[10, 30], [20]]).op.type
-    'ParallelDynamicStitch'
-    """
-    if len(indices) != len(data):
-        raise ValueError(f"dynamic_stitch: {len(indices)} index tensors for {len(data)} data "
-                         f"tensors")
-    return parallel_dynamic_stitch_op.bind(*indices, *data, N=len(indices), name=name)
-
 
 # ── SparseToDense ────────────────────────────────────────────────────────────────────
 def _sparse_to_dense_shape(sparse_indices, output_shape, sparse_values, default_value, *,
@@ -321,7 +182,7 @@ def _lookup_partitioned(params, ids, partition_strategy, max_norm, scope):
     gather_ids = dynamic_partition(new_ids, assignments, n)
     pindices = dynamic_partition(original_indices, assignments, n)
     pieces = [array_ops.gather(p, pids) for p, pids in zip(params, gather_ids)]
-    ret = dynamic_stitch(pindices, pieces, name=scope)
+    ret = parallel_dynamic_stitch(pindices, pieces, name=scope)
     element_shape_s = params[0].shape[1:]
     for p in params[1:]:
         element_shape_s = element_shape_s.merge_with(p.shape[1:])

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from scopeflow.framework import errors
+from scopeflow.framework import dtypes, errors
 from scopeflow.framework.dtype_groups import FLOATS, INDEX
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.opdef import OpDef, check_dtype, merge_shapes, scalar_shape
@@ -99,8 +99,28 @@ def _xent_logits_grad(op, grad_loss, grad_grad):
     return grad
 
 
+def _flatten_outer_dims(logits):
+    """TF's ``_flatten_outer_dims``: ``logits`` as a matrix of its last dim (the ops TF
+    builds, so the graph is TF's; the plan folds them where the shapes are static)."""
+    rank = array_ops.rank(logits)
+    last_dim_size = array_ops.slice(array_ops.shape(logits), [math_ops.subtract(rank, 1)], [1])
+    output = array_ops.reshape(logits, array_ops.concat([[-1], last_dim_size], 0))
+    dims = logits.shape.as_tuple()
+    if dims is not None and None not in dims[:-1]:
+        output.set_shape([int(np.prod(dims[:-1], dtype=np.int64)), dims[-1]])
+    return output
+
+
+def _move_dim_to_end(tensor, dim_index, rank):
+    return array_ops.transpose(tensor, array_ops.concat(
+        [math_ops.range(dim_index), math_ops.range(dim_index + 1, rank), [dim_index]], 0))
+
+
 def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None, dim=None):
     """``-sum(labels * log_softmax(logits), axis)``; gradients flow into ``labels`` too.
+
+    The graph is TF's: the class axis moved last, both inputs flattened to matrices, the
+    loss reshaped back (float16 and bfloat16 computed in float32).
 
     >>> softmax_cross_entropy_with_logits_v2([[0.0, 1.0]], [[1.0, 2.0]]).shape.as_list()
     [1]
@@ -109,27 +129,25 @@ def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None, d
     with name_scope(name, "softmax_cross_entropy_with_logits", [logits, labels]) as scope:
         logits = convert_to_tensor(logits, name="logits")
         labels = convert_to_tensor(labels, name="labels")
-        if labels.dtype.base_dtype != logits.dtype.base_dtype:
-            labels = math_ops.cast(labels, logits.dtype.base_dtype)
-        rank = logits.shape.ndims
-        if rank is None:
-            raise ValueError("softmax_cross_entropy_with_logits needs logits of known rank")
-        axis = axis % rank if rank else axis
-        if axis != rank - 1:  # TF's _move_dim_to_end (not a swap: the loss keeps the order)
-            perm = [i for i in range(rank) if i != axis] + [axis]
-            logits = array_ops.transpose(logits, perm)
-            labels = array_ops.transpose(labels, perm)
-        if rank == 2:
-            return xent_op.bind(logits, labels, name=scope)[0]
-        batch_shape = array_ops.shape(logits)[:-1] if not logits.shape[:-1].is_fully_defined() \
-            else logits.shape.as_list()[:-1]
-        depth = array_ops.shape(logits)[-1:] if logits.shape[-1:].as_list() == [None] \
-            else logits.shape.as_list()[-1:]
-        flat = [-1] + depth if isinstance(depth, list) else array_ops.concat([[-1], depth], 0)
-        cost, _ = xent_op.bind(array_ops.reshape(logits, flat), array_ops.reshape(labels, flat))
-        out = array_ops.reshape(cost, batch_shape, name=scope)
-        out.set_shape(logits.shape[:-1])
-        return out
+        to_float32 = logits.dtype.base_dtype.name in ("float16", "bfloat16")
+        precise_logits = math_ops.cast(logits, dtypes.float32) if to_float32 else logits
+        labels = math_ops.cast(labels, precise_logits.dtype)
+        input_rank = array_ops.rank(precise_logits)
+        static_shape = logits.shape
+        if axis != -1:
+            precise_logits = _move_dim_to_end(precise_logits, axis, input_rank)
+            labels = _move_dim_to_end(labels, axis, input_rank)
+        input_shape = array_ops.shape(precise_logits)
+        precise_logits = _flatten_outer_dims(precise_logits)
+        labels = _flatten_outer_dims(labels)
+        cost, _ = xent_op.bind(precise_logits, labels, name=scope)
+        output_shape = array_ops.slice(input_shape, [0], [math_ops.subtract(input_rank, 1)])
+        cost = array_ops.reshape(cost, output_shape)
+        if static_shape.ndims is not None:
+            dims = static_shape.as_list()
+            del dims[axis]
+            cost.set_shape(dims)
+        return math_ops.cast(cost, logits.dtype) if to_float32 else cost
 
 
 def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, dim=-1,

@@ -36,6 +36,7 @@ from scopeflow.runtime.passes import (
     const_kernels,
     constant_folding,
     consumer_fusion,
+    gradient_gates,
     owning_kernels,
     pass_through,
     producer_absorption,
@@ -47,7 +48,7 @@ __all__ = ["PASSES", "ENV_VAR", "select", "from_environment", "for_config", "run
 
 # In order: later passes rely on earlier ones (shapes inferred from the fed ones, folded
 # values, the final readers).
-PASSES = (shape_specialization, constant_folding, pass_through, producer_absorption,
+PASSES = (gradient_gates, shape_specialization, constant_folding, pass_through, producer_absorption,
           consumer_fusion, const_kernels, owning_kernels, buffer_reuse)
 ENV_VAR = "SCOPEFLOW_PLAN_PASSES"
 _BY_NAME = {p.NAME: p for p in PASSES}

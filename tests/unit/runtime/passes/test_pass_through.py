@@ -200,3 +200,20 @@ def test_a_mul_by_one_stays_where_its_copy_can_be_seen(passes):
     assert got[5].tolist() == (fx * fx).tolist()
     assert got[6].tolist() == np.exp(fx * fx).tolist()
     assert got[7].tolist() == (-fx).tolist() and got[8].tolist() == fx.tolist()
+
+
+def test_a_chain_forwarded_by_two_passes_keeps_its_source_alive(passes):
+    # pass_through forwards the Identity to the product; only the fed shape shows the
+    # Reshape of the Identity to be a no-op, and shape_specialization forwards it to the
+    # Identity's output. The Reshape's readers must keep the product alive (a gradient's
+    # control_dependency, then a flattening Reshape's gradient: every softmax
+    # cross-entropy's gradient has that chain).
+    x = tf.placeholder(tf.float32, [None, 3])
+    g = x * 2.0
+    r = tf.reshape(tf.identity(g), [-1, 3])
+    y = tf.exp(r) + tf.reduce_sum(r, 0, keepdims=True)
+    feed = np.arange(6, dtype=np.float32).reshape(2, 3)
+    want = np.exp(feed * 2) + (feed * 2).sum(0, keepdims=True)
+    for _ in range(2):  # the second run compiles the plan specialised on the fed shape
+        got = passes.compare("pass_through", lambda sess: sess.run(y, {x: feed}))
+        np.testing.assert_allclose(got[0] if isinstance(got, list) else got, want, rtol=1e-6)
