@@ -155,11 +155,7 @@ class _Resolver:
 
     @staticmethod
     def _module_detail(fullname: str, target: str) -> str:
-        path = fullname.split(".", 1)[1] if "." in fullname else ""
-        if path.startswith("compat.v1."):
-            path = path[len("compat.v1."):]
-        reason = api_fallback.not_planned_reason(path) if fullname.startswith("tensorflow") \
-            else None
+        reason = tensorflow_alias.module_not_planned_reason(fullname)
         if reason is not None:
             return f"no such module in scopeflow, not planned: {reason}"
         return f"no module {target} in scopeflow"

@@ -50,15 +50,22 @@ def target_name(fullname: str, aliases=None) -> str | None:
     return None if best is None else ALIASES[best] + fullname[len(best):]
 
 
+def module_not_planned_reason(fullname: str) -> str | None:
+    """Why scopeflow will not have the TF module ``fullname`` (``tensorflow.X``, also under
+    ``compat.v1``), or None when it is not one scopeflow rules out."""
+    if not fullname.startswith("tensorflow."):
+        return None
+    path = fullname[len("tensorflow."):]
+    if path.startswith("compat.v1."):
+        path = path[len("compat.v1."):]
+    return not_planned_reason(path)
+
+
 def _missing_module(fullname: str, target: str) -> ModuleNotFoundError:
     message = f"No module named {fullname!r} (scopeflow stands in for it, and has no {target})"
-    if fullname.startswith("tensorflow."):
-        path = fullname[len("tensorflow."):]
-        if path.startswith("compat.v1."):
-            path = path[len("compat.v1."):]
-        reason = not_planned_reason(path)
-        if reason is not None:
-            message += f"; scopeflow does not plan to have it: {reason}"
+    reason = module_not_planned_reason(fullname)
+    if reason is not None:
+        message += f"; scopeflow does not plan to have it: {reason}"
     elif fullname.startswith("horovod."):
         message += "; under scopeflow only horovod.tensorflow is available"
     return ModuleNotFoundError(message, name=fullname)
