@@ -1,8 +1,10 @@
 """``tf.contrib``: the parts of TF 1.x's contributed modules that TF1 tutorials used.
 
 ``tf.contrib.layers`` (``fully_connected``, ``conv2d``, ``batch_norm``, the Xavier and
-variance-scaling initializers, the l1/l2 regularizers...) and ``tf.contrib.rnn`` (the RNN
-cells and the static drivers) are modules here. ``tf.contrib.slim``, ``tf.contrib.framework``,
+variance-scaling initializers, the l1/l2 regularizers...), ``tf.contrib.losses`` (slim's
+losses, TF 1.15's argument order and weighting), ``tf.contrib.rnn`` (the RNN cells and the
+static drivers) and ``arg_scope`` (slim's ``arg_scope``, also in ``tf.contrib.framework``)
+are modules here. ``tf.contrib.slim``, ``tf.contrib.framework``,
 ``tf.contrib.learn.datasets`` (MNIST) and TF 1.x's deeper paths
 (``tensorflow.contrib.learn.python.learn.datasets.mnist``...) map onto these and the core API
 through the table of ``scopeflow/python/module_paths.py``. Any other ``tf.contrib.X`` raises
@@ -11,11 +13,11 @@ through the table of ``scopeflow/python/module_paths.py``. Any other ``tf.contri
 
 import importlib
 
-from scopeflow.contrib import layers, rnn
+from scopeflow.contrib import layers, losses, rnn
 from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.python import install, is_module_path
 
-__all__ = ["layers", "rnn"]
+__all__ = ["layers", "losses", "rnn"]
 
 install()
 

@@ -221,17 +221,19 @@ MODULE_PATHS: dict[str, tuple[str, ...]] = {
         _PROTOS + "Feature Features FeatureList FeatureLists BytesList FloatList Int64List",),
     # ── tensorflow.contrib: TF 1.x's paths onto scopeflow/contrib and the core API ──────
     "tensorflow.contrib.slim": (
-        "scopeflow.contrib.layers", "scopeflow.train.training_util: get_global_step "
+        "scopeflow.contrib.layers", "scopeflow.contrib.arg_scope", "scopeflow.contrib: losses",
+        "scopeflow.train.training_util: get_global_step "
         "get_or_create_global_step create_global_step assert_global_step",
         "scopeflow.state.variables: model_variables"),
     "tensorflow.contrib.framework": (
-        "scopeflow.contrib.layers: model_variable",
+        "scopeflow.contrib.layers: model_variable", "scopeflow.contrib.arg_scope",
         "scopeflow.train.training_util: get_global_step get_or_create_global_step "
         "create_global_step assert_global_step",
         "scopeflow.train.checkpoint_utils: init_from_checkpoint list_variables "
         "load_checkpoint load_variable",
         "scopeflow.state.variables: model_variables"),
     "tensorflow.contrib.framework.nest": ("scopeflow.framework.nest",),
+    "tensorflow.contrib.framework.python.ops.arg_scope": ("scopeflow.contrib.arg_scope",),
     "tensorflow.contrib.layers.python.layers": ("scopeflow.contrib.layers",),
     "tensorflow.contrib.layers.python.layers.layers": ("scopeflow.contrib.layers",),
     "tensorflow.contrib.layers.python.layers.initializers": (

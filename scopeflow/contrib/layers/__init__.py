@@ -23,6 +23,7 @@ import math
 import numbers
 
 from scopeflow import layers as core_layers
+from scopeflow.contrib.arg_scope import add_arg_scope
 from scopeflow.framework import dtypes, tensor_util
 from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.framework.graph import (
@@ -200,6 +201,7 @@ def _model_collections(collections):
     return out
 
 
+@add_arg_scope
 def model_variable(name, shape=None, dtype=dtypes.float32, initializer=None,
                    regularizer=None, trainable=True, collections=None):
     """``get_variable`` that also adds the variable to ``tf.GraphKeys.MODEL_VARIABLES``."""
@@ -300,6 +302,7 @@ def _weights_layer(layer, inputs, args):
 
 
 # ── fully_connected ──────────────────────────────────────────────────────────────────
+@add_arg_scope
 def fully_connected(inputs, num_outputs, activation_fn=nn_ops.relu, normalizer_fn=None,
                     normalizer_params=None, weights_initializer=None,
                     weights_regularizer=None, biases_initializer=init_ops.zeros_initializer(),
@@ -346,6 +349,7 @@ def _ints(value):
     return [int(getattr(v, "value", v)) for v in value]
 
 
+@add_arg_scope
 def convolution(inputs, num_outputs, kernel_size, stride=1, padding="SAME", data_format=None,
                 rate=1, activation_fn=nn_ops.relu, normalizer_fn=None, normalizer_params=None,
                 weights_initializer=None, weights_regularizer=None,
@@ -383,18 +387,21 @@ def convolution(inputs, num_outputs, kernel_size, stride=1, padding="SAME", data
         return _collect(outputs_collections, outputs)
 
 
+@add_arg_scope
 def convolution2d(inputs, num_outputs, kernel_size, stride=1, padding="SAME",
                   data_format=None, rate=1, activation_fn=nn_ops.relu, normalizer_fn=None,
                   normalizer_params=None, weights_initializer=None, weights_regularizer=None,
                   biases_initializer=init_ops.zeros_initializer(), biases_regularizer=None,
                   reuse=None, variables_collections=None, outputs_collections=None,
                   trainable=True, scope=None):
-    """A 2-D convolution layer (NHWC); see ``convolution``."""
-    return convolution(inputs, num_outputs, kernel_size, stride, padding, data_format, rate,
-                       activation_fn, normalizer_fn, normalizer_params, weights_initializer,
-                       weights_regularizer, biases_initializer, biases_regularizer, reuse,
-                       variables_collections, outputs_collections, trainable, scope,
-                       conv_dims=2)
+    """A 2-D convolution layer (NHWC); see ``convolution``. It passes every argument on
+    positionally, so it calls the undecorated ``convolution``: an ``arg_scope`` set for
+    ``convolution`` must not add keywords to them (TF's call raised a TypeError there)."""
+    return convolution.__wrapped__(
+        inputs, num_outputs, kernel_size, stride, padding, data_format, rate, activation_fn,
+        normalizer_fn, normalizer_params, weights_initializer, weights_regularizer,
+        biases_initializer, biases_regularizer, reuse, variables_collections,
+        outputs_collections, trainable, scope, conv_dims=2)
 
 
 conv2d = convolution2d
@@ -430,6 +437,7 @@ def _pair(value):
     return tuple(value)
 
 
+@add_arg_scope
 def max_pool2d(inputs, kernel_size, stride=2, padding="VALID", data_format="NHWC",
                outputs_collections=None, scope=None):
     """2-D max pooling, op ``MaxPool2D/MaxPool``; ``stride`` 2 and ``VALID`` by default.
@@ -441,6 +449,7 @@ def max_pool2d(inputs, kernel_size, stride=2, padding="VALID", data_format="NHWC
                    data_format, outputs_collections, scope)
 
 
+@add_arg_scope
 def avg_pool2d(inputs, kernel_size, stride=2, padding="VALID", data_format="NHWC",
                outputs_collections=None, scope=None):
     """2-D average pooling, op ``AvgPool2D/AvgPool``; ``stride`` 2 and ``VALID`` by default."""
@@ -448,6 +457,7 @@ def avg_pool2d(inputs, kernel_size, stride=2, padding="VALID", data_format="NHWC
                    data_format, outputs_collections, scope)
 
 
+@add_arg_scope
 def flatten(inputs, outputs_collections=None, scope=None):
     """``[batch, k]`` from ``[batch, ...]``, in name scope ``Flatten`` (op
     ``Flatten/flatten/Reshape``).
@@ -462,6 +472,7 @@ def flatten(inputs, outputs_collections=None, scope=None):
         return _collect(outputs_collections, core_layers.flatten(inputs))
 
 
+@add_arg_scope
 def dropout(inputs, keep_prob=0.5, noise_shape=None, is_training=True,
             outputs_collections=None, scope=None, seed=None):
     """Dropout keeping ``keep_prob`` of the values (scaled by ``1 / keep_prob``) when
@@ -473,6 +484,7 @@ def dropout(inputs, keep_prob=0.5, noise_shape=None, is_training=True,
         return _collect(outputs_collections, layer(inputs, training=is_training))
 
 
+@add_arg_scope
 def one_hot_encoding(labels, num_classes, on_value=1.0, off_value=0.0,
                      outputs_collections=None, scope=None):
     """One-hot float rows of ``labels`` (int32 labels are cast to int64 first, as TF's),
@@ -663,6 +675,7 @@ def _moments_batch_norm(inputs, decay, center, scale, epsilon, activation_fn,
         return _collect(outputs_collections, outputs)
 
 
+@add_arg_scope
 def batch_norm(inputs, decay=0.999, center=True, scale=False, epsilon=0.001,
                activation_fn=None, param_initializers=None, param_regularizers=None,
                updates_collections=GraphKeys.UPDATE_OPS, is_training=True, reuse=None,
