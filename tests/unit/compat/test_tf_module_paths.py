@@ -189,7 +189,7 @@ def test_from_import_and_attribute_chains():
     ("tensorflow.python.tools.freeze_graph", "freeze_graph", "convert_variables_to_constants"),
     ("tensorflow.python.client.device_lib", "list_local_devices", "no devices"),
     ("tensorflow.python.util.deprecation", "deprecated", "holds none of TF's names yet"),
-    ("tensorflow.contrib.slim", "arg_scope", "scopeflow.contrib.layers"),
+    ("tensorflow.contrib.slim", "repeat", "scopeflow.contrib.layers"),
     ("tensorflow.python.ops", "no_such_name", "holds none"),
 ])
 def test_a_lacking_name_raises_not_implemented_naming_the_tf_path(tf_path, name, why):
