@@ -1,5 +1,6 @@
-"""TF1's ``tensorflow.python.client`` modules that users import (``timeline``)."""
+"""TF1's ``tensorflow.python.client`` modules that users import (``timeline``,
+``device_lib``)."""
 
-from scopeflow.client import timeline
+from scopeflow.client import device_lib, timeline
 
-__all__ = ["timeline"]
+__all__ = ["device_lib", "timeline"]

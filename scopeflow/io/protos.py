@@ -94,5 +94,11 @@ FeatureLists = _get("FeatureLists")
 Example = _get("Example")
 SequenceExample = _get("SequenceExample")
 
+# The devices device_lib.list_local_devices describes (device_attributes.proto).
+InterconnectLink = _get("InterconnectLink")
+LocalLinks = _get("LocalLinks")
+DeviceLocality = _get("DeviceLocality")
+DeviceAttributes = _get("DeviceAttributes")
+
 # DataType enum values by name ("DT_FLOAT" -> 1) and back.
 DATA_TYPE = _POOL.FindEnumTypeByName("tensorflow.DataType")

@@ -173,7 +173,7 @@ MODULE_PATHS: dict[str, tuple[str, ...]] = {
         "scopeflow.summary.reader: summary_iterator",),
     "tensorflow.python.client.session": ("scopeflow.runtime.session",),
     "tensorflow.python.client.timeline": ("scopeflow.client.timeline",),
-    "tensorflow.python.client.device_lib": (),
+    "tensorflow.python.client.device_lib": ("scopeflow.client.device_lib",),
     "tensorflow.python.platform.gfile": ("scopeflow.platform.gfile",),
     "tensorflow.python.platform.tf_logging": ("scopeflow.platform.tf_logging",),
     "tensorflow.python.platform.app": ("scopeflow.platform.app",),
@@ -202,6 +202,8 @@ MODULE_PATHS: dict[str, tuple[str, ...]] = {
     "tensorflow.core.framework.summary_pb2": (
         _PROTOS + "Summary SummaryMetadata HistogramProto",),
     "tensorflow.core.framework.step_stats_pb2": (_PROTOS + "StepStats",),
+    "tensorflow.core.framework.device_attributes_pb2": (
+        _PROTOS + "DeviceAttributes DeviceLocality LocalLinks InterconnectLink",),
     "tensorflow.core.framework.cost_graph_pb2": (_PROTOS + "CostGraphDef",),
     "tensorflow.core.protobuf.config_pb2": (
         _PROTOS + "ConfigProto GPUOptions GraphOptions OptimizerOptions ThreadPoolOptionProto "
@@ -262,6 +264,4 @@ NOTES = {
     "tensorflow.python.framework.graph_util": (
         "scopeflow does not implement TF's graph rewriting helpers "
         "(convert_variables_to_constants, extract_sub_graph...) yet"),
-    "tensorflow.python.client.device_lib": (
-        "scopeflow runs NumPy kernels on the CPU: there are no devices to list"),
 }
