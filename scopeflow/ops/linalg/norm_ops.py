@@ -1,0 +1,113 @@
+"""Norms and the cross product: ``norm`` (TF1's ``tf.norm``, built from reductions as TF
+builds it) and the Cross op."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scopeflow.framework import errors
+from scopeflow.framework.dtype_groups import REAL
+from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
+from scopeflow.framework.opdef import OpDef, merge_shapes
+from scopeflow.framework.tensor_shape import TensorShape
+from scopeflow.ops.array.shape_ops import squeeze
+from scopeflow.ops.math.arithmetic_ops import conj, multiply
+from scopeflow.ops.math.elementwise_ops import abs as abs_
+from scopeflow.ops.math.elementwise_ops import pow as pow_
+from scopeflow.ops.math.elementwise_ops import sqrt
+from scopeflow.ops.math.reduction_ops import reduce_max, reduce_sum
+from scopeflow.ops.op_helpers import _deprecated_lookup, _same_dtype_in
+
+__all__ = ["norm", "cross"]
+
+
+# ── norm (composite) ─────────────────────────────────────────────────────────────────
+def _norm_args(ord, axis):  # noqa: A002 - TF's name
+    """TF's argument checks; ``(is_matrix_norm, axis as a tuple or None)``."""
+    is_matrix = isinstance(axis, (tuple, list)) and len(axis) == 2
+    if is_matrix:
+        axis = tuple(axis)
+        if not isinstance(axis[0], int) or not isinstance(axis[1], int) or axis[0] == axis[1]:
+            raise ValueError("'axis' must be None, an integer, or a tuple of 2 unique "
+                             f"integers, got {axis}")
+        supported = ["euclidean", "fro", 1, 2, np.inf]
+        if ord not in supported:
+            raise ValueError(f"'ord' must be a supported matrix norm in {supported}, got {ord}")
+        return True, axis
+    if not (isinstance(axis, int) or axis is None):
+        raise ValueError("'axis' must be None, an integer, or a tuple of 2 unique integers, "
+                         f"got {axis}")
+    if (not np.isreal(ord) or ord <= 0) and ord not in ["euclidean", 1, 2, np.inf]:
+        raise ValueError(f"'ord' must be a supported vector norm, got {ord}")
+    return False, None if axis is None else (axis,)
+
+
+def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None,  # noqa: A002
+         keep_dims=None) -> Tensor:
+    """The vector norm (``axis`` None or an int) or matrix norm (``axis`` a pair) of
+    ``tensor``: ``ord`` is ``'euclidean'``/``'fro'``, 1, ``np.inf`` or (vectors) any
+    positive p. The matrix 2-norm (the largest singular value) is not implemented."""
+    keepdims = _deprecated_lookup("keepdims", keepdims, "keep_dims", keep_dims)
+    is_matrix, axis = _norm_args(ord, axis)
+    if is_matrix and ord in (2, 2.0):
+        raise NotImplementedError("tf.norm's matrix 2-norm needs the SVD, which scopeflow "
+                                  "does not implement yet")
+    with name_scope(name, "norm", [tensor]):
+        tensor = convert_to_tensor(tensor)
+        if ord in ("fro", "euclidean", 2, 2.0):
+            result = sqrt(reduce_sum(multiply(tensor, conj(tensor)), axis, keepdims=True))
+        else:
+            result = abs_(tensor)
+            if ord == 1:
+                result = reduce_sum(result, None if axis is None else axis[0], keepdims=True)
+                if is_matrix:
+                    result = reduce_max(result, axis[-1], keepdims=True)
+            elif ord == np.inf:
+                if is_matrix:
+                    result = reduce_sum(result, axis[1], keepdims=True)
+                result = reduce_max(result, None if axis is None else axis[0], keepdims=True)
+            else:
+                result = pow_(reduce_sum(pow_(result, ord), axis, keepdims=True), 1.0 / ord)
+        if not keepdims:
+            result = squeeze(result, axis)
+        return result
+
+
+# ── Cross ────────────────────────────────────────────────────────────────────────────
+def _cross_shape(a, b):
+    s = merge_shapes(a, b)
+    dims = s.as_tuple()
+    if dims is None:
+        return s
+    if not dims:
+        raise ValueError("Shape must be at least rank 1 but is rank 0")
+    if dims[-1] is not None and dims[-1] != 3:
+        raise ValueError(f"Dimension must be 3 but is {dims[-1]}")
+    return TensorShape(dims)
+
+
+def _cross_kernel(a, b):
+    if a.shape != b.shape:
+        raise errors.InvalidArgumentError(
+            None, None, f"Both inputs must be of same shape: {list(a.shape)} vs. "
+                        f"{list(b.shape)}")
+    if a.ndim == 0 or a.shape[-1] != 3:
+        raise errors.InvalidArgumentError(
+            None, None, f"Trailing dimension must be of size 3: {list(a.shape)}")
+    return np.cross(a, b).astype(a.dtype, copy=False)
+
+
+cross_op = OpDef("Cross", shape=_cross_shape, dtype=_same_dtype_in(REAL, "T"),
+                 kernel=_cross_kernel, input_names=("a", "b"))
+
+
+@cross_op.def_grad
+def _cross_grad(op, dy):
+    """d(a × b) = (b × dy, dy × a)."""
+    a, b = op.inputs
+    return [cross(b, dy), cross(dy, a)]
+
+
+def cross(a, b, name=None) -> Tensor:
+    """The cross product of the 3-vectors along the last dimension of ``a`` and ``b``."""
+    return cross_op.bind(a, b, name=name)
