@@ -42,6 +42,8 @@ from scopeflow.state.partitioning import *  # noqa: F403
 from scopeflow.state.partitioned_variables import *  # noqa: F403
 from scopeflow.state import operators  # Tensor's and Variable's Python operators
 from scopeflow.api import initializers, math, nn, random
+from scopeflow.api import linalg
+from scopeflow.ops.linalg import *  # noqa: F403
 from scopeflow import layers
 from scopeflow import losses
 from scopeflow.api import image
@@ -115,8 +117,8 @@ from scopeflow.compat.tensorflow_alias import install_as_tensorflow  # noqa: E40
 
 # The namespace modules live in scopeflow/api/ and scopeflow/platform/; ``import scopeflow.nn``
 # and ``from scopeflow.gfile import GFile`` reach them under their TF names too.
-for _name in ("nn", "math", "random", "sparse", "image", "initializers", "debugging", "queue",
-              "gfile", "flags", "app", "python_io"):
+for _name in ("nn", "math", "linalg", "random", "sparse", "image", "initializers", "debugging",
+              "queue", "gfile", "flags", "app", "python_io"):
     _sys.modules.setdefault(f"{__name__}.{_name}", globals()[_name])
 
 # A TF1 name scopeflow lacks raises NotImplementedError naming it (api/fallback.py); the

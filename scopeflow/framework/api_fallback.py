@@ -39,6 +39,7 @@ NAMESPACES = {
     "scopeflow.api.nn": "nn",
     "scopeflow.rnn.rnn_cell": "nn.rnn_cell",
     "scopeflow.api.math": "math",
+    "scopeflow.api.linalg": "linalg",
     "scopeflow.api.debugging": "debugging",
     "scopeflow.api.random": "random",
     "scopeflow.api.image": "image",

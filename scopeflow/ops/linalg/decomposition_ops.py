@@ -165,7 +165,7 @@ def logdet(matrix, name=None) -> Tensor:
         d = matrix_diag_part(chol)
         if d.dtype.base_dtype.is_complex:
             d = abs_(d)
-        return multiply(2.0, reduce_sum(log(d), axis=[-1]))
+        return 2.0 * reduce_sum(log(d), axis=[-1])  # TF: `2.0 * ...` (op "mul")
 
 
 def matrix_solve_ls(matrix, rhs, l2_regularizer=0.0, fast=True, name=None) -> Tensor:
