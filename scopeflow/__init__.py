@@ -34,6 +34,7 @@ from scopeflow.ops.state.init_ops import *  # noqa: F403
 from scopeflow.ops.math_ops import *  # noqa: F403
 from scopeflow.ops.random.random_ops import *  # noqa: F403
 from scopeflow.ops.array.reverse_ops import reverse, reverse_sequence, reverse_v2
+from scopeflow.ops.array.sort_ops import argsort, searchsorted, setdiff1d, sort, unique_with_counts
 from scopeflow.ops.state.state_ops import assign, assign_add, assign_sub
 from scopeflow.runtime.session import InteractiveSession, Session, get_default_session
 from scopeflow.state.variables import *  # noqa: F403
@@ -47,6 +48,7 @@ from scopeflow.ops.linalg import *  # noqa: F403
 from scopeflow import layers
 from scopeflow import losses
 from scopeflow.api import image
+from scopeflow.api import manip
 from scopeflow.ops.image.image_transform_ops import random_crop
 from scopeflow import data
 from scopeflow import contrib
@@ -118,7 +120,7 @@ from scopeflow.compat.tensorflow_alias import install_as_tensorflow  # noqa: E40
 # The namespace modules live in scopeflow/api/ and scopeflow/platform/; ``import scopeflow.nn``
 # and ``from scopeflow.gfile import GFile`` reach them under their TF names too.
 for _name in ("nn", "math", "linalg", "random", "sparse", "image", "initializers", "debugging",
-              "queue", "gfile", "flags", "app", "python_io"):
+              "queue", "gfile", "flags", "app", "python_io", "manip"):
     _sys.modules.setdefault(f"{__name__}.{_name}", globals()[_name])
 
 # A TF1 name scopeflow lacks raises NotImplementedError naming it (api/fallback.py); the

@@ -43,6 +43,7 @@ NAMESPACES = {
     "scopeflow.api.debugging": "debugging",
     "scopeflow.api.random": "random",
     "scopeflow.api.image": "image",
+    "scopeflow.api.manip": "manip",
     "scopeflow.api.sparse": "sparse",
     "scopeflow.layers": "layers",
     "scopeflow.losses": "losses",

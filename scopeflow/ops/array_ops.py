@@ -11,6 +11,20 @@ modules; ``layout_ops`` installs the auto-packing conversion of lists that conta
 
 from __future__ import annotations
 
+from scopeflow.ops.array.grid_ops import (  # noqa: F401 - re-exported
+    einsum,
+    einsum_op,
+    ensure_shape,
+    ensure_shape_op,
+    meshgrid,
+    parallel_concat_op,
+    parallel_stack,
+    roll,
+    roll_op,
+    sequence_mask,
+    unravel_index,
+    unravel_index_op,
+)
 from scopeflow.ops.array.indexing_ops import (  # noqa: F401 - re-exported
     boolean_mask,
     gather,
@@ -40,6 +54,20 @@ from scopeflow.ops.array.reverse_ops import (  # noqa: F401 - re-exported
     reverse_sequence,
     reverse_sequence_op,
     reverse_v2,
+)
+from scopeflow.ops.array.scatter_nd_ops import (  # noqa: F401 - re-exported
+    gather_nd,
+    gather_nd_op,
+    scatter_nd,
+    scatter_nd_op,
+    tensor_scatter_add,
+    tensor_scatter_nd_add,
+    tensor_scatter_nd_max,
+    tensor_scatter_nd_min,
+    tensor_scatter_nd_sub,
+    tensor_scatter_nd_update,
+    tensor_scatter_sub,
+    tensor_scatter_update,
 )
 from scopeflow.ops.array.shape_ops import (  # noqa: F401 - re-exported
     broadcast_args_op,
@@ -88,6 +116,18 @@ from scopeflow.ops.array.slicing_ops import (  # noqa: F401 - re-exported
     split_op,
     split_v_op,
 )
+from scopeflow.ops.array.space_ops import (  # noqa: F401 - re-exported
+    batch_to_space,
+    batch_to_space_nd,
+    batch_to_space_nd_op,
+    depth_to_space,
+    depth_to_space_op,
+    space_to_batch,
+    space_to_batch_nd,
+    space_to_batch_nd_op,
+    space_to_depth,
+    space_to_depth_op,
+)
 from scopeflow.ops.math.linspace_ops import (  # noqa: F401 - re-exported
     lin_space,
     lin_space_op,
@@ -118,4 +158,10 @@ __all__ = [
     "slice", "strided_slice", "gather", "one_hot", "shape", "shape_n", "size", "rank", "fill",
     "zeros",
     "ones", "zeros_like", "ones_like", "boolean_mask", "newaxis", "invert_permutation",
+    "gather_nd", "scatter_nd", "tensor_scatter_nd_update", "tensor_scatter_nd_add",
+    "tensor_scatter_nd_sub", "tensor_scatter_nd_max", "tensor_scatter_nd_min",
+    "tensor_scatter_update", "tensor_scatter_add", "tensor_scatter_sub", "space_to_depth",
+    "depth_to_space", "space_to_batch_nd", "batch_to_space_nd", "space_to_batch",
+    "batch_to_space", "roll", "unravel_index", "ensure_shape", "parallel_stack", "einsum",
+    "sequence_mask", "meshgrid",
 ]

@@ -39,6 +39,22 @@ def _one_hot_ref(idx, depth, on=1.0, off=0.0, axis=-1, dtype=np.float32):
     return np.moveaxis(out, -1, axis)
 
 
+def _ts_ref(x, i, u, ufunc):
+    out = x.copy()
+    if ufunc is None:
+        out[tuple(i.T)] = u
+    else:
+        ufunc.at(out, tuple(i.T), u)
+    return out
+
+
+def _b2s_ref(x, b):
+    """BatchToSpace of a square block ``b`` over the two spatial dims (no crops)."""
+    n, h, w = x.shape[0] // (b * b), x.shape[1], x.shape[2]
+    out = x.reshape(b, b, n, h, w, -1).transpose(2, 3, 0, 4, 1, 5)
+    return out.reshape(n, h * b, w * b, -1)
+
+
 X23 = rand(2, 3)
 X234 = rand(2, 3, 4)
 
@@ -271,4 +287,81 @@ ROWS = [
     OpCase("GatherV2", lambda tf, x, i: tf.gather(x, i, axis=2, batch_dims=1),
            lambda x, i: np.stack([np.take(x[b], i[b], 1) for b in range(2)]),
            [X234, np.array([[0, 3, 3], [1, 1, 2]], np.int32)], id="GatherV2-batch_dims-axis2"),
+    # ── GatherNd / ScatterNd / TensorScatter* (scatter_nd_ops) ──
+    OpCase("GatherNd", lambda tf, x, i: tf.gather_nd(x, i),
+           lambda x, i: x[tuple(i.T)], [X234, np.array([[1, 0], [0, 2], [1, 0]], np.int32)]),
+    OpCase("GatherNd", lambda tf, x, i: tf.gather_nd(x, i), lambda x, i: x[i[:, 0]],
+           [X234, np.array([[1], [0], [1]], np.int32)], id="GatherNd-rows"),
+    OpCase("GatherNd", lambda tf, x, i: tf.gather_nd(x, i), lambda x, i: x[tuple(i.T)],
+           [X234, np.array([[1, 2, 3], [0, 0, 0]], np.int32)], id="GatherNd-scalars"),
+    OpCase("ScatterNd", lambda tf, i, u: tf.scatter_nd(i, u, [4, 3]),
+           lambda i, u: np.add.at(z := np.zeros((4, 3), np.float32), i[:, 0], u) or z,
+           [np.array([[1], [3], [1]], np.int32), rand(3, 3)]),
+    OpCase("TensorScatterUpdate", lambda tf, x, i, u: tf.tensor_scatter_nd_update(x, i, u),
+           lambda x, i, u: _ts_ref(x, i, u, None),
+           [X234, np.array([[1, 2], [0, 0]], np.int32), rand(2, 4, seed=3)]),
+    OpCase("TensorScatterAdd", lambda tf, x, i, u: tf.tensor_scatter_nd_add(x, i, u),
+           lambda x, i, u: _ts_ref(x, i, u, np.add),
+           [X234, np.array([[1, 2], [1, 2]], np.int32), rand(2, 4, seed=3)]),
+    OpCase("TensorScatterSub", lambda tf, x, i, u: tf.tensor_scatter_sub(x, i, u),
+           lambda x, i, u: _ts_ref(x, i, u, np.subtract),
+           [X234, np.array([[1, 2], [0, 1]], np.int32), rand(2, 4, seed=3)]),
+    OpCase("TensorScatterMax", lambda tf, x, i, u: tf.tensor_scatter_nd_max(x, i, u),
+           lambda x, i, u: _ts_ref(x, i, u, np.maximum),
+           [X234, np.array([[1, 2], [0, 1]], np.int32), rand(2, 4, seed=3)]),
+    OpCase("TensorScatterMin", lambda tf, x, i, u: tf.tensor_scatter_nd_min(x, i, u),
+           lambda x, i, u: _ts_ref(x, i, u, np.minimum),
+           [X234, np.array([[1, 2], [0, 1]], np.int32), rand(2, 4, seed=3)]),
+    # ── sort / argsort build TopKV2; LowerBound, UpperBound, UniqueWithCounts, ListDiff ──
+    OpCase("TopKV2", lambda tf, x: tf.sort(x, axis=1), lambda x: np.sort(x, 1), [X234],
+           id="TopKV2-sort-axis1"),
+    OpCase("TopKV2", lambda tf, x: tf.argsort(x, direction="DESCENDING"),
+           lambda x: np.argsort(-x, -1, kind="stable").astype(np.int32), [X234],
+           id="TopKV2-argsort-desc"),
+    OpCase("LowerBound", lambda tf, s, v: tf.searchsorted(s, v),
+           lambda s, v: np.stack([np.searchsorted(a, b) for a, b in zip(s, v)]).astype(np.int32),
+           [np.sort(rand(2, 5), 1), rand(2, 3, seed=4)]),
+    OpCase("UpperBound", lambda tf, s, v: tf.searchsorted(s, v, side="right"),
+           lambda s, v: np.searchsorted(s, v, "right").astype(np.int32),
+           [np.array([1, 2, 2, 3], np.float32), np.array([2, 0, 3], np.float32)]),
+    OpCase("UniqueWithCounts", lambda tf, x: list(tf.unique_with_counts(x)),
+           lambda x: [np.array([4, 1, 2], np.int32), np.array([0, 1, 0, 2, 1], np.int32),
+                      np.array([2, 2, 1], np.int32)], [np.array([4, 1, 4, 2, 1], np.int32)]),
+    OpCase("ListDiff", lambda tf, x, y: list(tf.setdiff1d(x, y)),
+           lambda x, y: [np.array([1, 3], np.int32), np.array([0, 2], np.int32)],
+           [np.array([1, 2, 3, 4], np.int32), np.array([4, 2], np.int32)]),
+    # ── SpaceToDepth / DepthToSpace / SpaceToBatchND / BatchToSpaceND (space_ops) ──
+    OpCase("SpaceToDepth", lambda tf, x: tf.space_to_depth(x, 2),
+           lambda x: x.reshape(2, 2, 2, 3, 2, 3).transpose(0, 1, 3, 2, 4, 5).reshape(2, 2, 3, 12),
+           [rand(2, 4, 6, 3)]),
+    OpCase("DepthToSpace", lambda tf, x: tf.depth_to_space(x, 2),
+           lambda x: x.reshape(2, 2, 3, 2, 2, 2).transpose(0, 1, 3, 2, 4, 5).reshape(2, 4, 6, 2),
+           [rand(2, 2, 3, 8)]),
+    OpCase("SpaceToBatchND", lambda tf, x: tf.space_to_batch_nd(x, [2, 2], [[0, 0], [1, 1]]),
+           lambda x: np.concatenate([np.pad(x, [(0, 0), (0, 0), (1, 1), (0, 0)])[:, a::2, b::2]
+                                     for a in range(2) for b in range(2)]),
+           [rand(2, 4, 4, 3)]),
+    OpCase("BatchToSpaceND", lambda tf, x: tf.batch_to_space(x, [[0, 0], [1, 1]], 2),
+           lambda x: _b2s_ref(x, 2)[:, :, 1:-1], [rand(8, 2, 3, 1)]),
+    # ── Roll / UnravelIndex / EnsureShape / ParallelConcat / Einsum (grid_ops) ──
+    OpCase("Roll", lambda tf, x: tf.roll(x, [1, -2], [0, 2]),
+           lambda x: np.roll(x, (1, -2), (0, 2)), [X234]),
+    OpCase("UnravelIndex", lambda tf, i: tf.unravel_index(i, [2, 3, 4]),
+           lambda i: np.stack(np.unravel_index(i, (2, 3, 4))).astype(np.int32),
+           [np.array([0, 7, 23, 12], np.int32)]),
+    OpCase("EnsureShape", lambda tf, x: tf.ensure_shape(x, [2, None, 4]), lambda x: x, [X234]),
+    OpCase("ParallelConcat", lambda tf, x, y: tf.parallel_stack([x, y]),
+           lambda x, y: np.stack([x, y]), [X23, rand(2, 3, seed=5)]),
+    OpCase("Einsum", lambda tf, x, y: tf.einsum("ij,jk->ik", x, y), lambda x, y: x @ y,
+           [X23, rand(3, 4)], rtol=1e-5),
+    OpCase("Einsum", lambda tf, x, y: tf.einsum("bij,kj->bk", x, y),
+           lambda x, y: np.einsum("bij,kj->bk", x, y), [X234, rand(5, 4)], rtol=1e-5,
+           id="Einsum-reduce"),
+    OpCase("Einsum", lambda tf, x: tf.einsum("ijk->ki", x), lambda x: x.sum(1).T, [X234],
+           rtol=1e-5, id="Einsum-unary"),
+    OpCase("Einsum", lambda tf, x, y: tf.einsum("ij,kl->ik", x, y),
+           lambda x, y: np.einsum("ij,kl->ik", x, y), [X23, rand(4, 2)], rtol=1e-5,
+           id="Einsum-outer-sums"),
+    OpCase("Less", lambda tf, n: tf.sequence_mask(n, 5), lambda n: np.arange(5) < n[:, None],
+           [np.array([0, 2, 5], np.int32)], id="Less-sequence_mask"),
 ]
