@@ -68,6 +68,12 @@ from scopeflow.ops.nn.embedding_ops import sparse_to_dense
 from scopeflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from scopeflow.ops.math.segment_ops import (
     segment_sum, sparse_segment_mean, sparse_segment_sqrt_n, sparse_segment_sum, unique)
+from scopeflow.ops.math.segment_ops import (
+    segment_max, segment_mean, segment_min, segment_prod, unsorted_segment_max,
+    unsorted_segment_mean, unsorted_segment_min, unsorted_segment_prod, unsorted_segment_sqrt_n)
+from scopeflow.ops.math.scan_ops import cumprod, cumsum
+from scopeflow.ops.math.statistics_ops import accumulate_n, count_nonzero
+from scopeflow.ops.math.histogram_ops import histogram_fixed_width
 from scopeflow.ops.sparse.sparse_ops import sparse_placeholder, sparse_tensor_to_dense
 from scopeflow.api import sparse
 from scopeflow.platform import app, flags, gfile, python_io

@@ -2,18 +2,40 @@
 
 from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.ops import math_ops
+from scopeflow.ops.math.scan_ops import cumprod, cumsum, cumulative_logsumexp
 from scopeflow.ops.math.segment_ops import (
+    segment_max,
+    segment_mean,
+    segment_min,
+    segment_prod,
     segment_sum,
     sparse_segment_mean,
     sparse_segment_sqrt_n,
     sparse_segment_sum,
+    unsorted_segment_max,
+    unsorted_segment_mean,
+    unsorted_segment_min,
+    unsorted_segment_prod,
+    unsorted_segment_sqrt_n,
+)
+from scopeflow.ops.math.statistics_ops import (
+    accumulate_n,
+    count_nonzero,
+    polyval,
+    reduce_euclidean_norm,
+    reduce_std,
+    reduce_variance,
 )
 from scopeflow.ops.math_ops import *  # noqa: F403
 from scopeflow.ops.nn.nn_top_k_ops import in_top_k, top_k
 
 __all__ = math_ops.__all__ + [
     "segment_sum", "sparse_segment_sum", "sparse_segment_mean", "sparse_segment_sqrt_n",
-    "top_k", "in_top_k"]
+    "top_k", "in_top_k",
+    "cumsum", "cumprod", "cumulative_logsumexp", "segment_max", "segment_mean", "segment_min",
+    "segment_prod", "unsorted_segment_max", "unsorted_segment_mean", "unsorted_segment_min",
+    "unsorted_segment_prod", "unsorted_segment_sqrt_n", "accumulate_n", "count_nonzero",
+    "polyval", "reduce_euclidean_norm", "reduce_std", "reduce_variance"]
 
 
 def __getattr__(name):

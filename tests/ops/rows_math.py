@@ -371,3 +371,56 @@ ROWS += [
     OpCase("DivNoNan", lambda tf, x, y: tf.div_no_nan(x, y), lambda x, y: x / y,
            [rand(2, 3), rand(3, low=1.0, high=2.0, seed=5)], id="DivNoNan"),
 ]
+
+# Scans (Cumsum, Cumprod, CumulativeLogsumexp), EuclideanNorm and HistogramFixedWidth.
+_SCAN_X = rand(3, 4, seed=11)
+
+
+def _scan_ref(fn, identity, axis, exclusive=False, reverse=False):
+    def ref(x):
+        y = np.flip(x, axis) if reverse else x
+        out = fn(y, axis=axis).astype(x.dtype)
+        if exclusive:
+            out = np.concatenate([np.full_like(np.take(out, [0], axis), identity),
+                                  np.take(out, range(x.shape[axis] - 1), axis)], axis)
+        return np.flip(out, axis) if reverse else out
+    return ref
+
+
+def _logcumsumexp(x, axis):
+    return np.logaddexp.accumulate(x, axis=axis)
+
+
+ROWS += [
+    OpCase("Cumsum", lambda tf, x: tf.cumsum(x, 1), _scan_ref(np.cumsum, 0, 1), [_SCAN_X]),
+    OpCase("Cumsum", lambda tf, x: tf.math.cumsum(x, 0, exclusive=True, reverse=True),
+           _scan_ref(np.cumsum, 0, 0, True, True), [_SCAN_X], id="Cumsum-exclusive-reverse"),
+    OpCase("Cumsum", lambda tf, x: tf.cumsum(x, -1, exclusive=True),
+           _scan_ref(np.cumsum, 0, 1, True), [_a([[1, 2, 3], [4, 5, 6]], i64)],
+           id="Cumsum-int64"),
+    OpCase("Cumprod", lambda tf, x: tf.cumprod(x, 1), _scan_ref(np.cumprod, 1, 1),
+           [_pos(3, 4)], rtol=1e-5),
+    OpCase("Cumprod", lambda tf, x: tf.math.cumprod(x, 0, exclusive=True, reverse=True),
+           _scan_ref(np.cumprod, 1, 0, True, True), [_pos(3, 4)], rtol=1e-5,
+           id="Cumprod-exclusive-reverse"),
+    OpCase("CumulativeLogsumexp", lambda tf, x: tf.math.cumulative_logsumexp(x, 1),
+           _scan_ref(_logcumsumexp, -np.inf, 1), [_SCAN_X], rtol=1e-5),
+    OpCase("CumulativeLogsumexp",
+           lambda tf, x: tf.math.cumulative_logsumexp(x, 0, exclusive=True, reverse=True),
+           _scan_ref(_logcumsumexp, -np.inf, 0, True, True), [_SCAN_X.astype(f64)],
+           id="CumulativeLogsumexp-exclusive-reverse", check_grad=False),
+    OpCase("EuclideanNorm", lambda tf, x: tf.math.reduce_euclidean_norm(x, 1),
+           lambda x: np.sqrt((x * x).sum(1)), [_SCAN_X], rtol=1e-5),
+    OpCase("EuclideanNorm", lambda tf, x: tf.math.reduce_euclidean_norm(x, keepdims=True),
+           lambda x: np.sqrt((x * x).sum()).reshape(1, 1), [_SCAN_X], rtol=1e-5,
+           id="EuclideanNorm-all-keepdims"),
+    OpCase("EuclideanNorm", lambda tf, x: tf.math.reduce_euclidean_norm(x, 1),
+           lambda x: _a([5, 13], i32), [_a([[3, -4], [5, 12]], i32)], id="EuclideanNorm-int"),
+    OpCase("HistogramFixedWidth",
+           lambda tf, v: tf.histogram_fixed_width(v, [0.0, 5.0], nbins=5),
+           lambda v: _a([2, 1, 1, 0, 1], i32), [_a([0.0, 1.0, 2.0, 5.0, -1.0], f32)]),
+    OpCase("HistogramFixedWidth",
+           lambda tf, v: tf.histogram_fixed_width(v, [0, 5], nbins=3, dtype=tf.int64),
+           lambda v: _a([3, 2, 1], i64), [_a([0, 1, 2, 5, -1, 3], i32)],
+           id="HistogramFixedWidth-int64"),
+]

@@ -98,3 +98,86 @@ for _c in ("Sum", "Mean", "SqrtN"):
                            [rand(4, 3), IDX, SEG], rtol=1e-5))
     ROWS.append(OpCase(f"SparseSegment{_c}GradV2", _grad_builder(_c, 2), _sparse_grad_ref(_c),
                        [rand(4, 3), IDX, SEG], rtol=1e-5))
+
+
+# SegmentMax/Min/Mean/Prod, the unsorted ones, and the composites over UnsortedSegmentSum.
+def _seg_reduce_ref(fn, empty):
+    """Sorted or unsorted segment reduction of rows by ``fn``; ``empty`` where no rows."""
+    def ref(data, ids, n=None):
+        n = int(ids.max()) + 1 if n is None else int(n)
+        out = np.full((n,) + data.shape[1:], empty(data.dtype), data.dtype)
+        for s in range(n):
+            rows = data[ids == s]
+            if len(rows):
+                out[s] = fn(rows, axis=0)
+        return out
+    return ref
+
+
+def _unsorted_ref(fn, empty):
+    def ref(data, ids):
+        return _seg_reduce_ref(fn, empty)(data, ids, 4)
+    return ref
+
+
+def _lowest(dt):
+    return np.finfo(dt).min if np.dtype(dt).kind == "f" else np.iinfo(dt).min
+
+
+def _highest(dt):
+    return np.finfo(dt).max if np.dtype(dt).kind == "f" else np.iinfo(dt).max
+
+
+def _zero(dt):
+    return 0
+
+
+def _one(dt):
+    return 1
+
+
+def _unsorted_mean_ref(root):
+    def ref(data, ids):
+        out = np.zeros((4,) + data.shape[1:], data.dtype)
+        for s in range(4):
+            rows = data[ids == s]
+            if len(rows):
+                out[s] = rows.sum(0) / (np.sqrt(len(rows)) if root else len(rows))
+        return out
+    return ref
+
+
+UIDS = np.array([3, 0, 3, -1, 1], i32)   # segment 2 empty, one id dropped
+SORTED = np.array([0, 0, 2, 2, 3], i32)  # segment 1 empty
+FULL = np.array([3, 0, 2, -1, 1], i32)   # no empty segment: lowest/highest fills overflow
+
+ROWS += [
+    OpCase("SegmentMax", lambda tf, d, s: tf.segment_max(d, s),
+           _seg_reduce_ref(np.max, _zero), [DATA, SORTED]),
+    OpCase("SegmentMin", lambda tf, d, s: tf.math.segment_min(d, s),
+           _seg_reduce_ref(np.min, _zero), [DATA, np.array([0, 1, 1, 1, 1], i64)]),
+    OpCase("SegmentMean", lambda tf, d, s: tf.segment_mean(d, s),
+           _seg_reduce_ref(np.mean, _zero), [DATA, SORTED], rtol=1e-5),
+    OpCase("SegmentMean", lambda tf, d, s: tf.segment_mean(d, s),
+           lambda d, s: np.array([2, -3, 7], i32),
+           [np.array([1, 3, -2, -5, 7], i32), np.array([0, 0, 1, 1, 2], i32)],
+           id="SegmentMean-int-toward-zero"),
+    OpCase("SegmentProd", lambda tf, d, s: tf.segment_prod(d, s),
+           _seg_reduce_ref(np.prod, _one), [DATA, SORTED], rtol=1e-5),
+    OpCase("UnsortedSegmentMax", lambda tf, d, s: tf.unsorted_segment_max(d, s, 4),
+           _unsorted_ref(np.max, _lowest), [DATA, FULL]),
+    OpCase("UnsortedSegmentMin", lambda tf, d, s: tf.math.unsorted_segment_min(d, s, 4),
+           _unsorted_ref(np.min, _highest), [DATA.astype(np.float64), FULL]),
+    OpCase("UnsortedSegmentMin", lambda tf, d, s: tf.unsorted_segment_min(d, s, 4),
+           _unsorted_ref(np.min, _highest), [np.array([5, 2, 7, 1, 9], i32), UIDS],
+           id="UnsortedSegmentMin-int"),
+    OpCase("UnsortedSegmentMax", lambda tf, d, s: tf.unsorted_segment_max(d, s, 4),
+           _unsorted_ref(np.max, _lowest), [DATA, UIDS], check_grad=False,
+           id="UnsortedSegmentMax-empty-segment"),
+    OpCase("UnsortedSegmentProd", lambda tf, d, s: tf.unsorted_segment_prod(d, s, 4),
+           _unsorted_ref(np.prod, _one), [DATA, UIDS], rtol=1e-5),
+    OpCase("UnsortedSegmentSum", lambda tf, d, s: tf.unsorted_segment_mean(d, s, 4),
+           _unsorted_mean_ref(False), [DATA, UIDS], rtol=1e-5, id="unsorted_segment_mean"),
+    OpCase("UnsortedSegmentSum", lambda tf, d, s: tf.math.unsorted_segment_sqrt_n(d, s, 4),
+           _unsorted_mean_ref(True), [DATA, UIDS], rtol=1e-5, id="unsorted_segment_sqrt_n"),
+]

@@ -12,15 +12,22 @@ import math
 import numpy as np
 
 from scopeflow.framework import dtypes, errors
-from scopeflow.framework.dtype_groups import FLOATS, INDEX, NUMERIC, REAL
+from scopeflow.framework.dtype_groups import COMPLEX, FLOATS, INDEX, NUMERIC, REAL
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.opdef import OpDef, check_dtype, from_tensors
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops.array.indexing_ops import gather
-from scopeflow.ops.array.shape_ops import shape, size, stop_gradient
-from scopeflow.ops.math.arithmetic_ops import add, cast, subtract, truediv
-from scopeflow.ops.math.elementwise_ops import exp, log
+from scopeflow.ops.array.shape_ops import identity, reshape, shape, size, stop_gradient
+from scopeflow.ops.math.arithmetic_ops import (
+    add,
+    add_n,
+    cast,
+    not_equal,
+    subtract,
+    truediv,
+)
+from scopeflow.ops.math.elementwise_ops import exp, log, sqrt, square
 from scopeflow.ops.math.reduction_ops import (
     _accumulator,
     _reduce,
@@ -32,10 +39,15 @@ from scopeflow.ops.math.reduction_ops import (
     reduce_max,
     reduce_prod,
     reduce_sum,
+    reduced_shape,
+    zeros,
+    zeros_like,
 )
 from scopeflow.ops.op_helpers import _const_like, _deprecated_lookup
 
-__all__ = ["reduce_mean", "reduce_logsumexp", "argmax", "argmin", "arg_max", "arg_min"]
+__all__ = ["reduce_mean", "reduce_logsumexp", "argmax", "argmin", "arg_max", "arg_min",
+           "reduce_variance", "reduce_std", "reduce_euclidean_norm", "count_nonzero",
+           "polyval", "accumulate_n"]
 
 
 # ── Mean ─────────────────────────────────────────────────────────────────────────────
@@ -204,3 +216,136 @@ def arg_min(input, dimension, output_type=dtypes.int64, name=None) -> Tensor:
     ``dimension`` and no ``axis=``."""
     return argmin_op.bind(input, dimension,
                           output_type=dtypes.as_dtype(output_type).base_dtype, name=name)
+
+
+
+# ── reduce_variance / reduce_std (composites: Mean, Sub, Square, Mean, Sqrt) ─────────
+def reduce_variance(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
+    """The mean squared deviation from the mean over ``axis`` (TF's graph: two Means).
+
+    >>> tf.Session().run(tf.math.reduce_variance([1.0, 2.0, 3.0, 4.0]))
+    1.25
+    """
+    with name_scope(name or "reduce_variance"):
+        x = convert_to_tensor(input_tensor)
+        means = reduce_mean(x, axis=axis, keepdims=True)
+        if means.dtype.is_integer:
+            raise TypeError(f"Input must be either real or complex. Received integer type "
+                            f"{means.dtype!r}.")
+        if means.dtype.base_dtype in COMPLEX:
+            raise NotImplementedError("reduce_variance of a complex tensor (TF's Real op) is "
+                                      "not implemented")
+        squared = square(subtract(x, means))
+        return reduce_mean(squared, axis=axis, keepdims=keepdims)
+
+
+def reduce_std(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
+    """The square root of ``reduce_variance`` over ``axis``."""
+    with name_scope(name or "reduce_std"):
+        x = convert_to_tensor(input_tensor)
+        return sqrt(reduce_variance(x, axis=axis, keepdims=keepdims))
+
+
+# ── EuclideanNorm ────────────────────────────────────────────────────────────────────
+def _euclidean_norm(x, axes, keep_dims):
+    squares = (x * np.conj(x)) if x.dtype.kind == "c" else x * x
+    total = np.add.reduce(squares, axis=axes, dtype=_accumulator(x), keepdims=keep_dims)
+    if x.dtype.kind in "iu":  # TF takes the integer square root of the integer sum
+        return np.sqrt(total).astype(x.dtype)
+    return np.sqrt(total)
+
+
+def _euclidean_norm_kernel(x, axis, *, keep_dims):
+    # |x| first, so an input reduced over no dims (forwarded as is) is still its norm.
+    x = np.asarray(x)
+    return _run_reduction(x if x.dtype.kind == "c" else np.abs(x), axis, keep_dims,
+                          _euclidean_norm)
+
+
+euclidean_norm_op = _reduction("EuclideanNorm", NUMERIC, _euclidean_norm_kernel)
+
+
+@euclidean_norm_op.def_grad
+def _euclidean_norm_grad(op, dy):
+    """TF's ``_EuclideanNormGrad``: ``x / (norm / dy)``, with the reduced dims kept."""
+    x, axis = op.inputs
+    out = op.outputs[0]
+    if not op.get_attr("keep_dims"):
+        kept = reduced_shape(shape(x), axis)
+        out = reshape(out, kept)
+        dy = reshape(dy, kept)
+    return [truediv(x, truediv(out, dy)), None]
+
+
+def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
+    """``sqrt(sum(x * conj(x)))`` over ``axis``; integer inputs give the integer root.
+
+    >>> tf.Session().run(tf.math.reduce_euclidean_norm([[3, 4]], 1))
+    array([5], dtype=int32)
+    """
+    return _reduce(euclidean_norm_op, input_tensor, axis, keepdims, name, None, None)
+
+
+# ── count_nonzero (composite: NotEqual, Cast, Sum) ───────────────────────────────────
+def count_nonzero(input_tensor=None, axis=None, keepdims=None, dtype=dtypes.int64, name=None,
+                  reduction_indices=None, keep_dims=None, input=None) -> Tensor:  # noqa: A002
+    """How many elements of ``input_tensor`` are not zero, over ``axis`` (TF1's signature,
+    with its deprecated ``reduction_indices``, ``keep_dims`` and ``input``).
+
+    >>> tf.Session().run(tf.count_nonzero([[0, 1, 0], [1, 1, 0]], 0))
+    array([1, 2, 0])
+    """
+    keepdims = _deprecated_lookup("keepdims", keepdims, "keep_dims", keep_dims)
+    input_tensor = _deprecated_lookup("input", input, "input_tensor", input_tensor)
+    axis = _deprecated_lookup("axis", axis, "reduction_indices", reduction_indices)
+    with name_scope(name, "count_nonzero", [input_tensor]):
+        x = convert_to_tensor(input_tensor, name="input")
+        if x.dtype.base_dtype == dtypes.bool_:
+            predicate = x
+        else:
+            predicate = not_equal(x, zeros([], dtype=x.dtype.base_dtype))
+        counted = reduce_sum(cast(predicate, dtypes.int64), axis=axis, keepdims=bool(keepdims))
+        return cast(counted, dtypes.as_dtype(dtype))
+
+
+# ── polyval (composite: Mul, AddV2 per coefficient) ──────────────────────────────────
+def polyval(coeffs, x, name=None) -> Tensor:
+    """``coeffs[0] * x**(n-1) + ... + coeffs[-1]`` by Horner's rule, as TF builds it.
+
+    >>> tf.Session().run(tf.math.polyval([1.0, 2.0, 3.0], 2.0))
+    11.0
+    """
+    if not isinstance(coeffs, list):
+        raise ValueError(f"Argument coeffs must be list type. Received type {type(coeffs)}.")
+    with name_scope(name, "polyval", list(coeffs) + [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        if not coeffs:
+            return zeros_like(x, name=scope)
+        coeffs = [convert_to_tensor(c, name=f"coeff_{i}") for i, c in enumerate(coeffs)]
+        p = coeffs[0]
+        for c in coeffs[1:]:
+            p = c + p * x  # Tensor's operators: TF's node names (mul, add)
+        return p
+
+
+# ── accumulate_n (composite: AddN) ───────────────────────────────────────────────────
+def accumulate_n(inputs, shape=None, tensor_dtype=None, name=None) -> Tensor:  # noqa: A002
+    """The elementwise sum of a list of same-shaped tensors (TF 2.21 builds ``AddN``)."""
+    def input_error():
+        return ValueError("inputs must be a list of at least one Tensor with the same dtype "
+                          "and shape")
+    if not inputs or not isinstance(inputs, (list, tuple)):
+        raise input_error()
+    inputs = [convert_to_tensor(t) for t in inputs]
+    if not all(t.dtype == inputs[0].dtype for t in inputs):
+        raise input_error()
+    merged = TensorShape(None) if shape is None else TensorShape(shape)
+    for t in inputs:
+        merged = merged.merge_with(t.shape)
+    if tensor_dtype is not None and dtypes.as_dtype(tensor_dtype) != inputs[0].dtype:
+        raise TypeError(f"The `tensor_dtype` argument is {dtypes.as_dtype(tensor_dtype)!r}, but "
+                        f"`input` is of type {inputs[0].dtype!r}. These must be equal. Try "
+                        "casting the input to the desired type.")
+    if len(inputs) == 1:
+        return inputs[0] if name is None else identity(inputs[0], name=name)
+    return add_n(inputs, name=name)
