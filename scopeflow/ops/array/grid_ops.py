@@ -14,8 +14,9 @@ from scopeflow.framework import dtypes
 from scopeflow.framework.dtype_groups import INDEX
 from scopeflow.framework.errors import InvalidArgumentError
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
-from scopeflow.framework.opdef import OpDef, check_dtype, first_dtype
+from scopeflow.framework.opdef import NO_GRADIENT, DTypeMismatch, OpDef, check_dtype, first_dtype
 from scopeflow.framework.tensor_shape import TensorShape, as_shape
+from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops.array.shape_ops import expand_dims, reshape, shape, size
 from scopeflow.ops.constant_op import constant
 from scopeflow.ops.math.arithmetic_ops import cast_op, less, negative, range_op
@@ -85,8 +86,7 @@ def _unravel_shape(indices, dims):
 def _unravel_dtype(indices, dims):
     check_dtype(indices, INDEX, "Tidx")
     if dims != indices:
-        raise TypeError(f"Input 'dims' of 'UnravelIndex' Op has type {dims.name} that does not "
-                        f"match type {indices.name} of argument 'indices'.")
+        raise DTypeMismatch(1, dims, indices)
     return indices
 
 
@@ -101,7 +101,7 @@ def _unravel_kernel(indices, dims):
 
 
 unravel_index_op = OpDef("UnravelIndex", shape=_unravel_shape, dtype=_unravel_dtype,
-                         kernel=_unravel_kernel, grad=None, input_names=("indices", "dims"))
+                         kernel=_unravel_kernel, grad=NO_GRADIENT, input_names=("indices", "dims"))
 
 
 def unravel_index(indices, dims, name=None) -> Tensor:
@@ -116,7 +116,16 @@ def unravel_index(indices, dims, name=None) -> Tensor:
 
 # ── EnsureShape ──────────────────────────────────────────────────────────────────────
 def _ensure_shape_shape(x, *, shape):  # noqa: A002 - TF's attr name
-    return as_shape(shape).merge_with(x)  # raises TF's "Dimension 1 in both shapes..." text
+    want = as_shape(shape)
+    if want.ndims is not None and x.ndims is not None:
+        text = lambda s: "[" + ",".join("?" if d is None else str(d) for d in s.as_list()) + "]"  # noqa: E731
+        if want.ndims != x.ndims:
+            raise ValueError(f"Shapes must be equal rank, but are {want.ndims} and {x.ndims}")
+        for i, (a, b) in enumerate(zip(want.as_list(), x.as_list())):
+            if a is not None and b is not None and a != b:
+                raise ValueError(f"Dimension {i} in both shapes must be equal, but are {a} and "
+                                 f"{b}. Shapes are {text(want)} and {text(x)}.")
+    return want.merge_with(x)
 
 
 def _ensure_shape_kernel(x, *, shape):  # noqa: A002 - TF's attr name
@@ -174,7 +183,7 @@ def _parallel_concat_kernel(*values, shape, N):  # noqa: A002, N803 - TF's attr 
 
 parallel_concat_op = OpDef("ParallelConcat", shape=_parallel_concat_shape,
                            dtype=_parallel_concat_dtype, kernel=_parallel_concat_kernel,
-                           attrs={"shape": None, "N": None}, grad=None,
+                           attrs={"shape": None, "N": None}, grad=NO_GRADIENT,
                            input_names=("values",))
 
 
@@ -329,7 +338,11 @@ def sequence_mask(lengths, maxlen=None, dtype=None, name=None) -> Tensor:
     from_dtype = dtype
     with name_scope(name, "SequenceMask", [lengths, maxlen]):
         lengths = convert_to_tensor(lengths)
+        known_max = None
         if maxlen is None:
+            static = constant_value(lengths)
+            if static is not None and static.size:
+                known_max = max(int(static.max()), 0)
             maxlen = reduce_max(lengths, list(builtins.range(lengths.shape.ndims))
                                 if lengths.shape.ndims is not None else None)
             maxlen = maximum(constant(0, maxlen.dtype), maxlen)
@@ -341,6 +354,8 @@ def sequence_mask(lengths, maxlen=None, dtype=None, name=None) -> Tensor:
         row = range_op.bind(constant(0, maxlen.dtype), maxlen, constant(1, maxlen.dtype))
         matrix = _always_cast(expand_dims(lengths, -1), maxlen.dtype)
         result = less(row, matrix)
+        if known_max is not None:  # TF's shape inference folds Max(lengths) into the width
+            result.set_shape(result.shape[:-1].concatenate([known_max]))
         if from_dtype is None or result.dtype.is_compatible_with(from_dtype):
             return result
         return _always_cast(result, from_dtype)

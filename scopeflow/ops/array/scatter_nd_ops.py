@@ -15,7 +15,7 @@ from scopeflow.framework.dtype_groups import INDEX, NUMERIC, REAL
 from scopeflow.framework.errors import InvalidArgumentError
 from scopeflow.framework.graph import Tensor
 from scopeflow.framework.indexed_slices import IndexedSlices
-from scopeflow.framework.opdef import OpDef, check_dtype, from_tensors
+from scopeflow.framework.opdef import DTypeMismatch, OpDef, check_dtype, from_tensors
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops.array.shape_ops import identity, shape, squeeze
 from scopeflow.ops.math.arithmetic_ops import add, cast, equal, multiply, negative, truediv
@@ -149,8 +149,7 @@ def _scatter_nd_shape(indices, updates, shape_, *, bad_indices_policy):
 def _scatter_nd_dtype(indices, updates, shape_, *, bad_indices_policy):
     check_dtype(indices, INDEX, "Tindices")
     if shape_ != indices:
-        raise TypeError(f"Input 'shape' of 'ScatterNd' Op has type {shape_.name} that does not "
-                        f"match type {indices.name} of argument 'indices'.")
+        raise DTypeMismatch(2, shape_, indices)
     return updates
 
 

@@ -15,7 +15,7 @@ from scopeflow.framework import dtypes
 from scopeflow.framework.dtype_groups import INDEX
 from scopeflow.framework.errors import InvalidArgumentError
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
-from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype
+from scopeflow.framework.opdef import NO_GRADIENT, DTypeMismatch, OpDef, check_dtype
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops.array.indexing_ops import slice_helper
@@ -108,8 +108,7 @@ def _bound_shape(sorted_inputs, values, *, out_type):
 
 def _bound_dtype(sorted_inputs, values, *, out_type):
     if sorted_inputs != values:
-        raise TypeError(f"Input 'values' has type {values.name} that does not match type "
-                        f"{sorted_inputs.name} of argument 'sorted_inputs'.")
+        raise DTypeMismatch(1, values, sorted_inputs)
     return check_dtype(out_type, INDEX, "out_type")
 
 
@@ -179,7 +178,7 @@ def _unique_with_counts_kernel(x, *, out_idx):
 
 
 def _unique_with_counts_shape(x, *, out_idx):
-    return [TensorShape([None]), x.with_rank(1), TensorShape([None])]
+    return [TensorShape([None]), x, TensorShape([None])]  # TF checks the rank when run
 
 
 def _unique_with_counts_dtype(x, *, out_idx):
@@ -225,8 +224,7 @@ def _list_diff_shape(x, y, *, out_idx):
 
 def _list_diff_dtype(x, y, *, out_idx):
     if x != y:
-        raise TypeError(f"Input 'y' of 'ListDiff' Op has type {y.name} that does not match "
-                        f"type {x.name} of argument 'x'.")
+        raise DTypeMismatch(1, y, x)
     return [x, check_dtype(out_idx, INDEX, "out_idx")]
 
 

@@ -168,7 +168,7 @@ def _space_to_batch_shape(x, block_shape, paddings):
         padded = d + pads[i][0] + pads[i][1]
         if padded % block[i]:
             raise ValueError(f"Dimension size must be evenly divisible by {block[i]} but is "
-                             f"{padded} for padded dimension {i}")
+                             f"{padded}")
         out[i + 1] = padded // block[i]
     return TensorShape(out)
 
