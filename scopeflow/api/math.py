@@ -18,6 +18,18 @@ from scopeflow.ops.math.segment_ops import (
     unsorted_segment_prod,
     unsorted_segment_sqrt_n,
 )
+from scopeflow.ops.math.special_ops import (
+    divide_no_nan,
+    erfcinv,
+    erfinv,
+    multiply_no_nan,
+    ndtri,
+    nextafter,
+    reciprocal_no_nan,
+    xdivy,
+    xlog1py,
+    xlogy,
+)
 from scopeflow.ops.math.statistics_ops import (
     accumulate_n,
     count_nonzero,
@@ -35,7 +47,9 @@ __all__ = math_ops.__all__ + [
     "cumsum", "cumprod", "cumulative_logsumexp", "segment_max", "segment_mean", "segment_min",
     "segment_prod", "unsorted_segment_max", "unsorted_segment_mean", "unsorted_segment_min",
     "unsorted_segment_prod", "unsorted_segment_sqrt_n", "accumulate_n", "count_nonzero",
-    "polyval", "reduce_euclidean_norm", "reduce_std", "reduce_variance"]
+    "polyval", "reduce_euclidean_norm", "reduce_std", "reduce_variance",
+    "divide_no_nan", "erfcinv", "erfinv", "multiply_no_nan", "ndtri", "nextafter",
+    "reciprocal_no_nan", "xdivy", "xlog1py", "xlogy"]
 
 
 def __getattr__(name):

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+import statistics
+
 import numpy as np
 
 from .op_table import OpCase, rand
@@ -423,4 +426,105 @@ ROWS += [
            lambda tf, v: tf.histogram_fixed_width(v, [0, 5], nbins=3, dtype=tf.int64),
            lambda v: _a([3, 2, 1], i64), [_a([0, 1, 2, 5, -1, 3], i32)],
            id="HistogramFixedWidth-int64"),
+]
+
+# Trigonometric/hyperbolic functions, Expm1, Rint, and the special functions
+# (scopeflow/ops/math/special_ops.py). References in float64 from Python's math module (the
+# C library), rounded to the input's dtype; digamma/zeta from their series definitions.
+
+
+def _via_math(fn):
+    def ref(x):
+        return np.vectorize(fn, otypes=[f64])(x.astype(f64)).astype(x.dtype)
+    return ref
+
+
+def _digamma_ref(x):
+    """psi(x) = -gamma + sum_k (1/(k+1) - 1/(k+x)), summed far enough for 1e-9 (x > 0)."""
+    k = np.arange(200000, dtype=f64)[:, None]
+    flat = x.astype(f64).ravel()[None, :]
+    out = -0.5772156649015329 + np.sum(1 / (k + 1) - 1 / (k + flat), axis=0)
+    return (out + (flat - 1) / 200000).reshape(x.shape).astype(x.dtype)  # the tail, to 1/N
+
+
+def _zeta_ref(s, q):
+    """Direct sum plus the integral tail, for s >= 2 and q > 0 (1e-9 relative)."""
+    k = np.arange(20000, dtype=f64)
+    s, q = np.broadcast_arrays(s.astype(f64), q.astype(f64))
+    out = np.array([np.sum((k + b) ** -a) + (20000 + b) ** (1 - a) / (a - 1)
+                    - 0.5 * (20000 + b) ** -a for a, b in zip(s.ravel(), q.ravel())])
+    return out.reshape(s.shape).astype(np.float32)
+
+
+def _normal_cdf(x):
+    return 0.5 * np.vectorize(math.erfc, otypes=[f64])(-x / np.sqrt(2.0))
+
+
+_unit = rand(2, 3, low=-0.9, high=0.9)
+_normals = rand(7, low=-6.0, high=6.0, dtype=f64)
+_prob = rand(2, 3, low=0.05, high=0.95)
+
+ROWS += [
+    OpCase("Expm1", lambda tf, x: tf.expm1(x), np.expm1, [rand(2, 3)], rtol=1e-6),
+    OpCase("Expm1", lambda tf, x: tf.math.expm1(x), np.expm1, [rand(4, dtype=f64)],
+           id="Expm1-f64"),
+    OpCase("Tan", lambda tf, x: tf.tan(x), np.tan, [rand(2, 3, low=-1.2, high=1.2)], rtol=1e-5),
+    OpCase("Asin", lambda tf, x: tf.asin(x), np.arcsin, [_unit], rtol=1e-5),
+    OpCase("Acos", lambda tf, x: tf.math.acos(x), np.arccos, [_unit], rtol=1e-5),
+    OpCase("Atan", lambda tf, x: tf.atan(x), np.arctan, [rand(2, 3)], rtol=1e-5),
+    OpCase("Atan2", lambda tf, y, x: tf.atan2(y, x), np.arctan2,
+           [rand(2, 3), rand(3, low=0.5, high=2.0, seed=4)], rtol=1e-5),
+    OpCase("Sinh", lambda tf, x: tf.sinh(x), np.sinh, [rand(2, 3)], rtol=1e-5),
+    OpCase("Cosh", lambda tf, x: tf.cosh(x), np.cosh, [rand(2, 3)], rtol=1e-5),
+    OpCase("Asinh", lambda tf, x: tf.asinh(x), np.arcsinh, [rand(2, 3)], rtol=1e-5),
+    OpCase("Acosh", lambda tf, x: tf.acosh(x), np.arccosh, [rand(2, 3, low=1.2, high=4.0)],
+           rtol=1e-5),
+    OpCase("Atanh", lambda tf, x: tf.atanh(x), np.arctanh, [_unit], rtol=1e-5),
+    OpCase("Rint", lambda tf, x: tf.rint(x), np.rint,
+           [_a([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 2.7, -3.2], f32)]),
+    OpCase("Erf", lambda tf, x: tf.erf(x), _via_math(math.erf), [rand(2, 3)], rtol=2e-7),
+    OpCase("Erf", lambda tf, x: tf.math.erf(x), _via_math(math.erf), [rand(5, dtype=f64)],
+           rtol=1e-15, id="Erf-f64"),
+    OpCase("Erfc", lambda tf, x: tf.erfc(x), _via_math(math.erfc), [rand(2, 3, high=5.0)],
+           rtol=2e-7),
+    OpCase("Lgamma", lambda tf, x: tf.lgamma(x), _via_math(math.lgamma),
+           [rand(2, 3, low=0.2, high=6.0)], rtol=1e-6, atol=1e-6),
+    OpCase("Lgamma", lambda tf, x: tf.lgamma(x), _via_math(math.lgamma),
+           [_a([-2.5, -0.5, 0.5, 1.0, 2.0, 30.0], f64)], rtol=1e-14, id="Lgamma-f64-negative"),
+    OpCase("Digamma", lambda tf, x: tf.digamma(x), _digamma_ref,
+           [rand(2, 3, low=0.5, high=5.0, dtype=f64)], rtol=1e-8),
+    # (the order and the exponent are constants: TF gives them no gradient)
+    OpCase("Polygamma", lambda tf, x: tf.polygamma(tf.constant([1.0, 2.0, 1.0]), x),
+           lambda x: (_zeta_ref(_a([2.0, 3.0, 2.0], f32), x) * _a([1, -2, 1], f32)).astype(f32),
+           [rand(2, 3, low=0.5, high=3.0)], rtol=1e-5, atol=0),
+    OpCase("Zeta", lambda tf, q: tf.zeta(tf.constant([2.0, 3.0, 4.5]), q),
+           lambda q: _zeta_ref(_a([2.0, 3.0, 4.5], f32), q),
+           [rand(2, 3, low=0.5, high=3.0)], rtol=1e-6),
+    OpCase("Ndtri", lambda tf, p: tf.math.ndtri(p), _via_math(statistics.NormalDist().inv_cdf),
+           [_prob], rtol=1e-6, id="Ndtri"),
+    OpCase("Ndtri", lambda tf, p: tf.math.ndtri(p), lambda p: _normals,
+           [_normal_cdf(_normals)], rtol=1e-12,
+           check_grad=False, id="Ndtri-inverts-cdf"),
+    OpCase("Erfinv", lambda tf, x: tf.math.erfinv(tf.math.erf(x)), lambda x: x,
+           [rand(2, 3, low=-2.0, high=2.0, dtype=f64)], rtol=1e-12, atol=1e-15),
+    OpCase("Xlogy", lambda tf, x, y: tf.math.xlogy(x, y),
+           lambda x, y: np.where(x == 0, 0, x * np.log(y)).astype(f32),
+           [rand(2, 3), rand(3, low=0.1, high=3.0, seed=2)], rtol=1e-5),
+    OpCase("Xlogy", lambda tf, x, y: tf.math.xlogy(x, y), lambda x, y: np.zeros(3, f32),
+           [_a([0.0, 0.0, 0.0], f32), _a([0.0, -1.0, np.inf], f32)], check_grad=False,
+           id="Xlogy-zero-x"),
+    OpCase("Xdivy", lambda tf, x, y: tf.math.xdivy(x, y),
+           lambda x, y: np.where(x == 0, 0, x / y).astype(f32),
+           [rand(2, 3), rand(3, low=0.1, high=3.0, seed=2)], rtol=1e-6),
+    OpCase("Xlog1py", lambda tf, x, y: tf.math.xlog1py(x, y),
+           lambda x, y: (x * np.log1p(y)).astype(f32), [rand(2, 3), rand(3, low=0.1, high=3.0, seed=2)],
+           rtol=1e-5),
+    OpCase("MulNoNan", lambda tf, x, y: tf.math.multiply_no_nan(x, y),
+           lambda x, y: np.where(y == 0, 0, x * y).astype(f32),
+           [_a([np.nan, np.inf, 2.0], f32), _a([0.0, 0.0, 3.0], f32)], check_grad=False,
+           id="MulNoNan-zero"),
+    OpCase("MulNoNan", lambda tf, x, y: tf.math.multiply_no_nan(x, y), np.multiply,
+           [rand(2, 3), rand(2, 3, seed=4)]),
+    OpCase("NextAfter", lambda tf, x, y: tf.math.nextafter(x, y), np.nextafter,
+           [rand(2, 3), rand(3, seed=4)], rtol=0, atol=0),
 ]

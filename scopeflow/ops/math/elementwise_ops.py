@@ -1,6 +1,7 @@
-"""Elementwise math functions: Abs, Sign, Square, Reciprocal, Sqrt, Rsqrt, Exp, Log, Log1p,
-Sin, Cos, Tanh, Sigmoid, Round, Floor, Ceil, Pow, ClipByValue (and ``saturate_cast``), and
-the tests IsNan, IsInf, IsFinite.
+"""Elementwise math functions: Abs, Sign, Square, Reciprocal, Sqrt, Rsqrt, Exp, Expm1, Log,
+Log1p, Sin, Cos, Tan, Asin, Acos, Atan, Atan2, Sinh, Cosh, Asinh, Acosh, Atanh, Tanh,
+Sigmoid, Round, Rint, Floor, Ceil, Pow, ClipByValue (and ``saturate_cast``), and the tests
+IsNan, IsInf, IsFinite.
 
 Above ``reduction_ops``: the gradients of Sign, Pow and ClipByValue build zeros (``Fill``)
 and select (``where``).
@@ -29,7 +30,9 @@ from scopeflow.framework.opdef import (
     same_shape,
 )
 from scopeflow.ops.constant_op import constant
+from scopeflow.ops.math import libm
 from scopeflow.ops.math.arithmetic_ops import (
+    add,
     cast,
     conj,
     greater,
@@ -46,7 +49,8 @@ from scopeflow.ops.op_helpers import _apply, _check_divisor, _const_like, _is_in
 
 __all__ = ["abs", "sign", "square", "reciprocal", "sqrt", "rsqrt", "exp", "log", "log1p", "sin",
            "cos", "tanh", "sigmoid", "round", "floor", "ceil", "pow", "clip_by_value",
-           "saturate_cast", "is_nan", "is_inf", "is_finite"]
+           "saturate_cast", "is_nan", "is_inf", "is_finite", "expm1", "tan", "asin", "acos",
+           "atan", "atan2", "sinh", "cosh", "asinh", "acosh", "atanh", "rint"]
 
 
 # ── Abs ──────────────────────────────────────────────────────────────────────────────
@@ -274,6 +278,188 @@ def tanh(x, name=None) -> Tensor:
     return tanh_op.bind(x, name=name)
 
 
+# ── Expm1 ────────────────────────────────────────────────────────────────────────────
+def _expm1_kernel(x):
+    """TF's float kernel calls the C library's ``expm1f``: ``libm`` gives its bits."""
+    if x.dtype == np.float32:
+        return libm.expm1f(x)
+    return np.expm1(x)
+
+
+expm1_op = _float_unary("Expm1", _expm1_kernel)
+
+
+@expm1_op.def_grad
+def _expm1_grad(op, dy):
+    with control_dependencies([dy]):  # TF: dy * exp(x), not dy * (y + 1)
+        return [dy * exp(conj(op.inputs[0]))]
+
+
+def expm1(x, name=None) -> Tensor:
+    """Elementwise ``exp(x) - 1``, accurate for small ``x``."""
+    return expm1_op.bind(x, name=name)
+
+
+# ── Tan ──────────────────────────────────────────────────────────────────────────────
+tan_op = _float_unary("Tan", np.tan)
+
+
+@tan_op.def_grad
+def _tan_grad(op, dy):
+    with control_dependencies([dy]):  # TF: sec(x)**2 * dy
+        return [square(reciprocal(cos(conj(op.inputs[0])))) * dy]
+
+
+def tan(x, name=None) -> Tensor:
+    """Elementwise tangent."""
+    return tan_op.bind(x, name=name)
+
+
+# ── Asin ─────────────────────────────────────────────────────────────────────────────
+asin_op = _float_unary("Asin", np.arcsin)
+
+
+def _one_minus_square_root_inv(x, dy):
+    """``1 / sqrt(1 - x*x)``: the derivative of Asin (and minus Acos's), as TF builds it."""
+    return reciprocal(sqrt(subtract(_const_like(1, dy), square(x))))
+
+
+@asin_op.def_grad
+def _asin_grad(op, dy):
+    with control_dependencies([dy]):
+        return [dy * _one_minus_square_root_inv(conj(op.inputs[0]), dy)]
+
+
+def asin(x, name=None) -> Tensor:
+    """Elementwise arcsine (NaN outside [-1, 1] for reals)."""
+    return asin_op.bind(x, name=name)
+
+
+# ── Acos ─────────────────────────────────────────────────────────────────────────────
+acos_op = _float_unary("Acos", np.arccos)
+
+
+@acos_op.def_grad
+def _acos_grad(op, dy):
+    with control_dependencies([dy]):
+        return [-dy * _one_minus_square_root_inv(conj(op.inputs[0]), dy)]
+
+
+def acos(x, name=None) -> Tensor:
+    """Elementwise arccosine (NaN outside [-1, 1] for reals)."""
+    return acos_op.bind(x, name=name)
+
+
+# ── Atan ─────────────────────────────────────────────────────────────────────────────
+atan_op = _float_unary("Atan", np.arctan)
+
+
+@atan_op.def_grad
+def _atan_grad(op, dy):
+    with control_dependencies([dy]):  # TF: dy / (1 + x*x)
+        x = conj(op.inputs[0])
+        return [dy * reciprocal(add(_const_like(1, dy), square(x)))]
+
+
+def atan(x, name=None) -> Tensor:
+    """Elementwise arctangent."""
+    return atan_op.bind(x, name=name)
+
+
+# ── Atan2 ────────────────────────────────────────────────────────────────────────────
+atan2_op = OpDef("Atan2", shape=broadcasting(broadcast_shape), dtype=_same_dtype_in(FLOATS, "y"),
+                 kernel=np.arctan2, input_names=("y", "x"))
+
+
+@atan2_op.def_grad
+def _atan2_grad(op, dy):
+    y, x = op.inputs  # the walk sums each gradient back to its input's shape
+    with control_dependencies([dy]):
+        grad_inv = realdiv(dy, add(square(y), square(x)))
+        return [x * grad_inv, -y * grad_inv]
+
+
+def atan2(y, x, name=None) -> Tensor:
+    """Elementwise angle of the point ``(x, y)``, in ``[-pi, pi]`` (note: ``y`` first)."""
+    return _apply(atan2_op, [y, x], name)
+
+
+# ── Sinh ─────────────────────────────────────────────────────────────────────────────
+sinh_op = _float_unary("Sinh", np.sinh)
+
+
+@sinh_op.def_grad
+def _sinh_grad(op, dy):
+    with control_dependencies([dy]):
+        return [dy * cosh(conj(op.inputs[0]))]
+
+
+def sinh(x, name=None) -> Tensor:
+    """Elementwise hyperbolic sine."""
+    return sinh_op.bind(x, name=name)
+
+
+# ── Cosh ─────────────────────────────────────────────────────────────────────────────
+cosh_op = _float_unary("Cosh", np.cosh)
+
+
+@cosh_op.def_grad
+def _cosh_grad(op, dy):
+    with control_dependencies([dy]):
+        return [dy * sinh(conj(op.inputs[0]))]
+
+
+def cosh(x, name=None) -> Tensor:
+    """Elementwise hyperbolic cosine."""
+    return cosh_op.bind(x, name=name)
+
+
+# ── Asinh ────────────────────────────────────────────────────────────────────────────
+asinh_op = _float_unary("Asinh", np.arcsinh)
+
+
+@asinh_op.def_grad
+def _asinh_grad(op, dy):
+    with control_dependencies([dy]):  # TF: dy / cosh(y), from the output
+        return [realdiv(dy, cosh(conj(op.outputs[0])))]
+
+
+def asinh(x, name=None) -> Tensor:
+    """Elementwise inverse hyperbolic sine."""
+    return asinh_op.bind(x, name=name)
+
+
+# ── Acosh ────────────────────────────────────────────────────────────────────────────
+acosh_op = _float_unary("Acosh", np.arccosh)
+
+
+@acosh_op.def_grad
+def _acosh_grad(op, dy):
+    with control_dependencies([dy]):  # TF: dy / sinh(y), from the output
+        return [realdiv(dy, sinh(conj(op.outputs[0])))]
+
+
+def acosh(x, name=None) -> Tensor:
+    """Elementwise inverse hyperbolic cosine (NaN below 1 for reals)."""
+    return acosh_op.bind(x, name=name)
+
+
+# ── Atanh ────────────────────────────────────────────────────────────────────────────
+atanh_op = _float_unary("Atanh", np.arctanh)
+
+
+@atanh_op.def_grad
+def _atanh_grad(op, dy):
+    with control_dependencies([dy]):  # TF: dy / (1 - x*x)
+        x = conj(op.inputs[0])
+        return [dy * reciprocal(subtract(_const_like(1, dy), square(x)))]
+
+
+def atanh(x, name=None) -> Tensor:
+    """Elementwise inverse hyperbolic tangent (NaN outside [-1, 1] for reals)."""
+    return atanh_op.bind(x, name=name)
+
+
 # ── Sigmoid ──────────────────────────────────────────────────────────────────────────
 def _sigmoid_kernel(x):
     if np.iscomplexobj(x):
@@ -308,6 +494,16 @@ def round(x, name=None) -> Tensor:
     if x.dtype.is_integer:
         return x
     return round_op.bind(x, name=name)
+
+
+# ── Rint (TF: gradient None) ─────────────────────────────────────────────────────────
+rint_op = OpDef("Rint", shape=same_shape, dtype=_same_dtype_in(FLOATS), kernel=np.rint,
+                grad=None, input_names=("x",))
+
+
+def rint(x, name=None) -> Tensor:
+    """Elementwise nearest integer, halves to even (floats only, unlike ``round``)."""
+    return rint_op.bind(x, name=name)
 
 
 # ── Floor (TF: gradient None) ────────────────────────────────────────────────────────
