@@ -35,7 +35,6 @@ from scopeflow.ops.math.arithmetic_ops import (
     div_no_nan_op,
     negative,
     not_equal,
-    subtract,
 )
 from scopeflow.ops.math.elementwise_ops import exp, square
 from scopeflow.ops.math.reduction_ops import ones_like, reduce_sum, zeros_like
@@ -401,7 +400,7 @@ def lbeta(x, name=None) -> Tensor:
         x = convert_to_tensor(x, name="x")
         log_prod_gamma_x = reduce_sum(lgamma(x), axis=[-1])
         log_gamma_sum_x = lgamma(reduce_sum(x, axis=[-1]))
-        return subtract(log_prod_gamma_x, log_gamma_sum_x)
+        return log_prod_gamma_x - log_gamma_sum_x   # the operator: TF names it "sub"
 
 
 # ── Xlogy, Xdivy, Xlog1py (0 wherever x is 0) ────────────────────────────────────────
