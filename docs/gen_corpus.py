@@ -147,11 +147,13 @@ def main(argv=None) -> int:
     ap.add_argument("--corpus", type=Path, default=ROOT.parent / "shared" / "corpus")
     ap.add_argument("--sf", type=Path, help="a scopeflow results folder (skips that run)")
     ap.add_argument("--tf", type=Path, help="a TensorFlow results folder (skips that run)")
+    ap.add_argument("--keep", type=Path, help="keep the runs' results (and outputs) here")
     args = ap.parse_args(argv)
     if not (args.corpus / "harness" / "run.py").is_file():
         print(f"no corpus at {args.corpus} (--corpus names it)", file=sys.stderr)
         return 1
     with tempfile.TemporaryDirectory() as tmp:
+        tmp = args.keep or tmp
         sf = (json.loads((args.sf / "results.json").read_text()) if args.sf
               else run_harness(args.corpus, "sf", sys.executable, Path(tmp, "sf")))
         tf = (json.loads((args.tf / "results.json").read_text()) if args.tf

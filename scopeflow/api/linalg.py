@@ -2,6 +2,7 @@
 are the same functions: ``tf.linalg.inv`` is ``tf.matrix_inverse``)."""
 
 from scopeflow.framework.api_fallback import missing_attribute
+from scopeflow.ops.array.grid_ops import einsum
 from scopeflow.ops.linalg import (
     adjoint,
     cholesky,
@@ -45,9 +46,9 @@ transpose = matrix_transpose
 triangular_solve = matrix_triangular_solve
 
 __all__ = ["adjoint", "band_part", "cholesky", "cholesky_solve", "cross", "det", "diag",
-           "diag_part", "eigh", "eigvalsh", "global_norm", "inv", "l2_normalize", "logdet",
-           "lstsq", "matmul", "matrix_transpose", "norm", "qr", "set_diag", "slogdet", "solve",
-           "tensor_diag", "tensor_diag_part", "tensordot", "trace", "transpose",
+           "diag_part", "eigh", "eigvalsh", "einsum", "global_norm", "inv", "l2_normalize",
+           "logdet", "lstsq", "matmul", "matrix_transpose", "norm", "qr", "set_diag", "slogdet",
+           "solve", "tensor_diag", "tensor_diag_part", "tensordot", "trace", "transpose",
            "triangular_solve"]
 
 
