@@ -15,7 +15,7 @@ loss = tf.reduce_mean(tf.square(w * x + b - y), name="loss")
 
 global_step = tf.train.get_or_create_global_step()
 train_op = tf.train.AdamOptimizer(0.1).minimize(loss, global_step=global_step)
-print("gradient:", tf.gradients(loss, w)[0].name)     # gradients_1/mul_grad/Sum:0
+print("gradient:", tf.gradients(loss, w)[0].name)     # gradients_1/mul_grad/Reshape:0
 
 xs = np.linspace(-1, 1, 64).astype(np.float32)
 with tf.Session() as sess:

@@ -77,7 +77,10 @@ def test_every_binary_elementwise_op_words_a_broadcast_failure_as_tf():
                 "Less": tf.less, "LessEqual": tf.less_equal, "Greater": tf.greater,
                 "GreaterEqual": tf.greater_equal, "Equal": tf.equal, "NotEqual": tf.not_equal,
                 "LogicalAnd": tf.logical_and, "LogicalOr": tf.logical_or,
-                "TruncateDiv": tf.truncatediv, "TruncateMod": tf.truncatemod}
+                "TruncateDiv": tf.truncatediv, "TruncateMod": tf.truncatemod,
+                "Atan2": tf.atan2, "Zeta": tf.zeta, "Polygamma": tf.polygamma,
+                "Xlogy": tf.math.xlogy, "Xdivy": tf.math.xdivy, "Xlog1py": tf.math.xlog1py,
+                "MulNoNan": tf.math.multiply_no_nan, "NextAfter": tf.math.nextafter}
     assert set(types) <= set(builders), set(types) - set(builders)
     for op_type in types:
         dtype = (tf.bool if op_type.startswith("Logical") else

@@ -131,7 +131,7 @@ def gather_nd(params, indices, name=None, batch_dims=0, bad_indices_policy="") -
     the leading dimensions of ``params``).
 
     >>> tf.Session().run(tf.gather_nd([[1, 2], [3, 4]], [[1, 0], [0, 1]]))
-    array([2, 3], dtype=int32)
+    array([3, 2], dtype=int32)
     """
     if batch_dims != 0:
         raise NotImplementedError("tf.gather_nd with batch_dims != 0 is not supported yet")

@@ -160,7 +160,7 @@ def _cumulative_logsumexp_grad(op, dy):
 def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None) -> Tensor:
     """Running ``log(sum(exp(x)))`` along ``axis``, computed without overflow.
 
-    >>> tf.Session().run(tf.math.cumulative_logsumexp([0., 0.]))[1].round(4)
+    >>> round(float(tf.Session().run(tf.math.cumulative_logsumexp([0., 0.]))[1]), 4)
     0.6931
     """
     return _bind_scan(cumulative_logsumexp_op, "CumulativeLogsumexp", x, axis, exclusive,

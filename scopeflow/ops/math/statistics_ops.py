@@ -223,7 +223,7 @@ def arg_min(input, dimension, output_type=dtypes.int64, name=None) -> Tensor:
 def reduce_variance(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     """The mean squared deviation from the mean over ``axis`` (TF's graph: two Means).
 
-    >>> tf.Session().run(tf.math.reduce_variance([1.0, 2.0, 3.0, 4.0]))
+    >>> float(tf.Session().run(tf.math.reduce_variance([1.0, 2.0, 3.0, 4.0])))
     1.25
     """
     with name_scope(name or "reduce_variance"):
@@ -312,7 +312,7 @@ def count_nonzero(input_tensor=None, axis=None, keepdims=None, dtype=dtypes.int6
 def polyval(coeffs, x, name=None) -> Tensor:
     """``coeffs[0] * x**(n-1) + ... + coeffs[-1]`` by Horner's rule, as TF builds it.
 
-    >>> tf.Session().run(tf.math.polyval([1.0, 2.0, 3.0], 2.0))
+    >>> float(tf.Session().run(tf.math.polyval([1.0, 2.0, 3.0], 2.0)))
     11.0
     """
     if not isinstance(coeffs, list):

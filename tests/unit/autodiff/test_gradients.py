@@ -187,7 +187,8 @@ def test_compute_gradient_error_and_check_gradients():
 # ── ops without a gradient rule: TF's two kinds ──────────────────────────────────────
 _REGISTRY_FIXTURE = (Path(__file__).resolve().parents[2] / "fixtures" / "tf_gradient_registry")
 # TF rules that only ever return None (the same as not differentiable here).
-_TF_RULES_GIVING_NONE = {"ArgMax", "ArgMin", "Ceil", "Floor", "FloorDiv", "Round", "TruncateDiv"}
+_TF_RULES_GIVING_NONE = {"ArgMax", "ArgMin", "Ceil", "Floor", "FloorDiv", "Rint", "Round",
+                         "TruncateDiv"}
 # TF computes second-order gradients through these; scopeflow has no rule and raises.
 _SECOND_ORDER_MISSING = {"FusedBatchNormGradV3", "MaxPoolGrad", "MaxPool3DGrad"}
 
