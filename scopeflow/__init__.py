@@ -76,6 +76,7 @@ from scopeflow.ops.math.statistics_ops import accumulate_n, count_nonzero
 from scopeflow.ops.math.histogram_ops import histogram_fixed_width
 from scopeflow.ops.sparse.sparse_ops import sparse_placeholder, sparse_tensor_to_dense
 from scopeflow.api import sparse
+from scopeflow.api import audio, bitwise, sets, signal, spectral, strings
 from scopeflow.platform import app, flags, gfile, python_io
 from scopeflow.api import io as _io_api  # tf.io's names, set on scopeflow.io
 from scopeflow.ops.io.io_ops import read_file, write_file
@@ -126,7 +127,8 @@ from scopeflow.compat.tensorflow_alias import install_as_tensorflow  # noqa: E40
 # The namespace modules live in scopeflow/api/ and scopeflow/platform/; ``import scopeflow.nn``
 # and ``from scopeflow.gfile import GFile`` reach them under their TF names too.
 for _name in ("nn", "math", "linalg", "random", "sparse", "image", "initializers", "debugging",
-              "queue", "gfile", "flags", "app", "python_io", "manip"):
+              "queue", "gfile", "flags", "app", "python_io", "manip", "strings", "signal",
+              "spectral", "sets", "bitwise", "audio"):
     _sys.modules.setdefault(f"{__name__}.{_name}", globals()[_name])
 
 # A TF1 name scopeflow lacks raises NotImplementedError naming it (api/fallback.py); the

@@ -1,5 +1,6 @@
 """``tf.math``: the math ops under their ``tf.math.*`` names."""
 
+from scopeflow.api import special  # noqa: F401 - tf.math.special
 from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.ops import math_ops
 from scopeflow.ops.math.scan_ops import cumprod, cumsum, cumulative_logsumexp

@@ -1,0 +1,10 @@
+"""``tf.spectral``: TF1's older home of the FFT and DCT ops (the same functions as tf.signal)."""
+
+from scopeflow.framework.api_fallback import missing_attribute
+
+__all__: list[str] = []
+
+
+def __getattr__(name):
+    """A TF1 name scopeflow lacks raises NotImplementedError naming it (api/fallback.py)."""
+    raise missing_attribute(__name__, name)
