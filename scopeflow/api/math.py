@@ -3,6 +3,7 @@
 from scopeflow.api import special  # noqa: F401 - tf.math.special
 from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.ops import math_ops
+from scopeflow.ops.array.layout_ops import invert_permutation
 from scopeflow.ops.math.scan_ops import cumprod, cumsum, cumulative_logsumexp
 from scopeflow.ops.math.segment_ops import (
     segment_max,
@@ -40,6 +41,8 @@ from scopeflow.ops.math.statistics_ops import (
     reduce_variance,
 )
 from scopeflow.ops.math_ops import *  # noqa: F403
+from scopeflow.ops.nn.nn_activation_ops import log_softmax, softmax, softplus, softsign
+from scopeflow.ops.nn.nn_composites import l2_normalize
 from scopeflow.ops.nn.nn_top_k_ops import in_top_k, top_k
 
 __all__ = math_ops.__all__ + [
@@ -50,7 +53,9 @@ __all__ = math_ops.__all__ + [
     "unsorted_segment_prod", "unsorted_segment_sqrt_n", "accumulate_n", "count_nonzero",
     "polyval", "reduce_euclidean_norm", "reduce_std", "reduce_variance",
     "divide_no_nan", "erfcinv", "erfinv", "multiply_no_nan", "ndtri", "nextafter",
-    "reciprocal_no_nan", "xdivy", "xlog1py", "xlogy"]
+    "reciprocal_no_nan", "xdivy", "xlog1py", "xlogy",
+    # tf.nn's functions that TF also exports as tf.math.* (the same functions)
+    "invert_permutation", "l2_normalize", "log_softmax", "softmax", "softplus", "softsign"]
 
 
 def __getattr__(name):
