@@ -77,6 +77,9 @@ from scopeflow.ops.math.histogram_ops import histogram_fixed_width
 from scopeflow.ops.sparse.sparse_ops import sparse_placeholder, sparse_tensor_to_dense
 from scopeflow.api import sparse
 from scopeflow.api import audio, bitwise, sets, signal, spectral, strings
+from scopeflow.ops.signal.complex_ops import (  # noqa: A004 - TF's names
+    angle, complex, imag, real, to_complex64, to_complex128)
+from scopeflow.ops.signal.fft_ops import fft, fft2d, fft3d, ifft, ifft2d, ifft3d
 from scopeflow.platform import app, flags, gfile, python_io
 from scopeflow.api import io as _io_api  # tf.io's names, set on scopeflow.io
 from scopeflow.ops.io.io_ops import read_file, write_file

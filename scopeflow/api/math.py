@@ -44,6 +44,7 @@ from scopeflow.ops.math_ops import *  # noqa: F403
 from scopeflow.ops.nn.nn_activation_ops import log_softmax, softmax, softplus, softsign
 from scopeflow.ops.nn.nn_composites import l2_normalize
 from scopeflow.ops.nn.nn_top_k_ops import in_top_k, top_k
+from scopeflow.ops.signal.complex_ops import angle, imag, real
 
 __all__ = math_ops.__all__ + [
     "segment_sum", "sparse_segment_sum", "sparse_segment_mean", "sparse_segment_sqrt_n",
@@ -53,7 +54,7 @@ __all__ = math_ops.__all__ + [
     "unsorted_segment_prod", "unsorted_segment_sqrt_n", "accumulate_n", "count_nonzero",
     "polyval", "reduce_euclidean_norm", "reduce_std", "reduce_variance",
     "divide_no_nan", "erfcinv", "erfinv", "multiply_no_nan", "ndtri", "nextafter",
-    "reciprocal_no_nan", "xdivy", "xlog1py", "xlogy",
+    "reciprocal_no_nan", "xdivy", "xlog1py", "xlogy", "angle", "imag", "real",
     # tf.nn's functions that TF also exports as tf.math.* (the same functions)
     "invert_permutation", "l2_normalize", "log_softmax", "softmax", "softplus", "softsign"]
 

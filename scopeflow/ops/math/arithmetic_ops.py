@@ -588,7 +588,8 @@ def _div_no_nan_kernel(x, y):
     return out
 
 
-div_no_nan_op = OpDef("DivNoNan", shape=broadcasting(broadcast_shape), dtype=_same_dtype_in(FLOATS),
+div_no_nan_op = OpDef("DivNoNan", shape=broadcasting(broadcast_shape),
+                      dtype=_same_dtype_in(FLOAT_OR_COMPLEX),
                       kernel=_div_no_nan_kernel, input_names=("x", "y"))
 
 

@@ -23,6 +23,7 @@ from scopeflow.framework.dtype_groups import (
 from scopeflow.framework.graph import Tensor, control_dependencies, convert_to_tensor, name_scope
 from scopeflow.framework.opdef import (
     NO_GRADIENT,
+    REGISTRY,
     OpDef,
     broadcast_shape,
     broadcasting,
@@ -64,8 +65,15 @@ def _abs_grad(op, dy):
 
 
 def abs(x, name=None) -> Tensor:
-    """Elementwise absolute value (real inputs)."""
-    return abs_op.bind(x, name=name)
+    """Elementwise absolute value; a complex ``x`` gives its real magnitudes (TF's
+    ComplexAbs op, declared in ops/signal/complex_ops.py and looked up by type here)."""
+    with name_scope(name, "Abs", [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        if x.dtype.is_complex:
+            real_dtype = dtypes.float64 if x.dtype.base_dtype == dtypes.complex128 \
+                else dtypes.float32
+            return REGISTRY["ComplexAbs"].bind(x, Tout=real_dtype, name=scope)
+        return abs_op.bind(x, name=scope)
 
 
 # ── Sign ─────────────────────────────────────────────────────────────────────────────
