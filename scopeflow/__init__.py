@@ -73,7 +73,9 @@ from scopeflow.ops.math.segment_ops import (
     unsorted_segment_mean, unsorted_segment_min, unsorted_segment_prod, unsorted_segment_sqrt_n)
 from scopeflow.ops.math.scan_ops import cumprod, cumsum
 from scopeflow.ops.math.statistics_ops import accumulate_n, count_nonzero
-from scopeflow.ops.math.histogram_ops import histogram_fixed_width
+from scopeflow.ops.math.histogram_ops import histogram_fixed_width, histogram_fixed_width_bins
+from scopeflow.ops.math.count_ops import bincount, confusion_matrix
+from scopeflow.ops.math.sequence_ops import is_non_decreasing, is_strictly_increasing, repeat
 from scopeflow.ops.sparse.sparse_ops import sparse_placeholder, sparse_tensor_to_dense
 from scopeflow.api import sparse
 from scopeflow.api import audio, bitwise, sets, signal, spectral, strings

@@ -4,6 +4,7 @@ from scopeflow.api import special  # noqa: F401 - tf.math.special
 from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.ops import math_ops
 from scopeflow.ops.array.layout_ops import invert_permutation
+from scopeflow.ops.math.count_ops import bincount, confusion_matrix, zero_fraction
 from scopeflow.ops.math.scan_ops import cumprod, cumsum, cumulative_logsumexp
 from scopeflow.ops.math.segment_ops import (
     segment_max,
@@ -20,6 +21,7 @@ from scopeflow.ops.math.segment_ops import (
     unsorted_segment_prod,
     unsorted_segment_sqrt_n,
 )
+from scopeflow.ops.math.sequence_ops import is_non_decreasing, is_strictly_increasing
 from scopeflow.ops.math.special_ops import (
     divide_no_nan,
     erfcinv,
@@ -56,7 +58,9 @@ __all__ = math_ops.__all__ + [
     "divide_no_nan", "erfcinv", "erfinv", "multiply_no_nan", "ndtri", "nextafter",
     "reciprocal_no_nan", "xdivy", "xlog1py", "xlogy", "angle", "imag", "real",
     # tf.nn's functions that TF also exports as tf.math.* (the same functions)
-    "invert_permutation", "l2_normalize", "log_softmax", "softmax", "softplus", "softsign"]
+    "invert_permutation", "l2_normalize", "log_softmax", "softmax", "softplus", "softsign",
+    "bincount", "confusion_matrix", "zero_fraction", "is_non_decreasing",
+    "is_strictly_increasing"]
 
 
 def __getattr__(name):

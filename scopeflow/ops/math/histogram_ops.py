@@ -17,8 +17,13 @@ from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype, from_tensors
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.framework.tensor_util import constant_value
+from scopeflow.ops.array.shape_ops import reshape, shape
+from scopeflow.ops.control_flow.control_flow_ops import with_dependencies
+from scopeflow.ops.logging.logging_ops import Assert
+from scopeflow.ops.math.arithmetic_ops import cast, greater, truediv
+from scopeflow.ops.math.elementwise_ops import clip_by_value, floor
 
-__all__ = ["histogram_fixed_width"]
+__all__ = ["histogram_fixed_width", "histogram_fixed_width_bins"]
 
 _HISTOGRAM_TYPES = (dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64)
 
@@ -80,3 +85,29 @@ def histogram_fixed_width(values, value_range, nbins=100, dtype=dtypes.int32,
         nbins = convert_to_tensor(nbins, name="nbins", dtype=dtypes.int32)
         return histogram_fixed_width_op.bind(values, value_range, nbins,
                                              dtype=dtypes.as_dtype(dtype), name=scope)
+
+
+# ── histogram_fixed_width_bins (a composite, as TF builds it) ────────────────────────
+def histogram_fixed_width_bins(values, value_range, nbins=100, dtype=dtypes.int32,
+                               name=None) -> Tensor:
+    """The bin index of each of ``values`` among ``nbins`` equal bins of ``value_range``
+    (clamped to the first and last bin), shaped as ``values``. Always int32: TF ignores
+    ``dtype``.
+
+    >>> tf.Session().run(tf.histogram_fixed_width_bins([-1., 0., 0.5, 5., 10.], [0., 5.], 5))
+    array([0, 0, 0, 4, 4], dtype=int32)
+    """
+    with name_scope(name, "histogram_fixed_width_bins", [values, value_range, nbins]):
+        values = convert_to_tensor(values, name="values")
+        values_shape = shape(values)
+        values = reshape(values, [-1])
+        value_range = convert_to_tensor(value_range, name="value_range")
+        nbins = convert_to_tensor(nbins, dtype=dtypes.int32, name="nbins")
+        check = Assert(greater(nbins, 0), [f"nbins {nbins} must > 0"])
+        nbins = with_dependencies([check], nbins)
+        nbins_float = cast(nbins, values.dtype)
+        scaled_values = truediv(values - value_range[0], value_range[1] - value_range[0],
+                                name="scaled_values")
+        indices = floor(nbins_float * scaled_values, name="indices")
+        indices = cast(clip_by_value(indices, 0, nbins_float - 1), dtypes.int32)
+        return reshape(indices, values_shape)
