@@ -6,9 +6,23 @@ from scopeflow.ops.random.random_ops import categorical, multinomial, truncated_
 from scopeflow.ops.random.random_ops import random_normal as normal
 from scopeflow.ops.random.random_ops import random_shuffle as shuffle
 from scopeflow.ops.random.random_ops import random_uniform as uniform
+from scopeflow.ops.random.stateless_random_ops import (
+    Algorithm,
+    fold_in,
+    split,
+    stateless_categorical,
+    stateless_multinomial,
+    stateless_truncated_normal,
+)
+from scopeflow.ops.random.stateless_random_ops import stateless_random_normal as stateless_normal
+from scopeflow.ops.random.stateless_random_ops import (
+    stateless_random_uniform as stateless_uniform,
+)
 
 __all__ = ["normal", "uniform", "truncated_normal", "shuffle", "set_random_seed", "get_seed",
-           "categorical", "multinomial"]
+           "categorical", "multinomial", "Algorithm", "fold_in", "split", "stateless_uniform",
+           "stateless_normal", "stateless_truncated_normal", "stateless_categorical",
+           "stateless_multinomial"]
 
 
 def __getattr__(name):

@@ -1,0 +1,51 @@
+"""Op-table rows for the stateless random ops, the gamma/Poisson samplers and the
+candidate samplers: stateless values are TF 2.21's own (recorded from its CPU kernels)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .op_table import OpCase
+
+
+def _key_counter(*_):
+    # StatelessRandomGetKeyCounter of seed [1, 2] under TF 2.21.
+    return [np.array([10413732777507651514], np.uint64),
+            np.array([0, 17830669156045600267], np.uint64)]
+
+
+def _get_key_counter(tf):
+    from scopeflow.ops.random.stateless_random_ops import get_key_counter_alg
+    key, counter, _ = get_key_counter_alg([1, 2], "auto_select")
+    return [key, counter]
+
+
+def _f32(*values):
+    return lambda *_: np.array(values, np.float32)
+
+
+ROWS = [
+    OpCase("StatelessRandomGetKeyCounter", _get_key_counter, _key_counter, atol=0, rtol=0),
+    OpCase("StatelessRandomUniformV2",
+           lambda tf: tf.random.stateless_uniform([4], seed=[1, 2]),
+           _f32(0.8440604, 0.19204533, 0.9962232, 0.1603874), atol=0, rtol=0),
+    OpCase("StatelessRandomNormalV2",
+           lambda tf: tf.random.stateless_normal([4], seed=[3, 4], dtype=tf.float64),
+           lambda: np.array([-0.33108455971554474, 0.027812399664981575,
+                             -1.4892401731006637, 1.0462064603947236]), atol=0, rtol=0),
+    OpCase("StatelessTruncatedNormalV2",
+           lambda tf: tf.random.stateless_truncated_normal([5], seed=[5, 6]),
+           _f32(1.0239844, -0.53878856, 1.2795534, 0.9120099, -1.5643606), atol=0, rtol=0),
+    OpCase("StatelessRandomUniformIntV2",
+           lambda tf: tf.random.stateless_uniform([6], seed=[7, 8], minval=-3, maxval=9,
+                                                  dtype=tf.int64),
+           lambda: np.array([-2, 2, 2, 6, 2, 6], np.int64), atol=0, rtol=0),
+    OpCase("StatelessRandomUniformFullIntV2",
+           lambda tf: tf.random.stateless_uniform([3], seed=[9, 10], minval=None,
+                                                  maxval=None, dtype=tf.int32),
+           lambda: np.array([-1188781931, 1499295775, 1715345162], np.int32), atol=0, rtol=0),
+    OpCase("StatelessMultinomial",
+           lambda tf, x: tf.random.stateless_categorical(x, 8, seed=[11, 12]),
+           lambda x: np.array([[0, 2, 0, 2, 1, 0, 2, 2]], np.int64),
+           [np.log([[0.2, 0.3, 0.5]]).astype(np.float32)], atol=0, rtol=0),
+]

@@ -1,0 +1,176 @@
+"""Stateless random ops, fold_in/split, and the gamma/Poisson samplers: TF's bits.
+
+The live tests run one program under TF 2.21 and under scopeflow and compare every
+value's bit pattern, the op types and names the builders create and the static shapes.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import scopeflow as tf
+from scopeflow.ops.random import stateless_random_ops
+
+# One program for both libraries: `tf` is the library, results go out as JSON.
+PROGRAM = textwrap.dedent('''
+    import json
+    import numpy as np
+
+    def bits(v):
+        v = np.asarray(v)
+        if v.dtype.kind == "f":
+            v = v.view({2: np.uint16, 4: np.uint32, 8: np.uint64}[v.dtype.itemsize])
+        return [str(x) for x in v.ravel().tolist()] + [str(list(v.shape))]
+
+    g = tf.Graph()
+    with g.as_default():
+        t = {}
+        for s in ([1, 2], [-7, 123456789], [0, 0], [2**31 - 1, -2**31]):
+            for dt in ("float16", "float32", "float64"):
+                t[f"u{s}{dt}"] = tf.random.stateless_uniform([3, 5], seed=s, dtype=dt,
+                                                             minval=-2, maxval=3)
+                t[f"n{s}{dt}"] = tf.random.stateless_normal([7], seed=s, dtype=dt)
+                t[f"t{s}{dt}"] = tf.random.stateless_truncated_normal([2, 9], seed=s,
+                                                                      dtype=dt, mean=1.,
+                                                                      stddev=2.)
+            for dt in ("int32", "int64"):
+                t[f"i{s}{dt}"] = tf.random.stateless_uniform([5], seed=s, minval=-5,
+                                                             maxval=1000, dtype=dt)
+                t[f"f{s}{dt}"] = tf.random.stateless_uniform([5], seed=s, minval=None,
+                                                             maxval=None, dtype=dt)
+            for dt in ("uint32", "uint64"):
+                t[f"fu{s}{dt}"] = tf.random.stateless_uniform([5], seed=s, minval=None,
+                                                              maxval=None, dtype=dt)
+            t[f"c{s}"] = tf.random.stateless_categorical([[0., 1., 2.], [1., 1., -1.]], 6,
+                                                         seed=s)
+            t[f"m{s}"] = tf.random.stateless_multinomial(
+                np.log([[0.5, 0.5], [0.9, 0.1]]), 5, seed=s, output_dtype=tf.int32)
+            t[f"fold{s}"] = tf.random.fold_in(s, 3)
+            t[f"fold64{s}"] = tf.random.fold_in(s, np.int64(-9))
+            t[f"split{s}"] = tf.random.split(tf.constant(s, tf.int64), 3)
+        t["seed64"] = tf.random.stateless_uniform([4], seed=tf.constant([2**40, -3], tf.int64))
+        t["big"] = tf.random.stateless_normal([1001], seed=[5, 6])
+        t["bigt"] = tf.random.stateless_truncated_normal([1003], seed=[5, 6], dtype=tf.float64)
+        EXTRA
+        ops = [[op.name, op.type] for op in g.get_operations()]
+        shapes = {k: str(v.shape) for k, v in t.items()}
+        with tf.Session() as sess:
+            vals = sess.run(t)
+    print(json.dumps({"values": {k: bits(v) for k, v in vals.items()}, "ops": ops,
+                      "shapes": shapes}))
+''')
+
+EXTRA = ""
+
+
+def _program(extra=EXTRA):
+    return PROGRAM.replace("EXTRA", extra.strip().replace("\n", "\n        "))
+
+
+def _run_scopeflow(code):
+    out = subprocess.run([sys.executable, "-c", "import scopeflow as tf\n" + code],
+                         capture_output=True, text=True, timeout=600, check=True)
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+def _compare(want, got):
+    assert got["ops"] == want["ops"]
+    assert got["shapes"] == want["shapes"]
+    bad = [k for k in want["values"] if want["values"][k] != got["values"].get(k)]
+    assert not bad, f"{len(bad)} differ, e.g. {bad[:5]}: " \
+        f"{want['values'][bad[0]][:6]} vs {got['values'][bad[0]][:6]}"
+
+
+# ── Without TensorFlow ───────────────────────────────────────────────────────────────
+def test_scramble_seed_is_tf_generate_key():
+    # TF 2.21's StatelessRandomGetKeyCounter of [1, 2]: key 10413732777507651514,
+    # counter [0, 17830669156045600267].
+    key, counter = stateless_random_ops.scramble_seed(1, 2)
+    assert key == 10413732777507651514
+    assert counter == 17830669156045600267 << 64
+    # int32 seeds are sign-extended, as TF's static_cast<uint64>(int32).
+    assert stateless_random_ops.scramble_seed(-1, 0) == \
+        stateless_random_ops.scramble_seed(2**64 - 1, 0)
+
+
+def test_same_seed_same_values_across_runs_and_sessions():
+    with tf.Graph().as_default():
+        a = tf.random.stateless_normal([50], seed=[3, 4])
+        b = tf.random.stateless_normal([50], seed=[3, 5])
+        with tf.Session() as s1:
+            x1, x2, y = s1.run(a), s1.run(a), s1.run(b)
+        with tf.Session() as s2:
+            x3 = s2.run(a)
+    np.testing.assert_array_equal(x1, x2)
+    np.testing.assert_array_equal(x1, x3)
+    assert not np.array_equal(x1, y)
+    assert not a.op.inputs[0].op.inputs[0].op._op_def.stateful
+
+
+def test_statistics():
+    with tf.Graph().as_default():
+        u = tf.random.stateless_uniform([20000], seed=[1, 1], minval=-1.0, maxval=3.0)
+        n = tf.random.stateless_normal([20000], seed=[1, 1], mean=2.0, stddev=0.5)
+        tn = tf.random.stateless_truncated_normal([20000], seed=[1, 1], dtype=tf.float64)
+        i = tf.random.stateless_uniform([20000], seed=[1, 1], minval=3, maxval=8,
+                                        dtype=tf.int32)
+        full = tf.random.stateless_uniform([20000], seed=[1, 1], minval=None, maxval=None,
+                                           dtype=tf.int64)
+        c = tf.random.stateless_categorical(np.log([[0.1, 0.6, 0.3]]), 20000, seed=[2, 2])
+        with tf.Session() as sess:
+            u, n, tn, i, full, c = sess.run([u, n, tn, i, full, c])
+    assert u.min() >= -1 and u.max() < 3 and abs(u.mean() - 1) < 0.05
+    assert abs(n.mean() - 2) < 0.02 and abs(n.std() - 0.5) < 0.02
+    assert np.abs(tn).max() < 2 and abs(tn.std() - 0.8796) < 0.02
+    assert set(np.unique(i).tolist()) == {3, 4, 5, 6, 7}
+    assert full.min() < -2**62 and full.max() > 2**62
+    np.testing.assert_allclose(np.bincount(c[0], minlength=3) / c.size, [0.1, 0.6, 0.3],
+                               atol=0.02)
+
+
+def test_graph_structure_and_names():
+    with tf.Graph().as_default() as g:
+        out = tf.random.stateless_uniform([2, 3], seed=[1, 2])
+        tf.random.stateless_uniform([2], seed=[1, 2], minval=0, maxval=4, dtype=tf.int32)
+        seed = tf.random.fold_in([1, 2], 7)
+    assert out.name == "stateless_random_uniform:0"
+    types = {op.name: op.type for op in g.get_operations()}
+    assert types["stateless_random_uniform/StatelessRandomGetKeyCounter"] == \
+        "StatelessRandomGetKeyCounter"
+    assert types["stateless_random_uniform/StatelessRandomUniformV2"] == \
+        "StatelessRandomUniformV2"
+    assert types["stateless_random_uniform_1"] == "StatelessRandomUniformIntV2"
+    assert types["stateless_random_uniform_2"] == "StatelessRandomUniformFullIntV2"
+    assert seed.op.type == "Pack" and seed.shape.as_list() == [2]
+
+
+def test_argument_errors():
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="must be both None or not None"):
+            tf.random.stateless_uniform([2], seed=[1, 2], maxval=5, minval=None,
+                                        dtype=tf.int32)
+        with pytest.raises(ValueError, match="unsigned"):
+            tf.random.stateless_uniform([2], seed=[1, 2], minval=0, maxval=5,
+                                        dtype=tf.uint32)
+        with pytest.raises(ValueError, match="Accepted dtypes"):
+            tf.random.stateless_categorical([[0.0]], 2, seed=[1, 2], dtype=tf.float32)
+        with pytest.raises(ValueError, match="rank 1"):
+            tf.random.stateless_normal([2], seed=3)
+        bad = tf.random.stateless_uniform([2], seed=[1, 2], minval=5, maxval=5,
+                                          dtype=tf.int32)
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError,
+                                                 match="minval < maxval"):
+            sess.run(bad)
+
+
+# ── Live comparisons with TensorFlow ─────────────────────────────────────────────────
+def test_live_bits_ops_and_shapes_match_tf(tf1):
+    code = _program()
+    want = tf1("import tensorflow.compat.v1 as tf\ntf.disable_v2_behavior()\n" + code)
+    _compare(want, _run_scopeflow(code))
