@@ -1,5 +1,6 @@
 """``tf.nn``: the neural-network ops, gathered from their op-family modules."""
 
+from scopeflow.autodiff.gradients import RegisterGradient as _RegisterGradient
 from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.ops.array.space_ops import depth_to_space, space_to_batch, space_to_depth  # noqa: F401
 from scopeflow.ops.math.count_ops import zero_fraction  # noqa: F401
@@ -7,6 +8,9 @@ from scopeflow.ops.math_ops import sigmoid, tanh  # noqa: F401 - TF1 has tf.nn.s
 from scopeflow.ops.nn.conv3d_ops import conv3d_transpose  # noqa: F401
 from scopeflow.ops.nn.conv_ops import *  # noqa: F403
 from scopeflow.ops.nn.embedding_ops import *  # noqa: F403
+from scopeflow.ops.nn.nn_extra_composites import *  # noqa: F403
+from scopeflow.ops.nn.nn_extra_composites import SWISH_GRADIENT as _SWISH_GRADIENT
+from scopeflow.ops.nn.nn_extra_composites import swish_grad as _swish_grad
 from scopeflow.ops.nn.pool_ops import *  # noqa: F403
 from scopeflow.ops.nn_ops import *  # noqa: F403
 from scopeflow.ops.random.candidate_sampling_ops import *  # noqa: F403
@@ -19,6 +23,9 @@ from scopeflow.rnn.rnn import (  # noqa: F401
     static_bidirectional_rnn,
     static_rnn,
 )
+
+# swish's custom gradient (its IdentityN's override), registered where autodiff is below.
+_RegisterGradient(_SWISH_GRADIENT)(_swish_grad)
 
 
 def __getattr__(name):

@@ -18,7 +18,8 @@ from scopeflow.ops import array_ops, constant_op, math_ops, nn_ops
 __all__ = ["get_regularization_loss", "get_regularization_losses", "get_losses", "add_loss",
            "get_total_loss", "Reduction", "compute_weighted_loss", "absolute_difference",
            "mean_squared_error", "huber_loss", "log_loss", "sigmoid_cross_entropy",
-           "softmax_cross_entropy", "sparse_softmax_cross_entropy"]
+           "softmax_cross_entropy", "sparse_softmax_cross_entropy", "cosine_distance",
+           "hinge_loss", "mean_pairwise_squared_error"]
 
 
 def get_regularization_losses(scope=None) -> list:
@@ -98,8 +99,10 @@ def _safe_mean(total, count):
                           math_ops.truediv(total, safe), name="value")
 
 
-def _num_present(losses, weights):
-    """The number of elements of ``losses`` whose broadcast weight is non-zero."""
+def _num_present(losses, weights, per_batch=False):
+    """The number of elements of ``losses`` whose broadcast weight is non-zero (per batch
+    row, kept ``[batch, 1, ...]``, with ``per_batch``; a non-zero Python float weight gives
+    the total element count even then, as TF)."""
     if isinstance(weights, float) and weights != 0.0:
         return _num_elements(losses)
     with name_scope(None, "num_present", (losses, weights)) as scope:
@@ -107,6 +110,9 @@ def _num_present(losses, weights):
         present = math_ops.where(math_ops.equal(weights, 0.0), array_ops.zeros_like(weights),
                                  array_ops.ones_like(weights))
         present = math_ops.multiply(present, array_ops.ones_like(losses))
+        if per_batch:
+            return math_ops.reduce_sum(present, math_ops.range(1, array_ops.rank(present)),
+                                       keepdims=True, name=scope)
         return math_ops.reduce_sum(present, name=scope)
 
 
@@ -312,3 +318,75 @@ def sparse_softmax_cross_entropy(labels, logits, weights=1.0, scope=None,
                                                                  name="xentropy")
         return compute_weighted_loss(losses, weights, scope, loss_collection, reduction)
 
+
+
+def cosine_distance(labels, predictions, axis=None, weights=1.0, scope=None,
+                    loss_collection=GraphKeys.LOSSES,
+                    reduction=Reduction.SUM_BY_NONZERO_WEIGHTS, dim=None):
+    """Weighted ``1 - sum(labels * predictions, axis)`` (inputs assumed unit-normalized).
+
+    >>> cosine_distance([[1.0, 0.0]], [[0.0, 1.0]], axis=1).name
+    'cosine_distance_loss/value:0'
+    """
+    axis = math_ops._deprecated_lookup("axis", axis, "dim", dim)
+    if axis is None:
+        raise ValueError("You must specify argument `axis`.")
+    with _loss_scope(scope, "cosine_distance_loss", labels, predictions, weights) as scope:
+        labels, predictions = _float32_pair(labels, predictions)
+        radial_diffs = math_ops.multiply(predictions, labels)
+        losses = 1 - math_ops.reduce_sum(radial_diffs, axis=(axis,), keepdims=True)
+        return compute_weighted_loss(losses, weights, scope, loss_collection, reduction)
+
+
+def hinge_loss(labels, logits, weights=1.0, scope=None, loss_collection=GraphKeys.LOSSES,
+               reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
+    """Weighted ``relu(1 - (2 * labels - 1) * logits)`` for 0/1 ``labels``.
+
+    >>> hinge_loss([1.0], [0.5]).name
+    'hinge_loss/value:0'
+    """
+    with _loss_scope(scope, "hinge_loss", labels, logits, weights,
+                     what=("labels", "logits")) as scope:
+        labels, logits = _float32_pair(labels, logits)
+        all_ones = array_ops.ones_like(labels)
+        labels = math_ops.subtract(2 * labels, all_ones)
+        losses = nn_ops.relu(math_ops.subtract(all_ones, math_ops.multiply(labels, logits)))
+        return compute_weighted_loss(losses, weights, scope, loss_collection, reduction)
+
+
+def mean_pairwise_squared_error(labels, predictions, weights=1.0, scope=None,
+                                loss_collection=GraphKeys.LOSSES):
+    """Mean over each batch row's pairs of ``((a_i - a_j) - (p_i - p_j)) ** 2``, weighted
+    per row and summed: TF's closed form ``2 * (sum(d**2)/(n-1) - sum(d)**2/(n(n-1)))``.
+
+    ``weights`` is a tensor here, so the present count is always per batch row, as TF.
+
+    >>> mean_pairwise_squared_error([[1.0, 2.0]], [[1.0, 3.0]]).name
+    'mean_pairwise_squared_error/value_2:0'
+    """
+    with _loss_scope(scope, "mean_pairwise_squared_error", labels, predictions, weights):
+        weights = math_ops.cast(weights, dtypes.float32)
+        labels = math_ops.cast(labels, dtypes.float32)
+        _check_broadcastable(weights, labels)
+        predictions = math_ops.cast(predictions, dtypes.float32)
+        if not predictions.shape.is_compatible_with(labels.shape):
+            raise ValueError(f"Shapes {predictions.shape} and {labels.shape} are incompatible")
+        diffs = math_ops.subtract(predictions, labels)
+        axis = math_ops.range(1, array_ops.rank(diffs))
+        sum_squares_diff_per_batch = math_ops.reduce_sum(math_ops.square(diffs), axis=axis,
+                                                         keepdims=True)
+        num_present_per_batch = _num_present(diffs, weights, per_batch=True)
+        term1 = 2.0 * math_ops.div_no_nan(sum_squares_diff_per_batch,
+                                          math_ops.maximum(num_present_per_batch - 1, 0),
+                                          name="value")
+        sum_diff = math_ops.reduce_sum(diffs, axis=axis, keepdims=True)
+        term2 = 2.0 * math_ops.div_no_nan(
+            math_ops.square(sum_diff),
+            math_ops.maximum(math_ops.multiply(num_present_per_batch,
+                                               num_present_per_batch - 1), 0),
+            name="value")
+        loss = math_ops.reduce_sum(math_ops.multiply(term1 - term2, weights))
+        mean_loss = math_ops.where(math_ops.reduce_sum(num_present_per_batch) > 0, loss,
+                                   array_ops.zeros_like(loss), name="value")
+        add_loss(mean_loss, loss_collection)
+        return mean_loss

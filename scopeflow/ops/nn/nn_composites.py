@@ -129,7 +129,10 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
     with name_scope(name, "batchnorm", [x, mean, variance, scale, offset]):
         x = convert_to_tensor(x)
         # Python operators, as TF's: ops add, Rsqrt, mul, mul_1, mul_2, sub, add_1.
-        inv = math_ops.rsqrt(convert_to_tensor(variance) + variance_epsilon)
+        # A NumPy variance adds its epsilon in NumPy (one op fewer), as in TF.
+        if isinstance(variance, (list, tuple)):
+            variance = convert_to_tensor(variance)
+        inv = math_ops.rsqrt(variance + variance_epsilon)
         if scale is not None:
             inv *= scale
         return x * math_ops.cast(inv, x.dtype) + math_ops.cast(
