@@ -77,6 +77,15 @@ from scopeflow.ops.math.histogram_ops import histogram_fixed_width, histogram_fi
 from scopeflow.ops.math.count_ops import bincount, confusion_matrix
 from scopeflow.ops.math.sequence_ops import is_non_decreasing, is_strictly_increasing, repeat
 from scopeflow.ops.sparse.sparse_ops import sparse_placeholder, sparse_tensor_to_dense
+from scopeflow.ops.sparse.sparse_math_ops import (
+    convert_to_tensor_or_sparse_tensor, sparse_add, sparse_matmul, sparse_maximum, sparse_minimum,
+    sparse_reduce_max, sparse_reduce_max_sparse, sparse_reduce_sum, sparse_reduce_sum_sparse,
+    sparse_softmax, sparse_tensor_dense_matmul)
+from scopeflow.ops.sparse.sparse_layout_ops import (
+    sparse_concat, sparse_fill_empty_rows, sparse_mask, sparse_merge, sparse_reset_shape,
+    sparse_reshape, sparse_retain, sparse_slice, sparse_split, sparse_to_indicator,
+    sparse_transpose)
+from scopeflow.ops.sparse.sparse_reorder_ops import sparse_reorder
 from scopeflow.api import sparse
 from scopeflow.api import audio, bitwise, sets, signal, spectral, strings
 from scopeflow.ops.signal.complex_ops import (  # noqa: A004 - TF's names

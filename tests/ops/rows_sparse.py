@@ -1,0 +1,192 @@
+"""Op-table rows for the SparseTensor ops (tf.sparse.*: SparseAdd, SparseTensorDenseMatMul,
+the sparse reductions, SparseSoftmax, SparseReshape/Slice/Concat/Split, SparseFillEmptyRows
+and their gradient ops), with NumPy references built from dense arrays."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scopeflow.framework.opdef import REGISTRY
+
+from .op_table import OpCase, rand
+
+i64, f32 = np.int64, np.float32
+# A 3x4 SparseTensor in row-major order, and a second one overlapping it at [1, 2].
+A_IND = np.array([[0, 0], [1, 2], [2, 1], [2, 3]], i64)
+A_VAL = np.array([1.5, -2.0, 0.5, 3.0], f32)
+B_IND = np.array([[0, 1], [1, 2], [2, 3]], i64)
+B_VAL = np.array([4.0, 2.5, -1.0], f32)
+SHAPE = np.array([3, 4], i64)
+DENSE = rand(4, 5)
+
+
+def _dense(ind, val, shape):
+    out = np.zeros(tuple(shape), val.dtype)
+    np.add.at(out, tuple(ind.T), val)
+    return out
+
+
+def _st(tf, ind, val, shape):
+    return tf.SparseTensor(ind, val, shape)
+
+
+def _comps(sp):
+    return [sp.indices, sp.values, sp.dense_shape]
+
+
+def _add_ref(ai, av, bi, bv):
+    d = _dense(ai, av, SHAPE) + _dense(bi, bv, SHAPE)
+    ind = np.array(sorted({tuple(r) for r in np.concatenate([ai, bi])}), i64)
+    return [ind, d[tuple(ind.T)], SHAPE]
+
+
+def _softmax_ref(ind, val):
+    out = np.empty_like(val)
+    for r in np.unique(ind[:, 0]):
+        sel = ind[:, 0] == r
+        e = np.exp(val[sel] - val[sel].max())
+        out[sel] = e / e.sum()
+    return out
+
+
+def _reduce_sparse_ref(how):
+    def ref(ind, val):
+        d = _dense(ind, val, SHAPE)
+        mask = _dense(ind, np.ones_like(val), SHAPE) > 0
+        rows = np.flatnonzero(mask.any(1))
+        if how == "sum":
+            vals = d.sum(1)[rows]
+        else:
+            vals = np.where(mask, d, -np.inf).max(1)[rows].astype(val.dtype)
+        return [rows[:, None].astype(i64), vals, np.array([3], i64)]
+    return ref
+
+
+def _minmax_ref(fn):
+    def ref(av, bv):
+        ind, _, _ = _add_ref(A_IND, av, B_IND, bv)
+        a, b = _dense(A_IND, av, SHAPE), _dense(B_IND, bv, SHAPE)
+        return [ind, fn(a, b)[tuple(ind.T)]]
+    return ref
+
+
+def _fill_ref(val):
+    rows = [[0, 0], [1, 0], [2, 0], [2, 2], [3, 0]]
+    return [np.array(rows, i64), np.array([val[0], -1.0, val[1], val[2], -1.0], f32),
+            np.array([False, True, False, True])]
+
+
+FILL_IND = np.array([[0, 0], [2, 0], [2, 2]], i64)
+FILL_SHAPE = np.array([4, 3], i64)
+
+ROWS = [
+    OpCase("SparseAdd",
+           lambda tf, av, bv: _comps(tf.sparse.add(_st(tf, A_IND, av, SHAPE),
+                                                   _st(tf, B_IND, bv, SHAPE))),
+           lambda av, bv: _add_ref(A_IND, av, B_IND, bv), [A_VAL, B_VAL]),
+    OpCase("SparseAdd",
+           lambda tf, av, bv: _comps(tf.sparse_add(_st(tf, A_IND, av, SHAPE),
+                                                   _st(tf, B_IND, bv, SHAPE), thresh=0.6)),
+           lambda av, bv: [np.array([[0, 0], [0, 1], [2, 1], [2, 3]], i64),
+                           np.array([1.5, 4.0, 0.5, 2.0], f32), SHAPE],
+           [A_VAL, B_VAL], id="SparseAdd-threshold", check_grad=False),
+    OpCase("SparseAddGrad",
+           lambda tf, g: list(_add_grad(tf, g)),
+           lambda g: [np.array([g[0], g[1], 0, g[2]], f32), np.array([0, g[1], g[2]], f32)],
+           [np.array([1.0, 2.0, 3.0], f32)]),
+    OpCase("SparseTensorDenseAdd",
+           lambda tf, av, d: tf.sparse.add(_st(tf, A_IND, av, SHAPE), d),
+           lambda av, d: _dense(A_IND, av, SHAPE) + d, [A_VAL, rand(3, 4)]),
+    OpCase("SparseTensorDenseMatMul",
+           lambda tf, av, b: tf.sparse.matmul(_st(tf, A_IND, av, SHAPE), b),
+           lambda av, b: _dense(A_IND, av, SHAPE) @ b, [A_VAL, DENSE], rtol=1e-5),
+    OpCase("SparseTensorDenseMatMul",
+           lambda tf, av, b: tf.sparse_tensor_dense_matmul(_st(tf, A_IND, av, SHAPE), b,
+                                                           adjoint_a=True, adjoint_b=True),
+           lambda av, b: _dense(A_IND, av, SHAPE).T @ b.T, [A_VAL, rand(2, 3)], rtol=1e-5,
+           id="SparseTensorDenseMatMul-adjoints"),
+    OpCase("SparseReduceSum",
+           lambda tf, av: tf.sparse.reduce_sum(_st(tf, A_IND, av, SHAPE), 1),
+           lambda av: _dense(A_IND, av, SHAPE).sum(1), [A_VAL]),
+    OpCase("SparseReduceSum",
+           lambda tf, av: tf.sparse_reduce_sum(_st(tf, A_IND, av, SHAPE), [-2], keepdims=True),
+           lambda av: _dense(A_IND, av, SHAPE).sum(0, keepdims=True), [A_VAL],
+           id="SparseReduceSum-keepdims"),
+    OpCase("SparseReduceSumSparse",
+           lambda tf, av: _comps(tf.sparse.reduce_sum_sparse(_st(tf, A_IND, av, SHAPE), 1)),
+           lambda av: _reduce_sparse_ref("sum")(A_IND, av), [A_VAL]),
+    OpCase("SparseReduceMax",
+           lambda tf, av: tf.sparse.reduce_max(_st(tf, A_IND, av, SHAPE), 1),
+           lambda av: np.array([1.5, -2.0, 3.0], f32), [A_VAL]),
+    OpCase("SparseReduceMaxSparse",
+           lambda tf, av: _comps(tf.sparse.reduce_max_sparse(_st(tf, A_IND, av, SHAPE), 1)),
+           lambda av: _reduce_sparse_ref("max")(A_IND, av), [A_VAL]),
+    OpCase("SparseSoftmax",
+           lambda tf, av: tf.sparse.softmax(_st(tf, A_IND, av, SHAPE)).values,
+           lambda av: _softmax_ref(A_IND, av), [A_VAL]),
+    OpCase("SparseDenseCwiseAdd",
+           lambda tf, av, d: _cwise_add(tf, av, d),
+           lambda av, d: av + d[A_IND[:, 0], 0], [A_VAL, rand(3, 1)], check_grad=False),
+    OpCase("SparseSparseMaximum",
+           lambda tf, av, bv: _comps(tf.sparse.maximum(_st(tf, A_IND, av, SHAPE),
+                                                       _st(tf, B_IND, bv, SHAPE)))[:2],
+           _minmax_ref(np.maximum), [A_VAL, B_VAL], check_grad=False),
+    OpCase("SparseSparseMinimum",
+           lambda tf, av, bv: _comps(tf.sparse_minimum(_st(tf, A_IND, av, SHAPE),
+                                                       _st(tf, B_IND, bv, SHAPE)))[:2],
+           _minmax_ref(np.minimum), [A_VAL, B_VAL], check_grad=False),
+    OpCase("SparseMatMul", lambda tf, a, b: tf.sparse_matmul(a, b, transpose_b=True),
+           lambda a, b: a @ b.T, [rand(2, 3), rand(4, 3)], rtol=1e-5, grad_tol=5e-3),
+    OpCase("SparseReshape",
+           lambda tf, av: _comps(tf.sparse.reshape(_st(tf, A_IND, av, SHAPE), [2, -1])),
+           lambda av: [np.array([[0, 0], [1, 0], [1, 3], [1, 5]], i64), av,
+                       np.array([2, 6], i64)], [A_VAL]),
+    OpCase("SparseSlice",
+           lambda tf, av: _comps(tf.sparse.slice(_st(tf, A_IND, av, SHAPE), [1, 1], [5, 2])),
+           lambda av: [np.array([[0, 1], [1, 0]], i64), av[1:3], np.array([2, 2], i64)],
+           [A_VAL]),
+    OpCase("SparseSliceGrad",
+           lambda tf, g: _slice_grad(tf, g),
+           lambda g: np.array([0, g[0], g[1], 0], f32), [np.array([5.0, 7.0], f32)]),
+    OpCase("SparseConcat",
+           lambda tf, av, bv: _comps(tf.sparse.concat(1, [_st(tf, A_IND, av, SHAPE),
+                                                         _st(tf, B_IND, bv, SHAPE)])),
+           lambda av, bv: [np.array([[0, 0], [0, 5], [1, 2], [1, 6], [2, 1], [2, 3], [2, 7]],
+                                    i64), np.array([av[0], bv[0], av[1], bv[1], av[2], av[3],
+                                                    bv[2]], f32), np.array([3, 8], i64)],
+           [A_VAL, B_VAL]),
+    OpCase("SparseSplit",
+           lambda tf, av: [t for sp in tf.sparse.split(sp_input=_st(tf, A_IND, av, SHAPE),
+                                                       num_split=3, axis=1)
+                           for t in _comps(sp)],
+           lambda av: [np.array([[0, 0], [2, 1]], i64), av[[0, 2]], np.array([3, 2], i64),
+                       np.array([[1, 0]], i64), av[1:2], np.array([3, 1], i64),
+                       np.array([[2, 0]], i64), av[3:], np.array([3, 1], i64)], [A_VAL]),
+    OpCase("SparseFillEmptyRows",
+           lambda tf, v: [*_comps(tf.sparse.fill_empty_rows(_st(tf, FILL_IND, v, FILL_SHAPE),
+                                                            -1.0)[0])[:2],
+                          tf.sparse_fill_empty_rows(_st(tf, FILL_IND, v, FILL_SHAPE), -1.0)[1]],
+           _fill_ref, [np.array([2.0, 3.0, 4.0], f32)]),
+    OpCase("SparseFillEmptyRowsGrad",
+           lambda tf, g: list(_fill_grad(tf, g)),
+           lambda g: [g[[0, 2, 3]], np.asarray(g[1] + g[4], f32)],
+           [np.array([1.0, 2.0, 3.0, 4.0, 5.0], f32)]),
+]
+
+
+def _add_grad(tf, g):
+    return REGISTRY["SparseAddGrad"].bind(g, A_IND, B_IND,
+                                          np.array([[0, 0], [1, 2], [2, 3]], i64))
+
+
+def _cwise_add(tf, av, d):
+    return REGISTRY["SparseDenseCwiseAdd"].bind(A_IND, av, SHAPE, d)
+
+
+def _slice_grad(tf, g):
+    return REGISTRY["SparseSliceGrad"].bind(g, A_IND, np.array([1, 1], i64),
+                                            np.array([[0, 1], [1, 0]], i64))
+
+
+def _fill_grad(tf, g):
+    return REGISTRY["SparseFillEmptyRowsGrad"].bind(np.array([0, 2, 3], i64), g)
