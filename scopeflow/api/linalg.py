@@ -8,23 +8,38 @@ from scopeflow.ops.linalg import (
     cholesky,
     cholesky_solve,
     cross,
+    expm,
+    eye,
     logdet,
+    logm,
+    lu,
+    lu_matrix_inverse,
+    lu_reconstruct,
+    lu_solve,
     matrix_band_part,
     matrix_determinant,
     matrix_diag,
     matrix_diag_part,
     matrix_inverse,
+    matrix_rank,
     matrix_set_diag,
     matrix_solve,
     matrix_solve_ls,
     matrix_transpose,
     matrix_triangular_solve,
+    matvec,
     norm,
+    normalize,
+    pinv,
     qr,
     self_adjoint_eig,
     self_adjoint_eigvals,
     slogdet,
+    sqrtm,
+    svd,
     trace,
+    tridiagonal_matmul,
+    tridiagonal_solve,
 )
 from scopeflow.ops.linalg import diag as tensor_diag
 from scopeflow.ops.linalg import diag_part as tensor_diag_part
@@ -46,10 +61,12 @@ transpose = matrix_transpose
 triangular_solve = matrix_triangular_solve
 
 __all__ = ["adjoint", "band_part", "cholesky", "cholesky_solve", "cross", "det", "diag",
-           "diag_part", "eigh", "eigvalsh", "einsum", "global_norm", "inv", "l2_normalize",
-           "logdet", "lstsq", "matmul", "matrix_transpose", "norm", "qr", "set_diag", "slogdet",
-           "solve", "tensor_diag", "tensor_diag_part", "tensordot", "trace", "transpose",
-           "triangular_solve"]
+           "diag_part", "eigh", "eigvalsh", "einsum", "expm", "eye", "global_norm", "inv",
+           "l2_normalize", "logdet", "logm", "lstsq", "lu", "lu_matrix_inverse",
+           "lu_reconstruct", "lu_solve", "matmul", "matrix_rank", "matrix_transpose", "matvec",
+           "norm", "normalize", "pinv", "qr", "set_diag", "slogdet", "solve", "sqrtm", "svd",
+           "tensor_diag", "tensor_diag_part", "tensordot", "trace", "transpose",
+           "triangular_solve", "tridiagonal_matmul", "tridiagonal_solve"]
 
 
 def __getattr__(name):

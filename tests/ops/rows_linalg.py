@@ -106,3 +106,69 @@ def _set(x, d):
     i = np.arange(3)
     out[..., i, i] = d
     return out
+
+
+def _tri_dense(d):
+    m = d.shape[-1]
+    out = np.zeros(d.shape[:-2] + (m, m), d.dtype)
+    i = np.arange(m)
+    out[..., i, i] = d[..., 1, :]
+    out[..., i[:-1], i[1:]] = d[..., 0, :-1]
+    out[..., i[1:], i[:-1]] = d[..., 2, 1:]
+    return out
+
+
+def _tri_diags(*batch, m=4, seed=0):
+    d = rand(*batch, 3, m, seed=seed)
+    d[..., 1, :] += 5
+    return d
+
+
+def _svd_rebuild(tf, x, full=False):
+    s, u, v = tf.linalg.svd(x, full_matrices=full)
+    k = tf.shape(s)[-1]
+    return tf.matmul(u[..., :, :k] * s[..., None, :], v[..., :, :k], adjoint_b=True)
+
+
+def _sym(x):
+    return x @ np.swapaxes(x, -1, -2) / 4 + np.eye(x.shape[-1], dtype=x.dtype)
+
+
+ROWS += [
+    OpCase("Svd", lambda tf, x: tf.svd(x, compute_uv=False),
+           lambda x: np.linalg.svd(x, compute_uv=False), [rand(2, 4, 3)], rtol=1e-4,
+           atol=1e-5),
+    OpCase("Svd", _svd_rebuild, lambda x: x, [rand(2, 3, 4)], rtol=1e-4, atol=1e-5,
+           id="Svd-rebuild-wide"),
+    OpCase("Svd", _svd_rebuild, lambda x: x, [rand(4, 3)], rtol=1e-4, atol=1e-5,
+           id="Svd-rebuild-deep"),
+    OpCase("Svd", lambda tf, x: _svd_rebuild(tf, x, True), lambda x: x, [rand(3, 4)],
+           rtol=1e-4, atol=1e-5, id="Svd-rebuild-full"),
+    OpCase("Svd", lambda tf, x: tf.linalg.pinv(x), np.linalg.pinv, [rand(2, 4, 3)],
+           rtol=1e-4, atol=1e-5, id="pinv"),
+    OpCase("Svd", lambda tf, x: tf.norm(x, ord=2, axis=[-2, -1]),
+           lambda x: np.linalg.norm(x, 2, axis=(-2, -1)), [rand(2, 3, 4)], rtol=1e-4,
+           id="norm-matrix-2"),
+    OpCase("MatrixSquareRoot", lambda tf, x: tf.linalg.sqrtm(_tf_spd(tf, x)),
+           lambda x: _fn_eig(_spd(x), np.sqrt), [rand(2, 3, 3)], rtol=1e-4, atol=1e-5),
+    OpCase("MatrixLogarithm", lambda tf, x: tf.linalg.logm(tf.cast(x, tf.complex128)),
+           lambda x: _fn_eig(x.astype(np.complex128), np.log), [_sym(rand(2, 3, 3, dtype=f64))],
+           rtol=1e-8, atol=1e-10, check_grad=False),
+    OpCase("Lu", lambda tf, x: tf.linalg.lu_reconstruct(*tf.linalg.lu(x)), lambda x: x,
+           [_well(2, 4, 4)], rtol=1e-5, atol=1e-5, check_grad=False),
+    OpCase("Lu", lambda tf, x, b: tf.linalg.lu_solve(*tf.linalg.lu(x), b), np.linalg.solve,
+           [_well(3, 3), rand(3, 2, seed=1)], rtol=1e-4, atol=1e-5, check_grad=False,
+           id="lu_solve"),
+    OpCase("TridiagonalSolve", lambda tf, d, b: tf.linalg.tridiagonal_solve(d, b),
+           lambda d, b: np.linalg.solve(_tri_dense(d), b),
+           [_tri_diags(2), rand(2, 4, 3, seed=1)], rtol=1e-4, atol=1e-5),
+    OpCase("TridiagonalMatMul", lambda tf, d, b: tf.linalg.tridiagonal_matmul(d, b),
+           lambda d, b: _tri_dense(d) @ b, [_tri_diags(2), rand(2, 4, 3, seed=1)],
+           rtol=1e-5, atol=1e-5),
+]
+
+
+def _fn_eig(a, fn):
+    w, v = np.linalg.eig(a.astype(np.complex128))
+    out = (v * fn(w)[..., None, :]) @ np.linalg.inv(v)
+    return out.astype(a.dtype) if np.iscomplexobj(a) else out.real.astype(a.dtype)

@@ -1,5 +1,5 @@
 """Norms and the cross product: ``norm`` (TF1's ``tf.norm``, built from reductions as TF
-builds it) and the Cross op."""
+builds it, the matrix 2-norm from the Svd), ``normalize`` and the Cross op."""
 
 from __future__ import annotations
 
@@ -10,15 +10,17 @@ from scopeflow.framework.dtype_groups import REAL
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.opdef import OpDef, merge_shapes
 from scopeflow.framework.tensor_shape import TensorShape
-from scopeflow.ops.array.shape_ops import squeeze
-from scopeflow.ops.math.arithmetic_ops import conj, multiply
+from scopeflow.ops.array.layout_ops import transpose
+from scopeflow.ops.array.shape_ops import expand_dims, squeeze
+from scopeflow.ops.linalg.svd_ops import svd
+from scopeflow.ops.math.arithmetic_ops import cast, conj, multiply, truediv
 from scopeflow.ops.math.elementwise_ops import abs as abs_
 from scopeflow.ops.math.elementwise_ops import pow as pow_
 from scopeflow.ops.math.elementwise_ops import sqrt
 from scopeflow.ops.math.reduction_ops import reduce_max, reduce_sum
 from scopeflow.ops.op_helpers import _deprecated_lookup, _same_dtype_in
 
-__all__ = ["norm", "cross"]
+__all__ = ["norm", "normalize", "cross"]
 
 
 # ── norm (composite) ─────────────────────────────────────────────────────────────────
@@ -45,16 +47,15 @@ def _norm_args(ord, axis):  # noqa: A002 - TF's name
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None,  # noqa: A002
          keep_dims=None) -> Tensor:
     """The vector norm (``axis`` None or an int) or matrix norm (``axis`` a pair) of
-    ``tensor``: ``ord`` is ``'euclidean'``/``'fro'``, 1, ``np.inf`` or (vectors) any
-    positive p. The matrix 2-norm (the largest singular value) is not implemented."""
+    ``tensor``: ``ord`` is ``'euclidean'``/``'fro'``, 1, 2 (matrices: the largest singular
+    value), ``np.inf`` or (vectors) any positive p."""
     keepdims = _deprecated_lookup("keepdims", keepdims, "keep_dims", keep_dims)
     is_matrix, axis = _norm_args(ord, axis)
-    if is_matrix and ord in (2, 2.0):
-        raise NotImplementedError("tf.norm's matrix 2-norm needs the SVD, which scopeflow "
-                                  "does not implement yet")
     with name_scope(name, "norm", [tensor]):
         tensor = convert_to_tensor(tensor)
-        if ord in ("fro", "euclidean", 2, 2.0):
+        if is_matrix and ord in (2, 2.0):
+            result = _matrix_2_norm(tensor, axis)
+        elif ord in ("fro", "euclidean", 2, 2.0):
             result = sqrt(reduce_sum(multiply(tensor, conj(tensor)), axis, keepdims=True))
         else:
             result = abs_(tensor)
@@ -71,6 +72,30 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None,  # noqa: 
         if not keepdims:
             result = squeeze(result, axis)
         return result
+
+
+def _matrix_2_norm(tensor, axis):
+    """The largest singular value over the two ``axis`` dims, kept as size-1 dims: TF moves
+    them last, takes the Svd's maximum and moves them back (here with static perms, so
+    the rank must be known)."""
+    rank = tensor.shape.ndims
+    if rank is None:
+        raise NotImplementedError("scopeflow's matrix 2-norm needs the input's rank known")
+    pos = [a + rank if a < 0 else a for a in axis]
+    perm_before = [i for i in range(rank) if i not in pos] + pos
+    perm_after = [perm_before.index(i) for i in range(rank)]
+    s = svd(transpose(tensor, perm=perm_before), compute_uv=False)
+    top = expand_dims(reduce_max(abs_(s), axis=-1, keepdims=True), axis=-1)
+    return transpose(top, perm=perm_after)
+
+
+def normalize(tensor, ord="euclidean", axis=None, name=None):  # noqa: A002 - TF's name
+    """``(tensor / norm, norm)`` with the norm kept at size-1 dims (``tf.norm``'s
+    ``ord``/``axis``)."""
+    with name_scope(name, "normalize", [tensor]):
+        tensor = convert_to_tensor(tensor)
+        n = cast(norm(tensor, ord, axis, keepdims=True), tensor.dtype)
+        return truediv(tensor, n), n
 
 
 # ── Cross ────────────────────────────────────────────────────────────────────────────
