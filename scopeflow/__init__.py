@@ -33,6 +33,7 @@ from scopeflow.ops.control_flow.functional_ops import foldl, foldr, map_fn, scan
 from scopeflow.ops.state.init_ops import *  # noqa: F403
 from scopeflow.ops.math_ops import *  # noqa: F403
 from scopeflow.ops.random.random_ops import *  # noqa: F403
+from scopeflow.ops.random.random_gamma_ops import random_gamma, random_poisson
 from scopeflow.ops.array.reverse_ops import reverse, reverse_sequence, reverse_v2
 from scopeflow.ops.array.sort_ops import argsort, searchsorted, setdiff1d, sort, unique_with_counts
 from scopeflow.ops.state.state_ops import assign, assign_add, assign_sub

@@ -7,6 +7,7 @@ from __future__ import annotations
 from scopeflow import io
 from scopeflow.ops.image import image_codec_ops
 from scopeflow.ops.io import io_ops, parsing_ops
+from scopeflow.ops.strings import string_ops
 from scopeflow.platform import gfile, python_io
 
 __all__ = ["install"]
@@ -37,6 +38,8 @@ NAMES = {
     "decode_image": image_codec_ops.decode_image,
     "encode_png": image_codec_ops.encode_png,
     "encode_jpeg": image_codec_ops.encode_jpeg,
+    "encode_base64": string_ops.encode_base64,
+    "decode_base64": string_ops.decode_base64,
 }
 
 

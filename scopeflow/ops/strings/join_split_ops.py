@@ -1,0 +1,294 @@
+"""Joining and splitting strings: ``ReduceJoin``, ``UnsortedSegmentJoin``, ``StringSplit``
+(``tf.string_split``: a set of one-byte delimiters) and ``StringSplitV2``
+(``tf.strings.split``: one separator, or runs of whitespace), whose results are
+``SparseTensor``s as in TF1; and ``StringFormat`` (``tf.strings.format``). None has a
+gradient.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scopeflow.framework import dtypes as _dtypes
+from scopeflow.framework import errors
+from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
+from scopeflow.framework.opdef import OpDef, check_dtype, from_tensors
+from scopeflow.framework.sparse_tensor import SparseTensor
+from scopeflow.framework.tensor_shape import TensorShape
+from scopeflow.framework.tensor_util import constant_value
+from scopeflow.ops.array import shape_ops
+from scopeflow.ops.math import arithmetic_ops
+from scopeflow.ops.strings.string_values import string_values, to_bytes
+
+__all__ = ["reduce_join", "reduce_join_v1", "unsorted_segment_join", "string_split",
+           "string_split_v2", "strings_split_v1"]
+
+
+def _text(attr) -> str:
+    return attr.decode("utf-8") if isinstance(attr, bytes) else str(attr)
+
+
+# ── ReduceJoin ───────────────────────────────────────────────────────────────────────
+def _reduce_join_shape(x, axis, *, keep_dims, separator):
+    rank = x.shape.ndims
+    values = constant_value(axis)
+    if values is None or rank is None:
+        return TensorShape([None] * rank if keep_dims and rank is not None else None)
+    axes = set()
+    for v in np.asarray(values).reshape(-1).tolist():
+        if not -rank <= v < rank:
+            raise ValueError(f"Invalid reduction dimension {v} for input with {rank} "
+                             "dimensions")
+        axes.add(v % rank)
+    dims = x.shape.as_tuple()
+    if keep_dims:
+        return TensorShape([1 if i in axes else d for i, d in enumerate(dims)])
+    return TensorShape([d for i, d in enumerate(dims) if i not in axes])
+
+
+def _reduce_join_dtype(x, axis, *, keep_dims, separator):
+    check_dtype(x, (_dtypes.string,), "inputs")
+    return _dtypes.string
+
+
+def _reduce_join_kernel(x, axis, *, keep_dims, separator):
+    x = np.asarray(x, dtype=object)
+    nd = x.ndim
+    axes = []
+    for v in np.asarray(axis).reshape(-1).tolist():
+        if not -nd <= v < nd:
+            raise errors.OutOfRangeError(
+                None, None, f"Invalid reduction dimension {v} for input with {nd} "
+                "dimension(s)")
+        if v % nd in axes:
+            raise errors.InvalidArgumentError(None, None,
+                                              f"Duplicate reduction dimension {v}")
+        axes.append(v % nd)
+    axes.sort()  # joined in row-major order, whatever the order of the axes given
+    kept = [i for i in range(nd) if i not in axes]
+    moved = np.transpose(x, kept + axes)
+    kept_shape = moved.shape[:len(kept)]
+    width = int(np.prod(moved.shape[len(kept):], dtype=np.int64))
+    rows = moved.reshape(int(np.prod(kept_shape, dtype=np.int64)), width)
+    sep = to_bytes(separator)
+    out = np.empty(kept_shape, dtype=object)
+    flat = out.reshape(-1)
+    for i, row in enumerate(rows):
+        flat[i] = sep.join(to_bytes(s) for s in row)
+    if keep_dims:
+        out = out.reshape([1 if i in axes else d for i, d in enumerate(x.shape)])
+    return out
+
+
+reduce_join_op = OpDef(
+    "ReduceJoin", shape=from_tensors(_reduce_join_shape), dtype=_reduce_join_dtype,
+    kernel=_reduce_join_kernel, attrs={"keep_dims": False, "separator": ""}, grad=None,
+    input_names=("inputs", "reduction_indices"))
+
+
+def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
+    """Joins the strings along ``axis`` (all of them when ``None``) with ``separator``."""
+    with name_scope(name, "ReduceJoin", [inputs]):
+        inputs = convert_to_tensor(string_values(inputs), dtype=_dtypes.string)
+        if axis is None:
+            rank = inputs.shape.ndims
+            if rank is not None:
+                axis = convert_to_tensor(np.arange(rank - 1, -1, -1, dtype=np.int32))
+            else:
+                axis = arithmetic_ops.range(shape_ops.rank(inputs) - 1, -1, -1)
+        return reduce_join_op.bind(inputs, axis, keep_dims=bool(keepdims),
+                                   separator=separator, name="ReduceJoin")
+
+
+def reduce_join_v1(inputs, axis=None, keep_dims=None, separator="", name=None,
+                   reduction_indices=None, keepdims=None):
+    """``tf.compat.v1.reduce_join``: ``keep_dims`` and ``reduction_indices`` are the
+    deprecated names of ``keepdims`` and ``axis``."""
+    if keepdims is not None and keep_dims is not None:
+        raise ValueError("Cannot specify both 'keepdims' and 'keep_dims'")
+    if axis is not None and reduction_indices is not None:
+        raise ValueError("Cannot specify both 'axis' and 'reduction_indices'")
+    keepdims = keep_dims if keepdims is None else keepdims
+    axis = reduction_indices if axis is None else axis
+    return reduce_join(inputs, axis=axis, keepdims=bool(keepdims), separator=separator,
+                       name=name)
+
+
+# ── UnsortedSegmentJoin ──────────────────────────────────────────────────────────────
+def _usj_shape(x, segment_ids, num_segments, *, separator):
+    n = constant_value(num_segments)
+    n = int(np.asarray(n).item()) if n is not None else None
+    xs, ids = x.shape, segment_ids.shape
+    if xs.ndims is None or ids.ndims is None:
+        return TensorShape(None)
+    return TensorShape([n] + list(xs.as_tuple()[ids.ndims:]))
+
+
+def _usj_dtype(x, segment_ids, num_segments, *, separator):
+    check_dtype(x, (_dtypes.string,), "inputs")
+    check_dtype(segment_ids, (_dtypes.int32, _dtypes.int64), "segment_ids")
+    check_dtype(num_segments, (_dtypes.int32, _dtypes.int64), "num_segments")
+    return _dtypes.string
+
+
+def _usj_kernel(x, segment_ids, num_segments, *, separator):
+    x = np.asarray(x, dtype=object)
+    ids = np.asarray(segment_ids)
+    n = int(np.asarray(num_segments).item())
+    if x.shape[:ids.ndim] != ids.shape:
+        raise errors.InvalidArgumentError(
+            None, None, "segment_ids should have same dimensions as the first "
+            f"{ids.ndim} dimensions of input, got: {list(ids.shape)} vs. {list(x.shape)}")
+    flat_ids = ids.reshape(-1)
+    if flat_ids.size and (flat_ids.min() < 0 or flat_ids.max() >= n):
+        raise errors.InvalidArgumentError(
+            None, None, "segment_ids are not allowed to exceed num_segments or to have "
+            "negative values.")
+    rows = x.reshape((flat_ids.size, -1))
+    sep = to_bytes(separator)
+    parts = [[[] for _ in range(rows.shape[1])] for _ in range(n)]
+    for r, seg in enumerate(flat_ids.tolist()):
+        for c in range(rows.shape[1]):
+            parts[seg][c].append(to_bytes(rows[r, c]))
+    out = np.empty((n, rows.shape[1]), dtype=object)
+    for s in range(n):
+        for c in range(rows.shape[1]):
+            out[s, c] = sep.join(parts[s][c])
+    return out.reshape((n,) + x.shape[ids.ndim:])
+
+
+unsorted_segment_join_op = OpDef(
+    "UnsortedSegmentJoin", shape=from_tensors(_usj_shape), dtype=_usj_dtype,
+    kernel=_usj_kernel, attrs={"separator": ""}, grad=None,
+    input_names=("inputs", "segment_ids", "num_segments"))
+
+
+def unsorted_segment_join(inputs, segment_ids, num_segments, separator="", name=None):
+    """Joins the rows of ``inputs`` whose ``segment_ids`` are equal, in their order;
+    segments no row names are empty strings."""
+    return unsorted_segment_join_op.bind(string_values(inputs), segment_ids, num_segments,
+                                         separator=separator,
+                                         name=name or "UnsortedSegmentJoin")
+
+
+# ── StringSplit / StringSplitV2 ──────────────────────────────────────────────────────
+def _split_shape(x, sep, **attrs):
+    if x.ndims is not None and x.ndims != 1:
+        raise ValueError(f"Shape must be rank 1 but is rank {x.ndims}")
+    if sep.ndims is not None and sep.ndims != 0:
+        raise ValueError(f"Shape must be rank 0 but is rank {sep.ndims}")
+    return [TensorShape([None, 2]), TensorShape([None]), TensorShape([2])]
+
+
+def _split_dtype(x, sep, **attrs):
+    check_dtype(x, (_dtypes.string,), "input")
+    check_dtype(sep, (_dtypes.string,), "delimiter")
+    return [_dtypes.int64, _dtypes.string, _dtypes.int64]
+
+
+def _sparse_result(tokens):
+    """The three outputs of a split from the tokens of each string."""
+    indices = [(i, j) for i, toks in enumerate(tokens) for j in range(len(toks))]
+    values = np.empty(len(indices), dtype=object)
+    values[:] = [t for toks in tokens for t in toks]
+    width = max((len(t) for t in tokens), default=0)
+    return (np.array(indices, dtype=np.int64).reshape(-1, 2), values,
+            np.array([len(tokens), width], dtype=np.int64))
+
+
+def _check_vector(x):
+    x = np.asarray(x, dtype=object)
+    if x.ndim != 1:
+        raise errors.InvalidArgumentError(
+            None, None, f"input must be a vector, got shape: {list(x.shape)}")
+    return x
+
+
+def _string_split_kernel(x, delimiter, *, skip_empty):
+    delim = to_bytes(np.asarray(delimiter).item())
+    tokens = []
+    for s in _check_vector(x).tolist():
+        s = to_bytes(s)
+        if not s:  # an empty string has no tokens, empty ones included
+            toks = []
+        elif not delim:
+            toks = [s[i:i + 1] for i in range(len(s))]
+        else:
+            toks, start = [], 0
+            for i, c in enumerate(s):
+                if c in delim:
+                    toks.append(s[start:i])
+                    start = i + 1
+            toks.append(s[start:])
+        tokens.append([t for t in toks if t] if skip_empty else toks)
+    return _sparse_result(tokens)
+
+
+def _string_split_v2_kernel(x, sep, *, maxsplit):
+    sep = to_bytes(np.asarray(sep).item())
+    tokens = []
+    for s in _check_vector(x).tolist():
+        s = to_bytes(s)
+        tokens.append(s.split(None if not sep else sep, maxsplit))
+    return _sparse_result(tokens)
+
+
+string_split_op = OpDef(
+    "StringSplit", shape=_split_shape, dtype=_split_dtype, kernel=_string_split_kernel,
+    attrs={"skip_empty": True}, num_outputs=3, grad=None, input_names=("input", "delimiter"))
+string_split_v2_op = OpDef(
+    "StringSplitV2", shape=_split_shape, dtype=_split_dtype, kernel=_string_split_v2_kernel,
+    attrs={"maxsplit": -1}, num_outputs=3, grad=None, input_names=("input", "sep"))
+
+
+def _check_result_type(result_type):
+    if result_type == "RaggedTensor":
+        raise NotImplementedError("result_type='RaggedTensor': scopeflow has no RaggedTensor;"
+                                  " use result_type='SparseTensor'")
+    if result_type != "SparseTensor":
+        raise ValueError("result_type must be 'RaggedTensor' or 'SparseTensor'.")
+
+
+def string_split(source, sep=None, skip_empty=True, delimiter=None,
+                 result_type="SparseTensor", name=None):
+    """``tf.compat.v1.string_split``: splits a string vector at any byte of ``sep`` (one
+    space by default; every byte when empty) into a ``SparseTensor``."""
+    if sep is not None and delimiter is not None:
+        raise ValueError("Cannot specify both 'sep' and 'delimiter'")
+    sep = delimiter if sep is None else sep
+    _check_result_type(result_type)
+    with name_scope(name, "StringSplit", [source]):
+        sep = convert_to_tensor(" " if sep is None else sep, dtype=_dtypes.string)
+        source = convert_to_tensor(string_values(source), dtype=_dtypes.string)
+        indices, values, shape = string_split_op.bind(source, sep,
+                                                      skip_empty=bool(skip_empty))
+        return SparseTensor(indices, values, shape)
+
+
+def string_split_v2(source, sep=None, maxsplit=-1):
+    """The ``StringSplitV2`` op on a string vector, as a ``SparseTensor``."""
+    sep = convert_to_tensor("" if sep is None else sep, dtype=_dtypes.string)
+    source = convert_to_tensor(string_values(source), dtype=_dtypes.string)
+    indices, values, shape = string_split_v2_op.bind(source, sep, maxsplit=int(maxsplit))
+    return SparseTensor(indices, values, shape)
+
+
+def strings_split_v1(input=None, sep=None, maxsplit=-1, result_type="SparseTensor",  # noqa: A002
+                     source=None, name=None):
+    """``tf.compat.v1.strings.split``: splits at ``sep`` (runs of whitespace when ``None``),
+    at most ``maxsplit`` times; a scalar is taken as a vector of one string."""
+    if input is not None and source is not None:
+        raise ValueError("Cannot specify both 'input' and 'source'")
+    input = source if input is None else input  # noqa: A001
+    _check_result_type(result_type)
+    with name_scope(name, "StringSplit", [input]):
+        input = convert_to_tensor(string_values(input), dtype=_dtypes.string,  # noqa: A001
+                                  name="input") if not isinstance(input, Tensor) else input
+        rank = input.shape.ndims
+        if rank == 0:
+            input = shape_ops.expand_dims(input, 0)  # noqa: A001
+        elif rank is not None and rank > 1:
+            raise NotImplementedError(
+                "tf.strings.split of a tensor of rank > 1 goes through a RaggedTensor, "
+                "which scopeflow lacks; reshape it to a vector first")
+        return string_split_v2(input, sep=sep, maxsplit=maxsplit)
