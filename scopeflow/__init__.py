@@ -33,7 +33,6 @@ from scopeflow.ops.control_flow.functional_ops import foldl, foldr, map_fn, scan
 from scopeflow.ops.state.init_ops import *  # noqa: F403
 from scopeflow.ops.math_ops import *  # noqa: F403
 from scopeflow.ops.random.random_ops import *  # noqa: F403
-from scopeflow.ops.random.random_gamma_ops import random_gamma, random_poisson
 from scopeflow.ops.array.reverse_ops import reverse, reverse_sequence, reverse_v2
 from scopeflow.ops.array.sort_ops import argsort, searchsorted, setdiff1d, sort, unique_with_counts
 from scopeflow.ops.state.state_ops import assign, assign_add, assign_sub
@@ -89,6 +88,17 @@ from scopeflow.ops.sparse.sparse_layout_ops import (
 from scopeflow.ops.sparse.sparse_reorder_ops import sparse_reorder
 from scopeflow.api import sparse
 from scopeflow.api import audio, bitwise, sets, signal, spectral, strings
+from scopeflow.ops.io.io_ops import string_join
+from scopeflow.ops.strings.hash_ops import (
+    fingerprint, string_to_hash_bucket_fast, string_to_hash_bucket_strong)
+from scopeflow.ops.strings.hash_ops import string_to_hash_bucket_v1 as string_to_hash_bucket
+from scopeflow.ops.strings.join_split_ops import reduce_join_v1 as reduce_join
+from scopeflow.ops.strings.join_split_ops import string_split
+from scopeflow.ops.strings.string_ops import (
+    as_string, decode_base64, encode_base64, regex_replace, substr)
+from scopeflow.ops.strings.string_ops import string_strip
+
+dtypes.as_string = as_string  # tf.dtypes.as_string: TF exports AsString there too
 from scopeflow.ops.signal.complex_ops import (  # noqa: A004 - TF's names
     angle, complex, imag, real, to_complex64, to_complex128)
 from scopeflow.ops.signal.fft_ops import fft, fft2d, fft3d, ifft, ifft2d, ifft3d
