@@ -54,6 +54,12 @@ from scopeflow.ops.image.image_transform_ops import (
     rot90,
     transpose_image,
 )
+from scopeflow.ops.image.nms_ops import (
+    combined_non_max_suppression,
+    non_max_suppression,
+    non_max_suppression_overlaps,
+    non_max_suppression_with_scores,
+)
 from scopeflow.ops.image.quality_ops import (
     image_gradients,
     psnr,
@@ -80,7 +86,8 @@ __all__ += ["decode_bmp", "decode_gif", "decode_image", "decode_jpeg", "decode_p
 __all__ += ["adjust_gamma", "adjust_hue", "adjust_saturation", "hsv_to_rgb", "random_hue",
             "random_saturation", "rgb_to_hsv", "rgb_to_yiq", "rgb_to_yuv", "yiq_to_rgb",
             "yuv_to_rgb", "image_gradients", "psnr", "sobel_edges", "ssim", "ssim_multiscale",
-            "total_variation"]
+            "total_variation", "combined_non_max_suppression", "non_max_suppression",
+            "non_max_suppression_overlaps", "non_max_suppression_with_scores"]
 
 
 def __getattr__(name):

@@ -37,6 +37,10 @@ def _inputs():
                                [0, 10, 1, 11], [0, 10.1, 1, 11.1], [0, 100, 1, 101]],
                               np.float32),
         "nms_scores": np.array([0.9, 0.75, 0.6, 0.95, 0.5, 0.3], np.float32),
+        "overlaps": rng.uniform(0, 1, (6, 6)).astype(np.float32),
+        "cboxes": rng.uniform(-0.2, 1.2, (2, 7, 1, 4)).astype(np.float32),
+        "cboxes_q": rng.uniform(-0.2, 1.2, (2, 7, 3, 4)).astype(np.float32),
+        "cscores": rng.uniform(0, 1, (2, 7, 3)).astype(np.float32),
     }
 
 
@@ -77,6 +81,24 @@ CASES = {
     "image_gradients_ph": "tf.image.image_gradients(ph('img'))",
     "sobel_edges": "tf.image.sobel_edges(img)",
     "sobel_edges_ph": "tf.image.sobel_edges(ph('img'))",
+    "nms": "tf.image.non_max_suppression(nms_boxes, nms_scores, 3)",
+    "nms_all": "tf.image.non_max_suppression(nms_boxes, nms_scores, 10, 0.5)",
+    "nms_thresholds": "tf.image.non_max_suppression(ph('nms_boxes'), ph('nms_scores'), 10,"
+                      " 0.0, 0.55)",
+    "nms_iou_high": "tf.image.non_max_suppression(nms_boxes, nms_scores, 4, 0.9)",
+    "nms_scores_hard": "tf.image.non_max_suppression_with_scores(nms_boxes, nms_scores, 6)",
+    "nms_soft": "tf.image.non_max_suppression_with_scores(nms_boxes, nms_scores, 6,"
+                " soft_nms_sigma=0.5)",
+    "nms_soft_thr": "tf.image.non_max_suppression_with_scores(nms_boxes, nms_scores, 6, 0.5,"
+                    " 0.4, soft_nms_sigma=0.8)",
+    "nms_overlaps": "tf.image.non_max_suppression_overlaps(overlaps, nms_scores, 5, 0.3)",
+    "nms_overlaps_thr": "tf.image.non_max_suppression_overlaps(overlaps, nms_scores, 5, 0.6,"
+                        " 0.55)",
+    "combined": "tf.image.combined_non_max_suppression(cboxes, cscores, 3, 5)",
+    "combined_pad": "tf.image.combined_non_max_suppression(cboxes, cscores, 2, 50,"
+                    " pad_per_class=True, clip_boxes=False)",
+    "combined_q": "tf.image.combined_non_max_suppression(cboxes_q, cscores, 3, 4, 0.3, 0.2)",
+    "combined_ph": "tf.image.combined_non_max_suppression(ph('cboxes'), ph('cscores'), 3, 5)",
 }
 
 GRADS = {
