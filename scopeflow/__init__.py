@@ -33,6 +33,7 @@ from scopeflow.ops.control_flow.functional_ops import foldl, foldr, map_fn, scan
 from scopeflow.ops.state.init_ops import *  # noqa: F403
 from scopeflow.ops.math_ops import *  # noqa: F403
 from scopeflow.ops.random.random_ops import *  # noqa: F403
+from scopeflow.ops.random.random_gamma_ops import random_gamma, random_poisson
 from scopeflow.ops.array.reverse_ops import reverse, reverse_sequence, reverse_v2
 from scopeflow.ops.array.sort_ops import argsort, searchsorted, setdiff1d, sort, unique_with_counts
 from scopeflow.ops.state.state_ops import assign, assign_add, assign_sub
@@ -113,6 +114,7 @@ from scopeflow.api import debugging
 from scopeflow.ops.logging.check_ops import *  # noqa: F403
 from scopeflow.ops.logging.check_ops import add_check_numerics_ops, verify_tensor_all_finite
 from scopeflow.ops.logging.logging_ops import Assert, Print
+from scopeflow.ops.script.py_func_ops import numpy_function, py_func, py_function
 from scopeflow.ops.data_flow.queue_ops import (
     FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue, count_up_to)
 from scopeflow.api import queue
