@@ -37,13 +37,13 @@ from scopeflow.ops.math.reduction_ops import (
     zeros,
 )
 
-__all__ = ["bincount", "confusion_matrix", "zero_fraction", "dense_bincount_op"]
+__all__ = ["bincount", "confusion_matrix", "zero_fraction", "dense_bincount_op", "folded_value"]
 
 _BINCOUNT_TYPES = (dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64)
 _FOLD_LIMIT = 1 << 16   # elements: a bigger constant subgraph is left to run time
 
 
-def _folded(t, depth=12):
+def folded_value(t, depth=12):
     """``t``'s value when it is computed from constants only, by small stateless ops (TF's
     shape inference evaluates such subgraphs: ``EvaluateConstantTensor``); else None."""
     value = constant_value(t)
@@ -56,7 +56,7 @@ def _folded(t, depth=12):
         return None
     args = []
     for x in op.inputs:
-        v = _folded(x, depth - 1)
+        v = folded_value(x, depth - 1)
         if v is None or np.size(v) > _FOLD_LIMIT:
             return None
         args.append(np.asarray(v))
@@ -69,7 +69,7 @@ def _folded(t, depth=12):
 # ── DenseBincount ────────────────────────────────────────────────────────────────────
 def _dense_bincount_shape(arr, size_t, weights, *, binary_output):
     size_t.shape.with_rank(0)
-    n = _folded(size_t)
+    n = folded_value(size_t)
     if n is not None and int(n) < 0:
         raise ValueError(f"Invalid argument: size ({int(n)}) must be non-negative")
     length = None if n is None else int(n)
@@ -103,7 +103,7 @@ def _dense_bincount_kernel(arr, size_, weights, *, binary_output):
             None, None, "Input indices and weights must have the same shape; got "
             f"{list(arr.shape)} and {list(np.shape(weights))}")
     out_dtype = np.asarray(weights).dtype
-    rows = arr.reshape(-1, arr.shape[-1] if arr.ndim == 2 else arr.size)
+    rows = arr if arr.ndim == 2 else arr.reshape(1, arr.size)
     w_rows = np.asarray(weights).reshape(rows.shape) if weighted else None
     out = np.zeros((rows.shape[0], n), out_dtype)
     for r in range(rows.shape[0]):   # one vectorised bincount per row (rank 2: batches)
@@ -217,7 +217,11 @@ def confusion_matrix(labels, predictions, num_classes=None, dtype=dtypes.int32, 
         shape = stack([num_classes, num_classes])
         indices = stack([labels, predictions], axis=1)
         values = ones_like(predictions, dtype) if weights is None else weights
-        return scatter_nd(indices=indices, updates=values, shape=cast(shape, dtypes.int64))
+        result = scatter_nd(indices=indices, updates=values, shape=cast(shape, dtypes.int64))
+        n = folded_value(shape)   # TF's shape inference evaluates the constant num_classes
+        if n is not None:
+            result.set_shape(n.tolist())
+        return result
 
 
 # ── zero_fraction ────────────────────────────────────────────────────────────────────

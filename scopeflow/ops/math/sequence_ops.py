@@ -19,6 +19,7 @@ from scopeflow.ops.constant_op import constant
 from scopeflow.ops.control_flow.cond_ops import cond
 from scopeflow.ops.math.arithmetic_ops import cast_op, greater, greater_equal, less
 from scopeflow.ops.math.arithmetic_ops import range as tf_range
+from scopeflow.ops.math.count_ops import folded_value
 from scopeflow.ops.math.reduction_ops import (
     broadcast_to,
     maximum,
@@ -137,6 +138,11 @@ def _repeat_with_axis(data, repeats, axis, name=None):
                                            tf_range(0, rank(repeats_original), 1))
             result = reshape(result, concat(
                 [data_shape[:axis], [repeated_dim_size], data_shape[axis + 1:]], axis=0))
+            # TF's shape inference evaluates the constant repeat counts' sum
+            size_value = folded_value(repeated_dim_size)
+            if size_value is not None and data.shape.ndims is not None:
+                result.set_shape(data.shape[:axis].concatenate([int(size_value)])
+                                 .concatenate(data.shape[axis + 1:]))
         if data.shape.ndims is not None:
             new_axis_size = 0 if repeats.shape[0] == 0 else None
             result.set_shape(data.shape[:axis].concatenate([new_axis_size])

@@ -32,6 +32,52 @@ CASES = [
     ("tf.bitwise.bitwise_or(tf.constant([[1], [2]], tf.int16), tf.constant([4, 8], tf.int16))", 0),
     ("tf.bitwise.bitwise_xor(tf.placeholder_with_default(np.int32([3, 5]), [None]), 6)", 0),
     ("tf.bitwise.bitwise_and(tf.constant([1.0]), tf.constant([2.0]))", 0),
+    # bincount: lengths, weights' dtype, empty input, unknown shapes, errors
+    ("tf.bincount([1, 2, 2, 5])", 0),
+    ("tf.bincount([1, 2, 2, 5], weights=[1., 2., 3., 4.], minlength=3, maxlength=4, "
+     "dtype=tf.float64)", 1e-7),
+    ("tf.bincount(tf.constant([[1, 2], [2, 5]], tf.int64), minlength=7, dtype=tf.float32)", 0),
+    ("tf.math.bincount(tf.placeholder_with_default([[1, 2], [2, 5]], [None, 2]), minlength=7)", 0),
+    ("tf.bincount(tf.constant([], tf.int32))", 0),
+    ("tf.bincount([3, 1], maxlength=0)", 0),
+    ("tf.bincount(tf.placeholder_with_default([1, -2], [None]))", 0),
+    ("tf.bincount([1., 2.5])", 0),
+    ("tf.bincount([1, 2], weights=[1, 2, 3])", 0),
+    # confusion_matrix
+    ("tf.confusion_matrix([1, 2, 0], [1, 1, 0])", 0),
+    ("tf.confusion_matrix([1, 2, 0], [1, 1, 0], num_classes=4, weights=[1., 2., 3.], "
+     "dtype=tf.float32)", 1e-7),
+    ("tf.math.confusion_matrix([[1], [2]], [1, 0], dtype=tf.int64)", 0),
+    ("tf.confusion_matrix(tf.placeholder_with_default([1, 2], [None]), [1, 0])", 0),
+    ("tf.confusion_matrix([1, 5], [1, 0], num_classes=3)", 0),
+    ("tf.confusion_matrix([1, -1], [1, 0])", 0),
+    # zero_fraction
+    ("tf.math.zero_fraction(tf.constant([0., 1., 0., 3.]))", 1e-7),
+    ("tf.nn.zero_fraction(tf.constant([[0, 1, 2]], tf.int64))", 1e-7),
+    ("tf.nn.zero_fraction(tf.placeholder_with_default(np.zeros((2, 3), np.float64), None))", 1e-7),
+    # monotonic checks
+    ("[tf.is_non_decreasing([1, 2, 2]), tf.is_strictly_increasing([1, 2, 2])]", 0),
+    ("[tf.math.is_non_decreasing([[1., 2.], [1., 3.]]), "
+     "tf.debugging.is_strictly_increasing([[1, 2], [3, 4]])]", 0),
+    ("[tf.is_non_decreasing([5]), tf.is_strictly_increasing(tf.constant([], tf.int64))]", 0),
+    ("tf.is_non_decreasing(['a', 'b'])", 0),
+    # histogram_fixed_width_bins
+    ("tf.histogram_fixed_width_bins([-1., 0., 0.5, 5., 10.], [0., 5.], nbins=5)", 0),
+    ("tf.histogram_fixed_width_bins(tf.constant([[0., 0.99, 1.], [3., 4., 5.]], tf.float64), "
+     "tf.constant([0., 5.], tf.float64), nbins=5, dtype=tf.int64)", 0),
+    ("tf.histogram_fixed_width_bins(tf.placeholder_with_default([1, 7], None), [0, 10], 3)", 0),
+    ("tf.histogram_fixed_width_bins([1., 2.], [0., 1.], nbins=0)", 0),
+    # repeat
+    ("tf.repeat([[1, 2], [3, 4]], [1, 2], axis=0)", 0),
+    ("tf.repeat([[1, 2], [3, 4]], 2)", 0),
+    ("tf.repeat([[1, 2], [3, 4]], [2, 3], axis=1)", 0),
+    ("tf.repeat([[1, 2], [3, 4]], tf.constant([[3]], tf.int64), axis=-1)", 0),
+    ("tf.repeat(3, 4)", 0),
+    ("tf.repeat(tf.placeholder_with_default([[1., 2.]], [None, 2]), [0, 2], axis=1)", 0),
+    ("tf.repeat(tf.placeholder_with_default([[1., 2.]], None), 3, axis=1)", 0),
+    ("tf.repeat([[1, 2]], [1, 2, 3], axis=1)", 0),
+    ("tf.repeat([[1, 2]], [1, 2], axis=2)", 0),
+    ("tf.repeat([[1, 2]], [1.5, 2.], axis=1)", 0),
 ]
 
 
