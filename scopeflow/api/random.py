@@ -2,6 +2,12 @@
 
 from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.framework.random_seed import get_seed, set_random_seed
+from scopeflow.ops.random.random_gamma_ops import random_gamma as gamma
+from scopeflow.ops.random.random_gamma_ops import random_poisson as poisson
+from scopeflow.ops.random.random_gamma_ops import stateless_random_gamma as stateless_gamma
+from scopeflow.ops.random.random_gamma_ops import (
+    stateless_random_poisson as stateless_poisson,
+)
 from scopeflow.ops.random.random_ops import categorical, multinomial, truncated_normal
 from scopeflow.ops.random.random_ops import random_normal as normal
 from scopeflow.ops.random.random_ops import random_shuffle as shuffle
@@ -22,7 +28,7 @@ from scopeflow.ops.random.stateless_random_ops import (
 __all__ = ["normal", "uniform", "truncated_normal", "shuffle", "set_random_seed", "get_seed",
            "categorical", "multinomial", "Algorithm", "fold_in", "split", "stateless_uniform",
            "stateless_normal", "stateless_truncated_normal", "stateless_categorical",
-           "stateless_multinomial"]
+           "stateless_multinomial", "gamma", "poisson", "stateless_gamma", "stateless_poisson"]
 
 
 def __getattr__(name):

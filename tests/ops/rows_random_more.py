@@ -24,6 +24,23 @@ def _f32(*values):
     return lambda *_: np.array(values, np.float32)
 
 
+def _gamma_stats(alpha, beta):
+    def ref(v):
+        assert v.shape == (4000, 2) and v.dtype == np.float32 and v.min() > 0
+        np.testing.assert_allclose(v.mean(axis=0), np.array(alpha) / beta, rtol=0.06)
+        np.testing.assert_allclose(v.var(axis=0), np.array(alpha) / beta ** 2, rtol=0.15)
+    return ref
+
+
+def _poisson_stats(lam, dtype):
+    def ref(v):
+        assert v.shape == (4000, len(lam)) and v.dtype == dtype
+        assert np.all(v == np.round(v)) and v.min() >= 0
+        np.testing.assert_allclose(v.mean(axis=0), lam, rtol=0.06)
+        np.testing.assert_allclose(v.var(axis=0), lam, rtol=0.15)
+    return ref
+
+
 ROWS = [
     OpCase("StatelessRandomGetKeyCounter", _get_key_counter, _key_counter, atol=0, rtol=0),
     OpCase("StatelessRandomUniformV2",
@@ -48,4 +65,19 @@ ROWS = [
            lambda tf, x: tf.random.stateless_categorical(x, 8, seed=[11, 12]),
            lambda x: np.array([[0, 2, 0, 2, 1, 0, 2, 2]], np.int64),
            [np.log([[0.2, 0.3, 0.5]]).astype(np.float32)], atol=0, rtol=0),
+    OpCase("RandomGamma", lambda tf: tf.random.gamma([4000], [0.5, 4.0], beta=2.0, seed=3),
+           _gamma_stats([0.5, 4.0], 2.0), check_values=False),
+    OpCase("StatelessRandomGammaV3",
+           lambda tf: tf.random.stateless_gamma([3, 2], seed=[1, 2], alpha=[0.5, 3.0]),
+           lambda: np.array([[0.0669536143541336, 3.3503754138946533],
+                             [0.6282354593276978, 3.403514862060547],
+                             [0.18136732280254364, 2.4479711055755615]], np.float32), atol=0, rtol=0),
+    OpCase("RandomPoissonV2", lambda tf: tf.random.poisson([0.7, 4.0, 30.0], [4000], seed=4),
+           _poisson_stats([0.7, 4.0, 30.0], np.float32), check_values=False),
+    OpCase("RandomPoissonV2",
+           lambda tf: tf.random_poisson([12.5], [4000], dtype=tf.int64),
+           _poisson_stats([12.5], np.int64), check_values=False, id="RandomPoissonV2-int64"),
+    OpCase("StatelessRandomPoisson",
+           lambda tf: tf.random.stateless_poisson([2, 3], seed=[3, 4], lam=[2.0, 15.0, 0.5]),
+           lambda: np.array([[3, 21, 1], [2, 15, 2]], np.int32), atol=0, rtol=0),
 ]

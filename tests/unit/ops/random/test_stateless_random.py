@@ -62,15 +62,37 @@ PROGRAM = textwrap.dedent('''
         shapes = {k: str(v.shape) for k, v in t.items()}
         with tf.Session() as sess:
             vals = sess.run(t)
+            again = sess.run(t)
+        vals.update({k + "/again": v for k, v in again.items()})
     print(json.dumps({"values": {k: bits(v) for k, v in vals.items()}, "ops": ops,
                       "shapes": shapes}))
 ''')
 
-EXTRA = ""
+# Gamma and Poisson (stateful ones seeded through the graph seed, run twice: the second
+# run continues the stream). TF's grappler turns `x / constant` into `x * (1 / constant)`,
+# so with a `beta` the raw RandomGamma output is what is compared.
+EXTRA = """
+tf.set_random_seed(3)
+for dt in ("float16", "float32", "float64"):
+    t["g" + dt] = tf.random.gamma([40], [0.3, 1.0, 2.5, 10.0], dtype=dt, seed=4)
+    t["gb" + dt] = tf.random.gamma([3, 2], [[0.7], [4.0]], beta=[1.0, 2.0, 3.0],
+                                   dtype=dt).op.inputs[1].op.inputs[0]
+    t["sg" + dt] = tf.random.stateless_gamma([40, 4], seed=[1, 2],
+                                             alpha=[0.3, 1.0, 2.5, 10.0], dtype=dt)
+    t["p" + dt] = tf.random.poisson([0.5, 3.0, 9.9, 10.0, 37.5, 1000.0], [30], dtype=dt,
+                                    seed=5)
+t["gtop"] = tf.random_gamma([2, 2], 1.5, seed=8)
+t["ptop"] = tf.random_poisson(4.0, [5], seed=9)
+t["pi"] = tf.random.poisson([2.0, 50.0], [30], dtype=tf.int64, seed=6)
+t["pl64"] = tf.random.poisson(np.array([2.0, 50.0]), [30], dtype=tf.int32, seed=6)
+t["sp"] = tf.random.stateless_poisson([30, 3], seed=[3, 4], lam=[1.5, 12.0, 100.0])
+t["spf"] = tf.random.stateless_poisson([30], seed=[3, 4], lam=7.0, dtype=tf.float64)
+t["sgb"] = tf.random.stateless_gamma([5, 2], seed=[5, 6], alpha=[2.0, 0.1], beta=[1.0, 1.0])
+"""
 
 
 def _program(extra=EXTRA):
-    return PROGRAM.replace("EXTRA", extra.strip().replace("\n", "\n        "))
+    return PROGRAM.replace("EXTRA", extra.strip().replace("\n", "\n    "))
 
 
 def _run_scopeflow(code):
@@ -167,6 +189,43 @@ def test_argument_errors():
         with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError,
                                                  match="minval < maxval"):
             sess.run(bad)
+
+
+def test_gamma_statistics_and_exponential_path():
+    with tf.Graph().as_default():
+        g = tf.random.gamma([20000], [0.25, 1.0, 7.0], beta=[2.0, 1.0, 0.5], seed=1)
+        sg = tf.random.stateless_gamma([20000, 2], seed=[4, 4], alpha=[1.0, 3.0],
+                                       dtype=tf.float64)
+        with tf.Session() as sess:
+            g1, g2, sg = sess.run(g), sess.run(g), sess.run(sg)
+    assert g1.shape == (20000, 3) and g1.min() > 0
+    assert not np.array_equal(g1, g2)       # the stream goes on
+    np.testing.assert_allclose(g1.mean(axis=0), [0.125, 1.0, 14.0], rtol=0.03)
+    np.testing.assert_allclose(g1.var(axis=0), [0.0625, 1.0, 28.0], rtol=0.08)
+    np.testing.assert_allclose(sg.mean(axis=0), [1.0, 3.0], rtol=0.03)
+    # alpha == 1 draws -log1p(-u) from one uniform: an exponential
+    assert abs(np.median(sg[:, 0]) - np.log(2)) < 0.02
+
+
+def test_poisson_statistics_both_algorithms():
+    lam = [0.3, 5.0, 9.99, 10.0, 250.0]
+    with tf.Graph().as_default():
+        p = tf.random.poisson(lam, [20000], seed=2, dtype=tf.int64)
+        sp = tf.random.stateless_poisson([20000, 5], seed=[1, 9], lam=lam)
+        with tf.Session() as sess:
+            p, sp = sess.run([p, sp])
+    for v in (p, sp):
+        np.testing.assert_allclose(v.mean(axis=0), lam, rtol=0.03)
+        np.testing.assert_allclose(v.var(axis=0), lam, rtol=0.08)
+    assert p.dtype == np.int64 and sp.dtype == np.int32
+
+
+def test_gamma_poisson_graphs():
+    with tf.Graph().as_default():
+        g = tf.random.gamma([2, 3], [1.0, 2.0], beta=4.0)
+        p = tf.random.poisson(3.0, [4])
+    assert g.name == "random_gamma/Maximum:0" and g.shape.as_list() == [2, 3, 2]
+    assert p.op.type == "RandomPoissonV2" and p.name == "random_poisson/RandomPoissonV2:0"
 
 
 # ── Live comparisons with TensorFlow ─────────────────────────────────────────────────
