@@ -258,6 +258,13 @@ def _conv2d_backprop_input_shape(sizes, w, dy, **attrs):
     c_dy = nhwc_dims(static_dims(dy.shape, 4, "out_backprop"), attrs["data_format"])[3]
     if co is not None and c_dy is not None and co != c_dy:
         raise ValueError(f"Dimensions must be equal, but are {c_dy} and {co}")
+    # TF's shape function takes the batch from out_backprop (checked against input_sizes):
+    # an unknown batch there stays unknown even when input_sizes is constant.
+    if shape.ndims is not None and dy.shape.ndims is not None:
+        n_sizes, n_dy = shape.as_tuple()[0], dy.shape.as_tuple()[0]
+        if n_sizes is not None and n_dy is not None and n_sizes != n_dy:
+            raise ValueError(f"Dimensions must be equal, but are {n_sizes} and {n_dy}")
+        shape = TensorShape([n_dy, *shape.as_tuple()[1:]])
     return shape
 
 
