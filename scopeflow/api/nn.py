@@ -3,6 +3,7 @@
 from scopeflow.autodiff.gradients import RegisterGradient as _RegisterGradient
 from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.ops.array.space_ops import depth_to_space, space_to_batch, space_to_depth  # noqa: F401
+from scopeflow.ops.math.approx_topk_ops import approx_max_k, approx_min_k  # noqa: F401
 from scopeflow.ops.math.count_ops import zero_fraction  # noqa: F401
 from scopeflow.ops.math_ops import sigmoid, tanh  # noqa: F401 - TF1 has tf.nn.sigmoid/tanh
 from scopeflow.ops.nn.conv3d_ops import conv3d_transpose  # noqa: F401

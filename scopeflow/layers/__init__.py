@@ -22,12 +22,14 @@ from scopeflow.layers.convolutional import (
     Conv2DTranspose,
     Conv3D,
     Conv3DTranspose,
+    SeparableConv1D,
     SeparableConv2D,
     conv1d,
     conv2d,
     conv2d_transpose,
     conv3d,
     conv3d_transpose,
+    separable_conv1d,
     separable_conv2d,
 )
 from scopeflow.layers.core import Dense, Dropout, Flatten, dense, dropout, flatten
@@ -55,6 +57,7 @@ __all__ = [
     "average_pooling2d", "batch_normalization", "Conv1D", "conv1d", "SeparableConv2D",
     "separable_conv2d", "Conv3D", "conv3d", "MaxPooling3D", "max_pooling3d",
     "AveragePooling3D", "average_pooling3d", "Conv3DTranspose", "conv3d_transpose",
+    "SeparableConv1D", "separable_conv1d",
 ]
 
 

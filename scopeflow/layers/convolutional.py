@@ -1,4 +1,5 @@
-"""``Conv1D``, ``Conv2D``, ``Conv3D``, ``SeparableConv2D``, ``Conv2DTranspose``,
+"""``Conv1D``, ``Conv2D``, ``Conv3D``, ``SeparableConv1D``, ``SeparableConv2D``,
+``Conv2DTranspose``,
 ``Conv3DTranspose`` and their functional forms."""
 
 from __future__ import annotations
@@ -227,6 +228,104 @@ def separable_conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="vali
                      bias_constraint=None, trainable=True, name=None, reuse=None):
     """A depthwise-separable 2-D convolution layer (NHWC); see ``SeparableConv2D``."""
     return _apply_layer(SeparableConv2D, locals())
+
+
+# ── SeparableConv1D ──────────────────────────────────────────────────────────────────
+class SeparableConv1D(SeparableConv2D):
+    """A depthwise-separable 1-D convolution of ``[batch, steps, channels]``:
+    ``depthwise_kernel`` ``[k, in, depth_multiplier]``, ``pointwise_kernel``
+    ``[1, in * depth_multiplier, filters]``, ``bias``. As TF's (tf_keras): inputs and
+    kernels get a unit height (``ExpandDims``), then ``separable_conv2d``, the ``BiasAdd``
+    in 4-D, ``Squeeze``, and the activation; ``padding="causal"`` pads the start first."""
+
+    def __init__(self, filters, kernel_size, strides=1, padding="valid",
+                 data_format="channels_last", dilation_rate=1, depth_multiplier=1,
+                 activation=None, use_bias=True, depthwise_initializer=None,
+                 pointwise_initializer=None, bias_initializer=None,
+                 depthwise_regularizer=None, pointwise_regularizer=None,
+                 bias_regularizer=None, activity_regularizer=None, depthwise_constraint=None,
+                 pointwise_constraint=None, bias_constraint=None, trainable=True, name=None,
+                 **kwargs):
+        causal = isinstance(padding, str) and padding.lower() == "causal"
+        super().__init__(filters, 1, strides=1, padding="valid" if causal else padding,
+                         data_format=data_format, dilation_rate=1,
+                         depth_multiplier=depth_multiplier, activation=activation,
+                         use_bias=use_bias, depthwise_initializer=depthwise_initializer,
+                         pointwise_initializer=pointwise_initializer,
+                         bias_initializer=bias_initializer,
+                         depthwise_regularizer=depthwise_regularizer,
+                         pointwise_regularizer=pointwise_regularizer,
+                         bias_regularizer=bias_regularizer,
+                         activity_regularizer=activity_regularizer,
+                         depthwise_constraint=depthwise_constraint,
+                         pointwise_constraint=pointwise_constraint,
+                         bias_constraint=bias_constraint, trainable=trainable, name=name,
+                         **kwargs)
+        self.kernel_size = _tuple(kernel_size, 1, "kernel_size")
+        self.strides = _tuple(strides, 1, "strides")
+        self.dilation_rate = _tuple(dilation_rate, 1, "dilation_rate")
+        self.padding = "CAUSAL" if causal else self.padding
+
+    def build(self, input_shape):
+        if input_shape.ndims is not None and input_shape.ndims != 3:
+            raise ValueError(f"Input 0 of layer separable_conv1d is incompatible with the "
+                             f"layer: expected ndim=3, found ndim={input_shape.ndims}. Full "
+                             f"shape received: {input_shape}")
+        in_ch = input_shape[-1].value if input_shape.ndims else None
+        if in_ch is None:
+            raise ValueError("The channel dimension of the inputs should be defined. Found "
+                             "`None`.")
+        self.depthwise_kernel = self.add_weight(
+            "depthwise_kernel", [self.kernel_size[0], in_ch, self.depth_multiplier],
+            initializer=self.depthwise_initializer, regularizer=self.depthwise_regularizer,
+            constraint=self.depthwise_constraint)
+        self.pointwise_kernel = self.add_weight(
+            "pointwise_kernel", [1, in_ch * self.depth_multiplier, self.filters],
+            initializer=self.pointwise_initializer, regularizer=self.pointwise_regularizer,
+            constraint=self.pointwise_constraint)
+        if self.use_bias:
+            self.bias = self.add_weight("bias", [self.filters],
+                                        initializer=self.bias_initializer,
+                                        regularizer=self.bias_regularizer,
+                                        constraint=self.bias_constraint)
+
+    def call(self, inputs):
+        padding = self.padding
+        if padding == "CAUSAL":
+            left = self.dilation_rate[0] * (self.kernel_size[0] - 1)
+            inputs = array_ops.pad(inputs, [[0, 0], [left, 0], [0, 0]])
+            padding = "VALID"
+        s = self.strides[0]
+        inputs = array_ops.expand_dims(inputs, 1)
+        depthwise = array_ops.expand_dims(self.depthwise_kernel, 0)
+        pointwise = array_ops.expand_dims(self.pointwise_kernel, 0)
+        out = conv_composites.separable_conv2d(
+            inputs, depthwise, pointwise, strides=[1, s, s, 1], padding=padding,
+            rate=[1, self.dilation_rate[0]])
+        if self.use_bias:
+            out = conv_ops.bias_add(out, self.bias)
+        out = array_ops.squeeze(out, [1])
+        if self.activation is not None:
+            out = self.activation(out)
+        return out
+
+
+def separable_conv1d(inputs, filters, kernel_size, strides=1, padding="valid",
+                     data_format="channels_last", dilation_rate=1, depth_multiplier=1,
+                     activation=None, use_bias=True, depthwise_initializer=None,
+                     pointwise_initializer=None, bias_initializer=None,
+                     depthwise_regularizer=None, pointwise_regularizer=None,
+                     bias_regularizer=None, activity_regularizer=None,
+                     depthwise_constraint=None, pointwise_constraint=None,
+                     bias_constraint=None, trainable=True, name=None, reuse=None):
+    """A depthwise-separable 1-D convolution layer; see ``SeparableConv1D``.
+
+    >>> y = tf.layers.separable_conv1d(tf.zeros([2, 5, 3]), 4, 2)
+    >>> y.name, [v.name for v in tf.trainable_variables()][:2]
+    ('separable_conv1d/Squeeze:0', ['separable_conv1d/depthwise_kernel:0', \
+'separable_conv1d/pointwise_kernel:0'])
+    """
+    return _apply_layer(SeparableConv1D, locals())
 
 
 # ── Conv2DTranspose ──────────────────────────────────────────────────────────────────
