@@ -7,6 +7,9 @@ Real/Imag together.
 
 from __future__ import annotations
 
+import io
+import wave
+
 import numpy as np
 
 from .op_table import OpCase, rand
@@ -31,6 +34,26 @@ def _ref_parts(fn):
 
 def _xy(*shape):
     return [rand(*shape), rand(*shape, seed=3)]
+
+
+def _wav_bytes(audio, rate):
+    """A 16-bit PCM WAV file written by the standard library's ``wave`` (the reference)."""
+    pcm = np.clip(np.round(audio.astype(np.float64) * 32768), -32768, 32767).astype("<i2")
+    buf = io.BytesIO()
+    with wave.open(buf, "wb") as w:
+        w.setnchannels(audio.shape[1])
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes(pcm.tobytes())
+    return buf.getvalue()
+
+
+_AUDIO = (rand(6, 2) / 2.5).astype(f32)
+
+
+def _check_wav(got):
+    """EncodeWav's bytes are exactly what ``wave`` writes for the same samples."""
+    assert bytes(np.asarray(got).item()) == _wav_bytes(_AUDIO, 8000)
 
 
 def _fftn(rank, inverse=False):
@@ -88,4 +111,11 @@ ROWS = [
     OpCase("IRFFT3D", lambda tf, x, y: tf.spectral.irfft3d(tf.complex(x, y), [2, 3, 4]),
            lambda x, y: np.fft.irfftn(x + 1j * y, (2, 3, 4), axes=(-3, -2, -1)), _xy(2, 3, 3),
            rtol=1e-5, atol=1e-5),
+    OpCase("EncodeWav", lambda tf, x: tf.audio.encode_wav(x, 8000), _check_wav, [_AUDIO],
+           check_values=False),
+    OpCase("DecodeWav", lambda tf, x: list(tf.audio.decode_wav(tf.audio.encode_wav(x, 11025))),
+           lambda x: [np.round(x * 32768) / 32768, np.int32(11025)], [_AUDIO]),
+    OpCase("DecodeWav", lambda tf, x: tf.audio.decode_wav(tf.audio.encode_wav(x, 8000), 3, 8)[0],
+           lambda x: np.pad(np.round(x[:, [0, 1, 1]] * 32768) / 32768, [(0, 2), (0, 0)]),
+           [_AUDIO], id="DecodeWav-desired"),
 ]
