@@ -361,9 +361,9 @@ def sparse_split(keyword_required=KeywordRequired(), sp_input=None, num_split=No
     if num_split is None:
         raise ValueError("num_split is required")
     if axis is None:
-        axis = split_dim
-    if axis is None:
-        raise ValueError("axis is required")
+        raise ValueError("axis is required")  # even with split_dim given, as TF 2.21
+    if split_dim is not None:
+        raise ValueError("Cannot specify both 'axis' and 'split_dim'")
     sp_input = convert_to_sparse_tensor(sp_input)
     with name_scope(name, "SparseSplit", []) as scope:
         split_dim = convert_to_tensor(axis, dtypes.int64, name="split_dim")
@@ -523,7 +523,8 @@ def sparse_transpose(sp_input, perm=None, name=None) -> SparseTensor:
 
 def sparse_expand_dims(sp_input, axis=None, name=None) -> SparseTensor:
     """The SparseTensor with a dimension of size 1 inserted at ``axis`` (-1: the end)."""
-    rank = sp_input.dense_shape.shape[0]
+    rank = sp_input.dense_shape.shape.as_list()[0]
+    static_rank = rank
     if rank is None:
         rank = array_ops.shape(sp_input.dense_shape)[0]
     axis = -1 if axis is None else axis
@@ -533,8 +534,10 @@ def sparse_expand_dims(sp_input, axis=None, name=None) -> SparseTensor:
             if isinstance(rank, int) and not -rank - 1 <= axis <= rank:
                 raise ValueError(f"Axis {axis} out of range for rank {rank}")
             axis = axis + rank + 1 if axis < 0 and isinstance(rank, int) else axis
+            axis_value = axis
             axis = convert_to_tensor(axis, name="axis")
         else:
+            axis_value = None
             axis = convert_to_tensor(axis, name="axis")
             axis = where_v2(axis >= 0, axis, axis + rank + 1)
         column_size = array_ops.shape(sp_input.indices, out_type=dtypes.int64)[0]
@@ -553,7 +556,12 @@ def sparse_expand_dims(sp_input, axis=None, name=None) -> SparseTensor:
                                                   array_ops.reshape(axis64, [1]),
                                                   np.array([-1], np.int64))],
                                  axis=0)
-        return SparseTensor(indices, sp_input.values, shape)
+        out = SparseTensor(indices, sp_input.values, shape)
+        if static_rank is not None and isinstance(axis_value, int):
+            # TF's static shape: it sees only the new dimension through the slices' concat
+            out._set_static_shape([1 if i == axis_value else None
+                                   for i in range(static_rank + 1)])
+        return out
 
 
 def sparse_eye(num_rows, num_columns=None, dtype=dtypes.float32, name=None) -> SparseTensor:
@@ -566,9 +574,14 @@ def sparse_eye(num_rows, num_columns=None, dtype=dtypes.float32, name=None) -> S
             convert_to_tensor(num_columns, dtypes.int64, name="num_columns")
         diag_size = math_ops.minimum(num_rows, num_columns)
         diag_range = math_ops.range(diag_size)
-        return SparseTensor(indices=array_ops.stack([diag_range, diag_range], axis=1),
-                            values=array_ops.ones(array_ops.reshape(diag_size, [1]),
-                                                  dtype=dtype),
+        indices = array_ops.stack([diag_range, diag_range], axis=1)
+        values = array_ops.ones(array_ops.reshape(diag_size, [1]), dtype=dtype)
+        known = constant_value(num_rows), constant_value(num_columns)
+        if None not in known:  # TF's shape inference evaluates the constant Minimum
+            n = int(min(known))
+            indices.set_shape([n, 2])
+            values.set_shape([n])
+        return SparseTensor(indices=indices, values=values,
                             dense_shape=array_ops.stack([num_rows, num_columns]))
 
 

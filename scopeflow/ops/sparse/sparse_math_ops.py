@@ -15,7 +15,8 @@ import numpy as np
 from scopeflow.framework import dtypes
 from scopeflow.framework.dtype_groups import COMPLEX, FLOATS, INDEX, UNSIGNED_INTS
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
-from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype, from_tensors
+from scopeflow.framework.opdef import (NO_GRADIENT, OpDef, broadcast_shape, check_dtype,
+                                       from_tensors)
 from scopeflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from scopeflow.framework.tensor_shape import TensorShape, unknown_shape
 from scopeflow.framework.tensor_util import constant_value
@@ -209,7 +210,10 @@ def sparse_add_v2(a, b, threshold=0):
         ind, val, shape = sparse_add_op.bind(a.indices, a.values, a.dense_shape, b.indices,
                                              b.values, b.dense_shape, threshold)
         a.shape.assert_is_compatible_with(b.shape)
-        static = a.shape.merge_with(b.shape)
+        try:
+            static = broadcast_shape(a.shape, b.shape)
+        except ValueError:
+            static = TensorShape(None)
         if static.is_fully_defined():
             shape = static.as_list()
         return SparseTensor(ind, val, shape)
@@ -362,7 +366,7 @@ def _reduce_shape(indices, values, shape, axes, *, keep_dims):
 def _reduce_sparse_shape(indices, values, shape, axes, *, keep_dims):
     indices.with_rank(2)
     values.with_rank(1)
-    return [TensorShape([None, None]), TensorShape([None]), TensorShape([None])]
+    return [TensorShape(None)] * 3  # TF's shape function leaves all three unknown
 
 
 def _reduce_dtype(indices, values, shape, axes, *, keep_dims, kinds=_NUMBERS):
@@ -400,9 +404,7 @@ def _group_reduce(vals, group, n, how):
 def _reduce_kernel(how):
     def kernel(indices, values, shape, axes, *, keep_dims):
         vals, group, kept_idx, kept_shape, axes, n = _groups(indices, values, shape, axes)
-        init = 0 if how == "sum" else (np.finfo(vals.dtype).min if vals.dtype.kind == "f"
-                                       else np.iinfo(vals.dtype).min)
-        out = np.full(int(np.prod(kept_shape)), init, vals.dtype)
+        out = np.zeros(int(np.prod(kept_shape)), vals.dtype)  # TF: 0 where no values
         out[row_keys(kept_idx, kept_shape)] = _group_reduce(vals, group, n, how)
         out = out.reshape(kept_shape)
         return out if keep_dims else out.reshape([d for i, d in enumerate(kept_shape)
@@ -510,7 +512,7 @@ def sparse_reduce_sum_sparse(sp_input, axis=None, keepdims=None, reduction_axes=
 
 def sparse_reduce_max(sp_input, axis=None, keepdims=None, reduction_axes=None, keep_dims=None):
     """The maximum of a SparseTensor's values along ``axis``; implicit zeros take no part
-    (a cell with no values holds the dtype's lowest value, as TF's kernel leaves it)."""
+    (a cell with no values at all holds 0, as in TF)."""
     axis = _axis_alias(axis, reduction_axes)
     sp_input = convert_to_sparse_tensor(sp_input)
     return reduce_max_op.bind(sp_input.indices, sp_input.values, sp_input.dense_shape,

@@ -73,4 +73,6 @@ def sparse_reorder(sp_input, name=None) -> SparseTensor:
     """
     indices, values = sparse_reorder_op.bind(sp_input.indices, sp_input.values,
                                              sp_input.dense_shape, name=name or "SparseReorder")
-    return SparseTensor(indices, values, sp_input.dense_shape)
+    out = SparseTensor(indices, values, sp_input.dense_shape)
+    out._set_static_shape(sp_input.shape)  # TF propagates the input's static shape
+    return out
