@@ -15,8 +15,7 @@ import numpy as np
 from scopeflow.framework import dtypes
 from scopeflow.framework.dtype_groups import COMPLEX, FLOATS, INDEX, UNSIGNED_INTS
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
-from scopeflow.framework.opdef import (NO_GRADIENT, OpDef, broadcast_shape, check_dtype,
-                                       from_tensors)
+from scopeflow.framework.opdef import NO_GRADIENT, OpDef, broadcast_shape, check_dtype, from_tensors
 from scopeflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from scopeflow.framework.tensor_shape import TensorShape, unknown_shape
 from scopeflow.framework.tensor_util import constant_value
