@@ -12,7 +12,7 @@ import numpy as np
 
 from scopeflow.framework import dtypes as _dtypes
 from scopeflow.framework import errors
-from scopeflow.framework.opdef import OpDef, check_dtype, from_tensors, same_shape
+from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype, from_tensors, same_shape
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops.io.decode_ops import as_bytes
@@ -140,7 +140,7 @@ def _fingerprint_kernel(data, method):
 
 
 fingerprint_op = OpDef("Fingerprint", shape=from_tensors(_fingerprint_shape),
-                       dtype=_fingerprint_dtype, kernel=_fingerprint_kernel, grad=None,
+                       dtype=_fingerprint_dtype, kernel=_fingerprint_kernel, grad=NO_GRADIENT,
                        input_names=("data", "method"))
 
 

@@ -12,7 +12,7 @@ import numpy as np
 from scopeflow.framework import dtypes as _dtypes
 from scopeflow.framework import errors
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
-from scopeflow.framework.opdef import OpDef, check_dtype, from_tensors
+from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype, from_tensors
 from scopeflow.framework.sparse_tensor import SparseTensor
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.framework.tensor_util import constant_value
@@ -87,8 +87,11 @@ reduce_join_op = OpDef(
 
 
 def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
-    """Joins the strings along ``axis`` (all of them when ``None``) with ``separator``."""
-    with name_scope(name, "ReduceJoin", [inputs]):
+    """Joins the strings along ``axis`` (all of them when ``None``) with ``separator``.
+
+    As TF 2.21 builds it: a ``ReduceJoin`` scope holding the axis and the op, which takes
+    ``name`` (``ReduceJoin/<name>``)."""
+    with name_scope(None, "ReduceJoin", [inputs]):
         inputs = convert_to_tensor(string_values(inputs), dtype=_dtypes.string)
         if axis is None:
             rank = inputs.shape.ndims
@@ -97,7 +100,7 @@ def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
             else:
                 axis = arithmetic_ops.range(shape_ops.rank(inputs) - 1, -1, -1)
         return reduce_join_op.bind(inputs, axis, keep_dims=bool(keepdims),
-                                   separator=separator, name="ReduceJoin")
+                                   separator=separator, name=name or "ReduceJoin")
 
 
 def reduce_join_v1(inputs, axis=None, keep_dims=None, separator="", name=None,
@@ -159,7 +162,7 @@ def _usj_kernel(x, segment_ids, num_segments, *, separator):
 
 unsorted_segment_join_op = OpDef(
     "UnsortedSegmentJoin", shape=from_tensors(_usj_shape), dtype=_usj_dtype,
-    kernel=_usj_kernel, attrs={"separator": ""}, grad=None,
+    kernel=_usj_kernel, attrs={"separator": ""}, grad=NO_GRADIENT,
     input_names=("inputs", "segment_ids", "num_segments"))
 
 
@@ -238,7 +241,7 @@ string_split_op = OpDef(
     attrs={"skip_empty": True}, num_outputs=3, grad=None, input_names=("input", "delimiter"))
 string_split_v2_op = OpDef(
     "StringSplitV2", shape=_split_shape, dtype=_split_dtype, kernel=_string_split_v2_kernel,
-    attrs={"maxsplit": -1}, num_outputs=3, grad=None, input_names=("input", "sep"))
+    attrs={"maxsplit": -1}, num_outputs=3, grad=NO_GRADIENT, input_names=("input", "sep"))
 
 
 def _check_result_type(result_type):

@@ -17,7 +17,7 @@ import numpy as np
 
 from scopeflow.framework import dtypes as _dtypes
 from scopeflow.framework import errors
-from scopeflow.framework.opdef import OpDef, broadcast_shape, check_dtype, same_shape
+from scopeflow.framework.opdef import NO_GRADIENT, OpDef, broadcast_shape, check_dtype, same_shape
 from scopeflow.ops.io.io_ops import static_regex_full_match_op
 from scopeflow.ops.strings.string_values import map_strings, string_values, to_bytes
 
@@ -169,7 +169,7 @@ def decode_base64(input, name=None):  # noqa: A002
 
 # ── StringStrip / StringLower / StringUpper / StringLength ───────────────────────────
 string_strip_op = OpDef("StringStrip", shape=same_shape, dtype=_string_to_string,
-                        kernel=lambda x: map_strings(bytes.strip, x), grad=None,
+                        kernel=lambda x: map_strings(bytes.strip, x), grad=NO_GRADIENT,
                         input_names=("input",))
 
 
@@ -188,10 +188,10 @@ def _case_kernel(ascii_fn, text_fn):
 
 string_lower_op = OpDef("StringLower", shape=same_shape, dtype=_string_to_string,
                         kernel=_case_kernel(bytes.lower, str.lower), attrs={"encoding": ""},
-                        grad=None, input_names=("input",))
+                        grad=NO_GRADIENT, input_names=("input",))
 string_upper_op = OpDef("StringUpper", shape=same_shape, dtype=_string_to_string,
                         kernel=_case_kernel(bytes.upper, str.upper), attrs={"encoding": ""},
-                        grad=None, input_names=("input",))
+                        grad=NO_GRADIENT, input_names=("input",))
 
 
 def _utf8_len(s: bytes) -> int:
@@ -221,7 +221,7 @@ def _string_length_kernel(x, unit):
 
 
 string_length_op = OpDef("StringLength", shape=same_shape, dtype=_string_length_dtype,
-                         kernel=_string_length_kernel, attrs={"unit": "BYTE"}, grad=None,
+                         kernel=_string_length_kernel, attrs={"unit": "BYTE"}, grad=NO_GRADIENT,
                          input_names=("input",))
 
 
@@ -252,7 +252,7 @@ def string_length(input, name=None, unit="BYTE"):  # noqa: A002
 def _substr_shape(x, pos, length, unit):
     if pos.ndims is not None and length.ndims is not None:
         if pos.ndims != length.ndims:
-            raise ValueError(f"Shape must be rank {pos.ndims} but is rank {length.ndims}")
+            raise ValueError(f"Shape must be rank {length.ndims} but is rank {pos.ndims}")
         for a, b in zip(pos.as_tuple(), length.as_tuple()):
             if a is not None and b is not None and a != b:
                 raise ValueError(f"Dimensions must be equal, but are {a} and {b}")
@@ -307,7 +307,7 @@ def _substr_kernel(x, pos, length, unit):
 
 
 substr_op = OpDef("Substr", shape=_substr_shape, dtype=_substr_dtype, kernel=_substr_kernel,
-                  attrs={"unit": "BYTE"}, grad=None, input_names=("input", "pos", "len"))
+                  attrs={"unit": "BYTE"}, grad=NO_GRADIENT, input_names=("input", "pos", "len"))
 
 
 def substr(input, pos, len, name=None, unit="BYTE"):  # noqa: A002 - TF's names
@@ -324,7 +324,24 @@ def _compile(pattern):
         return re.compile(pattern)
     except re.error as e:
         raise errors.InvalidArgumentError(
-            None, None, f"Invalid pattern: {pattern}, error: {e.msg}") from None
+            None, None, f"Invalid pattern: {pattern}, error: {_re2_error(e, pattern)}") \
+            from None
+
+
+def _re2_error(e: re.error, pattern: str) -> str:
+    """A ``re`` compile error as RE2 words it (``<what>: <where>``), for the common ones."""
+    pos = e.pos or 0
+    if e.msg.startswith("missing ), unterminated subpattern"):
+        return f"missing ): {pattern}"
+    if e.msg.startswith("unbalanced parenthesis"):
+        return f"unexpected ): {pattern}"
+    if e.msg.startswith("unterminated character set"):
+        return f"missing ]: {pattern[pos:]}"
+    if e.msg.startswith("nothing to repeat"):
+        return f"no argument for repetition operator: {pattern[pos:pos + 1]}"
+    if e.msg.startswith("multiple repeat"):
+        return f"bad repetition operator: {pattern[pos - 1:pos + 1]}"
+    return e.msg
 
 
 _REWRITE_TOKEN = re.compile(r"\\(.)|([^\\]+)|\\$", re.S)
@@ -378,7 +395,7 @@ def _regex_replace_kernel(x, pattern, rewrite, replace_global):
 static_regex_replace_op = OpDef(
     "StaticRegexReplace", shape=same_shape, dtype=_string_to_string,
     kernel=_static_regex_replace_kernel,
-    attrs={"pattern": None, "rewrite": None, "replace_global": True}, grad=None,
+    attrs={"pattern": None, "rewrite": None, "replace_global": True}, grad=NO_GRADIENT,
     input_names=("input",))
 
 
@@ -433,7 +450,7 @@ def _regex_full_match_kernel(x, pattern):
 
 regex_full_match_op = OpDef(
     "RegexFullMatch", shape=_regex_full_match_shape, dtype=_regex_full_match_dtype,
-    kernel=_regex_full_match_kernel, grad=None, input_names=("input", "pattern"))
+    kernel=_regex_full_match_kernel, grad=NO_GRADIENT, input_names=("input", "pattern"))
 
 
 def regex_full_match(input, pattern, name=None):  # noqa: A002
