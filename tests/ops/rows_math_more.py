@@ -49,4 +49,9 @@ ROWS = [
     OpCase("DenseBincount", lambda tf, x: tf.bincount(x, maxlength=3, dtype=tf.int64),
            lambda x: np.bincount(x)[:3].astype(i64), [_a([1, 2, 2, 5, 0], i64)],
            id="DenseBincount-maxlength"),
+    OpCase("ApproxTopK", lambda tf, x: list(tf.math.approx_max_k(x, 2)),
+           lambda x: [np.sort(x, axis=-1)[..., ::-1][..., :2],
+                      np.argsort(-x, axis=-1, kind="stable")[..., :2].astype(i32)],
+           [np.array([[[0.5, -1.0, 2.0, 0.25], [3.0, 1.5, -2.0, 0.0]]], f32)],
+           id="ApproxTopK-max"),
 ]

@@ -78,6 +78,21 @@ CASES = [
     ("tf.repeat([[1, 2]], [1, 2, 3], axis=1)", 0),
     ("tf.repeat([[1, 2]], [1, 2], axis=2)", 0),
     ("tf.repeat([[1, 2]], [1.5, 2.], axis=1)", 0),
+    # approx_max_k / approx_min_k (ApproxTopK): exact on CPU, min_k has no CPU kernel
+    ("tf.math.approx_max_k(np.float32([[1, 5, 3, 5], [2, 0, 9, -1]]), 2)", 0),
+    ("tf.nn.approx_max_k(np.float16([[1, 5, 3, 5], [2, 0, 9, -1]]), 3, recall_target=0.5)", 0),
+    ("tf.math.approx_max_k(np.float32([1, np.nan, 3]), 2, aggregate_to_topk=False)", 0),
+    ("tf.math.approx_max_k(tf.placeholder_with_default(np.ones((2, 5), np.float32), "
+     "[None, 5]), 2)", 0),
+    ("tf.math.approx_max_k(tf.placeholder_with_default(np.ones((2, 5), np.float32), "
+     "[2, None]), 2)", 0),
+    ("tf.math.approx_max_k(np.float32([[1, 5, 3, 5]]), 5)", 0),
+    ("tf.math.approx_max_k(np.float64([[1, 5, 3, 5]]), 2)", 0),
+    ("tf.math.approx_min_k(np.float32([[1, 5, 3, 5]]), 2)", 0),
+    ("tf.nn.approx_max_k(np.float32([[1, 5], [3, 5]]), 1, reduction_dimension=0)", 0),
+    ("tf.gradients(tf.math.approx_max_k(tf.constant(np.float32([[[1, 5, 3], [2, 0, 9]]])), 2)"
+     "[0] * np.float32([[[1, 2], [3, 4]]]), tf.get_default_graph().get_operations()[0]"
+     ".outputs[0])", 0),
 ]
 
 
