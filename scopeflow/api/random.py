@@ -2,6 +2,11 @@
 
 from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.framework.random_seed import get_seed, set_random_seed
+from scopeflow.ops.random.candidate_sampling_ops import (
+    all_candidate_sampler,
+    log_uniform_candidate_sampler,
+    uniform_candidate_sampler,
+)
 from scopeflow.ops.random.random_gamma_ops import random_gamma as gamma
 from scopeflow.ops.random.random_gamma_ops import random_poisson as poisson
 from scopeflow.ops.random.random_gamma_ops import stateless_random_gamma as stateless_gamma
@@ -28,7 +33,9 @@ from scopeflow.ops.random.stateless_random_ops import (
 __all__ = ["normal", "uniform", "truncated_normal", "shuffle", "set_random_seed", "get_seed",
            "categorical", "multinomial", "Algorithm", "fold_in", "split", "stateless_uniform",
            "stateless_normal", "stateless_truncated_normal", "stateless_categorical",
-           "stateless_multinomial", "gamma", "poisson", "stateless_gamma", "stateless_poisson"]
+           "stateless_multinomial", "gamma", "poisson", "stateless_gamma", "stateless_poisson",
+           "all_candidate_sampler", "log_uniform_candidate_sampler",
+           "uniform_candidate_sampler"]
 
 
 def __getattr__(name):

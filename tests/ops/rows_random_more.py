@@ -80,4 +80,8 @@ ROWS = [
     OpCase("StatelessRandomPoisson",
            lambda tf: tf.random.stateless_poisson([2, 3], seed=[3, 4], lam=[2.0, 15.0, 0.5]),
            lambda: np.array([[3, 21, 1], [2, 15, 2]], np.int32), atol=0, rtol=0),
+    OpCase("AllCandidateSampler",
+           lambda tf, x: list(tf.random.all_candidate_sampler(x, 2, 5, True, seed=3)),
+           lambda x: [np.arange(5), np.ones((2, 2), np.float32), np.ones(5, np.float32)],
+           [np.array([[1, 2], [3, 4]], np.int64)]),
 ]

@@ -19,14 +19,14 @@ import numpy as np
 
 from scopeflow.framework import dtypes, random_seed
 from scopeflow.framework.errors import InvalidArgumentError
-from scopeflow.framework.graph import Tensor, convert_to_tensor
+from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops.math import libm
 from scopeflow.ops.random import philox
 
 __all__ = ["log_uniform_candidate_sampler", "uniform_candidate_sampler",
-           "compute_accidental_hits"]
+           "all_candidate_sampler", "compute_accidental_hits"]
 
 # Class-probability tables (8 bytes a class) for ranges up to this, after this many runs.
 _TABLE_MAX, _TABLE_AFTER_RUNS = 1 << 18, 32
@@ -347,6 +347,53 @@ def uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range
     """
     return _bind_sampler(uniform_candidate_sampler_op, true_classes, num_true, num_sampled,
                          unique, range_max, seed, name)
+
+
+# ── AllCandidateSampler ──────────────────────────────────────────────────────────────
+def _all_sampler_shape(true_classes, *, num_true, num_sampled, unique, seed, seed2):
+    dims = true_classes.with_rank(2).as_tuple() if true_classes.ndims is not None else None
+    batch = dims[0] if dims is not None else None
+    return [TensorShape([num_sampled]), TensorShape([batch, num_true]),
+            TensorShape([num_sampled])]
+
+
+def _all_sampler_kernel(ctx, true_classes, *, num_true, num_sampled, unique, seed, seed2):
+    """TF's ``AllSampler`` over ``[0, num_sampled)``: every class once, each expected
+    count 1; it draws no random numbers."""
+    if true_classes.ndim != 2:
+        raise InvalidArgumentError(None, None, "true_classes must be a matrix")
+    if true_classes.shape[1] != num_true:
+        raise InvalidArgumentError(None, None, f"true_classes must have num_true columns, "
+                                   f"expected: {true_classes.shape[1]} was: {num_true}")
+    return (np.arange(num_sampled, dtype=np.int64),
+            np.ones((true_classes.shape[0], num_true), np.float32),
+            np.ones(num_sampled, np.float32))
+
+
+all_candidate_sampler_op = OpDef(
+    "AllCandidateSampler", shape=_all_sampler_shape, dtype=_sampler_dtype,
+    kernel=_all_sampler_kernel,
+    attrs={"num_true": 1, "num_sampled": 1, "unique": False, "seed": 0, "seed2": 0},
+    num_outputs=3, stateful=True, grad=NO_GRADIENT, input_names=("true_classes",))
+
+
+def all_candidate_sampler(true_classes, num_true, num_sampled, unique, seed=None,
+                          name=None) -> tuple:
+    """Every class of ``[0, num_sampled)`` as the sample (a test helper in TF): expected
+    counts all 1.
+
+    >>> s, t, c = all_candidate_sampler([[1, 2]], 2, 4, True)
+    >>> s.op.type, s.shape.as_list(), t.shape.as_list()
+    ('AllCandidateSampler', [4], [1, 2])
+    """
+    seed1, seed2 = random_seed.get_seed(seed)
+    with name_scope(name, "AllCandidateSampler") as scope:
+        if not isinstance(true_classes, Tensor):
+            true_classes = convert_to_tensor(true_classes, dtype=dtypes.int64,
+                                             name="true_classes")
+        return all_candidate_sampler_op.bind(true_classes, num_true=num_true,
+                                             num_sampled=num_sampled, unique=bool(unique),
+                                             seed=seed1 or 0, seed2=seed2 or 0, name=scope)
 
 
 # ── ComputeAccidentalHits ────────────────────────────────────────────────────────────

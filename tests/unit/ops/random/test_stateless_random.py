@@ -87,6 +87,8 @@ t["pi"] = tf.random.poisson([2.0, 50.0], [30], dtype=tf.int64, seed=6)
 t["pl64"] = tf.random.poisson(np.array([2.0, 50.0]), [30], dtype=tf.int32, seed=6)
 t["sp"] = tf.random.stateless_poisson([30, 3], seed=[3, 4], lam=[1.5, 12.0, 100.0])
 t["spf"] = tf.random.stateless_poisson([30], seed=[3, 4], lam=7.0, dtype=tf.float64)
+for i, v in enumerate(tf.nn.all_candidate_sampler([[1, 2], [3, 4]], 2, 5, True, seed=3)):
+    t[f"all{i}"] = v
 t["sgb"] = tf.random.stateless_gamma([5, 2], seed=[5, 6], alpha=[2.0, 0.1], beta=[1.0, 1.0])
 """
 
