@@ -2,6 +2,7 @@
 (``decode_png``, ``encode_jpeg``...) and basic transforms (flips, crops, brightness...)."""
 
 from scopeflow.framework.api_fallback import missing_attribute
+from scopeflow.ops.image.box_ops import crop_and_resize, draw_bounding_boxes, extract_glimpse
 from scopeflow.ops.image.color_ops import (
     adjust_gamma,
     adjust_hue,
@@ -87,7 +88,8 @@ __all__ += ["adjust_gamma", "adjust_hue", "adjust_saturation", "hsv_to_rgb", "ra
             "random_saturation", "rgb_to_hsv", "rgb_to_yiq", "rgb_to_yuv", "yiq_to_rgb",
             "yuv_to_rgb", "image_gradients", "psnr", "sobel_edges", "ssim", "ssim_multiscale",
             "total_variation", "combined_non_max_suppression", "non_max_suppression",
-            "non_max_suppression_overlaps", "non_max_suppression_with_scores"]
+            "non_max_suppression_overlaps", "non_max_suppression_with_scores",
+            "crop_and_resize", "draw_bounding_boxes", "extract_glimpse"]
 
 
 def __getattr__(name):

@@ -11,6 +11,7 @@ import colorsys
 import numpy as np
 
 from scopeflow.ops.image import nms_ops
+from scopeflow.ops.image.box_ops import crop_and_resize_grad_boxes_op, crop_and_resize_grad_image_op
 
 from .op_table import OpCase, rand
 
@@ -167,3 +168,139 @@ def _ref_combined(boxes, scores, per_class, total, iou_threshold):
             out[0][n, k] = np.clip(boxes[n, i, 0], 0, 1)
             out[1][n, k], out[2][n, k] = s, c
     return out
+
+
+# ── CropAndResize and its gradients: per-sample loops ────────────────────────────────
+def _crop_coords(lo, hi, size, crop):
+    if crop > 1:
+        return [lo * (size - 1) + i * (hi - lo) * (size - 1) / (crop - 1) for i in range(crop)]
+    return [0.5 * (lo + hi) * (size - 1)]
+
+
+def _crop_samples(image, boxes, box_ind, crop):
+    """Yields (box, i, j, image index, y, x) for every in-image sample."""
+    _, h, w, _ = image.shape
+    for b, (y1, x1, y2, x2) in enumerate(boxes.astype(np.float64)):
+        for i, y in enumerate(_crop_coords(y1, y2, h, crop[0])):
+            for j, x in enumerate(_crop_coords(x1, x2, w, crop[1])):
+                if 0 <= y <= h - 1 and 0 <= x <= w - 1:
+                    yield b, i, j, box_ind[b], y, x
+
+
+def ref_crop(image, boxes, box_ind, crop, method="bilinear", extrapolation=0.0):
+    out = np.full((len(boxes), *crop, image.shape[3]), extrapolation, np.float64)
+    img = image.astype(np.float64)
+    for b, i, j, n, y, x in _crop_samples(image, boxes, box_ind, crop):
+        if method == "nearest":
+            out[b, i, j] = img[n, int(np.floor(y + 0.5)), int(np.floor(x + 0.5))]
+            continue
+        y0, x0 = int(np.floor(y)), int(np.floor(x))
+        y1, x1 = int(np.ceil(y)), int(np.ceil(x))
+        dy, dx = y - y0, x - x0
+        top = img[n, y0, x0] * (1 - dx) + img[n, y0, x1] * dx
+        bottom = img[n, y1, x0] * (1 - dx) + img[n, y1, x1] * dx
+        out[b, i, j] = top * (1 - dy) + bottom * dy
+    return out.astype(f32)
+
+
+def ref_crop_grad_image(grads, boxes, box_ind, image_shape):
+    out = np.zeros(image_shape, np.float64)
+    crop = grads.shape[1:3]
+    for b, i, j, n, y, x in _crop_samples(np.zeros(image_shape), boxes, box_ind, crop):
+        y0, x0 = int(np.floor(y)), int(np.floor(x))
+        y1, x1 = int(np.ceil(y)), int(np.ceil(x))
+        dy, dx = y - y0, x - x0
+        g = grads[b, i, j].astype(np.float64)
+        out[n, y0, x0] += (1 - dy) * (1 - dx) * g
+        out[n, y0, x1] += (1 - dy) * dx * g
+        out[n, y1, x0] += dy * (1 - dx) * g
+        out[n, y1, x1] += dy * dx * g
+    return out.astype(f32)
+
+
+def ref_crop_grad_boxes(grads, image, boxes, box_ind):
+    """The chain rule through the bilinear sample: d(sample)/dy times dy/dy1 etc."""
+    _, h, w, _ = image.shape
+    crop = grads.shape[1:3]
+    out = np.zeros((len(boxes), 4), np.float64)
+    img = image.astype(np.float64)
+    for b, i, j, n, y, x in _crop_samples(image, boxes, box_ind, crop):
+        y0, x0 = int(np.floor(y)), int(np.floor(x))
+        y1, x1 = int(np.ceil(y)), int(np.ceil(x))
+        dy, dx = y - y0, x - x0
+        tl, tr, bl, br = img[n, y0, x0], img[n, y0, x1], img[n, y1, x0], img[n, y1, x1]
+        gy = np.sum(((1 - dx) * (bl - tl) + dx * (br - tr)) * grads[b, i, j])
+        gx = np.sum(((1 - dy) * (tr - tl) + dy * (br - bl)) * grads[b, i, j])
+        ry = i / (crop[0] - 1) if crop[0] > 1 else 0.5
+        rx = j / (crop[1] - 1) if crop[1] > 1 else 0.5
+        wy0 = (h - 1) * (1 - ry) if crop[0] > 1 else 0.5 * (h - 1)
+        wx1 = (w - 1) * (1 - rx) if crop[1] > 1 else 0.5 * (w - 1)
+        out[b] += [gy * wy0, gx * wx1, gy * ry * (h - 1) if crop[0] > 1 else gy * wy0,
+                   gx * rx * (w - 1) if crop[1] > 1 else gx * wx1]
+    return out.astype(f32)
+
+
+_CROP_IMG = rand(2, 6, 7, 2, seed=11)
+_CROP_BOXES = np.array([[0.1, 0.15, 0.62, 0.7], [0.05, 0.33, 0.93, 0.81],
+                        [0.52, -0.21, 1.17, 0.46]], np.float32)
+_CROP_IND = np.array([0, 1, 0], np.int32)
+_CROP_GRADS = rand(3, 4, 5, 2, seed=12)
+
+ROWS += [
+    OpCase("CropAndResize",
+           lambda tf, im, b, i: tf.image.crop_and_resize(im, b, i, [4, 5]),
+           lambda im, b, i: ref_crop(im, b, i, (4, 5)), [_CROP_IMG, _CROP_BOXES, _CROP_IND],
+           rtol=1e-5, atol=1e-5, id="CropAndResize-bilinear"),
+    OpCase("CropAndResize",
+           lambda tf, im, b, i: tf.image.crop_and_resize(im, b, i, [3, 1], method="nearest",
+                                                         extrapolation_value=-2.0),
+           lambda im, b, i: ref_crop(im, b, i, (3, 1), "nearest", -2.0),
+           [_CROP_IMG, _CROP_BOXES, _CROP_IND], check_grad=False, id="CropAndResize-nearest"),
+    OpCase("CropAndResizeGradImage",
+           lambda tf, g, b, i: crop_and_resize_grad_image_op.bind(g, b, i, [2, 6, 7, 2]),
+           lambda g, b, i: ref_crop_grad_image(g, b, i, (2, 6, 7, 2)),
+           [_CROP_GRADS, _CROP_BOXES, _CROP_IND], rtol=1e-5, atol=1e-5,
+           id="CropAndResizeGradImage"),
+    OpCase("CropAndResizeGradBoxes",
+           lambda tf, g, im, b, i: crop_and_resize_grad_boxes_op.bind(g, im, b, i),
+           ref_crop_grad_boxes, [_CROP_GRADS, _CROP_IMG, _CROP_BOXES, _CROP_IND],
+           rtol=1e-4, atol=1e-4, id="CropAndResizeGradBoxes"),
+]
+
+
+# ── DrawBoundingBoxes, ExtractGlimpse ────────────────────────────────────────────────
+def ref_draw(images, boxes, colors):
+    out = images.copy()
+    _, h, w, d = images.shape
+    for n in range(len(images)):
+        for k, (y0, x0, y1, x1) in enumerate(boxes[n]):
+            c = colors[k % len(colors)][:d]
+            r0, r1 = int(y0 * (h - 1)), int(y1 * (h - 1))
+            c0, c1 = int(x0 * (w - 1)), int(x1 * (w - 1))
+            for r in range(h):
+                for col in range(w):
+                    inside = r0 <= r <= r1 and c0 <= col <= c1
+                    if inside and (r in (r0, r1) or col in (c0, c1)):
+                        out[n, r, col] = c
+    return out
+
+
+_DRAW_IMG = rand(2, 8, 9, 3, low=0, high=1, seed=13)
+_DRAW_BOXES = np.array([[[0.1, 0.2, 0.5, 0.9], [0.3, 0.0, 1.0, 0.5]],
+                        [[0.0, 0.0, 1.0, 1.0], [0.45, 0.45, 0.6, 0.6]]], np.float32)
+_TABLE = [[1, 1, 0], [0, 0, 1]]
+
+ROWS += [
+    OpCase("DrawBoundingBoxes", lambda tf, im, b: tf.image.draw_bounding_boxes(im, b),
+           lambda im, b: ref_draw(im, b, _TABLE), [_DRAW_IMG, _DRAW_BOXES],
+           id="DrawBoundingBoxes"),
+    OpCase("DrawBoundingBoxesV2",
+           lambda tf, im, b: tf.image.draw_bounding_boxes(im, b, colors=[[0.2, 0.4, 0.6]]),
+           lambda im, b: ref_draw(im, b, [[0.2, 0.4, 0.6]]), [_DRAW_IMG, _DRAW_BOXES],
+           id="DrawBoundingBoxesV2"),
+    OpCase("ExtractGlimpse",
+           lambda tf, im: tf.image.extract_glimpse(im, [3, 4], [[2.0, 4.0], [5.0, 2.0]],
+                                                   centered=False, normalized=False),
+           lambda im: np.stack([im[0, 0:3, 2:6], im[1, 3:6, 0:4]]), [rand(2, 8, 9, 2)],
+           id="ExtractGlimpse-pixels"),
+]

@@ -41,6 +41,10 @@ def _inputs():
         "cboxes": rng.uniform(-0.2, 1.2, (2, 7, 1, 4)).astype(np.float32),
         "cboxes_q": rng.uniform(-0.2, 1.2, (2, 7, 3, 4)).astype(np.float32),
         "cscores": rng.uniform(0, 1, (2, 7, 3)).astype(np.float32),
+        "img2_rgb": rng.uniform(0, 1, (2, 9, 11, 3)).astype(np.float32),
+        "dboxes": np.array([[[0.1, 0.1, 0.5, 0.6], [0.3, -0.2, 1.3, 0.8], [0.6, 0.7, 0.2, 0.9]],
+                            [[0.0, 0.0, 1.0, 1.0], [-0.5, 0.25, 0.45, 1.5],
+                             [1.2, 0.1, 1.5, 0.3]]], np.float32),
     }
 
 
@@ -99,9 +103,36 @@ CASES = {
                     " pad_per_class=True, clip_boxes=False)",
     "combined_q": "tf.image.combined_non_max_suppression(cboxes_q, cscores, 3, 4, 0.3, 0.2)",
     "combined_ph": "tf.image.combined_non_max_suppression(ph('cboxes'), ph('cscores'), 3, 5)",
+    "crop_and_resize": "tf.image.crop_and_resize(img, boxes, box_ind, [3, 4])",
+    "crop_and_resize_1px": "tf.image.crop_and_resize(img, boxes, box_ind, [1, 1])",
+    "crop_and_resize_nearest": "tf.image.crop_and_resize(img, boxes, box_ind, [5, 3],"
+                               " method='nearest', extrapolation_value=-1.5)",
+    "crop_and_resize_u8": "tf.image.crop_and_resize(u8, boxes[:2], [1, 0], [4, 4],"
+                          " extrapolation_value=7)",
+    "crop_and_resize_ph": "tf.image.crop_and_resize(ph('img'), ph('boxes'), ph('box_ind'),"
+                          " [2, 6])",
+    "draw_boxes": "tf.image.draw_bounding_boxes(img2_rgb, dboxes)",
+    "draw_boxes_gray": "tf.image.draw_bounding_boxes(img2_rgb[..., :1], dboxes)",
+    "draw_boxes_rgba": "tf.image.draw_bounding_boxes(tf.concat([img2_rgb, img2_rgb[..., :1]],"
+                       " -1), dboxes)",
+    "draw_boxes_colors": "tf.image.draw_bounding_boxes(img2_rgb, dboxes,"
+                         " colors=[[0.1, 0.2, 0.3], [0.9, 0.8, 0.7]])",
+    "glimpse": "tf.image.extract_glimpse(big, [5, 4], [[0.1, -0.3]])",
+    "glimpse_pixels": "tf.image.extract_glimpse(img, [3, 2], [[1.0, 2.0], [2.5, 0.7]],"
+                      " centered=False, normalized=False)",
+    "glimpse_centered": "tf.image.extract_glimpse(img, [2, 3], [[1.0, -1.0], [0.4, 0.3]],"
+                        " normalized=False)",
 }
 
 GRADS = {
+    "crop_and_resize_image": ("tf.image.crop_and_resize(img, boxes, box_ind, [3, 4])", "img"),
+    "crop_and_resize_boxes": ("tf.image.crop_and_resize(img, boxes, box_ind, [3, 4])",
+                              "boxes"),
+    "crop_and_resize_1px": ("tf.image.crop_and_resize(img, boxes, box_ind, [1, 1])", "boxes"),
+    "crop_and_resize_nearest": ("tf.image.crop_and_resize(img, boxes, box_ind, [4, 3],"
+                                " method='nearest')", "img"),
+    "crop_and_resize_nearest_b": ("tf.image.crop_and_resize(img, boxes, box_ind, [4, 3],"
+                                  " method='nearest')", "boxes"),
     "total_variation": ("tf.image.total_variation(img)", "img"),
     "psnr": ("tf.image.psnr(img, img2, 1.0)", "img"),
     "ssim": ("tf.image.ssim(img, img2, 1.0, filter_size=5)", "img"),
