@@ -87,8 +87,14 @@ from scopeflow.ops.sparse.sparse_layout_ops import (
     sparse_reshape, sparse_retain, sparse_slice, sparse_split, sparse_to_indicator,
     sparse_transpose)
 from scopeflow.ops.sparse.sparse_reorder_ops import sparse_reorder
+from scopeflow.ops.sparse.edit_distance_ops import edit_distance
 from scopeflow.api import sparse
 from scopeflow.api import audio, bitwise, sets, signal, spectral, strings
+from scopeflow.api import config, nest, resource_loader, sysconfig, version
+from scopeflow.api.sysconfig import CXX11_ABI_FLAG, CXX_VERSION, MONOLITHIC_BUILD
+from scopeflow.api.version import (
+    COMPILER_VERSION, GIT_VERSION, GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER,
+    GRAPH_DEF_VERSION_MIN_PRODUCER, VERSION)
 from scopeflow.ops.io.io_ops import string_join
 from scopeflow.ops.strings.hash_ops import (
     fingerprint, string_to_hash_bucket_fast, string_to_hash_bucket_strong)
@@ -155,7 +161,8 @@ from scopeflow.compat.tensorflow_alias import install_as_tensorflow  # noqa: E40
 # and ``from scopeflow.gfile import GFile`` reach them under their TF names too.
 for _name in ("nn", "math", "linalg", "random", "sparse", "image", "initializers", "debugging",
               "queue", "gfile", "flags", "app", "python_io", "manip", "strings", "signal",
-              "spectral", "sets", "bitwise", "audio"):
+              "spectral", "sets", "bitwise", "audio", "nest", "config", "version", "sysconfig",
+              "resource_loader"):
     _sys.modules.setdefault(f"{__name__}.{_name}", globals()[_name])
 
 # A TF1 name scopeflow lacks raises NotImplementedError naming it (api/fallback.py); the

@@ -2,6 +2,7 @@
 (``tf.debugging.assert_equal``, ``check_numerics``, ``assert_all_finite``, ``Assert``...),
 and the switch for traceback filtering."""
 
+from scopeflow.api.config import _state as _config_state
 from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.ops.logging.check_ops import *  # noqa: F403
 from scopeflow.ops.logging.check_ops import __all__ as _check_all
@@ -18,7 +19,18 @@ from scopeflow.platform.traceback_filtering import (
 __all__ = [*_check_all, "Assert", "assert_all_finite", "is_finite", "is_inf", "is_nan",
            "is_non_decreasing", "is_strictly_increasing",
            "disable_traceback_filtering", "enable_traceback_filtering",
-           "is_traceback_filtering_enabled"]
+           "is_traceback_filtering_enabled", "get_log_device_placement",
+           "set_log_device_placement"]
+
+
+def get_log_device_placement() -> bool:
+    return _config_state.SETTINGS["log_device_placement"]
+
+
+def set_log_device_placement(enabled):
+    """Kept and read back as in TF; every op is placed on the one CPU
+    (``ConfigProto(log_device_placement=True)`` makes a session say so)."""
+    _config_state.SETTINGS["log_device_placement"] = bool(enabled)
 
 
 def __getattr__(name):

@@ -52,6 +52,13 @@ NAMESPACES = {
     "scopeflow.api.bitwise": "bitwise",
     "scopeflow.api.audio": "audio",
     "scopeflow.api.special": "math.special",
+    "scopeflow.api.nest": "nest",
+    "scopeflow.api.config": "config",
+    "scopeflow.api.config.optimizer": "config.optimizer",
+    "scopeflow.api.config.threading": "config.threading",
+    "scopeflow.api.version": "version",
+    "scopeflow.api.sysconfig": "sysconfig",
+    "scopeflow.api.resource_loader": "resource_loader",
     "scopeflow.layers": "layers",
     "scopeflow.losses": "losses",
     "scopeflow.metrics": "metrics",
@@ -108,8 +115,8 @@ NOT_PLANNED = {
     "mlir": "MLIR is TensorFlow's compiler infrastructure; scopeflow's plans are generated "
             "Python (docs/plans.md)",
     "lite": "TensorFlow Lite converts models for mobile runtimes",
-    "config": "configures TensorFlow's devices (GPU memory growth, visible devices, soft "
-              "placement) and thread pools; " + _GPU,
+    "config.experimental_connect_to_cluster": _DISTRIBUTED,
+    "config.experimental_connect_to_host": _DISTRIBUTED,
     "raw_ops": "TensorFlow's 1,462 generated per-op wrappers; TF1 code calls the public "
                "functions (docs/API.md lists the op types scopeflow has)",
     "compat.v2": "TF2's eager API; " + _EAGER,
@@ -120,8 +127,9 @@ NOT_PLANNED = {
     "load_op_library": _KERNELS,
     "load_library": _KERNELS,
     "load_file_system_library": _KERNELS,
-    "sysconfig": "compiler and linker flags for building TensorFlow C++ extensions; "
-                 + _KERNELS,
+    **{f"sysconfig.{name}": "compiler and linker flags for building TensorFlow C++ "
+                            "extensions; " + _KERNELS
+       for name in ("get_include", "get_lib", "get_compile_flags", "get_link_flags")},
 }
 
 
