@@ -6,6 +6,7 @@ from scopeflow.ops import math_ops
 from scopeflow.ops.array.layout_ops import invert_permutation
 from scopeflow.ops.math.approx_topk_ops import approx_max_k, approx_min_k
 from scopeflow.ops.math.count_ops import bincount, confusion_matrix, zero_fraction
+from scopeflow.ops.math.gamma_ops import betainc, igamma, igammac
 from scopeflow.ops.math.scan_ops import cumprod, cumsum, cumulative_logsumexp
 from scopeflow.ops.math.segment_ops import (
     segment_max,
@@ -61,7 +62,8 @@ __all__ = math_ops.__all__ + [
     # tf.nn's functions that TF also exports as tf.math.* (the same functions)
     "invert_permutation", "l2_normalize", "log_softmax", "softmax", "softplus", "softsign",
     "bincount", "confusion_matrix", "zero_fraction", "is_non_decreasing",
-    "is_strictly_increasing", "approx_max_k", "approx_min_k"]
+    "is_strictly_increasing", "approx_max_k", "approx_min_k",
+    "betainc", "igamma", "igammac"]
 
 
 def __getattr__(name):

@@ -190,3 +190,53 @@ def _slice_grad(tf, g):
 
 def _fill_grad(tf, g):
     return REGISTRY["SparseFillEmptyRowsGrad"].bind(np.array([0, 2, 3], i64), g)
+
+
+# ── tf.sets and edit_distance (not differentiable; int and string sets) ─────────────
+SET_A = np.array([[1, 2, 2, 3], [4, 5, 6, 6]], np.int32)
+SET_B = np.array([[3, 1, 9, 9], [7, 8, 9, 9]], np.int32)
+SP_IND = np.array([[0, 0], [0, 1], [1, 0]], i64)
+
+
+def _set_ref(fn):
+    """Each row's result set, sorted, as the SparseTensor triple TF returns."""
+    def ref(rows_a, rows_b):
+        sets = [sorted(fn(set(x), set(y))) for x, y in zip(rows_a, rows_b)]
+        ind = [[r, j] for r, s in enumerate(sets) for j in range(len(s))]
+        vals = [v for s in sets for v in s]
+        width = max((len(s) for s in sets), default=0)
+        return [np.array(ind, i64).reshape(-1, 2), np.array(vals, rows_a[0].dtype),
+                np.array([len(sets), width], i64)]
+    return ref
+
+
+def _sp_rows(vals):
+    return [vals[:2], vals[2:]]
+
+
+ROWS += [
+    OpCase("DenseToDenseSetOperation", lambda tf, a, b: _comps(tf.sets.intersection(a, b)),
+           lambda a, b: _set_ref(set.intersection)(a, b), [SET_A, SET_B]),
+    OpCase("DenseToDenseSetOperation", lambda tf, a, b: _comps(tf.sets.set_union(a, b)),
+           lambda a, b: _set_ref(set.union)(a, b), [SET_A, SET_B], id="Dense-union"),
+    OpCase("DenseToSparseSetOperation",
+           lambda tf, a, v: _comps(tf.sets.difference(a, tf.SparseTensor(SP_IND, v, [2, 2]))),
+           lambda a, v: _set_ref(lambda x, y: x - y)(a, _sp_rows(v)),
+           [SET_A, np.array([3, 1, 6], np.int32)]),
+    OpCase("SparseToSparseSetOperation",
+           lambda tf, v, w: _comps(tf.sets.difference(tf.SparseTensor(SP_IND, v, [2, 2]),
+                                                      tf.SparseTensor(SP_IND, w, [2, 2]),
+                                                      aminusb=False)),
+           lambda v, w: _set_ref(lambda x, y: y - x)(_sp_rows(v), _sp_rows(w)),
+           [np.array([1, 2, 6], i64), np.array([2, 5, 7], i64)]),
+    OpCase("SetSize", lambda tf, v: tf.sets.size(tf.SparseTensor(SP_IND, v, [2, 2])),
+           lambda v: np.array([1, 1], np.int32), [np.array([4, 4, 9], i64)]),
+    OpCase("EditDistance",
+           lambda tf, hv, tv: [tf.edit_distance(tf.SparseTensor(SP_IND, hv, [2, 2]),
+                                                tf.SparseTensor(SP_IND, tv, [2, 2])),
+                               tf.edit_distance(tf.SparseTensor(SP_IND, hv, [2, 2]),
+                                                tf.SparseTensor(SP_IND, tv, [2, 2]),
+                                                normalize=False)],
+           lambda hv, tv: [np.array([0.5, 1.0], f32), np.array([1.0, 1.0], f32)],
+           [np.array([1, 2, 3], i64), np.array([1, 5, 4], i64)]),
+]

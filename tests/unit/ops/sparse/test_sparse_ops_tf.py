@@ -93,6 +93,39 @@ def CASES(tf):
     out["mask"] = [m.values, m.indices]
     out["to_dense"] = tf.sparse.to_dense(tf.sparse.add(a, b))
     out["ctt"] = tf.convert_to_tensor_or_sparse_tensor([1, 2])
+    # tf.sets: dense/dense, dense/sparse, sparse/sparse (flipped for sparse/dense), strings
+    sa = tf.constant([[1, 2, 2, 3], [4, 5, 6, 6]])
+    sb = tf.constant([[3, 1, 9, 9], [7, 8, 9, 9]])
+    ssp = tf.SparseTensor([[0, 0], [0, 1], [1, 0]], [3, 7, 6], [2, 2])
+    s3 = tf.SparseTensor([[0, 0, 0], [0, 0, 1], [1, 1, 0]], tf.constant([5, 2, 5], tf.int64),
+                         [2, 2, 3])
+    d3 = tf.constant(np.int64([[[2, 5], [1, 1]], [[0, 5], [5, 7]]]))
+    out["sets_intersection"] = tf.sets.intersection(sa, sb)
+    out["sets_union"] = tf.sets.union(sa, sb)
+    out["sets_difference"] = tf.sets.difference(sa, sb)
+    out["sets_difference_ba"] = tf.sets.set_difference(sa, sb, aminusb=False)
+    out["sets_dense_sparse"] = tf.sets.union(sa, ssp)
+    out["sets_sparse_dense_flip"] = tf.sets.difference(ssp, sa)
+    out["sets_sparse_sparse"] = tf.sets.set_intersection(ssp, ssp)
+    out["sets_3d"] = tf.sets.union(d3, s3)
+    out["sets_3d_diff"] = tf.sets.difference(s3, s3)
+    out["sets_strings"] = tf.sets.union(tf.constant([["b", "a"], ["c", "c"]]),
+                                        tf.constant([["a", "z"], ["", "c"]]))
+    out["sets_size"] = tf.sets.size(ssp)
+    out["sets_size_3d"] = tf.sets.set_size(s3)
+    out["sets_unknown"] = tf.sets.intersection(tf.placeholder_with_default(sa, None), sb)
+    out["err_sets_order"] = tf.sets.size(tf.SparseTensor([[1, 0], [0, 0]], [1, 2], [2, 2]))
+    # edit_distance
+    h = tf.SparseTensor([[0, 0], [0, 1], [1, 0], [2, 0], [3, 1]], ["a", "b", "c", "x", "q"],
+                        [4, 2])
+    t = tf.SparseTensor([[0, 0], [1, 0], [1, 1], [3, 0]], ["a", "c", "d", "q"], [4, 2])
+    out["edit_distance"] = tf.edit_distance(h, t)
+    out["edit_distance_raw"] = tf.edit_distance(h, t, normalize=False)
+    h3 = tf.SparseTensor([[0, 0, 0], [0, 0, 1], [0, 0, 2], [1, 0, 0]], [1, 2, 3, 4], [2, 1, 3])
+    t3 = tf.SparseTensor([[0, 0, 0], [0, 0, 1], [0, 0, 2], [0, 0, 3], [1, 0, 0]],
+                         [2, 2, 3, 1, 4], [2, 1, 4])
+    out["edit_distance_3d"] = tf.edit_distance(h3, t3)
+    out["edit_distance_unknown"] = tf.edit_distance(pu, pu)
     # gradients (TF's registered rules)
     av, bv = a.values, b.values
     loss_mm = tf.reduce_sum(tf.sparse.matmul(a, d) * tf.sin(d[:3]))
@@ -151,14 +184,20 @@ def describe(tf, x):
     return {"dtype": x.dtype.name, "shape": shape(x.get_shape())}
 
 
+def _num(x):
+    return str(float(x)) if not np.isfinite(x) else round(float(x), 5)
+
+
 def to_json(v):
     if isinstance(v, (list, tuple)) and not hasattr(v, "indices"):
         return [to_json(x) for x in v]
     if hasattr(v, "dense_shape"):
         return [to_json(x) for x in tuple(v)]
     v = np.asarray(v)
+    if v.dtype.kind in "OSU":
+        return [x.decode() if isinstance(x, bytes) else str(x) for x in v.reshape(-1)]
     if v.dtype.kind == "f":
-        return [round(float(x), 5) for x in v.reshape(-1)] if v.ndim else round(float(v), 5)
+        return [_num(x) for x in v.reshape(-1)] if v.ndim else _num(v)
     return v.tolist()
 
 
