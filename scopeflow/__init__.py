@@ -33,6 +33,8 @@ from scopeflow.ops.control_flow.functional_ops import foldl, foldr, map_fn, scan
 from scopeflow.ops.state.init_ops import *  # noqa: F403
 from scopeflow.ops.math_ops import *  # noqa: F403
 from scopeflow.ops.random.random_ops import *  # noqa: F403
+from scopeflow.ops.random.random_gamma_ops import random_gamma, random_poisson
+from scopeflow.ops.random.stateless_random_ops import random_index_shuffle
 from scopeflow.ops.array.reverse_ops import reverse, reverse_sequence, reverse_v2
 from scopeflow.ops.array.sort_ops import argsort, searchsorted, setdiff1d, sort, unique_with_counts
 from scopeflow.ops.state.state_ops import assign, assign_add, assign_sub
@@ -75,6 +77,7 @@ from scopeflow.ops.math.scan_ops import cumprod, cumsum
 from scopeflow.ops.math.statistics_ops import accumulate_n, count_nonzero
 from scopeflow.ops.math.histogram_ops import histogram_fixed_width, histogram_fixed_width_bins
 from scopeflow.ops.math.count_ops import bincount, confusion_matrix
+from scopeflow.ops.math.gamma_ops import betainc, igamma, igammac
 from scopeflow.ops.math.sequence_ops import is_non_decreasing, is_strictly_increasing, repeat
 from scopeflow.ops.sparse.sparse_ops import sparse_placeholder, sparse_tensor_to_dense
 from scopeflow.ops.sparse.sparse_math_ops import (
@@ -86,8 +89,25 @@ from scopeflow.ops.sparse.sparse_layout_ops import (
     sparse_reshape, sparse_retain, sparse_slice, sparse_split, sparse_to_indicator,
     sparse_transpose)
 from scopeflow.ops.sparse.sparse_reorder_ops import sparse_reorder
+from scopeflow.ops.sparse.edit_distance_ops import edit_distance
 from scopeflow.api import sparse
 from scopeflow.api import audio, bitwise, sets, signal, spectral, strings
+from scopeflow.api import config, nest, resource_loader, sysconfig, version
+from scopeflow.api.sysconfig import CXX11_ABI_FLAG, CXX_VERSION, MONOLITHIC_BUILD
+from scopeflow.api.version import (
+    COMPILER_VERSION, GIT_VERSION, GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER,
+    GRAPH_DEF_VERSION_MIN_PRODUCER, VERSION)
+from scopeflow.ops.io.io_ops import string_join
+from scopeflow.ops.strings.hash_ops import (
+    fingerprint, string_to_hash_bucket_fast, string_to_hash_bucket_strong)
+from scopeflow.ops.strings.hash_ops import string_to_hash_bucket_v1 as string_to_hash_bucket
+from scopeflow.ops.strings.join_split_ops import reduce_join_v1 as reduce_join
+from scopeflow.ops.strings.join_split_ops import string_split
+from scopeflow.ops.strings.string_ops import (
+    as_string, decode_base64, encode_base64, regex_replace, substr)
+from scopeflow.ops.strings.string_ops import string_strip
+
+dtypes.as_string = as_string  # tf.dtypes.as_string: TF exports AsString there too
 from scopeflow.ops.signal.complex_ops import (  # noqa: A004 - TF's names
     angle, complex, imag, real, to_complex64, to_complex128)
 from scopeflow.ops.signal.fft_ops import fft, fft2d, fft3d, ifft, ifft2d, ifft3d
@@ -102,6 +122,7 @@ from scopeflow.api import debugging
 from scopeflow.ops.logging.check_ops import *  # noqa: F403
 from scopeflow.ops.logging.check_ops import add_check_numerics_ops, verify_tensor_all_finite
 from scopeflow.ops.logging.logging_ops import Assert, Print
+from scopeflow.ops.script.py_func_ops import numpy_function, py_func, py_function
 from scopeflow.ops.data_flow.queue_ops import (
     FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue, count_up_to)
 from scopeflow.api import queue
@@ -142,7 +163,8 @@ from scopeflow.compat.tensorflow_alias import install_as_tensorflow  # noqa: E40
 # and ``from scopeflow.gfile import GFile`` reach them under their TF names too.
 for _name in ("nn", "math", "linalg", "random", "sparse", "image", "initializers", "debugging",
               "queue", "gfile", "flags", "app", "python_io", "manip", "strings", "signal",
-              "spectral", "sets", "bitwise", "audio"):
+              "spectral", "sets", "bitwise", "audio", "nest", "config", "version", "sysconfig",
+              "resource_loader"):
     _sys.modules.setdefault(f"{__name__}.{_name}", globals()[_name])
 
 # A TF1 name scopeflow lacks raises NotImplementedError naming it (api/fallback.py); the
