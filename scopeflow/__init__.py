@@ -34,7 +34,6 @@ from scopeflow.ops.state.init_ops import *  # noqa: F403
 from scopeflow.ops.math_ops import *  # noqa: F403
 from scopeflow.ops.random.random_ops import *  # noqa: F403
 from scopeflow.ops.random.random_gamma_ops import random_gamma, random_poisson
-from scopeflow.ops.random.stateless_random_ops import random_index_shuffle
 from scopeflow.ops.array.reverse_ops import reverse, reverse_sequence, reverse_v2
 from scopeflow.ops.array.sort_ops import argsort, searchsorted, setdiff1d, sort, unique_with_counts
 from scopeflow.ops.state.state_ops import assign, assign_add, assign_sub
@@ -77,7 +76,6 @@ from scopeflow.ops.math.scan_ops import cumprod, cumsum
 from scopeflow.ops.math.statistics_ops import accumulate_n, count_nonzero
 from scopeflow.ops.math.histogram_ops import histogram_fixed_width, histogram_fixed_width_bins
 from scopeflow.ops.math.count_ops import bincount, confusion_matrix
-from scopeflow.ops.math.gamma_ops import betainc, igamma, igammac
 from scopeflow.ops.math.sequence_ops import is_non_decreasing, is_strictly_increasing, repeat
 from scopeflow.ops.sparse.sparse_ops import sparse_placeholder, sparse_tensor_to_dense
 from scopeflow.ops.sparse.sparse_math_ops import (
