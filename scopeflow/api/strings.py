@@ -16,6 +16,7 @@ from scopeflow.ops.strings.hash_ops import (
 )
 from scopeflow.ops.strings.hash_ops import string_to_hash_bucket_v1 as to_hash_bucket
 from scopeflow.ops.strings.join_split_ops import reduce_join_v1 as reduce_join
+from scopeflow.ops.strings.join_split_ops import string_format as format  # noqa: A004
 from scopeflow.ops.strings.join_split_ops import strings_split_v1 as split
 from scopeflow.ops.strings.join_split_ops import unsorted_segment_join
 from scopeflow.ops.strings.string_ops import (
@@ -23,6 +24,7 @@ from scopeflow.ops.strings.string_ops import (
     regex_full_match,
     regex_replace,
     substr,
+    unicode_transcode,
 )
 from scopeflow.ops.strings.string_ops import string_length as length
 from scopeflow.ops.strings.string_ops import string_lower as lower
@@ -30,9 +32,9 @@ from scopeflow.ops.strings.string_ops import string_strip as strip
 from scopeflow.ops.strings.string_ops import string_upper as upper
 
 __all__: list[str] = [
-    "as_string", "join", "length", "lower", "reduce_join", "regex_full_match",
+    "as_string", "format", "join", "length", "lower", "reduce_join", "regex_full_match",
     "regex_replace", "split", "strip", "substr", "to_hash_bucket", "to_hash_bucket_fast",
-    "to_hash_bucket_strong", "to_number", "unsorted_segment_join", "upper"]
+    "to_hash_bucket_strong", "to_number", "unicode_transcode", "unsorted_segment_join", "upper"]
 
 
 def __getattr__(name):

@@ -87,4 +87,8 @@ ROWS = [
     OpCase("StringSplitV2", lambda tf, x: _sparse(join_split_ops.strings_split_v1(x)),
            _expect(np.array([[0, 0], [0, 1], [0, 2], [2, 0]]), _s(b"a", b"b", b"c", b"d"),
                    [3, 3]), [_WORDS], check_values=False),
+    OpCase("UnicodeTranscode",
+           lambda tf, x: string_ops.unicode_transcode(x, "UTF-8", "UTF-16-BE"),
+           _expect(_s(b"\x00a\xff\xfd\x00b", b"\x00\xe9")), [_s(b"a\xffb", "é".encode())],
+           check_values=False),
 ]

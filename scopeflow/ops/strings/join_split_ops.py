@@ -17,11 +17,12 @@ from scopeflow.framework.sparse_tensor import SparseTensor
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops.array import shape_ops
+from scopeflow.ops.logging import logging_ops
 from scopeflow.ops.math import arithmetic_ops
 from scopeflow.ops.strings.string_values import string_values, to_bytes
 
 __all__ = ["reduce_join", "reduce_join_v1", "unsorted_segment_join", "string_split",
-           "string_split_v2", "strings_split_v1"]
+           "string_split_v2", "strings_split_v1", "string_format"]
 
 
 def _text(attr) -> str:
@@ -295,3 +296,19 @@ def strings_split_v1(input=None, sep=None, maxsplit=-1, result_type="SparseTenso
                 "tf.strings.split of a tensor of rank > 1 goes through a RaggedTensor, "
                 "which scopeflow lacks; reshape it to a vector first")
         return string_split_v2(input, sep=sep, maxsplit=maxsplit)
+
+
+# ── StringFormat (the op is tf.print's formatting: scopeflow/ops/logging) ───────────
+def string_format(template, inputs, placeholder="{}", summarize=3, name=None):
+    """``tf.strings.format``: ``template`` with each ``placeholder`` replaced by one of
+    ``inputs`` (a lone tensor is a list of one) as ``tf.print`` writes it, showing
+    ``summarize`` entries at each end of every dimension."""
+    if isinstance(inputs, Tensor):
+        inputs = [inputs]
+    expected = template.count(placeholder)
+    if expected != len(inputs):
+        raise ValueError(f"The template expects {expected} tensors, but the inputs only has "
+                         f"{len(inputs)}. Please ensure the number of placeholders in "
+                         "template matches inputs length.")
+    return logging_ops.string_format(template, inputs, placeholder=placeholder,
+                                     summarize=summarize, name=name)

@@ -11,18 +11,21 @@ syntax; RE2's rewrite ``\\1``..``\\9`` and ``\\\\`` is translated). None has a g
 from __future__ import annotations
 
 import binascii
+import codecs
 import re
 
 import numpy as np
 
 from scopeflow.framework import dtypes as _dtypes
 from scopeflow.framework import errors
+from scopeflow.framework import errors as errors_  # `errors` is also an attr's name
 from scopeflow.framework.opdef import NO_GRADIENT, OpDef, broadcast_shape, check_dtype, same_shape
 from scopeflow.ops.io.io_ops import static_regex_full_match_op
 from scopeflow.ops.strings.string_values import map_strings, string_values, to_bytes
 
 __all__ = ["as_string", "encode_base64", "decode_base64", "string_strip", "string_lower",
-           "string_upper", "string_length", "substr", "regex_replace", "regex_full_match"]
+           "string_upper", "string_length", "substr", "regex_replace", "regex_full_match",
+           "unicode_transcode"]
 
 
 def _text(attr) -> str:
@@ -461,3 +464,75 @@ def regex_full_match(input, pattern, name=None):  # noqa: A002
                                                name=name or "StaticRegexFullMatch")
     return regex_full_match_op.bind(string_values(input), pattern,
                                     name=name or "RegexFullMatch")
+
+
+# ── UnicodeTranscode ─────────────────────────────────────────────────────────────────
+_OUTPUT_ENCODINGS = {"UTF-8": "utf-8", "UTF-16-BE": "utf-16-be", "UTF-32-BE": "utf-32-be"}
+_ERROR_MODES = ("strict", "replace", "ignore")
+
+
+def _check_attr_in(op_type, attr, value, allowed):
+    """TF's check of a string attr against its allowed values, raised at build time."""
+    if value not in allowed:
+        listed = ", ".join(f'"{a}"' for a in allowed)
+        raise ValueError(f"Attr '{attr}' of '{op_type}' Op passed string '{value}' not in: "
+                         f"{listed}.")
+    return value
+
+
+def _unicode_transcode_kernel(x, input_encoding, output_encoding, errors, replacement_char,
+                              replace_control_characters):
+    in_enc = _text(input_encoding)
+    try:
+        codecs.lookup(in_enc)
+    except LookupError:
+        raise errors_.InvalidArgumentError(
+            None, None, f"Could not create converter for input encoding: {in_enc}") from None
+    out_enc = _OUTPUT_ENCODINGS[_text(output_encoding)]
+    mode = _text(errors)
+    replacement = chr(replacement_char) if 0 <= replacement_char <= 0x10FFFF else "\ufffd"
+
+    def decode(s):
+        # Python's decoders take each maximal ill-formed subsequence as one error, as ICU.
+        if mode == "strict":
+            try:
+                text = s.decode(in_enc)
+            except UnicodeDecodeError:
+                raise errors_.InvalidArgumentError(
+                    None, None, "Invalid formatting on input string") from None
+        else:
+            text = s.decode(in_enc, "ignore" if mode == "ignore" else "transcode_replace")
+            text = text.replace(_MARK, replacement)
+        if replace_control_characters:
+            text = _CONTROL.sub(replacement, text)
+        return text.encode(out_enc, "surrogatepass")
+    return map_strings(decode, x)
+
+
+# An undecodable stretch becomes _MARK (two noncharacters no valid input holds together),
+# then the replacement character: a U+FFFD in the input itself stays as it is.
+_MARK = "\ufffe\uffff"
+codecs.register_error("transcode_replace", lambda e: (_MARK, e.end))
+_CONTROL = re.compile("[\x00-\x1f]")
+
+unicode_transcode_op = OpDef(
+    "UnicodeTranscode", shape=same_shape, dtype=_string_to_string,
+    kernel=_unicode_transcode_kernel,
+    attrs={"input_encoding": None, "output_encoding": None, "errors": "replace",
+           "replacement_char": 65533, "replace_control_characters": False},
+    grad=NO_GRADIENT, input_names=("input",))
+
+
+def unicode_transcode(input, input_encoding, output_encoding, errors="replace",  # noqa: A002
+                      replacement_char=65533, replace_control_characters=False, name=None):
+    """Re-encodes each string from ``input_encoding`` (any codec Python knows by that name)
+    to UTF-8, UTF-16-BE or UTF-32-BE; ill-formed input fails (``errors='strict'``), is
+    replaced by ``replacement_char`` or dropped."""
+    _check_attr_in("UnicodeTranscode", "output_encoding", _text(output_encoding),
+                   tuple(_OUTPUT_ENCODINGS))
+    _check_attr_in("UnicodeTranscode", "errors", _text(errors), _ERROR_MODES)
+    return unicode_transcode_op.bind(
+        string_values(input), input_encoding=input_encoding, output_encoding=output_encoding,
+        errors=errors, replacement_char=int(replacement_char),
+        replace_control_characters=bool(replace_control_characters),
+        name=name or "UnicodeTranscode")

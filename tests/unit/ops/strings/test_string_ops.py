@@ -121,6 +121,31 @@ RUN_CASES = [
     "tf.strings.split(tf.constant('a b'))",
     "tf.strings.split(source=S([b'a b']))",
     "tf.strings.to_number(S([b'1.5', b'-2']))",
+    # format
+    "tf.strings.format('x={} y={}', [tf.constant([[1, 2], [3, 4]]), S([b'a', b'b'])])",
+    "tf.strings.format('{}', tf.range(10))",
+    "tf.strings.format('{} {}', [tf.constant([[1.5, 2.0], [3.0, 4.0]]), tf.constant('s')])",
+    "tf.strings.format('<>', tf.constant([1, 2, 3, 4, 5, 6, 7]), placeholder='<>', "
+    "summarize=2)",
+    # unicode_transcode
+    "tf.strings.unicode_transcode(S(['héllo✓😀'.encode(), b'a\\xffb', b'\\xc3', b'\\xe2\\x82', "
+    "b'ok\\x01\\x1f\\x7f']), 'UTF-8', 'UTF-16-BE')",
+    "tf.strings.unicode_transcode(S([b'a\\xffb', b'\\xe2\\x82z', b'\\xf0\\x9f\\x98', "
+    "'\\ufffd'.encode()]), 'UTF-8', 'UTF-8', replacement_char=63)",
+    "tf.strings.unicode_transcode(S([b'a\\xffb', b'\\xe2\\x82z']), 'UTF-8', 'UTF-8', "
+    "errors='ignore')",
+    "tf.strings.unicode_transcode(S([b'a\\xffb']), 'UTF-8', 'UTF-8', errors='strict')",
+    "tf.strings.unicode_transcode(S([b'ok\\x01\\x1f\\x7f\\x00', b'\\t\\n']), 'UTF-8', 'UTF-8', "
+    "replace_control_characters=True)",
+    "tf.strings.unicode_transcode(S([b'\\x00a\\xd8\\x3d\\xde\\x00', b'\\x00', b'\\xd8\\x3d', "
+    "b'\\xde\\x00\\x00a']), 'UTF-16-BE', 'UTF-8')",
+    "tf.strings.unicode_transcode(S([b'caf\\xe9']), 'ISO-8859-1', 'UTF-32-BE')",
+    "tf.strings.unicode_transcode(S([b'\\x00\\x00\\x00a\\x00\\x11\\x00\\x00']), 'UTF-32-BE', "
+    "'UTF-8')",
+    "tf.strings.unicode_transcode(S([b'x']), 'NOPE', 'UTF-8')",
+    "tf.strings.unicode_transcode(S(['héllo'.encode()]), 'UTF-16-LE', 'UTF-8')",
+    "tf.strings.unicode_transcode(S([b'\\xed\\xa0\\x80', b'\\xf4\\x90\\x80\\x80', b'\\xc0\\xaf']), "
+    "'UTF-8', 'UTF-8')",
 ]
 
 # Built only: static shapes, dtypes, op types and names.
@@ -142,6 +167,8 @@ BUILD_CASES = [
     "tf.string_split(V)", "tf.strings.split(V, sep=',')", "tf.strings.split(V, name='sp')",
     "tf.string_split(V, name='ss')",
     "tf.strings.join([P, 'x'])",
+    "tf.strings.format('{}', P)", "tf.strings.format('a {} b {}', [F, P], name='fmt')",
+    "tf.strings.unicode_transcode(P, 'UTF-8', 'UTF-16-BE')",
 ]
 
 # Errors raised while building.
@@ -151,6 +178,9 @@ BUILD_ERRORS = [
     "tf.fingerprint(tf.constant('a'))",
     "tf.substr(P, [0, 1, 2], 1)",
     "tf.strings.split(S([b'a']), result_type='Dense')",
+    "tf.strings.format('{} and {}', [tf.constant(1)])",
+    "tf.strings.unicode_transcode(P, 'UTF-8', 'latin1')",
+    "tf.strings.unicode_transcode(P, 'UTF-8', 'UTF-8', errors='bogus')",
 ]
 
 PRELUDE = """
