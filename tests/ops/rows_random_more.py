@@ -84,4 +84,8 @@ ROWS = [
            lambda tf, x: list(tf.random.all_candidate_sampler(x, 2, 5, True, seed=3)),
            lambda x: [np.arange(5), np.ones((2, 2), np.float32), np.ones(5, np.float32)],
            [np.array([[1, 2], [3, 4]], np.int64)]),
+    OpCase("RandomIndexShuffle",
+           lambda tf, i: tf.random_index_shuffle(i, [1, 2, 3], 9),
+           lambda i: np.array([2, 0, 6, 4, 8, 1, 7, 9, 5, 3], np.int32),
+           [np.arange(10, dtype=np.int32)], atol=0, rtol=0),
 ]

@@ -32,7 +32,7 @@ from scopeflow.ops.random.random_ops import (
 
 __all__ = ["Algorithm", "stateless_random_uniform", "stateless_random_normal",
            "stateless_truncated_normal", "stateless_categorical", "stateless_multinomial",
-           "fold_in", "split"]
+           "fold_in", "split", "random_index_shuffle"]
 
 _M32 = 0xFFFFFFFF
 _M64 = (1 << 64) - 1
@@ -469,3 +469,120 @@ def fold_in(seed, data, alg="auto_select") -> Tensor:
                                      maxval=None, alg=alg)
     return array_ops.stack([seed1, data])
 
+
+
+# ── RandomIndexShuffle ───────────────────────────────────────────────────────────────
+_SIMON_C = 0xFFFFFFFC
+_SIMON_Z = 0x7369F885192C0EF5
+_INDEX_SHUFFLE_TYPES = (dtypes.int32, dtypes.int64, dtypes.uint32, dtypes.uint64)
+
+
+def _rotl(x, r, w, mask):
+    return ((x << np.uint64(r)) | (x >> np.uint64(w - r))) & mask
+
+
+def _rotr(x, r, w, mask):
+    return ((x >> np.uint64(r)) | (x << np.uint64(w - r))) & mask
+
+
+def _simon_f(x, w, mask):
+    return (_rotl(x, 1, w, mask) & _rotl(x, 8, w, mask)) ^ _rotl(x, 2, w, mask)
+
+
+def index_shuffle(index: np.ndarray, keys: np.ndarray, max_index: np.ndarray,
+                  rounds: int) -> np.ndarray:
+    """TF's ``random::index_shuffle`` on uint64 arrays: a Simon-cipher Feistel network of
+    ``rounds`` rounds on blocks of ``max(16, even ceil(log2(max_index)))`` bits, walked
+    until the value is at most ``max_index`` (``keys``: ``(n, 3)`` uint32 words)."""
+    out = np.zeros(index.shape, np.uint64)
+    with np.errstate(divide="ignore"):
+        bits = np.ceil(np.log2(max_index.astype(np.float64))).astype(np.int64)
+    bits = np.maximum(bits + bits % 2, 16)
+    for block in np.unique(bits[max_index != 0]).tolist():
+        sel = np.flatnonzero((bits == block) & (max_index != 0))
+        w = block // 2
+        mask = np.uint64((1 << w) - 1)
+        rk = [keys[sel, i].astype(np.uint64) & mask for i in range(3)]
+        z = _SIMON_Z & ((1 << w) - 1)
+        c = np.uint64(_SIMON_C & ((1 << w) - 1))
+        for i in range(3, rounds):
+            rk.append(c ^ np.uint64(z & 1) ^ rk[i - 3] ^ _rotr(rk[i - 1], 3, w, mask)
+                      ^ _rotr(rk[i - 1], 4, w, mask))
+            z >>= 1
+        value = index[sel].astype(np.uint64)
+        todo = np.arange(sel.size)
+        while todo.size:
+            left = (value[todo] >> np.uint64(w)) & mask
+            right = value[todo] & mask
+            for i in range(0, len(rk), 2):
+                left ^= _simon_f(right, w, mask)
+                left ^= rk[i][todo]
+                right ^= _simon_f(left, w, mask)
+                right ^= rk[i + 1][todo]
+            value[todo] = (left << np.uint64(w)) | right
+            todo = todo[value[todo] > max_index[sel[todo]]]
+        out[sel] = value
+    return out
+
+
+def _index_shuffle_shape(index, seed, max_index, *, rounds, dtype, Tseed):
+    if seed.ndims is not None:
+        dims = seed.as_tuple()
+        if not ((len(dims) == 1 and dims[0] in (None, 3)) or
+                (len(dims) == 2 and dims[1] in (None, 3))):
+            raise ValueError(f"Seed must have shape [3] or [n, 3] but got {list(dims)}.")
+    return index
+
+
+def _index_shuffle_dtype(index, seed, max_index, *, rounds, dtype, Tseed):
+    check_dtype(index, _INDEX_SHUFFLE_TYPES, "dtype")
+    check_dtype(seed, _INDEX_SHUFFLE_TYPES, "Tseed")
+    if max_index is not index:
+        raise TypeError(f"Input 'max_index' of 'RandomIndexShuffle' Op has type "
+                        f"{max_index.name} that does not match type {index.name} of "
+                        "argument 'index'.")
+    return index
+
+
+def _index_shuffle_kernel(index, seed, max_index, *, rounds, dtype, Tseed):
+    if rounds < 4 or rounds % 2:
+        raise errors.InvalidArgumentError(
+            None, None, f"rounds must be an even number >= 4, got {rounds}")
+    n = index.size
+    flat = index.reshape(-1).astype(np.uint64)
+    top = np.broadcast_to(max_index.reshape(-1).astype(np.uint64), (n,))
+    if max_index.ndim and max_index.size != n:
+        raise errors.InvalidArgumentError(
+            None, None, "max_index must be a scalar or have the same number of elements "
+                        "as index")
+    keys = np.broadcast_to(seed.reshape(-1, 3).astype(np.uint64) & np.uint64(_M32), (n, 3))
+    bad = np.flatnonzero(flat > top)
+    if bad.size:
+        i = int(bad[0])
+        raise errors.InvalidArgumentError(
+            None, None, f"max_index must be >= index, but {top[i]} < {flat[i]}")
+    out = index_shuffle(flat, keys, top, rounds)
+    return out.astype(dtype.as_numpy_dtype).reshape(index.shape)
+
+
+random_index_shuffle_op = OpDef(
+    "RandomIndexShuffle", shape=_index_shuffle_shape, dtype=_index_shuffle_dtype,
+    kernel=_index_shuffle_kernel, attrs={"rounds": 4, "dtype": None, "Tseed": None},
+    grad=None, input_names=("index", "seed", "max_index"))
+
+
+def random_index_shuffle(index, seed, max_index, rounds=4, name=None) -> Tensor:
+    """``tf.random_index_shuffle``: where ``index`` goes in a pseudo-random permutation of
+    ``[0, max_index]`` fixed by ``seed`` (3 integers, or one row of 3 per index).
+
+    >>> random_index_shuffle(3, [1, 2, 3], 9).op.type
+    'RandomIndexShuffle'
+    """
+    with name_scope(name, "RandomIndexShuffle") as scope:
+        index = convert_to_tensor(index, name="index")
+        seed = convert_to_tensor(seed, name="seed")
+        max_index = convert_to_tensor(max_index, dtype=index.dtype.base_dtype,
+                                      name="max_index")
+        return random_index_shuffle_op.bind(index, seed, max_index, rounds=rounds,
+                                            dtype=index.dtype.base_dtype,
+                                            Tseed=seed.dtype.base_dtype, name=scope)

@@ -89,6 +89,11 @@ t["sp"] = tf.random.stateless_poisson([30, 3], seed=[3, 4], lam=[1.5, 12.0, 100.
 t["spf"] = tf.random.stateless_poisson([30], seed=[3, 4], lam=7.0, dtype=tf.float64)
 for i, v in enumerate(tf.nn.all_candidate_sampler([[1, 2], [3, 4]], 2, 5, True, seed=3)):
     t[f"all{i}"] = v
+t["ris"] = tf.random_index_shuffle(tf.range(300), [1, 2, 3], 299)
+t["ris64"] = tf.random_index_shuffle(
+    np.arange(6, dtype=np.int64), np.array([[1, 2, 3]] * 6, np.int64) + np.arange(6)[:, None],
+    np.array([5, 100, 70000, 2**33, 7, 5], np.int64))
+t["ris6"] = tf.random_index_shuffle(np.uint32(5), [7, 8, 9], np.uint32(2**32 - 1), rounds=6)
 t["sgb"] = tf.random.stateless_gamma([5, 2], seed=[5, 6], alpha=[2.0, 0.1], beta=[1.0, 1.0])
 """
 
@@ -228,6 +233,20 @@ def test_gamma_poisson_graphs():
         p = tf.random.poisson(3.0, [4])
     assert g.name == "random_gamma/Maximum:0" and g.shape.as_list() == [2, 3, 2]
     assert p.op.type == "RandomPoissonV2" and p.name == "random_poisson/RandomPoissonV2:0"
+
+
+def test_index_shuffle_is_a_permutation():
+    with tf.Graph().as_default():
+        for top in (0, 1, 15, 1000, 2**20 + 3):
+            n = min(top + 1, 5000)
+            out = tf.random_index_shuffle(np.arange(n, dtype=np.int64), [4, 5, 6], top)
+            with tf.Session() as sess:
+                v = sess.run(out)
+            assert v.min() >= 0 and v.max() <= top and len(set(v.tolist())) == n
+            if n == top + 1 and n > 2:
+                assert sorted(v.tolist()) == list(range(n)) and (v != np.arange(n)).any()
+        with pytest.raises(ValueError, match=r"Seed must have shape \[3\] or \[n, 3\]"):
+            tf.random_index_shuffle(1, [1, 2], 5)
 
 
 # ── Live comparisons with TensorFlow ─────────────────────────────────────────────────
