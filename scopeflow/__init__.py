@@ -34,6 +34,7 @@ from scopeflow.ops.state.init_ops import *  # noqa: F403
 from scopeflow.ops.math_ops import *  # noqa: F403
 from scopeflow.ops.random.random_ops import *  # noqa: F403
 from scopeflow.ops.random.random_gamma_ops import random_gamma, random_poisson
+from scopeflow.ops.random.stateless_random_ops import random_index_shuffle
 from scopeflow.ops.array.reverse_ops import reverse, reverse_sequence, reverse_v2
 from scopeflow.ops.array.sort_ops import argsort, searchsorted, setdiff1d, sort, unique_with_counts
 from scopeflow.ops.state.state_ops import assign, assign_add, assign_sub
