@@ -52,6 +52,7 @@ from scopeflow import losses
 from scopeflow.api import image
 from scopeflow.api import manip
 from scopeflow.ops.image.image_transform_ops import random_crop
+from scopeflow.ops.image.patch_ops import extract_image_patches, extract_volume_patches
 from scopeflow import data
 from scopeflow import contrib
 from scopeflow import metrics

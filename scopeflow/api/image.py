@@ -61,6 +61,7 @@ from scopeflow.ops.image.nms_ops import (
     non_max_suppression_overlaps,
     non_max_suppression_with_scores,
 )
+from scopeflow.ops.image.patch_ops import extract_image_patches, extract_patches
 from scopeflow.ops.image.quality_ops import (
     image_gradients,
     psnr,
@@ -89,7 +90,8 @@ __all__ += ["adjust_gamma", "adjust_hue", "adjust_saturation", "hsv_to_rgb", "ra
             "yuv_to_rgb", "image_gradients", "psnr", "sobel_edges", "ssim", "ssim_multiscale",
             "total_variation", "combined_non_max_suppression", "non_max_suppression",
             "non_max_suppression_overlaps", "non_max_suppression_with_scores",
-            "crop_and_resize", "draw_bounding_boxes", "extract_glimpse"]
+            "crop_and_resize", "draw_bounding_boxes", "extract_glimpse",
+            "extract_image_patches", "extract_patches"]
 
 
 def __getattr__(name):

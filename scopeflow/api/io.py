@@ -7,6 +7,7 @@ from __future__ import annotations
 from scopeflow import io
 from scopeflow.ops.image import image_codec_ops
 from scopeflow.ops.io import io_ops, parsing_ops
+from scopeflow.ops.sparse import sparse_serialize_ops
 from scopeflow.ops.strings import string_ops
 from scopeflow.platform import gfile, python_io
 
@@ -40,6 +41,9 @@ NAMES = {
     "encode_jpeg": image_codec_ops.encode_jpeg,
     "encode_base64": string_ops.encode_base64,
     "decode_base64": string_ops.decode_base64,
+    "serialize_sparse": sparse_serialize_ops.serialize_sparse,
+    "serialize_many_sparse": sparse_serialize_ops.serialize_many_sparse,
+    "deserialize_many_sparse": sparse_serialize_ops.deserialize_many_sparse,
 }
 
 

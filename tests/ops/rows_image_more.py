@@ -304,3 +304,51 @@ ROWS += [
            lambda im: np.stack([im[0, 0:3, 2:6], im[1, 3:6, 0:4]]), [rand(2, 8, 9, 2)],
            id="ExtractGlimpse-pixels"),
 ]
+
+
+# ── ExtractImagePatches, ExtractVolumePatches: loops over windows ────────────────────
+def ref_patches(x, ksizes, strides, rates, padding):
+    """Each output position's window, zero outside the input, in (k..., channel) order."""
+    spatial = x.shape[1:-1]
+    windows = [k + (k - 1) * (r - 1) for k, r in zip(ksizes, rates)]
+    if padding == "VALID":
+        outs = [(d - w) // s + 1 for d, w, s in zip(spatial, windows, strides)]
+        before = [0] * len(spatial)
+    else:
+        outs = [-(-d // s) for d, s in zip(spatial, strides)]
+        before = [max((o - 1) * s + w - d, 0) // 2
+                  for o, s, w, d in zip(outs, strides, windows, spatial)]
+    out = np.zeros((x.shape[0], *outs, int(np.prod(ksizes)) * x.shape[-1]), x.dtype)
+    for pos in np.ndindex(*outs):
+        parts = []
+        for kpos in np.ndindex(*ksizes):
+            src = [p * s - b + k * r for p, s, b, k, r in zip(pos, strides, before, kpos, rates)]
+            inside = all(0 <= c < d for c, d in zip(src, spatial))
+            parts.append(x[(slice(None), *src)] if inside else np.zeros((x.shape[0], x.shape[-1]),
+                                                                        x.dtype))
+        out[(slice(None), *pos)] = np.concatenate(parts, axis=-1)
+    return out
+
+
+ROWS += [
+    OpCase("ExtractImagePatches",
+           lambda tf, x: tf.extract_image_patches(x, [1, 2, 3, 1], [1, 2, 1, 1], [1, 1, 2, 1],
+                                                  "SAME"),
+           lambda x: ref_patches(x, (2, 3), (2, 1), (1, 2), "SAME"), [rand(2, 5, 6, 2)],
+           id="ExtractImagePatches-SAME"),
+    OpCase("ExtractImagePatches",
+           lambda tf, x: tf.image.extract_patches(x, [1, 3, 2, 1], [1, 1, 2, 1], [1, 2, 1, 1],
+                                                  "VALID"),
+           lambda x: ref_patches(x, (3, 2), (1, 2), (2, 1), "VALID"), [rand(1, 7, 6, 3)],
+           id="ExtractImagePatches-VALID"),
+    OpCase("ExtractVolumePatches",
+           lambda tf, x: tf.extract_volume_patches(x, [1, 2, 2, 3, 1], [1, 1, 2, 2, 1],
+                                                   "SAME"),
+           lambda x: ref_patches(x, (2, 2, 3), (1, 2, 2), (1, 1, 1), "SAME"),
+           [rand(2, 3, 4, 5, 2)], id="ExtractVolumePatches-SAME"),
+    OpCase("ExtractVolumePatches",
+           lambda tf, x: tf.extract_volume_patches(x, [1, 2, 3, 2, 1], [1, 2, 2, 1, 1],
+                                                   "VALID"),
+           lambda x: ref_patches(x, (2, 3, 2), (2, 2, 1), (1, 1, 1), "VALID"),
+           [rand(1, 4, 5, 3, 2)], id="ExtractVolumePatches-VALID"),
+]

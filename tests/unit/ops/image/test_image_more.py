@@ -45,6 +45,7 @@ def _inputs():
         "dboxes": np.array([[[0.1, 0.1, 0.5, 0.6], [0.3, -0.2, 1.3, 0.8], [0.6, 0.7, 0.2, 0.9]],
                             [[0.0, 0.0, 1.0, 1.0], [-0.5, 0.25, 0.45, 1.5],
                              [1.2, 0.1, 1.5, 0.3]]], np.float32),
+        "vol": rng.uniform(-1, 1, (2, 4, 5, 6, 2)).astype(np.float32),
     }
 
 
@@ -122,9 +123,32 @@ CASES = {
                       " centered=False, normalized=False)",
     "glimpse_centered": "tf.image.extract_glimpse(img, [2, 3], [[1.0, -1.0], [0.4, 0.3]],"
                         " normalized=False)",
+    "patches_same": "tf.extract_image_patches(img, [1, 2, 3, 1], [1, 2, 1, 1], [1, 1, 2, 1],"
+                    " 'SAME')",
+    "patches_valid": "tf.image.extract_patches(img, [1, 3, 2, 1], [1, 1, 2, 1], [1, 2, 1, 1],"
+                     " 'VALID')",
+    "patches_ph": "tf.image.extract_image_patches(ph('img'), [1, 2, 2, 1], [1, 3, 3, 1],"
+                  " [1, 1, 1, 1], 'SAME')",
+    "patches_u8": "tf.extract_image_patches(u8, [1, 2, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1],"
+                  " 'VALID')",
+    "patches_neg": "tf.extract_image_patches(img, [1, 9, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1],"
+                   " 'VALID')",
+    "volume_valid": "tf.extract_volume_patches(vol, [1, 2, 3, 2, 1], [1, 2, 2, 1, 1],"
+                    " 'VALID')",
+    "volume_same": "tf.extract_volume_patches(vol, [1, 2, 2, 3, 1], [1, 1, 2, 2, 1], 'SAME')",
+    "volume_ph": "tf.extract_volume_patches(ph('vol'), [1, 1, 2, 2, 1], [1, 1, 1, 1, 1],"
+                 " 'SAME')",
 }
 
 GRADS = {
+    "patches_same": ("tf.extract_image_patches(img, [1, 2, 3, 1], [1, 2, 1, 1], [1, 1, 2, 1],"
+                     " 'SAME')", "img"),
+    "patches_valid": ("tf.image.extract_patches(img, [1, 3, 2, 1], [1, 1, 2, 1],"
+                      " [1, 2, 1, 1], 'VALID')", "img"),
+    "volume_valid": ("tf.extract_volume_patches(vol, [1, 2, 3, 2, 1], [1, 2, 2, 1, 1],"
+                     " 'VALID')", "vol"),
+    "volume_same": ("tf.extract_volume_patches(vol, [1, 2, 2, 3, 1], [1, 1, 2, 2, 1],"
+                    " 'SAME')", "vol"),
     "crop_and_resize_image": ("tf.image.crop_and_resize(img, boxes, box_ind, [3, 4])", "img"),
     "crop_and_resize_boxes": ("tf.image.crop_and_resize(img, boxes, box_ind, [3, 4])",
                               "boxes"),
