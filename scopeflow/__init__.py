@@ -66,6 +66,9 @@ from scopeflow.io.protos import (
 from scopeflow.framework.graph_import import import_graph_def
 from scopeflow.ops.math.clip_ops import clip_by_global_norm, clip_by_norm, global_norm
 from scopeflow.ops.state.training_ops import scatter_add, scatter_sub, scatter_update
+from scopeflow.ops.state.scatter_ops import (
+    batch_scatter_update, scatter_div, scatter_max, scatter_min, scatter_mul, scatter_nd_add,
+    scatter_nd_sub, scatter_nd_update)
 from scopeflow.ops.array.stitch_ops import dynamic_partition, dynamic_stitch
 from scopeflow.ops.nn.embedding_ops import sparse_to_dense
 from scopeflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
@@ -78,6 +81,7 @@ from scopeflow.ops.math.scan_ops import cumprod, cumsum
 from scopeflow.ops.math.statistics_ops import accumulate_n, count_nonzero
 from scopeflow.ops.math.histogram_ops import histogram_fixed_width, histogram_fixed_width_bins
 from scopeflow.ops.math.count_ops import bincount, confusion_matrix
+from scopeflow.ops.math.gamma_ops import betainc, igamma, igammac
 from scopeflow.ops.math.sequence_ops import is_non_decreasing, is_strictly_increasing, repeat
 from scopeflow.ops.sparse.sparse_ops import sparse_placeholder, sparse_tensor_to_dense
 from scopeflow.ops.sparse.sparse_math_ops import (
@@ -89,6 +93,8 @@ from scopeflow.ops.sparse.sparse_layout_ops import (
     sparse_reshape, sparse_retain, sparse_slice, sparse_split, sparse_to_indicator,
     sparse_transpose)
 from scopeflow.ops.sparse.sparse_reorder_ops import sparse_reorder
+from scopeflow.ops.sparse.sparse_serialize_ops import (
+    deserialize_many_sparse, serialize_many_sparse, serialize_sparse)
 from scopeflow.ops.sparse.edit_distance_ops import edit_distance
 from scopeflow.api import sparse
 from scopeflow.api import audio, bitwise, sets, signal, spectral, strings
