@@ -4,6 +4,8 @@ ApproxTopK."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .op_table import OpCase
@@ -54,4 +56,43 @@ ROWS = [
                       np.argsort(-x, axis=-1, kind="stable")[..., :2].astype(i32)],
            [np.array([[[0.5, -1.0, 2.0, 0.25], [3.0, 1.5, -2.0, 0.0]]], f32)],
            id="ApproxTopK-max"),
+    OpCase("Igamma", lambda tf, a, x: tf.igamma(a, x),
+           lambda a, x: -np.expm1(-x) if np.all(a == 1) else None,
+           [_a([1.0, 1.0, 1.0], f64), _a([0.1, 1.0, 7.0], f64)], id="Igamma-exponential"),
+    OpCase("Igamma", lambda tf, a, x: tf.igamma(a, x),
+           lambda a, x: np.broadcast_to(np.vectorize(lambda v: math.erf(math.sqrt(v)))(x),
+                                        (2, 3)).astype(f32),
+           [_a([[0.5], [0.5]], f32), _a([0.2, 1.5, 4.0], f32)], id="Igamma-half_broadcast"),
+    OpCase("Igammac", lambda tf, a, x: tf.igammac(a, x),
+           lambda a, x: np.vectorize(lambda v: math.erfc(math.sqrt(v)))(x),
+           [_a([0.5, 0.5, 0.5], f64), _a([0.2, 1.5, 4.0], f64)], id="Igammac-half"),
+    OpCase("IgammaGradA", lambda tf, a, x: tf.gradients(tf.igamma(a, x), a)[0],
+           # dP/da at a = 1: -E1(x)-free form: d/da P(a, x)|a=1 via the series by hand
+           lambda a, x: (np.array([_igamma_grad_a_ref(1.0, v) for v in x])),
+           [_a([1.0, 1.0], f64), _a([0.5, 2.0], f64)], id="IgammaGradA-a1", check_grad=False),
+    # a and b are constants here: TF's gradient is only x's (None for a and b)
+    OpCase("Betainc", lambda tf, x: tf.betainc(_a([2.5, 0.5, 4.0], x.dtype.as_numpy_dtype),
+                                               _a([1.0, 1.0, 1.0], x.dtype.as_numpy_dtype), x),
+           lambda x: x ** _a([2.5, 0.5, 4.0], f64), [_a([0.3, 0.6, 0.9], f64)],
+           id="Betainc-b1"),
+    OpCase("Betainc", lambda tf, x: tf.betainc(tf.constant(1.0, x.dtype),
+                                               _a([2.0, 3.5], x.dtype.as_numpy_dtype), x),
+           lambda x: (1 - (1 - x) ** _a([2.0, 3.5], f64)).astype(f32),
+           [_a([0.25, 0.5], f32)], id="Betainc-a1_scalar", rtol=1e-5),
 ]
+
+
+def _igamma_grad_a_ref(a, x, terms=200):
+    """dP/da from the series P = x^a e^-x sum_n x^n / Gamma(a + n + 1), differentiated
+    term by term in plain Python (math.lgamma and a digamma by its own series)."""
+    def digamma(z):
+        acc = 0.0
+        while z < 20:
+            acc -= 1 / z
+            z += 1
+        return acc + math.log(z) - 1 / (2 * z) - 1 / (12 * z * z) + 1 / (120 * z ** 4)
+    total = 0.0
+    for n in range(terms):
+        t = math.exp((a + n) * math.log(x) - x - math.lgamma(a + n + 1))
+        total += t * (math.log(x) - digamma(a + n + 1))
+    return total
