@@ -18,6 +18,8 @@ from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.opdef import NO_GRADIENT, OpDef
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops.array.indexing_ops import gather, one_hot
+from scopeflow.ops.array.layout_ops import invert_permutation, stack
+from scopeflow.ops.array.shape_ops import reshape
 from scopeflow.ops.array.shape_ops import shape as shape_of
 from scopeflow.ops.linalg.diag_ops import (
     LINALG_TYPES,
@@ -28,12 +30,12 @@ from scopeflow.ops.linalg.diag_ops import (
 from scopeflow.ops.linalg.matrix_function_ops import eye
 from scopeflow.ops.linalg.solve_ops import matrix_triangular_solve
 from scopeflow.ops.math.matmul_ops import matmul
-from scopeflow.ops.math.reduction_ops import ones
+from scopeflow.ops.math.reduction_ops import ones, reduce_prod
 from scopeflow.ops.op_helpers import _same_dtype_in
 
 __all__ = ["lu", "lu_solve", "lu_reconstruct", "lu_matrix_inverse"]
 
-_lu_dtype_in = _same_dtype_in(LINALG_TYPES, "T")
+_lu_dtype_in = _same_dtype_in(LINALG_TYPES, "input")
 
 
 def _lu_shape(x, *, output_idx_type):
@@ -143,9 +145,19 @@ def lu_reconstruct(lower_upper, perm, validate_args=False, name=None) -> Tensor:
                                         name="lower_upper")
         perm = convert_to_tensor(perm, dtype_hint=dtypes.int32, name="perm")
         _reconstruct_checks(lower_upper, perm)
+        shape = shape_of(lower_upper)
         upper = matrix_band_part(lower_upper, 0, -1)
         x = matmul(_unit_lower(lower_upper), upper)
-        x = matmul(_permutation_matrix(perm, x.dtype), x, transpose_a=True)
+        if lower_upper.shape.ndims != 2:
+            # TF flattens the batch, reorders the rows and reshapes back; the rows are put
+            # back here by the transposed permutation matrix, the same values.
+            batch_size = reduce_prod(shape[:-2])
+            d = shape[-1]
+            x = reshape(x, stack([batch_size, d, d]))
+            p = _permutation_matrix(reshape(perm, stack([batch_size, d])), x.dtype)
+            x = reshape(matmul(p, x, transpose_a=True), shape)
+        else:
+            x = gather(x, invert_permutation(perm))
         x.set_shape(lower_upper.shape)
         return x
 
@@ -158,5 +170,9 @@ def lu_matrix_inverse(lower_upper, perm, validate_args=False, name=None) -> Tens
         perm = convert_to_tensor(perm, dtype_hint=dtypes.int32, name="perm")
         _reconstruct_checks(lower_upper, perm)
         shape = shape_of(lower_upper)
-        return lu_solve(lower_upper, perm,
-                        rhs=eye(shape[-1], batch_shape=shape[:-2], dtype=lower_upper.dtype))
+        out = lu_solve(lower_upper, perm,
+                       rhs=eye(shape[-1], batch_shape=shape[:-2], dtype=lower_upper.dtype))
+        # TF's shape inference evaluates the constant shape the identity is built from; the
+        # inverse has the factor's shape.
+        out.set_shape(lower_upper.shape)
+        return out

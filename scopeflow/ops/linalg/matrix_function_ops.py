@@ -80,10 +80,10 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32,
             if not is_square:
                 full_shape = concat((batch_shape, [num_rows, num_columns]), axis=0)
         else:
-            batch_shape = [int(b) for b in batch_shape]
+            batch_shape = list(batch_shape)
             diag_shape = batch_shape + [diag_size]
             if not is_square:
-                full_shape = batch_shape + [int(num_rows), int(num_columns)]
+                full_shape = batch_shape + [num_rows, num_columns]
         diag_ones = ones(diag_shape, dtype=dtype)
         if is_square:
             return matrix_diag(diag_ones)
@@ -134,7 +134,7 @@ def _sqrtm_kernel(x):
 
 
 matrix_square_root_op = OpDef("MatrixSquareRoot", shape=_square_shape,
-                              dtype=_same_dtype_in(LINALG_TYPES, "T"), kernel=_sqrtm_kernel,
+                              dtype=_same_dtype_in(LINALG_TYPES, "input"), kernel=_sqrtm_kernel,
                               input_names=("input",))
 
 
@@ -175,7 +175,7 @@ def _logm_kernel(x):
 
 
 matrix_logarithm_op = OpDef("MatrixLogarithm", shape=_square_shape,
-                            dtype=_same_dtype_in(COMPLEX, "T"), kernel=_logm_kernel,
+                            dtype=_same_dtype_in(COMPLEX, "input"), kernel=_logm_kernel,
                             grad=NO_GRADIENT, input_names=("input",))
 
 

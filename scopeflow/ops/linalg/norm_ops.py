@@ -5,19 +5,23 @@ from __future__ import annotations
 
 import numpy as np
 
-from scopeflow.framework import errors
+from scopeflow.framework import dtypes, errors
 from scopeflow.framework.dtype_groups import REAL
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.opdef import OpDef, merge_shapes
 from scopeflow.framework.tensor_shape import TensorShape
-from scopeflow.ops.array.layout_ops import transpose
+from scopeflow.ops.array.layout_ops import invert_permutation, transpose
 from scopeflow.ops.array.shape_ops import expand_dims, squeeze
+from scopeflow.ops.array.shape_ops import rank as rank_of
+from scopeflow.ops.array.slicing_ops import concat
+from scopeflow.ops.array.sort_ops import setdiff1d
 from scopeflow.ops.linalg.svd_ops import svd
-from scopeflow.ops.math.arithmetic_ops import cast, conj, multiply, truediv
+from scopeflow.ops.math.arithmetic_ops import add, cast, conj, less, multiply, truediv
+from scopeflow.ops.math.arithmetic_ops import range as range_
 from scopeflow.ops.math.elementwise_ops import abs as abs_
 from scopeflow.ops.math.elementwise_ops import pow as pow_
 from scopeflow.ops.math.elementwise_ops import sqrt
-from scopeflow.ops.math.reduction_ops import reduce_max, reduce_sum
+from scopeflow.ops.math.reduction_ops import reduce_max, reduce_sum, where_v2
 from scopeflow.ops.op_helpers import _deprecated_lookup, _same_dtype_in
 
 __all__ = ["norm", "normalize", "cross"]
@@ -76,17 +80,15 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None,  # noqa: 
 
 def _matrix_2_norm(tensor, axis):
     """The largest singular value over the two ``axis`` dims, kept as size-1 dims: TF moves
-    them last, takes the Svd's maximum and moves them back (here with static perms, so
-    the rank must be known)."""
-    rank = tensor.shape.ndims
-    if rank is None:
-        raise NotImplementedError("scopeflow's matrix 2-norm needs the input's rank known")
-    pos = [a + rank if a < 0 else a for a in axis]
-    perm_before = [i for i in range(rank) if i not in pos] + pos
-    perm_after = [perm_before.index(i) for i in range(rank)]
+    them last with a permutation it computes in the graph (so the result's dims are
+    statically unknown, as TF's), takes the Svd's maximum and moves them back."""
+    rank = rank_of(tensor)
+    axis = convert_to_tensor(list(axis), dtype=dtypes.int32)
+    positive_axis = where_v2(less(axis, 0), add(axis, rank), axis)
+    perm_before = concat([setdiff1d(range_(rank), positive_axis)[0], positive_axis], axis=0)
     s = svd(transpose(tensor, perm=perm_before), compute_uv=False)
     top = expand_dims(reduce_max(abs_(s), axis=-1, keepdims=True), axis=-1)
-    return transpose(top, perm=perm_after)
+    return transpose(top, perm=invert_permutation(perm_before))
 
 
 def normalize(tensor, ord="euclidean", axis=None, name=None):  # noqa: A002 - TF's name

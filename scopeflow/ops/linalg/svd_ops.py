@@ -34,7 +34,7 @@ from scopeflow.ops.op_helpers import _same_dtype_in
 
 __all__ = ["svd", "pinv", "matrix_rank"]
 
-_linalg_dtype = _same_dtype_in(LINALG_TYPES, "T")
+_linalg_dtype = _same_dtype_in(LINALG_TYPES, "input")
 
 
 def _svd_shape(x, *, compute_uv, full_matrices):
