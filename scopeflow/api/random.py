@@ -7,6 +7,9 @@ from scopeflow.ops.random.candidate_sampling_ops import (
     log_uniform_candidate_sampler,
     uniform_candidate_sampler,
 )
+from scopeflow.ops.random.random_binomial_ops import (
+    stateless_random_binomial as stateless_binomial,
+)
 from scopeflow.ops.random.random_gamma_ops import random_gamma as gamma
 from scopeflow.ops.random.random_gamma_ops import random_poisson as poisson
 from scopeflow.ops.random.random_gamma_ops import stateless_random_gamma as stateless_gamma
@@ -35,7 +38,7 @@ __all__ = ["normal", "uniform", "truncated_normal", "shuffle", "set_random_seed"
            "stateless_normal", "stateless_truncated_normal", "stateless_categorical",
            "stateless_multinomial", "gamma", "poisson", "stateless_gamma", "stateless_poisson",
            "all_candidate_sampler", "log_uniform_candidate_sampler",
-           "uniform_candidate_sampler"]
+           "uniform_candidate_sampler", "stateless_binomial"]
 
 
 def __getattr__(name):

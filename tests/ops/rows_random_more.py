@@ -41,6 +41,15 @@ def _poisson_stats(lam, dtype):
     return ref
 
 
+def _binomial_stats(counts, probs):
+    def ref(v):
+        assert v.shape == (4000, 2) and v.dtype == np.int32
+        mean = np.multiply(counts, probs)
+        np.testing.assert_allclose(v.mean(axis=0), mean, rtol=0.06)
+        np.testing.assert_allclose(v.var(axis=0), mean * (1 - np.array(probs)), rtol=0.15)
+    return ref
+
+
 ROWS = [
     OpCase("StatelessRandomGetKeyCounter", _get_key_counter, _key_counter, atol=0, rtol=0),
     OpCase("StatelessRandomUniformV2",
@@ -88,4 +97,8 @@ ROWS = [
            lambda tf, i: tf.random_index_shuffle(i, [1, 2, 3], 9),
            lambda i: np.array([2, 0, 6, 4, 8, 1, 7, 9, 5, 3], np.int32),
            [np.arange(10, dtype=np.int32)], atol=0, rtol=0),
+    OpCase("StatelessRandomBinomial",
+           lambda tf: tf.random.stateless_binomial([4000, 2], seed=[1, 2], counts=[8.0, 90.0],
+                                                   probs=[0.25, 0.5]),
+           _binomial_stats([8.0, 90.0], [0.25, 0.5]), check_values=False),
 ]

@@ -94,6 +94,15 @@ t["ris64"] = tf.random_index_shuffle(
     np.arange(6, dtype=np.int64), np.array([[1, 2, 3]] * 6, np.int64) + np.arange(6)[:, None],
     np.array([5, 100, 70000, 2**33, 7, 5], np.int64))
 t["ris6"] = tf.random_index_shuffle(np.uint32(5), [7, 8, 9], np.uint32(2**32 - 1), rounds=6)
+t["bin"] = tf.random.stateless_binomial(
+    [50, 6], seed=[1, 2], counts=[5., 20., 100., 1000., 30., 0.],
+    probs=[0.3, 0.2, 0.5, 0.9, 0.97, 0.5])
+t["binf"] = tf.random.stateless_binomial([40, 3, 1], seed=[3, 4], counts=[[10.], [300.], [7.]],
+                                         probs=[0.01], output_dtype=tf.float32)
+t["bin64"] = tf.random.stateless_binomial([100], seed=[5, 6], counts=np.float64(60),
+                                          probs=np.float64(0.4), output_dtype=tf.int64)
+t["binedge"] = tf.random.stateless_binomial([10, 3], seed=[5, 6], counts=[1., 2., 3.],
+                                            probs=[1.0, 0.0, 1.5])
 t["sgb"] = tf.random.stateless_gamma([5, 2], seed=[5, 6], alpha=[2.0, 0.1], beta=[1.0, 1.0])
 """
 
@@ -225,6 +234,18 @@ def test_poisson_statistics_both_algorithms():
         np.testing.assert_allclose(v.mean(axis=0), lam, rtol=0.03)
         np.testing.assert_allclose(v.var(axis=0), lam, rtol=0.08)
     assert p.dtype == np.int64 and sp.dtype == np.int32
+
+
+def test_binomial_statistics():
+    counts, probs = [4.0, 50.0, 200.0, 30.0], [0.5, 0.1, 0.7, 0.99]
+    with tf.Graph().as_default():
+        b = tf.random.stateless_binomial([20000, 4], seed=[2, 3], counts=counts, probs=probs)
+        with tf.Session() as sess:
+            b = sess.run(b)
+    mean = np.multiply(counts, probs)
+    np.testing.assert_allclose(b.mean(axis=0), mean, rtol=0.03)
+    np.testing.assert_allclose(b.var(axis=0), mean * (1 - np.array(probs)), rtol=0.08)
+    assert b.dtype == np.int32 and b.min() >= 0 and np.all(b <= np.array(counts))
 
 
 def test_gamma_poisson_graphs():
