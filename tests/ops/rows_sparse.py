@@ -240,3 +240,21 @@ ROWS += [
            lambda hv, tv: [np.array([0.5, 1.0], f32), np.array([1.0, 1.0], f32)],
            [np.array([1, 2, 3], i64), np.array([1, 5, 4], i64)]),
 ]
+
+
+# ── Serialization (TF's bytes: see the live test; here the round trip) ───────────────
+def _roundtrip(tf, v):
+    sp = tf.SparseTensor(A_IND, v, SHAPE)
+    many = tf.deserialize_many_sparse(tf.serialize_many_sparse(sp), tf.float32)
+    return [tf.serialize_sparse(sp), *_comps(many)]
+
+
+ROWS += [
+    OpCase("SerializeManySparse", _roundtrip,
+           lambda v: [None, A_IND, v, SHAPE], [A_VAL], check_values=False),
+    OpCase("SerializeSparse", lambda tf, v: tf.io.serialize_sparse(tf.SparseTensor(
+        A_IND, v, SHAPE)), lambda s: None, [A_VAL], check_values=False),
+    OpCase("DeserializeManySparse", lambda tf, v: _comps(tf.io.deserialize_many_sparse(
+        tf.io.serialize_many_sparse(tf.SparseTensor(A_IND, v, SHAPE)), tf.float32)),
+        lambda v: [A_IND, v, SHAPE], [A_VAL]),
+]

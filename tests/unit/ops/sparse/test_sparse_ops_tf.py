@@ -126,6 +126,22 @@ def CASES(tf):
                          [2, 2, 3, 1, 4], [2, 1, 4])
     out["edit_distance_3d"] = tf.edit_distance(h3, t3)
     out["edit_distance_unknown"] = tf.edit_distance(pu, pu)
+    # serialization: TF's exact bytes (compared as hex below)
+    sb_ = tf.SparseTensor([[0, 1], [2, 0], [2, 3]], ["x", "", "yy"], [3, 4])
+    empty = tf.SparseTensor(tf.zeros([0, 2], tf.int64), tf.zeros([0], tf.int32), [2, 5])
+    out["serialize"] = tf.serialize_sparse(a)
+    out["serialize_str"] = tf.io.serialize_sparse(sb_)
+    out["serialize_empty"] = tf.serialize_sparse(empty)
+    out["serialize_many"] = tf.serialize_many_sparse(c3)
+    out["serialize_many_str"] = tf.io.serialize_many_sparse(sb_)
+    out["deserialize_many"] = tf.deserialize_many_sparse(tf.serialize_many_sparse(c3),
+                                                         tf.float32, rank=3)
+    out["deserialize_many_str"] = tf.io.deserialize_many_sparse(
+        tf.serialize_many_sparse(sb_), tf.string)
+    out["deserialize_many_empty"] = tf.deserialize_many_sparse(
+        tf.serialize_many_sparse(empty), tf.int32)
+    out["err_deserialize_dtype"] = tf.deserialize_many_sparse(tf.serialize_many_sparse(c3),
+                                                              tf.int32)
     # gradients (TF's registered rules)
     av, bv = a.values, b.values
     loss_mm = tf.reduce_sum(tf.sparse.matmul(a, d) * tf.sin(d[:3]))
@@ -195,7 +211,7 @@ def to_json(v):
         return [to_json(x) for x in tuple(v)]
     v = np.asarray(v)
     if v.dtype.kind in "OSU":
-        return [x.decode() if isinstance(x, bytes) else str(x) for x in v.reshape(-1)]
+        return [x.hex() if isinstance(x, bytes) else str(x) for x in v.reshape(-1)]
     if v.dtype.kind == "f":
         return [_num(x) for x in v.reshape(-1)] if v.ndim else _num(v)
     return v.tolist()
