@@ -11,6 +11,7 @@ from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.ops import array_ops, constant_op
 from scopeflow.ops.nn.conv_geometry import get_sequence, one_of
 from scopeflow.ops.nn.conv_ops import conv2d_op, conv_call_attrs, depthwise_op
+from scopeflow.ops.nn.space_to_batch_util import base_paddings, space_to_batch_call
 
 __all__ = ["conv1d", "separable_conv2d"]
 
@@ -60,8 +61,8 @@ def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding
     """A depthwise convolution (``separable_conv2d/depthwise``) then a 1x1 ``Conv2D``
     (named after the scope, ``separable_conv2d``) mixing its ``C * M`` channels.
 
-    ``rate`` (or ``dilations``) dilates the depthwise step; TF rewrites it with
-    SpaceToBatchND/BatchToSpaceND, here the op dilates directly (the same values).
+    ``rate`` (or ``dilations``) dilates the depthwise step through SpaceToBatchND and
+    BatchToSpaceND around a VALID depthwise op, as TF's graph.
 
     >>> y = tf.nn.separable_conv2d(tf.ones([1, 4, 4, 2]), tf.ones([2, 2, 2, 3]),
     ...                            tf.ones([1, 1, 6, 5]), [1, 1, 1, 1], "VALID")
@@ -95,8 +96,22 @@ def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding
             raise ValueError("strides > window_shape not supported due to inconsistency "
                              "between CPU and GPU implementations")
         fmt = data_format or "NHWC"
-        dil = [1, 1, *rate] if fmt == "NCHW" else [1, *rate, 1]
-        attrs = conv_call_attrs(st, padding, fmt, dil, "DepthwiseConv2dNative")
-        depthwise = depthwise_op.bind(input, depthwise_filter, name="depthwise", **attrs)
+
+        def build(_n, pad):
+            attrs = conv_call_attrs(st, pad, fmt, None, "DepthwiseConv2dNative")
+            return lambda inp, _: depthwise_op.bind(inp, depthwise_filter, name="depthwise",
+                                                    **attrs)
+
+        if rate == [1, 1]:
+            depthwise = build(2, padding)(input, None)
+        else:
+            # TF's with_space_to_batch: SpaceToBatchND, the VALID depthwise, BatchToSpaceND.
+            if fdims is None or None in fdims[:2]:
+                raise ValueError("A dilated separable_conv2d needs the depthwise filter's "
+                                 "spatial shape statically here.")
+            rate_arr = np.array(rate, np.int32)
+            depthwise = space_to_batch_call(
+                input, rate_arr, padding, base_paddings(padding, fdims, rate_arr, 2),
+                [2, 3] if fmt == "NCHW" else [1, 2], build, fmt)
         return conv2d_op.bind(depthwise, pointwise_filter, name=scope, use_cudnn_on_gpu=True,
                               **conv_call_attrs([1, 1, 1, 1], "VALID", fmt, None))

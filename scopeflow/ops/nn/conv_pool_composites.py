@@ -20,12 +20,7 @@ from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops import array_ops, math_ops
-from scopeflow.ops.array.space_ops import (
-    batch_to_space,
-    batch_to_space_nd,
-    space_to_batch,
-    space_to_batch_nd,
-)
+from scopeflow.ops.array.space_ops import batch_to_space, space_to_batch
 from scopeflow.ops.nn.conv3d_ops import (
     avg_pool3d,
     conv3d,
@@ -44,6 +39,8 @@ from scopeflow.ops.nn.conv_ops import (
     depthwise_conv2d_native_backprop_input,
 )
 from scopeflow.ops.nn.pool_ops import avg_pool, max_pool
+from scopeflow.ops.nn.space_to_batch_util import base_paddings as _base_paddings
+from scopeflow.ops.nn.space_to_batch_util import space_to_batch_call as _space_to_batch_call
 
 __all__ = ["max_pool1d", "avg_pool1d", "max_pool_v2", "avg_pool_v2", "pool", "convolution",
            "conv_transpose", "conv1d_transpose", "atrous_conv2d", "atrous_conv2d_transpose",
@@ -176,86 +173,6 @@ def _strides_and_rates(n, strides, dilation_rate):
         raise ValueError(f"`strides > 1` not supported in conjunction with `dilation_rate > 1`."
                          f" Received: strides={strides} and dilation_rate={dilation_rate}")
     return strides, dilation_rate
-
-
-def _required_paddings(spatial, base, rate):
-    """TF's ``required_space_to_batch_paddings``: pad each spatial dim to a multiple of the
-    block (NumPy when the spatial sizes are static, ops otherwise); crops undo the extra."""
-    if not isinstance(spatial, Tensor):
-        spatial = np.asarray(spatial, np.int32)
-        full = spatial + base[:, 0] + base[:, 1]
-        extra = (rate - full % rate) % rate
-        paddings = np.stack([base[:, 0], base[:, 1] + extra], 1).astype(np.int32)
-        crops = np.stack([np.zeros_like(extra), extra], 1).astype(np.int32)
-        return paddings, crops
-    full = spatial + base[:, 0] + base[:, 1]
-    extra = (rate - full % rate) % rate
-    paddings = array_ops.stack([base[:, 0], base[:, 1] + extra], 1)
-    crops = array_ops.stack([array_ops.zeros_like(extra), extra], 1)
-    return paddings, crops
-
-
-def _adjust(orig, fill_value, spatial_dims):
-    """TF's ``_with_space_to_batch_adjust``: per-dim rows for dims 1.. (fill where not
-    spatial), so that the block covers exactly ``spatial_dims``."""
-    is_tensor = isinstance(orig, Tensor)
-    fill_dims = list(orig.shape[1:]) if not is_tensor else orig.shape.as_list()[1:]
-    dtype = np.int32
-    parts, prev, i = [], 0, 0
-    while i < len(spatial_dims):
-        start_i, start_dim = i, spatial_dims[i]
-        if start_dim > 1:
-            parts.append(np.full([start_dim - 1 - prev, *fill_dims], fill_value, dtype=dtype))
-        while i + 1 < len(spatial_dims) and spatial_dims[i + 1] == spatial_dims[i] + 1:
-            i += 1
-        parts.append(orig[start_i:i + 1])
-        prev = spatial_dims[i]
-        i += 1
-    if not is_tensor:
-        return np.concatenate(parts)
-    return array_ops.concat(parts, 0)
-
-
-def _space_to_batch_call(input, rate, padding, base_paddings, spatial_dims, build,  # noqa: A002
-                         data_format, filter=None):  # noqa: A002
-    """Wraps ``build(num_spatial_dims, padding)`` as TF's ``_WithSpaceToBatch`` does."""
-    n = len(rate)
-    if np.all(rate == 1):
-        return build(n, padding)(input, filter)
-    shape = input.shape
-    spatial = None
-    if shape.ndims is not None:
-        dims = shape.as_list()
-        spatial = [dims[i] for i in spatial_dims]
-    if spatial is None or None in spatial:
-        shape_t = array_ops.shape(input)
-        spatial = array_ops.stack([shape_t[i] for i in spatial_dims])
-    paddings, crops = _required_paddings(spatial, base_paddings, rate)
-    block = _adjust(rate, 1, spatial_dims)
-    paddings = _adjust(paddings, 0, spatial_dims)
-    crops = _adjust(crops, 0, spatial_dims)
-    converted = space_to_batch_nd(input, block, paddings)
-    result = build(n, "VALID")(converted, filter)
-    result = batch_to_space_nd(result, block, crops)
-    if data_format is not None and data_format.startswith("NC") and filter is not None \
-            and result.shape.ndims is not None and result.shape.as_list()[1] is None:
-        dims = result.shape.as_list()
-        dims[1] = filter.shape.as_list()[-1] if filter.shape.ndims is not None else None
-        result.set_shape(dims)
-    return result
-
-
-def _base_paddings(padding, filter_shape, rate, n, what="filter_shape"):
-    if padding == "SAME":
-        if filter_shape is None:
-            raise ValueError(f"`filter_shape` must be specified for `padding='SAME'`. Received: "
-                             f"filter_shape={filter_shape} and padding={padding}")
-        extra = (np.asarray(filter_shape[:n], np.int32) - 1) * rate
-        start = extra // 2
-        return np.stack([start, extra - start], 1).astype(np.int32)
-    if padding == "VALID":
-        return np.zeros([n, 2], np.int32)
-    raise ValueError(f"`padding` must be one of 'SAME' or 'VALID'. Received: padding={padding}")
 
 
 def _spatial_dims(spatial_dims, n, data_format):
