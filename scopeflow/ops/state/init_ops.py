@@ -11,7 +11,9 @@ import math
 import numpy as np
 
 from scopeflow.framework import dtypes
-from scopeflow.ops import array_ops, constant_op
+from scopeflow.ops import array_ops, constant_op, math_ops
+from scopeflow.ops.linalg.decomposition_ops import qr
+from scopeflow.ops.linalg.diag_ops import diag_part, matrix_transpose
 from scopeflow.ops.random import random_ops
 
 __all__ = [
@@ -20,7 +22,8 @@ __all__ = [
     "zeros_initializer", "ones_initializer", "constant_initializer",
     "random_uniform_initializer", "random_normal_initializer", "truncated_normal_initializer",
     "variance_scaling_initializer", "glorot_uniform_initializer", "glorot_normal_initializer",
-    "he_normal", "he_uniform", "lecun_normal", "lecun_uniform",
+    "he_normal", "he_uniform", "lecun_normal", "lecun_uniform", "Orthogonal",
+    "orthogonal_initializer", "UniformUnitScaling", "uniform_unit_scaling_initializer",
 ]
 
 # Above this many elements TF builds ``Fill`` instead of a ``Const`` for zeros/ones.
@@ -242,6 +245,59 @@ class GlorotNormal(VarianceScaling):
         return {"seed": self.seed, "dtype": self.dtype.name}
 
 
+class Orthogonal(Initializer):
+    """A random orthogonal matrix (rows or columns orthonormal), reshaped to ``shape``
+    (all but the last dimension flattened), times ``gain``: TF's QR of a normal sample with
+    ``q`` made unique by the signs of ``r``'s diagonal, so values follow TF's random stream.
+    """
+
+    def __init__(self, gain=1.0, seed=None, dtype=dtypes.float32):
+        self.gain = gain
+        self.seed = seed
+        self.dtype = _assert_float_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        dtype = dtypes.as_dtype(dtype or self.dtype)
+        shape = list(shape.as_list() if hasattr(shape, "as_list") else shape)
+        if len(shape) < 2:
+            raise ValueError("The tensor to initialize, specified by argument `shape` must "
+                             f"be at least two-dimensional. Received shape={shape}")
+        num_rows = int(np.prod(shape[:-1]))
+        num_cols = int(shape[-1])
+        flat_shape = (num_cols, num_rows) if num_rows < num_cols else (num_rows, num_cols)
+        a = random_ops.random_normal(flat_shape, dtype=dtype, seed=self.seed)
+        q, r = qr(a, full_matrices=False)
+        q *= math_ops.sign(diag_part(r))
+        if num_rows < num_cols:
+            q = matrix_transpose(q)
+        return self.gain * array_ops.reshape(q, shape)
+
+    def get_config(self):
+        return {"gain": self.gain, "seed": self.seed, "dtype": self.dtype.name}
+
+
+class UniformUnitScaling(Initializer):
+    """TF1's deprecated scale-preserving uniform: within ``factor * sqrt(3 / n)``, ``n`` the
+    product of all but the last dimension (of the full shape for a partitioned variable)."""
+
+    def __init__(self, factor=1.0, seed=None, dtype=dtypes.float32):
+        self.factor = factor
+        self.seed = seed
+        self.dtype = _assert_float_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        dtype = dtypes.as_dtype(dtype or self.dtype)
+        scale_shape = shape if partition_info is None else partition_info.full_shape
+        input_size = 1.0
+        for dim in list(scale_shape)[:-1]:
+            input_size *= float(dim)
+        max_val = math.sqrt(3 / max(input_size, 1.0)) * self.factor
+        return random_ops.random_uniform(shape, -max_val, max_val, dtype, seed=self.seed)
+
+    def get_config(self):
+        return {"factor": self.factor, "seed": self.seed, "dtype": self.dtype.name}
+
+
 zeros_initializer = Zeros
 ones_initializer = Ones
 constant_initializer = Constant
@@ -251,6 +307,8 @@ truncated_normal_initializer = TruncatedNormal
 variance_scaling_initializer = VarianceScaling
 glorot_uniform_initializer = GlorotUniform
 glorot_normal_initializer = GlorotNormal
+orthogonal_initializer = Orthogonal
+uniform_unit_scaling_initializer = UniformUnitScaling
 
 
 def he_normal(seed=None, dtype=dtypes.float32) -> VarianceScaling:
