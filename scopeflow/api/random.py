@@ -32,13 +32,17 @@ from scopeflow.ops.random.stateless_random_ops import stateless_random_normal as
 from scopeflow.ops.random.stateless_random_ops import (
     stateless_random_uniform as stateless_uniform,
 )
+from scopeflow.ops.random.truncated_normal_ops import (
+    stateless_parameterized_truncated_normal,
+)
 
 __all__ = ["normal", "uniform", "truncated_normal", "shuffle", "set_random_seed", "get_seed",
            "categorical", "multinomial", "Algorithm", "fold_in", "split", "stateless_uniform",
            "stateless_normal", "stateless_truncated_normal", "stateless_categorical",
            "stateless_multinomial", "gamma", "poisson", "stateless_gamma", "stateless_poisson",
            "all_candidate_sampler", "log_uniform_candidate_sampler",
-           "uniform_candidate_sampler", "stateless_binomial"]
+           "uniform_candidate_sampler", "stateless_binomial",
+           "stateless_parameterized_truncated_normal"]
 
 
 def __getattr__(name):

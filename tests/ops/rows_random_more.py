@@ -101,4 +101,9 @@ ROWS = [
            lambda tf: tf.random.stateless_binomial([4000, 2], seed=[1, 2], counts=[8.0, 90.0],
                                                    probs=[0.25, 0.5]),
            _binomial_stats([8.0, 90.0], [0.25, 0.5]), check_values=False),
+    OpCase("StatelessParameterizedTruncatedNormal",
+           lambda tf: tf.random.stateless_parameterized_truncated_normal([7], seed=[1, 2]),
+           lambda: np.array([1057704653, 1045715841, 1033283812, 1027486248, 3215366783,
+                             3212062705, 1062697862], np.uint32).view(np.float32),
+           atol=0, rtol=0),
 ]

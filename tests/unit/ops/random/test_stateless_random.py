@@ -103,6 +103,15 @@ t["bin64"] = tf.random.stateless_binomial([100], seed=[5, 6], counts=np.float64(
                                           probs=np.float64(0.4), output_dtype=tf.int64)
 t["binedge"] = tf.random.stateless_binomial([10, 3], seed=[5, 6], counts=[1., 2., 3.],
                                             probs=[1.0, 0.0, 1.5])
+ptn = tf.random.stateless_parameterized_truncated_normal
+t["ptn"] = ptn([7], seed=[1, 2])
+t["ptnb"] = ptn([30, 4], seed=[3, 4], means=[0., 1., -2., 5.], stddevs=[1., 0.5, 2., 1.],
+                minvals=[-0.1, 3., -np.inf, 4.], maxvals=[0.1, np.inf, -10., 4.05])
+t["ptnc"] = ptn([50, 3], seed=[5, 6], means=np.zeros(3), stddevs=np.ones(3),
+                minvals=np.array([-3., 1., 2.]), maxvals=np.array([3., 1.5, 9.]))
+t["ptnd"] = ptn([900], seed=[7, 8], minvals=-0.5, maxvals=1.0)
+t["ptne"] = ptn([9], seed=[9, 9], means=np.float16(0), stddevs=np.float16(1),
+                minvals=np.float16(-1), maxvals=np.float16(2))
 t["sgb"] = tf.random.stateless_gamma([5, 2], seed=[5, 6], alpha=[2.0, 0.1], beta=[1.0, 1.0])
 """
 
@@ -246,6 +255,20 @@ def test_binomial_statistics():
     np.testing.assert_allclose(b.mean(axis=0), mean, rtol=0.03)
     np.testing.assert_allclose(b.var(axis=0), mean * (1 - np.array(probs)), rtol=0.08)
     assert b.dtype == np.int32 and b.min() >= 0 and np.all(b <= np.array(counts))
+
+
+def test_parameterized_truncated_normal_bounds_and_moments():
+    with tf.Graph().as_default():
+        v = tf.random.stateless_parameterized_truncated_normal(
+            [20000, 3], seed=[1, 2], means=[0.0, 1.0, 0.0], stddevs=[1.0, 2.0, 1.0],
+            minvals=[-1.0, 1.0, 3.0], maxvals=[1.0, np.inf, 3.5])
+        with tf.Session() as sess:
+            v = sess.run(v)
+    assert v.dtype == np.float32
+    assert v[:, 0].min() >= -1 and v[:, 0].max() <= 1 and abs(v[:, 0].mean()) < 0.02
+    assert abs(v[:, 0].std() - 0.5381) < 0.01          # N(0, 1) on [-1, 1]
+    assert v[:, 1].min() >= 1 and abs(v[:, 1].mean() - (1 + 2 * 0.7979)) < 0.05
+    assert v[:, 2].min() >= 3 and v[:, 2].max() <= 3.5
 
 
 def test_gamma_poisson_graphs():
