@@ -55,6 +55,7 @@ from scopeflow.ops.image.image_transform_ops import (
     rot90,
     transpose_image,
 )
+from scopeflow.ops.image.jpeg_ops import decode_and_crop_jpeg, extract_jpeg_shape, is_jpeg
 from scopeflow.ops.image.nms_ops import (
     combined_non_max_suppression,
     non_max_suppression,
@@ -91,7 +92,8 @@ __all__ += ["adjust_gamma", "adjust_hue", "adjust_saturation", "hsv_to_rgb", "ra
             "total_variation", "combined_non_max_suppression", "non_max_suppression",
             "non_max_suppression_overlaps", "non_max_suppression_with_scores",
             "crop_and_resize", "draw_bounding_boxes", "extract_glimpse",
-            "extract_image_patches", "extract_patches"]
+            "extract_image_patches", "extract_patches", "decode_and_crop_jpeg",
+            "extract_jpeg_shape", "is_jpeg"]
 
 
 def __getattr__(name):

@@ -5,7 +5,7 @@ so they are set on the package from here, which ``scopeflow/__init__.py`` import
 from __future__ import annotations
 
 from scopeflow import io
-from scopeflow.ops.image import image_codec_ops
+from scopeflow.ops.image import image_codec_ops, jpeg_ops
 from scopeflow.ops.io import io_ops, parsing_ops
 from scopeflow.ops.sparse import sparse_serialize_ops
 from scopeflow.ops.strings import string_ops
@@ -39,6 +39,9 @@ NAMES = {
     "decode_image": image_codec_ops.decode_image,
     "encode_png": image_codec_ops.encode_png,
     "encode_jpeg": image_codec_ops.encode_jpeg,
+    "is_jpeg": jpeg_ops.is_jpeg,
+    "extract_jpeg_shape": jpeg_ops.extract_jpeg_shape,
+    "decode_and_crop_jpeg": jpeg_ops.decode_and_crop_jpeg,
     "encode_base64": string_ops.encode_base64,
     "decode_base64": string_ops.decode_base64,
     "serialize_sparse": sparse_serialize_ops.serialize_sparse,

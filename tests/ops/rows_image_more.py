@@ -7,6 +7,8 @@ checked in tests/unit/ops/image/test_image_more.py.
 from __future__ import annotations
 
 import colorsys
+import importlib.util
+import io
 
 import numpy as np
 
@@ -352,3 +354,39 @@ ROWS += [
            lambda x: ref_patches(x, (2, 3, 2), (2, 2, 1), (1, 1, 1), "VALID"),
            [rand(1, 4, 5, 3, 2)], id="ExtractVolumePatches-VALID"),
 ]
+
+
+# ── JPEG helpers (Pillow writes the bytes; exempt without it, as rows_image_codecs) ──
+def _jpeg_bytes(image):
+    from PIL import Image
+    out = io.BytesIO()
+    Image.fromarray(image).save(out, "JPEG", quality=95)
+    return np.array(out.getvalue(), dtype=object)
+
+
+def _check_crop(want, atol):
+    def check(got):
+        got = np.asarray(got)
+        assert got.dtype == np.uint8 and got.shape == want.shape, (got.shape, want.shape)
+        np.testing.assert_allclose(got.astype(float), want.astype(float), atol=atol)
+    return check
+
+
+_FLAT = np.full((12, 10, 3), [200, 100, 50], np.uint8)
+EXEMPT = {}
+if importlib.util.find_spec("PIL") is not None:
+    ROWS += [
+        OpCase("ExtractJpegShape", lambda tf, s: tf.image.extract_jpeg_shape(s),
+               lambda s: np.array([12, 10, 3], np.int32), [_jpeg_bytes(_FLAT)],
+               id="ExtractJpegShape"),
+        OpCase("ExtractJpegShape", lambda tf, s: tf.io.extract_jpeg_shape(s, tf.int64),
+               lambda s: np.array([12, 10, 1], np.int64), [_jpeg_bytes(_FLAT[..., 0])],
+               id="ExtractJpegShape-gray-int64"),
+        OpCase("DecodeAndCropJpeg",
+               lambda tf, s: tf.image.decode_and_crop_jpeg(s, [2, 3, 7, 4]),
+               _check_crop(_FLAT[2:9, 3:7], 3), [_jpeg_bytes(_FLAT)], check_values=False,
+               id="DecodeAndCropJpeg"),
+    ]
+else:  # pragma: no cover - depends on the environment
+    EXEMPT.update({op: "needs Pillow (pip install scopeflow[image]) to write JPEG bytes"
+                   for op in ("ExtractJpegShape", "DecodeAndCropJpeg")})

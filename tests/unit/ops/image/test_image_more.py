@@ -249,3 +249,72 @@ def test_matches_tf(key, tf_results, our_results):
             np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5, err_msg=key)
         else:
             np.testing.assert_array_equal(g, w, err_msg=key)
+
+
+def test_jpeg_helpers_match_tf(tf1, tmp_path):
+    """is_jpeg, extract_jpeg_shape (both dtypes) and decode_and_crop_jpeg on JPEG bytes
+    that scopeflow wrote, read by TF from a file: the same shapes, dtypes, flags and error
+    messages, and the crops within the codecs' difference."""
+    yy, xx = np.mgrid[0:9, 0:13]
+    # A smooth image: codecs (and TF's partial crop decode) agree on it within a few units.
+    img = np.stack([yy * 20 + 30, xx * 15 + 20, 200 - yy * 10 - xx * 5], -1).astype(np.uint8)
+    with tf.Session() as sess:
+        jpeg, png = sess.run([tf.image.encode_jpeg(img, quality=100),
+                              tf.image.encode_png(img)])
+    (tmp_path / "a.jpg").write_bytes(jpeg)
+    (tmp_path / "a.png").write_bytes(png)
+    code = f"""
+    tf.disable_v2_behavior()
+    j = open({str(tmp_path / "a.jpg")!r}, "rb").read()
+    p = open({str(tmp_path / "a.png")!r}, "rb").read()
+    c = tf.placeholder(tf.string, [])
+    ops = [tf.image.is_jpeg(c), tf.io.extract_jpeg_shape(c, tf.int64),
+           tf.image.decode_and_crop_jpeg(c, [1, 2, 5, 6]),
+           tf.image.decode_and_crop_jpeg(c, [0, 3, 9, 4], channels=1)]
+    out = {{"names": [t.name for t in ops], "shapes": [t.shape.as_list() for t in ops]}}
+    with tf.Session() as s:
+        vals = s.run(ops, {{c: j}})
+        out["values"] = [np.asarray(v).tolist() for v in vals]
+        out["png_is_jpeg"] = bool(s.run(ops[0], {{c: p}}))
+        errs = []
+        for w in ([1, 2, 9, 6], [-1, 0, 2, 2], [0, 0, 0, 3]):
+            try:
+                s.run(tf.image.decode_and_crop_jpeg(c, w), {{c: j}})
+                errs.append(None)
+            except tf.errors.InvalidArgumentError as e:
+                errs.append(e.message.splitlines()[-2].strip())
+        try:
+            s.run(tf.image.extract_jpeg_shape(c), {{c: p}})
+        except tf.errors.InvalidArgumentError as e:
+            errs.append(e.message.splitlines()[-2].strip())
+        out["errors"] = errs
+    print(json.dumps(out))
+    """
+    want = tf1(code)
+    c = tf.placeholder(tf.string, [])
+    ops = [tf.image.is_jpeg(c), tf.io.extract_jpeg_shape(c, tf.int64),
+           tf.image.decode_and_crop_jpeg(c, [1, 2, 5, 6]),
+           tf.image.decode_and_crop_jpeg(c, [0, 3, 9, 4], channels=1)]
+    assert [t.shape.as_list() for t in ops] == want["shapes"]
+    assert [t.name.split("_")[0].split(":")[0] for t in ops] == \
+        [n.split("_")[0].split(":")[0] for n in want["names"]]
+    with tf.Session() as sess:
+        got = sess.run(ops, {c: jpeg})
+        assert bool(sess.run(ops[0], {c: png})) == want["png_is_jpeg"] is False
+        errs = []
+        for w in ([1, 2, 9, 6], [-1, 0, 2, 2], [0, 0, 0, 3]):
+            with pytest.raises(tf.errors.InvalidArgumentError) as e:
+                sess.run(tf.image.decode_and_crop_jpeg(c, w), {c: jpeg})
+            errs.append(e.value.message.splitlines()[0])
+        with pytest.raises(tf.errors.InvalidArgumentError) as e:
+            sess.run(tf.image.extract_jpeg_shape(c), {c: png})
+        errs.append(e.value.message.splitlines()[0])
+    assert errs == want["errors"]
+    assert bool(got[0]) is want["values"][0] is True
+    assert got[1].dtype == np.int64 and got[1].tolist() == want["values"][1] == [9, 13, 3]
+    for g, w in zip(got[2:], want["values"][2:]):
+        assert g.dtype == np.uint8 and g.shape == np.shape(w)
+        # Pillow's libjpeg and TF's libjpeg-turbo full decodes of this 9x13 image differ by
+        # up to 10 (chroma upsampling at the edges), TF's crop from its own full decode by
+        # up to 7: a bound, not a match, but a wrong window misses it by far more.
+        assert np.max(np.abs(g.astype(int) - np.asarray(w))) <= 16
