@@ -24,6 +24,7 @@ from scopeflow.ops.strings.string_ops import (
     regex_full_match,
     regex_replace,
     substr,
+    unicode_encode,
     unicode_transcode,
 )
 from scopeflow.ops.strings.string_ops import string_length as length
@@ -34,7 +35,8 @@ from scopeflow.ops.strings.string_ops import string_upper as upper
 __all__: list[str] = [
     "as_string", "format", "join", "length", "lower", "reduce_join", "regex_full_match",
     "regex_replace", "split", "strip", "substr", "to_hash_bucket", "to_hash_bucket_fast",
-    "to_hash_bucket_strong", "to_number", "unicode_transcode", "unsorted_segment_join", "upper"]
+    "to_hash_bucket_strong", "to_number", "unicode_encode", "unicode_transcode",
+    "unsorted_segment_join", "upper"]
 
 
 def __getattr__(name):

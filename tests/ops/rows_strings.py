@@ -91,4 +91,7 @@ ROWS = [
            lambda tf, x: string_ops.unicode_transcode(x, "UTF-8", "UTF-16-BE"),
            _expect(_s(b"\x00a\xff\xfd\x00b", b"\x00\xe9")), [_s(b"a\xffb", "é".encode())],
            check_values=False),
+    OpCase("UnicodeEncode", lambda tf, x: string_ops.unicode_encode(x, "UTF-8"),
+           _expect(_s(b"hi", "\xe9?".encode())), [np.array([[104, 105], [233, 63]], np.int32)],
+           check_values=False),
 ]

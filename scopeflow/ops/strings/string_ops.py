@@ -19,13 +19,17 @@ import numpy as np
 from scopeflow.framework import dtypes as _dtypes
 from scopeflow.framework import errors
 from scopeflow.framework import errors as errors_  # `errors` is also an attr's name
+from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.opdef import NO_GRADIENT, OpDef, broadcast_shape, check_dtype, same_shape
+from scopeflow.framework.tensor_shape import TensorShape
+from scopeflow.ops.array import shape_ops
 from scopeflow.ops.io.io_ops import static_regex_full_match_op
+from scopeflow.ops.math import arithmetic_ops, reduction_ops
 from scopeflow.ops.strings.string_values import map_strings, string_values, to_bytes
 
 __all__ = ["as_string", "encode_base64", "decode_base64", "string_strip", "string_lower",
            "string_upper", "string_length", "substr", "regex_replace", "regex_full_match",
-           "unicode_transcode"]
+           "unicode_transcode", "unicode_encode"]
 
 
 def _text(attr) -> str:
@@ -536,3 +540,89 @@ def unicode_transcode(input, input_encoding, output_encoding, errors="replace", 
         errors=errors, replacement_char=int(replacement_char),
         replace_control_characters=bool(replace_control_characters),
         name=name or "UnicodeTranscode")
+
+
+# ── UnicodeEncode ────────────────────────────────────────────────────────────────────
+def _unicode_encode_shape(values, splits, **attrs):
+    if values.ndims is not None and values.ndims != 1:
+        raise ValueError(f"Shape must be rank 1 but is rank {values.ndims}")
+    if splits.ndims is not None and splits.ndims != 1:
+        raise ValueError(f"Shape must be rank 1 but is rank {splits.ndims}")
+    n = splits[0] if splits.ndims == 1 else None
+    return TensorShape([None if n is None else n - 1])
+
+
+def _unicode_encode_dtype(values, splits, **attrs):
+    if values != _dtypes.int32:
+        raise TypeError(f"Input 'input_values' of 'UnicodeEncode' Op has type {values.name} "
+                        "that does not match expected type of int32.")
+    check_dtype(splits, (_dtypes.int32, _dtypes.int64), "input_splits")
+    return _dtypes.string
+
+
+def _unicode_encode_kernel(values, splits, errors, output_encoding, replacement_char):
+    enc = _OUTPUT_ENCODINGS[_text(output_encoding)]
+    mode = _text(errors)
+    points = np.asarray(values).tolist()
+    bounds = np.asarray(splits).tolist()
+    out = np.empty(max(len(bounds) - 1, 0), dtype=object)
+    for r in range(len(out)):
+        chars = []
+        for cp in points[bounds[r]:bounds[r + 1]]:
+            if cp < 0 or cp > 0x10FFFF or 0xD800 <= cp <= 0xDFFF:
+                if mode == "strict":
+                    raise errors_.InvalidArgumentError(
+                        None, None, "Code point is out of range for Unicode, or is a "
+                        "surrogate.")
+                if mode == "ignore":
+                    continue
+                cp = replacement_char
+            chars.append(chr(cp))
+        out[r] = "".join(chars).encode(enc, "surrogatepass")
+    return out
+
+
+unicode_encode_op = OpDef(
+    "UnicodeEncode", shape=_unicode_encode_shape, dtype=_unicode_encode_dtype,
+    kernel=_unicode_encode_kernel,
+    attrs={"errors": "replace", "output_encoding": None, "replacement_char": 65533},
+    grad=NO_GRADIENT, input_names=("input_values", "input_splits"))
+
+
+def unicode_encode(input, output_encoding, errors="replace", replacement_char=65533,  # noqa: A002
+                   name=None):
+    """Encodes each row of code points (the last dimension of a dense int32 tensor) as one
+    string: the result has ``input``'s shape less its last dimension. A RaggedTensor input
+    (TF's other case) is not supported: scopeflow has no RaggedTensor."""
+    _check_attr_in("UnicodeEncode", "output_encoding", _text(output_encoding),
+                   tuple(_OUTPUT_ENCODINGS))
+    _check_attr_in("UnicodeEncode", "errors", _text(errors), _ERROR_MODES)
+    with name_scope(name, "UnicodeEncode", [input]):
+        x = input if isinstance(input, Tensor) else convert_to_tensor(input)
+        shape = x.shape
+        if shape.ndims is None:
+            raise ValueError("Rank of input_tensor must be statically known.")
+        if shape.ndims == 0:
+            raise ValueError("input_tensor's rank must be at least 1.")
+        dims = shape.as_tuple()
+        flat = x if shape.ndims == 1 else shape_ops.reshape(x, [-1])
+        if all(d is not None for d in dims):
+            rows, width = int(np.prod(dims[:-1], dtype=np.int64)), dims[-1]
+            splits = convert_to_tensor(np.arange(rows + 1, dtype=np.int64) * width)
+        else:
+            dyn = shape_ops.shape(x)
+            rows = reduction_ops.reduce_prod(dyn[:-1])
+            splits = arithmetic_ops.cast(arithmetic_ops.range(rows + 1) * dyn[-1],
+                                         _dtypes.int64)
+        with name_scope(None, "UnicodeEncode"):  # TF's op sits in a second scope of the name
+            out = unicode_encode_op.bind(flat, splits, errors=errors,
+                                         output_encoding=output_encoding,
+                                         replacement_char=int(replacement_char),
+                                         name="UnicodeEncode")
+        if shape.ndims == 2:
+            return out
+        target = list(dims[:-1]) if all(d is not None for d in dims[:-1]) else \
+            shape_ops.shape(x)[:-1]
+        out = shape_ops.reshape(out, target)
+        out.set_shape(dims[:-1])
+        return out

@@ -146,6 +146,19 @@ RUN_CASES = [
     "tf.strings.unicode_transcode(S(['héllo'.encode()]), 'UTF-16-LE', 'UTF-8')",
     "tf.strings.unicode_transcode(S([b'\\xed\\xa0\\x80', b'\\xf4\\x90\\x80\\x80', b'\\xc0\\xaf']), "
     "'UTF-8', 'UTF-8')",
+    # unicode_encode (dense input)
+    "tf.strings.unicode_encode(tf.constant([104, 233, 10003, 128512]), 'UTF-8')",
+    "tf.strings.unicode_encode(tf.constant([104, 233, 128512]), 'UTF-16-BE')",
+    "tf.strings.unicode_encode(tf.constant([[104, 105], [233, 0]]), 'UTF-8')",
+    "tf.strings.unicode_encode(tf.placeholder_with_default(tf.constant([[104, 105], [233, 1]]), "
+    "[None, None]), 'UTF-32-BE')",
+    "tf.strings.unicode_encode(tf.constant([104, -1, 0xD800, 0x110000, 105]), 'UTF-8')",
+    "tf.strings.unicode_encode(tf.constant([104, -1, 0xD800, 0x110000, 105]), 'UTF-8', "
+    "errors='ignore')",
+    "tf.strings.unicode_encode(tf.constant([104, -1, 0xD800]), 'UTF-8', replacement_char=63)",
+    "tf.strings.unicode_encode(tf.constant([104, -1]), 'UTF-8', errors='strict')",
+    "tf.strings.unicode_encode(tf.constant([[[104]], [[105]]]), 'UTF-8')",
+    "tf.strings.unicode_encode(tf.zeros([2, 0], tf.int32), 'UTF-8')",
 ]
 
 # Built only: static shapes, dtypes, op types and names.
@@ -169,6 +182,9 @@ BUILD_CASES = [
     "tf.strings.join([P, 'x'])",
     "tf.strings.format('{}', P)", "tf.strings.format('a {} b {}', [F, P], name='fmt')",
     "tf.strings.unicode_transcode(P, 'UTF-8', 'UTF-16-BE')",
+    "tf.strings.unicode_encode(tf.placeholder(tf.int32, [None, 4]), 'UTF-8')",
+    "tf.strings.unicode_encode(tf.placeholder(tf.int32, [2, 3, 4]), 'UTF-8')",
+    "tf.strings.unicode_encode(tf.placeholder(tf.int32, [None]), 'UTF-8')",
 ]
 
 # Errors raised while building.
@@ -181,6 +197,8 @@ BUILD_ERRORS = [
     "tf.strings.format('{} and {}', [tf.constant(1)])",
     "tf.strings.unicode_transcode(P, 'UTF-8', 'latin1')",
     "tf.strings.unicode_transcode(P, 'UTF-8', 'UTF-8', errors='bogus')",
+    "tf.strings.unicode_encode(tf.constant(104), 'UTF-8')",
+    "tf.strings.unicode_encode(tf.constant([104]), 'latin1')",
 ]
 
 PRELUDE = """
