@@ -30,14 +30,21 @@ from scopeflow.ops.signal.spectral_ops import (
     mdct,
     stft,
 )
-from scopeflow.ops.signal.window_ops import hamming_window, hann_window, vorbis_window
+from scopeflow.ops.signal.window_ops import (
+    hamming_window,
+    hann_window,
+    kaiser_bessel_derived_window,
+    kaiser_window,
+    vorbis_window,
+)
 
 __all__: list[str] = ["fft", "ifft", "fft2d", "ifft2d", "fft3d", "ifft3d", "rfft", "irfft",
                       "rfft2d", "irfft2d", "rfft3d", "irfft3d", "fftshift", "ifftshift", "dct",
                       "idct", "frame", "overlap_and_add", "linear_to_mel_weight_matrix",
                       "mfccs_from_log_mel_spectrograms", "stft", "inverse_stft",
                       "inverse_stft_window_fn", "mdct", "inverse_mdct", "hann_window",
-                      "hamming_window", "vorbis_window"]
+                      "hamming_window", "vorbis_window", "kaiser_window",
+                      "kaiser_bessel_derived_window"]
 
 
 def __getattr__(name):

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import scopeflow as tf
+from scopeflow.framework.opdef import REGISTRY
 
 RNG = np.random.RandomState(0)
 
@@ -317,6 +318,42 @@ def test_wav_errors_are_tfs():
         tf.audio.encode_wav(np.zeros(3, np.float32), 100)
     with pytest.raises(ValueError):
         tf.audio.decode_wav([data])
+
+
+_NEEDS_BESSEL = pytest.mark.skipif("BesselI0e" not in REGISTRY,
+                                   reason="the BesselI0e op is not registered")
+
+
+@_NEEDS_BESSEL
+def test_kaiser_windows_against_numpy():
+    got = _run([tf.signal.kaiser_window(9, 4.0, dtype=tf.float64),
+                tf.signal.kaiser_bessel_derived_window(10, 6.0, dtype=tf.float64),
+                tf.signal.kaiser_window(1)])
+    np.testing.assert_allclose(got[0], np.kaiser(9, 4.0), rtol=1e-12)
+    k = np.kaiser(6, 6.0)
+    half = np.sqrt(np.cumsum(k)[:-1] / k.sum())
+    np.testing.assert_allclose(got[1], np.concatenate([half, half[::-1]]), rtol=1e-12)
+    assert got[2].tolist() == [1.0]
+
+
+@_NEEDS_BESSEL
+def test_kaiser_windows_match_tf(tf1):
+    code = """
+        tf.disable_v2_behavior()
+        n = tf.placeholder(tf.int32, [])
+        ts = [tf.signal.kaiser_window(8), tf.signal.kaiser_window(7, 3.0, tf.float64),
+              tf.signal.kaiser_bessel_derived_window(10), tf.signal.kaiser_window(n, 2.0)]
+        vals = tf.Session().run(ts, {n: 5})
+        print(json.dumps([[str(t.shape), v.tolist()] for t, v in zip(ts, vals)]))
+    """
+    want = tf1(code)
+    n = tf.placeholder(tf.int32, [])
+    ts = [tf.signal.kaiser_window(8), tf.signal.kaiser_window(7, 3.0, tf.float64),
+          tf.signal.kaiser_bessel_derived_window(10), tf.signal.kaiser_window(n, 2.0)]
+    got = _run(ts, {n: 5})
+    for t, v, (shape, w) in zip(ts, got, want):
+        assert str(t.shape) == shape
+        np.testing.assert_allclose(v, w, rtol=1e-5, atol=1e-7)
 
 
 # ── live comparison with TF ─────────────────────────────────────────────────────────
