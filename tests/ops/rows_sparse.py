@@ -258,3 +258,31 @@ ROWS += [
         tf.io.serialize_many_sparse(tf.SparseTensor(A_IND, v, SHAPE)), tf.float32)),
         lambda v: [A_IND, v, SHAPE], [A_VAL]),
 ]
+
+
+# ── Feature crosses (strings; hashes checked against TF in the live test) ────────────
+def _cross_ref(v, d):
+    rows = [[v[0], v[1]], [v[2]]]
+    vals = [x + b"_X_" + y for r in range(2) for x in rows[r] for y in d[r]]
+    return [np.array([[0, 0], [0, 1], [0, 2], [0, 3], [1, 0], [1, 1]], i64),
+            np.array(vals, object), np.array([2, 4], i64)]
+
+
+def _check_cross(indices, values, shape):
+    """The fetched cross equals the reference (strings: compared exactly, not allclose)."""
+    want = _cross_ref(CROSS_V, CROSS_D)
+    assert np.array_equal(indices, want[0]) and list(values) == list(want[1])
+    assert np.array_equal(shape, want[2])
+
+
+CROSS_V = np.array([b"a", b"b", b"c"], object)
+CROSS_D = np.array([[b"d", b"e"], [b"f", b"g"]], object)
+ROWS += [
+    OpCase("SparseCrossV2", lambda tf, v, d: _comps(tf.sparse.cross(
+        [tf.SparseTensor(SP_IND, v, [2, 2]), d])), _check_cross, [CROSS_V, CROSS_D],
+        check_values=False),
+    OpCase("SparseCross", lambda tf, v, d: _comps(tf.sparse.cross_hashed(
+        [tf.SparseTensor(SP_IND, v, [2, 2]), d], num_buckets=10)),
+        lambda *outs: None,
+        [np.array([1, 2, 3], i64), np.array([[4], [5]], i64)], check_values=False),
+]

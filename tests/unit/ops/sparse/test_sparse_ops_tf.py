@@ -142,6 +142,18 @@ def CASES(tf):
         tf.serialize_many_sparse(empty), tf.int32)
     out["err_deserialize_dtype"] = tf.deserialize_many_sparse(tf.serialize_many_sparse(c3),
                                                               tf.int32)
+    # feature crosses: strings, and farmhash FingerprintCat64 hashes
+    xa = tf.SparseTensor([[0, 0], [0, 1], [1, 0]], ["a", "b", "c"], [2, 2])
+    xb = tf.constant([["d", "e"], ["f", "g"]])
+    xc = tf.SparseTensor([[0, 0], [1, 0], [1, 1]], tf.constant([1, 2, 3], tf.int64), [2, 3])
+    xi = tf.constant([[7], [-9]])
+    out["cross"] = tf.sparse.cross([xa, xb, xc])
+    out["cross_sep"] = tf.sparse.cross([xb, xa], separator="|")
+    out["cross_int32"] = tf.sparse.cross([xi, xc])
+    out["cross_hashed"] = tf.sparse.cross_hashed([xa, xb, xc])
+    out["cross_hashed_buckets"] = tf.sparse.cross_hashed([xa, xc, xi], num_buckets=100,
+                                                         hash_key=7)
+    out["cross_hashed_strings"] = tf.sparse.cross_hashed([xb, xa], num_buckets=1000)
     # gradients (TF's registered rules)
     av, bv = a.values, b.values
     loss_mm = tf.reduce_sum(tf.sparse.matmul(a, d) * tf.sin(d[:3]))
