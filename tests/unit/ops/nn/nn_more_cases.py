@@ -234,3 +234,54 @@ def run_layers(tf):
                     if o.name.startswith("separable_conv1d_1/") and "Initializer" not in o.name
                     and o.type not in ("Const", "Identity", "VariableV2", "Assign")]
     return out
+
+
+def run_ctc(tf):
+    out = {}
+    rng = np.random.RandomState(7)
+    tf.reset_default_graph()
+    T_, B, C = 8, 4, 5
+    xv = rng.randn(T_, B, C).astype(np.float32)
+    x = tf.placeholder(tf.float32, [T_, None, C], name="x")
+    lab_idx = np.array([[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2], [2, 0], [3, 0], [3, 1], [3, 2], [3, 3]], np.int64)
+    lab_val = np.array([1, 2, 2, 3, 3, 3, 0, 1, 0, 1, 3], np.int32)
+    labels = tf.SparseTensor(lab_idx, lab_val, [4, 4])
+    sl = np.array([8, 7, 3, 8], np.int32)
+    T = {}
+    T["loss"] = tf.nn.ctc_loss(labels, x, sl)
+    T["loss_collapse"] = tf.nn.ctc_loss(labels, x, sl, preprocess_collapse_repeated=True)
+    T["loss_nomerge"] = tf.nn.ctc_loss(labels, x, sl, ctc_merge_repeated=False)
+    T["loss_bm"] = tf.nn.ctc_loss(labels, tf.transpose(x, [1, 0, 2]), sl, time_major=False)
+    sl_short = np.array([8, 4, 3, 2], np.int32)
+    T["loss_ignore"] = tf.nn.ctc_loss(labels, x, sl_short, ignore_longer_outputs_than_inputs=True)
+    keys = sorted(T)
+    grads = {"g_" + k: tf.gradients(tf.reduce_sum(T[k] * [1.0, 2.0, 0.5, 1.5]), x)[0] for k in keys}
+    (d,), lp = tf.nn.ctc_greedy_decoder(x, sl)
+    (d2,), lp2 = tf.nn.ctc_greedy_decoder(x, sl, merge_repeated=False, blank_index=0)
+    xr = np.repeat(xv[::2], 2, axis=0)   # repeats to merge
+    with tf.Session() as sess:
+        vals = sess.run({**T, **grads}, {x: xv})
+        dec = sess.run([d.indices, d.values, d.dense_shape, lp, d2.indices, d2.values, d2.dense_shape, lp2], {x: xr})
+        errs = {}
+        try:
+            sess.run(tf.nn.ctc_loss(labels, x, sl_short), {x: xv})
+            errs["short"] = None
+        except Exception as e:
+            errs["short"] = type(e).__name__
+    out["vals"] = {k: np.asarray(v).astype(np.float64).round(3).tolist() for k, v in vals.items()}
+    out["dec"] = [np.asarray(v).round(3).tolist() for v in dec]
+    out["names"] = {k: T[k].name for k in keys} | {"d": [d.indices.name, d.values.name, d.dense_shape.name, lp.name]}
+    out["shapes"] = {k: str(T[k].shape) for k in keys} | {"d": [str(t.shape) for t in (d.indices, d.values, d.dense_shape, lp)]}
+    out["dtypes"] = [t.dtype.name for t in (d.indices, d.values, d.dense_shape, lp)]
+    out["grad_types"] = sorted(o.type for o in tf.get_default_graph().get_operations() if o.name.startswith("gradients/CTCLoss_grad/"))
+    try:
+        tf.gradients(grads["g_loss"], x)
+        errs["second"] = None
+    except Exception as e:
+        errs["second"] = type(e).__name__
+    try:
+        tf.nn.ctc_loss(lab_val, x, sl); errs["dense"] = None
+    except Exception as e:
+        errs["dense"] = type(e).__name__
+    out["errs"] = errs
+    return out

@@ -21,7 +21,7 @@ import scopeflow as tf
 
 from . import nn_more_cases
 
-CASES = ("run_composites", "run_conv_pool", "run_losses", "run_layers")
+CASES = ("run_composites", "run_conv_pool", "run_losses", "run_layers", "run_ctc")
 
 # Graph details TF builds differently only for dynamic spatial shapes: TF packs the
 # SpaceToBatchND paddings row by row (more Pack/StridedSlice ops), scopeflow column-wise.
@@ -174,6 +174,34 @@ def test_separable_conv1d_layer_matches_numpy():
     assert [v.name for v in tf.trainable_variables()] == [
         "separable_conv1d/depthwise_kernel:0", "separable_conv1d/pointwise_kernel:0",
         "separable_conv1d/bias:0"]
+
+
+def test_ctc_loss_gradient_and_errors():
+    """The loss's gradient is the fused backprop output (softmax minus the state posteriors,
+    here checked against central differences); a second derivative raises, as in TF."""
+    tf.reset_default_graph()
+    rng = np.random.RandomState(6)
+    xv = rng.randn(5, 2, 4)
+    x = tf.placeholder(tf.float64, [5, 2, 4])
+    labels = tf.SparseTensor(np.array([[0, 0], [0, 1], [1, 0]], np.int64),
+                             np.array([1, 1, 2], np.int32), [2, 2])
+    loss = tf.nn.ctc_loss(labels, x, np.array([5, 4], np.int32))
+    (g,) = tf.gradients(tf.reduce_sum(loss), x)
+    with tf.Session() as sess:
+        gv = sess.run(g, {x: xv})
+        eps, num = 1e-6, np.zeros_like(xv)
+        for i in np.ndindex(xv.shape):
+            d = np.zeros_like(xv)
+            d[i] = eps
+            num[i] = (sess.run(loss, {x: xv + d}).sum() - sess.run(loss, {x: xv - d}).sum()) / (2 * eps)
+        np.testing.assert_allclose(gv, num, atol=1e-6)
+        assert not gv[4, 1].any()   # past sequence_length
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Not enough time"):
+            sess.run(tf.nn.ctc_loss(labels, x, np.array([1, 1], np.int32)), {x: xv})
+    with pytest.raises(LookupError, match="second"):
+        tf.gradients(g, x)
+    with pytest.raises(TypeError, match="SparseTensor"):
+        tf.nn.ctc_loss([[1]], x, [5, 4])
 
 
 # ── against TensorFlow (one TF process for all cases) ────────────────────────────────

@@ -1,0 +1,286 @@
+"""Connectionist temporal classification: the ``CTCLoss`` op (TF1's ``tf.nn.ctc_loss``)
+with its fused gradient output, the ``CTCGreedyDecoder`` op (``tf.nn.ctc_greedy_decoder``)
+and ``PreventGradient`` (what TF's CTCLoss gradient wraps its backprop output in, so that
+a second derivative raises, as in TF).
+
+Inputs are time-major ``[max_time, batch, num_classes]`` unnormalized log-probabilities;
+the blank is the last class (the decoder's ``blank_index`` may move it). The loss kernel is
+the forward-backward recursion of TF's ``CTCLossCalculator`` in log space (vectorised over
+the extended label states, one step per time), including ``preprocess_collapse_repeated``,
+``ctc_merge_repeated`` and ``ignore_longer_outputs_than_inputs``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scopeflow.framework import dtypes, errors
+from scopeflow.framework.graph import convert_to_tensor
+from scopeflow.framework.opdef import OpDef, check_dtype
+from scopeflow.framework.sparse_tensor import SparseTensor
+from scopeflow.framework.tensor_shape import TensorShape
+from scopeflow.ops import array_ops, math_ops
+
+__all__ = ["ctc_loss", "ctc_greedy_decoder"]
+
+_CTC_FLOATS = (dtypes.float32, dtypes.float64)
+
+
+# ── PreventGradient ──────────────────────────────────────────────────────────────────
+def _prevent_gradient_grad(op, dy):
+    raise LookupError(f"Gradient explicitly disabled. Reason: {op.get_attr('message')}")
+
+
+prevent_gradient_op = OpDef("PreventGradient", shape=lambda x, **attrs: x,
+                            dtype=lambda d, **attrs: d, kernel=lambda x, **attrs: x,
+                            attrs={"message": ""}, grad=_prevent_gradient_grad, aliases=True,
+                            input_names=("input",))
+
+
+# ── CTCLoss ──────────────────────────────────────────────────────────────────────────
+def _ctc_loss_shape(inputs, indices, values, seq_len, **attrs):
+    inputs = inputs.with_rank(3) if inputs.ndims is not None else TensorShape([None] * 3)
+    indices.with_rank(2) if indices.ndims is not None else None
+    values.with_rank(1) if values.ndims is not None else None
+    batch = inputs.as_tuple()[1]
+    if seq_len.ndims is not None:
+        seq_len.with_rank(1)
+        n = seq_len.as_tuple()[0]
+        if batch is not None and n is not None and batch != n:
+            raise ValueError(f"Dimensions must be equal, but are {batch} and {n}")
+        batch = batch if batch is not None else n
+    return [TensorShape([batch]), inputs]
+
+
+def _ctc_loss_dtype(inputs, indices, values, seq_len, **attrs):
+    check_dtype(inputs, _CTC_FLOATS, "inputs")
+    check_dtype(indices, (dtypes.int64,), "labels_indices")
+    check_dtype(values, (dtypes.int32,), "labels_values")
+    check_dtype(seq_len, (dtypes.int32,), "sequence_length")
+    return [inputs, inputs]
+
+
+def _log_softmax(x):
+    shifted = x - x.max(axis=-1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+
+
+def _batch_labels(indices, values, batch):
+    """Each batch entry's label sequence (indices are ``[b, position]``, batch-major)."""
+    labels = [[] for _ in range(batch)]
+    order = np.lexsort((indices[:, 1], indices[:, 0])) if len(indices) else []
+    for i in order:
+        b = int(indices[i, 0])
+        if not 0 <= b < batch:
+            raise errors.InvalidArgumentError(None, None, f"labels batch index {b} out of "
+                                              f"range [0, {batch})")
+        labels[b].append(int(values[i]))
+    return labels
+
+
+def _logsumexp(a, b):
+    m = np.maximum(a, b)
+    with np.errstate(invalid="ignore"):
+        out = m + np.log(np.exp(a - m) + np.exp(b - m))
+    return np.where(np.isneginf(m), -np.inf, out)
+
+
+def _ctc_one(logp, label, blank, merge):
+    """Loss and d(loss)/d(logits) of one sequence (``logp``: ``[T, C]`` log-softmax)."""
+    n_t = logp.shape[0]
+    ext = np.full(2 * len(label) + 1, blank, np.int64)
+    ext[1::2] = label
+    n_u = len(ext)
+    y = logp[:, ext]                                   # [T, U]
+    stay = np.full(n_u, True) if merge else ext == blank
+    skip = np.zeros(n_u, bool)
+    if n_u > 2:
+        skip[2:] = (ext[2:] != blank) & ~(merge & (ext[2:] == ext[:-2]))
+    alpha = np.full((n_t, n_u), -np.inf)
+    alpha[0, 0] = y[0, 0]
+    if n_u > 1:
+        alpha[0, 1] = y[0, 1]
+    for t in range(1, n_t):
+        prev = alpha[t - 1]
+        acc = np.where(stay, prev, -np.inf)
+        acc[1:] = _logsumexp(acc[1:], prev[:-1])
+        acc[2:] = np.where(skip[2:], _logsumexp(acc[2:], prev[:-2]), acc[2:])
+        alpha[t] = y[t] + acc
+    beta = np.full((n_t, n_u), -np.inf)               # excludes y at t
+    beta[-1, -1] = 0.0
+    if n_u > 1:
+        beta[-1, -2] = 0.0
+    for t in range(n_t - 2, -1, -1):
+        nxt = beta[t + 1] + y[t + 1]
+        acc = np.where(stay, nxt, -np.inf)
+        acc[:-1] = _logsumexp(acc[:-1], nxt[1:])
+        acc[:-2] = np.where(skip[2:], _logsumexp(acc[:-2], nxt[2:]), acc[:-2])
+        beta[t] = acc
+    log_p = alpha[-1, -1] if n_u == 1 else _logsumexp(alpha[-1, -1], alpha[-1, -2])
+    grad = np.exp(logp)
+    if np.isneginf(log_p):
+        # An impossible alignment (the label needs more steps than there are): TF's loss
+        # is inf and its gradient the softmax alone.
+        return np.inf, grad
+    post = np.exp(alpha + beta - log_p)                # [T, U]
+    contrib = np.zeros_like(grad)
+    np.add.at(contrib.T, ext, post.T)
+    return -log_p, grad - contrib
+
+
+def _ctc_loss_kernel(inputs, indices, values, seq_len, *, preprocess_collapse_repeated,
+                     ctc_merge_repeated, ignore_longer_outputs_than_inputs):
+    n_t, batch, n_c = inputs.shape
+    if np.shape(seq_len) != (batch,):
+        raise errors.InvalidArgumentError(None, None, "len(sequence_length) != batch_size.  "
+                                          f"len(sequence_length):  {np.size(seq_len)} "
+                                          f"batch_size: {batch}")
+    blank = n_c - 1
+    labels = _batch_labels(np.asarray(indices), np.asarray(values), batch)
+    loss = np.zeros(batch, inputs.dtype)
+    grad = np.zeros_like(inputs)
+    for b in range(batch):
+        n = int(seq_len[b])
+        if n > n_t:
+            raise errors.InvalidArgumentError(None, None, f"sequence_length({b}) <= {n_t}")
+        label = labels[b]
+        if preprocess_collapse_repeated:
+            label = [c for i, c in enumerate(label) if i == 0 or c != label[i - 1]]
+        if any(not 0 <= c < blank for c in label):
+            raise errors.InvalidArgumentError(
+                None, None, f"Saw a label out of range in batch {b}: labels "
+                f"{','.join(map(str, label))} (valid: [0, {blank}), the last class is blank)")
+        need = len(label)   # TF's check: one step per label (repeats not counted)
+        if need > n:
+            if ignore_longer_outputs_than_inputs:
+                continue
+            raise errors.InvalidArgumentError(
+                None, None, f"Not enough time for target transition sequence (required: "
+                f"{need}, available: {n})0You can turn this error into a warning by using the "
+                "flag ignore_longer_outputs_than_inputs")
+        if n == 0:
+            continue
+        logp = _log_softmax(inputs[:n, b].astype(np.float64))
+        lb, gb = _ctc_one(logp, label, blank, ctc_merge_repeated)
+        loss[b] = lb
+        grad[:n, b] = gb
+    return loss, grad
+
+
+ctc_loss_op = OpDef("CTCLoss", shape=_ctc_loss_shape, dtype=_ctc_loss_dtype,
+                    kernel=_ctc_loss_kernel, num_outputs=2,
+                    attrs={"preprocess_collapse_repeated": False, "ctc_merge_repeated": True,
+                           "ignore_longer_outputs_than_inputs": False},
+                    input_names=("inputs", "labels_indices", "labels_values",
+                                 "sequence_length"))
+
+
+@ctc_loss_op.def_grad
+def _ctc_loss_grad(op, grad_loss, _unused):
+    """TF's: the fused gradient output, scaled by the loss's gradient per batch entry,
+    behind a PreventGradient (no second derivative)."""
+    backprop = prevent_gradient_op.bind(
+        op.outputs[1], message="Currently there is no way to take the second  derivative of "
+        "ctc_loss due to the fused implementation's interaction  with tf.gradients()")
+    return [array_ops.expand_dims(grad_loss, -1) * backprop, None, None, None]
+
+
+def ctc_loss(labels, inputs=None, sequence_length=None, preprocess_collapse_repeated=False,
+             ctc_merge_repeated=True, ignore_longer_outputs_than_inputs=False, time_major=True,
+             logits=None):
+    """TF1's CTC loss: ``-log p(labels | inputs)`` per batch entry (a ``CTCLoss``), with
+    ``labels`` a SparseTensor of int32 class ids and the blank the last class.
+
+    >>> l = ctc_loss(tf.SparseTensor([[0, 0]], [1], [1, 1]), tf.zeros([2, 1, 3]), [2])
+    >>> l.op.type
+    'CTCLoss'
+    """
+    if not isinstance(labels, SparseTensor):
+        raise TypeError(f"Expected argument `labels` to be a SparseTensor. Received "
+                        f"labels={labels} of type: {type(labels).__name__}")
+    if logits is not None:
+        if inputs is not None:
+            raise ValueError("Cannot specify both 'logits' and 'inputs'")
+        inputs = logits
+    inputs = convert_to_tensor(inputs, name="logits")
+    if not time_major:
+        inputs = array_ops.transpose(inputs, [1, 0, 2])
+    orig_dtype = inputs.dtype.base_dtype
+    if orig_dtype == dtypes.float16:  # (scopeflow has no bfloat16)
+        inputs = math_ops.cast(inputs, dtypes.float32)
+    loss, _ = ctc_loss_op.bind(
+        inputs, labels.indices, labels.values, sequence_length,
+        preprocess_collapse_repeated=bool(preprocess_collapse_repeated),
+        ctc_merge_repeated=bool(ctc_merge_repeated),
+        ignore_longer_outputs_than_inputs=bool(ignore_longer_outputs_than_inputs))
+    if orig_dtype == dtypes.float16:  # (scopeflow has no bfloat16)
+        loss = math_ops.cast(loss, orig_dtype)
+    return loss
+
+
+# ── CTCGreedyDecoder ─────────────────────────────────────────────────────────────────
+def _greedy_shape(inputs, seq_len, **attrs):
+    inputs = inputs.with_rank(3) if inputs.ndims is not None else TensorShape([None] * 3)
+    batch = inputs.as_tuple()[1]
+    if seq_len.ndims is not None:
+        seq_len.with_rank(1)
+        n = seq_len.as_tuple()[0]
+        if batch is not None and n is not None and batch != n:
+            raise ValueError(f"Dimensions must be equal, but are {batch} and {n}")
+        batch = batch if batch is not None else n
+    return [TensorShape([None, 2]), TensorShape([None]), TensorShape([2]),
+            TensorShape([batch, 1])]
+
+
+def _greedy_dtype(inputs, seq_len, **attrs):
+    check_dtype(inputs, _CTC_FLOATS, "inputs")
+    check_dtype(seq_len, (dtypes.int32,), "sequence_length")
+    return [dtypes.int64, dtypes.int64, dtypes.int64, inputs]
+
+
+def _greedy_kernel(inputs, seq_len, *, merge_repeated, blank_index):
+    n_t, batch, n_c = inputs.shape
+    if np.shape(seq_len) != (batch,):
+        raise errors.InvalidArgumentError(None, None, "len(sequence_length) != batch_size.  "
+                                          f"len(sequence_length):  {np.size(seq_len)} "
+                                          f"batch_size: {batch}")
+    if np.any(seq_len > n_t):
+        b = int(np.argmax(seq_len > n_t))
+        raise errors.InvalidArgumentError(None, None, f"sequence_length({b}) <= {n_t}")
+    blank = blank_index + n_c if blank_index < 0 else blank_index
+    best = inputs.argmax(axis=2)                       # [T, B], the first maximum
+    top = np.take_along_axis(inputs, best[..., None], 2)[..., 0]
+    live = np.arange(n_t)[:, None] < np.asarray(seq_len)[None, :]
+    log_prob = -(np.where(live, top, 0).sum(axis=0, dtype=inputs.dtype))[:, None]
+    prev = np.vstack([np.full((1, batch), -1), best[:-1]])
+    keep = live & (best != blank)
+    if merge_repeated:
+        keep &= best != prev
+    b_idx, t_idx = np.nonzero(keep.T)                  # batch-major, time order
+    vals = best.T[b_idx, t_idx].astype(np.int64)
+    counts = np.bincount(b_idx, minlength=batch)
+    pos = np.arange(len(b_idx)) - np.repeat(np.cumsum(counts) - counts, counts)
+    indices = np.stack([b_idx, pos], 1).astype(np.int64).reshape(-1, 2)
+    shape = np.array([batch, counts.max() if batch else 0], np.int64)
+    return indices, vals, shape, log_prob.astype(inputs.dtype)
+
+
+ctc_greedy_decoder_op = OpDef("CTCGreedyDecoder", shape=_greedy_shape, dtype=_greedy_dtype,
+                              kernel=_greedy_kernel, num_outputs=4, grad=None,
+                              attrs={"merge_repeated": False, "blank_index": -1},
+                              input_names=("inputs", "sequence_length"))
+
+
+def ctc_greedy_decoder(inputs, sequence_length, merge_repeated=True, blank_index=None):
+    """Best-path decoding: the most likely class per step, repeats merged (optionally),
+    blanks removed; ``([decoded SparseTensor], -sum of the best logits [batch, 1])``.
+
+    >>> d, lp = ctc_greedy_decoder(tf.zeros([2, 1, 3]), [2])
+    >>> d[0].indices.op.type, lp.shape.as_list()
+    ('CTCGreedyDecoder', [1, 1])
+    """
+    outputs = ctc_greedy_decoder_op.bind(
+        inputs, sequence_length, merge_repeated=bool(merge_repeated),
+        blank_index=-1 if blank_index is None else int(blank_index))
+    ix, vals, shape, log_probabilities = outputs
+    return [SparseTensor(ix, vals, shape)], log_probabilities
