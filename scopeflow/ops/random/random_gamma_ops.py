@@ -25,10 +25,19 @@ import numpy as np
 
 from scopeflow.framework import dtypes, errors, random_seed
 from scopeflow.framework.dtype_groups import FLOATS, INDEX
-from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
-from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype, from_tensors
+from scopeflow.framework.graph import Tensor, control_dependencies, convert_to_tensor, name_scope
+from scopeflow.framework.opdef import (
+    NO_GRADIENT,
+    OpDef,
+    broadcast_shape,
+    broadcasting,
+    check_dtype,
+    from_tensors,
+    same_dtype,
+)
 from scopeflow.ops import array_ops, math_ops
 from scopeflow.ops.math import libm
+from scopeflow.ops.math.gamma_ops import _igamma_parts
 from scopeflow.ops.random import philox
 from scopeflow.ops.random.random_ops import _dims, _output_shape, _shape_tensor, _stream
 from scopeflow.ops.random.stateless_random_ops import (
@@ -216,6 +225,61 @@ def poisson_samples(key: int, start: int, rate: np.ndarray, per_rate: int,
     return out.reshape(rates.size, per_rate).T
 
 
+# ── RandomGammaGrad: d sample / d alpha ──────────────────────────────────────────
+def _random_gamma_grad_kernel(alpha, sample, *, T):
+    """The implicit reparameterization derivative ``-(dP/da) / (dP/dx)`` of a Gamma(a, 1)
+    sample ``x`` (``P`` the regularized incomplete gamma function), computed in float64
+    (``gamma_ops``' series and continued fraction) and rounded once: within an ulp or so
+    of Eigen's ``gamma_sample_der_alpha``, not its bits. NaN unless ``alpha > 0`` and
+    ``sample >= 0``; 0 at ``sample == 0``."""
+    a, x = np.broadcast_arrays(alpha.astype(np.float64), sample.astype(np.float64))
+    dp_da = _igamma_parts(a, x, True)[2]
+    with np.errstate(all="ignore"):
+        lg = np.vectorize(math.lgamma, otypes=[np.float64])(np.where(a > 0, a, 1.0))
+        log_pdf = -x + (a - 1) * np.log(x) - lg
+        out = -dp_da / np.exp(log_pdf)
+    out = np.where((a > 0) & (x >= 0), out, np.nan)
+    out = np.where((x == 0) & (a > 0), 0.0, out)
+    return out.astype(alpha.dtype)
+
+
+random_gamma_grad_op = OpDef(
+    "RandomGammaGrad", shape=broadcasting(broadcast_shape),
+    dtype=lambda a, s, **_: check_dtype(same_dtype(a, s), (dtypes.float32, dtypes.float64),
+                                        "T"),
+    kernel=_random_gamma_grad_kernel, attrs={"T": None}, grad=NO_GRADIENT,
+    input_names=("alpha", "sample"))
+
+
+def _gamma_grad_alpha(shape, alpha, sample, grad, num_sample_dims):
+    """TF's: ``sum over the sample dims of grad * RandomGammaGrad(alpha, sample)``, alpha
+    given leading unit dims."""
+    new_shape = array_ops.concat([array_ops.ones([num_sample_dims], dtype=dtypes.int32),
+                                  array_ops.shape(alpha)], axis=0)
+    alpha_broadcastable = array_ops.reshape(alpha, new_shape)
+    partial_a = random_gamma_grad_op.bind(alpha_broadcastable, sample,
+                                          T=alpha.dtype.base_dtype)
+    return math_ops.reduce_sum(math_ops.multiply(grad, partial_a),
+                               axis=math_ops.range(num_sample_dims))
+
+
+def _random_gamma_grad(op, grad):
+    """TF's ``_RandomGammaGrad`` (implicit differentiation, Figurnov et al. 2018)."""
+    shape, alpha = op.inputs[0], op.inputs[1]
+    with control_dependencies([grad]):
+        return [None, _gamma_grad_alpha(shape, alpha, op.outputs[0], grad,
+                                        array_ops.size(shape))]
+
+
+def _stateless_gamma_grad(op, grad):
+    """TF's ``_StatelessRandomGammaV3Grad``: the sample dims are ``shape``'s leading ones."""
+    shape, alpha = op.inputs[0], op.inputs[4]
+    with control_dependencies([grad]):
+        dims = math_ops.subtract(array_ops.size(shape), array_ops.rank(alpha))
+        return [None, None, None, None,
+                _gamma_grad_alpha(shape, alpha, op.outputs[0], grad, dims)]
+
+
 # ── RandomGamma ──────────────────────────────────────────────────────────────────────
 def _append_shape(shape, param, **attrs):
     return _output_shape(shape).concatenate(param.shape)
@@ -245,7 +309,7 @@ random_gamma_op = OpDef(
     "RandomGamma", shape=from_tensors(_append_shape), dtype=_random_gamma_dtype,
     kernel=_random_gamma_kernel,
     attrs={"seed": 0, "seed2": 0, "S": dtypes.int32, "T": None}, stateful=True,
-    grad=NO_GRADIENT, input_names=("shape", "alpha"))
+    grad=_random_gamma_grad, input_names=("shape", "alpha"))
 
 
 def _gamma_tail(shape, alpha, beta, rnd):
@@ -309,7 +373,7 @@ def _stateless_gamma_v3_kernel(shape, key, counter, alg, alpha, *, dtype, shape_
 stateless_random_gamma_v3_op = OpDef(
     "StatelessRandomGammaV3", shape=from_tensors(_stateless_gamma_v3_shape),
     dtype=_stateless_gamma_v3_dtype, kernel=_stateless_gamma_v3_kernel,
-    attrs={"dtype": None, "shape_dtype": dtypes.int32}, grad=NO_GRADIENT,
+    attrs={"dtype": None, "shape_dtype": dtypes.int32}, grad=_stateless_gamma_grad,
     input_names=("shape", "key", "counter", "alg", "alpha"))
 
 
