@@ -120,6 +120,8 @@ RUN_CASES = [
     "tf.strings.split(S([b'a,b,c,d']), sep=',', maxsplit=2)",
     "tf.strings.split(tf.constant('a b'))",
     "tf.strings.split(source=S([b'a b']))",
+    # unknown rank: TF builds it through a RaggedTensor (RaggedTensorToSparse), same values
+    "tf.strings.split(tf.placeholder_with_default(S([b'a b', b'c']), None))",
     "tf.strings.to_number(S([b'1.5', b'-2']))",
     # format
     "tf.strings.format('x={} y={}', [tf.constant([[1, 2], [3, 4]]), S([b'a', b'b'])])",
@@ -185,6 +187,17 @@ BUILD_CASES = [
     "tf.strings.unicode_encode(tf.placeholder(tf.int32, [None, 4]), 'UTF-8')",
     "tf.strings.unicode_encode(tf.placeholder(tf.int32, [2, 3, 4]), 'UTF-8')",
     "tf.strings.unicode_encode(tf.placeholder(tf.int32, [None]), 'UTF-8')",
+    "tf.reduce_join(P, tf.placeholder(tf.int32))",
+    "tf.reduce_join(P, tf.placeholder(tf.int32), keep_dims=True)",
+    "tf.reduce_join(U, 0, keep_dims=True)",
+    "tf.string_split(U)",
+    "tf.substr(P, tf.placeholder(tf.int32), tf.placeholder(tf.int32))",
+    "tf.substr(U, [[0, 1, 2]], [[1, 1, 1]])",
+    "tf.strings.unsorted_segment_join(U, [0, 1], 2)",
+    "tf.strings.unsorted_segment_join(P, [0, 1], tf.placeholder(tf.int32, []))",
+    "tf.fingerprint(tf.placeholder(tf.int32, [None, 3, 2]))",
+    "tf.as_string(tf.placeholder(tf.bool, [None]))",
+    "tf.strings.format('{}', F, summarize=-1)",
 ]
 
 # Errors raised while building.
