@@ -43,6 +43,21 @@ from scopeflow.ops.linalg import (
 )
 from scopeflow.ops.linalg import diag as tensor_diag
 from scopeflow.ops.linalg import diag_part as tensor_diag_part
+from scopeflow.ops.linalg.linear_operator import (
+    LinearOperator,
+    LinearOperatorAdjoint,
+    LinearOperatorBlockDiag,
+    LinearOperatorComposition,
+    LinearOperatorDiag,
+    LinearOperatorFullMatrix,
+    LinearOperatorIdentity,
+    LinearOperatorInversion,
+    LinearOperatorKronecker,
+    LinearOperatorLowerTriangular,
+    LinearOperatorLowRankUpdate,
+    LinearOperatorScaledIdentity,
+    LinearOperatorZeros,
+)
 from scopeflow.ops.math.clip_ops import global_norm
 from scopeflow.ops.math.matmul_ops import matmul, tensordot
 from scopeflow.ops.nn.nn_composites import l2_normalize
@@ -60,7 +75,12 @@ solve = matrix_solve
 transpose = matrix_transpose
 triangular_solve = matrix_triangular_solve
 
-__all__ = ["adjoint", "band_part", "cholesky", "cholesky_solve", "cross", "det", "diag",
+__all__ = ["LinearOperator", "LinearOperatorAdjoint", "LinearOperatorBlockDiag",
+           "LinearOperatorComposition", "LinearOperatorDiag", "LinearOperatorFullMatrix",
+           "LinearOperatorIdentity", "LinearOperatorInversion", "LinearOperatorKronecker",
+           "LinearOperatorLowerTriangular", "LinearOperatorLowRankUpdate",
+           "LinearOperatorScaledIdentity", "LinearOperatorZeros", "adjoint", "band_part",
+           "cholesky", "cholesky_solve", "cross", "det", "diag",
            "diag_part", "eigh", "eigvalsh", "einsum", "expm", "eye", "global_norm", "inv",
            "l2_normalize", "logdet", "logm", "lstsq", "lu", "lu_matrix_inverse",
            "lu_reconstruct", "lu_solve", "matmul", "matrix_rank", "matrix_transpose", "matvec",
