@@ -82,6 +82,49 @@ ROWS = [
 ]
 
 
+# Bessel functions: references from their power series (plain Python, no SciPy), at
+# points away from the kernels' interval boundaries and below the series' cancellation
+def _bessel_series(order, x, kind):
+    """I_n (kind "i") or J_n ("j") by the power series sum (+-x^2/4)^k / (k! (k+n)!)."""
+    sign = 1.0 if kind == "i" else -1.0
+    out = []
+    for v in np.ravel(x):
+        term = (v / 2) ** order / math.factorial(order)
+        total, k = term, 0
+        while abs(term) > 1e-18 * abs(total) or k < 5:
+            k += 1
+            term *= sign * (v * v / 4) / (k * (k + order))
+            total += term
+        out.append(total)
+    return np.array(out).reshape(np.shape(x))
+
+
+_BX = _a([0.3, 1.7, 4.2, 6.5, 9.0], f64)
+ROWS += [
+    OpCase("BesselI0", lambda tf, x: tf.math.bessel_i0(x), lambda x: _bessel_series(0, x, "i"),
+           [_BX], id="BesselI0-series"),
+    OpCase("BesselI0e", lambda tf, x: tf.math.bessel_i0e(x),
+           lambda x: _bessel_series(0, x, "i") * np.exp(-np.abs(x)), [-_BX], id="BesselI0e-neg"),
+    OpCase("BesselI1", lambda tf, x: tf.math.bessel_i1(x), lambda x: _bessel_series(1, x, "i"),
+           [-_BX], id="BesselI1-odd"),
+    OpCase("BesselI1e", lambda tf, x: tf.math.special.bessel_i1e(x),
+           lambda x: _bessel_series(1, x, "i") * np.exp(-np.abs(x)), [_BX], id="BesselI1e"),
+    OpCase("BesselJ0", lambda tf, x: tf.math.special.bessel_j0(x),
+           lambda x: _bessel_series(0, x, "j"), [-_BX[:4]], id="BesselJ0-series"),
+    OpCase("BesselJ1", lambda tf, x: tf.math.special.bessel_j1(x),
+           lambda x: _bessel_series(1, x, "j"), [_BX[:4]], id="BesselJ1-series",
+           rtol=1e-9, atol=1e-12),
+]
+# K and Y: values by identities with the ops above (their own references are SciPy's, in
+# tests/unit/ops/math/test_math_more.py against TF); here: their gradients, numerically
+for _op, _fn in (("BesselK0", "bessel_k0"), ("BesselK0e", "bessel_k0e"),
+                 ("BesselK1", "bessel_k1"), ("BesselK1e", "bessel_k1e"),
+                 ("BesselY0", "bessel_y0"), ("BesselY1", "bessel_y1")):
+    ROWS.append(OpCase(_op, lambda tf, x, _fn=_fn: getattr(tf.math.special, _fn)(x),
+                       lambda x: None, [_a([0.4, 1.9, 3.3, 7.5, 12.0], f64)],
+                       id=f"{_op}-gradient", check_values=False))
+
+
 def _igamma_grad_a_ref(a, x, terms=200):
     """dP/da from the series P = x^a e^-x sum_n x^n / Gamma(a + n + 1), differentiated
     term by term in plain Python (math.lgamma and a digamma by its own series)."""
