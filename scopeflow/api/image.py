@@ -31,6 +31,7 @@ from scopeflow.ops.image.image_ops import (
     resize_area,
     resize_bicubic,
     resize_bilinear,
+    resize_image_with_pad,
     resize_images,
     resize_nearest_neighbor,
 )
@@ -93,7 +94,7 @@ __all__ += ["adjust_gamma", "adjust_hue", "adjust_saturation", "hsv_to_rgb", "ra
             "non_max_suppression_overlaps", "non_max_suppression_with_scores",
             "crop_and_resize", "draw_bounding_boxes", "extract_glimpse",
             "extract_image_patches", "extract_patches", "decode_and_crop_jpeg",
-            "extract_jpeg_shape", "is_jpeg"]
+            "extract_jpeg_shape", "is_jpeg", "resize_image_with_pad"]
 
 
 def __getattr__(name):

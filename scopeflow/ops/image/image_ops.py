@@ -25,10 +25,13 @@ from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype, from_tens
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops import array_ops, math_ops
+from scopeflow.ops.control_flow import control_flow_ops
+from scopeflow.ops.image import image_transform_ops
 from scopeflow.ops.op_helpers import _partial_dims
 
 __all__ = ["ResizeMethod", "resize_images", "resize", "resize_bilinear",
-           "resize_nearest_neighbor", "resize_bicubic", "resize_area"]
+           "resize_nearest_neighbor", "resize_bicubic", "resize_area",
+           "resize_image_with_pad"]
 
 # TF's T lists of the resize ops (bfloat16 aside, which scopeflow lacks).
 _RESIZE_TYPES = (dtypes.int8, dtypes.uint8, dtypes.int16, dtypes.uint16, dtypes.int32,
@@ -592,3 +595,53 @@ def _aspect_preserving_size(images, size):
 
 
 resize = resize_images
+
+
+def resize_image_with_pad(image, target_height, target_width, method=ResizeMethod.BILINEAR,
+                          align_corners=False) -> Tensor:
+    """TF1's ``resize_image_with_pad``: resizes keeping the aspect ratio so the image fits
+    ``[target_height, target_width]`` (sizes floored), then zero-pads it centred (the
+    padding before floored) to exactly that size; built op for op as TF builds it."""
+    with name_scope(None, "resize_image_with_pad", [image]):
+        image = convert_to_tensor(image, name="image")
+        ndims = image.shape.ndims
+        is_batch = True
+        if ndims == 3 or ndims is None:
+            is_batch = False
+            image = array_ops.expand_dims(image, 0)
+            if ndims is None:
+                image.set_shape([None] * 4)
+        elif ndims != 4:
+            raise ValueError(f"'image' (shape {image.shape}) must have either 3 or 4 "
+                             "dimensions.")
+        assert_ops = image_transform_ops._check_at_least_3d(image)
+        assert_ops += image_transform_ops._assert(target_width > 0,
+                                                  "target_width must be > 0.")
+        assert_ops += image_transform_ops._assert(target_height > 0,
+                                                  "target_height must be > 0.")
+        image = control_flow_ops.with_dependencies(assert_ops, image)
+        _, height, width, _ = image_transform_ops._image_dims(image, rank=4)
+        f32 = dtypes.float32
+        f_height = math_ops.cast(height, dtype=f32)
+        f_width = math_ops.cast(width, dtype=f32)
+        f_target_height = math_ops.cast(target_height, dtype=f32)
+        f_target_width = math_ops.cast(target_width, dtype=f32)
+        ratio = math_ops.maximum(f_width / f_target_width, f_height / f_target_height)
+        resized_height_float = f_height / ratio
+        resized_width_float = f_width / ratio
+        resized_height = math_ops.cast(math_ops.floor(resized_height_float), dtype=dtypes.int32)
+        resized_width = math_ops.cast(math_ops.floor(resized_width_float), dtype=dtypes.int32)
+        padding_height = (f_target_height - resized_height_float) / 2
+        padding_width = (f_target_width - resized_width_float) / 2
+        f_padding_height = math_ops.floor(padding_height)
+        f_padding_width = math_ops.floor(padding_width)
+        p_height = math_ops.maximum(0, math_ops.cast(f_padding_height, dtype=dtypes.int32))
+        p_width = math_ops.maximum(0, math_ops.cast(f_padding_width, dtype=dtypes.int32))
+        resized = resize_images(image, [resized_height, resized_width], method,
+                                align_corners=align_corners)
+        padded = image_transform_ops.pad_to_bounding_box(resized, p_height, p_width,
+                                                         target_height, target_width)
+        if padded.shape.ndims is None:
+            raise ValueError("padded contains no shape.")
+        image_transform_ops._image_dims(padded, rank=4)
+        return padded if is_batch else array_ops.squeeze(padded, axis=[0])

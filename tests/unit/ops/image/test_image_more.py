@@ -138,9 +138,14 @@ CASES = {
     "volume_same": "tf.extract_volume_patches(vol, [1, 2, 2, 3, 1], [1, 1, 2, 2, 1], 'SAME')",
     "volume_ph": "tf.extract_volume_patches(ph('vol'), [1, 1, 2, 2, 1], [1, 1, 1, 1, 1],"
                  " 'SAME')",
+    "resize_with_pad": "tf.image.resize_image_with_pad(img, 10, 4)",
+    "resize_with_pad_3d": "tf.image.resize_image_with_pad(img[0], 5, 12, method=1)",
+    "resize_with_pad_ph": "tf.image.resize_image_with_pad(ph('img'), 9, 9, align_corners=True)",
+    "resize_with_pad_u8": "tf.image.resize_image_with_pad(u8, 6, 3, method=2)",
 }
 
 GRADS = {
+    "resize_with_pad": ("tf.image.resize_image_with_pad(img, 10, 4)", "img"),
     "patches_same": ("tf.extract_image_patches(img, [1, 2, 3, 1], [1, 2, 1, 1], [1, 1, 2, 1],"
                      " 'SAME')", "img"),
     "patches_valid": ("tf.image.extract_patches(img, [1, 3, 2, 1], [1, 1, 2, 1],"
