@@ -11,6 +11,7 @@ from scopeflow.ops.nn.conv_ops import *  # noqa: F403
 from scopeflow.ops.nn.conv_pool_composites import *  # noqa: F403
 from scopeflow.ops.nn.ctc_ops import *  # noqa: F403
 from scopeflow.ops.nn.embedding_ops import *  # noqa: F403
+from scopeflow.ops.nn.morphology_ops import *  # noqa: F403
 from scopeflow.ops.nn.nn_extra_composites import *  # noqa: F403
 from scopeflow.ops.nn.nn_extra_composites import SWISH_GRADIENT as _SWISH_GRADIENT
 from scopeflow.ops.nn.nn_extra_composites import swish_grad as _swish_grad

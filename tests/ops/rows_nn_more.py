@@ -1,5 +1,5 @@
 """Op-table rows for CTCLoss, CTCGreedyDecoder and PreventGradient (scopeflow/ops/nn/
-ctc_ops.py). The CTC loss reference sums the probability of every frame-level path that
+ctc_ops.py) and the Dilation2D ops (morphology_ops.py; a direct-loop NumPy reference). The CTC loss reference sums the probability of every frame-level path that
 collapses to the label (brute force over all C**T paths), independent of the kernel's
 forward-backward recursion."""
 
@@ -67,7 +67,63 @@ def _greedy_build(tf, x):
     return [d.indices, d.values, d.dense_shape, lp]
 
 
+def _dilation_ref(x, w, stride=1, rate=1, padding="VALID"):
+    """Direct loops: the max over in-image taps of input + filter."""
+    n, h, wd, c = x.shape
+    kh, kw = w.shape[:2]
+    ekh, ekw = (kh - 1) * rate + 1, (kw - 1) * rate + 1
+    if padding == "SAME":
+        oh, ow = -(-h // stride), -(-wd // stride)
+        pt = max((oh - 1) * stride + ekh - h, 0) // 2
+        pl = max((ow - 1) * stride + ekw - wd, 0) // 2
+    else:
+        oh, ow, pt, pl = (h - ekh) // stride + 1, (wd - ekw) // stride + 1, 0, 0
+    out = np.full((n, oh, ow, c), -np.inf)
+    for y in range(oh):
+        for xx in range(ow):
+            for i in range(kh):
+                for j in range(kw):
+                    r, q = y * stride + i * rate - pt, xx * stride + j * rate - pl
+                    if 0 <= r < h and 0 <= q < wd:
+                        out[:, y, xx] = np.maximum(out[:, y, xx], x[:, r, q] + w[i, j])
+    return out.astype(x.dtype)
+
+
+DIL_X, DIL_W = rand(2, 6, 5, 2, seed=13), rand(2, 3, 2, seed=14)
+
+
+def _dil_grads(which):
+    def build(tf, x, w, dy):
+        y = tf.nn.dilation2d(x, w, [1, 1, 1, 1], [1, 1, 1, 1], "VALID")
+        return tf.gradients(y, [x, w], grad_ys=dy)[which]
+    return build
+
+
+def _dil_grad_ref(which):
+    def ref(x, w, dy):
+        kh, kw = w.shape[:2]
+        gx, gw = np.zeros_like(x), np.zeros_like(w)
+        for b, y, q, c in np.ndindex(dy.shape):
+            vals = [(x[b, y + i, q + j, c] + w[i, j, c], i, j) for i in range(kh) for j in range(kw)]
+            best = max(v for v, _, _ in vals)
+            _, i, j = next(t for t in vals if t[0] == best)   # the first maximum
+            gx[b, y + i, q + j, c] += dy[b, y, q, c]
+            gw[i, j, c] += dy[b, y, q, c]
+        return [gx, gw][which]
+    return ref
+
+
 ROWS = [
+    OpCase("Dilation2D", lambda tf, x, w: tf.nn.dilation2d(x, w, [1, 1, 1, 1], [1, 1, 1, 1],
+                                                             "VALID"),
+           _dilation_ref, [DIL_X, DIL_W], id="valid"),
+    OpCase("Dilation2D", lambda tf, x, w: tf.nn.dilation2d(x, w, [1, 2, 2, 1], [1, 2, 2, 1],
+                                                             "SAME"),
+           lambda x, w: _dilation_ref(x, w, 2, 2, "SAME"), [DIL_X, DIL_W], id="same_rate"),
+    OpCase("Dilation2DBackpropInput", _dil_grads(0), _dil_grad_ref(0),
+           [DIL_X, DIL_W, rand(2, 5, 3, 2, seed=15)]),
+    OpCase("Dilation2DBackpropFilter", _dil_grads(1), _dil_grad_ref(1),
+           [DIL_X, DIL_W, rand(2, 5, 3, 2, seed=15)], rtol=1e-5, atol=1e-5),
     OpCase("CTCLoss", _ctc_build(), lambda x: _ctc_brute(x, [[0, 1], [1]], CTC_SEQ),
            [CTC_X], rtol=1e-5, id="merge"),
     OpCase("CTCLoss", _ctc_build(False),

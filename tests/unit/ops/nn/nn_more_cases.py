@@ -285,3 +285,45 @@ def run_ctc(tf):
         errs["dense"] = type(e).__name__
     out["errs"] = errs
     return out
+
+
+def run_morphology(tf):
+    out = {}
+    rng = np.random.RandomState(9)
+    tf.reset_default_graph()
+    xv = rng.randn(2, 7, 6, 3).astype(np.float32)
+    x = tf.placeholder(tf.float32, [None, 7, 6, 3], name="x")
+    xu = tf.placeholder(tf.float32, [None, 7, None, 3], name="xu")
+    f = tf.constant(rng.randn(2, 3, 3).astype(np.float32))
+    T = {}
+    T["d_same"] = tf.nn.dilation2d(x, f, [1, 1, 1, 1], [1, 1, 1, 1], "SAME")
+    T["d_valid_s"] = tf.nn.dilation2d(x, f, [1, 2, 2, 1], [1, 1, 1, 1], "VALID")
+    T["d_rate"] = tf.nn.dilation2d(x, filters=f, strides=[1, 1, 2, 1], dilations=[1, 2, 2, 1], padding="SAME")
+    T["d_rate_v"] = tf.nn.dilation2d(x, f, [1, 1, 1, 1], [1, 2, 1, 1], "VALID")
+    T["e_same"] = tf.nn.erosion2d(x, f, [1, 1, 1, 1], [1, 1, 1, 1], "SAME")
+    T["e_rate"] = tf.nn.erosion2d(x, f, [1, 2, 1, 1], [1, 1, 2, 1], "VALID")
+    T["d_u"] = tf.nn.dilation2d(xu, f, [1, 1, 1, 1], [1, 1, 1, 1], "SAME")
+    keys = sorted(T)
+    grads = {}
+    for k in keys:
+        if k == "d_u": continue
+        gx, gf = tf.gradients(tf.reduce_sum(T[k] * T[k]), [x, f])
+        grads["gx_" + k], grads["gf_" + k] = gx, gf
+    with tf.Session() as sess:
+        vals = sess.run({**T, **grads}, {x: xv, xu: xv})
+    out["vals"] = {k: np.asarray(v).astype(np.float64).round(3).tolist() for k, v in vals.items()}
+    out["names"] = {k: T[k].name for k in keys} | {k: grads[k].name for k in sorted(grads)}
+    out["shapes"] = {k: str(T[k].shape) for k in keys} | {k: str(grads[k].shape) for k in sorted(grads)}
+    errs = {}
+    try:
+        tf.gradients(grads["gx_d_same"], x); errs["second"] = None
+    except Exception as e:
+        errs["second"] = type(e).__name__
+    for k, fn in {"depth": lambda: tf.nn.dilation2d(x, tf.ones([2, 2, 2]), [1] * 4, [1] * 4, "SAME"),
+                  "stride": lambda: tf.nn.dilation2d(x, f, [2, 1, 1, 1], [1] * 4, "SAME")}.items():
+        try:
+            fn(); errs[k] = None
+        except Exception as e:
+            errs[k] = type(e).__name__
+    out["errs"] = errs
+    return out

@@ -21,7 +21,8 @@ import scopeflow as tf
 
 from . import nn_more_cases
 
-CASES = ("run_composites", "run_conv_pool", "run_losses", "run_layers", "run_ctc")
+CASES = ("run_composites", "run_conv_pool", "run_losses", "run_layers", "run_ctc",
+         "run_morphology")
 
 # Graph details TF builds differently only for dynamic spatial shapes: TF packs the
 # SpaceToBatchND paddings row by row (more Pack/StridedSlice ops), scopeflow column-wise.
