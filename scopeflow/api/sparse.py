@@ -5,6 +5,7 @@ from scopeflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from scopeflow.ops.math.segment_ops import sparse_segment_mean as segment_mean
 from scopeflow.ops.math.segment_ops import sparse_segment_sqrt_n as segment_sqrt_n
 from scopeflow.ops.math.segment_ops import sparse_segment_sum as segment_sum
+from scopeflow.ops.sparse.sparse_count_ops import sparse_bincount as bincount
 from scopeflow.ops.sparse.sparse_cross_ops import sparse_cross as cross
 from scopeflow.ops.sparse.sparse_cross_ops import sparse_cross_hashed as cross_hashed
 from scopeflow.ops.sparse.sparse_layout_ops import from_dense
@@ -35,8 +36,8 @@ from scopeflow.ops.sparse.sparse_ops import sparse_placeholder as placeholder
 from scopeflow.ops.sparse.sparse_ops import sparse_tensor_to_dense as to_dense
 from scopeflow.ops.sparse.sparse_reorder_ops import sparse_reorder as reorder
 
-__all__ = ["SparseTensor", "SparseTensorValue", "add", "concat", "cross", "cross_hashed",
-           "expand_dims", "eye",
+__all__ = ["SparseTensor", "SparseTensorValue", "add", "bincount", "concat", "cross",
+           "cross_hashed", "expand_dims", "eye",
            "fill_empty_rows", "from_dense", "mask", "matmul", "maximum", "merge", "minimum",
            "placeholder", "reduce_max", "reduce_max_sparse", "reduce_sum", "reduce_sum_sparse",
            "reorder", "reset_shape", "reshape", "retain", "segment_mean", "segment_sqrt_n",

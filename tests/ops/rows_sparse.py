@@ -249,9 +249,15 @@ def _roundtrip(tf, v):
     return [tf.serialize_sparse(sp), *_comps(many)]
 
 
+def _check_roundtrip(serialized, indices, values, shape):
+    """serialize_sparse gives 3 strings; serialize_many -> deserialize_many is the input."""
+    assert np.shape(serialized) == (3,)
+    assert np.array_equal(indices, A_IND) and np.array_equal(values, A_VAL)
+    assert np.array_equal(shape, SHAPE)
+
+
 ROWS += [
-    OpCase("SerializeManySparse", _roundtrip,
-           lambda v: [None, A_IND, v, SHAPE], [A_VAL], check_values=False),
+    OpCase("SerializeManySparse", _roundtrip, _check_roundtrip, [A_VAL], check_values=False),
     OpCase("SerializeSparse", lambda tf, v: tf.io.serialize_sparse(tf.SparseTensor(
         A_IND, v, SHAPE)), lambda s: None, [A_VAL], check_values=False),
     OpCase("DeserializeManySparse", lambda tf, v: _comps(tf.io.deserialize_many_sparse(
@@ -285,4 +291,21 @@ ROWS += [
         [tf.SparseTensor(SP_IND, v, [2, 2]), d], num_buckets=10)),
         lambda *outs: None,
         [np.array([1, 2, 3], i64), np.array([[4], [5]], i64)], check_values=False),
+]
+
+
+# ── tf.sparse.bincount ───────────────────────────────────────────────────────────────
+COUNT_V = np.array([[1, 3, 3, 0], [5, 1, 1, 1]], np.int32)
+ROWS += [
+    OpCase("DenseCountSparseOutput",
+           lambda tf, v: _comps(tf.sparse.bincount(v, axis=-1, minlength=7)),
+           lambda v: [np.array([[0, 0], [0, 1], [0, 3], [1, 1], [1, 5]], i64),
+                      np.array([1, 1, 2, 3, 1], np.int32), np.array([2, 7], i64)], [COUNT_V]),
+    OpCase("SparseCountSparseOutput",
+           lambda tf, v, w: _comps(tf.sparse.bincount(
+               tf.SparseTensor(SP_IND, v, [2, 2]), weights=tf.SparseTensor(SP_IND, w, [2, 2]),
+               axis=-1)),
+           lambda v, w: [np.array([[0, 4], [1, 2]], i64), np.array([w[0] + w[1], w[2]], f32),
+                         np.array([2, 5], i64)],
+           [np.array([4, 4, 2], i64), np.array([0.5, 1.0, 2.0], f32)]),
 ]

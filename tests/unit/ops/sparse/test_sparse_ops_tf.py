@@ -154,6 +154,19 @@ def CASES(tf):
     out["cross_hashed_buckets"] = tf.sparse.cross_hashed([xa, xc, xi], num_buckets=100,
                                                          hash_key=7)
     out["cross_hashed_strings"] = tf.sparse.cross_hashed([xb, xa], num_buckets=1000)
+    # tf.sparse.bincount
+    cv = tf.constant([[1, 3, 3, 0], [5, 1, 1, 1]])
+    csp = tf.SparseTensor([[0, 1], [0, 3], [2, 0], [2, 2]], tf.constant([4, 2, 4, 4], tf.int64),
+                          [3, 5])
+    out["bincount"] = tf.sparse.bincount(cv)
+    out["bincount_rows"] = tf.sparse.bincount(cv, axis=-1, minlength=8)
+    out["bincount_max"] = tf.sparse.bincount(cv, axis=-1, maxlength=3)
+    out["bincount_binary"] = tf.sparse.bincount(cv, axis=-1, binary_output=True)
+    out["bincount_weights"] = tf.sparse.bincount(cv, weights=tf.constant([[.5, 1, 2, 3],
+                                                                          [1, 1, 1, 1.5]]))
+    out["bincount_sparse"] = tf.sparse.bincount(csp)
+    out["bincount_sparse_rows"] = tf.sparse.bincount(csp, axis=-1, weights=tf.SparseTensor(
+        csp.indices, [1., 2., 3., 4.], csp.dense_shape))
     # gradients (TF's registered rules)
     av, bv = a.values, b.values
     loss_mm = tf.reduce_sum(tf.sparse.matmul(a, d) * tf.sin(d[:3]))
