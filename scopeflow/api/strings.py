@@ -15,10 +15,10 @@ from scopeflow.ops.strings.hash_ops import (
     string_to_hash_bucket_strong as to_hash_bucket_strong,
 )
 from scopeflow.ops.strings.hash_ops import string_to_hash_bucket_v1 as to_hash_bucket
+from scopeflow.ops.strings.join_split_ops import ngrams, unsorted_segment_join
 from scopeflow.ops.strings.join_split_ops import reduce_join_v1 as reduce_join
 from scopeflow.ops.strings.join_split_ops import string_format as format  # noqa: A004
 from scopeflow.ops.strings.join_split_ops import strings_split_v1 as split
-from scopeflow.ops.strings.join_split_ops import unsorted_segment_join
 from scopeflow.ops.strings.string_ops import (
     as_string,
     regex_full_match,
@@ -33,7 +33,7 @@ from scopeflow.ops.strings.string_ops import string_strip as strip
 from scopeflow.ops.strings.string_ops import string_upper as upper
 
 __all__: list[str] = [
-    "as_string", "format", "join", "length", "lower", "reduce_join", "regex_full_match",
+    "as_string", "format", "join", "length", "lower", "ngrams", "reduce_join", "regex_full_match",
     "regex_replace", "split", "strip", "substr", "to_hash_bucket", "to_hash_bucket_fast",
     "to_hash_bucket_strong", "to_number", "unicode_encode", "unicode_transcode",
     "unsorted_segment_join", "upper"]

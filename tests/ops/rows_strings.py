@@ -94,4 +94,7 @@ ROWS = [
     OpCase("UnicodeEncode", lambda tf, x: string_ops.unicode_encode(x, "UTF-8"),
            _expect(_s(b"hi", "\xe9?".encode())), [np.array([[104, 105], [233, 63]], np.int32)],
            check_values=False),
+    OpCase("StringNGrams", lambda tf, x: join_split_ops.ngrams(x, 2, pad_values="#"),
+           _expect(_s([b"# a", b"a b", b"b #"], [b"# c", b"c d", b"d #"])),
+           [_s([b"a", b"b"], [b"c", b"d"])], check_values=False),
 ]

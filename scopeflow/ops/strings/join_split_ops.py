@@ -16,13 +16,14 @@ from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype, from_tens
 from scopeflow.framework.sparse_tensor import SparseTensor
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.framework.tensor_util import constant_value
-from scopeflow.ops.array import shape_ops
+from scopeflow.ops.array import shape_ops, slicing_ops
 from scopeflow.ops.logging import logging_ops
-from scopeflow.ops.math import arithmetic_ops
+from scopeflow.ops.math import arithmetic_ops, reduction_ops
 from scopeflow.ops.strings.string_values import string_values, to_bytes
 
 __all__ = ["reduce_join", "reduce_join_v1", "unsorted_segment_join", "string_split",
-           "string_split_v2", "strings_split_v1", "string_format"]
+           "string_split_v2", "strings_split_v1", "string_format",
+           "ngrams"]
 
 
 def _text(attr) -> str:
@@ -312,3 +313,116 @@ def string_format(template, inputs, placeholder="{}", summarize=3, name=None):
                          "template matches inputs length.")
     return logging_ops.string_format(template, inputs, placeholder=placeholder,
                                      summarize=summarize, name=name)
+
+
+# ── StringNGrams (tf.strings.ngrams of dense tensors) ────────────────────────────────
+def _ngrams_shape(data, splits, **attrs):
+    return [TensorShape([None]), TensorShape([splits[0] if splits.ndims == 1 else None])]
+
+
+def _ngrams_dtype(data, splits, **attrs):
+    check_dtype(data, (_dtypes.string,), "data")
+    check_dtype(splits, (_dtypes.int32, _dtypes.int64), "data_splits")
+    return [_dtypes.string, splits]
+
+
+def _row_ngrams(row, width, num, pad, sep, left_pad, right_pad):
+    """TF's CreateNgrams: ``num`` n-grams of ``width`` tokens, padded ``pad`` each side."""
+    out = []
+    for k in range(num):
+        left = max(0, pad - k)
+        right = max(0, pad - (num - (k + 1)))
+        tokens = width - (left + right)
+        start = 0 if left > 0 else k - pad
+        out.append(sep.join([left_pad] * left + row[start:start + tokens] + [right_pad] * right))
+    return out
+
+
+def _ngrams_kernel(data, splits, *, separator, ngram_widths, left_pad, right_pad, pad_width,
+                   preserve_short_sequences):
+    tokens = [to_bytes(s) for s in np.asarray(data, dtype=object).tolist()]
+    bounds = np.asarray(splits).tolist()
+    sep, lpad, rpad = to_bytes(separator), to_bytes(left_pad), to_bytes(right_pad)
+
+    def pad_for(width):
+        return min(width - 1 if pad_width < 0 else pad_width, width - 1)
+
+    values, out_splits = [], [0]
+    for r in range(len(bounds) - 1):
+        row = tokens[bounds[r]:bounds[r + 1]]
+        grams = []
+        for width in ngram_widths:
+            pad = pad_for(width)
+            num = max(0, len(row) + 2 * pad - width + 1)
+            grams += _row_ngrams(row, width, num, pad, sep, lpad, rpad)
+        if preserve_short_sequences and not grams and row:
+            width = len(row) + 2 * pad_width
+            grams = _row_ngrams(row, width, 1, pad_for(width), sep, lpad, rpad)
+        values += grams
+        out_splits.append(len(values))
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out, np.array(out_splits, dtype=np.asarray(splits).dtype)
+
+
+string_ngrams_op = OpDef(
+    "StringNGrams", shape=_ngrams_shape, dtype=_ngrams_dtype, kernel=_ngrams_kernel,
+    attrs={"separator": None, "ngram_widths": None, "left_pad": None, "right_pad": None,
+           "pad_width": None, "preserve_short_sequences": None},
+    num_outputs=2, grad=NO_GRADIENT, input_names=("data", "data_splits"))
+
+
+def ngrams(data, ngram_width, separator=" ", pad_values=None, padding_width=None,
+           preserve_short_sequences=False, name=None):
+    """The n-grams of each row (the last dimension) of a dense string tensor, joined by
+    ``separator``; ``pad_values`` (one string or a (left, right) pair) pads each side by
+    ``padding_width`` (``ngram_width - 1`` by default). The result replaces the last
+    dimension by the n-grams. RaggedTensor inputs are not supported."""
+    with name_scope(name, "StringNGrams", [data]):
+        if pad_values is None:
+            left_pad = right_pad = ""
+        elif isinstance(pad_values, (list, tuple)):
+            if not all(isinstance(p, (str, bytes)) for p in pad_values[:2]):
+                raise TypeError("pad_values must be a string, tuple of strings, or None.")
+            left_pad, right_pad = pad_values[0], pad_values[1]
+        elif isinstance(pad_values, (str, bytes)):
+            left_pad = right_pad = pad_values
+        else:
+            raise TypeError("pad_values must be a string, tuple of strings, or None.")
+        if padding_width is not None and padding_width < 1:
+            raise ValueError("padding_width must be greater than 0.")
+        if padding_width is not None and pad_values is None:
+            raise ValueError("pad_values must be provided if padding_width is set.")
+        data = data if isinstance(data, Tensor) else convert_to_tensor(
+            string_values(data), dtype=_dtypes.string, name="data")
+        rank = data.shape.ndims
+        if rank is None:
+            raise ValueError("Rank of data must be known.")
+        if rank == 0:
+            raise ValueError("Data must have rank>0")
+        pad_width = 0 if pad_values is None else -1 if padding_width is None else padding_width
+        widths = list(ngram_width) if isinstance(ngram_width, (list, tuple)) else [ngram_width]
+        for width in widths:
+            if width < 1:
+                raise ValueError(f"All ngram_widths must be greater than 0. Got {ngram_width}")
+        dims = data.shape.as_tuple()
+        with name_scope(None, "RaggedFromTensor"):  # the rows, where TF makes its ragged rows
+            flat = data if rank == 1 else shape_ops.reshape(data, [-1])
+            if all(d is not None for d in dims):
+                rows = int(np.prod(dims[:-1], dtype=np.int64))
+                splits = convert_to_tensor(np.arange(rows + 1, dtype=np.int64) * dims[-1])
+            else:
+                dyn = shape_ops.shape(data)
+                rows = reduction_ops.reduce_prod(dyn[:-1])
+                splits = arithmetic_ops.cast(arithmetic_ops.range(rows + 1) * dyn[-1],
+                                             _dtypes.int64)
+        values, _ = string_ngrams_op.bind(
+            flat, splits, separator=separator, ngram_widths=[int(w) for w in widths],
+            left_pad=left_pad, right_pad=right_pad, pad_width=int(pad_width),
+            preserve_short_sequences=bool(preserve_short_sequences), name="StringNGrams")
+        if rank == 1:
+            return values
+        if all(d is not None for d in dims[:-1]):
+            return shape_ops.reshape(values, list(dims[:-1]) + [-1])
+        return shape_ops.reshape(values, slicing_ops.concat(
+            [shape_ops.shape(data)[:-1], [-1]], axis=0))

@@ -161,6 +161,18 @@ RUN_CASES = [
     "tf.strings.unicode_encode(tf.constant([104, -1]), 'UTF-8', errors='strict')",
     "tf.strings.unicode_encode(tf.constant([[[104]], [[105]]]), 'UTF-8')",
     "tf.strings.unicode_encode(tf.zeros([2, 0], tf.int32), 'UTF-8')",
+    # ngrams (dense input)
+    "tf.strings.ngrams(S([b'a', b'b', b'c', b'd']), 2)",
+    "tf.strings.ngrams(S([[b'a', b'b', b'c'], [b'd', b'e', b'f']]), [1, 3], separator='_')",
+    "tf.strings.ngrams(S([b'a', b'b', b'c']), 2, pad_values='#')",
+    "tf.strings.ngrams(S([b'a', b'b', b'c']), 4, pad_values=('<', '>'), padding_width=1)",
+    "tf.strings.ngrams(S([b'a', b'b']), 5, pad_values='#', padding_width=1, "
+    "preserve_short_sequences=True)",
+    "tf.strings.ngrams(S([b'a', b'b']), 5)",
+    "tf.strings.ngrams(S([b'a', b'b']), 3, preserve_short_sequences=True)",
+    "tf.strings.ngrams(S([[[b'a', b'b', b'c']], [[b'd', b'e', b'f']]]), 2)",
+    "tf.strings.ngrams(tf.placeholder_with_default(S([[b'a', b'b', b'c']]), [None, 3]), 2)",
+    "tf.strings.ngrams(S([b'a', b'b', b'c']), 3, pad_values='#', padding_width=5)",
 ]
 
 # Built only: static shapes, dtypes, op types and names.
@@ -198,6 +210,7 @@ BUILD_CASES = [
     "tf.fingerprint(tf.placeholder(tf.int32, [None, 3, 2]))",
     "tf.as_string(tf.placeholder(tf.bool, [None]))",
     "tf.strings.format('{}', F, summarize=-1)",
+    "tf.strings.ngrams(P, 2)", "tf.strings.ngrams(tf.placeholder(tf.string, [2, 3, None]), 2)",
 ]
 
 # Errors raised while building.
@@ -212,6 +225,8 @@ BUILD_ERRORS = [
     "tf.strings.unicode_transcode(P, 'UTF-8', 'UTF-8', errors='bogus')",
     "tf.strings.unicode_encode(tf.constant(104), 'UTF-8')",
     "tf.strings.unicode_encode(tf.constant([104]), 'latin1')",
+    "tf.strings.ngrams(S([b'a', b'b']), 0)",
+    "tf.strings.ngrams(S([b'a']), 2, padding_width=1)",
 ]
 
 PRELUDE = """
