@@ -125,6 +125,40 @@ for _op, _fn in (("BesselK0", "bessel_k0"), ("BesselK0e", "bessel_k0e"),
                        id=f"{_op}-gradient", check_values=False))
 
 
+# The special integrals, against references by quadrature/series in plain Python
+def _simpson(f, a, b, n=2000):
+    h = (b - a) / n
+    total = f(a) + f(b) + sum((4 if i % 2 else 2) * f(a + i * h) for i in range(1, n))
+    return total * h / 3
+
+
+def _quad(f, x):
+    return np.array([_simpson(f, 0.0, v) for v in np.ravel(x)]).reshape(np.shape(x))
+
+
+_IX = _a([0.2, 0.9, 1.7, 3.1, 4.6], f64)
+ROWS += [
+    OpCase("Dawsn", lambda tf, x: tf.math.special.dawsn(x),
+           lambda x: np.exp(-x * x) * _quad(lambda t: math.exp(t * t), x), [_IX],
+           id="Dawsn-quadrature", rtol=1e-9),
+    OpCase("FresnelCos", lambda tf, x: tf.math.special.fresnel_cos(x),
+           lambda x: _quad(lambda t: math.cos(math.pi * t * t / 2), x), [-_IX],
+           id="FresnelCos-quadrature", rtol=1e-9),
+    OpCase("FresnelSin", lambda tf, x: tf.math.special.fresnel_sin(x),
+           lambda x: _quad(lambda t: math.sin(math.pi * t * t / 2), x), [_IX],
+           id="FresnelSin-quadrature", rtol=1e-8),
+    OpCase("Expint", lambda tf, x: tf.math.special.expint(x),
+           # Ei(x) = gamma + log x + sum x^k / (k k!)
+           lambda x: np.array([0.5772156649015329 + math.log(v) + sum(
+               v ** k / (k * math.factorial(k)) for k in range(1, 80)) for v in x]),
+           [_IX], id="Expint-series", rtol=1e-12),
+    OpCase("Spence", lambda tf, x: tf.math.special.spence(x),
+           # spence(x) = Li2(1 - x) = sum (1 - x)^k / k^2 for |1 - x| <= 1/2
+           lambda x: np.array([sum((1 - v) ** k / k ** 2 for k in range(1, 120)) for v in x]),
+           [_a([0.55, 0.9, 1.2, 1.45], f64)], id="Spence-series", rtol=1e-12),
+]
+
+
 def _igamma_grad_a_ref(a, x, terms=200):
     """dP/da from the series P = x^a e^-x sum_n x^n / Gamma(a + n + 1), differentiated
     term by term in plain Python (math.lgamma and a digamma by its own series)."""

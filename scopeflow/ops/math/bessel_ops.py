@@ -172,7 +172,7 @@ def _builder(op_type, scope):
     def build(x, name=None) -> Tensor:
         with name_scope(name, scope, [x]):
             return _OPS[op_type].bind(x)
-    build.__name__ = scope
+    build.__name__ = build.__qualname__ = scope
     return build
 
 

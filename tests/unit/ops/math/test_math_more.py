@@ -129,6 +129,25 @@ CASES = [
      "tf.math.special.bessel_j1(x)], x))(tf.constant([0.0, -1.5]))", 1e-6),
     ("tf.math.special.bessel_j0(tf.constant([1, 2]))", 0),
     ("tf.math.bessel_i0e(np.float16([0.5, -3.0, 20.0]))", 1e-3),
+    # Dawson, Fresnel, Ei, Spence: values (special values too), float32, gradients
+    ("tf.math.special.dawsn(BESSEL_X)", 1e-9),
+    ("tf.math.special.dawsn(np.float32(BESSEL_X))", (2e-6, 2e-5)),
+    ("(lambda x: tf.gradients(tf.math.special.dawsn(x), x))(tf.constant(np.abs(BESSEL_X[:300]) + 0.01))", 1e-8),
+    ("tf.math.special.expint(BESSEL_X)", 1e-9),
+    ("tf.math.special.expint(np.float32(BESSEL_X))", (2e-6, 2e-5)),
+    ("(lambda x: tf.gradients(tf.math.special.expint(x), x))(tf.constant(np.abs(BESSEL_X[:300]) + 0.01))", 1e-8),
+    ("tf.math.special.fresnel_cos(BESSEL_X)", 1e-9),
+    # TF's float kernel squares x in float: its phase is off by ~x^2 eps at large x
+    ("tf.math.special.fresnel_cos(np.float32(BESSEL_X))", (2e-6, 1e-3)),
+    ("(lambda x: tf.gradients(tf.math.special.fresnel_cos(x), x))(tf.constant(np.abs(BESSEL_X[:300]) + 0.01))", 1e-8),
+    ("tf.math.special.fresnel_sin(BESSEL_X)", 1e-9),
+    # TF's float kernel squares x in float: its phase is off by ~x^2 eps at large x
+    ("tf.math.special.fresnel_sin(np.float32(BESSEL_X))", (2e-6, 1e-3)),
+    ("(lambda x: tf.gradients(tf.math.special.fresnel_sin(x), x))(tf.constant(np.abs(BESSEL_X[:300]) + 0.01))", 1e-8),
+    ("tf.math.special.spence(BESSEL_X)", 1e-9),
+    ("tf.math.special.spence(np.float32(BESSEL_X))", (2e-6, 2e-5)),
+    ("(lambda x: tf.gradients(tf.math.special.spence(x), x))(tf.constant(np.abs(BESSEL_X[:300]) + 0.01))", 1e-8),
+    ("(lambda x: tf.gradients(tf.math.special.spence(x), x))(tf.constant([1.0, 0.5]))", 1e-9),
     # the incomplete gamma and beta functions: values over wide ranges, special values
     ("[tf.igamma(GA, GX), tf.igammac(GA, GX)]", 1e-9),
     # float32: scopeflow rounds the float64 value once (checked against SciPy's float64
