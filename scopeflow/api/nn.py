@@ -15,6 +15,7 @@ from scopeflow.ops.nn.morphology_ops import *  # noqa: F403
 from scopeflow.ops.nn.nn_extra_composites import *  # noqa: F403
 from scopeflow.ops.nn.nn_extra_composites import SWISH_GRADIENT as _SWISH_GRADIENT
 from scopeflow.ops.nn.nn_extra_composites import swish_grad as _swish_grad
+from scopeflow.ops.nn.pool_argmax_ops import *  # noqa: F403
 from scopeflow.ops.nn.pool_ops import *  # noqa: F403
 from scopeflow.ops.nn_ops import *  # noqa: F403
 from scopeflow.ops.random.candidate_sampling_ops import *  # noqa: F403

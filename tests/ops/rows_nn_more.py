@@ -1,5 +1,6 @@
 """Op-table rows for CTCLoss, CTCGreedyDecoder and PreventGradient (scopeflow/ops/nn/
-ctc_ops.py) and the Dilation2D ops (morphology_ops.py; a direct-loop NumPy reference). The CTC loss reference sums the probability of every frame-level path that
+ctc_ops.py), the Dilation2D ops (morphology_ops.py) and MaxPoolWithArgmax with its gradient
+op (pool_argmax_ops.py), these with direct-loop NumPy references. The CTC loss reference sums the probability of every frame-level path that
 collapses to the label (brute force over all C**T paths), independent of the kernel's
 forward-backward recursion."""
 
@@ -113,7 +114,43 @@ def _dil_grad_ref(which):
     return ref
 
 
+def _argmax_ref(x, k=2, s=2, with_batch=False):
+    """VALID windows by loops: the max and TF's flat index of its first occurrence."""
+    n, h, w, c = x.shape
+    oh, ow = (h - k) // s + 1, (w - k) // s + 1
+    out, idx = np.zeros((n, oh, ow, c), x.dtype), np.zeros((n, oh, ow, c), i64)
+    for b, y, q, ch in np.ndindex(out.shape):
+        win = [(x[b, y * s + i, q * s + j, ch], (y * s + i) * w + q * s + j)
+               for i in range(k) for j in range(k)]
+        best = max(v for v, _ in win)
+        pos = next(p for v, p in win if v == best)
+        out[b, y, q, ch] = best
+        idx[b, y, q, ch] = pos * c + ch + (b * h * w * c if with_batch else 0)
+    return [out, idx]
+
+
+ARG_X = rand(2, 5, 4, 3, seed=16)
+
+
+def _argmax_grad_ref(x, dy):
+    _, idx = _argmax_ref(x, with_batch=True)
+    g = np.zeros(x.size, x.dtype)
+    np.add.at(g, idx.ravel(), dy.ravel())
+    return g.reshape(x.shape)
+
+
 ROWS = [
+    OpCase("MaxPoolWithArgmax",
+           lambda tf, x: list(tf.nn.max_pool_with_argmax(x, 2, 2, "VALID")),
+           _argmax_ref, [ARG_X], check_grad=False, id="plain"),
+    OpCase("MaxPoolWithArgmax",
+           lambda tf, x: tf.nn.max_pool_with_argmax(x, 2, 2, "VALID",
+                                                    include_batch_in_index=True)[0],
+           lambda x: _argmax_ref(x)[0], [ARG_X], id="batch_index"),
+    OpCase("MaxPoolGradWithArgmax",
+           lambda tf, x, dy: tf.gradients(tf.nn.max_pool_with_argmax(x, 2, 2, "VALID")[0], x,
+                                          grad_ys=dy)[0],
+           _argmax_grad_ref, [ARG_X, rand(2, 2, 2, 3, seed=17)]),
     OpCase("Dilation2D", lambda tf, x, w: tf.nn.dilation2d(x, w, [1, 1, 1, 1], [1, 1, 1, 1],
                                                              "VALID"),
            _dilation_ref, [DIL_X, DIL_W], id="valid"),

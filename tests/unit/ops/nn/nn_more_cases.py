@@ -327,3 +327,38 @@ def run_morphology(tf):
             errs[k] = type(e).__name__
     out["errs"] = errs
     return out
+
+
+def run_argmax(tf):
+    out = {}
+    rng = np.random.RandomState(10)
+    tf.reset_default_graph()
+    xv = rng.randn(2, 7, 6, 3).astype(np.float32)
+    xv[0, 0, 0, 0] = xv[0, 0, 1, 0] = 5.0   # a tie: the first in scan order wins
+    x = tf.placeholder(tf.float32, [None, 7, 6, 3], name="x")
+    T = {}
+    T["a"], T["a_i"] = tf.nn.max_pool_with_argmax(x, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
+    T["b"], T["b_i"] = tf.nn.max_pool_with_argmax(x, [1, 3, 2, 1], [1, 1, 2, 1], "VALID", include_batch_in_index=True)
+    T["c"], T["c_i"] = tf.nn.max_pool_with_argmax(x, [1, 3, 3, 1], [1, 2, 2, 1], "SAME", Targmax=tf.int32)
+    T["d"], T["d_i"] = tf.nn.max_pool_with_argmax(x, [1, 2, 2, 1], [1, 1, 1, 1], "VALID", output_dtype=tf.int32, name="mp")
+    keys = sorted(T)
+    grads = {"g_" + k: tf.gradients(tf.reduce_sum(T[k] * T[k]), x)[0] for k in "ab"}  # TF has no CPU gradient kernel for an int32 argmax
+    with tf.Session() as sess:
+        vals = sess.run({**T, **grads}, {x: xv})
+    out["vals"] = {k: np.asarray(v).astype(np.float64).round(3).tolist() for k, v in vals.items()}
+    out["names"] = {k: T[k].name for k in keys} | {k: grads[k].name for k in sorted(grads)}
+    out["shapes"] = {k: str(T[k].shape) for k in keys}
+    out["dtypes"] = {k: T[k].dtype.name for k in keys}
+    errs = {}
+    try:
+        tf.gradients(grads["g_a"], x); errs["second"] = None
+    except Exception as e:
+        errs["second"] = type(e).__name__
+    for k, fn in {"nchw": lambda: tf.nn.max_pool_with_argmax(x, 2, 2, "SAME", data_format="NCHW"),
+                  "batch": lambda: tf.nn.max_pool_with_argmax(x, [2, 2, 2, 1], [1, 2, 2, 1], "SAME")}.items():
+        try:
+            fn(); errs[k] = None
+        except Exception as e:
+            errs[k] = type(e).__name__
+    out["errs"] = errs
+    return out

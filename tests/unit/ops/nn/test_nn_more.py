@@ -22,7 +22,7 @@ import scopeflow as tf
 from . import nn_more_cases
 
 CASES = ("run_composites", "run_conv_pool", "run_losses", "run_layers", "run_ctc",
-         "run_morphology")
+         "run_morphology", "run_argmax")
 
 # Graph details TF builds differently only for dynamic spatial shapes: TF packs the
 # SpaceToBatchND paddings row by row (more Pack/StridedSlice ops), scopeflow column-wise.
