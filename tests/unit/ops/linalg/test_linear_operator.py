@@ -1,5 +1,5 @@
 """tf.linalg.LinearOperator and its subclasses: NumPy references, and one script run under
-TF 2.21 and scopeflow comparing every operator's dense matrix, products, solves,
+TF 2.21 and scopeflow comparing 28 batched operators' dense matrix, products, solves,
 determinants, diagonals, traces, static shapes and hints, the errors of contradictory
 hints, and gradients through a low-rank update's solve and determinant."""
 
@@ -102,6 +102,12 @@ ops = {
   "lowrank_uv": tf.linalg.LinearOperatorLowRankUpdate(full, r(2, 3, 1), v=r(2, 3, 1)),
   "lowrank_spd": tf.linalg.LinearOperatorLowRankUpdate(
       tf.linalg.LinearOperatorDiag(dg, is_positive_definite=True), r(3, 2)),
+  "perm": tf.linalg.LinearOperatorPermutation(np.array([[2, 0, 1], [0, 2, 1]], np.int32), dtype=tf.float64),
+  "house": tf.linalg.LinearOperatorHouseholder(r(2, 3)),
+  "toeplitz": tf.linalg.LinearOperatorToeplitz(r(2, 3) + np.array([4.0, 0, 0]), r(2, 3)),
+  "tridiag": tf.linalg.LinearOperatorTridiag(r(2, 3, 3) + np.array([0, 5.0, 0])[:, None]),
+  "tridiag_seq": tf.linalg.LinearOperatorTridiag([r(2, 3), r(2, 3) + 5, r(2, 3)], diagonals_format="sequence"),
+  "tridiag_mat": tf.linalg.LinearOperatorTridiag(m, diagonals_format="matrix"),
 }
 ops["adj_H"] = ops["tril"].H
 ops["inv_m"] = ops["diag"].inverse()
