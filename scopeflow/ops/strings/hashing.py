@@ -191,22 +191,20 @@ def hash64(s: bytes, seed: int = TF_HASH64_SEED) -> int:
 
 
 # ── SipHash-2-4 ──────────────────────────────────────────────────────────────────────
-def _rotl(v: int, b: int) -> int:
-    return ((v << b) | (v >> (64 - b))) & _M
-
-
 def _sip_rounds(v0, v1, v2, v3, n):
+    """``n`` SipRounds, the rotations written out (this loop is the hash's cost)."""
+    m = _M
     for _ in range(n):
-        v0 = (v0 + v1) & _M
-        v1 = _rotl(v1, 13) ^ v0
-        v0 = _rotl(v0, 32)
-        v2 = (v2 + v3) & _M
-        v3 = _rotl(v3, 16) ^ v2
-        v0 = (v0 + v3) & _M
-        v3 = _rotl(v3, 21) ^ v0
-        v2 = (v2 + v1) & _M
-        v1 = _rotl(v1, 17) ^ v2
-        v2 = _rotl(v2, 32)
+        v0 = (v0 + v1) & m
+        v1 = ((v1 << 13) | (v1 >> 51)) & m ^ v0
+        v0 = ((v0 << 32) | (v0 >> 32)) & m
+        v2 = (v2 + v3) & m
+        v3 = ((v3 << 16) | (v3 >> 48)) & m ^ v2
+        v0 = (v0 + v3) & m
+        v3 = ((v3 << 21) | (v3 >> 43)) & m ^ v0
+        v2 = (v2 + v1) & m
+        v1 = ((v1 << 17) | (v1 >> 47)) & m ^ v2
+        v2 = ((v2 << 32) | (v2 >> 32)) & m
     return v0, v1, v2, v3
 
 
