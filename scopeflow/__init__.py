@@ -129,6 +129,15 @@ from scopeflow.ops.logging.check_ops import *  # noqa: F403
 from scopeflow.ops.logging.check_ops import add_check_numerics_ops, verify_tensor_all_finite
 from scopeflow.ops.logging.logging_ops import Assert, Print
 from scopeflow.ops.script.py_func_ops import numpy_function, py_func, py_function
+from scopeflow.framework.tensor_like import (
+    convert_to_tensor_or_indexed_slices, is_symbolic_tensor, is_tensor)
+from scopeflow.framework.tensor_util import get_static_value
+from scopeflow.framework.tensor_shape import dimension_at_index
+from scopeflow.io.tensor_proto import make_ndarray, make_tensor_proto
+from scopeflow.ops.array.shape_ops import broadcast_static_shape
+from scopeflow.ops.math.clip_ops import clip_by_average_norm
+from scopeflow.platform.tf_logging import get_logger
+from scopeflow.autodiff.gradients import no_gradient as NoGradient  # noqa: N812 - TF's name
 from scopeflow.ops.data_flow.queue_ops import (
     FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue, count_up_to)
 from scopeflow.api import queue

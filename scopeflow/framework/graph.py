@@ -32,6 +32,7 @@ __all__ = [
     "name_scope", "control_dependencies", "device", "colocate_with", "add_to_collection",
     "add_to_collections", "get_collection", "get_collection_ref", "convert_to_tensor",
     "register_tensor_conversion_function", "get_name_scope", "NodeDef", "GraphGrowthWarning",
+    "init_scope",
 ]
 
 _VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
@@ -816,6 +817,17 @@ def control_dependencies(control_inputs):
 
 def device(device_name_or_function):
     return get_default_graph().device(device_name_or_function)
+
+
+@contextlib.contextmanager
+def init_scope():
+    """Ops built inside escape the surrounding control dependencies (and control flow), in
+    the same name scope: what TF's ``tf.init_scope`` does in graph mode, for code that
+    creates variables or their initializers inside ``cond`` bodies or dependency blocks."""
+    graph = get_default_graph()
+    scope = graph.get_name_scope()
+    with graph.name_scope(scope + "/" if scope else None), graph.control_dependencies(None):
+        yield
 
 
 def colocate_with(op, ignore_existing=False):

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 __all__ = ["disable_v2_behavior", "disable_eager_execution", "disable_resource_variables",
            "disable_v2_tensorshape", "disable_control_flow_v2", "disable_tensor_equality",
-           "enable_v2_behavior", "enable_eager_execution", "executing_eagerly"]
+           "enable_v2_behavior", "enable_eager_execution", "executing_eagerly",
+           "executing_eagerly_outside_functions", "resource_variables_enabled",
+           "control_flow_v2_enabled", "enable_resource_variables", "enable_control_flow_v2",
+           "enable_tensor_equality", "enable_v2_tensorshape"]
 
 
 def _already(*args, **kwargs) -> None:
@@ -22,6 +25,21 @@ def executing_eagerly() -> bool:
     return False
 
 
+def executing_eagerly_outside_functions() -> bool:
+    """Always False, as in TF1's graph mode."""
+    return False
+
+
+def resource_variables_enabled() -> bool:
+    """False: variables are TF1's ref variables (``tf.Variable`` reads alias as TF1's do)."""
+    return False
+
+
+def control_flow_v2_enabled() -> bool:
+    """False: ``tf.cond`` and ``tf.while_loop`` build TF1's control flow."""
+    return False
+
+
 def _not_available(name):
     def switch(*args, **kwargs):
         raise NotImplementedError(
@@ -33,3 +51,7 @@ def _not_available(name):
 
 enable_v2_behavior = _not_available("enable_v2_behavior")
 enable_eager_execution = _not_available("enable_eager_execution")
+enable_resource_variables = _not_available("enable_resource_variables")
+enable_control_flow_v2 = _not_available("enable_control_flow_v2")
+enable_tensor_equality = _not_available("enable_tensor_equality")
+enable_v2_tensorshape = _not_available("enable_v2_tensorshape")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from scopeflow.framework.properties import read_only
 
 __all__ = ["Dimension", "TensorShape", "as_shape", "as_dimension", "unknown_shape",
-           "dimension_value", "shape_str"]
+           "dimension_value", "dimension_at_index", "shape_str"]
 
 
 class Dimension:
@@ -136,6 +136,15 @@ class Dimension:
 
 def as_dimension(value) -> Dimension:
     return value if isinstance(value, Dimension) else Dimension(value)
+
+
+def dimension_at_index(shape, index) -> Dimension:
+    """``shape``'s dimension ``index`` as a ``Dimension`` (unknown for a shape of unknown
+    rank), as TF1's ``tf.dimension_at_index``."""
+    shape = as_shape(shape)
+    if shape.rank is None:
+        return Dimension(None)
+    return as_dimension(shape.dims[index])
 
 
 def dimension_value(dimension):

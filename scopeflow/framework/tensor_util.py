@@ -6,7 +6,7 @@ import numpy as np
 
 from scopeflow.framework.graph import Tensor
 
-__all__ = ["constant_value", "make_ndarray"]
+__all__ = ["constant_value", "make_ndarray", "get_static_value"]
 
 
 
@@ -19,6 +19,12 @@ def constant_value(tensor):
         return None
     value = rule(tensor)
     return None if value is None else np.asarray(value)
+
+
+def get_static_value(tensor, partial=False):
+    """``tf.get_static_value``: the value known while building, else ``None`` (``partial``
+    is accepted; scopeflow's static values are whole or absent)."""
+    return constant_value(tensor)
 
 
 def make_ndarray(value):

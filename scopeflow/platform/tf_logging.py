@@ -11,7 +11,7 @@ import sys as _sys
 
 __all__ = ["DEBUG", "INFO", "WARN", "ERROR", "FATAL", "set_verbosity", "get_verbosity", "log",
            "debug", "info", "warn", "warning", "error", "fatal", "vlog", "log_if",
-           "log_every_n", "log_first_n", "flush"]
+           "log_every_n", "log_first_n", "flush", "get_logger", "TaskLevelStatusMessage"]
 
 DEBUG, INFO, WARN, ERROR, FATAL = (_logging.DEBUG, _logging.INFO, _logging.WARN, _logging.ERROR,
                                    _logging.FATAL)
@@ -95,3 +95,13 @@ def log_first_n(level, msg, n, *args):
 def flush():
     for handler in _logger.handlers:
         handler.flush()
+
+
+def get_logger() -> _logging.Logger:
+    """The ``tensorflow`` logger that ``tf.logging`` writes to (``tf.get_logger()``)."""
+    return _logger
+
+
+def TaskLevelStatusMessage(msg):  # noqa: N802 - TF's name
+    """Logs ``msg`` at ERROR level, as TF1's ``tf.logging.TaskLevelStatusMessage``."""
+    error(msg)

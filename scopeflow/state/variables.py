@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 from typing import TYPE_CHECKING, Any
 
 from scopeflow.framework import dtypes
@@ -32,7 +33,27 @@ __all__ = [
     "model_variables", "moving_average_variables", "variables_initializer",
     "global_variables_initializer", "local_variables_initializer", "initialize_all_variables",
     "is_variable_initialized", "report_uninitialized_variables", "all_variables",
+    "initialize_variables", "initialize_local_variables", "assert_variables_initialized",
+    "VariableAggregation", "VariableSynchronization",
 ]
+
+
+class VariableSynchronization(enum.Enum):
+    """When a distributed variable syncs (accepted by ``tf.Variable``; one process here)."""
+
+    AUTO = 0
+    NONE = 1
+    ON_WRITE = 2
+    ON_READ = 3
+
+
+class VariableAggregation(enum.Enum):
+    """How a distributed variable's updates combine (accepted by ``tf.Variable``)."""
+
+    NONE = 0
+    SUM = 1
+    MEAN = 2
+    ONLY_FIRST_REPLICA = 3
 
 
 class Variable:
@@ -291,6 +312,29 @@ def initialize_all_variables():
 
 def local_variables_initializer():
     return variables_initializer(local_variables())
+
+
+def initialize_variables(var_list, name="init"):
+    """TF1's deprecated name of ``variables_initializer``."""
+    return variables_initializer(var_list, name)
+
+
+def initialize_local_variables():
+    """TF1's deprecated name of ``local_variables_initializer``."""
+    return local_variables_initializer()
+
+
+def assert_variables_initialized(var_list=None):
+    """An op that fails with ``FailedPreconditionError`` while a variable of ``var_list``
+    (default: all) has no value: TF's ``Rank`` of each variable (stacked), which reads it.
+    ``None`` when there are no variables."""
+    if var_list is None:
+        var_list = global_variables() + local_variables()
+    if not var_list:
+        return None
+    ranks = [array_ops.rank_op.bind(v.value() if hasattr(v, "value") else v, name="Rank")
+             for v in var_list]
+    return ranks[0] if len(ranks) == 1 else array_ops.stack(ranks)
 
 
 def is_variable_initialized(variable):

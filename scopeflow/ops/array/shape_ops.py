@@ -22,6 +22,7 @@ from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.opdef import (
     NO_GRADIENT,
     OpDef,
+    broadcast_shape,
     check_dtype,
     first_dtype,
     from_tensors,
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
 
 __all__ = ["placeholder", "placeholder_with_default", "identity", "identity_n", "stop_gradient",
            "reshape", "expand_dims", "squeeze", "shape", "shape_n", "size", "rank",
-           "broadcast_dynamic_shape", "broadcast_gradient_args"]
+           "broadcast_dynamic_shape", "broadcast_static_shape", "broadcast_gradient_args"]
 
 
 # ── Placeholder ──────────────────────────────────────────────────────────────────────
@@ -483,6 +484,23 @@ def _broadcast_args_static_value(t):
 
 
 broadcast_args_op.def_static_value(_broadcast_args_static_value)
+
+
+def broadcast_static_shape(shape_x, shape_y) -> TensorShape:
+    """The static shape two static shapes broadcast to (``ValueError`` if they cannot).
+
+    >>> broadcast_static_shape(TensorShape([2, 1]), TensorShape([None, 3]))
+    TensorShape([2, 3])
+    """
+    shape_x, shape_y = as_shape(shape_x), as_shape(shape_y)
+    try:
+        return broadcast_shape(shape_x, shape_y)
+    except ValueError:
+        raise ValueError(
+            "Incompatible shapes for broadcasting. Two shapes are compatible if for each "
+            "dimension pair they are either equal or one of them is 1. Received: "
+            f"{tuple(shape_x.as_list()) if shape_x.rank is not None else shape_x} and "
+            f"{tuple(shape_y.as_list()) if shape_y.rank is not None else shape_y}.") from None
 
 
 def broadcast_dynamic_shape(shape_x, shape_y) -> Tensor:

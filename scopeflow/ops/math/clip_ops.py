@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from scopeflow.framework import dtypes
 from scopeflow.framework.graph import convert_to_tensor, name_scope
 from scopeflow.framework.indexed_slices import IndexedSlices
 from scopeflow.ops import array_ops, constant_op, math_ops
 
-__all__ = ["clip_by_norm", "global_norm", "clip_by_global_norm"]
+__all__ = ["clip_by_norm", "global_norm", "clip_by_global_norm", "clip_by_average_norm"]
 
 
 def _values(t, name):
@@ -82,3 +83,17 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
             out.append(IndexedSlices(c, t.indices, t.dense_shape)
                        if isinstance(t, IndexedSlices) else c)
         return out, use_norm
+
+
+def clip_by_average_norm(t, clip_norm, name=None):
+    """TF1's deprecated ``t * clip_norm / max(l2norm(t) / size(t), clip_norm)``, built as
+    TF builds it (``rsqrt`` of the sum of squares times the element count)."""
+    with name_scope(name, "clip_by_average_norm", [t, clip_norm]) as scope:
+        t = convert_to_tensor(t, name="t")
+        n_element = math_ops.cast(array_ops.size(t), dtypes.float32)
+        l2norm_inv = math_ops.rsqrt(
+            math_ops.reduce_sum(t * t, math_ops.range(array_ops.rank(t))))
+        return array_ops.identity(
+            t * clip_norm * math_ops.minimum(l2norm_inv * n_element,
+                                             constant_op.constant(1.0) / clip_norm),
+            name=scope)
