@@ -4,6 +4,7 @@ from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.framework.random_seed import get_seed, set_random_seed
 from scopeflow.ops.random.candidate_sampling_ops import (
     all_candidate_sampler,
+    fixed_unigram_candidate_sampler,
     log_uniform_candidate_sampler,
     uniform_candidate_sampler,
 )
@@ -42,7 +43,7 @@ __all__ = ["normal", "uniform", "truncated_normal", "shuffle", "set_random_seed"
            "stateless_multinomial", "gamma", "poisson", "stateless_gamma", "stateless_poisson",
            "all_candidate_sampler", "log_uniform_candidate_sampler",
            "uniform_candidate_sampler", "stateless_binomial",
-           "stateless_parameterized_truncated_normal"]
+           "stateless_parameterized_truncated_normal", "fixed_unigram_candidate_sampler"]
 
 
 def __getattr__(name):

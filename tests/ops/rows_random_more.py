@@ -55,6 +55,12 @@ def _binomial_stats(counts, probs):
     return ref
 
 
+def _unigram_stats(v, *_):
+    assert v.shape == (4000,) and v.dtype == np.int64
+    np.testing.assert_allclose(np.bincount(v, minlength=3) / v.size, [0.1, 0.3, 0.6],
+                               atol=0.03)
+
+
 ROWS = [
     OpCase("StatelessRandomGetKeyCounter", _get_key_counter, _key_counter, atol=0, rtol=0),
     OpCase("StatelessRandomUniformV2",
@@ -119,4 +125,8 @@ ROWS = [
            [np.array([0.1, 0.5, 1.0, 3.0, 50.0, 0.7]),
             np.array([0.01, 0.3, 2.0, 5.0, 40.0, 0.0])], rtol=1e-13, atol=0,
            check_grad=False),
+    OpCase("FixedUnigramCandidateSampler",
+           lambda tf, x: tf.random.fixed_unigram_candidate_sampler(
+               x, 1, 4000, False, 3, unigrams=[1.0, 3.0, 6.0], seed=2)[0],
+           _unigram_stats, [np.array([[0]], np.int64)], check_values=False),
 ]

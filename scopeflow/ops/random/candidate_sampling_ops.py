@@ -12,6 +12,8 @@ NumPy's SIMD loops, whose last bit depends on the CPU (AVX2, AVX-512/SVML).
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import functools
 import math
 
@@ -26,7 +28,8 @@ from scopeflow.ops.math import libm
 from scopeflow.ops.random import philox
 
 __all__ = ["log_uniform_candidate_sampler", "uniform_candidate_sampler",
-           "all_candidate_sampler", "compute_accidental_hits"]
+           "all_candidate_sampler", "fixed_unigram_candidate_sampler",
+           "compute_accidental_hits"]
 
 # Class-probability tables (8 bytes a class) for ranges up to this, after this many runs.
 _TABLE_MAX, _TABLE_AFTER_RUNS = 1 << 18, 32
@@ -90,6 +93,8 @@ class _SamplerStream:
         if self.table is None:
             self.runs += 1
             range_max = self.sampler.range_max
+            if not hasattr(type(self.sampler), "prob"):   # tables need prob(values) alone
+                return None
             if self.runs < _TABLE_AFTER_RUNS or range_max > _TABLE_MAX:
                 return None
             self.table = _class_table(type(self.sampler), range_max)
@@ -263,11 +268,13 @@ def _bind_sampler(op_def, true_classes, num_true, num_sampled, unique, range_max
         raise ValueError(f"{op_def.type}: num_sampled and num_true must be >= 1, got "
                          f"{num_sampled} and {num_true}")
     seed1, seed2 = random_seed.get_seed(seed)
-    if not isinstance(true_classes, Tensor):
-        true_classes = convert_to_tensor(true_classes, dtype=dtypes.int64)
-    return op_def.bind(true_classes, num_true=num_true, num_sampled=num_sampled,
-                       unique=bool(unique), range_max=range_max, seed=seed1 or 0,
-                       seed2=seed2 or 0, name=name)
+    with name_scope(name, op_def.type) as scope:   # TF converts inside the op's scope
+        if not isinstance(true_classes, Tensor):
+            true_classes = convert_to_tensor(true_classes, dtype=dtypes.int64,
+                                             name="true_classes")
+        return op_def.bind(true_classes, num_true=num_true, num_sampled=num_sampled,
+                           unique=bool(unique), range_max=range_max, seed=seed1 or 0,
+                           seed2=seed2 or 0, name=scope)
 
 
 # ── LogUniformCandidateSampler ───────────────────────────────────────────────────────
@@ -394,6 +401,144 @@ def all_candidate_sampler(true_classes, num_true, num_sampled, unique, seed=None
         return all_candidate_sampler_op.bind(true_classes, num_true=num_true,
                                              num_sampled=num_sampled, unique=bool(unique),
                                              seed=seed1 or 0, seed2=seed2 or 0, name=scope)
+
+
+# ── FixedUnigramCandidateSampler ─────────────────────────────────────────────────────
+@functools.cache
+def _c_powf():
+    fn = ctypes.CDLL(ctypes.util.find_library("m") or None).powf
+    fn.argtypes, fn.restype = [ctypes.c_float, ctypes.c_float], ctypes.c_float
+    return fn
+
+
+class _FixedUnigramSampler:
+    """TF's ``FixedUnigramSampler``: this shard's weights ``w ** distortion`` (float
+    ``powf``; reserved ids weigh 0), drawn with ``DistributionSampler`` (Walker's alias
+    table, built in double as TF's): a draw reads ``RandFloat()`` then
+    ``Uniform(n)`` (one word each) and keeps the bucket or takes its alias."""
+
+    def __init__(self, range_max, weights):
+        self.range_max = range_max
+        self.weights = np.asarray(weights, np.float32)
+        total = np.float32(0)
+        for w in self.weights.tolist():            # float accumulation, in order
+            total = np.float32(total + np.float32(w))
+        self.total = total
+        self.prob_of, self.alias = self._alias_table(self.weights)
+
+    @staticmethod
+    def _alias_table(weights):
+        n = len(weights)
+        total = 0.0
+        for w in weights.tolist():
+            total += w
+        pr = [(w * n) / total for w in weights.tolist()]
+        alt = [-1] * n
+        low = [i for i in range(n) if pr[i] < 1.0]
+        high = [i for i in range(n) if not pr[i] < 1.0]
+        while high and low:
+            small, big = low.pop(), high.pop()
+            alt[small] = big
+            pr[big] = pr[big] - (1.0 - pr[small])
+            (low if pr[big] < 1.0 else high).append(big)
+        for i in high + low:
+            pr[i], alt[i] = 1.0, i
+        return np.array(pr, np.float32), np.array(alt, np.int64)
+
+    def sample(self, x0, x1):
+        r = philox._uint32_to_float(x0.astype(np.uint32))
+        idx = (x1 % np.uint64(len(self.prob_of))).astype(np.int64)
+        return np.where(r < self.prob_of[idx], idx, self.alias[idx])
+
+    def probability(self, values):
+        v = np.asarray(values, np.int64)
+        inside = (v >= 0) & (v < len(self.weights))
+        w = self.weights[np.where(inside, v, 0)]
+        return np.where(inside, w / self.total, np.float32(0)).astype(np.float32)
+
+
+def _unigram_weights(range_max, vocab_file, distortion, num_reserved_ids, num_shards, shard,
+                     unigrams):
+    """The shard's weights as TF's ``FixedUnigramSampler`` reads them."""
+    if not vocab_file and not unigrams:
+        raise InvalidArgumentError(None, None, "Must provide either vocab_file or unigrams")
+    if vocab_file and unigrams:
+        raise InvalidArgumentError(None, None, "Must provide either vocab_file or unigrams")
+    weights = [0.0 for i in range(num_reserved_ids) if i % num_shards == shard]
+    word_id = len(weights)
+    if vocab_file:
+        with open(vocab_file, encoding="utf-8") as f:
+            values = []
+            for line in f.read().split("\n"):
+                if line == "":
+                    continue
+                field = line.split(",")[-1]
+                try:
+                    values.append(float(np.float32(field.strip())))
+                except ValueError:
+                    raise InvalidArgumentError(
+                        None, None, f"Wrong vocabulary format at line: {line}") from None
+    else:
+        values = [float(u) for u in unigrams]
+    powf = _c_powf()
+    for w in values:
+        if word_id % num_shards == shard:
+            weights.append(powf(w, distortion))
+        word_id += 1
+    if len(weights) != range_max:
+        raise InvalidArgumentError(None, None, f"range is {range_max} must be equal to "
+                                   f"weights size  {len(weights)}")
+    return weights
+
+
+def _fixed_unigram_kernel(ctx, true_classes, *, vocab_file, distortion, num_reserved_ids,
+                          num_shards, shard, unigrams, **attrs):
+    def make(range_max):
+        sampler = _FixedUnigramSampler(range_max, _unigram_weights(
+            range_max, vocab_file, distortion, num_reserved_ids, num_shards, shard,
+            unigrams))
+        sampler.prob = sampler.probability
+        return sampler
+    return _run_sampler(ctx, true_classes, make, **attrs)
+
+
+def _fixed_unigram_shape(true_classes, **attrs):
+    return _sampler_shape(true_classes, **{k: attrs[k] for k in _SAMPLER_ATTRS})
+
+
+fixed_unigram_candidate_sampler_op = OpDef(
+    "FixedUnigramCandidateSampler", shape=_fixed_unigram_shape, dtype=_sampler_dtype,
+    kernel=_fixed_unigram_kernel,
+    attrs=dict(_SAMPLER_ATTRS, vocab_file="", distortion=1.0, num_reserved_ids=0,
+               num_shards=1, shard=0, unigrams=[]),
+    num_outputs=3, stateful=True, grad=NO_GRADIENT, input_names=("true_classes",))
+
+
+def fixed_unigram_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max,
+                                    vocab_file="", distortion=1.0, num_reserved_ids=0,
+                                    num_shards=1, shard=0, unigrams=(), seed=None,
+                                    name=None) -> tuple:
+    """Samples classes by given unigram weights (``unigrams`` or the last column of each
+    line of ``vocab_file``) raised to ``distortion``, TF's ``FixedUnigramCandidateSampler``.
+
+    >>> s, t, c = fixed_unigram_candidate_sampler([[1]], 1, 2, False, 3, unigrams=[1, 2, 3])
+    >>> s.op.type
+    'FixedUnigramCandidateSampler'
+    """
+    if range_max < 1:
+        raise ValueError(f"FixedUnigramCandidateSampler: range_max must be >= 1, got "
+                         f"{range_max}")
+    seed1, seed2 = random_seed.get_seed(seed)
+    with name_scope(name, "FixedUnigramCandidateSampler") as scope:
+        if not isinstance(true_classes, Tensor):
+            true_classes = convert_to_tensor(true_classes, dtype=dtypes.int64,
+                                             name="true_classes")
+        return fixed_unigram_candidate_sampler_op.bind(
+            true_classes, num_true=num_true, num_sampled=num_sampled, unique=bool(unique),
+            range_max=range_max, vocab_file=vocab_file, distortion=float(distortion),
+            num_reserved_ids=num_reserved_ids, num_shards=num_shards, shard=shard,
+            unigrams=[float(u) for u in unigrams], seed=seed1 or 0, seed2=seed2 or 0,
+            name=scope)
 
 
 # ── ComputeAccidentalHits ────────────────────────────────────────────────────────────

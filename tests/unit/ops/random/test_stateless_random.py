@@ -113,6 +113,17 @@ t["ptnc"] = ptn([50, 3], seed=[5, 6], means=np.zeros(3), stddevs=np.ones(3),
 t["ptnd"] = ptn([900], seed=[7, 8], minvals=-0.5, maxvals=1.0)
 t["ptne"] = ptn([9], seed=[9, 9], means=np.float16(0), stddevs=np.float16(1),
                 minvals=np.float16(-1), maxvals=np.float16(2))
+fu = [tf.random.fixed_unigram_candidate_sampler(
+          [[1, 2], [0, 4]], 2, 5, True, 6, unigrams=[3., 1.5, 0.5, 7., 2., 2.], seed=1),
+      tf.nn.fixed_unigram_candidate_sampler(
+          [[1], [3]], 1, 8, False, 7, unigrams=[3., 1.5, 0.5, 7., 2., 2.],
+          num_reserved_ids=1, distortion=0.75, num_shards=1),
+      tf.random.fixed_unigram_candidate_sampler(
+          [[0]], 1, 4, False, 500, unigrams=list(np.arange(1000) % 17 + 0.25), num_shards=2,
+          shard=1, seed=9)]
+for i, outs in enumerate(fu):
+    for j, v in enumerate(outs):
+        t[f"fu{i}{j}"] = v
 t["sgb"] = tf.random.stateless_gamma([5, 2], seed=[5, 6], alpha=[2.0, 0.1], beta=[1.0, 1.0])
 """
 
@@ -270,6 +281,23 @@ def test_parameterized_truncated_normal_bounds_and_moments():
     assert abs(v[:, 0].std() - 0.5381) < 0.01          # N(0, 1) on [-1, 1]
     assert v[:, 1].min() >= 1 and abs(v[:, 1].mean() - (1 + 2 * 0.7979)) < 0.05
     assert v[:, 2].min() >= 3 and v[:, 2].max() <= 3.5
+
+
+def test_fixed_unigram_frequencies_and_vocab_file(tmp_path):
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("a,3\nb,1.5\nc,0\nd,7\ne,2\nf,2\n")
+    with tf.Graph().as_default():
+        s, t, c = tf.random.fixed_unigram_candidate_sampler(
+            [[1]], 1, 20000, False, 6, vocab_file=str(vocab), seed=3)
+        _, _, c2 = tf.random.fixed_unigram_candidate_sampler(
+            [[1]], 1, 3, True, 3, vocab_file=str(vocab), num_shards=2, shard=1)
+        with tf.Session() as sess:
+            s, t, c, c2 = sess.run([s, t, c, c2])
+    w = np.array([3, 1.5, 0, 7, 2, 2]) / 15.5
+    np.testing.assert_allclose(np.bincount(s, minlength=6) / s.size, w, atol=0.01)
+    np.testing.assert_allclose(t, [[w[1] * 20000]], rtol=1e-6)
+    assert not (s == 2).any()
+    assert c2.shape == (3,) and np.all(c2 <= 1.0)
 
 
 def test_gamma_poisson_graphs():
