@@ -15,13 +15,13 @@ from __future__ import annotations
 import numpy as np
 
 from scopeflow.framework import dtypes, errors
-from scopeflow.framework.graph import convert_to_tensor
+from scopeflow.framework.graph import convert_to_tensor, name_scope
 from scopeflow.framework.opdef import OpDef, check_dtype
 from scopeflow.framework.sparse_tensor import SparseTensor
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops import array_ops, math_ops
 
-__all__ = ["ctc_loss", "ctc_greedy_decoder"]
+__all__ = ["ctc_loss", "ctc_greedy_decoder", "collapse_repeated"]
 
 _CTC_FLOATS = (dtypes.float32, dtypes.float64)
 
@@ -284,3 +284,44 @@ def ctc_greedy_decoder(inputs, sequence_length, merge_repeated=True, blank_index
         blank_index=-1 if blank_index is None else int(blank_index))
     ix, vals, shape, log_probabilities = outputs
     return [SparseTensor(ix, vals, shape)], log_probabilities
+
+
+# ── collapse_repeated (built from ops, as TF's) ──────────────────────────────────────
+def _get_dim(tensor, i):
+    """The static size of dim ``i``, else ``shape(tensor)[i]`` (TF's ``_get_dim``)."""
+    dims = tensor.shape.as_tuple() if tensor.shape.ndims is not None else None
+    value = dims[i] if dims is not None else None
+    return value or array_ops.shape(tensor)[i]
+
+
+def collapse_repeated(labels, seq_length, name=None):
+    """Merges runs of repeated labels in each (padded) row: ``(collapsed labels padded to
+    the new max length, new lengths)``, TF's op sequence (masks, ``scatter_nd``).
+
+    >>> collapse_repeated([[1, 1, 2]], [3])[0].op.type
+    'Reshape'
+    """
+    with name_scope(name, "collapse_repeated_labels", [labels, seq_length]):
+        labels = convert_to_tensor(labels, name="labels")
+        seq_length = convert_to_tensor(seq_length, name="seq_length")
+        label_mask = array_ops.concat(
+            [array_ops.ones_like(labels[:, :1], dtypes.bool),
+             math_ops.not_equal(labels[:, 1:], labels[:, :-1])], axis=1)
+        maxlen = _get_dim(labels, 1)
+        seq_mask = array_ops.sequence_mask(seq_length, maxlen=maxlen)
+        label_mask = math_ops.logical_and(label_mask, seq_mask)
+        new_seq_len = math_ops.reduce_sum(math_ops.cast(label_mask, dtypes.int32), axis=1)
+        new_maxlen = math_ops.reduce_max(new_seq_len)
+        idx_mask = array_ops.sequence_mask(new_seq_len, maxlen=new_maxlen)
+        flat_labels = array_ops.reshape(labels, [-1])
+        flat_label_mask = array_ops.reshape(label_mask, [-1])
+        flat_idx_mask = array_ops.reshape(idx_mask, [-1])
+        idx = math_ops.range(_get_dim(flat_idx_mask, 0))
+        flat = array_ops.scatter_nd(
+            indices=array_ops.expand_dims(array_ops.boolean_mask(idx, flat_idx_mask), axis=1),
+            updates=array_ops.boolean_mask(flat_labels, flat_label_mask),
+            shape=array_ops.shape(flat_idx_mask))
+        batch_size = _get_dim(labels, 0)
+        return (array_ops.reshape(flat, [batch_size, new_maxlen]),
+                math_ops.cast(new_seq_len, seq_length.dtype))
+

@@ -362,3 +362,23 @@ def run_argmax(tf):
             errs[k] = type(e).__name__
     out["errs"] = errs
     return out
+
+
+def run_collapse(tf):
+    out = {}
+    tf.reset_default_graph()
+    lab = np.array([[1, 1, 2, 2, 3], [4, 4, 4, 0, 0], [5, 6, 6, 7, 7]], np.int32)
+    sl = np.array([5, 3, 4], np.int32)
+    p = tf.placeholder(tf.int32, [None, None])
+    r = {}
+    r["a"], r["a_len"] = tf.nn.collapse_repeated(lab, sl)
+    r["b"], r["b_len"] = tf.nn.collapse_repeated(p, tf.constant(sl, tf.int64))
+    with tf.Session() as s:
+        vals = s.run(r, {p: lab})
+    out["vals"] = {k: np.asarray(v).tolist() for k, v in vals.items()}
+    out["names"] = {k: v.name for k, v in r.items()}
+    # TF also folds the constant input's new max length into the static shape (it evaluates
+    # constant subgraphs during shape inference); scopeflow leaves it unknown: "b" only.
+    out["shapes"] = {k: str(v.shape) for k, v in r.items() if k.startswith("b")}
+    out["dtypes"] = {k: v.dtype.name for k, v in r.items()}
+    return out

@@ -22,7 +22,7 @@ import scopeflow as tf
 from . import nn_more_cases
 
 CASES = ("run_composites", "run_conv_pool", "run_losses", "run_layers", "run_ctc",
-         "run_morphology", "run_argmax")
+         "run_morphology", "run_argmax", "run_collapse")
 
 # Graph details TF builds differently only for dynamic spatial shapes: TF packs the
 # SpaceToBatchND paddings row by row (more Pack/StridedSlice ops), scopeflow column-wise.
@@ -203,6 +203,14 @@ def test_ctc_loss_gradient_and_errors():
         tf.gradients(g, x)
     with pytest.raises(TypeError, match="SparseTensor"):
         tf.nn.ctc_loss([[1]], x, [5, 4])
+
+
+def test_collapse_repeated_matches_numpy():
+    tf.reset_default_graph()
+    lab = np.array([[1, 1, 2, 2, 3], [4, 4, 4, 0, 0]], np.int32)
+    out, lengths = _run(tf.nn.collapse_repeated(lab, [5, 2]))
+    np.testing.assert_array_equal(out, [[1, 2, 3], [4, 0, 0]])
+    np.testing.assert_array_equal(lengths, [3, 1])
 
 
 # ── against TensorFlow (one TF process for all cases) ────────────────────────────────
