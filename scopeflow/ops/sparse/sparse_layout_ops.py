@@ -60,6 +60,7 @@ def _reshape_kernel(input_indices, input_shape, new_shape):
     product = int(np.prod(target[target != -1]))
     if len(unknown):
         if product == 0 or dense_size % product:
+            target[unknown[0]] = 1  # as TF's message shows it
             raise invalid(f"Input to reshape is a SparseTensor with {dense_size} dense values, "
                           f"but the requested shape requires a multiple of {product}. "
                           f"input_shape={_vec(shape)} output_shape={_vec(target)}")

@@ -104,9 +104,11 @@ def _check_same_shape(a_shape, b_shape):
     if a_shape.shape != b_shape.shape:
         raise invalid(f"Operands do not have the same ranks; got shapes: "
                       f"{_vec(a_shape)} and {_vec(b_shape)}")
-    if (a_shape != b_shape).any():
-        raise invalid(f"Operands' shapes do not match: got {a_shape[0] if len(a_shape) else ''}"
-                      f" and {b_shape[0] if len(b_shape) else ''} for dimension 0")
+    bad = np.flatnonzero(a_shape != b_shape)
+    if len(bad):
+        d = int(bad[0])
+        raise invalid(f"Operands' shapes do not match: got {a_shape[d]} and {b_shape[d]} for "
+                      f"dimension {d}")
 
 
 def _vec(v):
@@ -116,6 +118,9 @@ def _vec(v):
 def _sparse_add_kernel(a_indices, a_values, a_shape, b_indices, b_values, b_shape, thresh):
     a_idx, a_val, a_shape = check_sparse(a_indices, a_values, a_shape, "a")
     b_idx, b_val, b_shape = check_sparse(b_indices, b_values, b_shape, "b")
+    if a_idx.shape[1] != b_idx.shape[1]:
+        raise invalid(f"Input indices must have the same dimension, got {a_idx.shape[1]} and "
+                      f"{b_idx.shape[1]}")
     _check_same_shape(a_shape, b_shape)
     indices, from_a, from_b = _merge(a_idx, a_val, b_idx, b_val, a_shape)
     values = np.zeros(len(indices), a_val.dtype)

@@ -130,6 +130,12 @@ serialize_many_op = OpDef("SerializeManySparse",
                           input_names=_SER_INPUTS)
 
 
+def _tf_name(dtype):
+    """TF's DataTypeString (``float`` for float32, ``double``, ``half``)."""
+    return {"float32": "float", "float64": "double", "float16": "half"}.get(dtype.name,
+                                                                           dtype.name)
+
+
 # ── DeserializeManySparse ────────────────────────────────────────────────────────────
 def _deserialize_many_kernel(serialized_sparse, *, dtype):
     rows = np.asarray(serialized_sparse, object)
@@ -144,8 +150,8 @@ def _deserialize_many_kernel(serialized_sparse, *, dtype):
         vdt, vals = parse_tensor(row[1])
         _, shape = parse_tensor(row[2])
         if vdt != dtype:
-            raise invalid(f"Requested SparseTensor of type {dtype.name} but "
-                          f"SparseTensor[{b}].values.dtype() == {vdt.name}")
+            raise invalid(f"Requested SparseTensor of type {_tf_name(dtype)} but "
+                          f"SparseTensor[{b}].values.dtype() == {_tf_name(vdt)}")
         if rank is not None and len(shape) != rank:
             raise invalid(f"Inconsistent rank across SparseTensors: rank prior to "
                           f"SparseTensor[{b}] was: {rank + 1} but rank of SparseTensor[{b}] "
