@@ -60,6 +60,7 @@ from scopeflow.ops.linalg.svd_ops import (  # noqa: F401 - tf.linalg only: pinv,
     svd,
 )
 from scopeflow.ops.linalg.tridiagonal_ops import (  # noqa: F401 - tf.linalg only
+    eigh_tridiagonal,
     tridiagonal_matmul,
     tridiagonal_solve,
 )

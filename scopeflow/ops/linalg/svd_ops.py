@@ -141,8 +141,11 @@ def _svd_grad(op, grad_s, grad_u, grad_v):
         return [grad]
 
 
-def _real(x):
-    """TF's ``math_ops.real`` of the complex singular values (the ``Real`` op)."""
+def real_part(x):
+    """TF's ``math_ops.real`` (the ``Real`` op, looked up by type: tf.math's complex ops
+    live above this module); a real tensor is returned as it is."""
+    if not x.dtype.is_complex:
+        return x
     real_dtype = dtypes.float32 if x.dtype.base_dtype == dtypes.complex64 else dtypes.float64
     if "Real" not in REGISTRY:
         raise NotImplementedError("tf.linalg.svd of complex matrices needs tf.math.real")
@@ -156,7 +159,7 @@ def svd(tensor, full_matrices=False, compute_uv=True, name=None):
     s, u, v = svd_op.bind(tensor, compute_uv=bool(compute_uv),
                           full_matrices=bool(full_matrices), name=name)
     if s.dtype.is_complex:
-        s = _real(s)
+        s = real_part(s)
     return (s, u, v) if compute_uv else s
 
 

@@ -6,26 +6,42 @@ last and the subdiagonal's first entry unused; ``sequence``: the three as a list
 
 The solve kernel assembles the dense band and solves it with LAPACK's pivoted LU, batched
 (a singular system gives NaNs, as TF's CPU kernel does); the product is three shifted
-elementwise products.
+elementwise products. ``eigh_tridiagonal`` goes through the dense band's eigensolver.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from scopeflow.framework.graph import Tensor, convert_to_tensor
+from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.opdef import OpDef
 from scopeflow.framework.tensor_shape import TensorShape
+from scopeflow.ops.array.indexing_ops import boolean_mask
 from scopeflow.ops.array.layout_ops import stack
 from scopeflow.ops.array.shape_ops import expand_dims, rank, squeeze
 from scopeflow.ops.array.slicing_ops import concat, pad
 from scopeflow.ops.constant_op import constant
-from scopeflow.ops.linalg.diag_ops import LINALG_TYPES, matrix_diag_part, matrix_transpose
-from scopeflow.ops.math.arithmetic_ops import add, conj, multiply, negative
+from scopeflow.ops.linalg.decomposition_ops import self_adjoint_eig, self_adjoint_eigvals
+from scopeflow.ops.linalg.diag_ops import (
+    LINALG_TYPES,
+    matrix_diag,
+    matrix_diag_part,
+    matrix_transpose,
+)
+from scopeflow.ops.linalg.svd_ops import real_part
+from scopeflow.ops.math.arithmetic_ops import (
+    add,
+    conj,
+    greater,
+    less_equal,
+    logical_and,
+    multiply,
+    negative,
+)
 from scopeflow.ops.math.reduction_ops import reduce_sum, zeros
 from scopeflow.ops.op_helpers import _same_dtype_in
 
-__all__ = ["tridiagonal_solve", "tridiagonal_matmul"]
+__all__ = ["tridiagonal_solve", "tridiagonal_matmul", "eigh_tridiagonal"]
 
 _dtype = _same_dtype_in(LINALG_TYPES, "T")
 
@@ -286,3 +302,47 @@ def tridiagonal_matmul(diagonals, rhs, diagonals_format="compact", name=None) ->
     maindiag = expand_dims(maindiag, -2)
     subdiag = expand_dims(subdiag, -2)
     return tridiagonal_matmul_op.bind(superdiag, maindiag, subdiag, rhs, name=name)
+
+
+# ── eigh_tridiagonal (composite) ─────────────────────────────────────────────────────
+def eigh_tridiagonal(alpha, beta, eigvals_only=True, select="a", select_range=None,
+                     tol=None, name=None):
+    """Eigenvalues (ascending; and with ``eigvals_only=False`` the eigenvectors as
+    columns) of the Hermitian tridiagonal matrix with diagonal ``alpha`` and
+    subdiagonal ``beta``. ``select``: ``'a'`` all, ``'i'`` the indices
+    ``select_range[0]..select_range[1]``, ``'v'`` those in ``(select_range[0],
+    select_range[1]]``.
+
+    TF bisects Sturm sequences and inverse-iterates; here the dense band goes through
+    SelfAdjointEigV2 (LAPACK), which agrees within TF's tolerance (eigenvectors up to
+    their signs)."""
+    with name_scope(name or "eigh_tridiagonal", None, [alpha, beta]):
+        alpha = convert_to_tensor(alpha, name="alpha")
+        n = alpha.shape.as_list()[0] if alpha.shape.ndims else None
+        if n is not None and n <= 1:
+            return real_part(alpha)
+        beta = convert_to_tensor(beta, name="beta")
+        if alpha.dtype != beta.dtype:
+            raise ValueError("'alpha' and 'beta' must have the same type.")
+        if select not in ("a", "i", "v"):
+            raise ValueError(f"Invalid select: {select!r}; expected one of 'a', 'i', 'v'.")
+        if select != "a" and select_range is None:
+            raise ValueError(f"select_range is required for select={select!r}.")
+        dense = add(matrix_diag(alpha), add(matrix_diag(beta, k=-1),
+                                            matrix_diag(conj(beta), k=1)))
+        if eigvals_only:
+            e = self_adjoint_eigvals(dense)
+            v = None
+        else:
+            e, v = self_adjoint_eig(dense)
+        if select == "i":
+            lo, hi = select_range
+            e = e[lo:hi + 1]
+            v = None if v is None else v[:, lo:hi + 1]
+        elif select == "v":
+            lo, hi = select_range
+            keep = logical_and(greater(e, lo), less_equal(e, hi))
+            e_kept = boolean_mask(e, keep)
+            v = None if v is None else boolean_mask(v, keep, axis=1)
+            e = e_kept
+        return e if eigvals_only else (e, v)

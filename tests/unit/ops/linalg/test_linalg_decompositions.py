@@ -221,3 +221,37 @@ print(json.dumps({"shapes": [str(t.shape) for t in sym], "dtypes": [t.dtype.name
         assert [str(t.shape) for t in env["sym"]] == want["shapes"]
         assert [t.dtype.name for t in env["sym"]] == want["dtypes"]
         assert env["errors"] == want["errors"]
+
+
+EIGH_TRIDIAGONAL = """
+rng = np.random.default_rng(5)
+al = rng.standard_normal(5); be = rng.standard_normal(4)
+A = tf.constant(al); B = tf.constant(be)
+e_all = tf.linalg.eigh_tridiagonal(A, B)
+e_i = tf.linalg.eigh_tridiagonal(A, B, select="i", select_range=[1, 3])
+e_v = tf.linalg.eigh_tridiagonal(A, B, select="v", select_range=[-0.5, 1.0])
+ev, vv = tf.linalg.eigh_tridiagonal(A, B, eigvals_only=False)
+e32 = tf.linalg.eigh_tridiagonal(tf.constant(al.astype(np.float32)), tf.constant(be.astype(np.float32)))
+ec = tf.linalg.eigh_tridiagonal(tf.constant(al.astype(np.complex128)), tf.constant(be + 1j * rng.standard_normal(4)))
+one = tf.linalg.eigh_tridiagonal(tf.constant([2.0]), tf.constant(np.zeros(0, np.float32)))
+eouts = [e_all, e_i, e_v, ev, tf.abs(vv), e32, ec, one]
+"""
+
+
+def test_eigh_tridiagonal_matches_tensorflow(tf1):
+    """All, by index and by value; eigenvectors up to sign; float32, complex, n = 1."""
+    want = tf1(EIGH_TRIDIAGONAL + """
+import json
+v = tf.Session().run(eouts)
+print(json.dumps({"v": [np.real(np.asarray(x)).astype(float).tolist() for x in v],
+                  "s": [str(o.shape) for o in eouts], "d": [o.dtype.name for o in eouts]}))
+""")
+    with tf.Graph().as_default():
+        env = _report(tf, EIGH_TRIDIAGONAL)
+        outs = env["eouts"]
+        assert [str(o.shape) for o in outs] == want["s"]
+        assert [o.dtype.name for o in outs] == want["d"]
+        got = _run(*outs)
+    for i, (g, w) in enumerate(zip(got, want["v"])):
+        tol = 1e-5 if outs[i].dtype == tf.float32 else 1e-10
+        np.testing.assert_allclose(np.real(g), w, rtol=tol, atol=tol, err_msg=str(i))
