@@ -1,4 +1,5 @@
-"""``tf.test``: numeric gradient checking (``compute_gradient``, ``compute_gradient_error``).
+"""``tf.test``: ``TestCase`` (api/test_case.py), the test helpers (api/test_support.py) and
+numeric gradient checking (``compute_gradient``, ``compute_gradient_error``).
 
 ``check_gradients`` is scopeflow's one-call version: it raises with the worst element when
 the analytic and numeric Jacobians disagree.
@@ -8,6 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from scopeflow.api.test_case import TestCase
+from scopeflow.api.test_support import *  # noqa: F403
+from scopeflow.api.test_support import __all__ as _support_all
 from scopeflow.autodiff.gradients import gradients
 from scopeflow.framework.context import get_default_session
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
@@ -15,7 +19,8 @@ from scopeflow.ops import array_ops
 from scopeflow.runtime.session import Session
 
 __all__ = ["compute_gradient", "compute_gradient_error", "check_gradients",
-           "is_gpu_available", "is_built_with_cuda", "gpu_device_name"]
+           "is_gpu_available", "is_built_with_cuda", "gpu_device_name", "TestCase",
+           *_support_all]
 
 
 def is_gpu_available(cuda_only=False, min_cuda_compute_capability=None) -> bool:
