@@ -94,6 +94,11 @@ from scopeflow.train.optimizers import (
     MomentumOptimizer,
     RMSPropOptimizer,
 )
+from scopeflow.train.proximal import (
+    AdagradDAOptimizer,
+    ProximalAdagradOptimizer,
+    ProximalGradientDescentOptimizer,
+)
 from scopeflow.train.queue_runner import QueueRunner, add_queue_runner, start_queue_runners
 from scopeflow.train.saver import (
     BaseSaverBuilder,
@@ -145,6 +150,7 @@ __all__ = [
     "StepCounterHook", "LoggingTensorHook", "NanTensorHook", "NanLossDuringTrainingError",
     "FinalOpsHook", "FeedFnHook", "GlobalStepWaiterHook", "SecondOrStepTimer",
     "ProfilerHook", "write_graph", "ExponentialMovingAverage",
+    "ProximalGradientDescentOptimizer", "ProximalAdagradOptimizer", "AdagradDAOptimizer",
 ]
 
 
