@@ -48,6 +48,7 @@ from scopeflow.ops.linalg.linear_operator import (
     LinearOperator,
     LinearOperatorAdjoint,
     LinearOperatorBlockDiag,
+    LinearOperatorBlockLowerTriangular,
     LinearOperatorComposition,
     LinearOperatorDiag,
     LinearOperatorFullMatrix,
@@ -81,6 +82,7 @@ transpose = matrix_transpose
 triangular_solve = matrix_triangular_solve
 
 __all__ = ["LinearOperator", "LinearOperatorAdjoint", "LinearOperatorBlockDiag",
+           "LinearOperatorBlockLowerTriangular",
            "LinearOperatorComposition", "LinearOperatorDiag", "LinearOperatorFullMatrix",
            "LinearOperatorHouseholder", "LinearOperatorIdentity", "LinearOperatorInversion",
            "LinearOperatorKronecker", "LinearOperatorLowerTriangular",

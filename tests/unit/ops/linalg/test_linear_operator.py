@@ -41,7 +41,15 @@ def test_structured_operators_match_their_dense_numpy_matrices():
                  (LO.LinearOperatorLowRankUpdate(LO.LinearOperatorDiag(d), u,
                                                  diag_update=np.array([2.0, 0.5])), dense_update),
                  (LO.LinearOperatorInversion(LO.LinearOperatorFullMatrix(m)), np.linalg.inv(m)),
-                 (LO.LinearOperatorAdjoint(LO.LinearOperatorFullMatrix(m)), m.T)]
+                 (LO.LinearOperatorAdjoint(LO.LinearOperatorFullMatrix(m)), m.T),
+                 (LO.LinearOperatorBlockLowerTriangular(
+                     [[LO.LinearOperatorFullMatrix(m[:2, :2])],
+                      [LO.LinearOperatorFullMatrix(u[:1]), LO.LinearOperatorDiag(d[:1])]]),
+                  np.block([[m[:2, :2], np.zeros((2, 1))], [u[:1], d[:1, None]]])),
+                 (LO.LinearOperatorPermutation(np.array([2, 0, 1], np.int32),
+                                               dtype=tf.float64), np.eye(3)[[2, 0, 1]]),
+                 (LO.LinearOperatorHouseholder(u[:, 0]),
+                  np.eye(3) - 2 * np.outer(u[:, 0], u[:, 0]) / (u[:, 0] @ u[:, 0]))]
         fetched = []
         for op, _ in cases:
             fetched += [op.to_dense(), op.matmul(x), op.solve(x), op.determinant(),
@@ -53,7 +61,8 @@ def test_structured_operators_match_their_dense_numpy_matrices():
         np.testing.assert_allclose(mm, ref @ x, atol=1e-12, err_msg=str(i))
         np.testing.assert_allclose(solve, np.linalg.solve(ref, x), rtol=1e-10, err_msg=str(i))
         np.testing.assert_allclose(det, np.linalg.det(ref), rtol=1e-10, err_msg=str(i))
-        np.testing.assert_allclose(lad, np.linalg.slogdet(ref)[1], rtol=1e-10, err_msg=str(i))
+        np.testing.assert_allclose(lad, np.linalg.slogdet(ref)[1], rtol=1e-10, atol=1e-12,
+                                   err_msg=str(i))
         np.testing.assert_allclose(trace, np.trace(ref), rtol=1e-10, err_msg=str(i))
 
 
