@@ -31,8 +31,16 @@ def _prevent_gradient_grad(op, dy):
     raise LookupError(f"Gradient explicitly disabled. Reason: {op.get_attr('message')}")
 
 
-prevent_gradient_op = OpDef("PreventGradient", shape=lambda x, **attrs: x,
-                            dtype=lambda d, **attrs: d, kernel=lambda x, **attrs: x,
+def _identity_rule(x, **attrs):
+    return x
+
+
+def _identity_kernel(x, **attrs):
+    return x
+
+
+prevent_gradient_op = OpDef("PreventGradient", shape=_identity_rule, dtype=_identity_rule,
+                            kernel=_identity_kernel,
                             attrs={"message": ""}, grad=_prevent_gradient_grad, aliases=True,
                             input_names=("input",))
 

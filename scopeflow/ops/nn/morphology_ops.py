@@ -161,12 +161,20 @@ def _backprop_dtype(x, w, dy, **attrs):
     return same_dtype(x, w, dy)
 
 
+def _input_shape(x, w, dy, **attrs):
+    return x
+
+
+def _filter_shape(x, w, dy, **attrs):
+    return w
+
+
 dilation2d_backprop_input_op = OpDef(
-    "Dilation2DBackpropInput", shape=lambda x, w, dy, **attrs: x, dtype=_backprop_dtype,
+    "Dilation2DBackpropInput", shape=_input_shape, dtype=_backprop_dtype,
     kernel=_backprop_input_kernel, attrs=_ATTRS, grad=NO_GRADIENT,
     input_names=("input", "filter", "out_backprop"))
 dilation2d_backprop_filter_op = OpDef(
-    "Dilation2DBackpropFilter", shape=lambda x, w, dy, **attrs: w, dtype=_backprop_dtype,
+    "Dilation2DBackpropFilter", shape=_filter_shape, dtype=_backprop_dtype,
     kernel=_backprop_filter_kernel, attrs=_ATTRS, grad=NO_GRADIENT,
     input_names=("input", "filter", "out_backprop"))
 
