@@ -5,17 +5,20 @@ from __future__ import annotations
 # Dataset's sources and transformations register on import (dataset_ops.builds).
 from scopeflow.data import buffers, experimental, sources, transformations  # noqa: F401
 from scopeflow.data.dataset_ops import Dataset
+from scopeflow.data.experimental_ops import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY
 from scopeflow.data.iterator_ops import (
     Iterator,
     make_initializable_iterator,
     make_one_shot_iterator,
 )
+from scopeflow.data.options import Options, ThreadingOptions
 from scopeflow.data.sources import FixedLengthRecordDataset, TextLineDataset, TFRecordDataset
 
 __all__ = ["Dataset", "Iterator", "TextLineDataset", "TFRecordDataset",
            "FixedLengthRecordDataset", "experimental", "make_one_shot_iterator",
            "make_initializable_iterator", "get_output_types", "get_output_shapes",
-           "get_output_classes", "AUTOTUNE"]
+           "get_output_classes", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY",
+           "Options", "ThreadingOptions"]
 
 AUTOTUNE = experimental.AUTOTUNE
 

@@ -3,10 +3,42 @@
 from __future__ import annotations
 
 from scopeflow.data.dataset_ops import AUTOTUNE
+from scopeflow.data.experimental_ops import (
+    INFINITE_CARDINALITY,
+    UNKNOWN_CARDINALITY,
+    Counter,
+    cardinality,
+    choose_from_datasets,
+    copy_to_device,
+    enable_debug_mode,
+    enumerate_dataset,
+    get_single_element,
+    get_structure,
+    ignore_errors,
+    prefetch_to_device,
+    scan,
+    take_while,
+    unique,
+)
 from scopeflow.data.iterator_ops import make_saveable_from_iterator
+from scopeflow.data.options import (
+    AutoShardPolicy,
+    AutotuneAlgorithm,
+    AutotuneOptions,
+    DistributeOptions,
+    ExternalStatePolicy,
+    OptimizationOptions,
+    ThreadingOptions,
+)
 
 __all__ = ["AUTOTUNE", "make_saveable_from_iterator", "shuffle_and_repeat", "map_and_batch",
-           "unbatch", "parallel_interleave"]
+           "unbatch", "parallel_interleave", "AutoShardPolicy", "AutotuneAlgorithm",
+           "AutotuneOptions", "DistributeOptions", "ExternalStatePolicy",
+           "OptimizationOptions", "ThreadingOptions", "INFINITE_CARDINALITY",
+           "UNKNOWN_CARDINALITY", "take_while", "scan", "unique", "enumerate_dataset",
+           "ignore_errors", "choose_from_datasets", "Counter", "get_single_element",
+           "cardinality", "get_structure", "copy_to_device", "prefetch_to_device",
+           "enable_debug_mode"]
 
 
 def shuffle_and_repeat(buffer_size, count=None, seed=None):

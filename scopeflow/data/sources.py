@@ -38,9 +38,29 @@ def _as_tensors(tensors, what):
         # As TF: a list is one tensor (packed), a tuple is a structure.
         flat = [convert_to_tensor(tensors, name="component_0")]
         return flat[0], flat
-    flat = [convert_to_tensor(x, name=f"component_{i}")
-            for i, x in enumerate(st.flatten(tensors))]
-    return st.pack(tensors, flat), flat
+    # As TF's tf.data nest: only tuples and dicts nest; a list inside is one tensor too.
+    leaves = _data_leaves(tensors)
+    flat = [convert_to_tensor(x, name=f"component_{i}") for i, x in enumerate(leaves)]
+    return _data_pack(tensors, iter(flat)), flat
+
+
+def _data_leaves(value):
+    if isinstance(value, dict):
+        return [x for k in sorted(value) for x in _data_leaves(value[k])]
+    if isinstance(value, tuple):
+        return [x for v in value for x in _data_leaves(v)]
+    return [value]
+
+
+def _data_pack(structure, flat):
+    if isinstance(structure, dict):
+        packed = {k: _data_pack(structure[k], flat) for k in sorted(structure)}
+        return type(structure)((k, packed[k]) for k in structure) \
+            if type(structure) is not dict else {k: packed[k] for k in structure}
+    if isinstance(structure, tuple):
+        items = [_data_pack(v, flat) for v in structure]
+        return type(structure)(*items) if hasattr(structure, "_fields") else tuple(items)
+    return next(flat)
 
 
 # ── from_tensors ─────────────────────────────────────────────────────────────────────
