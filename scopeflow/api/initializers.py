@@ -4,6 +4,7 @@ A namespace module: the initializers live in ``scopeflow/ops/state/init_ops.py``
 initializers (``global_variables`` ...) in ``scopeflow/state/variables.py``, a layer above the ops.
 """
 
+from scopeflow.ops.lookup.lookup_ops import tables_initializer
 from scopeflow.ops.state import init_ops as _init_ops
 from scopeflow.ops.state.init_ops import he_normal, he_uniform, lecun_normal, lecun_uniform
 from scopeflow.state import variables as _variables
@@ -11,7 +12,7 @@ from scopeflow.state import variables as _variables
 __all__ = ["zeros", "ones", "constant", "random_uniform", "random_normal", "truncated_normal",
            "variance_scaling", "glorot_uniform", "glorot_normal", "he_normal", "he_uniform",
            "lecun_normal", "lecun_uniform", "global_variables", "local_variables", "variables",
-           "orthogonal", "uniform_unit_scaling"]
+           "orthogonal", "uniform_unit_scaling", "tables_initializer"]
 
 zeros = _init_ops.Zeros
 ones = _init_ops.Ones
