@@ -49,6 +49,7 @@ NAMESPACES = {
     "scopeflow.api.signal": "signal",
     "scopeflow.api.spectral": "spectral",
     "scopeflow.api.sets": "sets",
+    "scopeflow.distributions": "distributions",
     "scopeflow.api.lookup": "lookup",
     "scopeflow.api.bitwise": "bitwise",
     "scopeflow.api.audio": "audio",

@@ -48,7 +48,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("ops", ("scopeflow.ops",)),
     ("state", ("scopeflow.state",)),
     ("models", ("scopeflow.layers", "scopeflow.losses", "scopeflow.metrics",
-                "scopeflow.rnn")),
+                "scopeflow.rnn", "scopeflow.distributions")),
     ("data", ("scopeflow.data",)),
     # tf.gradients, and the control-flow gradients that call its walk (control_flow_grad.py).
     ("autodiff", ("scopeflow.autodiff",)),

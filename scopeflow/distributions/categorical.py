@@ -1,0 +1,120 @@
+"""``tf.distributions.Categorical``: samples are one ``multinomial`` op over the logits
+flattened to 2-D, transposed and reshaped to ``[n] + batch_shape``, as TF draws them."""
+
+from __future__ import annotations
+
+from scopeflow.distributions import kullback_leibler
+from scopeflow.distributions._common import (
+    array_ops,
+    constant_op,
+    convert_to_tensor,
+    dtypes,
+    get_logits_and_probs,
+    math_ops,
+    name_scope,
+    nn_ops,
+    random_ops,
+    reduction_ops,
+)
+from scopeflow.distributions.distribution import NOT_REPARAMETERIZED, Distribution
+from scopeflow.framework.tensor_shape import TensorShape
+
+__all__ = ["Categorical"]
+
+
+class Categorical(Distribution):
+    """A distribution over ``{0, ..., K-1}`` given ``logits`` or ``probs`` of last dim K."""
+
+    def __init__(self, logits=None, probs=None, dtype=dtypes.int32, validate_args=False,
+                 allow_nan_stats=True, name="Categorical"):
+        parameters = dict(locals())
+        with name_scope(name, values=[logits, probs]) as name:
+            self._logits, self._probs = get_logits_and_probs(
+                logits=logits, probs=probs, validate_args=validate_args,
+                multidimensional=True, name=name)
+            logits_shape_static = self._logits.shape.with_rank_at_least(1)
+            if logits_shape_static.ndims is not None:
+                self._batch_rank = constant_op.constant(
+                    logits_shape_static.ndims - 1, dtype=dtypes.int32, name="batch_rank")
+            else:
+                with name_scope(name="batch_rank"):
+                    self._batch_rank = array_ops.rank(self._logits) - 1
+            with name_scope(name="event_size"):
+                self._event_size = array_ops.shape(self._logits)[-1]
+            if logits_shape_static[:-1].is_fully_defined():
+                self._batch_shape_val = constant_op.constant(
+                    logits_shape_static[:-1].as_list(), dtype=dtypes.int32,
+                    name="batch_shape")
+            else:
+                with name_scope(name="batch_shape"):
+                    self._batch_shape_val = array_ops.shape(self._logits)[:-1]
+        super().__init__(dtype=dtypes.as_dtype(dtype),
+                         reparameterization_type=NOT_REPARAMETERIZED,
+                         validate_args=validate_args, allow_nan_stats=allow_nan_stats,
+                         parameters=parameters, graph_parents=[self._logits, self._probs],
+                         name=name)
+
+    @property
+    def event_size(self):
+        """The number of classes K, a scalar int32 tensor."""
+        return self._event_size
+
+    @property
+    def logits(self):
+        return self._logits
+
+    @property
+    def probs(self):
+        return self._probs
+
+    def _batch_shape_tensor(self):
+        return array_ops.identity(self._batch_shape_val)
+
+    def _batch_shape(self):
+        return self.logits.shape[:-1]
+
+    def _event_shape_tensor(self):
+        return constant_op.constant([], dtype=dtypes.int32)
+
+    def _event_shape(self):
+        return TensorShape([])
+
+    def _sample_n(self, n, seed=None):
+        if self.logits.shape.ndims == 2:
+            logits_2d = self.logits
+        else:
+            logits_2d = array_ops.reshape(self.logits, [-1, self.event_size])
+        sample_dtype = dtypes.int64 if self.dtype.size > 4 else dtypes.int32
+        draws = random_ops.multinomial(logits_2d, n, seed=seed, output_dtype=sample_dtype)
+        draws = array_ops.reshape(array_ops.transpose(draws),
+                                  array_ops.concat([[n], self.batch_shape_tensor()], 0))
+        return math_ops.cast(draws, self.dtype)
+
+    def _log_prob(self, k):
+        k = convert_to_tensor(k, name="k")
+        if self.logits.shape[:-1] == k.shape:
+            logits = self.logits
+        else:
+            logits = self.logits * reduction_ops.ones_like(array_ops.expand_dims(k, -1),
+                                                           dtype=self.logits.dtype)
+            logits_shape = array_ops.shape(logits)[:-1]
+            k = k * reduction_ops.ones(logits_shape, dtype=k.dtype)
+            k.set_shape(logits.shape[:-1])
+        return -nn_ops.sparse_softmax_cross_entropy_with_logits(labels=k, logits=logits)
+
+    def _entropy(self):
+        return -math_ops.reduce_sum(nn_ops.log_softmax(self.logits) * self.probs, axis=-1)
+
+    def _mode(self):
+        ret = math_ops.argmax(self.logits, axis=self._batch_rank)
+        ret = math_ops.cast(ret, self.dtype)
+        ret.set_shape(self.batch_shape)
+        return ret
+
+
+@kullback_leibler.RegisterKL(Categorical, Categorical)
+def _kl_categorical_categorical(a, b, name=None):
+    """sum softmax(a) * (log_softmax(a) - log_softmax(b)) over the classes."""
+    with name_scope(name, "kl_categorical_categorical", values=[a.logits, b.logits]):
+        delta_log_probs1 = nn_ops.log_softmax(a.logits) - nn_ops.log_softmax(b.logits)
+        return math_ops.reduce_sum(nn_ops.softmax(a.logits) * delta_log_probs1, axis=-1)

@@ -1,0 +1,131 @@
+"""``tf.distributions.Gamma``: samples are one ``random_gamma`` op (``RandomGamma`` scaled by
+``1 / rate``) of shape ``[n]`` prepended to the batch, as TF draws them."""
+
+from __future__ import annotations
+
+from scopeflow.distributions import kullback_leibler
+from scopeflow.distributions._common import (
+    array_ops,
+    assert_same_float_dtype,
+    check_ops,
+    constant_op,
+    control_dependencies,
+    dtypes,
+    math_ops,
+    name_scope,
+    np,
+    random_gamma_ops,
+    reduction_ops,
+)
+from scopeflow.distributions.distribution import FULLY_REPARAMETERIZED, Distribution
+from scopeflow.framework.tensor_shape import TensorShape
+from scopeflow.ops.array.shape_ops import broadcast_static_shape
+from scopeflow.ops.math import gamma_ops
+
+__all__ = ["Gamma"]
+
+
+class Gamma(Distribution):
+    """The gamma distribution with shape ``concentration`` and inverse scale ``rate``."""
+
+    def __init__(self, concentration, rate, validate_args=False, allow_nan_stats=True,
+                 name="Gamma"):
+        parameters = dict(locals())
+        with name_scope(name, values=[concentration, rate]) as name:
+            with control_dependencies([check_ops.assert_positive(concentration),
+                                       check_ops.assert_positive(rate)]
+                                      if validate_args else []):
+                self._concentration = array_ops.identity(concentration, name="concentration")
+                self._rate = array_ops.identity(rate, name="rate")
+                assert_same_float_dtype([self._concentration, self._rate])
+        super().__init__(dtype=self._concentration.dtype,
+                         reparameterization_type=FULLY_REPARAMETERIZED,
+                         validate_args=validate_args, allow_nan_stats=allow_nan_stats,
+                         parameters=parameters,
+                         graph_parents=[self._concentration, self._rate], name=name)
+
+    @property
+    def concentration(self):
+        return self._concentration
+
+    @property
+    def rate(self):
+        return self._rate
+
+    def _batch_shape_tensor(self):
+        return array_ops.broadcast_dynamic_shape(array_ops.shape(self.concentration),
+                                                 array_ops.shape(self.rate))
+
+    def _batch_shape(self):
+        return broadcast_static_shape(self.concentration.shape, self.rate.shape)
+
+    def _event_shape_tensor(self):
+        return constant_op.constant([], dtype=dtypes.int32)
+
+    def _event_shape(self):
+        return TensorShape([])
+
+    def _sample_n(self, n, seed=None):
+        return random_gamma_ops.random_gamma(shape=[n], alpha=self.concentration,
+                                             beta=self.rate, dtype=self.dtype, seed=seed)
+
+    def _maybe_assert_valid_sample(self, x):
+        assert_same_float_dtype([x], self.dtype)
+        if not self.validate_args:
+            return x
+        with control_dependencies([check_ops.assert_positive(x)]):
+            return array_ops.identity(x)
+
+    def _log_prob(self, x):
+        return self._log_unnormalized_prob(x) - self._log_normalization()
+
+    def _cdf(self, x):
+        x = self._maybe_assert_valid_sample(x)
+        return gamma_ops.igamma(self.concentration, self.rate * x)
+
+    def _log_unnormalized_prob(self, x):
+        x = self._maybe_assert_valid_sample(x)
+        return math_ops.xlogy(self.concentration - 1.0, x) - self.rate * x
+
+    def _log_normalization(self):
+        return (math_ops.lgamma(self.concentration)
+                - self.concentration * math_ops.log(self.rate))
+
+    def _entropy(self):
+        return (self.concentration - math_ops.log(self.rate)
+                + math_ops.lgamma(self.concentration)
+                + ((1.0 - self.concentration) * math_ops.digamma(self.concentration)))
+
+    def _mean(self):
+        return self.concentration / self.rate
+
+    def _variance(self):
+        return self.concentration / math_ops.square(self.rate)
+
+    def _stddev(self):
+        return math_ops.sqrt(self.concentration) / self.rate
+
+    def _mode(self):
+        mode = (self.concentration - 1.0) / self.rate
+        if self.allow_nan_stats:
+            nan = reduction_ops.fill(self.batch_shape_tensor(),
+                                     np.array(np.nan, dtype=self.dtype.as_numpy_dtype),
+                                     name="nan")
+            return reduction_ops.where(math_ops.greater(self.concentration, 1.0), mode, nan)
+        with control_dependencies([check_ops.assert_less(
+                reduction_ops.ones([], self.dtype), self.concentration,
+                message="mode not defined when any concentration <= 1")]):
+            return array_ops.identity(mode)
+
+
+@kullback_leibler.RegisterKL(Gamma, Gamma)
+def _kl_gamma_gamma(g0, g1, name=None):
+    """The closed form TF uses (Exponential inherits it through the MRO)."""
+    with name_scope(name, "kl_gamma_gamma", values=[g0.concentration, g0.rate,
+                                                    g1.concentration, g1.rate]):
+        return (((g0.concentration - g1.concentration) * math_ops.digamma(g0.concentration))
+                + math_ops.lgamma(g1.concentration)
+                - math_ops.lgamma(g0.concentration)
+                + g1.concentration * math_ops.log(g0.rate)
+                - g1.concentration * math_ops.log(g1.rate)
+                + g0.concentration * (g1.rate / g0.rate - 1.0))

@@ -1,0 +1,113 @@
+"""``tf.distributions.Laplace``: samples invert the CDF of one ``random_uniform`` draw on
+``(-1, 1)`` (the open lower end keeps ``log1p(-|u|)`` finite), as TF does."""
+
+from __future__ import annotations
+
+from scopeflow.distributions._common import (
+    array_ops,
+    assert_same_float_dtype,
+    batch_shape_concat,
+    check_ops,
+    constant_op,
+    control_dependencies,
+    dtypes,
+    log_cdf_laplace,
+    math_ops,
+    name_scope,
+    np,
+    random_ops,
+    reduction_ops,
+)
+from scopeflow.distributions.distribution import FULLY_REPARAMETERIZED, Distribution
+from scopeflow.framework.tensor_shape import TensorShape
+from scopeflow.ops.array.shape_ops import broadcast_static_shape
+
+__all__ = ["Laplace"]
+
+
+class Laplace(Distribution):
+    """The Laplace distribution with location ``loc`` and scale ``scale``."""
+
+    def __init__(self, loc, scale, validate_args=False, allow_nan_stats=True, name="Laplace"):
+        parameters = dict(locals())
+        with name_scope(name, values=[loc, scale]) as name:
+            with control_dependencies([check_ops.assert_positive(scale)]
+                                      if validate_args else []):
+                self._loc = array_ops.identity(loc, name="loc")
+                self._scale = array_ops.identity(scale, name="scale")
+                assert_same_float_dtype([self._loc, self._scale])
+        super().__init__(dtype=self._loc.dtype, reparameterization_type=FULLY_REPARAMETERIZED,
+                         validate_args=validate_args, allow_nan_stats=allow_nan_stats,
+                         parameters=parameters, graph_parents=[self._loc, self._scale],
+                         name=name)
+
+    @property
+    def loc(self):
+        return self._loc
+
+    @property
+    def scale(self):
+        return self._scale
+
+    def _batch_shape_tensor(self):
+        return array_ops.broadcast_dynamic_shape(array_ops.shape(self.loc),
+                                                 array_ops.shape(self.scale))
+
+    def _batch_shape(self):
+        return broadcast_static_shape(self.loc.shape, self.scale.shape)
+
+    def _event_shape_tensor(self):
+        return constant_op.constant([], dtype=dtypes.int32)
+
+    def _event_shape(self):
+        return TensorShape([])
+
+    def _sample_n(self, n, seed=None):
+        shape = batch_shape_concat(n, self)
+        np_dtype = self.dtype.as_numpy_dtype
+        minval = np.nextafter(np_dtype(-1.0), np_dtype(0.0))
+        uniform_samples = random_ops.random_uniform(shape=shape, minval=minval, maxval=1.0,
+                                                    dtype=self.dtype, seed=seed)
+        return (self.loc - self.scale * math_ops.sign(uniform_samples)
+                * math_ops.log1p(-math_ops.abs(uniform_samples)))
+
+    def _z(self, x):
+        return (x - self.loc) / self.scale
+
+    def _log_prob(self, x):
+        return self._log_unnormalized_prob(x) - self._log_normalization()
+
+    def _prob(self, x):
+        return math_ops.exp(self._log_prob(x))
+
+    def _log_cdf(self, x):
+        return log_cdf_laplace(self._z(x))
+
+    def _log_survival_function(self, x):
+        return log_cdf_laplace(-self._z(x))
+
+    def _cdf(self, x):
+        z = self._z(x)
+        return 0.5 - 0.5 * math_ops.sign(z) * math_ops.expm1(-math_ops.abs(z))
+
+    def _log_unnormalized_prob(self, x):
+        return -math_ops.abs(self._z(x))
+
+    def _log_normalization(self):
+        return math_ops.log(2.0 * self.scale)
+
+    def _entropy(self):
+        scale = self.scale + reduction_ops.zeros_like(self.loc)
+        return np.log(2.0) + 1.0 + math_ops.log(scale)
+
+    def _mean(self):
+        return self.loc + reduction_ops.zeros_like(self.scale)
+
+    def _stddev(self):
+        return np.sqrt(2.0) * self.scale + reduction_ops.zeros_like(self.loc)
+
+    def _median(self):
+        return self._mean()
+
+    def _mode(self):
+        return self._mean()

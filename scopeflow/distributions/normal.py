@@ -1,0 +1,127 @@
+"""``tf.distributions.Normal``: samples are ``loc + scale * random_normal`` on TF's shape
+``concat([[n], batch_shape])``, so a seeded graph draws TF's values."""
+
+from __future__ import annotations
+
+from scopeflow.distributions import kullback_leibler
+from scopeflow.distributions._common import (
+    array_ops,
+    assert_same_float_dtype,
+    batch_shape_concat,
+    check_ops,
+    constant_op,
+    control_dependencies,
+    dtypes,
+    log_ndtr,
+    math_ops,
+    name_scope,
+    ndtr,
+    np,
+    random_ops,
+    reduction_ops,
+)
+from scopeflow.distributions.distribution import FULLY_REPARAMETERIZED, Distribution
+from scopeflow.framework.tensor_shape import TensorShape
+from scopeflow.ops.array.shape_ops import broadcast_static_shape
+
+__all__ = ["Normal"]
+
+
+class Normal(Distribution):
+    """The normal distribution with mean ``loc`` and standard deviation ``scale``."""
+
+    def __init__(self, loc, scale, validate_args=False, allow_nan_stats=True, name="Normal"):
+        parameters = dict(locals())
+        with name_scope(name, values=[loc, scale]) as name:
+            with control_dependencies([check_ops.assert_positive(scale)]
+                                      if validate_args else []):
+                self._loc = array_ops.identity(loc, name="loc")
+                self._scale = array_ops.identity(scale, name="scale")
+                assert_same_float_dtype([self._loc, self._scale])
+        super().__init__(dtype=self._scale.dtype, reparameterization_type=FULLY_REPARAMETERIZED,
+                         validate_args=validate_args, allow_nan_stats=allow_nan_stats,
+                         parameters=parameters, graph_parents=[self._loc, self._scale],
+                         name=name)
+
+    @property
+    def loc(self):
+        return self._loc
+
+    @property
+    def scale(self):
+        return self._scale
+
+    def _batch_shape_tensor(self):
+        return array_ops.broadcast_dynamic_shape(array_ops.shape(self.loc),
+                                                 array_ops.shape(self.scale))
+
+    def _batch_shape(self):
+        return broadcast_static_shape(self.loc.shape, self.scale.shape)
+
+    def _event_shape_tensor(self):
+        return constant_op.constant([], dtype=dtypes.int32)
+
+    def _event_shape(self):
+        return TensorShape([])
+
+    def _sample_n(self, n, seed=None):
+        shape = batch_shape_concat(n, self)
+        sampled = random_ops.random_normal(shape=shape, mean=0.0, stddev=1.0,
+                                           dtype=self.loc.dtype, seed=seed)
+        return sampled * self.scale + self.loc
+
+    def _z(self, x):
+        with name_scope("standardize", values=[x]):
+            return (x - self.loc) / self.scale
+
+    def _inv_z(self, z):
+        with name_scope("reconstruct", values=[z]):
+            return z * self.scale + self.loc
+
+    def _log_prob(self, x):
+        return self._log_unnormalized_prob(x) - self._log_normalization()
+
+    def _log_unnormalized_prob(self, x):
+        return -0.5 * math_ops.square(self._z(x))
+
+    def _log_normalization(self):
+        return 0.5 * np.log(2.0 * np.pi) + math_ops.log(self.scale)
+
+    def _log_cdf(self, x):
+        return log_ndtr(self._z(x))
+
+    def _cdf(self, x):
+        return ndtr(self._z(x))
+
+    def _log_survival_function(self, x):
+        return log_ndtr(-self._z(x))
+
+    def _survival_function(self, x):
+        return ndtr(-self._z(x))
+
+    def _quantile(self, p):
+        return self._inv_z(math_ops.ndtri(p))
+
+    def _entropy(self):
+        scale = self.scale * reduction_ops.ones(self.batch_shape_tensor(), dtype=self.scale.dtype)
+        return 0.5 * np.log(2.0 * np.pi * np.e) + math_ops.log(scale)
+
+    def _mean(self):
+        return self.loc * reduction_ops.ones_like(self.scale)
+
+    def _stddev(self):
+        return self.scale * reduction_ops.ones_like(self.loc)
+
+    def _mode(self):
+        return self._mean()
+
+
+@kullback_leibler.RegisterKL(Normal, Normal)
+def _kl_normal_normal(n_a, n_b, name=None):
+    """Closed form: (mu_a - mu_b)^2 / (2 s_b^2) + (r - 1 - log r) / 2, r = s_a^2 / s_b^2."""
+    with name_scope(name, "kl_normal_normal", [n_a.loc, n_b.loc]):
+        s_a_squared = math_ops.square(n_a.scale)
+        s_b_squared = math_ops.square(n_b.scale)
+        ratio = s_a_squared / s_b_squared
+        return (math_ops.square(n_a.loc - n_b.loc) / (2.0 * s_b_squared)
+                + 0.5 * (ratio - 1.0 - math_ops.log(ratio)))
