@@ -12,6 +12,7 @@ from scopeflow.io.protos import (
     Features,
     FloatList,
     Int64List,
+    SaverDef,
     SequenceExample,
 )
 from scopeflow.summary.reader import summary_iterator
@@ -43,6 +44,7 @@ from scopeflow.train.checkpoint_management import (
 )
 from scopeflow.train.checkpoint_utils import (
     NewCheckpointReader,
+    checkpoints_iterator,
     init_from_checkpoint,
     list_variables,
     load_checkpoint,
@@ -67,10 +69,14 @@ from scopeflow.train.input import (
 )
 from scopeflow.train.learning_rate_decay import (
     cosine_decay,
+    cosine_decay_restarts,
     exponential_decay,
     inverse_time_decay,
+    linear_cosine_decay,
     natural_exp_decay,
+    noisy_linear_cosine_decay,
     piecewise_constant,
+    piecewise_constant_decay,
     polynomial_decay,
 )
 from scopeflow.train.meta_graph_import import import_meta_graph
@@ -114,6 +120,7 @@ from scopeflow.train.session_run_hook import (
     SessionRunHook,
     SessionRunValues,
 )
+from scopeflow.train.supervisor import Supervisor, basic_train_loop
 from scopeflow.train.training_state import add_training_state
 from scopeflow.train.training_util import (
     assert_global_step,
@@ -122,6 +129,7 @@ from scopeflow.train.training_util import (
     get_or_create_global_step,
     global_step,
 )
+from scopeflow.train.warm_start import warm_start
 
 __all__ = [
     "summary_iterator",
@@ -151,6 +159,9 @@ __all__ = [
     "FinalOpsHook", "FeedFnHook", "GlobalStepWaiterHook", "SecondOrStepTimer",
     "ProfilerHook", "write_graph", "ExponentialMovingAverage",
     "ProximalGradientDescentOptimizer", "ProximalAdagradOptimizer", "AdagradDAOptimizer",
+    "cosine_decay_restarts", "linear_cosine_decay", "noisy_linear_cosine_decay",
+    "piecewise_constant_decay", "checkpoints_iterator", "SaverDef", "Supervisor",
+    "basic_train_loop", "warm_start",
 ]
 
 

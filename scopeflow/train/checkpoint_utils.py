@@ -22,6 +22,7 @@ from __future__ import annotations
 import difflib
 import logging
 import os
+import time
 
 from scopeflow.framework import errors
 from scopeflow.framework.properties import read_only
@@ -35,7 +36,8 @@ from scopeflow.state.variables import Variable
 from scopeflow.train.checkpoint_management import latest_checkpoint
 
 __all__ = ["CheckpointReader", "NewCheckpointReader", "load_checkpoint", "list_variables",
-           "load_variable", "init_from_checkpoint"]
+           "load_variable", "init_from_checkpoint", "wait_for_new_checkpoint",
+           "checkpoints_iterator"]
 
 _log = logging.getLogger("scopeflow.train")
 
@@ -328,3 +330,49 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
                    ",".join(v.name for v in var) if isinstance(var, list) else var.name,
                    ckpt_dir_or_file, tensor_name)
 
+
+
+# ── checkpoints_iterator ─────────────────────────────────────────────────────────────
+
+def wait_for_new_checkpoint(checkpoint_dir, last_checkpoint=None, seconds_to_sleep=1,
+                            timeout=None):
+    """Polls ``checkpoint_dir`` until its newest checkpoint differs from
+    ``last_checkpoint``; returns that prefix, or None once ``timeout`` seconds would pass
+    before the next poll (TF's rule, so a short timeout may return without sleeping)."""
+    _log.info("Waiting for new checkpoint at %s", checkpoint_dir)
+    stop_time = None if timeout is None else time.time() + timeout
+    while True:
+        path = latest_checkpoint(checkpoint_dir)
+        if path is not None and path != last_checkpoint:
+            _log.info("Found new checkpoint at %s", path)
+            return path
+        if stop_time is not None and time.time() + seconds_to_sleep > stop_time:
+            return None
+        time.sleep(seconds_to_sleep)
+
+
+def checkpoints_iterator(checkpoint_dir, min_interval_secs=0, timeout=None, timeout_fn=None):
+    """Yields each new checkpoint prefix of ``checkpoint_dir`` as it appears (for an
+    evaluation loop beside a training job).
+
+    At least ``min_interval_secs`` pass between two yields (measured from the previous
+    yield, so slow consumers are not delayed further). When no new checkpoint comes within
+    ``timeout`` seconds the iterator ends, unless ``timeout_fn`` is given: then it is
+    called and the iterator ends only if it returns True, else waiting resumes.
+    """
+    checkpoint_path = None
+    while True:
+        new_path = wait_for_new_checkpoint(checkpoint_dir, checkpoint_path, timeout=timeout)
+        if new_path is None:
+            if not timeout_fn:
+                _log.info("Timed-out waiting for a checkpoint.")
+                return
+            if timeout_fn():
+                return
+            continue
+        start = time.time()
+        checkpoint_path = new_path
+        yield checkpoint_path
+        wait = start + min_interval_secs - time.time()
+        if wait > 0:
+            time.sleep(wait)

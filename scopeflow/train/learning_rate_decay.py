@@ -12,9 +12,12 @@ import math
 from scopeflow.framework import dtypes
 from scopeflow.framework.graph import convert_to_tensor, name_scope
 from scopeflow.ops import constant_op, math_ops
+from scopeflow.ops.control_flow.cond_ops import cond
+from scopeflow.ops.random.random_ops import random_normal
 
 __all__ = ["exponential_decay", "piecewise_constant", "polynomial_decay", "cosine_decay",
-           "inverse_time_decay", "natural_exp_decay"]
+           "inverse_time_decay", "natural_exp_decay", "cosine_decay_restarts",
+           "linear_cosine_decay", "noisy_linear_cosine_decay", "piecewise_constant_decay"]
 
 
 @contextlib.contextmanager
@@ -132,3 +135,79 @@ def piecewise_constant(x, boundaries, values, name=None):
             result = math_ops.where(math_ops.less_equal(x, bounds[i]), vals[i], result,
                                     name=scope if i == 0 else None)
         return result
+
+
+# TF1 exports the same function under both names.
+piecewise_constant_decay = piecewise_constant
+
+
+def cosine_decay_restarts(learning_rate, global_step, first_decay_steps, t_mul=2.0,
+                          m_mul=1.0, alpha=0.0, name=None):
+    """SGDR: cosine decay restarting after ``first_decay_steps * t_mul^i`` steps, each
+    period's peak scaled by ``m_mul^i``. As TF, a ``cond`` on ``t_mul == 1`` picks the
+    arithmetic or the geometric count of finished periods."""
+    with _schedule("cosine_decay_restarts", name, "SGDRDecay", learning_rate, global_step,
+                   first_decay_steps) as (scope, initial, dtype, step, steps):
+        alpha = math_ops.cast(alpha, dtype)
+        t_mul = math_ops.cast(t_mul, dtype)
+        m_mul = math_ops.cast(m_mul, dtype)
+        completed = step / steps
+
+        def geometric():
+            i_restart = math_ops.floor(math_ops.log(1.0 - completed * (1.0 - t_mul))
+                                       / math_ops.log(t_mul))
+            sum_r = (1.0 - t_mul ** i_restart) / (1.0 - t_mul)
+            return i_restart, (completed - sum_r) / t_mul ** i_restart
+
+        def arithmetic():
+            i_restart = math_ops.floor(completed)
+            return i_restart, completed - i_restart
+
+        i_restart, fraction = cond(math_ops.equal(t_mul, 1.0), arithmetic, geometric)
+        cosine = 0.5 * m_mul ** i_restart * (
+            1.0 + math_ops.cos(constant_op.constant(math.pi) * fraction))
+        decayed = (1 - alpha) * cosine + alpha
+        return math_ops.multiply(initial, decayed, name=scope)
+
+
+def _linear_cosine(dtype, step, steps, num_periods, alpha, beta, linear):
+    """``(alpha + linear) * 0.5 * (1 + cos(2 pi num_periods step / steps)) + beta``."""
+    fraction = 2.0 * math_ops.cast(num_periods, dtype) * (step / steps)
+    cosine = 0.5 * (1.0 + math_ops.cos(constant_op.constant(math.pi) * fraction))
+    return (math_ops.cast(alpha, dtype) + linear) * cosine + math_ops.cast(beta, dtype)
+
+
+def linear_cosine_decay(learning_rate, global_step, decay_steps, num_periods=0.5, alpha=0.0,
+                        beta=0.001, name=None):
+    """A linear ramp to zero times a cosine of ``num_periods`` periods, plus ``beta``
+    (Bello et al., Neural Optimizer Search); constant after ``decay_steps``."""
+    with _schedule("linear_cosine_decay", name, "LinearCosineDecay", learning_rate,
+                   global_step, decay_steps) as (scope, initial, dtype, step, steps):
+        # TF casts the hyper-parameters before clamping the step; the same op order here.
+        num_periods, alpha, beta = (math_ops.cast(v, dtype) for v in (num_periods, alpha,
+                                                                       beta))
+        step = math_ops.minimum(step, steps)
+        linear = (steps - step) / steps
+        decayed = _linear_cosine(dtype, step, steps, num_periods, alpha, beta, linear)
+        return math_ops.multiply(initial, decayed, name=scope)
+
+
+def noisy_linear_cosine_decay(learning_rate, global_step, decay_steps, initial_variance=1.0,
+                              variance_decay=0.55, num_periods=0.5, alpha=0.0, beta=0.001,
+                              name=None):
+    """``linear_cosine_decay`` with Gaussian noise on the linear part, of variance
+    ``initial_variance / (1 + step)^variance_decay``: one ``RandomStandardNormal`` per
+    evaluation, seeded from the graph seed as TF's."""
+    with _schedule("noisy_linear_cosine_decay", name, "NoisyLinearCosineDecay", learning_rate,
+                   global_step, decay_steps) as (scope, initial, dtype, step, steps):
+        initial_variance = math_ops.cast(initial_variance, dtype)
+        variance_decay = math_ops.cast(variance_decay, dtype)
+        num_periods, alpha, beta = (math_ops.cast(v, dtype) for v in (num_periods, alpha,
+                                                                       beta))
+        step = math_ops.minimum(step, steps)
+        linear = (steps - step) / steps
+        variance = initial_variance / math_ops.pow(1.0 + step, variance_decay)
+        std = math_ops.sqrt(variance)
+        noisy = linear + random_normal(linear.shape, stddev=std)
+        decayed = _linear_cosine(dtype, step, steps, num_periods, alpha, beta, noisy)
+        return math_ops.multiply(initial, decayed, name=scope)

@@ -1,0 +1,112 @@
+"""``tf.train.warm_start``: initialise variables from another model's checkpoint.
+
+Which variables: a regex over ``TRAINABLE_VARIABLES`` (default ``'.*'``), a list of regexes
+over ``GLOBAL_VARIABLES``, or a list of variables. Each is loaded from the tensor of the same
+name, or of the name ``var_name_to_prev_var_name`` gives it, through
+:func:`scopeflow.train.init_from_checkpoint` (so the variables' initializers read the
+checkpoint; partitioned variables load their slices). Unused keys of
+``var_name_to_prev_var_name`` raise ``ValueError`` as in TF, so a misspelt name cannot
+silently skip a variable.
+
+Not supported here: vocabulary remapping (``var_name_to_vocab_info`` with ``VocabInfo``;
+TF builds it from the ``GenerateVocabRemap``/``LoadAndRemapMatrix`` ops, which scopeflow
+lacks: passing one raises ``NotImplementedError``), and TF2 object-based checkpoints (the
+renaming of variables to object-graph keys); name-based TF1 checkpoints, as ``Saver``
+writes them, are what this reads.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from scopeflow.framework.graph import GraphKeys, get_collection
+from scopeflow.state.partitioning import PartitionedVariable
+from scopeflow.state.variables import Variable
+from scopeflow.train.checkpoint_utils import init_from_checkpoint
+
+__all__ = ["warm_start"]
+
+_log = logging.getLogger("scopeflow.train")
+
+
+def _var_name(var):
+    """The checkpoint name of a variable: its full name for a partition (slice)."""
+    info = getattr(var, "_save_slice_info", None)
+    if info is not None:
+        return info.full_name
+    if isinstance(var, PartitionedVariable):
+        return var.name
+    return var.op.name
+
+
+def _grouped_variables(vars_to_warm_start):
+    """``{variable name: [variables or partitions]}`` of the variables to warm-start."""
+    if vars_to_warm_start is None or isinstance(vars_to_warm_start, str):
+        _log.info("Warm-starting variables only in TRAINABLE_VARIABLES.")
+        found = get_collection(GraphKeys.TRAINABLE_VARIABLES, scope=vars_to_warm_start)
+    elif isinstance(vars_to_warm_start, list):
+        if all(isinstance(v, str) for v in vars_to_warm_start):
+            found = []
+            for scope in vars_to_warm_start:
+                found += get_collection(GraphKeys.GLOBAL_VARIABLES, scope=scope)
+        elif all(isinstance(v, Variable) for v in vars_to_warm_start):
+            found = vars_to_warm_start
+        else:
+            raise ValueError(f"If `vars_to_warm_start` is a list, it must be all `Variable` or "
+                             f"all `str`.  Given types are "
+                             f"{[type(v) for v in vars_to_warm_start]}")
+    else:
+        raise ValueError(f"`vars_to_warm_start must be a `list` or `str`.  Given type is "
+                         f"{type(vars_to_warm_start)}")
+    grouped = {}
+    for v in found:
+        grouped.setdefault(_var_name(v), []).append(v)
+    return grouped
+
+
+def warm_start(ckpt_to_initialize_from, vars_to_warm_start=".*", var_name_to_vocab_info=None,
+               var_name_to_prev_var_name=None):
+    """Makes the chosen variables' initializers load them from ``ckpt_to_initialize_from``
+    (a checkpoint prefix or a directory, meaning its newest checkpoint); run
+    ``tf.global_variables_initializer()`` (or a Scaffold/Supervisor init) afterwards.
+
+    Raises ``ValueError`` when ``var_name_to_prev_var_name`` names a variable that is not
+    warm-started, or on a bad ``vars_to_warm_start``; ``NotImplementedError`` for
+    vocabulary remapping (``var_name_to_vocab_info``).
+    """
+    _log.info("Warm-starting from: %s", ckpt_to_initialize_from)
+    if var_name_to_vocab_info:
+        raise NotImplementedError(
+            "tf.train.warm_start: vocabulary remapping (var_name_to_vocab_info) needs TF's "
+            "LoadAndRemapMatrix op, which scopeflow does not implement")
+    grouped = _grouped_variables(vars_to_warm_start)
+    prev_names = dict(var_name_to_prev_var_name or {})
+    used = set()
+    pending = {}  # checkpoint name -> variable(s), one init_from_checkpoint call per batch
+    count = 0
+    for var_name, parts in grouped.items():
+        prev = prev_names.get(var_name)
+        if prev:
+            used.add(var_name)
+        if not vars_to_warm_start:
+            continue  # None: only variables with a vocabulary (none here) are warm-started
+        count += 1
+        variable = parts[0] if len(parts) == 1 else parts
+        if isinstance(variable, PartitionedVariable):
+            variable = list(variable)
+        tensor_name = prev or var_name
+        _log.debug("Warm-starting variable: %s; prev_var_name: %s", var_name,
+                   prev or "Unchanged")
+        if tensor_name in pending:
+            # One checkpoint tensor for two variables: the map has one key per tensor.
+            init_from_checkpoint(ckpt_to_initialize_from, pending)
+            pending.clear()
+        pending[tensor_name] = variable
+    if pending:
+        init_from_checkpoint(ckpt_to_initialize_from, pending)
+    _log.info("Warm-started %d variables.", count)
+    unused = set(prev_names) - used
+    if unused:
+        raise ValueError(f"You provided the following variables in var_name_to_prev_var_name "
+                         f"that were not used: {unused}.  Perhaps you misspelled them?  Here "
+                         f"is the list of viable variable names: {grouped.keys()}")
