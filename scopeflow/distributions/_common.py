@@ -96,12 +96,13 @@ def batch_shape_concat(n, dist):
 def _ndtr(x):
     """TF's erf/erfc split of the normal CDF: erf near 0, erfc in the tails, so neither side
     loses precision to cancellation."""
-    half_sqrt_2 = constant_like(0.5 * np.sqrt(2.0), x)
+    half_sqrt_2 = constant_op.constant(0.5 * np.sqrt(2.0), dtype=x.dtype, name="half_sqrt_2")
     w = x * half_sqrt_2
     z = math_ops.abs(w)
-    y = math_ops.where(math_ops.less(z, half_sqrt_2), 1.0 + math_ops.erf(w),
-                       math_ops.where(math_ops.greater(w, 0.0), 2.0 - math_ops.erfc(z),
-                                      math_ops.erfc(z)))
+    y = reduction_ops.where_v2(
+        math_ops.less(z, half_sqrt_2), 1.0 + math_ops.erf(w),
+        reduction_ops.where_v2(math_ops.greater(w, 0.0), 2.0 - math_ops.erfc(z),
+                               math_ops.erfc(z)))
     return 0.5 * y
 
 
@@ -122,8 +123,14 @@ def _double_factorial(n):
 def _log_ndtr_lower(x, series_order):
     x_2 = math_ops.square(x)
     log_scale = -0.5 * x_2 - math_ops.log(-x) - 0.5 * np.log(2.0 * np.pi)
-    even_sum = np.zeros([], x.dtype.as_numpy_dtype)
-    odd_sum = np.zeros([], x.dtype.as_numpy_dtype)
+    return log_scale + math_ops.log(_log_ndtr_asymptotic_series(x, series_order))
+
+
+def _log_ndtr_asymptotic_series(x, series_order):
+    """1 - 1/x^2 + 3/x^4 - 15/x^6 ...: the tail series of log_ndtr, summed in TF's order."""
+    x_2 = math_ops.square(x)
+    even_sum = reduction_ops.zeros_like(x)
+    odd_sum = reduction_ops.zeros_like(x)
     x_2n = x_2
     for n in range(1, series_order + 1):
         y = np.asarray(_double_factorial(2 * n - 1), x.dtype.as_numpy_dtype) / x_2n
@@ -132,7 +139,7 @@ def _log_ndtr_lower(x, series_order):
         else:
             even_sum = even_sum + y
         x_2n = x_2n * x_2
-    return log_scale + math_ops.log(1.0 + even_sum - odd_sum)
+    return 1.0 + even_sum - odd_sum
 
 
 def log_ndtr(x, series_order=3, name="log_ndtr"):
@@ -146,9 +153,9 @@ def log_ndtr(x, series_order=3, name="log_ndtr"):
             lower, upper = -10.0, 5.0
         else:
             raise TypeError(f"x.dtype={x.dtype} is not supported.")
-        return math_ops.where(
+        return reduction_ops.where_v2(
             math_ops.greater(x, upper), -_ndtr(-x),
-            math_ops.where(math_ops.greater(x, lower),
+            reduction_ops.where_v2(math_ops.greater(x, lower),
                            math_ops.log(_ndtr(math_ops.maximum(x, lower))),
                            _log_ndtr_lower(math_ops.minimum(x, lower), series_order)))
 
@@ -160,4 +167,4 @@ def log_cdf_laplace(x, name="log_cdf_laplace"):
         lower_solution = -np.log(2.0) + x
         safe_exp_neg_x = math_ops.exp(-math_ops.abs(x))
         upper_solution = math_ops.log1p(-0.5 * safe_exp_neg_x)
-        return math_ops.where(math_ops.less(x, 0.0), lower_solution, upper_solution)
+        return reduction_ops.where_v2(math_ops.less(x, 0.0), lower_solution, upper_solution)

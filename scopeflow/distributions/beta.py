@@ -119,7 +119,7 @@ class Beta(Distribution):
                                      name="nan")
             is_defined = math_ops.logical_and(math_ops.greater(self.concentration1, 1.0),
                                               math_ops.greater(self.concentration0, 1.0))
-            return reduction_ops.where(is_defined, mode, nan)
+            return reduction_ops.where_v2(is_defined, mode, nan)
         with control_dependencies([
                 check_ops.assert_less(reduction_ops.ones([], dtype=self.dtype),
                                       self.concentration1,

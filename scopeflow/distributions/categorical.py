@@ -22,6 +22,27 @@ from scopeflow.framework.tensor_shape import TensorShape
 __all__ = ["Categorical"]
 
 
+def _broadcast_cat_event_and_params(event, params, base_dtype):
+    """Class indices and per-class parameters broadcast against each other (float indices
+    are cast to int32), unless their static shapes already agree."""
+    if event.dtype.is_integer:
+        pass
+    elif event.dtype.is_floating:
+        event = math_ops.cast(event, dtype=dtypes.int32)
+    else:
+        raise TypeError(f"`value` should have integer `dtype` or `self.dtype` ({base_dtype})")
+    shape_known_statically = (params.shape.ndims is not None
+                              and params.shape[:-1].is_fully_defined()
+                              and event.shape.is_fully_defined())
+    if not shape_known_statically or params.shape[:-1] != event.shape:
+        params = params * reduction_ops.ones_like(event[..., None], dtype=params.dtype)
+        params_shape = array_ops.shape(params)[:-1]
+        event = event * reduction_ops.ones(params_shape, dtype=event.dtype)
+        if params.shape.ndims is not None:
+            event.set_shape(TensorShape(params.shape[:-1]))
+    return event, params
+
+
 class Categorical(Distribution):
     """A distribution over ``{0, ..., K-1}`` given ``logits`` or ``probs`` of last dim K."""
 
@@ -34,20 +55,27 @@ class Categorical(Distribution):
                 multidimensional=True, name=name)
             logits_shape_static = self._logits.shape.with_rank_at_least(1)
             if logits_shape_static.ndims is not None:
-                self._batch_rank = constant_op.constant(
+                self._batch_rank = convert_to_tensor(
                     logits_shape_static.ndims - 1, dtype=dtypes.int32, name="batch_rank")
             else:
                 with name_scope(name="batch_rank"):
                     self._batch_rank = array_ops.rank(self._logits) - 1
-            with name_scope(name="event_size"):
-                self._event_size = array_ops.shape(self._logits)[-1]
+            logits_shape = array_ops.shape(self._logits, name="logits_shape")
+            if logits_shape_static[-1] is not None and \
+                    TensorShape(logits_shape_static[-1:]).is_fully_defined():
+                self._event_size = convert_to_tensor(
+                    TensorShape(logits_shape_static[-1:]).as_list()[0], dtype=dtypes.int32,
+                    name="event_size")
+            else:
+                with name_scope(name="event_size"):
+                    self._event_size = logits_shape[self._batch_rank]
             if logits_shape_static[:-1].is_fully_defined():
                 self._batch_shape_val = constant_op.constant(
                     logits_shape_static[:-1].as_list(), dtype=dtypes.int32,
                     name="batch_shape")
             else:
                 with name_scope(name="batch_shape"):
-                    self._batch_shape_val = array_ops.shape(self._logits)[:-1]
+                    self._batch_shape_val = logits_shape[:-1]
         super().__init__(dtype=dtypes.as_dtype(dtype),
                          reparameterization_type=NOT_REPARAMETERIZED,
                          validate_args=validate_args, allow_nan_stats=allow_nan_stats,
@@ -90,16 +118,21 @@ class Categorical(Distribution):
                                   array_ops.concat([[n], self.batch_shape_tensor()], 0))
         return math_ops.cast(draws, self.dtype)
 
+    def _cdf(self, k):
+        k = convert_to_tensor(k, name="k")
+        k, probs = _broadcast_cat_event_and_params(k, self.probs, self.dtype.base_dtype)
+        # Flattened to a batch of rows so that sequence_mask picks the classes below k.
+        batch_flattened_probs = array_ops.reshape(probs, (-1, self._event_size))
+        batch_flattened_k = array_ops.reshape(k, [-1])
+        to_sum_over = reduction_ops.where(
+            array_ops.sequence_mask(batch_flattened_k, self._event_size),
+            batch_flattened_probs, reduction_ops.zeros_like(batch_flattened_probs))
+        batch_flattened_cdf = math_ops.reduce_sum(to_sum_over, axis=-1)
+        return array_ops.reshape(batch_flattened_cdf, array_ops.shape(k))
+
     def _log_prob(self, k):
         k = convert_to_tensor(k, name="k")
-        if self.logits.shape[:-1] == k.shape:
-            logits = self.logits
-        else:
-            logits = self.logits * reduction_ops.ones_like(array_ops.expand_dims(k, -1),
-                                                           dtype=self.logits.dtype)
-            logits_shape = array_ops.shape(logits)[:-1]
-            k = k * reduction_ops.ones(logits_shape, dtype=k.dtype)
-            k.set_shape(logits.shape[:-1])
+        k, logits = _broadcast_cat_event_and_params(k, self.logits, self.dtype.base_dtype)
         return -nn_ops.sparse_softmax_cross_entropy_with_logits(labels=k, logits=logits)
 
     def _entropy(self):

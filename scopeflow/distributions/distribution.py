@@ -32,7 +32,7 @@ class ReparameterizationType:
         self._rep_type = rep_type
 
     def __repr__(self):
-        return f"<Reparameteriation Type: {self._rep_type}>"
+        return f"<Reparameterization Type: {self._rep_type}>"
 
     def __eq__(self, other):
         return self is other

@@ -111,7 +111,7 @@ class Gamma(Distribution):
             nan = reduction_ops.fill(self.batch_shape_tensor(),
                                      np.array(np.nan, dtype=self.dtype.as_numpy_dtype),
                                      name="nan")
-            return reduction_ops.where(math_ops.greater(self.concentration, 1.0), mode, nan)
+            return reduction_ops.where_v2(math_ops.greater(self.concentration, 1.0), mode, nan)
         with control_dependencies([check_ops.assert_less(
                 reduction_ops.ones([], self.dtype), self.concentration,
                 message="mode not defined when any concentration <= 1")]):

@@ -88,13 +88,13 @@ class Laplace(Distribution):
 
     def _cdf(self, x):
         z = self._z(x)
-        return 0.5 - 0.5 * math_ops.sign(z) * math_ops.expm1(-math_ops.abs(z))
+        return 0.5 + 0.5 * math_ops.sign(z) * (1.0 - math_ops.exp(-math_ops.abs(z)))
 
     def _log_unnormalized_prob(self, x):
         return -math_ops.abs(self._z(x))
 
     def _log_normalization(self):
-        return math_ops.log(2.0 * self.scale)
+        return np.log(2.0) + math_ops.log(self.scale)
 
     def _entropy(self):
         scale = self.scale + reduction_ops.zeros_like(self.loc)

@@ -103,7 +103,7 @@ class Normal(Distribution):
         return self._inv_z(math_ops.ndtri(p))
 
     def _entropy(self):
-        scale = self.scale * reduction_ops.ones(self.batch_shape_tensor(), dtype=self.scale.dtype)
+        scale = self.scale * reduction_ops.ones_like(self.loc)
         return 0.5 * np.log(2.0 * np.pi * np.e) + math_ops.log(scale)
 
     def _mean(self):
@@ -120,8 +120,11 @@ class Normal(Distribution):
 def _kl_normal_normal(n_a, n_b, name=None):
     """Closed form: (mu_a - mu_b)^2 / (2 s_b^2) + (r - 1 - log r) / 2, r = s_a^2 / s_b^2."""
     with name_scope(name, "kl_normal_normal", [n_a.loc, n_b.loc]):
+        one = constant_op.constant(1, dtype=n_a.dtype)
+        two = constant_op.constant(2, dtype=n_a.dtype)
+        half = constant_op.constant(0.5, dtype=n_a.dtype)
         s_a_squared = math_ops.square(n_a.scale)
         s_b_squared = math_ops.square(n_b.scale)
         ratio = s_a_squared / s_b_squared
-        return (math_ops.square(n_a.loc - n_b.loc) / (2.0 * s_b_squared)
-                + 0.5 * (ratio - 1.0 - math_ops.log(ratio)))
+        return (math_ops.squared_difference(n_a.loc, n_b.loc) / (two * s_b_squared)
+                + half * (ratio - one - math_ops.log(ratio)))

@@ -75,9 +75,9 @@ class Uniform(Distribution):
 
     def _prob(self, x):
         broadcasted_x = x * reduction_ops.ones(self.batch_shape_tensor(), dtype=x.dtype)
-        return reduction_ops.where(
+        return reduction_ops.where_v2(
             math_ops.is_nan(broadcasted_x), broadcasted_x,
-            reduction_ops.where(
+            reduction_ops.where_v2(
                 math_ops.logical_or(math_ops.less(broadcasted_x, self.low),
                                     math_ops.greater_equal(broadcasted_x, self.high)),
                 reduction_ops.zeros_like(broadcasted_x),
@@ -89,9 +89,9 @@ class Uniform(Distribution):
         zeros = reduction_ops.zeros(broadcast_shape, dtype=self.dtype)
         ones = reduction_ops.ones(broadcast_shape, dtype=self.dtype)
         broadcasted_x = x * ones
-        result_if_not_big = reduction_ops.where(
+        result_if_not_big = reduction_ops.where_v2(
             math_ops.less(x, self.low), zeros, (broadcasted_x - self.low) / self.range())
-        return reduction_ops.where(math_ops.greater_equal(x, self.high), ones,
+        return reduction_ops.where_v2(math_ops.greater_equal(x, self.high), ones,
                                    result_if_not_big)
 
     def _entropy(self):
