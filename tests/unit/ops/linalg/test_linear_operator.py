@@ -1,5 +1,5 @@
 """tf.linalg.LinearOperator and its subclasses: NumPy references, and one script run under
-TF 2.21 and scopeflow comparing 28 batched operators' dense matrix, products, solves,
+TF 2.21 and scopeflow comparing 29 batched operators' dense matrix, products, solves,
 determinants, diagonals, traces, static shapes and hints, the errors of contradictory
 hints, and gradients through a low-rank update's solve and determinant."""
 
@@ -117,6 +117,8 @@ ops = {
   "tridiag": tf.linalg.LinearOperatorTridiag(r(2, 3, 3) + np.array([0, 5.0, 0])[:, None]),
   "tridiag_seq": tf.linalg.LinearOperatorTridiag([r(2, 3), r(2, 3) + 5, r(2, 3)], diagonals_format="sequence"),
   "tridiag_mat": tf.linalg.LinearOperatorTridiag(m, diagonals_format="matrix"),
+  "blt": tf.linalg.LinearOperatorBlockLowerTriangular(
+      [[full], [tf.linalg.LinearOperatorFullMatrix(r(2, 2, 3)), tf.linalg.LinearOperatorDiag(dg[:, :2])]]),
 }
 ops["adj_H"] = ops["tril"].H
 ops["inv_m"] = ops["diag"].inverse()
