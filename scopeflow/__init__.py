@@ -132,6 +132,9 @@ from scopeflow.ops.logging.check_ops import *  # noqa: F403
 from scopeflow.ops.logging.check_ops import add_check_numerics_ops, verify_tensor_all_finite
 from scopeflow.ops.logging.logging_ops import Assert, Print
 from scopeflow.ops.script.py_func_ops import numpy_function, py_func, py_function
+from scopeflow.ops.io.serialization_ops import (
+    decode_compressed, decode_json_example, parse_tensor, serialize_tensor)
+from scopeflow.ops.io.reader_ops import matching_files
 from scopeflow.framework.tensor_like import (
     convert_to_tensor_or_indexed_slices, is_symbolic_tensor, is_tensor)
 from scopeflow.framework.tensor_util import get_static_value

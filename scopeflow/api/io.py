@@ -5,16 +5,30 @@ so they are set on the package from here, which ``scopeflow/__init__.py`` import
 from __future__ import annotations
 
 from scopeflow import io
+from scopeflow.ops.data_flow import queue_ops
 from scopeflow.ops.image import image_codec_ops, jpeg_ops
-from scopeflow.ops.io import io_ops, parsing_ops
+from scopeflow.ops.io import io_ops, parsing_ops, reader_ops, serialization_ops
 from scopeflow.ops.sparse import sparse_serialize_ops
 from scopeflow.ops.strings import string_ops
 from scopeflow.platform import gfile, python_io
+from scopeflow.train.basic_session_run_hooks import write_graph
+from scopeflow.train.input import match_filenames_once
 
 __all__ = ["install"]
 
 # tf.io name -> the object.
 NAMES = {
+    "serialize_tensor": serialization_ops.serialize_tensor,
+    "parse_tensor": serialization_ops.parse_tensor,
+    "decode_compressed": serialization_ops.decode_compressed,
+    "decode_json_example": serialization_ops.decode_json_example,
+    "matching_files": reader_ops.matching_files,
+    "match_filenames_once": match_filenames_once,
+    "write_graph": write_graph,
+    "QueueBase": queue_ops.QueueBase,
+    "PaddingFIFOQueue": queue_ops.PaddingFIFOQueue,
+    "PriorityQueue": queue_ops.PriorityQueue,
+    "RandomShuffleQueue": queue_ops.RandomShuffleQueue,
     "gfile": gfile,
     "TFRecordWriter": python_io.TFRecordWriter,
     "TFRecordOptions": python_io.TFRecordOptions,

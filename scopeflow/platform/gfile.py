@@ -19,7 +19,8 @@ from scopeflow.compat import as_bytes
 from scopeflow.framework import errors
 from scopeflow.framework.api_fallback import missing_attribute
 
-__all__ = ["GFile", "Open", "FastGFile", "Exists", "MakeDirs", "MkDir", "Glob",
+__all__ = ["get_registered_schemes", "GFile", "Open", "FastGFile", "Exists", "MakeDirs",
+           "MkDir", "Glob",
            "ListDirectory", "Remove", "Copy", "Rename", "IsDirectory", "DeleteRecursively",
            "Stat", "Walk", "FileStatistics",
            # tf.io.gfile's names
@@ -323,3 +324,9 @@ def join(path, *paths):
 def __getattr__(name):
     """A TF1 name scopeflow lacks raises NotImplementedError naming it (api/fallback.py)."""
     raise missing_attribute(__name__, name)
+
+
+def get_registered_schemes() -> list:
+    """The URI schemes gfile opens: plain paths and ``file://`` (scopeflow reads the local
+    file system only; TF adds ``ram`` and ``gs``)."""
+    return ["file", ""]

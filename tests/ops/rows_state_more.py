@@ -1,5 +1,6 @@
-"""Op table: the scatter ops on variable refs (scopeflow/ops/state/scatter_ops.py) and the
-ops that call user Python (scopeflow/ops/script/); both are checked elsewhere."""
+"""Op table: the scatter ops on variable refs (scopeflow/ops/state/scatter_ops.py), the
+ops that call user Python (scopeflow/ops/script/) and the serialization ops
+(scopeflow/ops/io/serialization_ops.py); all are checked elsewhere."""
 
 from __future__ import annotations
 
@@ -13,3 +14,8 @@ EXEMPT = {
                                "ScatterNdUpdate", "ScatterNdAdd", "ScatterNdSub"]},
     **{op: _SCRIPT for op in ["PyFunc", "PyFuncStateless", "EagerPyFunc"]},
 }
+
+_SERIALIZATION = ("byte-level conversions (TF's bytes, errors) checked against TF 2.21 in "
+                  "tests/unit/ops/io/test_serialization_ops.py")
+EXEMPT.update({op: _SERIALIZATION for op in ["SerializeTensor", "ParseTensor",
+                                             "DecodeCompressed", "DecodeJSONExample"]})
