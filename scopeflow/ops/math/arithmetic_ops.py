@@ -466,7 +466,7 @@ def truncatemod(x, y, name=None) -> Tensor:
 
 # ── SquaredDifference ────────────────────────────────────────────────────────────────
 def _squared_difference_kernel(x, y):
-    d = np.subtract(x, y)
+    d = np.asarray(np.subtract(x, y))  # 0-d inputs give a NumPy scalar, which out= rejects
     return d * np.conj(d) if np.iscomplexobj(d) else np.square(d, out=d)
 
 
