@@ -7,18 +7,27 @@ from scopeflow.data.experimental_ops import (
     INFINITE_CARDINALITY,
     UNKNOWN_CARDINALITY,
     Counter,
+    assert_cardinality,
     cardinality,
     choose_from_datasets,
     copy_to_device,
     enable_debug_mode,
     enumerate_dataset,
+    from_list,
     get_single_element,
     get_structure,
     ignore_errors,
+    map_and_batch_with_legacy_function,
     prefetch_to_device,
     scan,
     take_while,
     unique,
+)
+from scopeflow.data.grouping import (
+    Reducer,
+    bucket_by_sequence_length,
+    group_by_reducer,
+    group_by_window,
 )
 from scopeflow.data.iterator_ops import make_saveable_from_iterator
 from scopeflow.data.options import (
@@ -38,7 +47,9 @@ __all__ = ["AUTOTUNE", "make_saveable_from_iterator", "shuffle_and_repeat", "map
            "UNKNOWN_CARDINALITY", "take_while", "scan", "unique", "enumerate_dataset",
            "ignore_errors", "choose_from_datasets", "Counter", "get_single_element",
            "cardinality", "get_structure", "copy_to_device", "prefetch_to_device",
-           "enable_debug_mode"]
+           "enable_debug_mode", "from_list", "assert_cardinality",
+           "map_and_batch_with_legacy_function", "Reducer", "bucket_by_sequence_length",
+           "group_by_reducer", "group_by_window"]
 
 
 def shuffle_and_repeat(buffer_size, count=None, seed=None):

@@ -25,7 +25,8 @@ from scopeflow.framework.tensor_shape import TensorShape
 __all__ = ["INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "take_while", "scan", "unique",
            "enumerate_dataset", "ignore_errors", "choose_from_datasets", "Counter",
            "get_single_element", "cardinality", "get_structure", "copy_to_device",
-           "prefetch_to_device", "enable_debug_mode"]
+           "prefetch_to_device", "enable_debug_mode", "from_list", "assert_cardinality",
+           "map_and_batch_with_legacy_function"]
 
 INFINITE_CARDINALITY = -1
 UNKNOWN_CARDINALITY = -2
@@ -40,8 +41,8 @@ class _TakeWhile(transformations._Traced):
         spec = self._fn.output_structure
         if not isinstance(spec, st.Spec) or spec.dtype != dtypes.bool or \
                 spec.shape.ndims not in (None, 0):
-            raise ValueError("`predicate` return type must be convertible to a scalar "
-                             f"boolean tensor. Was {spec}.")
+            raise ValueError("Invalid `predicate`. `predicate` must return a `tf.bool` scalar "
+                             f"tensor but its return type is{spec}.")
 
     def _iterator(self, state, env):
         return _TakeWhileIterator(self._input._make_iterator(state, env),
@@ -156,14 +157,16 @@ _UNIQUE_TYPES = (dtypes.int32, dtypes.int64, dtypes.string)
 class _Unique(_Unary):
     def __init__(self, input_dataset):
         super().__init__(input_dataset)
-        spec = input_dataset._structure
-        if not isinstance(spec, st.Spec):
-            raise TypeError("Unique transformation only supports datasets whose elements "
-                            "are a single tf.Tensor")
-        if spec.dtype not in _UNIQUE_TYPES:
-            raise TypeError(f"Unique transformation does not support type {spec.dtype!r}")
+        for spec in st.specs(input_dataset._structure):
+            if spec.dtype not in _UNIQUE_TYPES:
+                raise TypeError(f"`tf.data.Dataset.unique` does not support type {spec.dtype} "
+                                "-- only `tf.int32`, `tf.int64`, and `tf.string` are "
+                                "supported.")
 
     def _iterator(self, state, env):
+        if len(st.specs(self._structure)) != 1:  # TF checks this when the iterator starts
+            raise errors.InvalidArgumentError(
+                None, None, "UniqueDataset only supports inputs with a single component.")
         return _UniqueIterator(self._input._make_iterator(state, env))
 
 
@@ -247,7 +250,7 @@ class _Choose(Dataset):
         if not isinstance(spec, st.Spec) or spec.dtype != dtypes.int64 or \
                 spec.shape.ndims not in (None, 0):
             raise TypeError("Invalid `choice_dataset`. Elements of `choice_dataset` must be "
-                            f"scalar of type `tf.int64`, but got {spec}.")
+                            f"scalar `tf.int64` tensors but are {spec}.")
         first = datasets[0]._structure
         flat = [st.flatten(d._structure) for d in datasets]
         for d in datasets[1:]:
@@ -306,7 +309,7 @@ class _ChooseIterator(PyIterator):
                 it.set_state(s)
 
 
-def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
+def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=False):
     """Elements of ``datasets[i]`` for each ``i`` of ``choice_dataset`` in turn."""
     return _Choose(datasets, choice_dataset, stop_on_empty_dataset)
 
@@ -408,6 +411,10 @@ def _cardinality(d, env) -> int:
         if inf in (a, b):
             return inf
         return unk if unk in (a, b) else a + b
+    if isinstance(d, _AssertCardinality):
+        return d._expected._count_in(env)
+    if isinstance(d, _List):
+        return len(d._rows)
     if isinstance(d, (buffers._Shuffle, buffers._Cache, buffers._Prefetch, _Scan)):
         return _cardinality(d._input, env)
     return unk
@@ -462,3 +469,122 @@ def prefetch_to_device(device, buffer_size=None):
 def enable_debug_mode():
     """TF's debug mode runs tf.data functions eagerly; graph mode has none."""
     raise ValueError("`enable_debug_mode() is only supported in eager mode.")
+
+
+# ── from_list ────────────────────────────────────────────────────────────────────────
+class _List(Dataset):
+    """TF's ``ListDataset``: the given elements in order; its element spec is the most
+    specific one all of them fit."""
+
+    def __init__(self, elements):
+        if not isinstance(elements, list):
+            raise ValueError(f"Invalid `elements`. `elements` should be of type list, but got "
+                             f"{type(elements)}.")
+        if not elements:
+            raise ValueError("Invalid `elements`. `elements` should not be empty. If you want "
+                             "an empty dataset, use `tf.data.Dataset.range(0)`.")
+        made = [sources._as_tensors(e, "from_list") for e in elements]
+        self._rows = [flat for _, flat in made]
+        first = [st.spec_of(t) for t in self._rows[0]]
+        for packed, flat in made[1:]:
+            if len(flat) != len(first) or any(
+                    t.dtype.base_dtype != s.dtype for t, s in zip(flat, first)):
+                raise ValueError("Invalid `elements`. All elements should have the same "
+                                 f"structure and types; {elements[0]} and {packed} differ.")
+            first = [st.Spec(s.dtype, st.unify_shapes(s.shape, t.shape))
+                     for s, t in zip(first, flat)]
+        self._structure = st.pack(made[0][0], first) if st.is_sequence(made[0][0]) \
+            else first[0]
+
+    def _captures(self):
+        return _unique([t for row in self._rows for t in row])
+
+    def _iterator(self, state, env):
+        return _RowsIterator([[env[t] for t in row] for row in self._rows])
+
+
+class _RowsIterator(PyIterator):
+    def __init__(self, rows):
+        self.rows, self.i = rows, 0
+
+    def next(self):
+        if self.i >= len(self.rows):
+            raise End
+        self.i += 1
+        return list(self.rows[self.i - 1])
+
+    def get_state(self):
+        return {"i": self.i}
+
+    def set_state(self, state):
+        self.i = int(state["i"])
+
+
+def from_list(elements, name=None):
+    """A dataset of the elements of the list ``elements`` (each a nested structure of
+    tensors; unlike ``from_tensor_slices`` they need not have the same shapes)."""
+    return _List(elements)
+
+
+# ── assert_cardinality ───────────────────────────────────────────────────────────────
+class _AssertCardinality(_Unary):
+    def __init__(self, input_dataset, expected):
+        super().__init__(input_dataset)
+        self._expected = transformations._Counted(input_dataset, expected)
+
+    def _captures(self):
+        extra = [self._expected._count_tensor] if self._expected._count_tensor is not None \
+            else []
+        return _unique(self._input._captures() + extra)
+
+    def _iterator(self, state, env):
+        return _AssertCardinalityIterator(self._input._make_iterator(state, env),
+                                          self._expected._count_in(env))
+
+
+def _elements(n):
+    return "element" if n == 1 else "elements"
+
+
+class _AssertCardinalityIterator(OneInput):
+    def __init__(self, inner, expected):
+        super().__init__(inner)
+        self.expected, self.n = expected, 0
+
+    def next(self):
+        try:
+            element = self.inner.next()
+        except End:
+            if self.expected != INFINITE_CARDINALITY and self.n != self.expected:
+                raise errors.FailedPreconditionError(
+                    None, None, f"Input dataset was expected to contain {self.expected} "
+                    f"{_elements(self.expected)} but contained only {self.n} "
+                    f"{_elements(self.n)}.") from None
+            raise
+        self.n += 1
+        if self.expected != INFINITE_CARDINALITY and self.n > self.expected:
+            raise errors.FailedPreconditionError(
+                None, None, f"Input dataset was expected to contain {self.expected} "
+                f"{_elements(self.expected)} but contained at least {self.n} "
+                f"{_elements(self.n)}.")
+        return element
+
+    def get_state(self):
+        return {"inner": self.inner.get_state(), "n": self.n}
+
+    def set_state(self, state):
+        self.inner.set_state(state["inner"])
+        self.n = int(state["n"])
+
+
+def assert_cardinality(expected_cardinality):
+    """The dataset, checked at run time to have ``expected_cardinality`` elements; its
+    ``cardinality`` is that number."""
+    return lambda dataset: _AssertCardinality(dataset, expected_cardinality)
+
+
+def map_and_batch_with_legacy_function(map_func, batch_size, num_parallel_batches=None,
+                                       drop_remainder=False, num_parallel_calls=None):
+    """``map_and_batch``: scopeflow traces every function the same way, so TF's legacy
+    function tracing is the ordinary one."""
+    return lambda dataset: dataset.map(map_func).batch(batch_size, drop_remainder)

@@ -24,7 +24,13 @@ class Spec:
         self.shape = as_shape(shape) if shape is not None else TensorShape(None)
 
     def __repr__(self):
-        return f"Spec({self.dtype.name}, {self.shape})"
+        # as TF prints an element spec (a TensorSpec), which error messages include
+        dims = self.shape.as_tuple()
+        if dims is None:
+            shape = "<unknown>"
+        else:
+            shape = "(" + ", ".join(str(d) for d in dims) + ("," if len(dims) == 1 else "") + ")"
+        return f"TensorSpec(shape={shape}, dtype={self.dtype!r}, name=None)"
 
 
 def spec_of(t: Tensor) -> Spec:
