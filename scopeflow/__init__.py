@@ -73,6 +73,8 @@ from scopeflow.ops.state.scatter_ops import (
 from scopeflow.ops.array.stitch_ops import dynamic_partition, dynamic_stitch
 from scopeflow.ops.nn.embedding_ops import sparse_to_dense
 from scopeflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
+from scopeflow import ragged
+from scopeflow.ragged import RaggedTensor
 from scopeflow.ops.math.segment_ops import (
     segment_sum, sparse_segment_mean, sparse_segment_sqrt_n, sparse_segment_sum, unique)
 from scopeflow.ops.math.segment_ops import (

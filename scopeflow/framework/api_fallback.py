@@ -46,6 +46,7 @@ NAMESPACES = {
     "scopeflow.api.manip": "manip",
     "scopeflow.api.sparse": "sparse",
     "scopeflow.api.strings": "strings",
+    "scopeflow.ragged": "ragged",
     "scopeflow.api.signal": "signal",
     "scopeflow.api.spectral": "spectral",
     "scopeflow.api.sets": "sets",

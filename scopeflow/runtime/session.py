@@ -23,6 +23,7 @@ from scopeflow.framework.graph import (
 from scopeflow.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from scopeflow.framework.sites import user_stacklevel
 from scopeflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
+from scopeflow.ragged.ragged_tensor import RaggedTensor, RaggedTensorValue, value_from_components
 from scopeflow.runtime import malloc_tuning, shape_specialization, step_stats
 from scopeflow.runtime import passes as plan_passes
 from scopeflow.runtime.kernel_errors import kernel_error
@@ -108,6 +109,9 @@ class _FetchStructure:
             if isinstance(fetch, SparseTensor):
                 parts = self._walk(graph, fetch.components())
                 return lambda vals: SparseTensorValue(*parts(vals))
+            if isinstance(fetch, RaggedTensor):  # its row splits and flat values
+                parts = self._walk(graph, fetch._session_components())
+                return lambda vals: value_from_components(parts(vals))
             if isinstance(fetch, IndexedSlices):
                 if fetch.dense_shape is None:
                     parts = self._walk(graph, (fetch.values, fetch.indices))
@@ -283,6 +287,8 @@ class Session:
                 pairs = ((key, value),)
             elif isinstance(key, SparseTensor):  # feeds its three component tensors
                 pairs = zip(key.components(), _sparse_feed_value(key, value))
+            elif isinstance(key, RaggedTensor):  # feeds its row splits and flat values
+                pairs = zip(key._session_components(), _ragged_feed_value(key, value))
             else:
                 if type(value) is Tensor:  # here, where TF's message can show the key given
                     raise _tensor_feed_error(key, value)
@@ -419,6 +425,16 @@ def _sparse_feed_value(key, value):
     raise TypeError(f"The value fed for the SparseTensor with values {key.values.name} must be "
                     f"a tf.SparseTensorValue or an (indices, values, dense_shape) tuple, not "
                     f"{type(value).__name__}")
+
+
+def _ragged_feed_value(key, value):
+    if not isinstance(value, RaggedTensorValue):
+        raise TypeError(f"The value fed for a RaggedTensor must be a "
+                        f"tf.ragged.RaggedTensorValue, not {type(value).__name__}")
+    if value.ragged_rank != key.ragged_rank:
+        raise ValueError(f"The value fed has ragged_rank {value.ragged_rank}; the "
+                         f"RaggedTensor's is {key.ragged_rank}")
+    return value.nested_row_splits + (value.flat_values,)
 
 
 def _tensor_feed_error(key, value) -> TypeError:

@@ -45,7 +45,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # tf.compat, tf.logging, tf.gfile, flags, the command-line conventions, the timeline.
     ("support", ("scopeflow.compat", "scopeflow.platform", "scopeflow.client")),
     ("native", ("scopeflow.native",)),
-    ("ops", ("scopeflow.ops",)),
+    ("ops", ("scopeflow.ops", "scopeflow.ragged")),
     ("state", ("scopeflow.state",)),
     ("models", ("scopeflow.layers", "scopeflow.losses", "scopeflow.metrics",
                 "scopeflow.rnn", "scopeflow.distributions")),

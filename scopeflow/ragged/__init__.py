@@ -1,0 +1,19 @@
+"""``tf.ragged``: RaggedTensors (rows of different lengths) and the ops that build them."""
+
+from scopeflow.framework.api_fallback import missing_attribute
+from scopeflow.ragged.ragged_factory_ops import constant, constant_value, placeholder
+from scopeflow.ragged.ragged_tensor import (
+    RaggedTensor,
+    RaggedTensorValue,
+    row_splits_to_segment_ids,
+    segment_ids_to_row_splits,
+)
+
+__all__: list[str] = [
+    "RaggedTensor", "RaggedTensorValue", "constant", "constant_value", "placeholder",
+    "row_splits_to_segment_ids", "segment_ids_to_row_splits"]
+
+
+def __getattr__(name):
+    """A TF1 name scopeflow lacks raises NotImplementedError naming it (api/fallback.py)."""
+    raise missing_attribute(__name__, name)
