@@ -26,14 +26,16 @@ __all__ = ["array_ops", "constant_op", "reduction_ops", "math_ops", "nn_ops", "c
 def assert_same_float_dtype(tensors, dtype=None):
     """TF checks a distribution's parameters share one floating dtype at construction, so a
     mixed float32/float64 pair fails before any op is built."""
+    first_name = None
     for t in tensors:
         if dtype is None:
-            dtype = t.dtype
+            dtype, first_name = t.dtype, t.name
         elif t.dtype.base_dtype != dtype.base_dtype:
-            raise ValueError(f"{t.name}, type={t.dtype.name} must be of the same type "
-                             f"({dtype.name}).")
+            as_ = f" as {first_name}" if first_name else ""
+            raise ValueError(f"{t.name}, type=<dtype: '{t.dtype.name}'>, must be of the same "
+                             f"type (<dtype: '{dtype.name}'>){as_}.")
     if dtype is not None and not dtype.is_floating:
-        raise ValueError(f"Expected floating point type, got {dtype.name}.")
+        raise ValueError(f"Expected floating point type, got <dtype: '{dtype.name}'>.")
     return dtype
 
 

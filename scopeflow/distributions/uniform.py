@@ -32,7 +32,7 @@ class Uniform(Distribution):
         parameters = dict(locals())
         with name_scope(name, values=[low, high]) as name:
             with control_dependencies([check_ops.assert_less(
-                    low, high, message="uniform not well-defined when low >= high.")]
+                    low, high, message="uniform not defined when low >= high.")]
                     if validate_args else []):
                 self._low = array_ops.identity(low, name="low")
                 self._high = array_ops.identity(high, name="high")
