@@ -22,10 +22,10 @@ from scopeflow.framework.graph import (
 )
 from scopeflow.framework.opdef import OpDef, same_shape
 from scopeflow.framework.tensor_util import constant_value
-from scopeflow.ops.array import shape_ops
+from scopeflow.ops.array import layout_ops, shape_ops
 from scopeflow.ops.control_flow import control_flow_ops
 from scopeflow.ops.logging.logging_ops import Assert
-from scopeflow.ops.math import arithmetic_ops, reduction_ops
+from scopeflow.ops.math import arithmetic_ops, elementwise_ops, reduction_ops
 
 # Exported by tf.debugging and the root alike; assert_all_finite (tf.debugging only),
 # verify_tensor_all_finite and add_check_numerics_ops (the root only) are imported by name.
@@ -33,7 +33,8 @@ __all__ = ["assert_equal", "assert_none_equal", "assert_less", "assert_less_equa
            "assert_greater", "assert_greater_equal", "assert_positive", "assert_negative",
            "assert_non_negative", "assert_non_positive", "assert_rank", "assert_rank_at_least",
            "assert_scalar", "assert_integer",
-           "assert_type", "check_numerics"]
+           "assert_type", "check_numerics", "assert_near", "assert_rank_in",
+           "assert_proper_iterable", "assert_same_float_dtype", "is_numeric_tensor"]
 
 
 def _message_prefix(message):
@@ -331,3 +332,87 @@ def add_check_numerics_ops():
                 with control_dependencies(check_op):
                     check_op = [check_numerics(output, message=f"{op.name}:{output.value_index}")]
     return control_flow_ops.group(*check_op)
+
+
+def assert_near(x, y, rtol=None, atol=None, data=None, summarize=None, message=None,
+                name=None):
+    """An op failing the run unless ``|x - y| < atol + rtol * |y|`` everywhere (default
+    tolerances ``10 * eps`` of the dtype), built as TF builds it."""
+    with name_scope(name, "assert_near", [x, y, rtol, atol, data]):
+        x = convert_to_tensor(x, name="x")
+        y = convert_to_tensor(y, name="y", dtype=x.dtype)
+        dtype = x.dtype.base_dtype.real_dtype
+        eps = np.finfo(dtype.as_numpy_dtype).eps
+        rtol = convert_to_tensor(10 * eps if rtol is None else rtol, name="rtol", dtype=dtype)
+        atol = convert_to_tensor(10 * eps if atol is None else atol, name="atol", dtype=dtype)
+        if data is None:
+            data = [message or "",
+                    f"x and y not equal to tolerance rtol = {rtol}, atol = {atol}",
+                    f"x ({x.name}) = ", x, f"y ({y.name}) = ", y]
+        tol = atol + rtol * elementwise_ops.abs(y)
+        diff = elementwise_ops.abs(x - y)
+        condition = reduction_ops.reduce_all(arithmetic_ops.less(diff, tol))
+        return Assert(condition, data, summarize=summarize)
+
+
+def assert_rank_in(x, ranks, data=None, summarize=None, message=None, name=None):
+    """An op failing the run unless ``x``'s rank is one of ``ranks``; a ``ValueError`` at
+    once when the ranks are known while building and none matches."""
+    with name_scope(name, "assert_rank_in", (x,) + tuple(ranks) + tuple(data or [])):
+        x = convert_to_tensor(x, name="x")
+        ranks = tuple(convert_to_tensor(r, name="rank") for r in ranks)
+        message = _message_prefix(message)
+        if data is None:
+            data = [message, f"Tensor {x.name} must have rank in", *ranks,
+                    "Received shape: ", shape_ops.shape(x)]
+        statics = [constant_value(r) for r in ranks]
+        if x.shape.ndims is not None and all(s is not None for s in statics):
+            if x.shape.ndims not in [int(s) for s in statics]:
+                raise ValueError(f"{message}Tensor {x.name} must have rank in "
+                                 f"{tuple(int(s) for s in statics)}.  Received rank "
+                                 f"{x.shape.ndims}, shape {x.shape}")
+            return control_flow_ops.no_op(name="static_checks_determined_all_ok")
+        rank = shape_ops.rank(x)
+        condition = reduction_ops.reduce_any(
+            arithmetic_ops.equal(rank, layout_ops.stack(list(ranks))))
+        return Assert(condition, data, summarize=summarize)
+
+
+def assert_proper_iterable(values):
+    """``TypeError`` unless ``values`` is an iterable other than a tensor, an array or a
+    string (TF's guard against iterating over one value's elements by mistake)."""
+    unintentional = (Tensor, np.ndarray, bytes, str)
+    if isinstance(values, unintentional):
+        raise TypeError(f"Expected argument \"values\" to be a \"proper\" iterable.  Found: "
+                        f"{type(values)}")
+    if not hasattr(values, "__iter__"):
+        raise TypeError(f"Expected argument \"values\" to be iterable.  Found: "
+                        f"{type(values)}")
+
+
+def assert_same_float_dtype(tensors=None, dtype=None):
+    """The one floating dtype of ``tensors`` (and ``dtype``), ``float32`` if none is given;
+    ``ValueError`` if they differ or are not floating point."""
+    first = None
+    for t in tensors or []:
+        if t is None:
+            continue
+        t_dtype = t.dtype.base_dtype
+        if dtype is None:
+            dtype, first = t_dtype, t
+        elif t_dtype != dtypes.as_dtype(dtype).base_dtype:
+            against = f" as {first.name}" if first is not None else ""
+            raise ValueError(f"{t.name}, type={t_dtype!r}, must be of the same type "
+                             f"({dtypes.as_dtype(dtype)!r}){against}.")
+    if dtype is None:
+        return dtypes.float32
+    dtype = dtypes.as_dtype(dtype)
+    if not dtype.is_floating:
+        raise ValueError(f"Expected floating point type, got {dtype}.")
+    return dtype
+
+
+def is_numeric_tensor(tensor) -> bool:
+    """Whether ``tensor`` is a graph tensor of a numeric dtype (not bool or string)."""
+    return isinstance(tensor, Tensor) and tensor.dtype.base_dtype not in (
+        dtypes.bool_, dtypes.string)
