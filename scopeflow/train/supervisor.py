@@ -56,10 +56,11 @@ class Supervisor:
     """Session creation, recovery, checkpointing and summaries for a TF1 training loop.
 
     An argument left at ``Supervisor.USE_DEFAULT`` (0) is taken from the graph collection
-    (``READY_OP``, ``INIT_OP``, ``LOCAL_INIT_OP``, ``SAVERS``, ``SUMMARY_OP``,
-    ``GLOBAL_STEP``) or built as TF does (``report_uninitialized_variables()``,
-    ``global_variables_initializer()``, local-variables and tables initializers, ``Saver()``
-    when there are variables, ``summary.merge_all()``, the tensor ``global_step:0``) and
+    (``READY_OP``, ``READY_FOR_LOCAL_INIT_OP``, ``INIT_OP``, ``LOCAL_INIT_OP``, ``SAVERS``,
+    ``SUMMARY_OP``, ``GLOBAL_STEP``) or, except ``ready_for_local_init_op``, built as TF
+    does (``report_uninitialized_variables()``, ``global_variables_initializer()``,
+    local-variables and tables initializers, ``Saver()`` when there are variables,
+    ``summary.merge_all()``, the tensor ``global_step:0``) and
     added to that collection; ``None`` disables the piece.
     """
 
@@ -77,9 +78,10 @@ class Supervisor:
         with graph.as_default():
             self._ready_op = self._default(ready_op, GraphKeys.READY_OP,
                                            report_uninitialized_variables)
-            self._ready_for_local_init_op = self._default(
-                ready_for_local_init_op, GraphKeys.READY_FOR_LOCAL_INIT_OP,
-                lambda: report_uninitialized_variables(global_variables()))
+            # TF takes this one from its collection only (no default is built).
+            if ready_for_local_init_op is Supervisor.USE_DEFAULT:
+                ready_for_local_init_op = self._first(GraphKeys.READY_FOR_LOCAL_INIT_OP)
+            self._ready_for_local_init_op = ready_for_local_init_op
             self._init_op = self._default(init_op, GraphKeys.INIT_OP,
                                           global_variables_initializer)
             self._init_feed_dict = init_feed_dict

@@ -89,8 +89,8 @@ def test_run_recover_and_files(tmp_path):
     assert first["start"] == [1.0, 0] and first["end"] == [3.0, 4]
     assert first["finalized"] and first["save_path"] == "model.ckpt" and first["gs"] == \
         "global_step"
-    assert first["collections"] == ["init_op", "local_init_op", "ready_for_local_init_op",
-                                    "ready_op", "savers", "summary_op"]
+    assert first["collections"] == ["init_op", "local_init_op", "ready_op", "savers",
+                                    "summary_op"]
     assert {"checkpoint", "graph.pbtxt", "model.ckpt-0.index", "model.ckpt-4.index"} <= \
         set(first["files"])
     assert first["should_stop"] and first["oor"] == "swallowed"
