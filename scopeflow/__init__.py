@@ -50,6 +50,7 @@ from scopeflow.ops.linalg import *  # noqa: F403
 from scopeflow import layers
 from scopeflow import losses
 from scopeflow import distributions
+from scopeflow import feature_column
 from scopeflow.api import image
 from scopeflow.api import manip
 from scopeflow.ops.image.image_transform_ops import random_crop

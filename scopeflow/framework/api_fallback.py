@@ -51,6 +51,7 @@ NAMESPACES = {
     "scopeflow.api.spectral": "spectral",
     "scopeflow.api.sets": "sets",
     "scopeflow.distributions": "distributions",
+    "scopeflow.feature_column": "feature_column",
     "scopeflow.api.lookup": "lookup",
     "scopeflow.api.bitwise": "bitwise",
     "scopeflow.api.audio": "audio",

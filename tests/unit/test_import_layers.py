@@ -48,7 +48,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("ops", ("scopeflow.ops", "scopeflow.ragged")),
     ("state", ("scopeflow.state",)),
     ("models", ("scopeflow.layers", "scopeflow.losses", "scopeflow.metrics",
-                "scopeflow.rnn", "scopeflow.distributions")),
+                "scopeflow.rnn", "scopeflow.distributions", "scopeflow.feature_column")),
     ("data", ("scopeflow.data",)),
     # tf.gradients, and the control-flow gradients that call its walk (control_flow_grad.py).
     ("autodiff", ("scopeflow.autodiff",)),

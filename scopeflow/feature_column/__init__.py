@@ -1,0 +1,24 @@
+"""``tf.feature_column``: TF 1.15's feature columns (scopeflow/feature_column/feature_column.py)."""
+
+from scopeflow.feature_column.feature_column import (
+    categorical_column_with_hash_bucket,
+    categorical_column_with_identity,
+    embedding_column,
+    indicator_column,
+    input_layer,
+    linear_model,
+    make_parse_example_spec,
+    numeric_column,
+    weighted_categorical_column,
+)
+from scopeflow.framework.api_fallback import missing_attribute
+
+__all__: list[str] = ["categorical_column_with_hash_bucket", "categorical_column_with_identity",
+                      "embedding_column", "indicator_column", "input_layer", "linear_model",
+                      "make_parse_example_spec", "numeric_column",
+                      "weighted_categorical_column"]
+
+
+def __getattr__(name):
+    """A TF1 name scopeflow lacks raises NotImplementedError naming it (api/fallback.py)."""
+    raise missing_attribute(__name__, name)

@@ -1,0 +1,535 @@
+"""TF 1.15's feature columns (``tf.compat.v1.feature_column``) on scopeflow's ops.
+
+A feature column describes how one entry of a features dict (a dense Tensor or a
+SparseTensor, as ``tf.parse_example`` gives) becomes model input. Categorical columns turn
+their feature into a SparseTensor of ids (plus optional weights); dense columns
+(``numeric_column``, ``indicator_column``, ``embedding_column``) turn it into a float Tensor
+that ``input_layer`` concatenates, in the order of the columns' names, under TF's scopes.
+``linear_model`` builds TF1's per-column ``weights`` and one ``bias_weights``. Variable
+names, shapes, initializers (and so, under a graph seed, initial values) are TF's.
+"""
+
+from __future__ import annotations
+
+import collections
+import math
+
+import numpy as np
+
+from scopeflow.framework import dtypes
+from scopeflow.framework.graph import (
+    GraphKeys,
+    Tensor,
+    control_dependencies,
+    convert_to_tensor,
+    get_collection,
+    name_scope,
+)
+from scopeflow.framework.sparse_tensor import SparseTensor
+from scopeflow.framework.tensor_shape import TensorShape
+from scopeflow.ops.array import indexing_ops, layout_ops, shape_ops, slicing_ops
+from scopeflow.ops.array.indexing_ops import one_hot
+from scopeflow.ops.array.scatter_nd_ops import gather_nd, scatter_nd
+from scopeflow.ops.io.parsing_ops import FixedLenFeature, VarLenFeature
+from scopeflow.ops.logging import check_ops
+from scopeflow.ops.math import arithmetic_ops, matmul_ops, reduction_ops
+from scopeflow.ops.nn.conv_ops import bias_add
+from scopeflow.ops.sparse import sparse_layout_ops, sparse_ops
+from scopeflow.ops.sparse.sparse_ops import embedding_lookup_sparse
+from scopeflow.ops.state.init_ops import truncated_normal_initializer, zeros_initializer
+from scopeflow.ops.strings.hash_ops import string_to_hash_bucket_fast
+from scopeflow.ops.strings.string_ops import as_string
+from scopeflow.state.variable_scope import get_variable, variable_scope
+
+__all__ = ["numeric_column", "categorical_column_with_identity",
+           "categorical_column_with_hash_bucket", "indicator_column", "embedding_column",
+           "weighted_categorical_column", "input_layer", "linear_model",
+           "make_parse_example_spec"]
+
+IdWeightPair = collections.namedtuple("IdWeightPair", ("id_tensor", "weight_tensor"))
+
+
+# ── reading features ─────────────────────────────────────────────────────────────────
+class _Features:
+    """The features dict, each key's input converted (and a rank-1 input made rank 2) once,
+    as TF's ``_LazyBuilder`` does, so that columns sharing a key share its ops."""
+
+    def __init__(self, features):
+        self._features = dict(features)
+        self._cache = {}
+
+    def get(self, key):
+        if key in self._cache:
+            return self._cache[key]
+        if key not in self._features:
+            raise ValueError(f"Feature {key} is not in features dictionary.")
+        value = self._features[key]
+        if not isinstance(value, SparseTensor):
+            value = convert_to_tensor(value)
+        value = _maybe_expand_dim(value)
+        self._cache[key] = value
+        return value
+
+
+def _maybe_expand_dim(value):
+    """A rank-1 batch of scalars becomes a [batch, 1] input (TF's ``_maybe_expand_dim``)."""
+    if isinstance(value, SparseTensor):
+        rank = value.dense_shape.shape.as_list()[0] if value.dense_shape.shape.rank else None
+        if rank == 1:
+            return sparse_layout_ops.sparse_reshape(value, [-1, 1])
+        return value
+    if value.shape.rank is None:
+        raise ValueError(f"Feature (key: ...) cannot have rank 0 or unknown rank: {value}")
+    if value.shape.rank == 0:
+        raise ValueError(f"Feature {value} cannot have rank 0. Give it shape [batch_size, 1].")
+    if value.shape.rank == 1:
+        return shape_ops.expand_dims(value, -1)
+    return value
+
+
+def _to_sparse_input(value, ignore_value=None):
+    """A dense categorical input becomes a SparseTensor of its entries other than
+    ``ignore_value`` ('' for strings, -1 for integers), as TF drops them."""
+    if isinstance(value, SparseTensor):
+        return value
+    with name_scope(None, "to_sparse_input", [value]):
+        if ignore_value is None:
+            ignore_value = "" if value.dtype == dtypes.string else -1
+        ignore = convert_to_tensor(ignore_value, dtype=value.dtype, name="ignore_value")
+        indices = reduction_ops.where(arithmetic_ops.not_equal(value, ignore), name="indices")
+        return SparseTensor(indices=indices,
+                            values=gather_nd(value, indices, name="values"),
+                            dense_shape=shape_ops.shape(value, out_type=dtypes.int64,
+                                                        name="dense_shape"))
+
+
+# ── column classes ───────────────────────────────────────────────────────────────────
+class _FeatureColumn:
+    """What every column has: a name (its scope name by default) and a parse spec."""
+
+    @property
+    def _var_scope_name(self):
+        return self.name
+
+    def __repr__(self):
+        return f"{type(self).__name__.lstrip('_')}(name={self.name!r})"
+
+
+class _DenseColumn(_FeatureColumn):
+    """A column ``input_layer`` reads: ``_get_dense_tensor`` gives [batch, ...shape]."""
+
+
+class _CategoricalColumn(_FeatureColumn):
+    """A column of ids in ``[0, _num_buckets)``: ``_get_sparse_tensors`` gives them."""
+
+
+class _NumericColumn(_DenseColumn):
+    def __init__(self, key, shape, default_value, dtype, normalizer_fn):
+        self.key, self.shape, self.default_value = key, shape, default_value
+        self.dtype, self.normalizer_fn = dtype, normalizer_fn
+
+    @property
+    def name(self):
+        return self.key
+
+    @property
+    def _parse_example_spec(self):
+        return {self.key: FixedLenFeature(self.shape, self.dtype, self.default_value)}
+
+    @property
+    def _variable_shape(self):
+        return TensorShape(self.shape)
+
+    def _get_dense_tensor(self, features, weight_collections=None, trainable=None):
+        value = features.get(self.key)
+        if isinstance(value, SparseTensor):
+            raise ValueError(f"The corresponding Tensor of numerical column must be a Tensor. "
+                             f"SparseTensor is not supported. key: {self.key}")
+        if self.normalizer_fn is not None:
+            value = self.normalizer_fn(value)
+        return arithmetic_ops.cast(value, dtypes.float32)
+
+
+class _IdentityCategoricalColumn(_CategoricalColumn):
+    def __init__(self, key, num_buckets, default_value):
+        self.key, self.num_buckets, self.default_value = key, num_buckets, default_value
+
+    name = property(lambda self: self.key)
+    _num_buckets = property(lambda self: self.num_buckets)
+    _parse_example_spec = property(lambda self: {self.key: VarLenFeature(dtypes.int64)})
+
+    def _get_sparse_tensors(self, features, weight_collections=None, trainable=None):
+        value = _to_sparse_input(features.get(self.key))
+        if not value.dtype.is_integer:
+            raise ValueError(f"Invalid input, not integer. key: {self.key} dtype: {value.dtype}")
+        values = arithmetic_ops.cast(value.values, dtypes.int64, name="values")
+        num_buckets = convert_to_tensor(self.num_buckets, dtypes.int64, name="num_buckets")
+        zero = convert_to_tensor(0, dtypes.int64, name="zero")
+        if self.default_value is None:
+            # Out-of-range ids are an error at run time, as in TF.
+            less = check_ops.assert_less(values, num_buckets, data=(values, num_buckets),
+                                         name="assert_less_than_num_buckets")
+            greater = check_ops.assert_greater_equal(values, zero, data=(values,),
+                                                     name="assert_greater_or_equal_0")
+            with control_dependencies((less, greater)):
+                values = shape_ops.identity(values)
+        else:
+            bad = arithmetic_ops.logical_or(arithmetic_ops.less(values, zero),
+                                            arithmetic_ops.greater_equal(values, num_buckets))
+            values = reduction_ops.where(
+                bad, reduction_ops.fill(shape_ops.shape(values),
+                                    convert_to_tensor(self.default_value, dtypes.int64)),
+                values)
+        return IdWeightPair(SparseTensor(value.indices, values, value.dense_shape), None)
+
+
+class _HashedCategoricalColumn(_CategoricalColumn):
+    def __init__(self, key, hash_bucket_size, dtype):
+        self.key, self.hash_bucket_size, self.dtype = key, hash_bucket_size, dtype
+
+    name = property(lambda self: self.key)
+    _num_buckets = property(lambda self: self.hash_bucket_size)
+    _parse_example_spec = property(lambda self: {self.key: VarLenFeature(self.dtype)})
+
+    def _get_sparse_tensors(self, features, weight_collections=None, trainable=None):
+        value = _to_sparse_input(features.get(self.key))
+        if not (value.dtype == dtypes.string or value.dtype.is_integer):
+            raise ValueError("Only integer and string are supported; got "
+                             f"{value.dtype}; key: {self.key}")
+        strings = value.values
+        if value.dtype != dtypes.string:
+            strings = as_string(strings)
+        ids = string_to_hash_bucket_fast(strings, self.hash_bucket_size, name="lookup")
+        return IdWeightPair(SparseTensor(value.indices, ids, value.dense_shape), None)
+
+
+class _WeightedCategoricalColumn(_CategoricalColumn):
+    def __init__(self, categorical_column, weight_feature_key, dtype):
+        self.categorical_column = categorical_column
+        self.weight_feature_key, self.dtype = weight_feature_key, dtype
+
+    name = property(lambda self: f"{self.categorical_column.name}_weighted_by_"
+                                 f"{self.weight_feature_key}")
+    _num_buckets = property(lambda self: self.categorical_column._num_buckets)
+
+    @property
+    def _parse_example_spec(self):
+        spec = dict(self.categorical_column._parse_example_spec)
+        spec[self.weight_feature_key] = VarLenFeature(self.dtype)
+        return spec
+
+    def _get_sparse_tensors(self, features, weight_collections=None, trainable=None):
+        ids = self.categorical_column._get_sparse_tensors(features).id_tensor
+        weights = features.get(self.weight_feature_key)
+        weights = _to_sparse_input(weights, ignore_value=0.0)
+        if not weights.dtype.is_floating:
+            weights = SparseTensor(weights.indices,
+                                   arithmetic_ops.cast(weights.values, dtypes.float32),
+                                   weights.dense_shape)
+        return IdWeightPair(ids, weights)
+
+
+class _IndicatorColumn(_DenseColumn):
+    def __init__(self, categorical_column):
+        self.categorical_column = categorical_column
+
+    name = property(lambda self: f"{self.categorical_column.name}_indicator")
+    _parse_example_spec = property(lambda self: self.categorical_column._parse_example_spec)
+    _variable_shape = property(
+        lambda self: TensorShape([1, self.categorical_column._num_buckets]))
+
+    def _get_dense_tensor(self, features, weight_collections=None, trainable=None):
+        ids, weights = self.categorical_column._get_sparse_tensors(features)
+        depth = self.categorical_column._num_buckets
+        if weights is not None:
+            # Each row's weights summed per id: a scatter into [batch, depth].
+            rows = indexing_ops.strided_slice(ids.indices, [0, 0], [0, 1], [1, 1],
+                                             begin_mask=1, end_mask=1)
+            idx = slicing_ops.concat([rows, shape_ops.expand_dims(ids.values, 1)], 1)
+            batch = indexing_ops.strided_slice(ids.dense_shape, [0], [1], [1])
+            dense_shape = slicing_ops.concat(
+                [batch, convert_to_tensor([depth], dtypes.int64)], 0)
+            return scatter_nd(idx, weights.values, dense_shape)
+        dense_ids = sparse_ops.sparse_tensor_to_dense(ids, default_value=-1)
+        onehot = one_hot(dense_ids, depth=depth, on_value=1.0, off_value=0.0)
+        return reduction_ops.reduce_sum(onehot, axis=[-2])
+
+
+
+def _safe_embedding_lookup_sparse(params, sp_ids, sp_weights=None, combiner="mean",
+                                  name=None, max_norm=None):
+    """TF's ``safe_embedding_lookup_sparse``: ids < 0 (and weights <= 0) are dropped, rows
+    left empty embed to zeros, and inputs of rank > 2 keep their leading dimensions."""
+    dim = params.shape.as_list()[-1]
+    with name_scope(name, "embedding_lookup", [params, sp_ids]) as scope:
+        original_shape = sp_ids.dense_shape
+        rank = (sp_ids.dense_shape.shape.as_list()[0] if sp_ids.dense_shape.shape.rank
+                else None)
+        if rank is None or rank > 2:
+            lead = reduction_ops.reduce_prod(
+                slicing_ops.slice(original_shape, [0], [rank - 1 if rank else -1]))
+            last = indexing_ops.gather(original_shape, rank - 1 if rank else -1)
+            new_shape = layout_ops.stack([lead, last])
+            sp_ids = sparse_layout_ops.sparse_reshape(sp_ids, new_shape)
+            if sp_weights is not None:
+                sp_weights = sparse_layout_ops.sparse_reshape(sp_weights, new_shape)
+        keep = arithmetic_ops.greater_equal(sp_ids.values, convert_to_tensor(0, sp_ids.dtype))
+        if sp_weights is not None:
+            keep = arithmetic_ops.logical_and(
+                keep, arithmetic_ops.greater(sp_weights.values,
+                                             convert_to_tensor(0, sp_weights.dtype)))
+        sp_ids = sparse_layout_ops.sparse_retain(sp_ids, keep)
+        if sp_weights is not None:
+            sp_weights = sparse_layout_ops.sparse_retain(sp_weights, keep)
+        sp_ids, is_row_empty = sparse_layout_ops.sparse_fill_empty_rows(sp_ids, 0)
+        if sp_weights is not None:
+            sp_weights, _ = sparse_layout_ops.sparse_fill_empty_rows(sp_weights, 1.0)
+        result = embedding_lookup_sparse(params, sp_ids, sp_weights, combiner=combiner,
+                                         max_norm=max_norm)
+        empty = arithmetic_ops.cast(shape_ops.reshape(is_row_empty, [-1, 1]), dtypes.bool)
+        empty = reduction_ops.tile(empty, layout_ops.stack([1, shape_ops.shape(result)[1]]))
+        result = reduction_ops.where(empty, reduction_ops.zeros_like(result), result)
+        out_shape = slicing_ops.concat(
+            [slicing_ops.slice(arithmetic_ops.cast(original_shape, dtypes.int32), [0],
+                               [rank - 1 if rank else -1]),
+             slicing_ops.slice(shape_ops.shape(result), [1], [-1])], 0)
+        result = shape_ops.reshape(result, out_shape, name=scope)
+        if rank is not None:
+            result.set_shape(TensorShape([None] * (rank - 1) + [dim]))
+        return result
+
+
+class _EmbeddingColumn(_DenseColumn):
+    def __init__(self, categorical_column, dimension, combiner, initializer, max_norm,
+                 trainable, shared_name=None, shared_columns=None):
+        self.categorical_column, self.dimension = categorical_column, dimension
+        self.combiner, self.initializer = combiner, initializer
+        self.max_norm, self.trainable = max_norm, trainable
+        self.shared_embedding_collection_name = shared_name
+        self._shared_columns = shared_columns
+
+    @property
+    def name(self):
+        suffix = "shared_embedding" if self.shared_embedding_collection_name else "embedding"
+        return f"{self.categorical_column.name}_{suffix}"
+
+    @property
+    def _var_scope_name(self):
+        return self.shared_embedding_collection_name or self.name
+
+    _parse_example_spec = property(lambda self: self.categorical_column._parse_example_spec)
+    _variable_shape = property(lambda self: TensorShape([self.dimension]))
+
+    def _get_dense_tensor(self, features, weight_collections=None, trainable=None):
+        ids, weights = self.categorical_column._get_sparse_tensors(features)
+        shape = [self.categorical_column._num_buckets, self.dimension]
+        trainable = self.trainable and (trainable is None or trainable)
+        if self.shared_embedding_collection_name:
+            # Every column of the group reads one variable, found by the collection's name.
+            store = _shared_embeddings.setdefault(self.shared_embedding_collection_name, {})
+            graph = ids.values.graph
+            weights_var = store.get(graph)
+            if weights_var is None:
+                weights_var = get_variable("embedding_weights", shape=shape,
+                                           dtype=dtypes.float32,
+                                           initializer=self.initializer, trainable=trainable,
+                                           collections=weight_collections)
+                store[graph] = weights_var
+        else:
+            weights_var = get_variable("embedding_weights", shape=shape, dtype=dtypes.float32,
+                                       initializer=self.initializer, trainable=trainable,
+                                       collections=weight_collections)
+        return _safe_embedding_lookup_sparse(weights_var, ids, weights, combiner=self.combiner,
+                                             name=f"{self.name}_weights",
+                                             max_norm=self.max_norm)
+
+
+_shared_embeddings: dict = {}
+
+
+# ── constructors ─────────────────────────────────────────────────────────────────────
+def numeric_column(key, shape=(1,), default_value=None, dtype=dtypes.float32,
+                   normalizer_fn=None):
+    """A dense column of ``key``'s real values, of per-example ``shape``."""
+    if isinstance(shape, int):
+        shape = (shape,)
+    shape = tuple(int(d) for d in shape)
+    if any(d < 1 for d in shape):
+        raise ValueError(f"shape dimensions must be greater than 0. shape: {shape}, "
+                         f"key: {key}")
+    dtype = dtypes.as_dtype(dtype)
+    if not (dtype.is_integer or dtype.is_floating):
+        raise ValueError(f"dtype must be convertible to float. dtype: {dtype}, key: {key}")
+    if default_value is not None:
+        default_value = tuple(np.broadcast_to(np.asarray(default_value,
+                                                         dtype.as_numpy_dtype),
+                                              shape).reshape(-1).tolist())
+    if normalizer_fn is not None and not callable(normalizer_fn):
+        raise TypeError(f"normalizer_fn must be a callable. Given: {normalizer_fn}")
+    return _NumericColumn(key, shape, default_value, dtype, normalizer_fn)
+
+
+def categorical_column_with_identity(key, num_buckets, default_value=None):
+    """Integer ids used as they are; out-of-range ids become ``default_value`` (or an
+    error at run time when it is None)."""
+    if num_buckets < 1:
+        raise ValueError(f"num_buckets {num_buckets} < 1, column_name {key}")
+    if default_value is not None and not 0 <= default_value < num_buckets:
+        raise ValueError(f"default_value {default_value} not in range [0, {num_buckets}), "
+                         f"column_name {key}")
+    return _IdentityCategoricalColumn(key, int(num_buckets), default_value)
+
+
+def categorical_column_with_hash_bucket(key, hash_bucket_size, dtype=dtypes.string):
+    """Ids from hashing the (string form of the) values, as StringToHashBucketFast."""
+    if hash_bucket_size is None:
+        raise ValueError(f"hash_bucket_size must be set. key: {key}")
+    if hash_bucket_size < 1:
+        raise ValueError(f"hash_bucket_size must be at least 1. hash_bucket_size: "
+                         f"{hash_bucket_size}, key: {key}")
+    dtype = dtypes.as_dtype(dtype)
+    if dtype != dtypes.string and not dtype.is_integer:
+        raise ValueError(f"dtype must be string or integer. dtype: {dtype}, "
+                         f"column_name: {key}")
+    return _HashedCategoricalColumn(key, int(hash_bucket_size), dtype)
+
+
+def weighted_categorical_column(categorical_column, weight_feature_key, dtype=dtypes.float32):
+    """``categorical_column``'s ids, each weighted by ``weight_feature_key``'s value."""
+    dtype = dtypes.as_dtype(dtype)
+    if dtype is None or not (dtype.is_integer or dtype.is_floating):
+        raise ValueError(f"dtype {dtype} is not convertible to float.")
+    return _WeightedCategoricalColumn(categorical_column, weight_feature_key, dtype)
+
+
+def indicator_column(categorical_column):
+    """A multi-hot [batch, num_buckets] encoding of a categorical column (weights summed
+    for a weighted column)."""
+    return _IndicatorColumn(categorical_column)
+
+
+def _default_initializer(dimension):
+    return truncated_normal_initializer(mean=0.0, stddev=1 / math.sqrt(dimension))
+
+
+def embedding_column(categorical_column, dimension, combiner="mean", initializer=None,
+                     ckpt_to_load_from=None, tensor_name_in_ckpt=None, max_norm=None,
+                     trainable=True, use_safe_embedding_lookup=True):
+    """A dense [batch, dimension] embedding of a categorical column, the ids of a row
+    combined by ``combiner``; the table is ``<scope>/<col>_embedding/embedding_weights``."""
+    if dimension is None or dimension < 1:
+        raise ValueError(f"Invalid dimension {dimension}.")
+    if (ckpt_to_load_from is None) != (tensor_name_in_ckpt is None):
+        raise ValueError("Must specify both `ckpt_to_load_from` and `tensor_name_in_ckpt` "
+                         "or none of them.")
+    if ckpt_to_load_from is not None:
+        raise NotImplementedError("embedding_column: ckpt_to_load_from is not supported")
+    if initializer is not None and not callable(initializer):
+        raise ValueError(f"initializer must be callable if specified. Embedding of column_name: "
+                         f"{categorical_column.name}")
+    return _EmbeddingColumn(categorical_column, dimension, combiner,
+                            initializer or _default_initializer(dimension), max_norm, trainable)
+
+
+def make_parse_example_spec(feature_columns):
+    """The ``tf.parse_example`` features spec the columns need, merged by key."""
+    result = {}
+    for column in feature_columns:
+        if not isinstance(column, _FeatureColumn):
+            raise ValueError(f"All feature_columns must be _FeatureColumn instances. "
+                             f"Given: {column}")
+        for key, value in column._parse_example_spec.items():
+            if key in result and result[key] != value:
+                raise ValueError(f"feature_columns contain different parse_spec for key "
+                                 f"{key}. Given {value} and {result[key]}")
+        result.update(column._parse_example_spec)
+    return result
+
+
+# ── models ───────────────────────────────────────────────────────────────────────────
+def _check_columns(feature_columns, kind):
+    if isinstance(feature_columns, _FeatureColumn):
+        feature_columns = [feature_columns]
+    feature_columns = list(feature_columns)
+    if not feature_columns:
+        raise ValueError("feature_columns must not be empty.")
+    names = set()
+    for column in feature_columns:
+        if not isinstance(column, kind):
+            raise ValueError(f"Items of feature_columns must be a {kind.__name__.lstrip('_')}. "
+                             f"Given (type {type(column)}): {column}.")
+        if column.name in names:
+            raise ValueError(f"Duplicate feature column name found for columns: {column}.")
+        names.add(column.name)
+    return sorted(feature_columns, key=lambda c: c.name)
+
+
+def _flatten(tensor, num_elements):
+    batch_size = shape_ops.shape(tensor)[0]
+    return shape_ops.reshape(tensor, layout_ops.stack([batch_size, num_elements]))
+
+
+def input_layer(features, feature_columns, weight_collections=None, trainable=True,
+                cols_to_vars=None, cols_to_output_tensors=None):
+    """The dense columns' tensors, each flattened to [batch, n], concatenated in the
+    order of the columns' names (TF1's ``tf.feature_column.input_layer``)."""
+    columns = _check_columns(feature_columns, _DenseColumn)
+    builder = _Features(features)
+    values = [v for v in dict(features).values() if isinstance(v, Tensor)]
+    with variable_scope(None, default_name="input_layer", values=values):
+        outputs = []
+        for column in columns:
+            with variable_scope(None, default_name=column._var_scope_name):
+                before = len(get_collection(GraphKeys.GLOBAL_VARIABLES))
+                tensor = column._get_dense_tensor(builder, weight_collections=weight_collections,
+                                                  trainable=trainable)
+                num_elements = column._variable_shape.num_elements()
+                output = _flatten(tensor, num_elements)
+                outputs.append(output)
+                if cols_to_vars is not None:
+                    cols_to_vars[column] = get_collection(GraphKeys.GLOBAL_VARIABLES)[before:]
+                if cols_to_output_tensors is not None:
+                    cols_to_output_tensors[column] = output
+        return slicing_ops.concat(outputs, 1)
+
+
+def linear_model(features, feature_columns, units=1, sparse_combiner="sum",
+                 weight_collections=None, trainable=True, cols_to_vars=None):
+    """TF1's linear model: ``sum(column . linear_model/<col>/weights) + bias_weights``;
+    categorical columns combine their rows' weights with ``sparse_combiner``."""
+    columns = _check_columns(feature_columns, _FeatureColumn)
+    for column in columns:
+        if not isinstance(column, (_DenseColumn, _CategoricalColumn)):
+            raise ValueError(f"Items of feature_columns must be either a _DenseColumn or "
+                             f"_CategoricalColumn. Given: {column}")
+    builder = _Features(features)
+    values = [v for v in dict(features).values() if isinstance(v, Tensor)]
+    with variable_scope(None, default_name="linear_model", values=values):
+        sums = []
+        for column in columns:
+            with variable_scope(None, default_name=column._var_scope_name):
+                if isinstance(column, _CategoricalColumn):
+                    ids, weights = column._get_sparse_tensors(builder)
+                    var = get_variable("weights", shape=(column._num_buckets, units),
+                                       initializer=zeros_initializer(), trainable=trainable,
+                                       collections=weight_collections)
+                    total = _safe_embedding_lookup_sparse(var, ids, weights,
+                                                          combiner=sparse_combiner,
+                                                          name="weighted_sum")
+                else:
+                    tensor = column._get_dense_tensor(builder)
+                    num_elements = column._variable_shape.num_elements()
+                    tensor = _flatten(tensor, num_elements)
+                    var = get_variable("weights", shape=(num_elements, units),
+                                       initializer=zeros_initializer(), trainable=trainable,
+                                       collections=weight_collections)
+                    total = matmul_ops.matmul(tensor, var, name="weighted_sum")
+                sums.append(total)
+                if cols_to_vars is not None:
+                    cols_to_vars[column] = [var]
+        no_bias = arithmetic_ops.add_n(sums, name="weighted_sum_no_bias")
+        bias = get_variable("bias_weights", shape=[units], initializer=zeros_initializer(),
+                            trainable=trainable, collections=weight_collections)
+        if cols_to_vars is not None:
+            cols_to_vars["bias"] = [bias]
+        return bias_add(no_bias, bias, name="weighted_sum")
