@@ -31,11 +31,20 @@ from scopeflow.ops.strings.string_ops import string_length as length
 from scopeflow.ops.strings.string_ops import string_lower as lower
 from scopeflow.ops.strings.string_ops import string_strip as strip
 from scopeflow.ops.strings.string_ops import string_upper as upper
+from scopeflow.ops.strings.unicode_ragged_ops import (
+    bytes_split,
+    unicode_decode,
+    unicode_decode_with_offsets,
+    unicode_split,
+    unicode_split_with_offsets,
+)
 
 __all__: list[str] = [
-    "as_string", "format", "join", "length", "lower", "ngrams", "reduce_join", "regex_full_match",
+    "as_string", "bytes_split", "format", "join", "length", "lower", "ngrams", "reduce_join",
+    "regex_full_match",
     "regex_replace", "split", "strip", "substr", "to_hash_bucket", "to_hash_bucket_fast",
-    "to_hash_bucket_strong", "to_number", "unicode_encode", "unicode_transcode",
+    "to_hash_bucket_strong", "to_number", "unicode_decode", "unicode_decode_with_offsets",
+    "unicode_encode", "unicode_split", "unicode_split_with_offsets", "unicode_transcode",
     "unsorted_segment_join", "upper"]
 
 

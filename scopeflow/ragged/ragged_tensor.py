@@ -111,11 +111,13 @@ class RaggedTensor:
     [[3, 1], [], [4, 1, 5]]
     """
 
-    def __init__(self, values, row_splits, internal=False):
+    def __init__(self, values, row_splits, internal=False, uniform_row_length=None):
         if not internal:
             raise ValueError("RaggedTensor constructor is private; please use one of the "
                              "factory methods instead (e.g., RaggedTensor.from_row_lengths())")
         self._values, self._row_splits = values, row_splits
+        # A known length shared by every row (TF's uniform_row_length) shows in the shape.
+        self._uniform_row_length = uniform_row_length
 
     # -- factories -------------------------------------------------------------------------
     @classmethod
@@ -283,7 +285,8 @@ class RaggedTensor:
         """``[nrows, None, ...]``: the ragged dimensions are None (TF's static shape)."""
         nrows = self._row_splits.shape[0].value
         inner = self._values.shape
-        return TensorShape([None if nrows is None else nrows - 1, None]).concatenate(
+        return TensorShape([None if nrows is None else nrows - 1,
+                            self._uniform_row_length]).concatenate(
             inner[1:] if inner.ndims is not None else TensorShape(None))
 
     def get_shape(self):
