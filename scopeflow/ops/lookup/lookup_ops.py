@@ -7,12 +7,13 @@ A table is a per-session resource, as a queue is (``queue_ops.session_resource``
 (``hash_table_<uuid4>`` for a key/value initializer; a name built from the file and the
 columns for a text file, so that two tables of one file share it, as in TF) and outputs a
 handle (a 0-d object array holding the ``_HashTable``). Initializing
-(``LookupTableImportV2``, ``InitializeTableFromTextFileV2``) fills it once; a second
-initialization with the same entries does nothing, with other entries it fails, as TF's
-``InitializableLookupTable``. The graphs are TF 2.21's in TF1 mode op for op (names, types,
-attrs, the ``TABLE_INITIALIZERS`` collection), so that ``StaticVocabularyTable``'s
-out-of-vocabulary buckets are TF's ``StringToHashBucketFast`` (farmhash ``Fingerprint64``)
-of the key, or of ``AsString`` of an integer key.
+(``LookupTableImportV2``, ``InitializeTableFromTextFileV2``) fills it once; a later
+initialization does nothing, whatever its entries, as TF 2.21's. The graphs are TF 2.21's
+in TF1 mode op for op (names, types, attrs, the ``TABLE_INITIALIZERS`` collection), so
+``StaticVocabularyTable``'s out-of-vocabulary buckets are TF's ``StringToHashBucketFast``
+(farmhash ``Fingerprint64``) of the key, or of ``AsString`` of an integer key. A
+``TextFileInitializer`` reads its file as TF's ``TextFileLineIterator`` (TF's messages for
+a short file, a missing column, an unparsable field, an empty line).
 
 Lookups keep the table as its keys sorted (``np.searchsorted``), vectorised for every key
 type (bytes keys compare in C too). ``LookupTableExportV2`` gives the entries in key order;
@@ -38,7 +39,7 @@ from scopeflow.framework.graph import (
     init_scope,
     name_scope,
 )
-from scopeflow.framework.opdef import OpDef, scalar_shape
+from scopeflow.framework.opdef import NO_GRADIENT, OpDef, scalar_shape
 from scopeflow.framework.sparse_tensor import SparseTensor
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops.control_flow.control_flow_ops import group, no_op
@@ -82,16 +83,12 @@ class _HashTable(SessionResource):
 
     def initialize(self, keys, values):
         """TF's ``InitializableLookupTable::Initialize``: the first call fills the table
-        (a key given twice must bring the same value); later ones must bring the same
-        entries."""
+        (a key given twice must bring the same value); later ones do nothing."""
         keys = np.asarray(keys, dtype=self._np(self.key_dtype)).reshape(-1)
         values = np.asarray(values, dtype=self._np(self.value_dtype)).reshape(-1)
         with self.lock:
             if self.keys is not None:
-                if not self._same(keys, values):
-                    raise errors.FailedPreconditionError(
-                        None, None, "Table was already initialized with different data.")
-                return
+                return  # TF 2.21 keeps the first entries, whatever the later ones are
             order = np.argsort(keys, kind="stable")
             sk, sv = keys[order], values[order]
             starts = np.ones(len(sk), dtype=bool)
@@ -106,13 +103,6 @@ class _HashTable(SessionResource):
                     f"{_c_str(sk[j])} has {_c_str(sv[first[j]])} and trying to add value "
                     f"{_c_str(sv[j])}")
             self.keys, self.values = sk[starts], sv[starts]
-
-    def _same(self, keys, values):
-        """TF's ``AreEntriesSame``: as many entries, each key there with the same value."""
-        if len(keys) != len(self.keys):
-            return False
-        found, idx = self._find(keys)
-        return bool(found.all() and (self.values[idx] == values).all())
 
     def _find(self, flat):
         if len(self.keys) == 0:
@@ -137,8 +127,7 @@ class _HashTable(SessionResource):
 
     def export(self):
         if self.keys is None:
-            return (np.zeros(0, dtype=self._np(self.key_dtype)),
-                    np.zeros(0, dtype=self._np(self.value_dtype)))
+            raise errors.AbortedError(None, None, "HashTable is not initialized.")
         return self.keys.copy(), self.values.copy()
 
 
@@ -152,23 +141,38 @@ def _table_of(handle) -> _HashTable:
     return handle[()] if isinstance(handle, np.ndarray) else handle
 
 
-# TF's registered HashTableV2 kernels: key type -> value types
-_KERNELS = {
-    _dtypes.int32: (_dtypes.float64, _dtypes.float32, _dtypes.int32, _dtypes.string),
-    _dtypes.int64: (_dtypes.float64, _dtypes.float32, _dtypes.int32, _dtypes.int64,
-                    _dtypes.string, _dtypes.bool_),
-    _dtypes.string: (_dtypes.bool_, _dtypes.float64, _dtypes.float32, _dtypes.int32,
-                     _dtypes.int64, _dtypes.string),
-}
+# TF's registered HashTableV2 kernels (key type, value type), in the order its error lists
+_KERNELS = [(k, v) for k, vs in (
+    (_dtypes.string, (_dtypes.string, _dtypes.int64, _dtypes.int32, _dtypes.float32,
+                      _dtypes.float64, _dtypes.bool_)),
+    (_dtypes.int64, (_dtypes.string, _dtypes.int64, _dtypes.int32, _dtypes.float32,
+                     _dtypes.float64)),
+    (_dtypes.int32, (_dtypes.string, _dtypes.int32, _dtypes.float32, _dtypes.float64)),
+) for v in vs]
 
 
-def _check_kernel(op_type, key_dtype, value_dtype):
-    if value_dtype not in _KERNELS.get(key_dtype, ()):
-        raise errors.InvalidArgumentError(
-            None, None, f"No OpKernel was registered to support Op '{op_type}' with these "
-            f"attrs. key_dtype={key_dtype.name}, value_dtype={value_dtype.name}")
+def _dt(dtype):
+    return "DT_" + {"float32": "FLOAT", "float64": "DOUBLE"}.get(dtype.name, dtype.name.upper())
 
 
+def _check_kernel(op, attrs):
+    """TF's error for a table type no CPU kernel implements (float or bool keys...)."""
+    key_dtype, value_dtype = attrs["key_dtype"], attrs["value_dtype"]
+    if (key_dtype, value_dtype) in _KERNELS:
+        return
+    shown = ", ".join(f'{a}="{v}"' if isinstance(v, str) else
+                      f"{a}={str(v).lower()}" if isinstance(v, bool) else f"{a}={_dt(v)}"
+                      for a, v in attrs.items())
+    kernels = "".join(f"\n  device='CPU'; key_dtype in [{_dt(k)}]; value_dtype in [{_dt(v)}]"
+                      for k, v in _KERNELS)
+    raise errors.InvalidArgumentError(
+        None, None, f"No OpKernel was registered to support Op '{op.type}' used by "
+        f"{{{{node {op.name}}}}} with these attrs: [{shown}]\nRegistered devices: [CPU]\n"
+        f"Registered kernels:{kernels}\n")
+
+
+# Gradients as TF's lookup_grad.py: HashTableV2, the text-file initializer, Find and Size
+# are NotDifferentiable (grad=None); Import, Export and AnonymousHashTable register nothing.
 # ── HashTableV2, AnonymousHashTable ──────────────────────────────────────────────────
 def _resource_dtype(*inputs, **attrs):
     return _dtypes.resource
@@ -176,10 +180,18 @@ def _resource_dtype(*inputs, **attrs):
 
 def _hash_table_kernel(ctx, *, container, shared_name, use_node_name_sharing, key_dtype,
                        value_dtype):
-    _check_kernel("HashTableV2", key_dtype, value_dtype)
+    _check_kernel(ctx.op, {"shared_name": shared_name,
+                           "use_node_name_sharing": use_node_name_sharing,
+                           "container": container, "value_dtype": value_dtype,
+                           "key_dtype": key_dtype})
     key = shared_name if shared_name or not use_node_name_sharing else ctx.op.name
-    return _handle(session_resource(ctx, key, lambda name: _HashTable(
-        name, key_dtype, value_dtype)))
+    table = session_resource(ctx, key, lambda name: _HashTable(name, key_dtype, value_dtype))
+    if (table.key_dtype, table.value_dtype) != (key_dtype, value_dtype):
+        # a shared name already taken by a table of other types
+        raise errors.InvalidArgumentError(
+            None, None, f"Conflicting key/value dtypes {key_dtype.name}->{value_dtype.name} "
+            f"with {table.key_dtype.name}-{table.value_dtype.name} for table {table.name}")
+    return _handle(table)
 
 
 hash_table_op = OpDef(
@@ -190,14 +202,14 @@ hash_table_op = OpDef(
 
 def _anonymous_hash_table_kernel(ctx, *, key_dtype, value_dtype):
     # a new table each run: TF deletes it with the run's last handle
-    _check_kernel("AnonymousHashTable", key_dtype, value_dtype)
+    _check_kernel(ctx.op, {"value_dtype": value_dtype, "key_dtype": key_dtype})
     return _handle(_HashTable(ctx.op.name, key_dtype, value_dtype))
 
 
 anonymous_hash_table_op = OpDef(
     "AnonymousHashTable", shape=scalar_shape, dtype=_resource_dtype,
     kernel=_anonymous_hash_table_kernel, attrs={"key_dtype": None, "value_dtype": None},
-    stateful=True, grad=None)
+    stateful=True, grad=NO_GRADIENT)
 
 
 # ── LookupTableImportV2, InitializeTableFromTextFileV2 ────────────────────────────────
@@ -236,7 +248,7 @@ def _import_kernel(ctx, handle, keys, values, *, Tin, Tout):
 
 lookup_table_import_op = OpDef(
     "LookupTableImportV2", shape=_import_shape, dtype=_no_outputs, kernel=_import_kernel,
-    attrs={"Tin": None, "Tout": None}, num_outputs=0, stateful=True, grad=None,
+    attrs={"Tin": None, "Tout": None}, num_outputs=0, stateful=True, grad=NO_GRADIENT,
     input_names=("table_handle", "keys", "values"))
 
 
@@ -299,7 +311,7 @@ def _read_text_file(filename, key_index, value_index, vocab_size, delimiter, off
         if max_index >= len(tokens) and max_index >= 0:
             raise errors.InvalidArgumentError(
                 None, None, f"Invalid number of columns in {filename} line {n} "
-                f"({line.decode('utf-8', 'replace')}) : expected {max_index} got "
+                f"({line.decode('utf-8', 'replace')}) : expected at least {max_index + 1} got "
                 f"{len(tokens)}")
         for index, dtype, out in ((key_index, key_dtype, keys),
                                   (value_index, value_dtype, values)):
@@ -309,7 +321,7 @@ def _read_text_file(filename, key_index, value_index, vocab_size, delimiter, off
                 out.append(_parse(line if index == -2 else tokens[index], dtype, n))
     if vocab_size != -1 and len(lines) != vocab_size:
         raise errors.InvalidArgumentError(
-            None, None, f"Invalid vocab_size in {filename}: expected: {vocab_size} but got: "
+            None, None, f"Invalid vocab_size in {filename}: expected {vocab_size} but got "
             f"{len(lines)}")
     return keys, values
 
@@ -379,7 +391,7 @@ def _export_kernel(ctx, handle, *, Tkeys, Tvalues):
 lookup_table_export_op = OpDef(
     "LookupTableExportV2", shape=lambda h, **a: [TensorShape(None), TensorShape(None)],
     dtype=lambda h, *, Tkeys, Tvalues: [Tkeys, Tvalues], kernel=_export_kernel,
-    attrs={"Tkeys": None, "Tvalues": None}, num_outputs=2, stateful=True, grad=None,
+    attrs={"Tkeys": None, "Tvalues": None}, num_outputs=2, stateful=True, grad=NO_GRADIENT,
     input_names=("table_handle",))
 
 
@@ -464,7 +476,8 @@ class TextFileInitializer(TableInitializerBase):
         if vocab_size is not None and vocab_size <= 0:
             raise ValueError(f"`vocab_size` should be > 0, received: {vocab_size}")
         self._filename_arg = filename
-        self._filename = filename
+        with init_scope():  # TF's Asset: the path as a tensor, made once, here
+            self._filename = convert_to_tensor(filename, _dtypes.string, name="asset_path")
         self._key_index = key_index
         self._value_index = value_index
         self._vocab_size = vocab_size
@@ -494,7 +507,7 @@ class TextFileInitializer(TableInitializerBase):
         """The ``InitializeTableFromTextFileV2`` op filling ``table``."""
         _check_table_dtypes(table, self.key_dtype, self.value_dtype)
         with name_scope(self._name, "text_file_init", (table.resource_handle,)):
-            filename = convert_to_tensor(self._filename, _dtypes.string, name="asset_filepath")
+            filename = self._filename
             init_op = initialize_table_from_text_file_op.create(
                 [table.resource_handle, filename],
                 {"key_index": self._key_index, "value_index": self._value_index,
