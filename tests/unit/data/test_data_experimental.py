@@ -233,6 +233,63 @@ def program2(tf):
     return out
 
 
+def program3(tf, tmp):
+    import os
+    import sqlite3
+    E = tf.data.experimental
+    D = tf.data.Dataset
+    out = {}
+    db = os.path.join(tmp, "db.sqlite")
+    c = sqlite3.connect(db)
+    c.execute("CREATE TABLE p (name TEXT, age INTEGER, h REAL, ok INTEGER)")
+    c.executemany("INSERT INTO p VALUES (?, ?, ?, ?)",
+                  [("ann", 31, 1.5, 1), ("bob", 42, 1.75, 0), ("cy", None, None, 2)])
+    c.commit()
+    c.close()
+
+    def drain(ds, limit=20):
+        nxt = tf.data.make_one_shot_iterator(ds).get_next()
+        vals = []
+        with tf.Session() as s:
+            for _ in range(limit):
+                try:
+                    v = s.run(nxt)
+                except tf.errors.OutOfRangeError:
+                    vals.append("END")
+                    break
+                except tf.errors.OpError as e:
+                    vals.append([type(e).__name__, [ln for ln in e.message.split("\n")
+                                                    if ln.strip() and ln[0] != "\t"][-1]])
+                    break
+                vals.append(tf.nest.map_structure(
+                    lambda a: a.tolist() if hasattr(a, "tolist") else a, v))
+        return {"v": vals, "t": repr(tf.data.get_output_types(ds)),
+                "s": repr(tf.data.get_output_shapes(ds))}
+
+    out["sql"] = drain(E.SqlDataset("sqlite", db, "SELECT name, age, h, ok FROM p",
+                                    (tf.string, tf.int32, tf.float64, tf.bool)))
+    out["sql_one"] = drain(E.SqlDataset("sqlite", db, "SELECT age FROM p WHERE age > 35",
+                                        tf.int64))
+    out["sql_driver"] = drain(E.SqlDataset("mysql", db, "SELECT age FROM p", (tf.int64,)))
+    out["sql_cols"] = drain(E.SqlDataset("sqlite", db, "SELECT age, h FROM p", (tf.int64,)))
+    for kind in ["", "GZIP"]:
+        path = os.path.join(tmp, "out" + kind + ".tfrecord")
+        with tf.Graph().as_default():
+            w = E.TFRecordWriter(path, kind)
+            op = w.write(D.from_tensor_slices(["a", "bc", ""]).map(lambda x: tf.strings.join([x, "!"])))
+            out["writer_op" + kind] = [op.type, op.name, len(op.outputs)]
+            with tf.Session() as s:
+                s.run(op)
+        with tf.Graph().as_default():
+            out["written" + kind] = drain(tf.data.TFRecordDataset(path, kind))
+    with tf.Graph().as_default():
+        try:
+            E.TFRecordWriter("x").write(D.range(3))
+        except TypeError as e:
+            out["writer_bad"] = str(e)
+    return out
+
+
 @pytest.fixture(scope="module")
 def ours():
     return json.loads(json.dumps(program(tf), default=repr))
@@ -312,6 +369,28 @@ def test_grouping(ours2):
         "FailedPreconditionError", "Input dataset was expected to contain 3 elements but "
         "contained only 2 elements."]
     assert ours2["cards"] == [6, 3, -2, -2, 10]
+
+
+@pytest.fixture(scope="module")
+def ours3(tmp_path_factory):
+    return json.loads(json.dumps(program3(tf, str(tmp_path_factory.mktemp("sql"))),
+                                 default=repr))
+
+
+def test_sql_and_tfrecord_writer(ours3):
+    assert ours3["sql"]["v"] == [["b'ann'", 31, 1.5, True], ["b'bob'", 42, 1.75, False],
+                                 ["b'cy'", 0, 0.0, True], "END"]
+    assert ours3["sql_one"]["v"] == [42, "END"]
+    assert ours3["sql_driver"]["v"][0][0] == "InvalidArgumentError"
+    assert ours3["writer_op"] == ["DatasetToTFRecord", "DatasetToTFRecord", 0]
+    assert ours3["writtenGZIP"]["v"] == ["b'a!'", "b'bc!'", "b'!'", "END"]
+
+
+def test_live_sql_and_writer(tf1, ours3, tmp_path):
+    source = textwrap.dedent(inspect.getsource(program3))
+    theirs = tf1(source + f"\ntf.disable_v2_behavior()\nprint(json.dumps(program3(tf, "
+                 f"{str(tmp_path)!r}), default=repr))\n")
+    assert ours3 == theirs
 
 
 def test_live_tensorflow_agrees(tf1, ours, ours2):
