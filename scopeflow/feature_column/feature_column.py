@@ -464,6 +464,15 @@ def _check_columns(feature_columns, kind):
     return sorted(feature_columns, key=lambda c: c.name)
 
 
+def _weight_collections(weight_collections):
+    """The collections a model's variables join: the given ones, global and model."""
+    collections = list(weight_collections or [])
+    for key in (GraphKeys.GLOBAL_VARIABLES, GraphKeys.MODEL_VARIABLES):
+        if key not in collections:
+            collections.append(key)
+    return collections
+
+
 def _flatten(tensor, num_elements):
     batch_size = shape_ops.shape(tensor)[0]
     return shape_ops.reshape(tensor, layout_ops.stack([batch_size, num_elements]))
@@ -474,6 +483,7 @@ def input_layer(features, feature_columns, weight_collections=None, trainable=Tr
     """The dense columns' tensors, each flattened to [batch, n], concatenated in the
     order of the columns' names (TF1's ``tf.feature_column.input_layer``)."""
     columns = _check_columns(feature_columns, _DenseColumn)
+    weight_collections = _weight_collections(weight_collections)
     builder = _Features(features)
     values = [v for v in dict(features).values() if isinstance(v, Tensor)]
     with variable_scope(None, default_name="input_layer", values=values):
@@ -502,17 +512,27 @@ def linear_model(features, feature_columns, units=1, sparse_combiner="sum",
         if not isinstance(column, (_DenseColumn, _CategoricalColumn)):
             raise ValueError(f"Items of feature_columns must be either a _DenseColumn or "
                              f"_CategoricalColumn. Given: {column}")
+    collections = _weight_collections(weight_collections)
+    # As TF1's keras-style layers: the model's and each column's scope names are made
+    # unique where linear_model is called (so a second model over a column uses
+    # ``<col>_1``), then opened inside the model's scope.
+    with variable_scope(None, default_name="linear_model") as scope:
+        model_name = scope.name
+    column_names = {}
+    for column in columns:
+        with variable_scope(None, default_name=column._var_scope_name) as scope:
+            column_names[column] = scope.name.rsplit("/", 1)[-1]
+    columns = sorted(columns, key=lambda c: column_names[c])
     builder = _Features(features)
-    values = [v for v in dict(features).values() if isinstance(v, Tensor)]
-    with variable_scope(None, default_name="linear_model", values=values):
+    with variable_scope(model_name):
         sums = []
         for column in columns:
-            with variable_scope(None, default_name=column._var_scope_name):
+            with variable_scope(column_names[column]):
                 if isinstance(column, _CategoricalColumn):
                     ids, weights = column._get_sparse_tensors(builder)
                     var = get_variable("weights", shape=(column._num_buckets, units),
                                        initializer=zeros_initializer(), trainable=trainable,
-                                       collections=weight_collections)
+                                       collections=collections)
                     total = _safe_embedding_lookup_sparse(var, ids, weights,
                                                           combiner=sparse_combiner,
                                                           name="weighted_sum")
@@ -522,14 +542,14 @@ def linear_model(features, feature_columns, units=1, sparse_combiner="sum",
                     tensor = _flatten(tensor, num_elements)
                     var = get_variable("weights", shape=(num_elements, units),
                                        initializer=zeros_initializer(), trainable=trainable,
-                                       collections=weight_collections)
+                                       collections=collections)
                     total = matmul_ops.matmul(tensor, var, name="weighted_sum")
                 sums.append(total)
                 if cols_to_vars is not None:
                     cols_to_vars[column] = [var]
         no_bias = arithmetic_ops.add_n(sums, name="weighted_sum_no_bias")
         bias = get_variable("bias_weights", shape=[units], initializer=zeros_initializer(),
-                            trainable=trainable, collections=weight_collections)
+                            trainable=trainable, collections=collections)
         if cols_to_vars is not None:
             cols_to_vars["bias"] = [bias]
         return bias_add(no_bias, bias, name="weighted_sum")
