@@ -5,6 +5,7 @@ random and special-function ops, and the KL registry."""
 from scopeflow.distributions.bernoulli import Bernoulli
 from scopeflow.distributions.beta import Beta
 from scopeflow.distributions.categorical import Categorical
+from scopeflow.distributions.dirichlet import Dirichlet
 from scopeflow.distributions.distribution import (
     FULLY_REPARAMETERIZED,
     NOT_REPARAMETERIZED,
@@ -16,13 +17,14 @@ from scopeflow.distributions.gamma import Gamma
 from scopeflow.distributions.kullback_leibler import RegisterKL, kl_divergence
 from scopeflow.distributions.laplace import Laplace
 from scopeflow.distributions.normal import Normal
+from scopeflow.distributions.student_t import StudentT
 from scopeflow.distributions.uniform import Uniform
 from scopeflow.framework.api_fallback import missing_attribute
 
-__all__: list[str] = ["Bernoulli", "Beta", "Categorical", "Distribution", "Exponential",
-                      "FULLY_REPARAMETERIZED", "Gamma", "Laplace", "NOT_REPARAMETERIZED",
-                      "Normal", "RegisterKL", "ReparameterizationType", "Uniform",
-                      "kl_divergence"]
+__all__: list[str] = ["Bernoulli", "Beta", "Categorical", "Dirichlet", "Distribution",
+                      "Exponential", "FULLY_REPARAMETERIZED", "Gamma", "Laplace",
+                      "NOT_REPARAMETERIZED", "Normal", "RegisterKL", "ReparameterizationType",
+                      "StudentT", "Uniform", "kl_divergence"]
 
 
 def __getattr__(name):

@@ -40,6 +40,9 @@ def run(tf):
             "bernoulli": tfd.Bernoulli(logits=[0.3, -1.2]),
             "bernoulli_p": tfd.Bernoulli(probs=[0.3, 0.8]),
             "categorical": tfd.Categorical(logits=[[0.1, 1.0, -0.5], [2.0, 0.0, 0.3]]),
+            "student_t": tfd.StudentT(df=[0.8, 1.5, 5.0], loc=[0.1, -0.5, 1.0],
+                                      scale=[1.0, 2.5, 0.5]),
+            "dirichlet": tfd.Dirichlet([[0.7, 3.0, 1.2], [2.0, 2.0, 2.0]]),
         }
         fetch = {}
         for k, d in ds.items():
@@ -54,6 +57,10 @@ def run(tf):
                 xs = np.array([[0, 1], [1, 1], [0, 0]], np.int32)
             if k == "categorical":
                 xs = np.array([[0, 2], [1, 1], [2, 0]], np.int32)
+            if k == "student_t":
+                xs = np.array([0.3, -2.0, 1.7], np.float32)
+            if k == "dirichlet":
+                xs = np.array([[0.2, 0.5, 0.3], [0.1, 0.1, 0.8]], np.float32)
             f = {"sample": d.sample([4], seed=3), "sample_graph_seed": d.sample(),
                  "sample_2d": d.sample([2, 3], seed=11),
                  "log_prob": d.log_prob(xs), "prob": d.prob(xs), "entropy": d.entropy()}
@@ -77,6 +84,7 @@ def run(tf):
               "bern": tfd.kl_divergence(ds["bernoulli"], ds["bernoulli_p"]),
               "cat": tfd.kl_divergence(ds["categorical"],
                                        tfd.Categorical(probs=[0.2, 0.3, 0.5])),
+              "dd": tfd.kl_divergence(ds["dirichlet"], tfd.Dirichlet([1.0, 2.0, 3.0])),
               "xent": ds["normal"].cross_entropy(tfd.Normal(0.3, 1.7)),
               "strict": tfd.kl_divergence(ds["normal"], tfd.Normal(0.0, 1.0),
                                           allow_nan_stats=False)}

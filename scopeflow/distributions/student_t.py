@@ -1,0 +1,149 @@
+"""``tf.distributions.StudentT``: samples are ``normal * rsqrt(gamma / df)`` of one
+``random_normal`` and one ``random_gamma`` draw (seeded with TF's "student_t" salt)."""
+
+from __future__ import annotations
+
+from scopeflow.distributions._common import (
+    array_ops,
+    assert_same_float_dtype,
+    batch_shape_concat,
+    check_ops,
+    constant_op,
+    control_dependencies,
+    dtypes,
+    gen_new_seed,
+    math_ops,
+    name_scope,
+    np,
+    random_gamma_ops,
+    random_ops,
+    reduction_ops,
+)
+from scopeflow.distributions.distribution import FULLY_REPARAMETERIZED, Distribution
+from scopeflow.framework.tensor_shape import TensorShape
+from scopeflow.ops.array.shape_ops import broadcast_static_shape
+from scopeflow.ops.control_flow.control_flow_ops import with_dependencies
+from scopeflow.ops.math import gamma_ops
+
+__all__ = ["StudentT"]
+
+
+class StudentT(Distribution):
+    """Student's t with ``df`` degrees of freedom, location ``loc`` and scale ``scale``."""
+
+    def __init__(self, df, loc, scale, validate_args=False, allow_nan_stats=True,
+                 name="StudentT"):
+        parameters = dict(locals())
+        with name_scope(name, values=[df, loc, scale]) as name:
+            with control_dependencies([check_ops.assert_positive(df)]
+                                      if validate_args else []):
+                self._df = array_ops.identity(df, name="df")
+                self._loc = array_ops.identity(loc, name="loc")
+                self._scale = array_ops.identity(scale, name="scale")
+                assert_same_float_dtype((self._df, self._loc, self._scale))
+        super().__init__(dtype=self._scale.dtype, reparameterization_type=FULLY_REPARAMETERIZED,
+                         validate_args=validate_args, allow_nan_stats=allow_nan_stats,
+                         parameters=parameters,
+                         graph_parents=[self._df, self._loc, self._scale], name=name)
+
+    @property
+    def df(self):
+        return self._df
+
+    @property
+    def loc(self):
+        return self._loc
+
+    @property
+    def scale(self):
+        return self._scale
+
+    def _batch_shape_tensor(self):
+        return array_ops.broadcast_dynamic_shape(
+            array_ops.shape(self.df),
+            array_ops.broadcast_dynamic_shape(array_ops.shape(self.loc),
+                                              array_ops.shape(self.scale)))
+
+    def _batch_shape(self):
+        return broadcast_static_shape(broadcast_static_shape(self.df.shape, self.loc.shape),
+                                      self.scale.shape)
+
+    def _event_shape_tensor(self):
+        return constant_op.constant([], dtype=dtypes.int32)
+
+    def _event_shape(self):
+        return TensorShape([])
+
+    def _ones(self):
+        return reduction_ops.ones(self.batch_shape_tensor(), dtype=self.dtype)
+
+    def _sample_n(self, n, seed=None):
+        shape = batch_shape_concat(n, self)
+        normal_sample = random_ops.random_normal(shape, dtype=self.dtype, seed=seed)
+        df = self.df * self._ones()
+        gamma_sample = random_gamma_ops.random_gamma(
+            [n], 0.5 * df, beta=0.5, dtype=self.dtype, seed=gen_new_seed(seed, "student_t"))
+        samples = normal_sample * math_ops.rsqrt(gamma_sample / df)
+        return samples * self.scale + self.loc
+
+    def _log_prob(self, x):
+        return self._log_unnormalized_prob(x) - self._log_normalization()
+
+    def _log_unnormalized_prob(self, x):
+        y = (x - self.loc) / self.scale
+        return -0.5 * (self.df + 1.0) * math_ops.log1p(y ** 2.0 / self.df)
+
+    def _log_normalization(self):
+        return (math_ops.log(math_ops.abs(self.scale)) + 0.5 * math_ops.log(self.df)
+                + 0.5 * np.log(np.pi) + math_ops.lgamma(0.5 * self.df)
+                - math_ops.lgamma(0.5 * (self.df + 1.0)))
+
+    def _cdf(self, x):
+        # P(T <= t) through the regularised incomplete beta of df / (y^2 + df), mirrored
+        # for positive y.
+        y = (x - self.loc) / math_ops.abs(self.scale)
+        x_t = self.df / (y ** 2.0 + self.df)
+        neg_cdf = 0.5 * gamma_ops.betainc(0.5 * self.df, 0.5, x_t)
+        return reduction_ops.where_v2(math_ops.less(y, 0.0), neg_cdf, 1.0 - neg_cdf)
+
+    def _entropy(self):
+        v = self._ones()[..., None]
+        u = v * self.df[..., None]
+        beta_arg = array_ops.concat([u, v], -1) / 2.0
+        return (math_ops.log(math_ops.abs(self.scale)) + 0.5 * math_ops.log(self.df)
+                + math_ops.lbeta(beta_arg)
+                + 0.5 * (self.df + 1.0) * (math_ops.digamma(0.5 * (self.df + 1.0))
+                                           - math_ops.digamma(0.5 * self.df)))
+
+    def _nan(self):
+        nan = np.array(np.nan, dtype=self.dtype.as_numpy_dtype)
+        return reduction_ops.fill(self.batch_shape_tensor(), nan, name="nan")
+
+    def _mean(self):
+        mean = self.loc * self._ones()
+        if self.allow_nan_stats:
+            return reduction_ops.where_v2(math_ops.greater(self.df, self._ones()), mean,
+                                          self._nan())
+        return with_dependencies([check_ops.assert_less(
+            reduction_ops.ones([], dtype=self.dtype), self.df,
+            message="mean not defined for components of df <= 1")], mean)
+
+    def _variance(self):
+        # df / (df - 2) * scale^2 for df > 2, infinite for 1 < df <= 2, NaN below.
+        denom = reduction_ops.where_v2(math_ops.greater(self.df, 2.0), self.df - 2.0,
+                                       reduction_ops.ones_like(self.df))
+        var = self._ones() * math_ops.square(self.scale) * self.df / denom
+        inf = np.array(np.inf, dtype=self.dtype.as_numpy_dtype)
+        result_where_defined = reduction_ops.where_v2(
+            math_ops.greater(self.df, reduction_ops.fill(self.batch_shape_tensor(), 2.0)),
+            var, reduction_ops.fill(self.batch_shape_tensor(), inf, name="inf"))
+        if self.allow_nan_stats:
+            return reduction_ops.where_v2(math_ops.greater(self.df, self._ones()),
+                                          result_where_defined, self._nan())
+        return with_dependencies([check_ops.assert_less(
+            reduction_ops.ones([], dtype=self.dtype), self.df,
+            message="variance not defined for components of df <= 1")],
+            result_where_defined)
+
+    def _mode(self):
+        return array_ops.identity(self.loc)
