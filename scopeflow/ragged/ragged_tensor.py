@@ -231,7 +231,11 @@ class RaggedTensor:
             for level in range(ragged_rank):
                 n *= dims[level]
                 nested.append(np.arange(n + 1, dtype=np.int64) * dims[level + 1])
-            return cls.from_nested_row_splits(flat, nested, validate=False)
+            result = flat
+            for level in range(ragged_rank - 1, -1, -1):  # every row is dims[level + 1] long
+                result = cls(result, convert_to_tensor(nested[level], name="row_splits"),
+                             internal=True, uniform_row_length=dims[level + 1])
+            return result
 
     @classmethod
     def from_sparse(cls, st_input, name=None, row_splits_dtype=dtypes.int64):

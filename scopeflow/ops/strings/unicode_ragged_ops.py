@@ -230,4 +230,7 @@ def bytes_split(input, name=None):  # noqa: A002 - TF's name
             np.asarray(b"", dtype=object), name="delimiter"), skip_empty=True,
             name="StringSplit")
         rt = RaggedTensor.from_value_rowids(values, indices[:, 0], shape[0], validate=False)
-        return _nest(dims, rt.row_splits, values)
+        splits = rt.row_splits
+        if all(d is not None for d in dims):  # one row per string (TF's static shape)
+            splits.set_shape([int(np.prod(dims, dtype=np.int64)) + 1])
+        return _nest(dims, splits, values)
