@@ -3,6 +3,8 @@
 from scopeflow.feature_column.feature_column import (
     categorical_column_with_hash_bucket,
     categorical_column_with_identity,
+    categorical_column_with_vocabulary_file,
+    categorical_column_with_vocabulary_list,
     embedding_column,
     indicator_column,
     input_layer,
@@ -14,6 +16,8 @@ from scopeflow.feature_column.feature_column import (
 from scopeflow.framework.api_fallback import missing_attribute
 
 __all__: list[str] = ["categorical_column_with_hash_bucket", "categorical_column_with_identity",
+                      "categorical_column_with_vocabulary_file",
+                      "categorical_column_with_vocabulary_list",
                       "embedding_column", "indicator_column", "input_layer", "linear_model",
                       "make_parse_example_spec", "numeric_column",
                       "weighted_categorical_column"]

@@ -32,6 +32,12 @@ from scopeflow.ops.array.indexing_ops import one_hot
 from scopeflow.ops.array.scatter_nd_ops import gather_nd, scatter_nd
 from scopeflow.ops.io.parsing_ops import FixedLenFeature, VarLenFeature
 from scopeflow.ops.logging import check_ops
+from scopeflow.ops.lookup.lookup_ops import (
+    KeyValueTensorInitializer,
+    StaticHashTable,
+    TextFileIndex,
+    TextFileInitializer,
+)
 from scopeflow.ops.math import arithmetic_ops, matmul_ops, reduction_ops
 from scopeflow.ops.nn.conv_ops import bias_add
 from scopeflow.ops.sparse import sparse_layout_ops, sparse_ops
@@ -42,7 +48,8 @@ from scopeflow.ops.strings.string_ops import as_string
 from scopeflow.state.variable_scope import get_variable, variable_scope
 
 __all__ = ["numeric_column", "categorical_column_with_identity",
-           "categorical_column_with_hash_bucket", "indicator_column", "embedding_column",
+           "categorical_column_with_hash_bucket", "categorical_column_with_vocabulary_list",
+           "categorical_column_with_vocabulary_file", "indicator_column", "embedding_column",
            "weighted_categorical_column", "input_layer", "linear_model",
            "make_parse_example_spec"]
 
@@ -200,6 +207,52 @@ class _HashedCategoricalColumn(_CategoricalColumn):
         if value.dtype != dtypes.string:
             strings = as_string(strings)
         ids = string_to_hash_bucket_fast(strings, self.hash_bucket_size, name="lookup")
+        return IdWeightPair(SparseTensor(value.indices, ids, value.dense_shape), None)
+
+
+class _VocabularyColumn(_CategoricalColumn):
+    """Ids from a vocabulary (a list or a file, one entry a line): an entry's position,
+    else ``default_value`` or, with OOV buckets, ``vocabulary_size + hash % num_oov``
+    (TF's ``index_table_from_*`` with its fast string hash)."""
+
+    def __init__(self, key, vocabulary, vocabulary_size, dtype, default_value,
+                 num_oov_buckets, from_file):
+        self.key, self.dtype, self.default_value = key, dtype, default_value
+        self.vocabulary, self.vocabulary_size = vocabulary, vocabulary_size
+        self.num_oov_buckets, self._from_file = num_oov_buckets, from_file
+
+    name = property(lambda self: self.key)
+    _num_buckets = property(lambda self: self.vocabulary_size + self.num_oov_buckets)
+    _parse_example_spec = property(lambda self: {self.key: VarLenFeature(self.dtype)})
+
+    def _get_sparse_tensors(self, features, weight_collections=None, trainable=None):
+        value = _to_sparse_input(features.get(self.key))
+        if self.dtype.is_integer != value.dtype.is_integer:
+            raise ValueError(f"Column dtype and SparseTensors dtype must be compatible. key: "
+                             f"{self.key}, column dtype: {self.dtype}, tensor dtype: "
+                             f"{value.dtype}")
+        key_dtype = dtypes.int64 if self.dtype.is_integer else dtypes.string
+        values = value.values
+        if values.dtype != key_dtype:
+            values = arithmetic_ops.cast(values, key_dtype)
+        with name_scope(None, f"{self.key}_lookup"):
+            if self._from_file:
+                init = TextFileInitializer(self.vocabulary, key_dtype, TextFileIndex.WHOLE_LINE,
+                                           dtypes.int64, TextFileIndex.LINE_NUMBER,
+                                           vocab_size=self.vocabulary_size)
+            else:
+                init = KeyValueTensorInitializer(
+                    convert_to_tensor(list(self.vocabulary), key_dtype),
+                    np.arange(len(self.vocabulary), dtype=np.int64))
+            default = -1 if self.num_oov_buckets else self.default_value
+            ids = StaticHashTable(init, default).lookup(values)
+            if self.num_oov_buckets:
+                strings = values if key_dtype == dtypes.string else as_string(values)
+                hashed = arithmetic_ops.add(
+                    string_to_hash_bucket_fast(strings, self.num_oov_buckets),
+                    convert_to_tensor(self.vocabulary_size, dtypes.int64))
+                missing = arithmetic_ops.equal(ids, convert_to_tensor(-1, dtypes.int64))
+                ids = reduction_ops.where(missing, hashed, ids)
         return IdWeightPair(SparseTensor(value.indices, ids, value.dense_shape), None)
 
 
@@ -392,6 +445,56 @@ def categorical_column_with_hash_bucket(key, hash_bucket_size, dtype=dtypes.stri
         raise ValueError(f"dtype must be string or integer. dtype: {dtype}, "
                          f"column_name: {key}")
     return _HashedCategoricalColumn(key, int(hash_bucket_size), dtype)
+
+
+def _check_oov(key, default_value, num_oov_buckets):
+    if num_oov_buckets is None or num_oov_buckets < 0:
+        raise ValueError(f"Invalid num_oov_buckets {num_oov_buckets} in {key}.")
+    if default_value not in (None, -1) and num_oov_buckets != 0:
+        raise ValueError(f"Can't specify both num_oov_buckets and default_value in {key}.")
+
+
+def categorical_column_with_vocabulary_list(key, vocabulary_list, dtype=None,
+                                            default_value=-1, num_oov_buckets=0):
+    """Ids from positions in ``vocabulary_list`` (strings or integers)."""
+    if vocabulary_list is None or len(vocabulary_list) < 1:
+        raise ValueError(f"vocabulary_list {vocabulary_list} must be non-empty, column_name: "
+                         f"{key}")
+    if len(set(vocabulary_list)) != len(vocabulary_list):
+        raise ValueError(f"Duplicate keys in vocabulary_list {vocabulary_list}, column_name: "
+                         f"{key}")
+    kind = np.asarray(vocabulary_list)
+    vocabulary_dtype = dtypes.string if kind.dtype.kind in "SUO" else dtypes.int64
+    if dtype is None:
+        dtype = vocabulary_dtype
+    dtype = dtypes.as_dtype(dtype)
+    if dtype.is_integer != vocabulary_dtype.is_integer:
+        raise ValueError(f"dtype {dtype} and vocabulary dtype {vocabulary_dtype} do not "
+                         f"match, column_name: {key}")
+    _check_oov(key, default_value, num_oov_buckets)
+    return _VocabularyColumn(key, tuple(vocabulary_list), len(vocabulary_list), dtype,
+                             default_value, num_oov_buckets, from_file=False)
+
+
+def categorical_column_with_vocabulary_file(key, vocabulary_file, vocabulary_size=None,
+                                            num_oov_buckets=0, default_value=None,
+                                            dtype=dtypes.string):
+    """Ids from line numbers in ``vocabulary_file`` (its first ``vocabulary_size`` lines;
+    all of them when None)."""
+    if not vocabulary_file:
+        raise ValueError(f"Missing vocabulary_file in {key}.")
+    if vocabulary_size is None:
+        with open(vocabulary_file, "rb") as handle:
+            vocabulary_size = sum(1 for _ in handle)
+    if vocabulary_size < 1:
+        raise ValueError(f"Invalid vocabulary_size in {key}.")
+    _check_oov(key, default_value, num_oov_buckets)
+    dtype = dtypes.as_dtype(dtype)
+    if dtype != dtypes.string and not dtype.is_integer:
+        raise ValueError(f"Invalid dtype {dtype} in {key}.")
+    return _VocabularyColumn(key, vocabulary_file, vocabulary_size, dtype,
+                             -1 if default_value is None else default_value,
+                             num_oov_buckets, from_file=True)
 
 
 def weighted_categorical_column(categorical_column, weight_feature_key, dtype=dtypes.float32):

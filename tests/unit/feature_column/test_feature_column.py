@@ -15,7 +15,12 @@ import scopeflow as tf
 
 PROGRAM = textwrap.dedent('''
 def run_cases(tf):
+    import os
+    import tempfile
     fc = tf.feature_column
+    vocab_file = os.path.join(tempfile.mkdtemp(), "vocab.txt")
+    with open(vocab_file, "w") as f:
+        f.write("bb\\nzz\\na\\nq\\n")
     out, names, shapes = {}, {}, {}
     g = tf.Graph()
     with g.as_default():
@@ -32,7 +37,17 @@ def run_cases(tf):
             "ids": ids, "w": weights, "words": words,
             "dense_ids": tf.constant([[1, -1], [-1, -1], [0, 5], [2, 2]], tf.int64),
             "int_keys": tf.constant([[10, 7], [-1, 3], [100, -1], [0, 12345]], tf.int64),
+            "colors": tf.constant([["red", ""], ["blue", "pink"], ["", ""], ["x", "red"]]),
+            "codes": tf.constant([[3, 40], [7, -1], [-1, -1], [40, 5]]),
         }
+        colors = fc.categorical_column_with_vocabulary_list("colors", ["red", "blue"],
+                                                            num_oov_buckets=3)
+        codes = fc.categorical_column_with_vocabulary_list("codes", [40, 7, 3],
+                                                           default_value=1)
+        from_file = fc.categorical_column_with_vocabulary_file("words", vocab_file,
+                                                               vocabulary_size=3)
+        from_file_oov = fc.categorical_column_with_vocabulary_file("words", vocab_file,
+                                                                   num_oov_buckets=2)
         price = fc.numeric_column("price", normalizer_fn=lambda x: x * 2.0)
         xy = fc.numeric_column("xy", shape=(2,))
         idc = fc.categorical_column_with_identity("ids", 4)
@@ -46,7 +61,11 @@ def run_cases(tf):
                 fc.embedding_column(idc, 3),
                 fc.embedding_column(hashed, 2, combiner="sqrtn"),
                 fc.embedding_column(weighted, 4, combiner="sum"),
-                fc.embedding_column(dense_id, 2, combiner="mean")]
+                fc.embedding_column(dense_id, 2, combiner="mean"),
+                fc.indicator_column(colors), fc.indicator_column(codes),
+                fc.embedding_column(colors, 2)]
+        out["file"] = fc.input_layer(feats, [fc.indicator_column(from_file)])
+        out["file_oov"] = fc.input_layer(feats, [fc.indicator_column(from_file_oov)])
         out["input_layer"] = fc.input_layer(feats, cols)
         out["linear"] = fc.linear_model(feats, [price, xy, idc, hashed, weighted], units=2)
         out["linear_mean"] = fc.linear_model(feats, [weighted, int_hashed],
@@ -56,7 +75,7 @@ def run_cases(tf):
                                         tf.shape(v)))
                 for v in variables if v.name.startswith("linear_model")]
         with tf.Session() as sess:
-            sess.run(tf.global_variables_initializer())
+            sess.run([tf.global_variables_initializer(), tf.tables_initializer()])
             got = {k: sess.run(v).tolist() for k, v in out.items()}
             got["init"] = {v.name: sess.run(v).tolist() for v in variables
                            if "embedding" in v.name}
@@ -96,7 +115,7 @@ def test_matches_tensorflow(tf1):
     assert ours["col_names"] == theirs["col_names"]
     assert ours["trainable"] == theirs["trainable"]
     assert ours["spec"] == theirs["spec"]
-    for key in ("input_layer", "linear", "linear_mean", "linear_set", "linear_mean_set"):
+    for key in ("input_layer", "file", "file_oov", "linear", "linear_mean", "linear_set", "linear_mean_set"):
         np.testing.assert_allclose(ours[key], theirs[key], rtol=1e-5, atol=1e-6, err_msg=key)
     assert ours["init"].keys() == theirs["init"].keys()
     for key in ours["init"]:
