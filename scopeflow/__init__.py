@@ -73,6 +73,7 @@ from scopeflow.ops.state.scatter_ops import (
     scatter_nd_sub, scatter_nd_update)
 from scopeflow.ops.array.stitch_ops import dynamic_partition, dynamic_stitch
 from scopeflow.ops.nn.embedding_ops import sparse_to_dense
+from scopeflow.ops.nn.fake_quant_ops import *  # noqa: F403  (tf.fake_quant_with_min_max_*)
 from scopeflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from scopeflow import ragged
 from scopeflow.ragged import RaggedTensor
@@ -120,6 +121,14 @@ from scopeflow.ops.strings.string_ops import (
 from scopeflow.ops.strings.string_ops import string_strip
 
 dtypes.as_string = as_string  # tf.dtypes.as_string: TF exports AsString there too
+dtypes.cast, dtypes.complex, dtypes.saturate_cast = cast, complex, saturate_cast  # noqa: F405
+from scopeflow.ops.array.bitcast_ops import bitcast, guarantee_const  # noqa: E402
+from scopeflow.ops.array.indexing_ops import batch_gather  # noqa: E402
+from scopeflow.ops.logging.timestamp_ops import timestamp  # noqa: E402
+from scopeflow.ops.control_flow.cond_ops import switch_case  # noqa: E402
+from scopeflow.framework.device_spec import DeviceSpec  # noqa: E402
+from scopeflow.io.protos import (  # noqa: E402
+    AttrValue, LogMessage, MetaGraphDef, NameAttrList, SummaryMetadata)
 from scopeflow.ops.signal.complex_ops import (  # noqa: A004 - TF's names
     angle, complex, imag, real, to_complex64, to_complex128)
 from scopeflow.ops.signal.fft_ops import fft, fft2d, fft3d, ifft, ifft2d, ifft3d

@@ -12,7 +12,7 @@ from scopeflow.state import variables as _variables
 __all__ = ["zeros", "ones", "constant", "random_uniform", "random_normal", "truncated_normal",
            "variance_scaling", "glorot_uniform", "glorot_normal", "he_normal", "he_uniform",
            "lecun_normal", "lecun_uniform", "global_variables", "local_variables", "variables",
-           "orthogonal", "uniform_unit_scaling", "tables_initializer"]
+           "orthogonal", "uniform_unit_scaling", "tables_initializer", "identity"]
 
 zeros = _init_ops.Zeros
 ones = _init_ops.Ones
@@ -25,6 +25,7 @@ glorot_uniform = _init_ops.GlorotUniform
 glorot_normal = _init_ops.GlorotNormal
 orthogonal = _init_ops.Orthogonal
 uniform_unit_scaling = _init_ops.UniformUnitScaling
+identity = _init_ops.Identity
 global_variables = _variables.global_variables_initializer
 local_variables = _variables.local_variables_initializer
 variables = _variables.variables_initializer

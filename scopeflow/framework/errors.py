@@ -17,6 +17,7 @@ __all__ = [
     "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "UNAUTHENTICATED",
     "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED",
     "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "exception_type_from_error_code",
+    "error_code_from_exception_type",
 ]
 
 OK, CANCELLED, UNKNOWN, INVALID_ARGUMENT, DEADLINE_EXCEEDED, NOT_FOUND = 0, 1, 2, 3, 4, 5
@@ -92,6 +93,15 @@ _BY_CODE = {cls.error_code_default: cls for cls in [
 
 def exception_type_from_error_code(error_code: int) -> type:
     return _BY_CODE[error_code]
+
+
+def error_code_from_exception_type(cls):
+    """The status code of an ``OpError`` subclass; for any other class, as TF, an
+    ``UnknownError`` (returned, not raised) saying so."""
+    for code, klass in _BY_CODE.items():
+        if klass is cls:
+            return code
+    return UnknownError(None, None, "Unknown class exception")
 
 
 def out_of_memory(shape, type_name: str, op=None, where: str = "") -> ResourceExhaustedError:

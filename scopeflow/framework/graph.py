@@ -32,7 +32,7 @@ __all__ = [
     "name_scope", "control_dependencies", "device", "colocate_with", "add_to_collection",
     "add_to_collections", "get_collection", "get_collection_ref", "convert_to_tensor",
     "register_tensor_conversion_function", "get_name_scope", "NodeDef", "GraphGrowthWarning",
-    "init_scope",
+    "init_scope", "op_scope",
 ]
 
 _VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
@@ -817,6 +817,11 @@ def control_dependencies(control_inputs):
 
 def device(device_name_or_function):
     return get_default_graph().device(device_name_or_function)
+
+
+def op_scope(values, name, default_name=None):
+    """TF1's deprecated ``name_scope`` with the values first."""
+    return name_scope(name, default_name, values)
 
 
 @contextlib.contextmanager

@@ -16,7 +16,7 @@ import numpy as np
 from scopeflow.framework import dtypes, errors
 from scopeflow.framework.dtype_groups import INDEX, NUMERIC
 from scopeflow.framework.errors import InvalidArgumentError
-from scopeflow.framework.graph import Tensor, convert_to_tensor
+from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.indexed_slices import IndexedSlices
 from scopeflow.framework.opdef import OpDef, check_dtype, from_tensors, merge_shapes
 from scopeflow.framework.tensor_shape import Dimension, TensorShape, as_shape
@@ -60,7 +60,7 @@ from scopeflow.ops.op_helpers import (
 )
 
 __all__ = ["strided_slice", "strided_slice_grad", "slice_helper", "gather",
-           "unsorted_segment_sum", "one_hot", "boolean_mask", "newaxis"]
+           "unsorted_segment_sum", "one_hot", "boolean_mask", "newaxis", "batch_gather"]
 
 newaxis = None
 
@@ -680,3 +680,15 @@ def boolean_mask(tensor, mask, name="boolean_mask", axis=None) -> Tensor:
         mask = reshape(mask, [-1])
         indices = squeeze(where(mask), axis=[1])
         return gather(tensor, indices, axis=axis)
+
+
+def batch_gather(params, indices, name=None) -> Tensor:
+    """TF1's deprecated ``tf.batch_gather``: ``gather`` with every leading dimension of
+    ``indices`` but the last a batch dimension."""
+    with name_scope(name, "BatchGather", [params, indices]):
+        indices = convert_to_tensor(indices, name="indices")
+        params = convert_to_tensor(params, name="params")
+        if indices.shape.ndims is None:
+            raise ValueError("batch_gather does not allow indices with unknown shape.")
+        return gather(params, indices, batch_dims=indices.shape.ndims - 1)
+

@@ -33,10 +33,10 @@ from scopeflow.ops import array_ops
 from scopeflow.ops.constant_op import constant
 from scopeflow.ops.control_flow.tensor_array_ops import TensorArray
 from scopeflow.ops.logging.logging_ops import Assert
-from scopeflow.ops.math_ops import cast, reduce_sum
+from scopeflow.ops.math_ops import cast, equal, reduce_sum
 
 __all__ = ["cond", "case", "Cond", "most_specific_compatible_shape", "branch_value",
-           "as_flow_structure", "from_flow_structure", "create_if"]
+           "as_flow_structure", "from_flow_structure", "create_if", "switch_case"]
 
 
 class Trace:
@@ -311,3 +311,35 @@ def _gated(pred, check):
 
 def _chain(pred, fn, otherwise, strict):
     return lambda: cond(pred, fn, otherwise, strict=strict)
+
+
+def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
+    """The result of ``branch_fns[branch_index]`` (a list, or a dict of int keys); an index
+    out of range runs ``default``, or the last branch without one, as TF's ``switch_case``.
+    Built as a ``case`` of one predicate per branch (TF1's graph has the same semantics)."""
+    if isinstance(branch_fns, dict):
+        items = sorted(branch_fns.items())
+        if [k for k, _ in items] != list(range(len(items))):
+            raise ValueError("branch_fns keys must be consecutive integers from 0")
+        branch_fns = [fn for _, fn in items]
+    elif isinstance(branch_fns, list | tuple) and branch_fns and \
+            isinstance(branch_fns[0], tuple):
+        branch_fns = [fn for _, fn in sorted(branch_fns)]
+    branch_fns = list(branch_fns)
+    if not branch_fns:
+        raise ValueError("Must provide at least one item in branch_fns")
+    for fn in branch_fns:
+        if not callable(fn):
+            raise TypeError(f"fn for branch must be callable: {fn}")
+    with name_scope(name, "switch_case", [branch_index]):
+        branch_index = convert_to_tensor(branch_index, name="branch_index")
+        if branch_index.dtype.base_dtype != dtypes.int32:
+            raise TypeError("branch_index must be an int32 Tensor")
+        if default is None:
+            default = branch_fns[-1]
+            branch_fns = branch_fns[:-1]
+        pairs = [(equal(branch_index, i), fn) for i, fn in enumerate(branch_fns)]
+        if not pairs:
+            return default()
+        return case(pairs, default=default, exclusive=False, name="indexed_case")
+

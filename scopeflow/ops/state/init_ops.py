@@ -14,6 +14,7 @@ from scopeflow.framework import dtypes
 from scopeflow.ops import array_ops, constant_op, math_ops
 from scopeflow.ops.linalg.decomposition_ops import qr
 from scopeflow.ops.linalg.diag_ops import diag_part, matrix_transpose
+from scopeflow.ops.linalg.matrix_function_ops import eye
 from scopeflow.ops.random import random_ops
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "variance_scaling_initializer", "glorot_uniform_initializer", "glorot_normal_initializer",
     "he_normal", "he_uniform", "lecun_normal", "lecun_uniform", "Orthogonal",
     "orthogonal_initializer", "UniformUnitScaling", "uniform_unit_scaling_initializer",
+    "Identity", "identity_initializer",
 ]
 
 # Above this many elements TF builds ``Fill`` instead of a ``Const`` for zeros/ones.
@@ -298,6 +300,31 @@ class UniformUnitScaling(Initializer):
         return {"factor": self.factor, "seed": self.seed, "dtype": self.dtype.name}
 
 
+class Identity(Initializer):
+    """``gain`` times the identity matrix (2-D variables only; a partitioned variable gets
+    its slice of the full one), built as TF builds it (``eye``)."""
+
+    def __init__(self, gain=1.0, dtype=dtypes.float32):
+        self.gain = gain
+        self.dtype = _assert_float_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        full_shape = shape if partition_info is None else partition_info.full_shape
+        full_shape = list(full_shape.as_list() if hasattr(full_shape, "as_list")
+                          else full_shape)
+        if len(full_shape) != 2:
+            raise ValueError("The tensor to initialize, specified by argument `shape` must "
+                             f"be at least two-dimensional. Received shape={shape}")
+        dtype = dtypes.as_dtype(dtype or self.dtype)
+        initializer = eye(*full_shape, dtype=dtype)
+        if partition_info is not None:
+            initializer = array_ops.slice(initializer, partition_info.var_offset, shape)
+        return self.gain * initializer
+
+    def get_config(self):
+        return {"gain": self.gain, "dtype": self.dtype.name}
+
+
 zeros_initializer = Zeros
 ones_initializer = Ones
 constant_initializer = Constant
@@ -309,6 +336,7 @@ glorot_uniform_initializer = GlorotUniform
 glorot_normal_initializer = GlorotNormal
 orthogonal_initializer = Orthogonal
 uniform_unit_scaling_initializer = UniformUnitScaling
+identity_initializer = Identity
 
 
 def he_normal(seed=None, dtype=dtypes.float32) -> VarianceScaling:

@@ -1,0 +1,19 @@
+"""Op-table rows for Bitcast and GuaranteeConst (scopeflow/ops/array/bitcast_ops.py) and
+Timestamp (scopeflow/ops/logging/timestamp_ops.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .op_table import OpCase, rand
+
+ROWS = [
+    OpCase("Bitcast", lambda tf, x: tf.bitcast(x, tf.int32),
+           lambda x: x.view(np.int32), [rand(2, 3)]),
+    OpCase("Bitcast", lambda tf, x: tf.bitcast(x, tf.uint8),
+           lambda x: x.view(np.uint8).reshape(2, 3, 4), [rand(2, 3)]),
+    OpCase("GuaranteeConst", lambda tf, x: tf.guarantee_const(x), lambda x: x, [rand(3, 2)]),
+]
+
+EXEMPT = {"Timestamp": "the wall-clock time; tests/unit/api/test_top_level_misc2.py checks it "
+                       "moves forward between runs"}
