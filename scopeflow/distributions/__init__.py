@@ -16,13 +16,14 @@ from scopeflow.distributions.exponential import Exponential
 from scopeflow.distributions.gamma import Gamma
 from scopeflow.distributions.kullback_leibler import RegisterKL, kl_divergence
 from scopeflow.distributions.laplace import Laplace
+from scopeflow.distributions.multinomial import Multinomial
 from scopeflow.distributions.normal import Normal
 from scopeflow.distributions.student_t import StudentT
 from scopeflow.distributions.uniform import Uniform
 from scopeflow.framework.api_fallback import missing_attribute
 
 __all__: list[str] = ["Bernoulli", "Beta", "Categorical", "Dirichlet", "Distribution",
-                      "Exponential", "FULLY_REPARAMETERIZED", "Gamma", "Laplace",
+                      "Exponential", "FULLY_REPARAMETERIZED", "Gamma", "Laplace", "Multinomial",
                       "NOT_REPARAMETERIZED", "Normal", "RegisterKL", "ReparameterizationType",
                       "StudentT", "Uniform", "kl_divergence"]
 

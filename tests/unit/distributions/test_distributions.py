@@ -127,6 +127,23 @@ def run(tf):
             except Exception as e:
                 errors[key] = [type(e).__name__, str(e).split("\n")[0].split(" at 0x")[0]]
     out["errors"] = errors
+    with tf.Graph().as_default():
+        # Multinomial draws inside map_fn; a one-member batch runs one multinomial op, and a
+        # larger batch's counts must add up to total_count.
+        tf.set_random_seed(7)
+        m = tfd.Multinomial(total_count=[3.0, 5.0],
+                            logits=[[0.1, 1.0, -0.5], [2.0, 0.0, 0.3]])
+        m1 = tfd.Multinomial(total_count=4.0, probs=[0.2, 0.3, 0.5])
+        c = np.array([[1.0, 1.0, 1.0], [0.0, 2.0, 3.0]], np.float32)
+        f = {"log_prob": m.log_prob(c), "mean": m.mean(), "variance": m.variance(),
+             "sum": tf.reduce_sum(m.sample([4], seed=3), -1), "one": m1.sample(2, seed=5),
+             "lp1": m1.log_prob([1.0, 1.0, 2.0]), "prob1": m1.prob([0.0, 0.0, 4.0])}
+        out["multinomial.names"] = {k: [v.name, str(v.shape)] for k, v in f.items()
+                                    if k != "sum"}
+        out["multinomial.props"] = [str(m.batch_shape), str(m.event_shape), m.name]
+        with tf.Session() as s:
+            for k, v in s.run(f).items():
+                out["multinomial." + k] = np.asarray(v).tolist()
     out["reparam"] = [tfd.FULLY_REPARAMETERIZED == tfd.FULLY_REPARAMETERIZED,
                       tfd.FULLY_REPARAMETERIZED == tfd.NOT_REPARAMETERIZED,
                       repr(tfd.NOT_REPARAMETERIZED)]
@@ -137,6 +154,7 @@ def run(tf):
 # Laplace's and Exponential's uniform draws are TF's too, but float32 log1p/log may differ
 # from Eigen's in the last bit, so their samples are compared to 1e-6 like the rest.
 EXACT = ("normal", "normal64", "uniform", "bernoulli", "bernoulli_p", "categorical")
+EXACT_KEYS = ("multinomial.one",)
 
 
 def _scopeflow_results():
@@ -163,7 +181,7 @@ def test_matches_tf(tf1):
                 "errors", "reparam", "kl.names") or key.startswith("bad.") \
                 or isinstance(w, str):
             assert g == w, key
-        elif key.split(".")[0] in EXACT and ".sample" in key:
+        elif (key.split(".")[0] in EXACT and ".sample" in key) or key in EXACT_KEYS:
             np.testing.assert_array_equal(np.asarray(g), np.asarray(w), err_msg=key)
         else:
             np.testing.assert_allclose(np.asarray(g, float), np.asarray(w, float),
