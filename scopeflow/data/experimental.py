@@ -29,7 +29,7 @@ from scopeflow.data.grouping import (
     group_by_reducer,
     group_by_window,
 )
-from scopeflow.data.io_datasets import SqlDataset, TFRecordWriter
+from scopeflow.data.io_datasets import CsvDataset, SqlDataset, TFRecordWriter
 from scopeflow.data.iterator_ops import make_saveable_from_iterator
 from scopeflow.data.options import (
     AutoShardPolicy,
@@ -50,7 +50,8 @@ __all__ = ["AUTOTUNE", "make_saveable_from_iterator", "shuffle_and_repeat", "map
            "cardinality", "get_structure", "copy_to_device", "prefetch_to_device",
            "enable_debug_mode", "from_list", "assert_cardinality",
            "map_and_batch_with_legacy_function", "Reducer", "bucket_by_sequence_length",
-           "group_by_reducer", "group_by_window", "SqlDataset", "TFRecordWriter"]
+           "group_by_reducer", "group_by_window", "SqlDataset", "TFRecordWriter",
+           "CsvDataset"]
 
 
 def shuffle_and_repeat(buffer_size, count=None, seed=None):

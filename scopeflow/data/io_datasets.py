@@ -4,10 +4,13 @@ writing a dataset of strings to a TFRecord file)."""
 
 from __future__ import annotations
 
+import csv
+import io
 import sqlite3
 
 import numpy as np
 
+from scopeflow.data import sources
 from scopeflow.data import structure as st
 from scopeflow.data.dataset_ops import Dataset
 from scopeflow.data.iterator_ops import _captured_env
@@ -17,7 +20,7 @@ from scopeflow.framework.graph import convert_to_tensor, name_scope
 from scopeflow.framework.opdef import NO_GRADIENT, OpDef
 from scopeflow.io import tfrecord
 
-__all__ = ["SqlDataset", "TFRecordWriter"]
+__all__ = ["SqlDataset", "TFRecordWriter", "CsvDataset"]
 
 
 def _text(value) -> str:
@@ -143,3 +146,137 @@ class TFRecordWriter:
                             f"with shapes {spec.shape} and types {spec.dtype!r}.")
         inputs = [self._filename, self._compression] + dataset._captures()
         return write_op.create(inputs, {"dataset": dataset}, name="DatasetToTFRecord")
+
+
+# ── CsvDataset ───────────────────────────────────────────────────────────────────────
+_CSV_TYPES = (dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64, dtypes.string)
+
+
+class CsvDataset(Dataset):
+    """The records of CSV files, each a tuple of scalars typed by ``record_defaults`` (a
+    default value per column, or a dtype for a column that must be present). A quoted field
+    may hold the delimiter, ``""`` and line breaks; an empty field or ``na_value`` takes its
+    column's default."""
+
+    def __init__(self, filenames, record_defaults, compression_type=None, buffer_size=None,
+                 header=False, field_delim=",", use_quote_delim=True, na_value="",
+                 select_cols=None, exclude_cols=None):
+        with name_scope("CsvDataset"):
+            self._filenames = convert_to_tensor(filenames, dtype=dtypes.string,
+                                                name="filenames")
+            self._defaults = []
+            for i, d in enumerate(record_defaults):
+                if isinstance(d, dtypes.DType):
+                    d = convert_to_tensor(np.zeros([0], d.as_numpy_dtype) if d != dtypes.string
+                                          else np.zeros([0], object), dtype=d)
+                else:
+                    d = convert_to_tensor(d, name=f"record_default_{i}")
+                if d.dtype.base_dtype not in _CSV_TYPES:
+                    raise TypeError(f"Unsupported type for record_defaults: {d.dtype}")
+                self._defaults.append(d)
+        self._compression = (compression_type or "").upper()
+        self._header = bool(header)
+        self._delim = field_delim
+        self._quote = bool(use_quote_delim)
+        self._na = na_value
+        cols = None
+        if select_cols is not None:
+            cols = [int(c) for c in select_cols]
+        elif exclude_cols is not None:
+            excluded = {int(c) for c in exclude_cols}
+            cols = ("exclude", excluded)
+        self._cols = cols
+        self._structure = tuple(st.Spec(d.dtype, []) for d in self._defaults)
+
+    def _captures(self):
+        return [self._filenames, *self._defaults]
+
+    def _iterator(self, state, env):
+        defaults = [np.asarray(env[d]).reshape(-1) for d in self._defaults]
+        return _CsvIterator(self, _names_of(env[self._filenames]), defaults)
+
+
+def _names_of(value):
+    return [v.decode() if isinstance(v, bytes) else str(v)
+            for v in np.asarray(value, dtype=object).reshape(-1)]
+
+
+def _csv_records(text, delim, quote):
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delim,
+                        quoting=csv.QUOTE_MINIMAL if quote else csv.QUOTE_NONE,
+                        doublequote=True, quotechar='"' if quote else None, strict=False)
+    for row in reader:
+        if row:
+            yield row
+
+
+class _CsvIterator(PyIterator):
+    def __init__(self, spec, files, defaults):
+        self.spec, self.files, self.defaults = spec, files, defaults
+        self.records = None
+        self.file = 0
+
+    def _open(self, path):
+        data = sources._read_bytes(path, self.spec._compression).decode("latin-1")
+        records = _csv_records(data, self.spec._delim, self.spec._quote)
+        if self.spec._header:
+            next(records, None)
+        return records
+
+    def next(self):
+        while True:
+            if self.records is None:
+                if self.file >= len(self.files):
+                    raise End
+                self.records = self._open(self.files[self.file])
+                self.file += 1
+            row = next(self.records, None)
+            if row is None:
+                self.records = None
+                continue
+            return self._parse(row)
+
+    def _parse(self, row):
+        spec, n = self.spec, len(self.defaults)
+        cols = spec._cols
+        if cols is None:
+            if len(row) != n:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Expect {n} fields but have {len(row)} in record")
+            fields = row
+        elif isinstance(cols, tuple):
+            fields = [f for i, f in enumerate(row) if i not in cols[1]]
+        else:
+            if max(cols) >= len(row):
+                raise errors.InvalidArgumentError(
+                    None, None, f"Expect {max(cols) + 1} fields but have {len(row)} in record")
+            fields = [row[c] for c in cols]
+        if len(fields) != n:
+            raise errors.InvalidArgumentError(
+                None, None, f"Expect {n} fields but have {len(fields)} in record")
+        return [self._field(i, f) for i, f in enumerate(fields)]
+
+    def _field(self, i, text):
+        dtype = self.spec._defaults[i].dtype.base_dtype
+        default = self.defaults[i]
+        if text == "" or text == self.spec._na:
+            if default.size == 0:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Field {i} is required but missing in record!")
+            value = default[0]
+            return np.asarray(value, dtype=object) if dtype == dtypes.string else \
+                np.asarray(value, dtype=dtype.as_numpy_dtype)
+        if dtype == dtypes.string:
+            return np.asarray(text.encode("latin-1"), dtype=object)
+        try:
+            if dtype.is_integer:
+                value = int(text.strip())
+                info = np.iinfo(dtype.as_numpy_dtype)
+                if not info.min <= value <= info.max:
+                    raise ValueError(text)
+            else:
+                value = float(text)
+        except ValueError:
+            raise errors.InvalidArgumentError(
+                None, None, f"Field {i} in record is not a valid {dtype.name}: {text}") from None
+        return np.asarray(value, dtype=dtype.as_numpy_dtype)

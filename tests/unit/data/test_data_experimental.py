@@ -1,5 +1,6 @@
 """``tf.data.experimental``'s transformations (take_while, scan, unique, enumerate_dataset,
-ignore_errors, choose_from_datasets, Counter, get_single_element, cardinality) and
+ignore_errors, choose_from_datasets, Counter, get_single_element, cardinality, the grouping
+ones), its readers and writers (SqlDataset, CsvDataset, TFRecordWriter) and
 ``tf.data.Options``: one program run under scopeflow and, live, under TF 2.21 in TF1 mode
 (elements read with a one-shot iterator and a Session up to ``OutOfRangeError``, output
 types and shapes, error classes and texts)."""
@@ -290,6 +291,50 @@ def program3(tf, tmp):
     return out
 
 
+def program4(tf, tmp):
+    import os
+    E = tf.data.experimental
+    out = {}
+    p1 = os.path.join(tmp, "a.csv")
+    with open(p1, "w") as f:
+        f.write('x,y,z\n1,2.5,"a,b"\n3,,c\n,4.5,"he said ""hi"""\r\n7,8,NA\n')
+    p2 = os.path.join(tmp, "b.csv")
+    with open(p2, "w") as f:
+        f.write("1,2\n3\n")
+    p3 = os.path.join(tmp, "c.csv")
+    with open(p3, "w") as f:
+        f.write("1;x\nq;y\n")
+
+    def drain(ds, limit=20):
+        nxt = tf.data.make_one_shot_iterator(ds).get_next()
+        vals = []
+        with tf.Session() as s:
+            for _ in range(limit):
+                try:
+                    v = s.run(nxt)
+                except tf.errors.OutOfRangeError:
+                    vals.append("END")
+                    break
+                except tf.errors.OpError as e:
+                    vals.append([type(e).__name__, [ln for ln in e.message.split("\n")
+                                                    if ln.strip() and ln[0] != "\t"][-1]])
+                    break
+                vals.append(tf.nest.map_structure(
+                    lambda a: a.tolist() if hasattr(a, "tolist") else a, v))
+        return {"v": vals, "t": repr(tf.data.get_output_types(ds)),
+                "s": repr(tf.data.get_output_shapes(ds))}
+
+    out["csv"] = drain(E.CsvDataset(p1, [tf.constant(-1, tf.int64), 0.5, "dflt"], header=True,
+                                    na_value="NA"))
+    out["csv_required"] = drain(E.CsvDataset(p1, [tf.int32, tf.float32, tf.string],
+                                             header=True))
+    out["csv_select"] = drain(E.CsvDataset(p1, [0.0, ""], header=True, select_cols=[1, 2]))
+    out["csv_noquote"] = drain(E.CsvDataset(p2, [0, 0]))
+    out["csv_delim"] = drain(E.CsvDataset(p3, [tf.int32, ""], field_delim=";"))
+    out["csv_f64"] = drain(E.CsvDataset(p2, [tf.constant(0, tf.float64), 0]))
+    return out
+
+
 @pytest.fixture(scope="module")
 def ours():
     return json.loads(json.dumps(program(tf), default=repr))
@@ -391,6 +436,30 @@ def test_live_sql_and_writer(tf1, ours3, tmp_path):
     theirs = tf1(source + f"\ntf.disable_v2_behavior()\nprint(json.dumps(program3(tf, "
                  f"{str(tmp_path)!r}), default=repr))\n")
     assert ours3 == theirs
+
+
+@pytest.fixture(scope="module")
+def ours4(tmp_path_factory):
+    return json.loads(json.dumps(program4(tf, str(tmp_path_factory.mktemp("csv"))),
+                                 default=repr))
+
+
+def test_csv(ours4):
+    # quoted delimiters and "" escapes, a CRLF line, na_value and empty fields -> defaults
+    assert ours4["csv"]["v"] == [[1, 2.5, "b'a,b'"], [3, 0.5, "b'c'"],
+                                 [-1, 4.5, "b'he said \"hi\"'"], [7, 8.0, "b'dflt'"], "END"]
+    assert ours4["csv_required"]["v"][1] == ["InvalidArgumentError",
+                                             "Field 1 is required but missing in record!"]
+    assert ours4["csv_noquote"]["v"][1] == ["InvalidArgumentError",
+                                            "Expect 2 fields but have 1 in record"]
+    assert ours4["csv_delim"]["v"][1][1] == "Field 0 in record is not a valid int32: q"
+
+
+def test_live_csv(tf1, ours4, tmp_path):
+    source = textwrap.dedent(inspect.getsource(program4))
+    theirs = tf1(source + f"\ntf.disable_v2_behavior()\nprint(json.dumps(program4(tf, "
+                 f"{str(tmp_path)!r}), default=repr))\n")
+    assert ours4 == theirs
 
 
 def test_live_tensorflow_agrees(tf1, ours, ours2):
