@@ -80,11 +80,18 @@ def test_every_binary_elementwise_op_words_a_broadcast_failure_as_tf():
                 "TruncateDiv": tf.truncatediv, "TruncateMod": tf.truncatemod,
                 "Atan2": tf.atan2, "Zeta": tf.zeta, "Polygamma": tf.polygamma,
                 "Xlogy": tf.math.xlogy, "Xdivy": tf.math.xdivy, "Xlog1py": tf.math.xlog1py,
-                "MulNoNan": tf.math.multiply_no_nan, "NextAfter": tf.math.nextafter}
+                "MulNoNan": tf.math.multiply_no_nan, "NextAfter": tf.math.nextafter,
+                "BitwiseAnd": tf.bitwise.bitwise_and, "BitwiseOr": tf.bitwise.bitwise_or,
+                "BitwiseXor": tf.bitwise.bitwise_xor, "LeftShift": tf.bitwise.left_shift,
+                "RightShift": tf.bitwise.right_shift, "Complex": tf.complex,
+                "Igamma": tf.math.igamma, "Igammac": tf.math.igammac,
+                "IgammaGradA": REGISTRY["IgammaGradA"].bind,
+                "RandomGammaGrad": REGISTRY["RandomGammaGrad"].bind}
     assert set(types) <= set(builders), set(types) - set(builders)
     for op_type in types:
         dtype = (tf.bool if op_type.startswith("Logical") else
-                 tf.int32 if op_type.startswith("Truncate") else tf.float32)
+                 tf.int32 if op_type.startswith(("Truncate", "Bitwise", "LeftShift",
+                                                 "RightShift")) else tf.float32)
         with tf.Graph().as_default():
             a, b = tf.placeholder(dtype), tf.placeholder(dtype)
             y = builders[op_type](a, b)
