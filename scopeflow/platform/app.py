@@ -16,9 +16,12 @@ def run(main=None, argv=None):
     ``main(remaining argv)``; ``main`` defaults to the ``__main__`` module's ``main``.
 
     As TF1's, flags nobody defined are left in the arguments ``main`` gets rather than
-    rejected; ``--help`` prints the flags and exits."""
+    rejected; ``--help`` prints every flag, ``--helpshort`` the main program's, and exits."""
     args = sys.argv if argv is None else list(argv)
     if any(a in ("--help", "-h", "--helpfull", "-?") for a in args[1:]):
+        sys.stdout.write(flags.FLAGS.get_help() + "\n")
+        sys.exit(0)
+    if "--helpshort" in args[1:]:
         sys.stdout.write(flags.FLAGS.main_module_help() + "\n")
         sys.exit(0)
     try:

@@ -962,45 +962,78 @@ class FlagValues:
         return list(self.__dict__["_flags_by_module"].get(name, []))
 
     # -- help ---------------------------------------------------------------------------
-    def _help_lines(self, flags, prefix="  "):
-        lines = []
+    def _render_flags(self, flags, lines, prefix="  "):
+        """absl's layout: sorted by name, ``-short,--[no]name: help`` then the default and
+        the parser's syntax, wrapped to the help width."""
+        width = get_help_width()
         for flag in sorted(set(flags), key=lambda f: f.name):
-            text = f"--{flag.name}"
-            if flag.short_name:
-                text = f"-{flag.short_name},{text}"
-            text += f": {flag.help}"
+            text = f"-{flag.short_name}," if flag.short_name else ""
+            text += f"--[no]{flag.name}:" if flag.boolean else f"--{flag.name}:"
+            text += f" {flag.help}"
             if flag.default_as_str:
                 text += f"\n(default: {flag.default_as_str})"
             if flag.parser.syntactic_help:
                 text += f"\n({flag.parser.syntactic_help})"
-            lines.append(text_wrap(text, 80, prefix + "  ", prefix))
-        return lines
+            lines.append(text_wrap(text, width, prefix + "  ", prefix))
+
+    def _render_module(self, module, flags, lines, prefix=""):
+        if flags:
+            lines.append(f"\n{prefix}{module}:")
+            self._render_flags(flags, lines, prefix + "  ")
 
     def get_help(self, prefix="", include_special_flags=True):
+        """Help on every flag, grouped by defining module (the main program's first)."""
+        lines = []
         by_module = self.__dict__["_flags_by_module"]
-        out = []
-        for module in sorted(by_module):
-            out.append(f"\n{prefix}{module}:")
-            out.extend(self._help_lines(by_module[module], prefix + "  "))
-        return "\n".join(out)
+        if by_module:
+            modules = sorted(by_module)
+            main = sys.argv[0] if sys.argv else None
+            if main in modules:
+                modules.remove(main)
+                modules.insert(0, main)
+            for module in modules:
+                self._render_module(module, self.get_key_flags_for_module(module), lines,
+                                    prefix)
+            if include_special_flags:
+                self._render_module("absl.flags", _special_flags(), lines, prefix)
+        else:
+            flags = list(self._flags().values())
+            if include_special_flags:
+                flags += _special_flags()
+            self._render_flags(flags, lines, prefix)
+        return "\n".join(lines)
 
     def module_help(self, module):
+        """Help on ``module``'s key flags (``''`` when it has none)."""
         name = module if isinstance(module, str) else module.__name__
-        flags = self.get_key_flags_for_module(name)
-        if not flags:
-            return ""
-        return "\n".join([f"{name}:"] + self._help_lines(flags))
+        lines = []
+        self._render_module(name, self.get_key_flags_for_module(name), lines)
+        return "\n".join(lines)
 
     def main_module_help(self):
-        """Help on the main program's flags (all flags when the main module has none)."""
-        main = sys.argv[0] if sys.argv else "__main__"
-        text = self.module_help("__main__") or self.module_help(main)
-        if not text:
-            text = "\n".join(["flags:"] + self._help_lines(self._flags().values()))
-        return "\n" + text
+        """Help on the main program's (``sys.argv[0]``'s) key flags."""
+        return self.module_help(sys.argv[0] if sys.argv else "__main__")
 
     def __str__(self):
-        return self.get_help() or self.main_module_help()
+        return self.get_help()
+
+
+_SPECIAL = []
+
+
+def _special_flags():
+    """absl's ``--flagfile`` and ``--undefok``, as help shows them."""
+    if not _SPECIAL:
+        _SPECIAL.extend([
+            Flag(ArgumentParser(), ArgumentSerializer(), "flagfile", "",
+                 "Insert flag definitions from the given file into the command line."),
+            Flag(ArgumentParser(), ArgumentSerializer(), "undefok", "",
+                 "comma-separated list of flag names that it is okay to specify on the "
+                 "command line even if the program does not define a flag with that name.  "
+                 "IMPORTANT: flags in this list that have arguments MUST use the "
+                 "--flag=value format."),
+        ])
+    return _SPECIAL
 
 
 def _damerau_levenshtein(a, b):

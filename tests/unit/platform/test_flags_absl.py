@@ -204,6 +204,17 @@ def run(flags):
     rec("default_as_str", lambda: [fv[n].default_as_str for n in ["steps", "lr", "fast", "name", "items", "sp", "mode",
                                                           "color", "ms", "mi", "me", "mc"]])
     rec("helps", lambda: [fv[n].help for n in ["steps", "me", "mc", "color", "mode", "ms", "st"]])
+    fv6 = flags.FlagValues()
+    flags.DEFINE_flag(flags.BooleanFlag("fast", False, "Go.", short_name="f"), fv6, module_name="mymod")
+    flags.DEFINE_flag(flags.Flag(flags.IntegerParser(0, None), flags.ArgumentSerializer(), "steps", 10,
+                                 "How many steps to run in the whole training loop of this long-help "
+                                 "program, really."), fv6, module_name="mymod")
+    flags.DEFINE_flag(flags.EnumFlag("mode", "a", "Mode.", ["a", "b"]), fv6, module_name="other")
+    flags.DEFINE_flag(flags.MultiFlag(flags.IntegerParser(), flags.ArgumentSerializer(), "mi", [1, 2], "MI."),
+                      fv6, module_name="other")
+    rec("help", lambda: [fv6.get_help(), fv6.get_help(include_special_flags=False),
+                         fv6.module_help("mymod"), fv6.module_help("nothing"), str(fv6),
+                         flags.FlagValues().get_help()])
     return out
 
 def _e(fn):
