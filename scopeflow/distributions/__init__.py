@@ -6,6 +6,7 @@ from scopeflow.distributions.bernoulli import Bernoulli
 from scopeflow.distributions.beta import Beta
 from scopeflow.distributions.categorical import Categorical
 from scopeflow.distributions.dirichlet import Dirichlet
+from scopeflow.distributions.dirichlet_multinomial import DirichletMultinomial
 from scopeflow.distributions.distribution import (
     FULLY_REPARAMETERIZED,
     NOT_REPARAMETERIZED,
@@ -22,10 +23,10 @@ from scopeflow.distributions.student_t import StudentT
 from scopeflow.distributions.uniform import Uniform
 from scopeflow.framework.api_fallback import missing_attribute
 
-__all__: list[str] = ["Bernoulli", "Beta", "Categorical", "Dirichlet", "Distribution",
-                      "Exponential", "FULLY_REPARAMETERIZED", "Gamma", "Laplace", "Multinomial",
-                      "NOT_REPARAMETERIZED", "Normal", "RegisterKL", "ReparameterizationType",
-                      "StudentT", "Uniform", "kl_divergence"]
+__all__: list[str] = ["Bernoulli", "Beta", "Categorical", "Dirichlet", "DirichletMultinomial",
+                      "Distribution", "Exponential", "FULLY_REPARAMETERIZED", "Gamma", "Laplace",
+                      "Multinomial", "NOT_REPARAMETERIZED", "Normal", "RegisterKL",
+                      "ReparameterizationType", "StudentT", "Uniform", "kl_divergence"]
 
 
 def __getattr__(name):

@@ -138,6 +138,12 @@ def run(tf):
         f = {"log_prob": m.log_prob(c), "mean": m.mean(), "variance": m.variance(),
              "sum": tf.reduce_sum(m.sample([4], seed=3), -1), "one": m1.sample(2, seed=5),
              "lp1": m1.log_prob([1.0, 1.0, 2.0]), "prob1": m1.prob([0.0, 0.0, 4.0])}
+        dm = tfd.DirichletMultinomial(total_count=4.0,
+                                      concentration=[[0.7, 3.0, 1.2], [2.0, 2.0, 2.0]])
+        cd = np.array([[1.0, 1.0, 2.0], [0.0, 1.0, 3.0]], np.float32)
+        f.update({"dm_sample": dm.sample([4], seed=3), "dm_sample_graph_seed": dm.sample(),
+                  "dm_log_prob": dm.log_prob(cd), "dm_prob": dm.prob(cd),
+                  "dm_mean": dm.mean(), "dm_variance": dm.variance()})
         out["multinomial.names"] = {k: [v.name, str(v.shape)] for k, v in f.items()
                                     if k != "sum"}
         out["multinomial.props"] = [str(m.batch_shape), str(m.event_shape), m.name]
@@ -154,7 +160,7 @@ def run(tf):
 # Laplace's and Exponential's uniform draws are TF's too, but float32 log1p/log may differ
 # from Eigen's in the last bit, so their samples are compared to 1e-6 like the rest.
 EXACT = ("normal", "normal64", "uniform", "bernoulli", "bernoulli_p", "categorical")
-EXACT_KEYS = ("multinomial.one",)
+EXACT_KEYS = ("multinomial.one", "multinomial.dm_sample", "multinomial.dm_sample_graph_seed")
 
 
 def _scopeflow_results():
