@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from scopeflow.ops.strings import unicode_ragged_ops
+from scopeflow.ragged import ragged_ops
 from scopeflow.ragged.ragged_tensor import RaggedTensor
 
 from .op_table import OpCase
@@ -25,6 +26,11 @@ def _rt(values, splits):
 
 
 ROWS = [
+    OpCase("RaggedRange", lambda tf, a, b, d: list(ragged_ops.range(a, b, d).nested_row_splits)
+           + [ragged_ops.range(a, b, d).flat_values],
+           _expect([0, 1, 3, 3], [3, 5, 7]),
+           [np.array([3, 5, 9], np.int32), np.array([5, 9, 2], np.int32),
+            np.array(2, np.int32)], check_values=False, check_grad=False),
     OpCase("RaggedTensorToTensor", lambda tf, v, s: _rt(v, s).to_tensor(default_value=-1.0),
            _expect([[1.0, 2.0], [-1.0, -1.0], [3.0, -1.0]]),
            [np.array([1.0, 2.0, 3.0], np.float32), np.array([0, 2, 2, 3], np.int64)],

@@ -72,6 +72,16 @@ CASES = textwrap.dedent('''
                 "split": tf.strings.unicode_split([u"h\\xe9".encode(), b""], "UTF-8"),
                 "split_off": tf.strings.unicode_split_with_offsets([b"ab\\xc3\\xa9"], "UTF-8"),
                 "bytes": tf.strings.bytes_split([b"ab", b"", b"xyz"]),
+                "range": tf.ragged.range([3, 5, 9], [5, 9, 2], 2),
+                "range1": tf.ragged.range(4),
+                "range_f": tf.ragged.range(0.5, [3, 4], 1.5),
+                "range_neg": tf.ragged.range([5, 0], [0, 3], [-2, 1]),
+                "stack": tf.ragged.stack([rt, tf.ragged.constant([[4]])]),
+                "mask": tf.ragged.boolean_mask([[1, 2, 3], [4, 5, 6]],
+                                               [[True, False, True], [False, False, True]]),
+                "mask_r": tf.ragged.boolean_mask(rt, tf.ragged.constant(
+                    [[True, False], [True], []])),
+                "map": tf.ragged.map_flat_values(tf.multiply, rt, 3),
             }
             for k, v in t.items():
                 out[k + ":shape"] = str(v[0].shape if isinstance(v, tuple) else v.shape)
@@ -85,6 +95,13 @@ CASES = textwrap.dedent('''
                     out["strict"] = "InvalidArgumentError"
                 out["sparse_st"] = _j(list(sess.run(tf.ragged.constant([[1, 2], [3]]).to_sparse())))
             out["dec_op"] = t["dec"].values.op.type
+            out["range_op"] = [t["range"].values.op.type, t["range"].values.op.name]
+            try:
+                with tf.Session() as sess:
+                    sess.run(tf.ragged.range([1], [2], [0]))
+                out["delta0"] = None
+            except tf.errors.InvalidArgumentError:
+                out["delta0"] = "InvalidArgumentError"
             out["to_tensor_op"] = t["to_tensor"].op.type
             out["cv"] = _j(tf.ragged.constant_value([[1, 2], [3]]))
             out["ragged_rank"] = [rt.ragged_rank, r3.ragged_rank]
