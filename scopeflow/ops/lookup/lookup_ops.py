@@ -36,6 +36,7 @@ from scopeflow.framework.graph import (
     add_to_collection,
     convert_to_tensor,
     get_collection,
+    get_default_graph,
     init_scope,
     name_scope,
 )
@@ -239,6 +240,9 @@ def _import_shape(handle, keys, values, *, Tin, Tout):
 def _import_kernel(ctx, handle, keys, values, *, Tin, Tout):
     table = _table_of(handle)
     _check_table_types(table, Tin, Tout)
+    if np.size(keys) == 0 or np.size(values) == 0:
+        raise errors.InvalidArgumentError(None, None,
+                                          "keys and values cannot be empty tensors.")
     if np.shape(keys)[:1] != np.shape(values)[:1]:
         raise errors.InvalidArgumentError(
             None, None, "Expected shape " + str(list(np.shape(keys))) +
@@ -318,7 +322,9 @@ def _read_text_file(filename, key_index, value_index, vocab_size, delimiter, off
             if index == -1:
                 out.append(n + offset)
             else:
-                out.append(_parse(line if index == -2 else tokens[index], dtype, n))
+                v = _parse(line if index == -2 else tokens[index], dtype, n)
+                # TF adds the offset to int32 fields too (not to int64 ones)
+                out.append(v + offset if dtype is _dtypes.int32 else v)
     if vocab_size != -1 and len(lines) != vocab_size:
         raise errors.InvalidArgumentError(
             None, None, f"Invalid vocab_size in {filename}: expected {vocab_size} but got "
@@ -586,7 +592,12 @@ class StaticHashTable(LookupInterface):
         with init_scope():
             self._resource_handle = self._create_resource()
         self._table_name = self._resource_handle.op.name.split("/")[-1]
-        self._init_op = initializer.initialize(self)
+        if get_default_graph()._state().cf_context is not None:
+            # built in a cond or while body: the init op lives outside it, as TF's
+            with init_scope():
+                self._init_op = initializer.initialize(self)
+        else:
+            self._init_op = initializer.initialize(self)
         self._value_shape = self._default_value.shape
 
     def _create_resource(self):

@@ -395,3 +395,64 @@ def test_errors_match_tf(tf1):
     assert len(got) == len(want)
     bad = [f"case {i}: {g} != {w}" for i, (g, w) in enumerate(zip(got, want)) if g != w]
     assert not bad, "\n".join(bad)
+
+
+@pytest.mark.tf
+def test_file_details_empty_tables_and_tables_in_cond_match_tf(tf1):
+    got, want = both(tf1, """
+        def run(make, keys):
+            g = tf.Graph()
+            with g.as_default():
+                t = build(make)
+                if isinstance(t, list):
+                    return t
+                out = t.lookup(keys())
+                with tf.Session() as s:
+                    r = attempt(s, tf.tables_initializer())
+                    return r if r is not None else attempt(s, [out, t.size()])
+        T = tf.lookup.TextFileInitializer
+        H = tf.lookup.StaticHashTable
+        K = tf.lookup.KeyValueTensorInitializer
+        res = [
+            run(lambda: H(T(D + "/v.txt", tf.string, 0, tf.int64, 1, value_index_offset=5),
+                          -1), lambda: tf.constant(["lake"])),
+            run(lambda: H(T(D + "/v.txt", tf.string, 0, tf.int32, 1, value_index_offset=3),
+                          -1), lambda: tf.constant(["lake"])),
+            run(lambda: H(T(D + "/crlf.txt", tf.string, 0, tf.int64, 1), -1),
+                lambda: tf.constant(["a", "b"])),
+            run(lambda: H(T(D + "/dup.txt", tf.string, 0, tf.int64, 1, delimiter=" "), -1),
+                lambda: tf.constant(["x"])),
+            run(lambda: H(T(D + "/dup.txt", tf.string, 0, tf.int64, -1, delimiter=" "), -1),
+                lambda: tf.constant(["x"])),
+            run(lambda: H(T(D + "/ints.txt", tf.int64, -2, tf.int64, -1), -1),
+                lambda: tf.constant([34, 12, 5], tf.int64)),
+            run(lambda: H(T(D + "/ints.txt", tf.int32, -2, tf.int64, -1), -1),
+                lambda: tf.constant([34, 12, 5], tf.int32)),
+            run(lambda: H(T(D + "/nonl.txt", tf.string, 0, tf.int32, 1), -1),
+                lambda: tf.constant(["b"])),
+            run(lambda: H(T(D + "/v.txt", tf.string, 0, tf.string, 1, vocab_size=1), ""),
+                lambda: tf.constant(["emerson", "lake"])),
+            run(lambda: H(K(["\\u00e9", "b"], [1, 2]), -1), lambda: tf.constant(["\\u00e9"])),
+            run(lambda: H(K(np.zeros(0, object), np.zeros(0, np.int64),
+                            key_dtype=tf.string), -1), lambda: tf.constant(["a"])),
+            run(lambda: H(K(["a", "b"], [True, False]), False),
+                lambda: tf.constant(["b", "q"])),
+        ]
+        g = tf.Graph()
+        with g.as_default():
+            p = tf.placeholder(tf.bool)
+            def f():
+                t = H(K(["a"], [1]), -1)
+                return t.lookup(tf.constant(["a"]))
+            o = tf.cond(p, f, lambda: tf.constant([0]))
+            names = [[op.name, op.type] for op in g.get_operations()
+                     if "Lookup" in op.type or "Table" in op.type]
+            with tf.Session() as s:
+                s.run(tf.tables_initializer())
+                res.append([names, attempt(s, o, feed_dict={p: True})])
+        result = res
+    """, files={**VOCAB, "crlf.txt": "a\t1\r\nb\t2\r\n", "dup.txt": "x 5\ny 6\nx 7\n",
+                "ints.txt": "12\n34\n", "nonl.txt": "a\t1\nb\t2"})
+    assert len(got) == len(want)
+    bad = [f"case {i}: {g} != {w}" for i, (g, w) in enumerate(zip(got, want)) if g != w]
+    assert not bad, "\n".join(bad)
