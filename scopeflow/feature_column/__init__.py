@@ -1,6 +1,7 @@
 """``tf.feature_column``: TF 1.15's feature columns (scopeflow/feature_column/feature_column.py)."""
 
 from scopeflow.feature_column.feature_column import (
+    bucketized_column,
     categorical_column_with_hash_bucket,
     categorical_column_with_identity,
     categorical_column_with_vocabulary_file,
@@ -15,7 +16,8 @@ from scopeflow.feature_column.feature_column import (
 )
 from scopeflow.framework.api_fallback import missing_attribute
 
-__all__: list[str] = ["categorical_column_with_hash_bucket", "categorical_column_with_identity",
+__all__: list[str] = ["bucketized_column", "categorical_column_with_hash_bucket",
+                      "categorical_column_with_identity",
                       "categorical_column_with_vocabulary_file",
                       "categorical_column_with_vocabulary_list",
                       "embedding_column", "indicator_column", "input_layer", "linear_model",

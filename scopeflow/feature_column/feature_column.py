@@ -39,6 +39,7 @@ from scopeflow.ops.lookup.lookup_ops import (
     TextFileInitializer,
 )
 from scopeflow.ops.math import arithmetic_ops, matmul_ops, reduction_ops
+from scopeflow.ops.math.bucketize_ops import bucketize
 from scopeflow.ops.nn.conv_ops import bias_add
 from scopeflow.ops.sparse import sparse_layout_ops, sparse_ops
 from scopeflow.ops.sparse.sparse_ops import embedding_lookup_sparse
@@ -47,7 +48,7 @@ from scopeflow.ops.strings.hash_ops import string_to_hash_bucket_fast
 from scopeflow.ops.strings.string_ops import as_string
 from scopeflow.state.variable_scope import get_variable, variable_scope
 
-__all__ = ["numeric_column", "categorical_column_with_identity",
+__all__ = ["numeric_column", "bucketized_column", "categorical_column_with_identity",
            "categorical_column_with_hash_bucket", "categorical_column_with_vocabulary_list",
            "categorical_column_with_vocabulary_file", "indicator_column", "embedding_column",
            "weighted_categorical_column", "input_layer", "linear_model",
@@ -155,6 +156,48 @@ class _NumericColumn(_DenseColumn):
         if self.normalizer_fn is not None:
             value = self.normalizer_fn(value)
         return arithmetic_ops.cast(value, dtypes.float32)
+
+
+class _BucketizedColumn(_DenseColumn, _CategoricalColumn):
+    """A numeric column's values as bucket ids among ``boundaries``: dense, a one-hot per
+    value; categorical, id ``bucket + i * (len(boundaries) + 1)`` for the i-th value."""
+
+    def __init__(self, source_column, boundaries):
+        self.source_column, self.boundaries = source_column, boundaries
+
+    name = property(lambda self: f"{self.source_column.name}_bucketized")
+    _parse_example_spec = property(lambda self: self.source_column._parse_example_spec)
+    _variable_shape = property(
+        lambda self: TensorShape(tuple(self.source_column.shape) + (len(self.boundaries) + 1,)))
+    _num_buckets = property(lambda self: int(np.prod(self.source_column.shape))
+                            * (len(self.boundaries) + 1))
+
+    def _buckets(self, features):
+        source = self.source_column._get_dense_tensor(features)
+        return bucketize(source, boundaries=self.boundaries)
+
+    def _get_dense_tensor(self, features, weight_collections=None, trainable=None):
+        buckets = self._buckets(features)
+        return one_hot(arithmetic_ops.cast(buckets, dtypes.int64),
+                       depth=len(self.boundaries) + 1, on_value=1.0, off_value=0.0)
+
+    def _get_sparse_tensors(self, features, weight_collections=None, trainable=None):
+        buckets = self._buckets(features)
+        batch_size = shape_ops.shape(buckets)[0]
+        source_dims = int(np.prod(self.source_column.shape))
+        rows = shape_ops.reshape(
+            reduction_ops.tile(shape_ops.expand_dims(arithmetic_ops.range(0, batch_size), 1),
+                               [1, source_dims]), (-1,))
+        cols = reduction_ops.tile(arithmetic_ops.range(0, source_dims),
+                                  layout_ops.stack([batch_size]))
+        ids = arithmetic_ops.add(shape_ops.reshape(buckets, (-1,)),
+                                 arithmetic_ops.multiply(len(self.boundaries) + 1, cols))
+        indices = arithmetic_ops.cast(layout_ops.transpose(layout_ops.stack((rows, cols))),
+                                      dtypes.int64)
+        dense_shape = arithmetic_ops.cast(layout_ops.stack([batch_size, source_dims]),
+                                          dtypes.int64)
+        return IdWeightPair(SparseTensor(indices, arithmetic_ops.cast(ids, dtypes.int64),
+                                         dense_shape), None)
 
 
 class _IdentityCategoricalColumn(_CategoricalColumn):
@@ -420,6 +463,22 @@ def numeric_column(key, shape=(1,), default_value=None, dtype=dtypes.float32,
     if normalizer_fn is not None and not callable(normalizer_fn):
         raise TypeError(f"normalizer_fn must be a callable. Given: {normalizer_fn}")
     return _NumericColumn(key, shape, default_value, dtype, normalizer_fn)
+
+
+def bucketized_column(source_column, boundaries):
+    """``source_column`` (a numeric column) discretized at the sorted ``boundaries``."""
+    if not isinstance(source_column, _NumericColumn):
+        raise ValueError(f"source_column must be a column generated with numeric_column(). "
+                         f"Given: {source_column}")
+    if len(source_column.shape) > 1:
+        raise ValueError(f"source_column must be one-dimensional column. "
+                         f"Given: {source_column}")
+    if not boundaries or not isinstance(boundaries, (list, tuple)):
+        raise ValueError("boundaries must be a sorted list.")
+    for i in range(len(boundaries) - 1):
+        if boundaries[i] >= boundaries[i + 1]:
+            raise ValueError("boundaries must be a sorted list.")
+    return _BucketizedColumn(source_column, tuple(float(b) for b in boundaries))
 
 
 def categorical_column_with_identity(key, num_buckets, default_value=None):

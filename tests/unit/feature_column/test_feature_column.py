@@ -63,11 +63,14 @@ def run_cases(tf):
                 fc.embedding_column(weighted, 4, combiner="sum"),
                 fc.embedding_column(dense_id, 2, combiner="mean"),
                 fc.indicator_column(colors), fc.indicator_column(codes),
-                fc.embedding_column(colors, 2)]
+                fc.embedding_column(colors, 2), fc.bucketized_column(xy, [2.0, 4.5, 7.0]),
+                fc.indicator_column(fc.bucketized_column(price, [3.0, 5.0])),
+                fc.embedding_column(fc.bucketized_column(xy, [0.0, 3.0]), 2)]
         out["file"] = fc.input_layer(feats, [fc.indicator_column(from_file)])
         out["file_oov"] = fc.input_layer(feats, [fc.indicator_column(from_file_oov)])
         out["input_layer"] = fc.input_layer(feats, cols)
-        out["linear"] = fc.linear_model(feats, [price, xy, idc, hashed, weighted], units=2)
+        out["linear"] = fc.linear_model(feats, [price, xy, idc, hashed, weighted,
+                                                   fc.bucketized_column(xy, [3.0])], units=2)
         out["linear_mean"] = fc.linear_model(feats, [weighted, int_hashed],
                                              sparse_combiner="mean")
         variables = tf.global_variables()
