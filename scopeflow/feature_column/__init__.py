@@ -6,6 +6,7 @@ from scopeflow.feature_column.feature_column import (
     categorical_column_with_identity,
     categorical_column_with_vocabulary_file,
     categorical_column_with_vocabulary_list,
+    crossed_column,
     embedding_column,
     indicator_column,
     input_layer,
@@ -19,7 +20,7 @@ from scopeflow.framework.api_fallback import missing_attribute
 __all__: list[str] = ["bucketized_column", "categorical_column_with_hash_bucket",
                       "categorical_column_with_identity",
                       "categorical_column_with_vocabulary_file",
-                      "categorical_column_with_vocabulary_list",
+                      "categorical_column_with_vocabulary_list", "crossed_column",
                       "embedding_column", "indicator_column", "input_layer", "linear_model",
                       "make_parse_example_spec", "numeric_column",
                       "weighted_categorical_column"]

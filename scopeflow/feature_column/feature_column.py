@@ -42,13 +42,15 @@ from scopeflow.ops.math import arithmetic_ops, matmul_ops, reduction_ops
 from scopeflow.ops.math.bucketize_ops import bucketize
 from scopeflow.ops.nn.conv_ops import bias_add
 from scopeflow.ops.sparse import sparse_layout_ops, sparse_ops
+from scopeflow.ops.sparse.sparse_cross_ops import sparse_cross_hashed
 from scopeflow.ops.sparse.sparse_ops import embedding_lookup_sparse
 from scopeflow.ops.state.init_ops import truncated_normal_initializer, zeros_initializer
 from scopeflow.ops.strings.hash_ops import string_to_hash_bucket_fast
 from scopeflow.ops.strings.string_ops import as_string
 from scopeflow.state.variable_scope import get_variable, variable_scope
 
-__all__ = ["numeric_column", "bucketized_column", "categorical_column_with_identity",
+__all__ = ["numeric_column", "bucketized_column", "crossed_column",
+           "categorical_column_with_identity",
            "categorical_column_with_hash_bucket", "categorical_column_with_vocabulary_list",
            "categorical_column_with_vocabulary_file", "indicator_column", "embedding_column",
            "weighted_categorical_column", "input_layer", "linear_model",
@@ -297,6 +299,53 @@ class _VocabularyColumn(_CategoricalColumn):
                 missing = arithmetic_ops.equal(ids, convert_to_tensor(-1, dtypes.int64))
                 ids = reduction_ops.where(missing, hashed, ids)
         return IdWeightPair(SparseTensor(value.indices, ids, value.dense_shape), None)
+
+
+class _CrossedColumn(_CategoricalColumn):
+    """The hashed cross of string features and categorical columns (SparseCross hashed):
+    one id per combination of one entry of each, in ``[0, hash_bucket_size)``."""
+
+    def __init__(self, keys, hash_bucket_size, hash_key):
+        self.keys, self.hash_bucket_size, self.hash_key = keys, hash_bucket_size, hash_key
+
+    def _leaf_keys(self):
+        leaves = []
+        for key in self.keys:
+            leaves.extend(key._leaf_keys() if isinstance(key, _CrossedColumn) else [key])
+        return leaves
+
+    @property
+    def name(self):
+        return "_X_".join(sorted(k if isinstance(k, str) else k.name
+                                 for k in self._leaf_keys()))
+
+    _num_buckets = property(lambda self: self.hash_bucket_size)
+
+    @property
+    def _parse_example_spec(self):
+        spec = {}
+        for key in self.keys:
+            if isinstance(key, str):
+                spec[key] = VarLenFeature(dtypes.string)
+            else:
+                spec.update(key._parse_example_spec)
+        return spec
+
+    def _get_sparse_tensors(self, features, weight_collections=None, trainable=None):
+        inputs = []
+        for key in self._leaf_keys():
+            if isinstance(key, str):
+                inputs.append(features.get(key))
+                continue
+            ids, weights = key._get_sparse_tensors(features)
+            if weights is not None:
+                raise ValueError("crossed_column does not support weight_tensor, but the "
+                                 f"given column populates weight_tensor. Given column: "
+                                 f"{key.name}")
+            inputs.append(ids)
+        crossed = sparse_cross_hashed(inputs=inputs, num_buckets=self.hash_bucket_size,
+                                      hash_key=self.hash_key)
+        return IdWeightPair(crossed, None)
 
 
 class _WeightedCategoricalColumn(_CategoricalColumn):
@@ -554,6 +603,27 @@ def categorical_column_with_vocabulary_file(key, vocabulary_file, vocabulary_siz
     return _VocabularyColumn(key, vocabulary_file, vocabulary_size, dtype,
                              -1 if default_value is None else default_value,
                              num_oov_buckets, from_file=True)
+
+
+def crossed_column(keys, hash_bucket_size, hash_key=None):
+    """The hashed cross of ``keys`` (feature names of string features, or categorical
+    columns other than hashed ones) into ``hash_bucket_size`` ids."""
+    if not hash_bucket_size or hash_bucket_size < 1:
+        raise ValueError(f"hash_bucket_size must be > 1. hash_bucket_size: "
+                         f"{hash_bucket_size}")
+    if not keys or len(keys) < 2:
+        raise ValueError(f"keys must be a list with length > 1. Given: {keys}")
+    for key in keys:
+        if not isinstance(key, (str, _CategoricalColumn)):
+            raise ValueError(f"Unsupported key type. All keys must be either string, or "
+                             f"categorical column except _HashedCategoricalColumn. "
+                             f"Given: {key}")
+        if isinstance(key, _HashedCategoricalColumn):
+            raise ValueError("categorical_column_with_hash_bucket is not supported for "
+                             "crossing. Hashing before crossing will increase probability of "
+                             "collision. Instead, use the feature name as a string. "
+                             f"Given: {key}")
+    return _CrossedColumn(tuple(keys), int(hash_bucket_size), hash_key)
 
 
 def weighted_categorical_column(categorical_column, weight_feature_key, dtype=dtypes.float32):

@@ -66,6 +66,12 @@ def run_cases(tf):
                 fc.embedding_column(colors, 2), fc.bucketized_column(xy, [2.0, 4.5, 7.0]),
                 fc.indicator_column(fc.bucketized_column(price, [3.0, 5.0])),
                 fc.embedding_column(fc.bucketized_column(xy, [0.0, 3.0]), 2)]
+        cross = fc.crossed_column(["colors", fc.bucketized_column(price, [3.0, 5.0]), codes],
+                                  50)
+        cross2 = fc.crossed_column([cross, "words"], 20, hash_key=123)
+        out["cross"] = fc.input_layer(feats, [fc.indicator_column(cross),
+                                              fc.embedding_column(cross2, 3)])
+        out["linear_cross"] = fc.linear_model(feats, [cross, cross2])
         out["file"] = fc.input_layer(feats, [fc.indicator_column(from_file)])
         out["file_oov"] = fc.input_layer(feats, [fc.indicator_column(from_file_oov)])
         out["input_layer"] = fc.input_layer(feats, cols)
@@ -118,7 +124,7 @@ def test_matches_tensorflow(tf1):
     assert ours["col_names"] == theirs["col_names"]
     assert ours["trainable"] == theirs["trainable"]
     assert ours["spec"] == theirs["spec"]
-    for key in ("input_layer", "file", "file_oov", "linear", "linear_mean", "linear_set", "linear_mean_set"):
+    for key in ("input_layer", "cross", "linear_cross", "file", "file_oov", "linear", "linear_mean", "linear_set", "linear_mean_set"):
         np.testing.assert_allclose(ours[key], theirs[key], rtol=1e-5, atol=1e-6, err_msg=key)
     assert ours["init"].keys() == theirs["init"].keys()
     for key in ours["init"]:
