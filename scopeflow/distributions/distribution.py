@@ -359,11 +359,12 @@ class Distribution:
             return convert_to_tensor(self.batch_shape.ndims == 0, name="is_scalar_batch")
 
     def __str__(self):
-        return (f"tf.distributions.{type(self).__name__}(\"{self.name[:-1]}\""
+        # TF 2.21 prints the tfp spelling and the scope name with its slash.
+        return (f"tfp.distributions.{type(self).__name__}(\"{self.name}\""
                 f", batch_shape={self.batch_shape}, event_shape={self.event_shape}"
                 f", dtype={self.dtype.name})")
 
     def __repr__(self):
-        return (f"<tf.distributions.{type(self).__name__} '{self.name[:-1]}'"
+        return (f"<tfp.distributions.{type(self).__name__} '{self.name}'"
                 f" batch_shape={self.batch_shape} event_shape={self.event_shape}"
                 f" dtype={self.dtype.name}>")

@@ -150,6 +150,8 @@ def run(tf):
         with tf.Session() as s:
             for k, v in s.run(f).items():
                 out["multinomial." + k] = np.asarray(v).tolist()
+    with tf.Graph().as_default():
+        out["str"] = [str(tfd.Normal(0.0, [1.0, 2.0])), repr(tfd.Bernoulli(probs=0.3))]
     out["reparam"] = [tfd.FULLY_REPARAMETERIZED == tfd.FULLY_REPARAMETERIZED,
                       tfd.FULLY_REPARAMETERIZED == tfd.NOT_REPARAMETERIZED,
                       repr(tfd.NOT_REPARAMETERIZED)]
@@ -184,7 +186,7 @@ def test_matches_tf(tf1):
                         and "/Assert/" not in n]
             assert ours(w) == ours(g)
         elif key.endswith((".names", ".shapes", ".props")) or key in (
-                "errors", "reparam", "kl.names") or key.startswith("bad.") \
+                "errors", "reparam", "kl.names", "str") or key.startswith("bad.") \
                 or isinstance(w, str):
             assert g == w, key
         elif (key.split(".")[0] in EXACT and ".sample" in key) or key in EXACT_KEYS:
