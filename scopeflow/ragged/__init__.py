@@ -2,7 +2,13 @@
 
 from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.ragged.ragged_factory_ops import constant, constant_value, placeholder
-from scopeflow.ragged.ragged_ops import boolean_mask, map_flat_values, range, stack  # noqa: A004
+from scopeflow.ragged.ragged_ops import (  # noqa: A004
+    boolean_mask,
+    map_flat_values,
+    range,
+    stack,
+    stack_dynamic_partitions,
+)
 from scopeflow.ragged.ragged_tensor import (
     RaggedTensor,
     RaggedTensorValue,
@@ -12,7 +18,7 @@ from scopeflow.ragged.ragged_tensor import (
 
 __all__: list[str] = [
     "RaggedTensor", "RaggedTensorValue", "boolean_mask", "constant", "constant_value",
-    "map_flat_values", "placeholder", "range", "stack",
+    "map_flat_values", "placeholder", "range", "stack", "stack_dynamic_partitions",
     "row_splits_to_segment_ids", "segment_ids_to_row_splits"]
 
 

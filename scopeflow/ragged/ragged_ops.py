@@ -10,11 +10,13 @@ from scopeflow.framework import dtypes, errors
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype
 from scopeflow.framework.tensor_shape import TensorShape
-from scopeflow.ops.array import indexing_ops, layout_ops, slicing_ops
+from scopeflow.ops.array import indexing_ops, layout_ops, slicing_ops, sort_ops
+from scopeflow.ops.control_flow.control_flow_ops import with_dependencies
+from scopeflow.ops.logging import check_ops
 from scopeflow.ops.math import arithmetic_ops, reduction_ops, scan_ops
-from scopeflow.ragged.ragged_tensor import RaggedTensor
+from scopeflow.ragged.ragged_tensor import RaggedTensor, segment_ids_to_row_splits
 
-__all__ = ["range", "map_flat_values", "stack", "boolean_mask"]
+__all__ = ["range", "map_flat_values", "stack", "boolean_mask", "stack_dynamic_partitions"]
 
 _RANGE_TYPES = (dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64)
 
@@ -156,3 +158,23 @@ def boolean_mask(data, mask, name=None):
         values = indexing_ops.boolean_mask(data, mask)
         lengths = reduction_ops.reduce_sum(arithmetic_ops.cast(mask, dtypes.int64), axis=1)
         return RaggedTensor.from_row_lengths(values, lengths, validate=False)
+
+
+def stack_dynamic_partitions(data, partitions, num_partitions, name=None):
+    """Row ``i`` holds the rows of ``data`` whose partition is ``i``, in their order; the
+    row splits take ``partitions``' integer type, as TF's."""
+    with name_scope(name, "SegmentStack", [data, partitions, num_partitions]):
+        data = data if isinstance(data, Tensor) else convert_to_tensor(data, name="data")
+        partitions = partitions if isinstance(partitions, Tensor) else convert_to_tensor(
+            partitions, name="partitions")
+        check = check_ops.assert_less(partitions, arithmetic_ops.cast(num_partitions,
+                                                                      partitions.dtype),
+                                      message="partitions must be less than num_partitions")
+        partitions = with_dependencies([check], partitions)
+        order = sort_ops.argsort(partitions, stable=True)
+        values = indexing_ops.gather(data, order)
+        splits = segment_ids_to_row_splits(partitions, num_partitions,
+                                           out_type=partitions.dtype.base_dtype)
+        if isinstance(num_partitions, int):
+            splits.set_shape([num_partitions + 1])
+        return RaggedTensor(values, splits, internal=True)

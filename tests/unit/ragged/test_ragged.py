@@ -82,6 +82,8 @@ CASES = textwrap.dedent('''
                 "mask_r": tf.ragged.boolean_mask(rt, tf.ragged.constant(
                     [[True, False], [True], []])),
                 "map": tf.ragged.map_flat_values(tf.multiply, rt, 3),
+                "sdp": tf.ragged.stack_dynamic_partitions([b"a", b"b", b"c", b"d", b"e"],
+                                                          [3, 0, 3, 2, 0], 4),
             }
             for k, v in t.items():
                 out[k + ":shape"] = str(v[0].shape if isinstance(v, tuple) else v.shape)
@@ -95,6 +97,13 @@ CASES = textwrap.dedent('''
                     out["strict"] = "InvalidArgumentError"
                 out["sparse_st"] = _j(list(sess.run(tf.ragged.constant([[1, 2], [3]]).to_sparse())))
             out["dec_op"] = t["dec"].values.op.type
+            out["sdp_dtype"] = t["sdp"].row_splits.dtype.name
+            try:
+                with tf.Session() as sess:
+                    sess.run(tf.ragged.stack_dynamic_partitions([1, 2], [5, 0], 4))
+                out["sdp_bad"] = None
+            except tf.errors.InvalidArgumentError:
+                out["sdp_bad"] = "InvalidArgumentError"
             out["range_op"] = [t["range"].values.op.type, t["range"].values.op.name]
             try:
                 with tf.Session() as sess:
