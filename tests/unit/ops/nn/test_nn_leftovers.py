@@ -1,0 +1,138 @@
+"""The fake-quantization ops (tf.fake_quant_with_min_max_*, issue 35).
+
+NumPy checks (the op-table rows in tests/ops/rows_nn_leftovers.py check values against an
+independent reference) plus behaviour without TensorFlow, and one live program run under
+scopeflow and under TF 2.21 comparing values bit for bit, gradients, op and tensor names,
+static shapes (with unknown dims), and error classes and messages.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import numpy as np
+import pytest
+
+import scopeflow as tf
+from scopeflow.framework import errors
+
+PROGRAM = textwrap.dedent('''
+    X = np.array([[-3, -1.25, 0.1], [0.33, 1.6, 2.5], [1.04, 5, -0.02], [0.0, -0.7, 0.55]],
+                 np.float32)
+    XR = (np.random.RandomState(0).randn(60, 3) * 2).astype(np.float32)
+    x = tf.placeholder(tf.float32, [None, 3])
+    a = tf.fake_quant_with_min_max_args(x, min=-1.3, max=2.1, num_bits=5)
+    v = tf.fake_quant_with_min_max_vars(x, -1.0, 1.5)
+    p = tf.fake_quant_with_min_max_vars_per_channel(x, [-1., -2., 0.5], [1., 2., 3.])
+    n = tf.fake_quant_with_min_max_vars(x, 0.2, 1.7, narrow_range=True, num_bits=3)
+    d = tf.fake_quant_with_min_max_args(x)
+    bad = tf.fake_quant_with_min_max_vars(x, 2., 1.)
+    g = tf.gradients([a, v, p, n], [x] + list(v.op.inputs[1:]) + list(p.op.inputs[1:]))
+    gg = tf.fake_quant_with_min_max_vars_gradient(x * 2, x, 0, 1)
+    gp = tf.fake_quant_with_min_max_vars_per_channel_gradient(x * 3, x, [0., -1, 0],
+                                                              [1., 1, 1], narrow_range=True)
+    ga = tf.fake_quant_with_min_max_args_gradient(x * 3, x, min=-0.5, max=0.7,
+                                                  narrow_range=True)
+    ts = [a, v, p, n, d, bad] + g + list(gg) + list(gp) + [ga]
+    out = {"names": [t.name for t in ts] + [i.name for i in gg[0].op.inputs],
+           "types": [t.op.type for t in ts],
+           "shapes": [str(t.shape) for t in ts],
+           "fields": list(type(gp)._fields),
+           "attrs": [a.op.get_attr("min"), a.op.get_attr("num_bits"),
+                     d.op.get_attr("max"), n.op.get_attr("narrow_range")]}
+    s = tf.Session()
+    out["vals"] = [np.asarray(r).tolist() for r in s.run(ts, {x: X})]
+    out["rvals"] = [np.asarray(r).tolist() for r in s.run(ts, {x: XR})]
+    errs = []
+    for f in [lambda: tf.fake_quant_with_min_max_vars(x, [0.], [1.]),
+              lambda: tf.fake_quant_with_min_max_vars_per_channel(x, [0., 0], [1., 1]),
+              lambda: tf.fake_quant_with_min_max_args(tf.zeros([2], tf.float64)),
+              lambda: tf.fake_quant_with_min_max_vars_per_channel(tf.zeros([]), [1.], [2.]),
+              lambda: tf.fake_quant_with_min_max_vars_per_channel_gradient(
+                  x, x, [0., 0], [1., 1]),
+              lambda: tf.fake_quant_with_min_max_vars_gradient(x, tf.zeros([2, 2]), 0., 1.)]:
+        try:
+            f()
+            errs.append("ok")
+        except Exception as e:
+            errs.append(type(e).__name__ + ": " + str(e)[:28])
+    for f in [lambda: tf.fake_quant_with_min_max_args(x, min=2., max=1.),
+              lambda: tf.fake_quant_with_min_max_args(x, num_bits=1),
+              lambda: tf.fake_quant_with_min_max_vars(x, 0., 1., num_bits=17),
+              lambda: tf.fake_quant_with_min_max_vars_per_channel_gradient(x, x, [0.] * 3,
+                                                                           [1.] * 3,
+                                                                           num_bits=1)]:
+        try:
+            s.run(f(), {x: X})
+            errs.append("ok")
+        except Exception as e:
+            errs.append(type(e).__name__ + ": " + [ln for ln in e.message.split("\\n")
+                                                    if "num_bits" in ln or "min has" in ln][0])
+    out["errs"] = errs
+    u = tf.placeholder(tf.float32)
+    out["ushapes"] = [str(t.shape) for t in [
+        tf.fake_quant_with_min_max_vars_per_channel(u, [1., 2], [3., 4]),
+        tf.fake_quant_with_min_max_vars_per_channel(tf.placeholder(tf.float32, [None, None]),
+                                                    u, [3., 4]),
+        tf.fake_quant_with_min_max_vars(u, 0., 1.)]
+        + list(tf.fake_quant_with_min_max_vars_per_channel_gradient(u, u, u, [1., 2.]))]
+    print(json.dumps(out))
+''')
+
+
+def _run_scopeflow():
+    import contextlib
+    import io
+    buf = io.StringIO()
+    with tf.Graph().as_default(), contextlib.redirect_stdout(buf):
+        exec(PROGRAM, {"tf": tf, "np": np, "json": json})
+    return json.loads(buf.getvalue().splitlines()[-1])
+
+
+def test_fake_quant_matches_tf(tf1):
+    want = tf1("tf.disable_v2_behavior()\n" + PROGRAM)
+    got = _run_scopeflow()
+    for key in ("vals", "rvals"):
+        for i, (w, g) in enumerate(zip(want[key], got[key])):
+            g, w = np.array(g), np.array(w)
+            if g.ndim >= 2:   # elementwise results: bit for bit
+                np.testing.assert_array_equal(g, w, err_msg=f"{key}[{i}]")
+            else:             # min/max backprops: float32 sums (summation order differs)
+                np.testing.assert_allclose(g, w, rtol=2e-7, err_msg=f"{key}[{i}]")
+    for key in ("names", "types", "shapes", "fields", "attrs", "ushapes"):
+        assert got[key] == want[key], key
+    for w, g in zip(want["errs"], got["errs"]):
+        assert g.split(":")[0] == w.split(":")[0], (g, w)
+    assert got["errs"][4:] == want["errs"][4:]   # TF's run-time messages, word for word
+    assert got["errs"][:1] == want["errs"][:1]
+
+
+def test_fake_quant_values_without_tf():
+    x = np.array([-7.0, -6.0, -0.02, 0.0, 0.03, 5.99, 6.2], np.float32)
+    with tf.Graph().as_default(), tf.Session() as s:
+        out = s.run(tf.fake_quant_with_min_max_args(x))
+        lo, hi = tf.constant(-1.0), tf.constant(1.0)
+        y = tf.fake_quant_with_min_max_vars(tf.constant(x / 6), lo, hi, num_bits=2)
+        grads = s.run(tf.gradients(tf.reduce_sum(y * 3.0), [lo, hi]))
+    step = np.float32(12 / 255)
+    # [-6, 6]: zero point 127.5 rounds (in float32) to 128, so the nudged range is
+    # [-128, 127] steps; zero stays exact, -7 clamps to the bottom level, 6.2 to the top.
+    np.testing.assert_allclose(out[[0, 6]], [-128 * step, 127 * step], rtol=1e-6)
+    assert out[3] == 0.0 and abs(out[4] - step) < 1e-6 and abs(out[2]) < 1e-6
+    # 2 bits: zero point 1.5 rounds to 2, the nudged range [-4/3, 2/3]; 5.99/6 and 6.2/6
+    # lie above it, so their gradient (3 each) goes to max.
+    assert grads == [0.0, 6.0]
+
+
+def test_fake_quant_errors_without_tf():
+    with tf.Graph().as_default(), tf.Session() as s:
+        with pytest.raises(errors.InvalidArgumentError, match="min has to be smaller"):
+            s.run(tf.fake_quant_with_min_max_args([1.0], min=1.0, max=1.0))
+        with pytest.raises(TypeError, match="expected type of float32"):
+            tf.fake_quant_with_min_max_vars(np.zeros(2), 0.0, 1.0)
+        with pytest.raises(ValueError, match="rank 1"):
+            tf.fake_quant_with_min_max_vars_per_channel([[1.0]], 0.0, 1.0)
+        with pytest.raises(LookupError):
+            x = tf.constant([1.0])
+            tf.gradients(tf.fake_quant_with_min_max_args_gradient(x, x), x)
