@@ -846,7 +846,7 @@ class FlagValues:
         return [program] + unparsed
 
     def _parse_args(self, args, known_only):
-        unknown, unparsed = [], []
+        pending, unparsed, undefok = [], [], set()
         fl = self._flags()
         args = iter(args)
         for arg in args:
@@ -884,17 +884,25 @@ class FlagValues:
                     if value is not None:
                         raise ValueError(arg + " does not take an argument")
                     flag, value = noflag, "false"
-            if name in _SPECIAL_FLAGS and flag is None:
-                continue  # --flagfile was expanded; --undefok is accepted and ignored
+            if name == "undefok" and flag is None:  # unknown flags it names are dropped
+                undefok.update((value if value is not None else next_value()).split(","))
+                continue
+            if name == "flagfile" and flag is None:
+                continue  # already expanded by read_flags_from_files
             if flag is not None:
                 flag.parse(value)
                 flag.using_default_value = False
             else:
-                unknown.append((name, arg))
+                pending.append((name, arg, len(unparsed) if known_only else None))
                 if known_only:
                     unparsed.append(arg)
-                    unknown.pop()
         unparsed.extend(args)
+
+        def allowed(name):
+            return name in undefok or (name.startswith("no") and name[2:] in undefok)
+        dropped = {pos for name, _, pos in pending if pos is not None and allowed(name)}
+        unparsed = [a for i, a in enumerate(unparsed) if i not in dropped]
+        unknown = [(name, arg) for name, arg, pos in pending if pos is None and not allowed(name)]
         return unknown, unparsed
 
     def read_flags_from_files(self, argv, force_gnu=True):

@@ -204,6 +204,15 @@ def run(flags):
     rec("default_as_str", lambda: [fv[n].default_as_str for n in ["steps", "lr", "fast", "name", "items", "sp", "mode",
                                                           "color", "ms", "mi", "me", "mc"]])
     rec("helps", lambda: [fv[n].help for n in ["steps", "me", "mc", "color", "mode", "ms", "st"]])
+    fv7 = flags.FlagValues()
+    flags.DEFINE_integer("a", 1, "A.", flag_values=fv7)
+    for i, (argv, ko) in enumerate([(["p", "--undefok=zz,yy", "--zz=3", "--noyy", "--a=2", "x"], False),
+                                    (["p", "--undefok", "zz", "--zz", "3"], False),
+                                    (["p", "--undefok=zz", "--zz=3", "--qq"], True),
+                                    (["p", "--undefok=zz", "--ww"], False),
+                                    (["p", "--flagfile"], False)]):
+        rec(f"undefok{i}", lambda: fv7(argv, known_only=ko))
+        fv7.unparse_flags()
     fv6 = flags.FlagValues()
     flags.DEFINE_flag(flags.BooleanFlag("fast", False, "Go.", short_name="f"), fv6, module_name="mymod")
     flags.DEFINE_flag(flags.Flag(flags.IntegerParser(0, None), flags.ArgumentSerializer(), "steps", 10,
