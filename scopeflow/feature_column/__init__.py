@@ -13,6 +13,7 @@ from scopeflow.feature_column.feature_column import (
     linear_model,
     make_parse_example_spec,
     numeric_column,
+    shared_embedding_columns,
     weighted_categorical_column,
 )
 from scopeflow.framework.api_fallback import missing_attribute
@@ -22,7 +23,7 @@ __all__: list[str] = ["bucketized_column", "categorical_column_with_hash_bucket"
                       "categorical_column_with_vocabulary_file",
                       "categorical_column_with_vocabulary_list", "crossed_column",
                       "embedding_column", "indicator_column", "input_layer", "linear_model",
-                      "make_parse_example_spec", "numeric_column",
+                      "make_parse_example_spec", "numeric_column", "shared_embedding_columns",
                       "weighted_categorical_column"]
 
 

@@ -20,6 +20,7 @@ from scopeflow.framework import dtypes
 from scopeflow.framework.graph import (
     GraphKeys,
     Tensor,
+    add_to_collection,
     control_dependencies,
     convert_to_tensor,
     get_collection,
@@ -54,7 +55,7 @@ __all__ = ["numeric_column", "bucketized_column", "crossed_column",
            "categorical_column_with_hash_bucket", "categorical_column_with_vocabulary_list",
            "categorical_column_with_vocabulary_file", "indicator_column", "embedding_column",
            "weighted_categorical_column", "input_layer", "linear_model",
-           "make_parse_example_spec"]
+           "make_parse_example_spec", "shared_embedding_columns"]
 
 IdWeightPair = collections.namedtuple("IdWeightPair", ("id_tensor", "weight_tensor"))
 
@@ -446,12 +447,11 @@ def _safe_embedding_lookup_sparse(params, sp_ids, sp_weights=None, combiner="mea
 
 class _EmbeddingColumn(_DenseColumn):
     def __init__(self, categorical_column, dimension, combiner, initializer, max_norm,
-                 trainable, shared_name=None, shared_columns=None):
+                 trainable, shared_name=None):
         self.categorical_column, self.dimension = categorical_column, dimension
         self.combiner, self.initializer = combiner, initializer
         self.max_norm, self.trainable = max_norm, trainable
         self.shared_embedding_collection_name = shared_name
-        self._shared_columns = shared_columns
 
     @property
     def name(self):
@@ -470,26 +470,37 @@ class _EmbeddingColumn(_DenseColumn):
         shape = [self.categorical_column._num_buckets, self.dimension]
         trainable = self.trainable and (trainable is None or trainable)
         if self.shared_embedding_collection_name:
-            # Every column of the group reads one variable, found by the collection's name.
-            store = _shared_embeddings.setdefault(self.shared_embedding_collection_name, {})
-            graph = ids.values.graph
-            weights_var = store.get(graph)
-            if weights_var is None:
-                weights_var = get_variable("embedding_weights", shape=shape,
-                                           dtype=dtypes.float32,
-                                           initializer=self.initializer, trainable=trainable,
-                                           collections=weight_collections)
-                store[graph] = weights_var
-        else:
-            weights_var = get_variable("embedding_weights", shape=shape, dtype=dtypes.float32,
-                                       initializer=self.initializer, trainable=trainable,
-                                       collections=weight_collections)
+            # The group's columns share the one variable kept in the graph collection of
+            # that name (TF's way), created by whichever column runs first.
+            with name_scope(None, default_name=self.name):
+                found = get_collection(self.shared_embedding_collection_name)
+                if len(found) > 1:
+                    raise ValueError(f"Collection {found} can only contain one variable.")
+                if found:
+                    weights_var = found[0]
+                    if weights_var.shape != TensorShape(shape):
+                        raise ValueError(
+                            f"Shared embedding collection "
+                            f"{self.shared_embedding_collection_name} contains variable "
+                            f"{weights_var} of unexpected shape {weights_var.shape}. "
+                            f"Expected shape is {TensorShape(shape)}.")
+                else:
+                    weights_var = get_variable("embedding_weights", shape=shape,
+                                               dtype=dtypes.float32,
+                                               initializer=self.initializer,
+                                               trainable=trainable,
+                                               collections=weight_collections)
+                    add_to_collection(self.shared_embedding_collection_name, weights_var)
+                return _safe_embedding_lookup_sparse(weights_var, ids, weights,
+                                                     combiner=self.combiner,
+                                                     name=f"{self.name}_weights",
+                                                     max_norm=self.max_norm)
+        weights_var = get_variable("embedding_weights", shape=shape, dtype=dtypes.float32,
+                                   initializer=self.initializer, trainable=trainable,
+                                   collections=weight_collections)
         return _safe_embedding_lookup_sparse(weights_var, ids, weights, combiner=self.combiner,
                                              name=f"{self.name}_weights",
                                              max_norm=self.max_norm)
-
-
-_shared_embeddings: dict = {}
 
 
 # ── constructors ─────────────────────────────────────────────────────────────────────
@@ -661,6 +672,56 @@ def embedding_column(categorical_column, dimension, combiner="mean", initializer
                          f"{categorical_column.name}")
     return _EmbeddingColumn(categorical_column, dimension, combiner,
                             initializer or _default_initializer(dimension), max_norm, trainable)
+
+
+def shared_embedding_columns(categorical_columns, dimension, combiner="mean", initializer=None,
+                             shared_embedding_collection_name=None, ckpt_to_load_from=None,
+                             tensor_name_in_ckpt=None, max_norm=None, trainable=True,
+                             use_safe_embedding_lookup=True):
+    """Embedding columns, one per categorical column (of one kind and bucket count), that
+    share one table ``<scope>/<collection name>/embedding_weights``."""
+    if dimension is None or dimension < 1:
+        raise ValueError(f"Invalid dimension {dimension}.")
+    if (ckpt_to_load_from is None) != (tensor_name_in_ckpt is None):
+        raise ValueError("Must specify both `ckpt_to_load_from` and `tensor_name_in_ckpt` "
+                         "or none of them.")
+    if ckpt_to_load_from is not None:
+        raise NotImplementedError("shared_embedding_columns: ckpt_to_load_from is not "
+                                  "supported")
+    if initializer is not None and not callable(initializer):
+        raise ValueError("initializer must be callable if specified.")
+    categorical_columns = list(categorical_columns)
+    sorted_columns = sorted(categorical_columns, key=lambda c: c.name)
+    if not isinstance(sorted_columns[0], _CategoricalColumn):
+        raise ValueError(f"All categorical_columns must be subclasses of _CategoricalColumn. "
+                         f"Given: {sorted_columns[0]}, of type: {type(sorted_columns[0])}")
+    num_buckets = sorted_columns[0]._num_buckets
+
+    def base(column):
+        while isinstance(column, _WeightedCategoricalColumn):
+            column = column.categorical_column
+        return column
+
+    first = base(sorted_columns[0])
+    for column in sorted_columns[1:]:
+        if not isinstance(base(column), type(first)):
+            raise ValueError(f"To use shared_embedding_column, all categorical_columns must "
+                             f"have the same type, or be weighted_categorical_column or "
+                             f"sequence column of the same type. Given column: {first} of "
+                             f"type: {type(first)} does not match given column: "
+                             f"{base(column)} of type: {type(base(column))}")
+        if column._num_buckets != num_buckets:
+            raise ValueError(f"To use shared_embedding_column, all categorical_columns must "
+                             f"have the same number of buckets. ven column: {first} with "
+                             f"buckets: {num_buckets} does  not match column: {column} with "
+                             f"buckets: {column._num_buckets}")
+    if not shared_embedding_collection_name:
+        shared_embedding_collection_name = "_".join(c.name for c in sorted_columns)
+        shared_embedding_collection_name += "_shared_embedding"
+    initializer = initializer or _default_initializer(dimension)
+    return [_EmbeddingColumn(column, dimension, combiner, initializer, max_norm, trainable,
+                             shared_name=shared_embedding_collection_name)
+            for column in categorical_columns]
 
 
 def make_parse_example_spec(feature_columns):

@@ -72,6 +72,11 @@ def run_cases(tf):
         out["cross"] = fc.input_layer(feats, [fc.indicator_column(cross),
                                               fc.embedding_column(cross2, 3)])
         out["linear_cross"] = fc.linear_model(feats, [cross, cross2])
+        shared = fc.shared_embedding_columns([idc, dense_id], 3, combiner="sqrtn")
+        out["shared"] = fc.input_layer(feats, shared)
+        named = fc.shared_embedding_columns([weighted, dense_id], 2,
+                                            shared_embedding_collection_name="mine")
+        out["shared_named"] = fc.input_layer(feats, named + [price])
         out["file"] = fc.input_layer(feats, [fc.indicator_column(from_file)])
         out["file_oov"] = fc.input_layer(feats, [fc.indicator_column(from_file_oov)])
         out["input_layer"] = fc.input_layer(feats, cols)
@@ -103,7 +108,7 @@ def run_cases(tf):
                    for k, s in sorted(spec.items())}
     got["names"] = names
     got["shapes"] = shapes
-    got["col_names"] = [c.name for c in cols]
+    got["col_names"] = [c.name for c in cols + shared + named]
     return got
 ''')
 
@@ -124,7 +129,7 @@ def test_matches_tensorflow(tf1):
     assert ours["col_names"] == theirs["col_names"]
     assert ours["trainable"] == theirs["trainable"]
     assert ours["spec"] == theirs["spec"]
-    for key in ("input_layer", "cross", "linear_cross", "file", "file_oov", "linear", "linear_mean", "linear_set", "linear_mean_set"):
+    for key in ("input_layer", "shared", "shared_named", "cross", "linear_cross", "file", "file_oov", "linear", "linear_mean", "linear_set", "linear_mean_set"):
         np.testing.assert_allclose(ours[key], theirs[key], rtol=1e-5, atol=1e-6, err_msg=key)
     assert ours["init"].keys() == theirs["init"].keys()
     for key in ours["init"]:
@@ -180,5 +185,14 @@ def test_argument_errors():
         fc.embedding_column(fc.categorical_column_with_identity("a", 2), 0)
     with pytest.raises(ValueError, match="Duplicate feature column name"):
         fc.input_layer({"a": tf.constant([1.0])}, [fc.numeric_column("a")] * 2)
+    ident = fc.categorical_column_with_identity("a", 3)
+    with pytest.raises(ValueError, match="must have the same type"):
+        fc.shared_embedding_columns([ident, fc.categorical_column_with_hash_bucket("b", 3)], 2)
+    with pytest.raises(ValueError, match="same number of buckets"):
+        fc.shared_embedding_columns([ident, fc.categorical_column_with_identity("b", 4)], 2)
+    with pytest.raises(ValueError, match="not supported for crossing"):
+        fc.crossed_column([ident, fc.categorical_column_with_hash_bucket("b", 3)], 5)
+    with pytest.raises(ValueError, match="boundaries must be a sorted list"):
+        fc.bucketized_column(fc.numeric_column("x"), [1.0, 0.0])
     with pytest.raises(ValueError, match="must be a DenseColumn"):
         fc.input_layer({"a": tf.constant([[1]])}, [fc.categorical_column_with_identity("a", 2)])
