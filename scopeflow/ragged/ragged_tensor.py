@@ -17,6 +17,8 @@ from scopeflow.framework.opdef import NO_GRADIENT, OpDef
 from scopeflow.framework.sparse_tensor import SparseTensor
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops.array import grid_ops, indexing_ops, reverse_ops, shape_ops, slicing_ops
+from scopeflow.ops.control_flow.control_flow_ops import with_dependencies
+from scopeflow.ops.logging import check_ops
 from scopeflow.ops.math import (
     arithmetic_ops,
     count_ops,
@@ -126,6 +128,8 @@ class RaggedTensor:
         with name_scope(name, "RaggedFromRowSplits", [values, row_splits]):
             values = _values_tensor(values)
             row_splits = _splits_tensor(row_splits, "row_splits")
+            if validate:
+                row_splits = _validated(row_splits, values, "from_row_splits", True)
             return cls(values, row_splits, internal=True)
 
     @classmethod
@@ -133,8 +137,15 @@ class RaggedTensor:
         """Rows of the given lengths: ``row_splits = concat([[0], cumsum(row_lengths)])``."""
         with name_scope(name, "RaggedFromRowLengths", [values, row_lengths]):
             lengths = _splits_tensor(row_lengths, "row_lengths")
+            if validate:
+                lengths = with_dependencies([check_ops.assert_non_negative(
+                    lengths, message="Arguments to from_row_lengths do not form a valid "
+                    "RaggedTensor:negative")], lengths)
             splits = slicing_ops.concat([np.zeros([1], np.int64), scan_ops.cumsum(lengths)], 0)
-            return cls(_values_tensor(values), splits, internal=True)
+            values = _values_tensor(values)
+            if validate:
+                splits = _validated(splits, values, "from_row_lengths", False)
+            return cls(values, splits, internal=True)
 
     @classmethod
     def from_row_starts(cls, values, row_starts, name=None, validate=True):
@@ -395,6 +406,21 @@ def value_from_components(parts) -> RaggedTensorValue:
     for splits in reversed(parts[:-1]):
         result = RaggedTensorValue(result, splits)
     return result
+
+
+def _validated(splits, values, factory, check_splits):
+    """``splits`` behind TF's run-time checks: it starts at 0, never decreases, and ends at
+    the number of values (each failing with TF's message)."""
+    checks = []
+    if check_splits:
+        msg = f"Arguments to {factory} do not form a valid RaggedTensor:"
+        checks.append(check_ops.assert_equal(splits[0], np.int64(0), message=msg + "zero"))
+        checks.append(check_ops.assert_non_negative(
+            arithmetic_ops.subtract(splits[1:], splits[:-1]), message=msg + "monotonic"))
+    checks.append(check_ops.assert_equal(
+        splits[-1], _nvals(values),
+        message="Arguments to _from_row_partition do not form a valid RaggedTensor"))
+    return with_dependencies(checks, splits)
 
 
 def _nvals(values):

@@ -104,6 +104,16 @@ CASES = textwrap.dedent('''
                 out["sdp_bad"] = None
             except tf.errors.InvalidArgumentError:
                 out["sdp_bad"] = "InvalidArgumentError"
+            bad = {"zero": [1, 3], "monotonic": [0, 2, 1, 3], "nvals": [0, 2]}
+            for key, splits in bad.items():
+                try:
+                    with tf.Session() as sess:
+                        sess.run(tf.RaggedTensor.from_row_splits(
+                            [1, 2, 3], tf.constant(splits, tf.int64)).row_splits)
+                    out["bad_" + key] = None
+                except tf.errors.InvalidArgumentError as e:
+                    out["bad_" + key] = [m for m in ("zero", "monotonic", "_from_row_partition")
+                                         if m in e.message]
             out["range_op"] = [t["range"].values.op.type, t["range"].values.op.name]
             try:
                 with tf.Session() as sess:
