@@ -644,6 +644,7 @@ class FlagValues:
         d["_key_flags_by_module"] = {}
         d["_flags_by_module"] = {}
         d["_validator_count"] = 0
+        d["_gnu_getopt"] = True
         d["_banned_flag_names"] = frozenset(
             n for n in dir(FlagValues) if not n.startswith("_"))
 
@@ -860,7 +861,9 @@ class FlagValues:
 
             if not arg.startswith("-"):
                 unparsed.append(arg)
-                continue
+                if self.__dict__["_gnu_getopt"]:
+                    continue
+                break  # without GNU getopt, the first positional ends the flags
             if arg == "--":
                 if known_only:
                     unparsed.append(arg)
@@ -944,8 +947,7 @@ class FlagValues:
             line = line.strip()
             if not line or line.startswith(("#", "//")):
                 continue
-            if line.startswith("-"):
-                result.append(line)
+            result.append(line)
         return result
 
     def flags_into_string(self):
@@ -964,6 +966,35 @@ class FlagValues:
     def append_flags_into_file(self, filename):
         with open(filename, "a") as f:
             f.write(self.flags_into_string())
+
+    def set_gnu_getopt(self, gnu_getopt=True):
+        """Whether flags may follow positional arguments (absl's default: yes)."""
+        self.__dict__["_gnu_getopt"] = gnu_getopt
+
+    def is_gnu_getopt(self):
+        return self.__dict__["_gnu_getopt"]
+
+    def append_flag_values(self, flag_values):
+        """Registers every flag of another ``FlagValues`` here too."""
+        for name, flag in flag_values._flags().items():
+            if name == flag.name:
+                self[name] = flag
+
+    def remove_flag_values(self, flag_values):
+        """Removes the flags another ``FlagValues`` defines."""
+        for name in list(flag_values):
+            if name in self._flags():
+                self.__delattr__(name)
+
+    def find_module_defining_flag(self, flagname, default=None):
+        """The name of the module that defined ``flagname`` (``default`` if unknown)."""
+        flag = self._flags().get(flagname)
+        if flag is None:
+            return default
+        for module, flags in self.__dict__["_flags_by_module"].items():
+            if any(f.name == flag.name for f in flags):
+                return module
+        return default
 
     def get_flags_for_module(self, module):
         name = module if isinstance(module, str) else module.__name__

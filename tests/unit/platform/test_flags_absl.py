@@ -213,6 +213,29 @@ def run(flags):
                                     (["p", "--flagfile"], False)]):
         rec(f"undefok{i}", lambda: fv7(argv, known_only=ko))
         fv7.unparse_flags()
+    def _more():
+        out = []
+        fv = flags.FlagValues()
+        flags.DEFINE_integer("a", 1, "A.", flag_values=fv)
+        flags.DEFINE_flag(flags.BooleanFlag("b", False, "B."), fv, module_name="mm")
+        fv.set_gnu_getopt(False)
+        out.append([fv.is_gnu_getopt(), fv(["p", "x", "--a=3"]), fv.a])
+        fv.unparse_flags(); fv.set_gnu_getopt(True)
+        out.append(fv(["p", "x", "--a=3"]))
+        out.append([fv.find_module_defining_flag("b"), fv.find_module_defining_flag("zz", "dflt")])
+        o = flags.FlagValues()
+        flags.DEFINE_string("c", "q", "C.", flag_values=o)
+        fv.append_flag_values(o)
+        out.append(sorted(fv))
+        fv.remove_flag_values(o)
+        out.append(sorted(fv))
+        path = os.path.join(tempfile.mkdtemp(), "f")
+        with open(path, "w") as f:
+            f.write("--a=5\npositional\n  --b  \n")
+        fv.unparse_flags()
+        out.append([fv(["p", "--flagfile=" + path]), fv.a, fv.b])
+        return out
+    rec("gnu_append_flagfile", _more)
     fv6 = flags.FlagValues()
     flags.DEFINE_flag(flags.BooleanFlag("fast", False, "Go.", short_name="f"), fv6, module_name="mymod")
     flags.DEFINE_flag(flags.Flag(flags.IntegerParser(0, None), flags.ArgumentSerializer(), "steps", 10,
