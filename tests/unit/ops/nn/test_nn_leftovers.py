@@ -136,3 +136,78 @@ def test_fake_quant_errors_without_tf():
         with pytest.raises(LookupError):
             x = tf.constant([1.0])
             tf.gradients(tf.fake_quant_with_min_max_args_gradient(x, x), x)
+
+
+# ── tf.nn.safe_embedding_lookup_sparse ──────────────────────────────────────────────
+SAFE_PROGRAM = textwrap.dedent('''
+    P = np.arange(12, dtype=np.float32).reshape(6, 2) / 4
+    params = tf.constant(P)
+    idx = [[0, 0], [0, 1], [1, 0], [3, 0], [3, 2]]
+    ids = tf.SparseTensor(idx, tf.constant([1, 3, -1, 5, 2], tf.int64), [4, 3])
+    w = tf.SparseTensor(idx, [2.0, 0.5, 1.0, -1.0, 3.0], [4, 3])
+    ids3 = tf.SparseTensor([[0, 0, 0], [0, 1, 1], [1, 1, 0]], tf.constant([4, 0, 2], tf.int64),
+                           [2, 2, 2])
+    ph = tf.sparse_placeholder(tf.int64)
+    nn = tf.nn
+    r = [nn.safe_embedding_lookup_sparse(params, ids),
+         nn.safe_embedding_lookup_sparse(params, ids, w),
+         nn.safe_embedding_lookup_sparse(params, ids, w, combiner="sum", default_id=4),
+         nn.safe_embedding_lookup_sparse([params[:3], params[3:]], ids, w, combiner="sqrtn"),
+         nn.safe_embedding_lookup_sparse(params, ids3, name="hi"),
+         nn.safe_embedding_lookup_sparse(params, ids, default_id=0, max_norm=1.0)]
+    u = nn.safe_embedding_lookup_sparse(params, ph)
+    g = tf.gradients(r[1], params)[0]
+    out = {"names": [t.name for t in r + [u]], "shapes": [str(t.shape) for t in r + [u]],
+           "types": sorted({o.type for o in tf.get_default_graph().get_operations()}),
+           "gtype": type(g).__name__}
+    s = tf.Session()
+    out["vals"] = [v.tolist() for v in s.run(r)]
+    out["g"] = np.asarray(s.run(tf.convert_to_tensor(g))).tolist()
+    out["u"] = s.run(u, {ph: tf.SparseTensorValue([[0, 0, 1]], [3], [2, 1, 2])}).tolist()
+    errs = []
+    for f in [lambda: nn.safe_embedding_lookup_sparse(None, ids),
+              lambda: nn.safe_embedding_lookup_sparse([], ids)]:
+        try:
+            f()
+            errs.append("ok")
+        except Exception as e:
+            errs.append(type(e).__name__ + ": " + str(e))
+    out["errs"] = errs
+    print(json.dumps(out))
+''')
+
+
+def _run_scopeflow_program(program):
+    import contextlib
+    import io
+    buf = io.StringIO()
+    with tf.Graph().as_default(), contextlib.redirect_stdout(buf):
+        exec(program, {"tf": tf, "np": np, "json": json})
+    return json.loads(buf.getvalue().splitlines()[-1])
+
+
+def test_safe_embedding_lookup_sparse_matches_tf(tf1):
+    want = tf1("tf.disable_v2_behavior()\n" + SAFE_PROGRAM)
+    got = _run_scopeflow_program(SAFE_PROGRAM)
+    assert got == want
+
+
+def test_safe_embedding_lookup_sparse_numpy():
+    got = _run_scopeflow_program(SAFE_PROGRAM)
+    P = np.arange(12, dtype=np.float32).reshape(6, 2) / 4
+    zero = [0.0, 0.0]
+    # mean without weights: row 0 averages ids 1, 3; row 1's only id is -1 (dropped);
+    # row 3 averages ids 5, 2; empty rows are zeros.
+    np.testing.assert_allclose(got["vals"][0], [(P[1] + P[3]) / 2, zero, zero,
+                                                (P[5] + P[2]) / 2], rtol=1e-6)
+    # weighted mean: weight -1 (id 5) is dropped, so row 3 is P[2].
+    np.testing.assert_allclose(got["vals"][1], [(2 * P[1] + .5 * P[3]) / 2.5, zero, zero,
+                                                P[2]], rtol=1e-6)
+    # "sum" keeps the negative weight; empty rows take default_id 4's embedding.
+    np.testing.assert_allclose(got["vals"][2], [2 * P[1] + .5 * P[3], P[4], P[4],
+                                                -P[5] + 3 * P[2]], rtol=1e-6)
+    # rank 3 ids: the result is [2, 2, dim]
+    np.testing.assert_allclose(got["vals"][4], [[P[4], P[0]], [zero, P[2]]], rtol=1e-6)
+    assert got["shapes"][-1] == "<unknown>" and got["shapes"][4] == "(2, 2, 2)"
+    assert got["errs"] == ["ValueError: Missing embedding_weights None.",
+                           "ValueError: Missing embedding_weights [].",]
