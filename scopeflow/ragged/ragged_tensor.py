@@ -379,6 +379,11 @@ class RaggedTensor:
                 shape_t, flat, default, *self.nested_row_splits,
                 row_partition_types=["ROW_SPLITS"] * self.ragged_rank,
                 name="RaggedTensorToTensor")
+            if shape is not None:  # a requested size replaces the inferred one, as in TF
+                want, have = TensorShape(shape), out.shape
+                if want.ndims is not None and have.ndims == want.ndims:
+                    out._shape = TensorShape([w if w is not None else h for w, h in
+                                              zip(want.as_list(), have.as_list())])
             return out
 
     def to_sparse(self, name=None):

@@ -53,6 +53,8 @@ CASES = textwrap.dedent('''
                                                          padding=0),
                 "sparse": fs,
                 "to_tensor": rt.to_tensor(), "to_tensor_d": r3.to_tensor(default_value=-1.0),
+                "tt_crop": rt.to_tensor(shape=[2, 1]), "tt_pad": rt.to_tensor(shape=[4, None]),
+                "tt_3": r3.to_tensor(default_value=9.0, shape=[2, 1, 3]),
                 "row_lengths": rt.row_lengths(), "nrows": rt.nrows(),
                 "value_rowids": rt.value_rowids(), "flat3": r3.flat_values,
                 "with_values": rt.with_values(rt.values * 2),
