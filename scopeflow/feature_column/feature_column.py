@@ -404,42 +404,45 @@ class _IndicatorColumn(_DenseColumn):
 
 def _safe_embedding_lookup_sparse(params, sp_ids, sp_weights=None, combiner="mean",
                                   name=None, max_norm=None):
-    """TF's ``safe_embedding_lookup_sparse``: ids < 0 (and weights <= 0) are dropped, rows
-    left empty embed to zeros, and inputs of rank > 2 keep their leading dimensions."""
+    """TF's ``safe_embedding_lookup_sparse``: ids < 0 are dropped (and weights <= 0 unless
+    the combiner is "sum"), rows left empty embed to zeros, and inputs of rank > 2 keep
+    their leading dimensions; the graph follows TF's (flatten, prune, fill, combine)."""
     dim = params.shape.as_list()[-1]
     with name_scope(name, "embedding_lookup", [params, sp_ids]) as scope:
         original_shape = sp_ids.dense_shape
-        rank = (sp_ids.dense_shape.shape.as_list()[0] if sp_ids.dense_shape.shape.rank
+        rank = (original_shape.shape.as_list()[0] if original_shape.shape.rank
                 else None)
-        if rank is None or rank > 2:
-            lead = reduction_ops.reduce_prod(
-                slicing_ops.slice(original_shape, [0], [rank - 1 if rank else -1]))
-            last = indexing_ops.gather(original_shape, rank - 1 if rank else -1)
-            new_shape = layout_ops.stack([lead, last])
-            sp_ids = sparse_layout_ops.sparse_reshape(sp_ids, new_shape)
-            if sp_weights is not None:
-                sp_weights = sparse_layout_ops.sparse_reshape(sp_weights, new_shape)
-        keep = arithmetic_ops.greater_equal(sp_ids.values, convert_to_tensor(0, sp_ids.dtype))
+        rank_t = rank if rank is not None else shape_ops.size(original_shape)
+        new_shape = [reduction_ops.reduce_prod(
+                         slicing_ops.slice(original_shape, [0], [rank_t - 1])),
+                     indexing_ops.gather(original_shape, rank_t - 1)]
+        sp_ids = sparse_layout_ops.sparse_reshape(sp_ids, new_shape)
         if sp_weights is not None:
-            keep = arithmetic_ops.logical_and(
-                keep, arithmetic_ops.greater(sp_weights.values,
-                                             convert_to_tensor(0, sp_weights.dtype)))
-        sp_ids = sparse_layout_ops.sparse_retain(sp_ids, keep)
+            sp_weights = sparse_layout_ops.sparse_reshape(sp_weights, new_shape)
+        valid = arithmetic_ops.greater_equal(sp_ids.values,
+                                             convert_to_tensor(0, sp_ids.dtype))
+        if combiner != "sum" and sp_weights is not None:
+            valid = arithmetic_ops.logical_and(
+                valid, arithmetic_ops.greater(sp_weights.values,
+                                              convert_to_tensor(0, sp_weights.dtype)))
+        sp_ids = sparse_layout_ops.sparse_retain(sp_ids, valid)
         if sp_weights is not None:
-            sp_weights = sparse_layout_ops.sparse_retain(sp_weights, keep)
+            sp_weights = sparse_layout_ops.sparse_retain(sp_weights, valid)
         sp_ids, is_row_empty = sparse_layout_ops.sparse_fill_empty_rows(sp_ids, 0)
         if sp_weights is not None:
             sp_weights, _ = sparse_layout_ops.sparse_fill_empty_rows(sp_weights, 1.0)
         result = embedding_lookup_sparse(params, sp_ids, sp_weights, combiner=combiner,
                                          max_norm=max_norm)
-        empty = arithmetic_ops.cast(shape_ops.reshape(is_row_empty, [-1, 1]), dtypes.bool)
-        empty = reduction_ops.tile(empty, layout_ops.stack([1, shape_ops.shape(result)[1]]))
-        result = reduction_ops.where(empty, reduction_ops.zeros_like(result), result)
+        empty = reduction_ops.tile(
+            shape_ops.reshape(is_row_empty, [-1, 1]),
+            layout_ops.stack([1, shape_ops.shape(result)[1]]))
+        result = reduction_ops.where(empty, reduction_ops.zeros_like(result), result,
+                                     name=scope)
         out_shape = slicing_ops.concat(
             [slicing_ops.slice(arithmetic_ops.cast(original_shape, dtypes.int32), [0],
-                               [rank - 1 if rank else -1]),
+                               [rank_t - 1]),
              slicing_ops.slice(shape_ops.shape(result), [1], [-1])], 0)
-        result = shape_ops.reshape(result, out_shape, name=scope)
+        result = shape_ops.reshape(result, out_shape)
         if rank is not None:
             result.set_shape(TensorShape([None] * (rank - 1) + [dim]))
         return result

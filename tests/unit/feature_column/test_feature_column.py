@@ -28,7 +28,7 @@ def run_cases(tf):
         ids = tf.SparseTensor([[0, 0], [1, 0], [1, 1], [3, 0]],
                               tf.constant([1, 2, 0, 3], tf.int64), [4, 2])
         weights = tf.SparseTensor([[0, 0], [1, 0], [1, 1], [3, 0]],
-                                  tf.constant([0.5, 2.0, 1.5, 3.0]), [4, 2])
+                                  tf.constant([0.5, 2.0, -1.5, 3.0]), [4, 2])
         words = tf.SparseTensor([[0, 0], [0, 1], [2, 0], [3, 1]],
                                 tf.constant(["a", "bb", "a", "zz"]), [4, 3])
         feats = {
