@@ -9,6 +9,7 @@ from scopeflow.ops.math_ops import sigmoid, tanh  # noqa: F401 - TF1 has tf.nn.s
 from scopeflow.ops.nn.conv3d_ops import conv3d_transpose  # noqa: F401
 from scopeflow.ops.nn.conv_ops import *  # noqa: F403
 from scopeflow.ops.nn.conv_pool_composites import *  # noqa: F403
+from scopeflow.ops.nn.ctc_decoder_ops import *  # noqa: F403
 from scopeflow.ops.nn.ctc_ops import *  # noqa: F403
 from scopeflow.ops.nn.embedding_ops import *  # noqa: F403
 from scopeflow.ops.nn.morphology_ops import *  # noqa: F403

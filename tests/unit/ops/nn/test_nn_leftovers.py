@@ -211,3 +211,37 @@ def test_safe_embedding_lookup_sparse_numpy():
     assert got["shapes"][-1] == "<unknown>" and got["shapes"][4] == "(2, 2, 2)"
     assert got["errs"] == ["ValueError: Missing embedding_weights None.",
                            "ValueError: Missing embedding_weights [].",]
+
+
+# ── tf.nn.ctc_unique_labels ──────────────────────────────────────────────────────────
+UNIQUE_PROGRAM = textwrap.dedent('''
+    ph = tf.placeholder(tf.int32, [None, None])
+    r = [tf.nn.ctc_unique_labels([[3, 4, 4, 3], [1, 1, 0, 0], [5, 6, 7, 5]]),
+         tf.nn.ctc_unique_labels(tf.constant([[2, 2, 2]], tf.int64), name="u"),
+         tf.nn.ctc_unique_labels(ph)]
+    out = {"scopes": [[t.name.split("/")[0] for t in x] for x in r],
+           "shapes": [[str(t.shape) for t in x] for x in r],
+           "dtypes": [[t.dtype.name for t in x] for x in r], "type": type(r[0]).__name__}
+    s = tf.Session()
+    out["vals"] = [[v.tolist() for v in s.run(x)] for x in r[:2]]
+    out["ph"] = [v.tolist() for v in s.run(r[2], {ph: [[9, 8, 9], [0, 0, 7]]})]
+    print(json.dumps(out))
+''')
+
+
+def test_ctc_unique_labels_matches_tf(tf1):
+    # Tensor names below the scope are map_fn's (TF's TensorArrayStack/TensorArrayGatherV3
+    # vs scopeflow's TensorArrayStack): compared by scope only.
+    want = tf1("tf.disable_v2_behavior()\n" + UNIQUE_PROGRAM)
+    assert _run_scopeflow_program(UNIQUE_PROGRAM) == want
+
+
+def test_ctc_unique_labels_numpy():
+    got = _run_scopeflow_program(UNIQUE_PROGRAM)
+    labels = np.array([[3, 4, 4, 3], [1, 1, 0, 0], [5, 6, 7, 5]])
+    for row, uniq, idx in zip(labels, *got["vals"][0]):
+        first = list(dict.fromkeys(row.tolist()))       # distinct, in order of appearance
+        assert uniq == first + [0] * (len(row) - len(first))
+        assert [first[i] for i in idx] == row.tolist()
+    assert got["ph"] == [[[9, 8, 0], [0, 7, 0]], [[0, 1, 0], [0, 0, 1]]]
+    assert got["dtypes"][0] == ["int64", "int32"] and got["shapes"][2] == ["(?, ?)"] * 2
