@@ -5,9 +5,9 @@ absl-compatible implementation: the same parsers and serializers, ``Flag`` class
 ``FlagValues`` registry, ``DEFINE_*`` functions returning ``FlagHolder``s, validators,
 required and mutually exclusive flags, and the same command-line syntax
 (``--name=value``, ``--name value``, ``--name``/``--noname`` for booleans,
-``--flagfile=path``, ``--`` ending the flags) and error messages. One TF1 difference is
-kept on purpose: reading ``FLAGS.x`` before parsing parses ``sys.argv``'s known flags
-(TF1 programs read flags before ``tf.app.run`` in places), instead of raising
+``--flagfile=path``, ``--`` ending the flags) and error messages. As TF's wrapper does,
+reading ``FLAGS.x`` before parsing parses ``sys.argv`` (its known flags here, so a
+test runner's own arguments do no harm), where another unparsed ``FlagValues`` raises
 ``UnparsedFlagAccessError``.
 
 >>> fv = FlagValues()
@@ -25,6 +25,7 @@ import csv
 import enum
 import inspect
 import io
+import logging
 import os
 import re
 import shutil
@@ -89,7 +90,7 @@ class UnrecognizedFlagError(Error):
 
 
 class UnparsedFlagAccessError(Error):
-    """absl's error for reading an unparsed flag; TF1's wrapper parses instead."""
+    """Reading a flag of an unparsed ``FlagValues`` (``FLAGS`` itself parses instead)."""
 
 
 class ValidationError(Error):
@@ -727,8 +728,12 @@ class FlagValues:
         fl = self._flags()
         if name not in fl:
             raise AttributeError(name)
-        if not self.__dict__["_parsed"]:  # TF1's wrapper: parse sys.argv's known flags
-            self(sys.argv, known_only=True)
+        if self.__dict__["_parsed"] or fl[name].present:
+            return fl[name].value
+        if self is not FLAGS:
+            raise UnparsedFlagAccessError(
+                f"Trying to access flag --{name} before flags were parsed.")
+        self(sys.argv, known_only=True)  # TF1's FLAGS wrapper: parse on the first read
         return fl[name].value
 
     def __setattr__(self, name, value):
@@ -1290,9 +1295,9 @@ def _tf_define(function):
                 renamed = True
                 kwargs[new] = kwargs.pop(old)
         if renamed:
-            warnings.warn("Use of the keyword argument names (flag_name, default_value, "
-                          "docstring) is deprecated, please use (name, default, help) "
-                          "instead.", stacklevel=2)
+            logging.warning("Use of the keyword argument names (flag_name, default_value, "
+                            "docstring) is deprecated, please use (name, default, help) "
+                            "instead.")
         return function(*args, **kwargs)
     return tf_decorator.make_decorator(function, wrapper)
 
@@ -1436,10 +1441,12 @@ def DEFINE_alias(name, original_name, flag_values=FLAGS, module_name=None):  # n
 
 DEFINE_bool = DEFINE_boolean
 
-for _name in [n for n in __all__ if n.startswith("DEFINE")]:
-    if _name not in ("DEFINE_flag", "DEFINE_alias", "DEFINE_bool"):
-        globals()[_name] = _tf_define(globals()[_name])
-DEFINE_bool = DEFINE_boolean  # noqa: F811 (the wrapped one)
+# TF wraps these four (only) to accept the old keyword names.
+DEFINE_string = _tf_define(DEFINE_string)
+DEFINE_boolean = _tf_define(DEFINE_boolean)
+DEFINE_bool = DEFINE_boolean
+DEFINE_float = _tf_define(DEFINE_float)
+DEFINE_integer = _tf_define(DEFINE_integer)
 
 
 # -- key flags ------------------------------------------------------------------------------

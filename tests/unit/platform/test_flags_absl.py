@@ -236,6 +236,14 @@ def run(flags):
         out.append([fv(["p", "--flagfile=" + path]), fv.a, fv.b])
         return out
     rec("gnu_append_flagfile", _more)
+    fv8 = flags.FlagValues()
+    h8 = flags.DEFINE_integer("u", 1, "U.", flag_values=fv8)
+    rec("unparsed_access", lambda: h8.value)
+    rec("unparsed_access2", lambda: fv8.u)
+    rec("old_kwargs_list", lambda: type(_e(lambda: flags.DEFINE_list(flag_name="l", default_value="a",
+                                                                      docstring="d", flag_values=fv8))).__name__)
+    rec("old_kwargs_float", lambda: (flags.DEFINE_float(flag_name="fl", default_value=1, docstring="d",
+                                                        flag_values=fv8), fv8["fl"].default)[1])
     fv6 = flags.FlagValues()
     flags.DEFINE_flag(flags.BooleanFlag("fast", False, "Go.", short_name="f"), fv6, module_name="mymod")
     flags.DEFINE_flag(flags.Flag(flags.IntegerParser(0, None), flags.ArgumentSerializer(), "steps", 10,
