@@ -769,9 +769,15 @@ def _weight_collections(weight_collections):
     return collections
 
 
+def _rows_flat(sparse):
+    """``sparse`` as [batch, -1], as TF's linear model reshapes a column's ids."""
+    batch = arithmetic_ops.cast(sparse.dense_shape[0], dtypes.int32)
+    return sparse_layout_ops.sparse_reshape(sparse, layout_ops.stack([batch, -1]))
+
+
 def _flatten(tensor, num_elements):
     batch_size = shape_ops.shape(tensor)[0]
-    return shape_ops.reshape(tensor, layout_ops.stack([batch_size, num_elements]))
+    return shape_ops.reshape(tensor, shape=(batch_size, num_elements))
 
 
 def input_layer(features, feature_columns, weight_collections=None, trainable=True,
@@ -820,12 +826,18 @@ def linear_model(features, feature_columns, units=1, sparse_combiner="sum",
             column_names[column] = scope.name.rsplit("/", 1)[-1]
     columns = sorted(columns, key=lambda c: column_names[c])
     builder = _Features(features)
-    with variable_scope(model_name):
+    # TF's model layer is called under a name scope of its own name (so ops read
+    # ``linear_model_1/linear_model/...`` while variables are ``linear_model/...``).
+    with name_scope(model_name), variable_scope(model_name):
         sums = []
         for column in columns:
             with variable_scope(column_names[column]):
                 if isinstance(column, _CategoricalColumn):
                     ids, weights = column._get_sparse_tensors(builder)
+                    # Every id of an example (any rank) counts towards its one row.
+                    ids = _rows_flat(ids)
+                    if weights is not None:
+                        weights = _rows_flat(weights)
                     var = get_variable("weights", shape=(column._num_buckets, units),
                                        initializer=zeros_initializer(), trainable=trainable,
                                        collections=collections)

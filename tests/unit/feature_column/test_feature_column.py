@@ -77,6 +77,11 @@ def run_cases(tf):
         named = fc.shared_embedding_columns([weighted, dense_id], 2,
                                             shared_embedding_collection_name="mine")
         out["shared_named"] = fc.input_layer(feats, named + [price])
+        deep_ids = tf.SparseTensor([[0, 0, 0], [0, 1, 1], [2, 1, 0], [3, 0, 0], [3, 0, 1]],
+                                   tf.constant([1, 2, 0, 3, 3], tf.int64), [4, 2, 2])
+        deep = fc.categorical_column_with_identity("deep", 4)
+        deep_feats = {"deep": deep_ids}
+        out["deep_linear"] = fc.linear_model(deep_feats, [deep], units=3)
         out["file"] = fc.input_layer(feats, [fc.indicator_column(from_file)])
         out["file_oov"] = fc.input_layer(feats, [fc.indicator_column(from_file_oov)])
         out["input_layer"] = fc.input_layer(feats, cols)
@@ -129,7 +134,7 @@ def test_matches_tensorflow(tf1):
     assert ours["col_names"] == theirs["col_names"]
     assert ours["trainable"] == theirs["trainable"]
     assert ours["spec"] == theirs["spec"]
-    for key in ("input_layer", "shared", "shared_named", "cross", "linear_cross", "file", "file_oov", "linear", "linear_mean", "linear_set", "linear_mean_set"):
+    for key in ("input_layer", "deep_linear", "shared", "shared_named", "cross", "linear_cross", "file", "file_oov", "linear", "linear_mean", "linear_set", "linear_mean_set"):
         np.testing.assert_allclose(ours[key], theirs[key], rtol=1e-5, atol=1e-6, err_msg=key)
     assert ours["init"].keys() == theirs["init"].keys()
     for key in ours["init"]:
