@@ -101,6 +101,8 @@ def run_cases(tf):
             sess.run(ones)
             got["linear_set"] = sess.run(out["linear"]).tolist()
             got["linear_mean_set"] = sess.run(out["linear_mean"]).tolist()
+            got["deep_linear_set"] = sess.run(out["deep_linear"]).tolist()
+            got["linear_cross_set"] = sess.run(out["linear_cross"]).tolist()
         for k, v in out.items():
             shapes[k] = v.shape.as_list()
         names = {v.name: v.shape.as_list() for v in variables}
@@ -134,7 +136,8 @@ def test_matches_tensorflow(tf1):
     assert ours["col_names"] == theirs["col_names"]
     assert ours["trainable"] == theirs["trainable"]
     assert ours["spec"] == theirs["spec"]
-    for key in ("input_layer", "deep_linear", "shared", "shared_named", "cross", "linear_cross", "file", "file_oov", "linear", "linear_mean", "linear_set", "linear_mean_set"):
+    for key in ("input_layer", "deep_linear", "shared", "shared_named", "cross", "linear_cross", "file", "file_oov", "linear", "linear_mean", "linear_set", "linear_mean_set",
+                "deep_linear_set", "linear_cross_set"):
         np.testing.assert_allclose(ours[key], theirs[key], rtol=1e-5, atol=1e-6, err_msg=key)
     assert ours["init"].keys() == theirs["init"].keys()
     for key in ours["init"]:
