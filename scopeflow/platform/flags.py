@@ -7,8 +7,8 @@ required and mutually exclusive flags, and the same command-line syntax
 (``--name=value``, ``--name value``, ``--name``/``--noname`` for booleans,
 ``--flagfile=path``, ``--`` ending the flags) and error messages. As TF's wrapper does,
 reading ``FLAGS.x`` before parsing parses ``sys.argv`` (its known flags here, so a
-test runner's own arguments do no harm), where another unparsed ``FlagValues`` raises
-``UnparsedFlagAccessError``.
+test runner's own arguments do no harm); scopeflow does so for every ``FlagValues``,
+where absl would raise ``UnparsedFlagAccessError`` for one other than ``FLAGS``.
 
 >>> fv = FlagValues()
 >>> steps = DEFINE_integer("steps", 10, "How many steps.", flag_values=fv)
@@ -90,7 +90,8 @@ class UnrecognizedFlagError(Error):
 
 
 class UnparsedFlagAccessError(Error):
-    """Reading a flag of an unparsed ``FlagValues`` (``FLAGS`` itself parses instead)."""
+    """absl's error for reading an unparsed flag; scopeflow parses instead, as TF's
+    ``FLAGS`` wrapper does."""
 
 
 class ValidationError(Error):
@@ -728,12 +729,10 @@ class FlagValues:
         fl = self._flags()
         if name not in fl:
             raise AttributeError(name)
-        if self.__dict__["_parsed"] or fl[name].present:
-            return fl[name].value
-        if self is not FLAGS:
-            raise UnparsedFlagAccessError(
-                f"Trying to access flag --{name} before flags were parsed.")
-        self(sys.argv, known_only=True)  # TF1's FLAGS wrapper: parse on the first read
+        if not (self.__dict__["_parsed"] or fl[name].present):
+            # TF1's FLAGS wrapper: parse on the first read (every FlagValues here, as
+            # scopeflow always has; absl would raise UnparsedFlagAccessError for others)
+            self(sys.argv, known_only=True)
         return fl[name].value
 
     def __setattr__(self, name, value):

@@ -237,9 +237,6 @@ def run(flags):
         return out
     rec("gnu_append_flagfile", _more)
     fv8 = flags.FlagValues()
-    h8 = flags.DEFINE_integer("u", 1, "U.", flag_values=fv8)
-    rec("unparsed_access", lambda: h8.value)
-    rec("unparsed_access2", lambda: fv8.u)
     rec("old_kwargs_list", lambda: type(_e(lambda: flags.DEFINE_list(flag_name="l", default_value="a",
                                                                       docstring="d", flag_values=fv8))).__name__)
     rec("old_kwargs_float", lambda: (flags.DEFINE_float(flag_name="fl", default_value=1, docstring="d",
