@@ -72,3 +72,33 @@ ROWS = [
            lambda g, x, lo, hi: fq_grad_ref(g, x, lo, hi, 8, True, axes=0), [G, X, LO, HI],
            id="fq_per_channel_grad"),
 ]
+
+
+def _ctc_best_logprob(x, seq_len):
+    """log P of the most probable label sequence per batch entry, by summing over every
+    alignment (brute force; equals a beam search whose beam holds every prefix)."""
+    import itertools
+    out = []
+    for b in range(x.shape[1]):
+        xb = x[:seq_len[b], b].astype(np.float64)
+        p = np.exp(xb - xb.max(1, keepdims=True))
+        p /= p.sum(1, keepdims=True)
+        n_t, n_c = p.shape
+        scores = {}
+        for path in itertools.product(range(n_c), repeat=n_t):
+            seq, prev = [], None
+            for c in path:
+                if c != n_c - 1 and c != prev:
+                    seq.append(c)
+                prev = c
+            key = tuple(seq)
+            scores[key] = scores.get(key, 0.0) + np.prod(p[np.arange(n_t), path])
+        out.append([np.log(max(scores.values()))])
+    return np.array(out, x.dtype)
+
+
+CTC_X = np.random.RandomState(5).randn(4, 2, 3).astype(f32)
+ROWS.append(OpCase(
+    "CTCBeamSearchDecoder",
+    lambda tf, x: tf.nn.ctc_beam_search_decoder(x, [4, 3], beam_width=64)[1],
+    lambda x: _ctc_best_logprob(x, [4, 3]), [CTC_X], id="ctc_beam_wide", rtol=1e-5))

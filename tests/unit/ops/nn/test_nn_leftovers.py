@@ -245,3 +245,94 @@ def test_ctc_unique_labels_numpy():
         assert [first[i] for i in idx] == row.tolist()
     assert got["ph"] == [[[9, 8, 0], [0, 7, 0]], [[0, 1, 0], [0, 0, 1]]]
     assert got["dtypes"][0] == ["int64", "int32"] and got["shapes"][2] == ["(?, ?)"] * 2
+
+
+# ── tf.nn.ctc_beam_search_decoder / _v2 ─────────────────────────────────────────────
+BEAM_PROGRAM = textwrap.dedent('''
+    rng = np.random.RandomState(3)
+    SL = np.array([6, 4, 2], np.int32)
+    x = tf.placeholder(tf.float32, [None, 3, 4])
+    outs = [tf.nn.ctc_beam_search_decoder(x, SL, beam_width=3, top_paths=2),
+            tf.nn.ctc_beam_search_decoder(x, SL, beam_width=10, top_paths=3,
+                                          merge_repeated=False),
+            tf.nn.ctc_beam_search_decoder_v2(x, SL, beam_width=1)]
+    res = {"shapes": [[str(t.shape) for sp in d for t in (sp.indices, sp.values,
+                                                         sp.dense_shape)] + [str(lp.shape)]
+                      for d, lp in outs],
+           "names": [[sp.indices.name for sp in d] + [lp.name] for d, lp in outs],
+           "types": [outs[0][1].op.type, outs[0][1].dtype.name]}
+    s = tf.Session()
+    vals, lps = [], []
+    for scale in (2, 3, 0.5):
+        r = s.run(outs, {x: rng.randn(6, 3, 4).astype(np.float32) * scale})
+        vals.append([[[sp.indices.tolist(), sp.values.tolist(), sp.dense_shape.tolist()]
+                      for sp in d] for d, lp in r])
+        lps.append([lp.tolist() for d, lp in r])
+    res["vals"], res["lps"] = vals, lps
+    d64, lp64 = tf.nn.ctc_beam_search_decoder(tf.constant(rng.randn(5, 2, 6)), [5, 3],
+                                              beam_width=4, top_paths=2)
+    r = s.run([d64[1].values, lp64])
+    res["f64"] = [r[0].tolist(), r[1].tolist(), lp64.dtype.name]
+    errs = []
+    for f in [lambda: s.run(tf.nn.ctc_beam_search_decoder(x, [6, 4, 0], top_paths=2)[1],
+                            {x: np.zeros([6, 3, 4], np.float32)}),
+              lambda: tf.nn.ctc_beam_search_decoder(x, [6, 4]),
+              lambda: tf.nn.ctc_beam_search_decoder(tf.zeros([2, 3]), [1, 1])]:
+        try:
+            f()
+            errs.append("ok")
+        except Exception as e:
+            errs.append(type(e).__name__)
+    res["errs"] = errs
+    try:
+        tf.gradients(outs[0][1], x)
+        res["grad"] = "ok"
+    except Exception as e:
+        res["grad"] = type(e).__name__
+    print(json.dumps(res))
+''')
+
+
+def test_ctc_beam_search_decoder_matches_tf(tf1):
+    # Random logits (no ties): TF's heap breaks ties between equal beams its own way.
+    want = tf1("tf.disable_v2_behavior()\n" + BEAM_PROGRAM)
+    got = _run_scopeflow_program(BEAM_PROGRAM)
+    for key in ("shapes", "names", "types", "vals", "errs", "grad"):
+        assert got[key] == want[key], key
+    for g, w in zip(got["lps"], want["lps"]):
+        for gi, wi in zip(g, w):
+            np.testing.assert_allclose(gi, wi, rtol=1e-5)
+    assert got["f64"][0] == want["f64"][0] and got["f64"][2] == want["f64"][2]
+    np.testing.assert_allclose(got["f64"][1], want["f64"][1], rtol=1e-7)  # TF: ~3e-9
+
+
+def _brute_best(x, merge):
+    """The most probable label sequence by summing over all frame paths (exact)."""
+    import itertools
+    n_t, n_c = x.shape
+    p = np.exp(x - x.max(1, keepdims=True))
+    p /= p.sum(1, keepdims=True)
+    scores = {}
+    for path in itertools.product(range(n_c), repeat=n_t):
+        seq, prev = [], None
+        for c in path:
+            if c != n_c - 1 and c != prev:
+                seq.append(c)
+            prev = c
+        scores[tuple(seq)] = scores.get(tuple(seq), 0.0) + np.prod(p[np.arange(n_t), path])
+    best = max(scores, key=scores.get)
+    return list(best), np.log(scores[best])
+
+
+def test_ctc_beam_search_wide_beam_is_exact():
+    """With a beam wider than every prefix, the search is exact: the best sequence and
+    its log probability equal the brute-force sum over all alignments."""
+    rng = np.random.RandomState(7)
+    x = rng.randn(4, 2, 3).astype(np.float64)
+    with tf.Graph().as_default(), tf.Session() as s:
+        (d,), lp = tf.nn.ctc_beam_search_decoder(tf.constant(x), [4, 4], beam_width=64)
+        dense, lp = s.run([tf.sparse.to_dense(d, default_value=-1), lp])
+    for b in range(2):
+        seq, logp = _brute_best(x[:, b], True)
+        assert [c for c in dense[b] if c >= 0] == seq
+        np.testing.assert_allclose(lp[b, 0], logp, rtol=1e-10)
