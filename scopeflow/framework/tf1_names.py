@@ -551,4 +551,124 @@ MODULES = {
             "union"
         ),
     },
+    "signal": {
+        "function": (
+            "dct fft fft2d fft3d fftnd fftshift frame hamming_window hann_window idct ifft ifft2d "
+            "ifft3d ifftnd ifftshift inverse_mdct inverse_stft inverse_stft_window_fn irfft "
+            "irfft2d irfft3d irfftnd kaiser_bessel_derived_window kaiser_window "
+            "linear_to_mel_weight_matrix mdct mfccs_from_log_mel_spectrograms overlap_and_add "
+            "rfft rfft2d rfft3d rfftnd stft vorbis_window"
+        ),
+    },
+    "spectral": {
+        "function": (
+            "dct fft fft2d fft3d idct ifft ifft2d ifft3d irfft irfft2d irfft3d rfft rfft2d rfft3d"
+        ),
+    },
+    "audio": {
+        "function": (
+            "decode_wav encode_wav"
+        ),
+    },
+    "math.special": {
+        "function": (
+            "bessel_i0 bessel_i0e bessel_i1 bessel_i1e bessel_j0 bessel_j1 bessel_k0 bessel_k0e "
+            "bessel_k1 bessel_k1e bessel_y0 bessel_y1 dawsn expint fresnel_cos fresnel_sin spence"
+        ),
+    },
+    "nest": {
+        "function": (
+            "assert_same_structure flatten is_nested map_structure pack_sequence_as"
+        ),
+    },
+    "config": {
+        "function": (
+            "experimental_connect_to_cluster experimental_connect_to_host "
+            "experimental_functions_run_eagerly experimental_run_functions_eagerly "
+            "functions_run_eagerly get_logical_device_configuration get_soft_device_placement "
+            "get_visible_devices list_logical_devices list_physical_devices run_functions_eagerly "
+            "set_logical_device_configuration set_soft_device_placement set_visible_devices"
+        ),
+        "class": (
+            "LogicalDevice LogicalDeviceConfiguration PhysicalDevice"
+        ),
+        "module": (
+            "experimental optimizer threading"
+        ),
+    },
+    "config.optimizer": {
+        "function": (
+            "get_experimental_options get_jit set_experimental_options set_jit"
+        ),
+    },
+    "config.threading": {
+        "function": (
+            "get_inter_op_parallelism_threads get_intra_op_parallelism_threads "
+            "set_inter_op_parallelism_threads set_intra_op_parallelism_threads"
+        ),
+    },
+    "version": {
+        "constant": (
+            "COMPILER_VERSION GIT_VERSION GRAPH_DEF_VERSION GRAPH_DEF_VERSION_MIN_CONSUMER "
+            "GRAPH_DEF_VERSION_MIN_PRODUCER VERSION"
+        ),
+    },
+    "sysconfig": {
+        "function": (
+            "get_build_info get_compile_flags get_include get_lib get_link_flags"
+        ),
+        "constant": (
+            "CXX11_ABI_FLAG CXX_VERSION MONOLITHIC_BUILD"
+        ),
+    },
+    "resource_loader": {
+        "function": (
+            "get_data_files_path get_path_to_datafile get_root_dir_with_all_resources "
+            "load_resource readahead_file_path"
+        ),
+    },
+    "lookup": {
+        "class": (
+            "KeyValueTensorInitializer StaticHashTable StaticVocabularyTable TextFileIndex "
+            "TextFileInitializer"
+        ),
+        "module": (
+            "experimental"
+        ),
+    },
+    "ragged": {
+        "function": (
+            "boolean_mask constant constant_value cross cross_hashed map_flat_values placeholder "
+            "range row_splits_to_segment_ids segment_ids_to_row_splits stack "
+            "stack_dynamic_partitions"
+        ),
+        "class": (
+            "RaggedTensorValue"
+        ),
+    },
+    "feature_column": {
+        "function": (
+            "bucketized_column categorical_column_with_hash_bucket "
+            "categorical_column_with_identity categorical_column_with_vocabulary_file "
+            "categorical_column_with_vocabulary_list crossed_column embedding_column "
+            "indicator_column input_layer linear_model make_parse_example_spec numeric_column "
+            "sequence_categorical_column_with_hash_bucket "
+            "sequence_categorical_column_with_identity "
+            "sequence_categorical_column_with_vocabulary_file "
+            "sequence_categorical_column_with_vocabulary_list sequence_numeric_column "
+            "shared_embedding_columns weighted_categorical_column"
+        ),
+    },
+    "distributions": {
+        "function": (
+            "kl_divergence"
+        ),
+        "class": (
+            "Bernoulli Beta Categorical Dirichlet DirichletMultinomial Distribution Exponential "
+            "Gamma Laplace Multinomial Normal RegisterKL ReparameterizationType StudentT Uniform"
+        ),
+        "constant": (
+            "FULLY_REPARAMETERIZED NOT_REPARAMETERIZED"
+        ),
+    },
 }

@@ -8,7 +8,7 @@ import numpy as np
 
 from scopeflow.framework import dtypes, errors
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
-from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype
+from scopeflow.framework.opdef import OpDef, check_dtype
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops.array import indexing_ops, layout_ops, slicing_ops, sort_ops
 from scopeflow.ops.control_flow.control_flow_ops import with_dependencies
@@ -61,7 +61,7 @@ def _range_dtype(starts, limits, deltas, T, Tsplits):
 
 ragged_range_op = OpDef(
     "RaggedRange", shape=_range_shape, dtype=_range_dtype, kernel=_range_kernel,
-    attrs={"T": None, "Tsplits": dtypes.int64}, num_outputs=2, grad=NO_GRADIENT,
+    attrs={"T": None, "Tsplits": dtypes.int64}, num_outputs=2, grad=None,
     input_names=("starts", "limits", "deltas"))
 
 

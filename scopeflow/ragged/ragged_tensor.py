@@ -13,7 +13,8 @@ import numpy as np
 
 from scopeflow.framework import dtypes
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
-from scopeflow.framework.opdef import NO_GRADIENT, OpDef
+from scopeflow.framework.indexed_slices import IndexedSlices
+from scopeflow.framework.opdef import OpDef
 from scopeflow.framework.sparse_tensor import SparseTensor
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops.array import grid_ops, indexing_ops, reverse_ops, shape_ops, slicing_ops
@@ -520,8 +521,38 @@ def _to_tensor_shape(shape, values, default, *splits, row_partition_types):
 ragged_tensor_to_tensor_op = OpDef(
     "RaggedTensorToTensor", shape=_to_tensor_shape,
     dtype=lambda s, v, d, *sp, row_partition_types: v,
-    kernel=_to_tensor_kernel, attrs={"row_partition_types": None}, grad=NO_GRADIENT,
+    kernel=_to_tensor_kernel, attrs={"row_partition_types": None},
     input_names=("shape", "values", "default_value", "row_partition_tensors"))
+
+
+@ragged_tensor_to_tensor_op.def_grad
+def _to_tensor_grad(op, grad):
+    """TF's ``_RaggedTensorToTensorGrad``: each dense position filled from ``values`` sends
+    its gradient back there (as IndexedSlices); the padded ones sum into ``default_value``.
+    The positions come from the same op run on ``range(nvalues)`` with default -1."""
+    flat_values, default_value = op.inputs[1], op.inputs[2]
+    partitions = op.inputs[3:]
+    types = op.get_attr("row_partition_types")
+    ragged_rank = sum(1 for t in types if t not in ("FIRST_DIM_SIZE", b"FIRST_DIM_SIZE"))
+    flat_value_shape = shape_ops.shape(flat_values)
+    indices = ragged_tensor_to_tensor_op.bind(
+        shape_ops.shape(grad, out_type=dtypes.int64)[:1 + ragged_rank],
+        arithmetic_ops.range(flat_value_shape[0]),
+        convert_to_tensor(-1), *partitions, row_partition_types=types,
+        name="RaggedTensorToTensor")
+    mask = arithmetic_ops.not_equal(indices, -1)
+    values_grad = IndexedSlices(indexing_ops.boolean_mask(grad, mask),
+                                indexing_ops.boolean_mask(indices, mask), flat_value_shape)
+    default_grads = indexing_ops.boolean_mask(grad, arithmetic_ops.logical_not(mask))
+    default_dims = default_value.shape.as_list() if default_value.shape.ndims is not None \
+        else None
+    while default_dims and default_dims[0] == 1:
+        default_dims = default_dims[1:]
+    keep = len(default_dims) if default_dims is not None else 0
+    dims_to_reduce = arithmetic_ops.range(shape_ops.rank(default_grads) - keep)
+    default_grad = reduction_ops.reduce_sum(default_grads, axis=dims_to_reduce)
+    default_grad = shape_ops.reshape(default_grad, shape_ops.shape(default_value))
+    return [None, values_grad, default_grad] + [None] * len(partitions)
 
 
 def _to_sparse_kernel(*args, RAGGED_RANK):  # noqa: N803 - TF's attr name
@@ -545,7 +576,15 @@ def _to_sparse_shape(*shapes, RAGGED_RANK):  # noqa: N803
 ragged_tensor_to_sparse_op = OpDef(
     "RaggedTensorToSparse", shape=_to_sparse_shape,
     dtype=lambda *d, RAGGED_RANK: [dtypes.int64, d[-1], dtypes.int64],
-    kernel=_to_sparse_kernel, attrs={"RAGGED_RANK": None}, num_outputs=3, grad=NO_GRADIENT,
+    kernel=_to_sparse_kernel, attrs={"RAGGED_RANK": None}, num_outputs=3,
     input_names=("rt_nested_splits", "rt_dense_values"))
 
+
+@ragged_tensor_to_sparse_op.def_grad
+def _to_sparse_grad(op, _indices_grad, values_grad, _shape_grad):
+    """TF's ``_RaggedTensorToSparseGrad``: the SparseTensor's value gradients, reshaped to
+    the flat values' shape; none for the row splits."""
+    flat_values = op.inputs[-1]
+    return [None] * (len(op.inputs) - 1) + [
+        shape_ops.reshape(values_grad, shape_ops.shape(flat_values))]
 

@@ -3,7 +3,8 @@
 GZIP), ``DecodeJSONExample`` (an ``Example`` in protobuf's JSON to its wire bytes) and
 ``MatchingFiles`` (``tf.io.matching_files``: the sorted files matching glob patterns).
 
-None is differentiable. A damaged input gets TF's error class and message
+None is differentiable (TF marks the first two not differentiable and registers nothing
+for the others). A damaged input gets TF's error class and message
 (``DataLossError`` for a broken compressed stream, ``InvalidArgumentError`` for bytes that
 are no ``TensorProto``), and parsing never allocates more than the proto holds.
 """
@@ -20,7 +21,7 @@ from google.protobuf.message import DecodeError
 
 from scopeflow.framework import dtypes
 from scopeflow.framework.errors import DataLossError, InvalidArgumentError
-from scopeflow.framework.opdef import OpDef, check_dtype
+from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.io import protos
 from scopeflow.io.tensor_proto import BadTensorProto, shape_proto, tensor_value
@@ -131,7 +132,7 @@ def _decode_compressed_kernel(data, *, compression_type):
 decode_compressed_op = OpDef("DecodeCompressed", shape=lambda b, **_: b,
                              dtype=lambda b, **_: dtypes.string,
                              kernel=_decode_compressed_kernel, attrs={"compression_type": ""},
-                             grad=None, input_names=("bytes",))
+                             grad=NO_GRADIENT, input_names=("bytes",))
 
 
 def decode_compressed(bytes, compression_type="", name=None):  # noqa: A002 - TF's name
@@ -157,7 +158,7 @@ def _json_example_kernel(json_examples):
 
 decode_json_example_op = OpDef("DecodeJSONExample", shape=lambda j: j,
                                dtype=lambda j: dtypes.string, kernel=_json_example_kernel,
-                               grad=None, input_names=("json_examples",))
+                               grad=NO_GRADIENT, input_names=("json_examples",))
 
 
 def decode_json_example(json_examples, name=None):

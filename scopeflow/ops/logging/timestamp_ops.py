@@ -8,7 +8,7 @@ import time
 import numpy as np
 
 from scopeflow.framework import dtypes
-from scopeflow.framework.opdef import NO_GRADIENT, OpDef
+from scopeflow.framework.opdef import OpDef
 from scopeflow.framework.tensor_shape import TensorShape
 
 __all__ = ["timestamp"]
@@ -19,7 +19,7 @@ def _timestamp_kernel(ctx):
 
 
 timestamp_op = OpDef("Timestamp", shape=lambda: TensorShape([]), dtype=lambda: dtypes.float64,
-                     kernel=_timestamp_kernel, stateful=True, grad=NO_GRADIENT)
+                     kernel=_timestamp_kernel, stateful=True, grad=None)
 
 
 def timestamp(name=None):

@@ -23,7 +23,13 @@ import numpy as np
 
 from scopeflow.framework import dtypes
 from scopeflow.framework.graph import Tensor, control_dependencies
-from scopeflow.framework.opdef import OpDef, broadcast_shape, broadcasting, merge_shapes
+from scopeflow.framework.opdef import (
+    NO_GRADIENT,
+    OpDef,
+    broadcast_shape,
+    broadcasting,
+    merge_shapes,
+)
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops.math.elementwise_ops import exp, log
 from scopeflow.ops.math.special_ops import _digamma64, _map_math, lgamma, xlog1py, xlogy
@@ -165,7 +171,7 @@ igammac_op = _binary("Igammac", lambda a, x: _igamma_parts(a, x)[1].astype(
     np.result_type(a, x)))
 igamma_grad_a_op = _binary("IgammaGradA", lambda a, x: _igamma_parts(a, x, True)[2].astype(
     np.result_type(a, x)))
-igamma_grad_a_op.grad = None
+igamma_grad_a_op.grad = NO_GRADIENT  # TF registers none
 
 
 def _igamma_partials(op, grad):

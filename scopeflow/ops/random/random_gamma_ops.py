@@ -439,7 +439,7 @@ random_poisson_v2_op = OpDef(
     kernel=_random_poisson_kernel,
     attrs={"seed": 0, "seed2": 0, "S": dtypes.int32, "R": dtypes.float64,
            "dtype": dtypes.int64},
-    stateful=True, grad=None, input_names=("shape", "rate"))
+    stateful=True, grad=NO_GRADIENT, input_names=("shape", "rate"))
 
 
 def random_poisson_v2(shape, lam, dtype=dtypes.float32, seed=None, name=None) -> Tensor:

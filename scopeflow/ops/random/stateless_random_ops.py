@@ -19,7 +19,7 @@ import numpy as np
 from scopeflow.framework import dtypes, errors
 from scopeflow.framework.dtype_groups import FLOATS, INDEX, REAL
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
-from scopeflow.framework.opdef import OpDef, check_dtype, from_tensors
+from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype, from_tensors
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops import array_ops, math_ops
 from scopeflow.ops.random import philox
@@ -119,7 +119,7 @@ def _get_key_counter_kernel(seed, *, Tseed):
 get_key_counter_op = OpDef(
     "StatelessRandomGetKeyCounter", shape=from_tensors(_get_key_counter_shape),
     dtype=_get_key_counter_dtype, kernel=_get_key_counter_kernel, num_outputs=2,
-    attrs={"Tseed": dtypes.int64}, grad=None, input_names=("seed",))
+    attrs={"Tseed": dtypes.int64}, grad=NO_GRADIENT, input_names=("seed",))
 
 
 # ── The V2 ops: (shape, key, counter, alg) ───────────────────────────────────────────

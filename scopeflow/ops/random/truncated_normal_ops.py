@@ -25,7 +25,7 @@ import numpy as np
 from scopeflow.framework import dtypes, errors
 from scopeflow.framework.dtype_groups import INDEX
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
-from scopeflow.framework.opdef import OpDef, check_dtype, from_tensors
+from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype, from_tensors
 from scopeflow.ops.math import libm
 from scopeflow.ops.random import philox
 from scopeflow.ops.random.random_ops import _dims, _output_shape, _shape_tensor
@@ -203,7 +203,8 @@ def _ptn_kernel(shape, seed, means, stddevs, minvals, maxvals, *, S, Tseed, dtyp
 stateless_parameterized_truncated_normal_op = OpDef(
     "StatelessParameterizedTruncatedNormal", shape=from_tensors(_ptn_shape),
     dtype=_ptn_dtype, kernel=_ptn_kernel,
-    attrs={"S": dtypes.int32, "Tseed": dtypes.int64, "dtype": None}, grad=None,
+    # TF registers a gradient (w.r.t. means, stddevs, bounds); not built here: raises.
+    attrs={"S": dtypes.int32, "Tseed": dtypes.int64, "dtype": None}, grad=NO_GRADIENT,
     input_names=("shape", "seed", "means", "stddevs", "minvals", "maxvals"))
 
 

@@ -189,8 +189,10 @@ _REGISTRY_FIXTURE = (Path(__file__).resolve().parents[2] / "fixtures" / "tf_grad
 # TF rules that only ever return None (the same as not differentiable here).
 _TF_RULES_GIVING_NONE = {"ArgMax", "ArgMin", "Ceil", "Floor", "FloorDiv", "Rint", "Round",
                          "TruncateDiv"}
-# TF computes second-order gradients through these; scopeflow has no rule and raises.
-_SECOND_ORDER_MISSING = {"FusedBatchNormGradV3", "MaxPoolGrad", "MaxPool3DGrad"}
+# TF computes (second-order) gradients through these; scopeflow has no rule and raises.
+_SECOND_ORDER_MISSING = {"FusedBatchNormGradV3", "MaxPoolGrad", "MaxPool3DGrad",
+                         # TF's gradient w.r.t. the means, stddevs and bounds: not built yet
+                         "StatelessParameterizedTruncatedNormal"}
 
 
 def _ours():
