@@ -226,6 +226,42 @@ def _pade(matrix, order):
     return matmul(matrix, tmp), v
 
 
+def _expm_pade_table(dtype):
+    """TF's table for ``dtype``'s precision: the largest 1-norm the top Padé order takes
+    unscaled, the orders, and the 1-norm thresholds between consecutive orders."""
+    base = dtype.base_dtype
+    if base in (dtypes.float16, dtypes.float32, dtypes.complex64):
+        return 3.925724783138660, (3, 5, 7), (4.258730016922831e-001, 1.880152677804762e+000)
+    if base in (dtypes.float64, dtypes.complex128):
+        return 5.371920351148152, (3, 5, 7, 9, 13), (
+            1.495585217958292e-002, 2.539398330063230e-001,
+            9.504178996162932e-001, 2.097847961257068e+000)
+    raise ValueError(f"tf.linalg.expm does not support matrices of type {dtype}")
+
+
+def _nest_where(l1_norm, thresholds, cases):
+    """``cases[i]`` for the first threshold the 1-norm is below, else the last case."""
+    below = less(l1_norm, constant(thresholds[0], l1_norm.dtype))
+    if len(thresholds) == 1:
+        return where_v2(below, cases[0], cases[1])
+    return where_v2(below, cases[0], _nest_where(l1_norm, thresholds[1:], cases[1:]))
+
+
+def _square_repeatedly(result, squarings, finite):
+    """``result`` squared ``squarings`` times (per matrix), in one loop run as many times
+    as the largest count; no squaring when the norm is not finite (the result is NaN)."""
+    max_squarings = reduce_max(squarings)
+
+    def keep_going(i, _):
+        return cond(finite, lambda: less(i, max_squarings), lambda: constant(False))
+
+    def square_some(i, r):
+        return i + 1, where_v2(less(i, squarings), matmul(r, r), r)
+
+    _, result = while_loop(keep_going, square_some, [constant(0.0, squarings.dtype), result])
+    return result
+
+
 def expm(input, name=None) -> Tensor:  # noqa: A002 - TF's name
     """The matrix exponential of each innermost square matrix: TF's scaling and squaring
     (Higham 2005): a Padé approximant picked by the 1-norm (orders 3, 5, 7 in single
@@ -245,42 +281,19 @@ def expm(input, name=None) -> Tensor:  # noqa: A002 - TF's name
         def const(x):
             return constant(x, l1_norm.dtype)
 
-        def nest_where(vals, cases):
-            if len(vals) == 1:
-                return where_v2(less(l1_norm, const(vals[0])), cases[0], cases[1])
-            return where_v2(less(l1_norm, const(vals[0])), cases[0],
-                            nest_where(vals[1:], cases[1:]))
-
-        base = matrix.dtype.base_dtype
-        if base in (dtypes.float16, dtypes.float32, dtypes.complex64):
-            maxnorm, orders = 3.925724783138660, (3, 5, 7)
-            conds = (4.258730016922831e-001, 1.880152677804762e+000)
-        elif base in (dtypes.float64, dtypes.complex128):
-            maxnorm, orders = 5.371920351148152, (3, 5, 7, 9, 13)
-            conds = (1.495585217958292e-002, 2.539398330063230e-001,
-                     9.504178996162932e-001, 2.097847961257068e+000)
-        else:
-            raise ValueError(f"tf.linalg.expm does not support matrices of type {matrix.dtype}")
+        maxnorm, orders, conds = _expm_pade_table(matrix.dtype)
         squarings = maximum(floor(truediv(log(truediv(l1_norm, const(maxnorm))),
                                           log(const(2.0)))), 0)
         pairs = [_pade(matrix, k) for k in orders[:-1]]
         scaled = truediv(matrix, cast(pow_(const(2.0), squarings), matrix.dtype))
         pairs.append(_pade(scaled, orders[-1]))
-        u = nest_where(conds, [p[0] for p in pairs])
-        v = nest_where(conds, [p[1] for p in pairs])
+        u = _nest_where(l1_norm, conds, [p[0] for p in pairs])
+        v = _nest_where(l1_norm, conds, [p[1] for p in pairs])
         finite = is_finite(reduce_max(l1_norm))
         nan = constant(np.nan, matrix.dtype)
         result = cond(finite, lambda: matrix_solve(add(negative(u), v), add(u, v)),
                       lambda: fill(shape_of(matrix), nan))
-        max_squarings = reduce_max(squarings)
-
-        def keep_going(i, _):
-            return cond(finite, lambda: less(i, max_squarings), lambda: constant(False))
-
-        def square_some(i, r):
-            return i + 1, where_v2(less(i, squarings), matmul(r, r), r)
-
-        _, result = while_loop(keep_going, square_some, [const(0.0), result])
+        result = _square_repeatedly(result, squarings, finite)
         if not fully_defined:
             return reshape(result, concat((batch_dynamic, shape_of(result)[-2:]), axis=0))
         return reshape(result, batch_static.concatenate(result.shape[-2:]))

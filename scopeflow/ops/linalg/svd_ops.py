@@ -88,16 +88,7 @@ def _svd_grad(op, grad_s, grad_u, grad_v):
         _, u, v = svd_op.bind(a, compute_uv=True, full_matrices=False, name="Svd")
         return [matmul(u, matmul(grad_s_mat, v, adjoint_b=True))]
     full = op.get_attr("full_matrices")
-    dims = a.shape.as_list() if a.shape.ndims is not None else None
-    m = dims[-2] if dims else None
-    n = dims[-1] if dims else None
-    if m is None and grad_u.shape.ndims is not None:
-        m = grad_u.shape.as_list()[-2]
-    if n is None and grad_v.shape.ndims is not None:
-        n = grad_v.shape.as_list()[-2]
-    if m is None or n is None:
-        raise NotImplementedError("SVD gradient has not been implemented for input with "
-                                  "unknown inner matrix shape.")
+    m, n = _svd_inner_dims(a, grad_u, grad_v)
     s, u, v = op.outputs
     s = cast(s, a.dtype)
     use_adjoint = m > n
@@ -110,36 +101,58 @@ def _svd_grad(op, grad_s, grad_u, grad_v):
             raise NotImplementedError(
                 "svd gradient is not implemented for abs(m - n) > 1 when full_matrices is "
                 f"True. Received: m={m} and n={n} from op input={a} with shape={a.shape}.")
-        s_mat = matrix_diag(s)
-        s2 = square(s)
-        f = matrix_set_diag(_safe_reciprocal(subtract(expand_dims(s2, -2),
-                                                      expand_dims(s2, -1))), zeros_like(s))
-        s_inv_mat = matrix_diag(_safe_reciprocal(s))
-        v1 = v[..., :, :m]
-        grad_v1 = grad_v[..., :, :m]
-        u_gu = matmul(u, grad_u, adjoint_a=True)
-        v_gv = matmul(v1, grad_v1, adjoint_a=True)
-        f_u = multiply(f, u_gu)
-        f_v = multiply(f, v_gv)
-        term1_nouv = add(add(grad_s_mat, matmul(add(f_u, adjoint(f_u)), s_mat)),
-                         matmul(s_mat, add(f_v, adjoint(f_v))))
-        grad = matmul(u, matmul(term1_nouv, v1, adjoint_b=True))
-        if m != n:
-            gv1t = matrix_transpose(grad_v1, conjugate=True)
-            term2_nous = subtract(gv1t, matmul(matmul(gv1t, v1), v1, adjoint_b=True))
-            if full:
-                v2 = v[..., :, m:n]
-                v1t_gv2 = matmul(v1, grad_v[..., :, m:n], adjoint_a=True)
-                term2_nous = subtract(term2_nous, matmul(v1t_gv2, v2, adjoint_b=True))
-            grad = add(grad, matmul(matmul(u, s_inv_mat), term2_nous))
-        if a.dtype.is_complex:
-            diag_vgv = matrix_diag(matrix_diag_part(v_gv))
-            term3 = matmul(s_inv_mat, subtract(adjoint(diag_vgv), diag_vgv))
-            grad = add(grad, multiply(0.5, matmul(u, matmul(term3, v1, adjoint_b=True))))
+        grad = _svd_grad_not_tall(a, s, u, v, grad_s_mat, grad_u, grad_v, m, n, full)
         if use_adjoint:
             grad = matrix_transpose(grad, conjugate=True)
         return [grad]
 
+
+def _svd_inner_dims(a, grad_u, grad_v):
+    """``a``'s rows and columns, from the gradients of ``u`` and ``v`` where ``a``'s
+    static shape lacks them: the rule needs both statically."""
+    dims = a.shape.as_list() if a.shape.ndims is not None else None
+    m = dims[-2] if dims else None
+    n = dims[-1] if dims else None
+    if m is None and grad_u.shape.ndims is not None:
+        m = grad_u.shape.as_list()[-2]
+    if n is None and grad_v.shape.ndims is not None:
+        n = grad_v.shape.as_list()[-2]
+    if m is None or n is None:
+        raise NotImplementedError("SVD gradient has not been implemented for input with "
+                                  "unknown inner matrix shape.")
+    return m, n
+
+
+def _svd_grad_not_tall(a, s, u, v, grad_s_mat, grad_u, grad_v, m, n, full):
+    """TF's ``_SvdGrad`` body for an ``m x n`` matrix with ``m <= n`` (``a`` itself, or its
+    adjoint with the factors and their gradients swapped by the caller)."""
+    s_mat = matrix_diag(s)
+    s2 = square(s)
+    f = matrix_set_diag(_safe_reciprocal(subtract(expand_dims(s2, -2),
+                                                  expand_dims(s2, -1))), zeros_like(s))
+    s_inv_mat = matrix_diag(_safe_reciprocal(s))
+    v1 = v[..., :, :m]
+    grad_v1 = grad_v[..., :, :m]
+    u_gu = matmul(u, grad_u, adjoint_a=True)
+    v_gv = matmul(v1, grad_v1, adjoint_a=True)
+    f_u = multiply(f, u_gu)
+    f_v = multiply(f, v_gv)
+    term1_nouv = add(add(grad_s_mat, matmul(add(f_u, adjoint(f_u)), s_mat)),
+                     matmul(s_mat, add(f_v, adjoint(f_v))))
+    grad = matmul(u, matmul(term1_nouv, v1, adjoint_b=True))
+    if m != n:
+        gv1t = matrix_transpose(grad_v1, conjugate=True)
+        term2_nous = subtract(gv1t, matmul(matmul(gv1t, v1), v1, adjoint_b=True))
+        if full:
+            v2 = v[..., :, m:n]
+            v1t_gv2 = matmul(v1, grad_v[..., :, m:n], adjoint_a=True)
+            term2_nous = subtract(term2_nous, matmul(v1t_gv2, v2, adjoint_b=True))
+        grad = add(grad, matmul(matmul(u, s_inv_mat), term2_nous))
+    if a.dtype.is_complex:
+        diag_vgv = matrix_diag(matrix_diag_part(v_gv))
+        term3 = matmul(s_inv_mat, subtract(adjoint(diag_vgv), diag_vgv))
+        grad = add(grad, multiply(0.5, matmul(u, matmul(term3, v1, adjoint_b=True))))
+    return grad
 
 def real_part(x):
     """TF's ``math_ops.real`` (the ``Real`` op, looked up by type: tf.math's complex ops
