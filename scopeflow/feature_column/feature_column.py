@@ -805,6 +805,30 @@ def input_layer(features, feature_columns, weight_collections=None, trainable=Tr
         return slicing_ops.concat(outputs, 1)
 
 
+def _linear_column_sum(column, builder, units, sparse_combiner, trainable, collections):
+    """One column's ``weighted_sum`` in ``linear_model`` and its ``weights`` variable
+    (made in the current variable scope)."""
+    if isinstance(column, _CategoricalColumn):
+        ids, weights = column._get_sparse_tensors(builder)
+        # Every id of an example (any rank) counts towards its one row.
+        ids = _rows_flat(ids)
+        if weights is not None:
+            weights = _rows_flat(weights)
+        var = get_variable("weights", shape=(column._num_buckets, units),
+                           initializer=zeros_initializer(), trainable=trainable,
+                           collections=collections)
+        total = _safe_embedding_lookup_sparse(var, ids, weights, combiner=sparse_combiner,
+                                              name="weighted_sum")
+        return total, var
+    tensor = column._get_dense_tensor(builder)
+    num_elements = column._variable_shape.num_elements()
+    tensor = _flatten(tensor, num_elements)
+    var = get_variable("weights", shape=(num_elements, units),
+                       initializer=zeros_initializer(), trainable=trainable,
+                       collections=collections)
+    return matmul_ops.matmul(tensor, var, name="weighted_sum"), var
+
+
 def linear_model(features, feature_columns, units=1, sparse_combiner="sum",
                  weight_collections=None, trainable=True, cols_to_vars=None):
     """TF1's linear model: ``sum(column . linear_model/<col>/weights) + bias_weights``;
@@ -832,26 +856,8 @@ def linear_model(features, feature_columns, units=1, sparse_combiner="sum",
         sums = []
         for column in columns:
             with variable_scope(column_names[column]):
-                if isinstance(column, _CategoricalColumn):
-                    ids, weights = column._get_sparse_tensors(builder)
-                    # Every id of an example (any rank) counts towards its one row.
-                    ids = _rows_flat(ids)
-                    if weights is not None:
-                        weights = _rows_flat(weights)
-                    var = get_variable("weights", shape=(column._num_buckets, units),
-                                       initializer=zeros_initializer(), trainable=trainable,
-                                       collections=collections)
-                    total = _safe_embedding_lookup_sparse(var, ids, weights,
-                                                          combiner=sparse_combiner,
-                                                          name="weighted_sum")
-                else:
-                    tensor = column._get_dense_tensor(builder)
-                    num_elements = column._variable_shape.num_elements()
-                    tensor = _flatten(tensor, num_elements)
-                    var = get_variable("weights", shape=(num_elements, units),
-                                       initializer=zeros_initializer(), trainable=trainable,
-                                       collections=collections)
-                    total = matmul_ops.matmul(tensor, var, name="weighted_sum")
+                total, var = _linear_column_sum(column, builder, units, sparse_combiner,
+                                                trainable, collections)
                 sums.append(total)
                 if cols_to_vars is not None:
                     cols_to_vars[column] = [var]

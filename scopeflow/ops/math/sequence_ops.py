@@ -95,21 +95,27 @@ def _with_nonzero_rank(data):
     return reshape(data, concat([[1], data_shape], axis=0)[-data_ndims:])
 
 
+def _int32_repeats(repeats):
+    """``repeat``'s counts as an int32 tensor of rank 0 or 1, checked as TF checks them."""
+    repeats = convert_to_tensor(repeats, name="repeats", preferred_dtype=dtypes.int32)
+    if not repeats.dtype.is_integer:
+        raise TypeError(f"Argument `tensor` (name: repeats) must be of type integer. "
+                        f"Received `tensor` = {repeats} of dtype: {repeats.dtype}")
+    # gen_math_ops.cast: a Cast op even from int32 to int32, as TF's graph has one
+    repeats = cast_op.bind(repeats, SrcT=repeats.dtype.base_dtype, DstT=dtypes.int32,
+                           name="Cast")
+    if repeats.shape.ndims is not None and repeats.shape.ndims > 1:
+        raise ValueError(f"Shape {repeats.shape} must have rank at most 1")
+    return repeats
+
+
 def _repeat_with_axis(data, repeats, axis, name=None):
     if not isinstance(axis, int):
         raise TypeError("Argument `axis` must be an int. "
                         f"Received `axis` = {axis} of type {type(axis).__name__}")
     with name_scope(name, "Repeat", [data, repeats]):
         data = convert_to_tensor(data, name="data")
-        repeats = convert_to_tensor(repeats, name="repeats", preferred_dtype=dtypes.int32)
-        if not repeats.dtype.is_integer:
-            raise TypeError(f"Argument `tensor` (name: repeats) must be of type integer. "
-                            f"Received `tensor` = {repeats} of dtype: {repeats.dtype}")
-        # gen_math_ops.cast: a Cast op even from int32 to int32, as TF's graph has one
-        repeats = cast_op.bind(repeats, SrcT=repeats.dtype.base_dtype, DstT=dtypes.int32,
-                               name="Cast")
-        if repeats.shape.ndims is not None and repeats.shape.ndims > 1:
-            raise ValueError(f"Shape {repeats.shape} must have rank at most 1")
+        repeats = _int32_repeats(repeats)
         data = _with_nonzero_rank(data)
         data_shape = shape(data, out_type=repeats.dtype)
         axis = _positive_axis(axis, data.shape.ndims)
