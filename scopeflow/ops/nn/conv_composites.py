@@ -56,6 +56,37 @@ def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu
         return array_ops.squeeze(result, [axis])
 
 
+def _check_pointwise_filter(pointwise_filter):
+    """TF's check that the pointwise filter is a rank-4 1x1 filter."""
+    pointwise_filter.shape.assert_has_rank(4)
+    dims = pointwise_filter.shape.as_tuple()
+    if dims[0] not in (1, None) or dims[1] not in (1, None):
+        raise ValueError(f"Dimension must be 1 but is {dims[0] if dims[0] != 1 else dims[1]} "
+                         "for pointwise_filter")
+
+
+def _separable_rate(rate):
+    """``rate`` (None, an int or a pair) as a list of two ints."""
+    rate = [1, 1] if rate is None else ([int(rate)] * 2 if isinstance(rate, int)
+                                        else [int(r) for r in rate])
+    if len(rate) != 2:
+        raise ValueError(f"rate must be of length 2, got {rate}")
+    return rate
+
+
+def _space_to_batch_constants(depthwise_filter, rate):
+    """The ``Shape`` and ``dilation_rate`` nodes TF's ``with_space_to_batch`` adds (the
+    filter's shape, folded to a constant when static, and the rate), so the graph's node
+    names are TF's; returns the filter's static dims."""
+    fdims = depthwise_filter.shape.as_tuple()
+    if depthwise_filter.shape.is_fully_defined():
+        constant_op.constant(np.array(fdims, np.int32), name="Shape")
+    else:
+        array_ops.shape(depthwise_filter, name="Shape")
+    constant_op.constant(np.array(rate, np.int32), dtype=dtypes.int32, name="dilation_rate")
+    return fdims
+
+
 def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding,  # noqa: A002
                      rate=None, name=None, data_format=None, dilations=None) -> Tensor:
     """A depthwise convolution (``separable_conv2d/depthwise``) then a 1x1 ``Conv2D``
@@ -75,22 +106,9 @@ def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding
         input = convert_to_tensor(input, name="input")  # noqa: A001
         depthwise_filter = convert_to_tensor(depthwise_filter, name="depthwise_filter")
         pointwise_filter = convert_to_tensor(pointwise_filter, name="pointwise_filter")
-        pointwise_filter.shape.assert_has_rank(4)
-        dims = pointwise_filter.shape.as_tuple()
-        if dims[0] not in (1, None) or dims[1] not in (1, None):
-            raise ValueError(f"Dimension must be 1 but is {dims[0] if dims[0] != 1 else dims[1]} "
-                             "for pointwise_filter")
-        rate = [1, 1] if rate is None else ([int(rate)] * 2 if isinstance(rate, int)
-                                            else [int(r) for r in rate])
-        if len(rate) != 2:
-            raise ValueError(f"rate must be of length 2, got {rate}")
-        # TF's with_space_to_batch: the filter's (folded) shape and the rate, as constants.
-        fdims = depthwise_filter.shape.as_tuple()
-        if depthwise_filter.shape.is_fully_defined():
-            constant_op.constant(np.array(fdims, np.int32), name="Shape")
-        else:
-            array_ops.shape(depthwise_filter, name="Shape")
-        constant_op.constant(np.array(rate, np.int32), dtype=dtypes.int32, name="dilation_rate")
+        _check_pointwise_filter(pointwise_filter)
+        rate = _separable_rate(rate)
+        fdims = _space_to_batch_constants(depthwise_filter, rate)
         st = list(strides) if not isinstance(strides, int) else [1, strides, strides, 1]
         if rate != [1, 1] and any(int(v) != 1 for v in st):
             raise ValueError("strides > window_shape not supported due to inconsistency "

@@ -213,6 +213,60 @@ def with_space_to_batch(input, dilation_rate, padding, op, filter_shape=None,  #
 
 
 # ── pool / convolution / atrous_conv2d ───────────────────────────────────────────────
+_POOL_OPS = {("MAX", 1): max_pool, ("MAX", 2): max_pool, ("MAX", 3): max_pool3d,
+             ("AVG", 1): avg_pool, ("AVG", 2): avg_pool, ("AVG", 3): avg_pool3d}
+
+
+def _check_pool_strides_and_rates(padding, window_shape, strides, dilation_rate):
+    """TF's refusals: SAME with dilation, and strides larger than the window."""
+    if padding == "SAME" and np.any(dilation_rate > 1):
+        raise ValueError(f"pooling with 'SAME' padding is not implemented for "
+                         f"`dilation_rate` > 1. Received: padding={padding} and "
+                         f"dilation_rate={dilation_rate}")
+    if np.any(strides > window_shape):
+        raise ValueError(f"`strides` > `window_shape` not supported due to inconsistency "
+                         f"between CPU and GPU implementations. Received: strides={strides}"
+                         f" and window_shape={window_shape}")
+
+
+def _pool_layout(n, window_shape, strides, data_format):
+    """(window, strides, spatial dims, pooling op's data format) for ``n`` spatial dims;
+    a 1-D pool runs as a 2-D one, so its window and strides gain a leading 1."""
+    if data_format is None or not data_format.startswith("NC"):
+        window = [1, *window_shape, 1]
+        adj_strides = [1, *strides.tolist(), 1]
+        spatial_dims = list(range(1, n + 1))
+    else:
+        window = [1, 1, *window_shape]
+        adj_strides = [1, 1, *strides.tolist()]
+        spatial_dims = list(range(2, n + 2))
+    if n != 1:
+        return window, adj_strides, spatial_dims, data_format or ("NDHWC" if n == 3 else "NHWC")
+    if data_format is None or data_format == "NWC":
+        fmt = "NHWC"
+    elif data_format == "NCW":
+        fmt = "NCHW"
+    else:
+        raise ValueError(f"data_format must be either 'NWC' or 'NCW'. Received: "
+                         f"data_format={data_format}")
+    return [1, *window], [1, *adj_strides], spatial_dims, fmt
+
+
+def _pool_builder(pool_op, n, spatial_dims, window, strides, fmt, scope):
+    """``with_space_to_batch``'s op builder: the pooling op named ``scope`` (a 1-D pool
+    between ``ExpandDims`` and ``Squeeze``)."""
+    def build(_num, pad):
+        def run(inp, _):
+            if n == 1:
+                inp = array_ops.expand_dims(inp, spatial_dims[0])
+            result = pool_op(inp, window, strides, pad, data_format=fmt, name=scope)
+            if n == 1:
+                result = array_ops.squeeze(result, [spatial_dims[0]])
+            return result
+        return run
+    return build
+
+
 def pool(input, window_shape, pooling_type, padding, dilation_rate=None, strides=None,  # noqa: A002
          name=None, data_format=None, dilations=None):
     """N-D (1, 2, 3) ``MAX``/``AVG`` pooling with optional dilation (VALID only), as TF's
@@ -230,50 +284,13 @@ def pool(input, window_shape, pooling_type, padding, dilation_rate=None, strides
                              f"window_shape={window_shape} of length {n}")
         input.shape.with_rank(n + 2)
         strides, dilation_rate = _strides_and_rates(n, strides, dilation_rate)
-        if padding == "SAME" and np.any(dilation_rate > 1):
-            raise ValueError(f"pooling with 'SAME' padding is not implemented for "
-                             f"`dilation_rate` > 1. Received: padding={padding} and "
-                             f"dilation_rate={dilation_rate}")
-        if np.any(strides > window_shape):
-            raise ValueError(f"`strides` > `window_shape` not supported due to inconsistency "
-                             f"between CPU and GPU implementations. Received: strides={strides}"
-                             f" and window_shape={window_shape}")
-        ops = {("MAX", 1): max_pool, ("MAX", 2): max_pool, ("MAX", 3): max_pool3d,
-               ("AVG", 1): avg_pool, ("AVG", 2): avg_pool, ("AVG", 3): avg_pool3d}
+        _check_pool_strides_and_rates(padding, window_shape, strides, dilation_rate)
         key = (pooling_type, n)
-        if key not in ops:
+        if key not in _POOL_OPS:
             raise ValueError(f"{n}-D {pooling_type} pooling is not supported.")
-        if data_format is None or not data_format.startswith("NC"):
-            window = [1, *window_shape, 1]
-            adj_strides = [1, *strides.tolist(), 1]
-            spatial_dims = list(range(1, n + 1))
-        else:
-            window = [1, 1, *window_shape]
-            adj_strides = [1, 1, *strides.tolist()]
-            spatial_dims = list(range(2, n + 2))
-        if n == 1:
-            if data_format is None or data_format == "NWC":
-                fmt = "NHWC"
-            elif data_format == "NCW":
-                fmt = "NCHW"
-            else:
-                raise ValueError(f"data_format must be either 'NWC' or 'NCW'. Received: "
-                                 f"data_format={data_format}")
-            window = [1, *window]
-            adj_strides = [1, *adj_strides]
-        else:
-            fmt = data_format or ("NDHWC" if n == 3 else "NHWC")
-
-        def build(_num, pad):
-            def run(inp, _):
-                if n == 1:
-                    inp = array_ops.expand_dims(inp, spatial_dims[0])
-                result = ops[key](inp, window, adj_strides, pad, data_format=fmt, name=scope)
-                if n == 1:
-                    result = array_ops.squeeze(result, [spatial_dims[0]])
-                return result
-            return run
-
+        window, adj_strides, spatial_dims, fmt = _pool_layout(n, window_shape, strides,
+                                                              data_format)
+        build = _pool_builder(_POOL_OPS[key], n, spatial_dims, window, adj_strides, fmt, scope)
         base = None if np.all(dilation_rate == 1) else _base_paddings(
             padding, window_shape, dilation_rate, n)
         return _space_to_batch_call(input, dilation_rate, padding, base, spatial_dims, build,
@@ -292,22 +309,19 @@ def _conv_n(n, inp, filt, strides, padding, data_format, dilations, name):
                   dilations=dilations, name=name)
 
 
-def convolution(input, filter, padding, strides=None, dilation_rate=None, name=None,  # noqa: A002
-                data_format=None, filters=None, dilations=None):
-    """N-D (1, 2, 3) convolution; a dilated one is ``with_space_to_batch`` of the VALID
-    convolution, as TF (scope ``convolution``).
-
-    >>> convolution(tf.ones([1, 4, 4, 1]), tf.ones([2, 2, 1, 1]), "VALID").name
-    'convolution:0'
-    """
-    filter = _lookup("filters", filters, "filter", filter)  # noqa: A001
-    dilation_rate = _lookup("dilations", dilations, "dilation_rate", dilation_rate)
+def _as_conv_tensors(input, filter):  # noqa: A002
+    """``input`` and ``filter`` as tensors, converted (as TF) in ``convolution_internal``."""
     if not isinstance(filter, Tensor) or not isinstance(input, Tensor):
         with name_scope("convolution_internal", None, [filter, input]):
             if not isinstance(filter, Tensor):
                 filter = convert_to_tensor(filter, name="filters")  # noqa: A001
             if not isinstance(input, Tensor):
                 input = convert_to_tensor(input, name="input")  # noqa: A001
+    return input, filter
+
+
+def _num_spatial_dims(input, filter):  # noqa: A002
+    """The convolution's spatial rank (1, 2 or 3), from the filter's rank or the input's."""
     f_rank, in_rank = filter.shape.ndims, input.shape.ndims
     if f_rank:
         n = f_rank - 2
@@ -321,6 +335,62 @@ def convolution(input, filter, padding, strides=None, dilation_rate=None, name=N
     if n not in (1, 2, 3):
         raise ValueError(f"`num_spatial_dims` must be 1, 2, or 3. Received: "
                          f"num_spatial_dims={n}.")
+    return n
+
+
+def _check_input_channels(input, filter, in_dims, f_dims, n, channels_last):  # noqa: A002
+    """TF's check that the input channels divide by the filter's output filters."""
+    if in_dims is None or f_dims is None:
+        return
+    c_in = in_dims[-1] if channels_last else in_dims[1]
+    if c_in is not None and f_dims[n] is not None and c_in % f_dims[n]:
+        raise ValueError(f"The number of input channels is not divisible by the "
+                         f"corresponding number of output filters. Received: "
+                         f"input.shape={input.shape} with {c_in} channels and "
+                         f"filters.shape={filter.shape} with {f_dims[n]} output "
+                         f"filters.")
+
+
+def _dilated_convolution(n, input, filter, padding, strides_seq, dil,  # noqa: A002
+                         data_format, channels_last, scope):
+    """The VALID convolution named ``scope`` inside ``with_space_to_batch``, as TF."""
+    sp_strides = strides_seq[1:-1] if channels_last else strides_seq[2:]
+    sp_dil = dil[1:-1] if channels_last else dil[2:]
+    if input.shape.ndims is not None:
+        input.shape.with_rank(n + 2)
+    in_dims = input.shape.as_list() if input.shape.ndims is not None else None
+    f_dims = filter.shape.as_list() if filter.shape.ndims is not None else None
+    _check_input_channels(input, filter, in_dims, f_dims, n, channels_last)
+    sp_strides, rate = _strides_and_rates(n, sp_strides, sp_dil)
+    spatial_dims = list(range(1, n + 1)) if channels_last else list(range(2, n + 2))
+    if padding == "SAME" and (f_dims is None or None in f_dims[:n]):
+        raise ValueError("A dilated SAME convolution needs the filter's spatial shape "
+                         "statically here.")
+    base = _base_paddings(padding, f_dims, rate, n)
+    full_strides = [1, *sp_strides.tolist(), 1] if channels_last \
+        else [1, 1, *sp_strides.tolist()]
+
+    def build(_num, pad):
+        return lambda inp, filt: _conv_n(
+            n, inp, filt, full_strides if n > 1 else int(sp_strides[0]), pad,
+            data_format, None if n == 1 else [1] * (n + 2), scope)
+
+    return _space_to_batch_call(input, rate, padding, base, spatial_dims, build,
+                                data_format, filter)
+
+
+def convolution(input, filter, padding, strides=None, dilation_rate=None, name=None,  # noqa: A002
+                data_format=None, filters=None, dilations=None):
+    """N-D (1, 2, 3) convolution; a dilated one is ``with_space_to_batch`` of the VALID
+    convolution, as TF (scope ``convolution``).
+
+    >>> convolution(tf.ones([1, 4, 4, 1]), tf.ones([2, 2, 1, 1]), "VALID").name
+    'convolution:0'
+    """
+    filter = _lookup("filters", filters, "filter", filter)  # noqa: A001
+    dilation_rate = _lookup("dilations", dilations, "dilation_rate", dilation_rate)
+    input, filter = _as_conv_tensors(input, filter)  # noqa: A001
+    n = _num_spatial_dims(input, filter)
     channels_last = data_format is None or not data_format.startswith("NC")
     channel = n + 1 if channels_last else 1
     dil = get_sequence(1 if dilation_rate is None else list(np.ravel(dilation_rate)), n,
@@ -330,36 +400,8 @@ def convolution(input, filter, padding, strides=None, dilation_rate=None, name=N
     with name_scope(name, None if name else "convolution", [input, filter]) as scope:
         if not dilated:
             return _conv_n(n, input, filter, strides_seq, padding, data_format, dil, scope)
-        sp_strides = strides_seq[1:-1] if channels_last else strides_seq[2:]
-        sp_dil = dil[1:-1] if channels_last else dil[2:]
-        if input.shape.ndims is not None:
-            input.shape.with_rank(n + 2)
-        in_dims = input.shape.as_list() if input.shape.ndims is not None else None
-        f_dims = filter.shape.as_list() if filter.shape.ndims is not None else None
-        if in_dims is not None and f_dims is not None:
-            c_in = in_dims[-1] if channels_last else in_dims[1]
-            if c_in is not None and f_dims[n] is not None and c_in % f_dims[n]:
-                raise ValueError(f"The number of input channels is not divisible by the "
-                                 f"corresponding number of output filters. Received: "
-                                 f"input.shape={input.shape} with {c_in} channels and "
-                                 f"filters.shape={filter.shape} with {f_dims[n]} output "
-                                 f"filters.")
-        sp_strides, rate = _strides_and_rates(n, sp_strides, sp_dil)
-        spatial_dims = list(range(1, n + 1)) if channels_last else list(range(2, n + 2))
-        if padding == "SAME" and (f_dims is None or None in f_dims[:n]):
-            raise ValueError("A dilated SAME convolution needs the filter's spatial shape "
-                             "statically here.")
-        base = _base_paddings(padding, f_dims, rate, n)
-        full_strides = [1, *sp_strides.tolist(), 1] if channels_last \
-            else [1, 1, *sp_strides.tolist()]
-
-        def build(_num, pad):
-            return lambda inp, filt: _conv_n(
-                n, inp, filt, full_strides if n > 1 else int(sp_strides[0]), pad,
-                data_format, None if n == 1 else [1] * (n + 2), scope)
-
-        return _space_to_batch_call(input, rate, padding, base, spatial_dims, build,
-                                    data_format, filter)
+        return _dilated_convolution(n, input, filter, padding, strides_seq, dil, data_format,
+                                    channels_last, scope)
 
 
 def atrous_conv2d(value, filters, rate, padding, name=None):
@@ -438,6 +480,43 @@ def conv_transpose(input, filters, output_shape, strides, padding="SAME",  # noq
                                 data_format=data_format or "NDHWC", dilations=dil, name=name)
 
 
+def _checked_transpose_output_shape(output_shape, filters):
+    """``output_shape`` (a tuple as a list), checked as TF: shape ``(4,)``, and a static
+    channel count compatible with the filters'."""
+    shape_t = convert_to_tensor(output_shape, name="output_shape")
+    if not shape_t.shape.is_compatible_with(TensorShape([4])):
+        raise ValueError(f"`output_shape` must have shape (4,). Received: "
+                         f"output_shape={shape_t.shape}")
+    if isinstance(output_shape, tuple):
+        output_shape = list(output_shape)
+    if isinstance(output_shape, (list, np.ndarray)) and \
+            not filters.shape.dims[2].is_compatible_with(output_shape[3]):
+        raise ValueError(f"`output_shape` channel count must be compatible with `filters` "
+                         f"output channel count. Received: output_shape={output_shape} "
+                         f"with channel count {output_shape[3]} and filters.shape="
+                         f"{filters.shape} with output channel count "
+                         f"{filters.shape.dims[3]}.")
+    return output_shape
+
+
+def _atrous_paddings(filters, rate, padding):
+    """(top, bottom, left, right) padding of the dilated filter, as TF's transpose."""
+    if padding == "VALID":
+        return 0, 0, 0, 0
+    if padding != "SAME":
+        raise ValueError(f"`padding` must be either 'VALID' or 'SAME'. Received: "
+                         f"padding={padding}")
+    if filters.shape.is_fully_defined():
+        fshape = filters.shape.as_list()
+    else:
+        fshape = array_ops.shape(filters)
+    fh, fw = fshape[0], fshape[1]
+    pad_h = fh + (fh - 1) * (rate - 1) - 1
+    pad_w = fw + (fw - 1) * (rate - 1) - 1
+    pad_top, pad_left = pad_h // 2, pad_w // 2
+    return pad_top, pad_h - pad_top, pad_left, pad_w - pad_left
+
+
 def atrous_conv2d_transpose(value, filters, output_shape, rate, padding, name=None):
     """The transpose of ``atrous_conv2d``: ``SpaceToBatchND``, a VALID
     ``Conv2DBackpropInput``, ``BatchToSpaceND`` (scope ``atrous_conv2d_transpose``).
@@ -459,34 +538,8 @@ def atrous_conv2d_transpose(value, filters, output_shape, rate, padding, name=No
         if rate == 1:
             return conv2d_transpose(value, filters, output_shape, strides=[1, 1, 1, 1],
                                     padding=padding, data_format="NHWC")
-        shape_t = convert_to_tensor(output_shape, name="output_shape")
-        if not shape_t.shape.is_compatible_with(TensorShape([4])):
-            raise ValueError(f"`output_shape` must have shape (4,). Received: "
-                             f"output_shape={shape_t.shape}")
-        if isinstance(output_shape, tuple):
-            output_shape = list(output_shape)
-        if isinstance(output_shape, (list, np.ndarray)) and \
-                not filters.shape.dims[2].is_compatible_with(output_shape[3]):
-            raise ValueError(f"`output_shape` channel count must be compatible with `filters` "
-                             f"output channel count. Received: output_shape={output_shape} "
-                             f"with channel count {output_shape[3]} and filters.shape="
-                             f"{filters.shape} with output channel count "
-                             f"{filters.shape.dims[3]}.")
-        if padding == "SAME":
-            if filters.shape.is_fully_defined():
-                fshape = filters.shape.as_list()
-            else:
-                fshape = array_ops.shape(filters)
-            fh, fw = fshape[0], fshape[1]
-            pad_h = fh + (fh - 1) * (rate - 1) - 1
-            pad_w = fw + (fw - 1) * (rate - 1) - 1
-            pad_top, pad_left = pad_h // 2, pad_w // 2
-            pad_bottom, pad_right = pad_h - pad_top, pad_w - pad_left
-        elif padding == "VALID":
-            pad_top = pad_bottom = pad_left = pad_right = 0
-        else:
-            raise ValueError(f"`padding` must be either 'VALID' or 'SAME'. Received: "
-                             f"padding={padding}")
+        output_shape = _checked_transpose_output_shape(output_shape, filters)
+        pad_top, pad_bottom, pad_left, pad_right = _atrous_paddings(filters, rate, padding)
         in_h = output_shape[1] + pad_top + pad_bottom
         in_w = output_shape[2] + pad_left + pad_right
         extra_b = (rate - in_h % rate) % rate

@@ -30,6 +30,51 @@ __all__ = ["ctc_beam_search_decoder", "ctc_beam_search_decoder_v2", "ctc_unique_
 _NEG = -np.inf
 
 
+def _log_softmax(row):
+    """The step's logits as log probabilities (max-shifted, as TF's kernel)."""
+    row = row - row.max()
+    return row - np.log(np.exp(row).sum())
+
+
+def _extend_beams(old, row, blank):
+    """Each surviving beam one step on: its blank and last-label log probabilities."""
+    new = {}
+    for pre, (_ob, ol, ot) in old.items():
+        lab = ol
+        if pre:
+            par = old.get(pre[:-1])
+            if par is not None:
+                prev = par[0] if len(pre) > 1 and pre[-1] == pre[-2] else par[2]
+                lab = np.logaddexp(lab, prev)
+            lab = lab + row[pre[-1]]
+        bl = ot + row[blank]
+        new[pre] = [bl, lab, np.logaddexp(bl, lab)]
+    return new
+
+
+def _grow_children(old, new, row, n_c, beam_width):
+    """Adds the children of ``old``'s beams (best first) to ``new``, keeping at most
+    ``beam_width`` beams: a child better than the worst evicts it."""
+    for pre in sorted(old, key=lambda k: -old[k][2]):
+        ob, ol, ot = old[pre]
+        if ot == _NEG:
+            continue
+        for c in range(n_c - 1):
+            child = pre + (c,)
+            if child in new:
+                continue
+            prev = ob if pre and pre[-1] == c else ot
+            tot = row[c] + prev
+            if tot == _NEG:
+                continue
+            if len(new) >= beam_width:
+                worst = min(new, key=lambda k: new[k][2])
+                if not tot > new[worst][2]:
+                    continue
+                del new[worst]
+            new[child] = [_NEG, tot, tot]
+
+
 def _beam_search(x, beam_width, top_paths, merge_repeated):
     """(label sequences, log probabilities) of the ``top_paths`` best beams over the
     ``[time, classes]`` logits ``x``."""
@@ -38,40 +83,10 @@ def _beam_search(x, beam_width, top_paths, merge_repeated):
     # prefix -> [blank, label, total]; the root () starts with total log 1.
     beams = {(): [0.0, _NEG, 0.0]}
     for t in range(x.shape[0]):
-        row = x[t] - x[t].max()
-        row = row - np.log(np.exp(row).sum())
+        row = _log_softmax(x[t])
         old = {k: list(v) for k, v in beams.items()}
-        new = {}
-        for pre, (_ob, ol, ot) in old.items():
-            lab = ol
-            if pre:
-                par = old.get(pre[:-1])
-                if par is not None:
-                    prev = par[0] if len(pre) > 1 and pre[-1] == pre[-2] else par[2]
-                    lab = np.logaddexp(lab, prev)
-                lab = lab + row[pre[-1]]
-            bl = ot + row[blank]
-            new[pre] = [bl, lab, np.logaddexp(bl, lab)]
-        order = sorted(old, key=lambda k: -old[k][2])
-        for pre in order:
-            ob, ol, ot = old[pre]
-            if ot == _NEG:
-                continue
-            for c in range(n_c - 1):
-                child = pre + (c,)
-                if child in new:
-                    continue
-                prev = ob if pre and pre[-1] == c else ot
-                tot = row[c] + prev
-                if tot == _NEG:
-                    continue
-                if len(new) >= beam_width:
-                    worst = min(new, key=lambda k: new[k][2])
-                    if not tot > new[worst][2]:
-                        continue
-                    del new[worst]
-                new[child] = [_NEG, tot, tot]
-        beams = new
+        beams = _extend_beams(old, row, blank)
+        _grow_children(old, beams, row, n_c, beam_width)
     if len(beams) < top_paths:
         raise errors.InvalidArgumentError(None, None,
                                           "Less leaves in the beam search than requested.")

@@ -47,6 +47,45 @@ def _prune_invalid_weights(sparse_ids, sparse_weights):
     return sparse_ids, sparse_weights
 
 
+def _embedding_weights_tensors(embedding_weights, sparse_weights):
+    """``embedding_weights`` as a non-empty list of tensors (of the weights' dtype when
+    there are weights)."""
+    if embedding_weights is None:
+        raise ValueError(f"Missing embedding_weights {embedding_weights}.")
+    if not isinstance(embedding_weights, list):
+        embedding_weights = [embedding_weights]
+    if len(embedding_weights) < 1:
+        raise ValueError(f"Missing embedding_weights {embedding_weights}.")
+    dtype = sparse_weights.dtype if sparse_weights is not None else None
+    # TF converts all but resource variables (TF1's default variables convert to their
+    # read tensor), to the weights' dtype when there are weights.
+    return [convert_to_tensor(w, dtype=dtype) for w in embedding_weights]
+
+
+def _flatten_to_rows(sparse_ids, sparse_weights, original_shape, original_rank):
+    """``sparse_ids`` (and the weights) reshaped to rank 2: all but the last dim fold
+    into rows."""
+    sparse_ids = sparse_reshape(sparse_ids, [
+        math_ops.reduce_prod(array_ops.slice(original_shape, [0], [original_rank - 1])),
+        array_ops.gather(original_shape, original_rank - 1)])
+    if sparse_weights is not None:
+        sparse_weights = SparseTensor(sparse_ids.indices, sparse_weights.values,
+                                      sparse_ids.dense_shape)
+    return sparse_ids, sparse_weights
+
+
+def _restore_rank(result, original_shape, original_rank, original_rank_dim):
+    """``result`` reshaped back to the ids' leading dims + the embedding dims."""
+    final = array_ops.reshape(result, array_ops.concat([
+        array_ops.slice(math_ops.cast(original_shape, dtypes.int32), [0],
+                        [original_rank - 1]),
+        array_ops.slice(array_ops.shape(result), [1], [-1])], 0))
+    final.set_shape(unknown_shape(None if original_rank_dim is None
+                                  else original_rank_dim - 1)
+                    .concatenate(result.shape[1:]))
+    return final
+
+
 def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=None,
                                  combiner="mean", default_id=None, name=None,
                                  partition_strategy="div", max_norm=None,
@@ -60,30 +99,15 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
     >>> tf.Session().run(tf.nn.safe_embedding_lookup_sparse(params, ids)).tolist()
     [[3.0, 4.0], [0.0, 0.0], [0.0, 0.0]]
     """
-    if embedding_weights is None:
-        raise ValueError(f"Missing embedding_weights {embedding_weights}.")
-    if not isinstance(embedding_weights, list):
-        embedding_weights = [embedding_weights]
-    if len(embedding_weights) < 1:
-        raise ValueError(f"Missing embedding_weights {embedding_weights}.")
-    dtype = sparse_weights.dtype if sparse_weights is not None else None
-    # TF converts all but resource variables (TF1's default variables convert to their
-    # read tensor), to the weights' dtype when there are weights.
-    embedding_weights = [convert_to_tensor(w, dtype=dtype) for w in embedding_weights]
-
+    embedding_weights = _embedding_weights_tensors(embedding_weights, sparse_weights)
     with name_scope(name, "embedding_lookup",
                     embedding_weights + [sparse_ids, sparse_weights]) as scope:
         original_shape = sparse_ids.dense_shape
         original_rank_dim = dimension_value(original_shape.shape[0])
         original_rank = (array_ops.size(original_shape) if original_rank_dim is None
                          else original_rank_dim)
-        sparse_ids = sparse_reshape(sparse_ids, [
-            math_ops.reduce_prod(array_ops.slice(original_shape, [0], [original_rank - 1])),
-            array_ops.gather(original_shape, original_rank - 1)])
-        if sparse_weights is not None:
-            sparse_weights = SparseTensor(sparse_ids.indices, sparse_weights.values,
-                                          sparse_ids.dense_shape)
-
+        sparse_ids, sparse_weights = _flatten_to_rows(sparse_ids, sparse_weights,
+                                                      original_shape, original_rank)
         sparse_ids, sparse_weights = _prune_invalid_ids(sparse_ids, sparse_weights)
         if combiner != "sum":
             sparse_ids, sparse_weights = _prune_invalid_weights(sparse_ids, sparse_weights)
@@ -104,13 +128,4 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
                 array_ops.stack([1, array_ops.shape(result)[1]]))
             result = math_ops.where(is_row_empty, array_ops.zeros_like(result), result,
                                     name=scope)
-
-        final = array_ops.reshape(result, array_ops.concat([
-            array_ops.slice(math_ops.cast(original_shape, dtypes.int32), [0],
-                            [original_rank - 1]),
-            array_ops.slice(array_ops.shape(result), [1], [-1])], 0))
-        final.set_shape(unknown_shape(None if original_rank_dim is None
-                                      else original_rank_dim - 1)
-                        .concatenate(result.shape[1:]))
-        return final
-
+        return _restore_rank(result, original_shape, original_rank, original_rank_dim)
