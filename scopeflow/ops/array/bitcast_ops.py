@@ -11,7 +11,7 @@ import numpy as np
 
 from scopeflow.framework import dtypes
 from scopeflow.framework.errors import InvalidArgumentError
-from scopeflow.framework.opdef import NO_GRADIENT, OpDef
+from scopeflow.framework.opdef import NO_GRADIENT, OpDef, first_dtype, same_shape
 from scopeflow.framework.tensor_shape import TensorShape
 
 __all__ = ["bitcast", "guarantee_const"]
@@ -88,8 +88,12 @@ def bitcast(input, type, name=None):  # noqa: A002 - TF's names
                            name=name or "Bitcast")
 
 
-guarantee_const_op = OpDef("GuaranteeConst", shape=lambda x: x, dtype=lambda x: x,
-                           kernel=lambda x: x, aliases=(0,), grad=NO_GRADIENT,
+def _guarantee_const_kernel(x):
+    return x
+
+
+guarantee_const_op = OpDef("GuaranteeConst", shape=same_shape, dtype=first_dtype,
+                           kernel=_guarantee_const_kernel, aliases=(0,), grad=NO_GRADIENT,
                            input_names=("input",))
 
 

@@ -401,14 +401,22 @@ def _draw(images, boxes, colors=None):
     return canvas
 
 
+def _draw_bounding_boxes_kernel(images, boxes, *, T):
+    return _draw(images, boxes)
+
+
+def _draw_bounding_boxes_v2_kernel(images, boxes, colors, *, T):
+    return _draw(images, boxes, colors)
+
+
 draw_bounding_boxes_op = OpDef(
     "DrawBoundingBoxes", shape=_draw_shape, dtype=_draw_dtype,
-    kernel=lambda images, boxes, *, T: _draw(images, boxes),
+    kernel=_draw_bounding_boxes_kernel,
     attrs={"T": dtypes.float32}, input_names=("images", "boxes"),
     grad=None)  # TF: NotDifferentiable
 draw_bounding_boxes_v2_op = OpDef(
     "DrawBoundingBoxesV2", shape=_draw_shape, dtype=_draw_dtype,
-    kernel=lambda images, boxes, colors, *, T: _draw(images, boxes, colors),
+    kernel=_draw_bounding_boxes_v2_kernel,
     attrs={"T": dtypes.float32}, input_names=("images", "boxes", "colors"),
     grad=NO_GRADIENT)  # TF registers none
 

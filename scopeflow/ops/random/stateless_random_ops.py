@@ -161,27 +161,39 @@ _V2_ATTRS = {"dtype": dtypes.float32, "Tshape": dtypes.int32}
 _V2_INPUTS = ("shape", "key", "counter", "alg")
 
 
-def _float_kernel(draw, op_type):
-    def kernel(shape, key, counter, alg, *, dtype, Tshape):
-        dims = _dims(shape, op_type)
-        n = int(np.prod(dims, dtype=np.int64))
-        stream = _stream(key, counter, alg)
-        if n == 0:
-            return np.zeros(dims, dtype.as_numpy_dtype)
-        return draw(stream, n, dtype.as_numpy_dtype).reshape(dims)
-    return kernel
+def _draw_floats(draw, op_type, shape, key, counter, alg, dtype):
+    dims = _dims(shape, op_type)
+    n = int(np.prod(dims, dtype=np.int64))
+    stream = _stream(key, counter, alg)
+    if n == 0:
+        return np.zeros(dims, dtype.as_numpy_dtype)
+    return draw(stream, n, dtype.as_numpy_dtype).reshape(dims)
 
 
-def _float_v2_op(op_type, draw):
+def _uniform_v2_kernel(shape, key, counter, alg, *, dtype, Tshape):
+    return _draw_floats(philox.uniform, "StatelessRandomUniformV2", shape, key, counter,
+                        alg, dtype)
+
+
+def _normal_v2_kernel(shape, key, counter, alg, *, dtype, Tshape):
+    return _draw_floats(philox.normal, "StatelessRandomNormalV2", shape, key, counter, alg,
+                        dtype)
+
+
+def _truncated_normal_v2_kernel(shape, key, counter, alg, *, dtype, Tshape):
+    return _draw_floats(philox.truncated_normal, "StatelessTruncatedNormalV2", shape, key,
+                        counter, alg, dtype)
+
+
+def _float_v2_op(op_type, kernel):
     return OpDef(op_type, shape=from_tensors(_v2_shape), dtype=_v2_float_dtype,
-                 kernel=_float_kernel(draw, op_type), attrs=_V2_ATTRS, grad=None,
-                 input_names=_V2_INPUTS)
+                 kernel=kernel, attrs=_V2_ATTRS, grad=None, input_names=_V2_INPUTS)
 
 
-stateless_random_uniform_v2_op = _float_v2_op("StatelessRandomUniformV2", philox.uniform)
-stateless_random_normal_v2_op = _float_v2_op("StatelessRandomNormalV2", philox.normal)
+stateless_random_uniform_v2_op = _float_v2_op("StatelessRandomUniformV2", _uniform_v2_kernel)
+stateless_random_normal_v2_op = _float_v2_op("StatelessRandomNormalV2", _normal_v2_kernel)
 stateless_truncated_normal_v2_op = _float_v2_op("StatelessTruncatedNormalV2",
-                                                philox.truncated_normal)
+                                                _truncated_normal_v2_kernel)
 
 
 def _full_int_dtype(shape, key, counter, alg, *, dtype, Tshape):

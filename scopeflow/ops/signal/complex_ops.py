@@ -70,23 +70,36 @@ def complex(real, imag, name=None) -> Tensor:  # noqa: A001 - TF's name
 
 
 # ── Real, Imag, Angle, ComplexAbs: complex -> real ───────────────────────────────────
-def _to_real_op(op_type, kernel):
-    def dtype_rule(x, *, Tout):
-        check_dtype(x, COMPLEX, "T")
-        return Tout or _REAL_OF[x]
-
-    def run(x, *, Tout):
-        return kernel(x).astype(Tout.as_numpy_dtype)
-
-    return OpDef(op_type, shape=same_shape, dtype=dtype_rule, kernel=run,
-                 attrs={"Tout": None}, input_names=("input",) if op_type != "ComplexAbs"
-                 else ("x",))
+def _to_real_dtype(x, *, Tout):
+    check_dtype(x, COMPLEX, "T")
+    return Tout or _REAL_OF[x]
 
 
-real_op = _to_real_op("Real", np.real)
-imag_op = _to_real_op("Imag", np.imag)
-angle_op = _to_real_op("Angle", np.angle)
-complex_abs_op = _to_real_op("ComplexAbs", np.absolute)
+def _real_kernel(x, *, Tout):
+    return np.real(x).astype(Tout.as_numpy_dtype)
+
+
+def _imag_kernel(x, *, Tout):
+    return np.imag(x).astype(Tout.as_numpy_dtype)
+
+
+def _angle_kernel(x, *, Tout):
+    return np.angle(x).astype(Tout.as_numpy_dtype)
+
+
+def _complex_abs_kernel(x, *, Tout):
+    return np.absolute(x).astype(Tout.as_numpy_dtype)
+
+
+def _to_real_op(op_type, kernel, input_name="input"):
+    return OpDef(op_type, shape=same_shape, dtype=_to_real_dtype, kernel=kernel,
+                 attrs={"Tout": None}, input_names=(input_name,))
+
+
+real_op = _to_real_op("Real", _real_kernel)
+imag_op = _to_real_op("Imag", _imag_kernel)
+angle_op = _to_real_op("Angle", _angle_kernel)
+complex_abs_op = _to_real_op("ComplexAbs", _complex_abs_kernel, input_name="x")
 
 
 @real_op.def_grad

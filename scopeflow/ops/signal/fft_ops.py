@@ -52,29 +52,56 @@ def _check_rank(shape_, rank_):
 
 
 # ── FFT, IFFT, FFT2D, IFFT2D, FFT3D, IFFT3D ──────────────────────────────────────────
-def _complex_fft_op(op_type, rank_, transform):
+def _complex_fft_op(op_type, rank_, kernel):
     def shape_rule(x, **attrs):
         _check_rank(x, rank_)
         return x
 
-    def dtype_rule(x, **attrs):
-        return check_dtype(x, COMPLEX, "Tcomplex")
-
-    def kernel(x, **attrs):
-        if x.size == 0:
-            return np.zeros(x.shape, x.dtype)
-        return transform(x, axes=_axes(rank_)).astype(x.dtype, copy=False)
-
-    return OpDef(op_type, shape=shape_rule, dtype=dtype_rule, kernel=kernel,
+    return OpDef(op_type, shape=shape_rule, dtype=_complex_fft_dtype, kernel=kernel,
                  input_names=("input",))
 
 
-fft_op = _complex_fft_op("FFT", 1, np.fft.fftn)
-ifft_op = _complex_fft_op("IFFT", 1, np.fft.ifftn)
-fft2d_op = _complex_fft_op("FFT2D", 2, np.fft.fftn)
-ifft2d_op = _complex_fft_op("IFFT2D", 2, np.fft.ifftn)
-fft3d_op = _complex_fft_op("FFT3D", 3, np.fft.fftn)
-ifft3d_op = _complex_fft_op("IFFT3D", 3, np.fft.ifftn)
+def _complex_fft_dtype(x, **attrs):
+    return check_dtype(x, COMPLEX, "Tcomplex")
+
+
+def _complex_fft(x, rank_, transform):
+    """``transform`` over the inner ``rank_`` dims, keeping ``x``'s precision."""
+    if x.size == 0:
+        return np.zeros(x.shape, x.dtype)
+    return transform(x, axes=_axes(rank_)).astype(x.dtype, copy=False)
+
+
+def _fft_kernel(x, **attrs):
+    return _complex_fft(x, 1, np.fft.fftn)
+
+
+def _ifft_kernel(x, **attrs):
+    return _complex_fft(x, 1, np.fft.ifftn)
+
+
+def _fft2d_kernel(x, **attrs):
+    return _complex_fft(x, 2, np.fft.fftn)
+
+
+def _ifft2d_kernel(x, **attrs):
+    return _complex_fft(x, 2, np.fft.ifftn)
+
+
+def _fft3d_kernel(x, **attrs):
+    return _complex_fft(x, 3, np.fft.fftn)
+
+
+def _ifft3d_kernel(x, **attrs):
+    return _complex_fft(x, 3, np.fft.ifftn)
+
+
+fft_op = _complex_fft_op("FFT", 1, _fft_kernel)
+ifft_op = _complex_fft_op("IFFT", 1, _ifft_kernel)
+fft2d_op = _complex_fft_op("FFT2D", 2, _fft2d_kernel)
+ifft2d_op = _complex_fft_op("IFFT2D", 2, _ifft2d_kernel)
+fft3d_op = _complex_fft_op("FFT3D", 3, _fft3d_kernel)
+ifft3d_op = _complex_fft_op("IFFT3D", 3, _ifft3d_kernel)
 
 
 def fft(input, name=None) -> Tensor:  # noqa: A002 - TF's name
@@ -111,28 +138,45 @@ def _fft_size_for_grad(t, rank_):
     return reduce_prod(shape(t)[-rank_:])
 
 
-def _forward_grad(inverse, rank_):
-    def grad(op, dy):
-        size = cast(_fft_size_for_grad(dy, rank_), dy.dtype.base_dtype)
-        return [inverse(dy) * size]
-    return grad
+def _forward_grad(dy, inverse, rank_):
+    size = cast(_fft_size_for_grad(dy, rank_), dy.dtype.base_dtype)
+    return [inverse(dy) * size]
 
 
-def _inverse_grad(forward, rank_):
-    def grad(op, dy):
-        real_dtype = _REAL_OF[dy.dtype.base_dtype]
-        rsize = cast(1. / cast(_fft_size_for_grad(dy, rank_), real_dtype),
-                     dy.dtype.base_dtype)
-        return [forward(dy) * rsize]
-    return grad
+def _inverse_grad(dy, forward, rank_):
+    real_dtype = _REAL_OF[dy.dtype.base_dtype]
+    rsize = cast(1. / cast(_fft_size_for_grad(dy, rank_), real_dtype), dy.dtype.base_dtype)
+    return [forward(dy) * rsize]
 
 
-fft_op.def_grad(_forward_grad(ifft, 1))
-ifft_op.def_grad(_inverse_grad(fft, 1))
-fft2d_op.def_grad(_forward_grad(ifft2d, 2))
-ifft2d_op.def_grad(_inverse_grad(fft2d, 2))
-fft3d_op.def_grad(_forward_grad(ifft3d, 3))
-ifft3d_op.def_grad(_inverse_grad(fft3d, 3))
+@fft_op.def_grad
+def _fft_grad(op, dy):
+    return _forward_grad(dy, ifft, 1)
+
+
+@ifft_op.def_grad
+def _ifft_grad(op, dy):
+    return _inverse_grad(dy, fft, 1)
+
+
+@fft2d_op.def_grad
+def _fft2d_grad(op, dy):
+    return _forward_grad(dy, ifft2d, 2)
+
+
+@ifft2d_op.def_grad
+def _ifft2d_grad(op, dy):
+    return _inverse_grad(dy, fft2d, 2)
+
+
+@fft3d_op.def_grad
+def _fft3d_grad(op, dy):
+    return _forward_grad(dy, ifft3d, 3)
+
+
+@ifft3d_op.def_grad
+def _ifft3d_grad(op, dy):
+    return _inverse_grad(dy, fft3d, 3)
 
 
 # ── RFFT, IRFFT (1-3 D) ──────────────────────────────────────────────────────────────
@@ -182,45 +226,64 @@ def _check_lengths(lengths):
         raise InvalidArgumentError(None, None, "fft_length must be non-negative")
 
 
-def _rfft_kernel(rank_):
-    def kernel(x, fft_length, *, Treal, Tcomplex):
-        _check_lengths(fft_length)
-        s = [int(a) for a in fft_length]
-        out_dtype = np.dtype(Tcomplex.as_numpy_dtype)
-        if 0 in s or x.size == 0:
-            out = list(x.shape[:x.ndim - rank_]) + s
-            out[-1] = s[-1] // 2 + 1 if s[-1] else 0
-            return np.zeros(out, out_dtype)
-        return np.fft.rfftn(x, s=s, axes=_axes(rank_)).astype(out_dtype, copy=False)
-    return kernel
+def _rfft(x, fft_length, Tcomplex, rank_):
+    _check_lengths(fft_length)
+    s = [int(a) for a in fft_length]
+    out_dtype = np.dtype(Tcomplex.as_numpy_dtype)
+    if 0 in s or x.size == 0:
+        out = list(x.shape[:x.ndim - rank_]) + s
+        out[-1] = s[-1] // 2 + 1 if s[-1] else 0
+        return np.zeros(out, out_dtype)
+    return np.fft.rfftn(x, s=s, axes=_axes(rank_)).astype(out_dtype, copy=False)
 
 
-def _irfft_kernel(rank_):
-    def kernel(x, fft_length, *, Treal, Tcomplex):
-        _check_lengths(fft_length)
-        s = [int(a) for a in fft_length]
-        out_dtype = np.dtype(Treal.as_numpy_dtype)
-        if 0 in s or x.size == 0:
-            return np.zeros(list(x.shape[:x.ndim - rank_]) + s, out_dtype)
-        return np.fft.irfftn(x, s=s, axes=_axes(rank_)).astype(out_dtype, copy=False)
-    return kernel
+def _irfft(x, fft_length, Treal, rank_):
+    _check_lengths(fft_length)
+    s = [int(a) for a in fft_length]
+    out_dtype = np.dtype(Treal.as_numpy_dtype)
+    if 0 in s or x.size == 0:
+        return np.zeros(list(x.shape[:x.ndim - rank_]) + s, out_dtype)
+    return np.fft.irfftn(x, s=s, axes=_axes(rank_)).astype(out_dtype, copy=False)
 
 
-def _real_fft_op(op_type, rank_, forward):
+def _rfft_kernel(x, fft_length, *, Treal, Tcomplex):
+    return _rfft(x, fft_length, Tcomplex, 1)
+
+
+def _irfft_kernel(x, fft_length, *, Treal, Tcomplex):
+    return _irfft(x, fft_length, Treal, 1)
+
+
+def _rfft2d_kernel(x, fft_length, *, Treal, Tcomplex):
+    return _rfft(x, fft_length, Tcomplex, 2)
+
+
+def _irfft2d_kernel(x, fft_length, *, Treal, Tcomplex):
+    return _irfft(x, fft_length, Treal, 2)
+
+
+def _rfft3d_kernel(x, fft_length, *, Treal, Tcomplex):
+    return _rfft(x, fft_length, Tcomplex, 3)
+
+
+def _irfft3d_kernel(x, fft_length, *, Treal, Tcomplex):
+    return _irfft(x, fft_length, Treal, 3)
+
+
+def _real_fft_op(op_type, rank_, forward, kernel, **extra):
     return OpDef(op_type, shape=_real_fft_shape(rank_, forward),
-                 dtype=_rfft_dtype if forward else _irfft_dtype,
-                 kernel=_rfft_kernel(rank_) if forward else _irfft_kernel(rank_),
-                 attrs={"Treal": None, "Tcomplex": None}, input_names=("input", "fft_length"))
+                 dtype=_rfft_dtype if forward else _irfft_dtype, kernel=kernel,
+                 attrs={"Treal": None, "Tcomplex": None}, input_names=("input", "fft_length"),
+                 **extra)
 
 
-rfft_op = _real_fft_op("RFFT", 1, True)
-irfft_op = _real_fft_op("IRFFT", 1, False)
-rfft2d_op = _real_fft_op("RFFT2D", 2, True)
-irfft2d_op = _real_fft_op("IRFFT2D", 2, False)
-rfft3d_op = _real_fft_op("RFFT3D", 3, True)
-irfft3d_op = _real_fft_op("IRFFT3D", 3, False)
-rfft3d_op.grad = NO_GRADIENT  # TF registers none for the 3-D real transforms
-irfft3d_op.grad = NO_GRADIENT
+rfft_op = _real_fft_op("RFFT", 1, True, _rfft_kernel)
+irfft_op = _real_fft_op("IRFFT", 1, False, _irfft_kernel)
+rfft2d_op = _real_fft_op("RFFT2D", 2, True, _rfft2d_kernel)
+irfft2d_op = _real_fft_op("IRFFT2D", 2, False, _irfft2d_kernel)
+# TF registers no gradient for the 3-D real transforms.
+rfft3d_op = _real_fft_op("RFFT3D", 3, True, _rfft3d_kernel, grad=NO_GRADIENT)
+irfft3d_op = _real_fft_op("IRFFT3D", 3, False, _irfft3d_kernel, grad=NO_GRADIENT)
 
 
 def _infer_fft_length_for_rfft(x, rank_):
@@ -328,69 +391,79 @@ rfft3d = _rfft_wrapper(rfft3d_op, 3, "rfft3d")
 irfft3d = _irfft_wrapper(irfft3d_op, 3, "irfft3d")
 
 
-def _rfft_grad(rank_, irfft_fn):
+def _rfft_gradient(op, dy, rank_, irfft_fn):
     """RFFT's gradient: ``(irfft(dy) * n + Re(extra)) / 2``, where ``extra`` restores the
     DC and Nyquist terms the half-spectrum's Hermitian symmetry counts once (TF's)."""
-    def grad(op, dy):
-        fft_length = op.inputs[1]
-        complex_dtype = dy.dtype.base_dtype
-        real_dtype = _REAL_OF[complex_dtype]
-        input_shape = shape(op.inputs[0])
-        is_even = cast(1 - floormod(fft_length[-1], 2), complex_dtype)
+    fft_length = op.inputs[1]
+    complex_dtype = dy.dtype.base_dtype
+    real_dtype = _REAL_OF[complex_dtype]
+    input_shape = shape(op.inputs[0])
+    is_even = cast(1 - floormod(fft_length[-1], 2), complex_dtype)
 
-        def tile_for_broadcasting(matrix, t):
-            expanded = reshape(matrix, concat([ones([rank(t) - 2], dtypes.int32),
-                                               shape(matrix)], 0))
-            return tile(expanded, concat([shape(t)[:-2], [1, 1]], 0))
+    def tile_for_broadcasting(matrix, t):
+        expanded = reshape(matrix, concat([ones([rank(t) - 2], dtypes.int32),
+                                           shape(matrix)], 0))
+        return tile(expanded, concat([shape(t)[:-2], [1, 1]], 0))
 
-        def mask_matrix(length):
-            a = tile(reshape(range(length), [1, -1]), (length, 1))
-            b = a * 0 + reshape(range(length), [-1, 1])
-            return exp(-2j * np.pi * cast(a * b, complex_dtype) / cast(length, complex_dtype))
+    def mask_matrix(length):
+        a = tile(reshape(range(length), [1, -1]), (length, 1))
+        b = a * 0 + reshape(range(length), [-1, 1])
+        return exp(-2j * np.pi * cast(a * b, complex_dtype) / cast(length, complex_dtype))
 
-        def ymask(length):
-            return cast(1 - 2 * floormod(range(length), 2), complex_dtype)
+    def ymask(length):
+        return cast(1 - 2 * floormod(range(length), 2), complex_dtype)
 
-        y0 = dy[..., 0:1]
-        if rank_ == 1:
-            ym = dy[..., -1:]
-            extra = y0 + is_even * ym * ymask(input_shape[-1])
-        else:
-            tiled = tile_for_broadcasting(mask_matrix(input_shape[-2]), y0)
-            extra = matmul(tiled, conj(y0))
-            ym_term = matmul(tiled, conj(dy[..., -1:]))
-            inner = input_shape[-1]
-            ym_term = tile(ym_term, concat([ones([rank(dy) - 1], dtypes.int32), [inner]], 0)) \
-                * ymask(inner)
-            extra += is_even * ym_term
-        input_size = cast(_fft_size_for_grad(op.inputs[0], rank_), real_dtype)
-        return [0.5 * (irfft_fn(dy, fft_length) * input_size + real(extra)), None]
-    return grad
+    y0 = dy[..., 0:1]
+    if rank_ == 1:
+        ym = dy[..., -1:]
+        extra = y0 + is_even * ym * ymask(input_shape[-1])
+    else:
+        tiled = tile_for_broadcasting(mask_matrix(input_shape[-2]), y0)
+        extra = matmul(tiled, conj(y0))
+        ym_term = matmul(tiled, conj(dy[..., -1:]))
+        inner = input_shape[-1]
+        ym_term = tile(ym_term, concat([ones([rank(dy) - 1], dtypes.int32), [inner]], 0)) \
+            * ymask(inner)
+        extra += is_even * ym_term
+    input_size = cast(_fft_size_for_grad(op.inputs[0], rank_), real_dtype)
+    return [0.5 * (irfft_fn(dy, fft_length) * input_size + real(extra)), None]
 
 
-def _irfft_grad(rank_, rfft_fn):
+def _irfft_gradient(op, dy, rank_, rfft_fn):
     """IRFFT's gradient: the RFFT of ``dy`` over n, doubled on the bins the half-spectrum
     stands for twice (all but DC and, for even lengths, Nyquist), as TF."""
-    def grad(op, dy):
-        fft_length = op.inputs[1]
-        static = constant_value(fft_length)
-        if static is not None:
-            fft_length = static
-        real_dtype = dy.dtype.base_dtype
-        complex_dtype = _COMPLEX_OF[real_dtype]
-        is_odd = floormod(fft_length[-1], 2)
-        last = shape(op.inputs[0])[-1]
-        mask = concat([[1.0], 2.0 * ones([last - 2 + is_odd], real_dtype),
-                       ones([1 - is_odd], real_dtype)], 0)
-        rsize = reciprocal(cast(_fft_size_for_grad(dy, rank_), real_dtype))
-        return [rfft_fn(dy, fft_length) * cast(rsize * mask, complex_dtype), None]
-    return grad
+    fft_length = op.inputs[1]
+    static = constant_value(fft_length)
+    if static is not None:
+        fft_length = static
+    real_dtype = dy.dtype.base_dtype
+    complex_dtype = _COMPLEX_OF[real_dtype]
+    is_odd = floormod(fft_length[-1], 2)
+    last = shape(op.inputs[0])[-1]
+    mask = concat([[1.0], 2.0 * ones([last - 2 + is_odd], real_dtype),
+                   ones([1 - is_odd], real_dtype)], 0)
+    rsize = reciprocal(cast(_fft_size_for_grad(dy, rank_), real_dtype))
+    return [rfft_fn(dy, fft_length) * cast(rsize * mask, complex_dtype), None]
 
 
-rfft_op.def_grad(_rfft_grad(1, irfft))
-irfft_op.def_grad(_irfft_grad(1, rfft))
-rfft2d_op.def_grad(_rfft_grad(2, irfft2d))
-irfft2d_op.def_grad(_irfft_grad(2, rfft2d))
+@rfft_op.def_grad
+def _rfft_grad(op, dy):
+    return _rfft_gradient(op, dy, 1, irfft)
+
+
+@irfft_op.def_grad
+def _irfft_grad(op, dy):
+    return _irfft_gradient(op, dy, 1, rfft)
+
+
+@rfft2d_op.def_grad
+def _rfft2d_grad(op, dy):
+    return _rfft_gradient(op, dy, 2, irfft2d)
+
+
+@irfft2d_op.def_grad
+def _irfft2d_grad(op, dy):
+    return _irfft_gradient(op, dy, 2, rfft2d)
 
 
 # ── fftshift, ifftshift ──────────────────────────────────────────────────────────────
