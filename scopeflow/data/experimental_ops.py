@@ -353,97 +353,6 @@ def get_single_element(dataset):
     return _Single(dataset).make_one_shot_iterator().get_next()
 
 
-# ── cardinality ──────────────────────────────────────────────────────────────────────
-def _count(d, env):
-    """A take/skip/repeat count: static, or its tensor's value at run time."""
-    return d._count_in(env)
-
-
-def _cardinality(d, env) -> int:
-    """TF1's cardinality of dataset ``d`` (``-1`` infinite, ``-2`` unknown). TF1's ``map``
-    does not keep its input's cardinality (its datasets map with ``preserve_cardinality``
-    off), and ``filter``-like transformations cannot know theirs."""
-    inf, unk = INFINITE_CARDINALITY, UNKNOWN_CARDINALITY
-    if isinstance(d, sources._Tensors):
-        return 1
-    if isinstance(d, sources._TensorSlices):
-        return len(np.asarray(env[d._flat[0]]))
-    if isinstance(d, sources._Range):
-        start, stop, step = (int(env[t]) for t in d._args)
-        return max(0, -(-(stop - start) // step)) if step > 0 else \
-            max(0, -(-(start - stop) // -step))
-    if isinstance(d, sources._Zip):
-        cards = [_cardinality(x, env) for x in st.flatten(d._datasets)]
-        finite = [c for c in cards if c >= 0]
-        if finite:
-            return min(finite)
-        return unk if unk in cards else inf
-    if isinstance(d, transformations._Repeat):
-        n, c = _count(d, env), _cardinality(d._input, env)
-        if n == 0 or c == 0:
-            return 0
-        if n < 0 or c == inf:
-            return inf
-        return unk if c == unk else c * n
-    if isinstance(d, transformations._Take):
-        n, c = _count(d, env), _cardinality(d._input, env)
-        if n < 0:
-            return c
-        return n if c in (inf,) else (unk if c == unk else min(n, c))
-    if isinstance(d, transformations._Skip):
-        n, c = _count(d, env), _cardinality(d._input, env)
-        if c < 0:
-            return c
-        return 0 if n < 0 else max(0, c - n)
-    if isinstance(d, transformations._Batch):
-        c = _cardinality(d._input, env)
-        if c < 0:
-            return c
-        return c // d._size if d._drop else -(-c // d._size)
-    if isinstance(d, transformations._Shard):
-        c = _cardinality(d._input, env)
-        if c < 0:
-            return c
-        n, i = (a._count_in(env) for a in d._args)
-        return c // n + (1 if i < c % n else 0)
-    if isinstance(d, transformations._Concatenate):
-        a, b = _cardinality(d._input, env), _cardinality(d._other, env)
-        if inf in (a, b):
-            return inf
-        return unk if unk in (a, b) else a + b
-    if isinstance(d, _AssertCardinality):
-        return d._expected._count_in(env)
-    if isinstance(d, _List):
-        return len(d._rows)
-    if isinstance(d, (buffers._Shuffle, buffers._Cache, buffers._Prefetch, _Scan)):
-        return _cardinality(d._input, env)
-    return unk
-
-
-def _cardinality_shape(*args, **attrs):
-    return TensorShape([])
-
-
-def _cardinality_dtype(*args, **attrs):
-    return dtypes.int64
-
-
-def _cardinality_kernel(*captured, dataset):
-    return np.int64(_cardinality(dataset, _captured_env(dataset, captured)))
-
-
-cardinality_op = OpDef("DatasetCardinality", shape=_cardinality_shape, dtype=_cardinality_dtype,
-                       kernel=_cardinality_kernel, grad=NO_GRADIENT, attrs={"dataset": None})
-
-
-def cardinality(dataset):
-    """The number of elements of ``dataset`` as an int64 scalar tensor:
-    ``INFINITE_CARDINALITY`` (-1) when it repeats forever, ``UNKNOWN_CARDINALITY`` (-2) when
-    it cannot be known without reading it (after ``filter``, or TF1's ``map``)."""
-    return cardinality_op.create(dataset._captures(), {"dataset": dataset},
-                                 name="DatasetCardinality").outputs[0]
-
-
 # ── small helpers ────────────────────────────────────────────────────────────────────
 def get_structure(dataset_or_iterator):
     """The element structure (``element_spec``) of a dataset or iterator."""
@@ -588,3 +497,124 @@ def map_and_batch_with_legacy_function(map_func, batch_size, num_parallel_batche
     """``map_and_batch``: scopeflow traces every function the same way, so TF's legacy
     function tracing is the ordinary one."""
     return lambda dataset: dataset.map(map_func).batch(batch_size, drop_remainder)
+
+
+# ── cardinality ──────────────────────────────────────────────────────────────────────
+def _count(d, env):
+    """A take/skip/repeat count: static, or its tensor's value at run time."""
+    return d._count_in(env)
+
+
+def _range_cardinality(d, env):
+    start, stop, step = (int(env[t]) for t in d._args)
+    return max(0, -(-(stop - start) // step)) if step > 0 else \
+        max(0, -(-(start - stop) // -step))
+
+
+def _zip_cardinality(d, env):
+    cards = [_cardinality(x, env) for x in st.flatten(d._datasets)]
+    finite = [c for c in cards if c >= 0]
+    if finite:
+        return min(finite)
+    return UNKNOWN_CARDINALITY if UNKNOWN_CARDINALITY in cards else INFINITE_CARDINALITY
+
+
+def _repeat_cardinality(d, env):
+    n, c = _count(d, env), _cardinality(d._input, env)
+    if n == 0 or c == 0:
+        return 0
+    if n < 0 or c == INFINITE_CARDINALITY:
+        return INFINITE_CARDINALITY
+    return UNKNOWN_CARDINALITY if c == UNKNOWN_CARDINALITY else c * n
+
+
+def _take_cardinality(d, env):
+    n, c = _count(d, env), _cardinality(d._input, env)
+    if n < 0:
+        return c
+    if c == INFINITE_CARDINALITY:
+        return n
+    return UNKNOWN_CARDINALITY if c == UNKNOWN_CARDINALITY else min(n, c)
+
+
+def _skip_cardinality(d, env):
+    n, c = _count(d, env), _cardinality(d._input, env)
+    if c < 0:
+        return c
+    return 0 if n < 0 else max(0, c - n)
+
+
+def _batch_cardinality(d, env):
+    c = _cardinality(d._input, env)
+    if c < 0:
+        return c
+    return c // d._size if d._drop else -(-c // d._size)
+
+
+def _shard_cardinality(d, env):
+    c = _cardinality(d._input, env)
+    if c < 0:
+        return c
+    n, i = (a._count_in(env) for a in d._args)
+    return c // n + (1 if i < c % n else 0)
+
+
+def _concatenate_cardinality(d, env):
+    a, b = _cardinality(d._input, env), _cardinality(d._other, env)
+    if INFINITE_CARDINALITY in (a, b):
+        return INFINITE_CARDINALITY
+    return UNKNOWN_CARDINALITY if UNKNOWN_CARDINALITY in (a, b) else a + b
+
+
+# Each dataset kind's cardinality rule, tried in order (``isinstance``); a kind not listed
+# (``map``, ``filter`` and the like) has an unknown cardinality.
+_CARDINALITY_RULES = (
+    (sources._Tensors, lambda d, env: 1),
+    (sources._TensorSlices, lambda d, env: len(np.asarray(env[d._flat[0]]))),
+    (sources._Range, _range_cardinality),
+    (sources._Zip, _zip_cardinality),
+    (transformations._Repeat, _repeat_cardinality),
+    (transformations._Take, _take_cardinality),
+    (transformations._Skip, _skip_cardinality),
+    (transformations._Batch, _batch_cardinality),
+    (transformations._Shard, _shard_cardinality),
+    (transformations._Concatenate, _concatenate_cardinality),
+    (_AssertCardinality, lambda d, env: d._expected._count_in(env)),
+    (_List, lambda d, env: len(d._rows)),
+    ((buffers._Shuffle, buffers._Cache, buffers._Prefetch, _Scan),
+     lambda d, env: _cardinality(d._input, env)),
+)
+
+
+def _cardinality(d, env) -> int:
+    """TF1's cardinality of dataset ``d`` (``-1`` infinite, ``-2`` unknown). TF1's ``map``
+    does not keep its input's cardinality (its datasets map with ``preserve_cardinality``
+    off), and ``filter``-like transformations cannot know theirs."""
+    for kinds, rule in _CARDINALITY_RULES:
+        if isinstance(d, kinds):
+            return rule(d, env)
+    return UNKNOWN_CARDINALITY
+
+
+def _cardinality_shape(*args, **attrs):
+    return TensorShape([])
+
+
+def _cardinality_dtype(*args, **attrs):
+    return dtypes.int64
+
+
+def _cardinality_kernel(*captured, dataset):
+    return np.int64(_cardinality(dataset, _captured_env(dataset, captured)))
+
+
+cardinality_op = OpDef("DatasetCardinality", shape=_cardinality_shape, dtype=_cardinality_dtype,
+                       kernel=_cardinality_kernel, grad=NO_GRADIENT, attrs={"dataset": None})
+
+
+def cardinality(dataset):
+    """The number of elements of ``dataset`` as an int64 scalar tensor:
+    ``INFINITE_CARDINALITY`` (-1) when it repeats forever, ``UNKNOWN_CARDINALITY`` (-2) when
+    it cannot be known without reading it (after ``filter``, or TF1's ``map``)."""
+    return cardinality_op.create(dataset._captures(), {"dataset": dataset},
+                                 name="DatasetCardinality").outputs[0]

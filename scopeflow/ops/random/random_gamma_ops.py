@@ -169,16 +169,9 @@ def gamma_samples(key: int, start: int, alpha: np.ndarray, per_alpha: int) -> np
     return out.reshape(alphas.size, per_alpha).T
 
 
-def poisson_samples(key: int, start: int, rate: np.ndarray, per_rate: int,
-                    highest: float) -> np.ndarray:
-    """Poisson(``rate``) samples as TF's kernel draws them (float64 counts),
-    ``(per_rate, rate.size)``; ``highest``: the output type's largest value."""
-    rates = rate.astype(np.float64).reshape(-1)
-    n = rates.size * per_rate
-    r = np.repeat(rates, per_rate)
-    out = np.empty(n)
-    gens = _Generators(key, start, n)
-    uniforms = _Buffer(gens, _double_uniforms, n)
+def _knuth_poisson(out, r, uniforms, highest):
+    """Knuth's multiplication method for the small rates (``r < 10``), as TF's kernel:
+    fills their entries of ``out``."""
     knuth = np.flatnonzero(r < 10)
     exp_neg = libm.exp(-r[knuth])
     prod = np.ones(knuth.size)
@@ -190,20 +183,24 @@ def poisson_samples(key: int, start: int, rate: np.ndarray, per_rate: int,
         out[knuth[live[stop]]] = x[live[stop]]
         live = live[~stop]
         x[live] += 1
+
+
+def _rejection_poisson(out, r, uniforms, highest):
+    """Hormann's transformed rejection for the other rates, as TF's kernel (NaN for a NaN
+    rate): fills their entries of ``out``."""
     active = np.flatnonzero(~(r < 10))
     nan = active[np.isnan(r[active])]
     out[nan] = np.nan
     active = active[~np.isnan(r[active])]
-    rr = r
-    log_rate = np.zeros(n)
-    log_rate[active] = libm.log(rr[active])
-    b = 0.931 + 2.53 * np.sqrt(np.where(np.isnan(rr), 0.0, np.abs(rr)))
+    log_rate = np.zeros(r.size)
+    log_rate[active] = libm.log(r[active])
+    b = 0.931 + 2.53 * np.sqrt(np.where(np.isnan(r), 0.0, np.abs(r)))
     a = -0.059 + 0.02483 * b
     inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
     while active.size:
         u = uniforms.draw(active) - 0.5
         v = uniforms.draw(active)
-        aa, bb, ra = a[active], b[active], rr[active]
+        aa, bb, ra = a[active], b[active], r[active]
         u_shifted = 0.5 - np.abs(u)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             k = np.floor((2 * aa / u_shifted + bb) * u + ra + 0.43)
@@ -222,6 +219,20 @@ def poisson_samples(key: int, start: int, rate: np.ndarray, per_rate: int,
             out[active[idx[ok]]] = k[idx[ok]]
             accept[idx[ok]] = True
         active = active[~(quick | accept)]
+
+
+def poisson_samples(key: int, start: int, rate: np.ndarray, per_rate: int,
+                    highest: float) -> np.ndarray:
+    """Poisson(``rate``) samples as TF's kernel draws them (float64 counts),
+    ``(per_rate, rate.size)``; ``highest``: the output type's largest value."""
+    rates = rate.astype(np.float64).reshape(-1)
+    n = rates.size * per_rate
+    r = np.repeat(rates, per_rate)
+    out = np.empty(n)
+    uniforms = _Buffer(_Generators(key, start, n), _double_uniforms, n)
+    # Each sample draws from its own generator, so the two methods share no bits.
+    _knuth_poisson(out, r, uniforms, highest)
+    _rejection_poisson(out, r, uniforms, highest)
     return out.reshape(rates.size, per_rate).T
 
 
