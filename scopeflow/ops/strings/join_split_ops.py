@@ -372,6 +372,41 @@ string_ngrams_op = OpDef(
     num_outputs=2, grad=NO_GRADIENT, input_names=("data", "data_splits"))
 
 
+def _ngram_pads(pad_values, padding_width):
+    """``ngrams``' (left, right) pad strings, checking ``pad_values`` and
+    ``padding_width`` as TF does."""
+    if pad_values is None:
+        left_pad = right_pad = ""
+    elif isinstance(pad_values, (list, tuple)):
+        if not all(isinstance(p, (str, bytes)) for p in pad_values[:2]):
+            raise TypeError("pad_values must be a string, tuple of strings, or None.")
+        left_pad, right_pad = pad_values[0], pad_values[1]
+    elif isinstance(pad_values, (str, bytes)):
+        left_pad = right_pad = pad_values
+    else:
+        raise TypeError("pad_values must be a string, tuple of strings, or None.")
+    if padding_width is not None and padding_width < 1:
+        raise ValueError("padding_width must be greater than 0.")
+    if padding_width is not None and pad_values is None:
+        raise ValueError("pad_values must be provided if padding_width is set.")
+    return left_pad, right_pad
+
+
+def _ngram_rows(data, rank, dims):
+    """``data``'s values, flattened, and the row splits of its last dimension's rows."""
+    with name_scope(None, "RaggedFromTensor"):  # the rows, where TF makes its ragged rows
+        flat = data if rank == 1 else shape_ops.reshape(data, [-1])
+        if all(d is not None for d in dims):
+            rows = int(np.prod(dims[:-1], dtype=np.int64))
+            splits = convert_to_tensor(np.arange(rows + 1, dtype=np.int64) * dims[-1])
+        else:
+            dyn = shape_ops.shape(data)
+            rows = reduction_ops.reduce_prod(dyn[:-1])
+            splits = arithmetic_ops.cast(arithmetic_ops.range(rows + 1) * dyn[-1],
+                                         _dtypes.int64)
+    return flat, splits
+
+
 def ngrams(data, ngram_width, separator=" ", pad_values=None, padding_width=None,
            preserve_short_sequences=False, name=None):
     """The n-grams of each row (the last dimension) of a dense string tensor, joined by
@@ -379,20 +414,7 @@ def ngrams(data, ngram_width, separator=" ", pad_values=None, padding_width=None
     ``padding_width`` (``ngram_width - 1`` by default). The result replaces the last
     dimension by the n-grams. RaggedTensor inputs are not supported."""
     with name_scope(name, "StringNGrams", [data]):
-        if pad_values is None:
-            left_pad = right_pad = ""
-        elif isinstance(pad_values, (list, tuple)):
-            if not all(isinstance(p, (str, bytes)) for p in pad_values[:2]):
-                raise TypeError("pad_values must be a string, tuple of strings, or None.")
-            left_pad, right_pad = pad_values[0], pad_values[1]
-        elif isinstance(pad_values, (str, bytes)):
-            left_pad = right_pad = pad_values
-        else:
-            raise TypeError("pad_values must be a string, tuple of strings, or None.")
-        if padding_width is not None and padding_width < 1:
-            raise ValueError("padding_width must be greater than 0.")
-        if padding_width is not None and pad_values is None:
-            raise ValueError("pad_values must be provided if padding_width is set.")
+        left_pad, right_pad = _ngram_pads(pad_values, padding_width)
         data = data if isinstance(data, Tensor) else convert_to_tensor(
             string_values(data), dtype=_dtypes.string, name="data")
         rank = data.shape.ndims
@@ -406,16 +428,7 @@ def ngrams(data, ngram_width, separator=" ", pad_values=None, padding_width=None
             if width < 1:
                 raise ValueError(f"All ngram_widths must be greater than 0. Got {ngram_width}")
         dims = data.shape.as_tuple()
-        with name_scope(None, "RaggedFromTensor"):  # the rows, where TF makes its ragged rows
-            flat = data if rank == 1 else shape_ops.reshape(data, [-1])
-            if all(d is not None for d in dims):
-                rows = int(np.prod(dims[:-1], dtype=np.int64))
-                splits = convert_to_tensor(np.arange(rows + 1, dtype=np.int64) * dims[-1])
-            else:
-                dyn = shape_ops.shape(data)
-                rows = reduction_ops.reduce_prod(dyn[:-1])
-                splits = arithmetic_ops.cast(arithmetic_ops.range(rows + 1) * dyn[-1],
-                                             _dtypes.int64)
+        flat, splits = _ngram_rows(data, rank, dims)
         values, _ = string_ngrams_op.bind(
             flat, splits, separator=separator, ngram_widths=[int(w) for w in widths],
             left_pad=left_pad, right_pad=right_pad, pad_width=int(pad_width),
