@@ -57,6 +57,7 @@ NAMESPACES = {
     "scopeflow.api.audio": "audio",
     "scopeflow.api.special": "math.special",
     "scopeflow.api.nest": "nest",
+    "scopeflow.api.graph_util": "graph_util",
     "scopeflow.api.config": "config",
     "scopeflow.api.config.optimizer": "config.optimizer",
     "scopeflow.api.config.threading": "config.threading",
