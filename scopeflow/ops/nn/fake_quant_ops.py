@@ -126,7 +126,8 @@ fake_quant_args_op = OpDef(
 fake_quant_args_grad_op = OpDef(
     "FakeQuantWithMinMaxArgsGradient", shape=lambda g, x, **a: merge_shapes(g, x),
     dtype=_float32_rule("FakeQuantWithMinMaxArgsGradient", ("gradients", "inputs")),
-    kernel=_args_grad_kernel, attrs=_ARGS_ATTRS, input_names=("gradients", "inputs"))
+    kernel=_args_grad_kernel, attrs=_ARGS_ATTRS, grad=None,
+    input_names=("gradients", "inputs"))
 
 
 def _attrs_of(op, names):
@@ -207,7 +208,7 @@ _vars_grad_dtype = _float32_rule("FakeQuantWithMinMaxVarsGradient",
 fake_quant_vars_grad_op = OpDef(
     "FakeQuantWithMinMaxVarsGradient", shape=_vars_grad_shape,
     dtype=lambda *d, **a: [_vars_grad_dtype(*d)] * 3, kernel=_vars_grad_kernel,
-    attrs=_VARS_ATTRS, num_outputs=3, input_names=("gradients", "inputs", "min", "max"))
+    attrs=_VARS_ATTRS, num_outputs=3, grad=None, input_names=("gradients", "inputs", "min", "max"))
 
 
 @fake_quant_vars_op.def_grad
@@ -326,7 +327,7 @@ _pc_grad_dtype = _float32_rule("FakeQuantWithMinMaxVarsPerChannelGradient",
 fake_quant_pc_grad_op = OpDef(
     "FakeQuantWithMinMaxVarsPerChannelGradient", shape=_pc_grad_shape,
     dtype=lambda *d, **a: [_pc_grad_dtype(*d)] * 3, kernel=_pc_grad_kernel,
-    attrs=_VARS_ATTRS, num_outputs=3, input_names=("gradients", "inputs", "min", "max"))
+    attrs=_VARS_ATTRS, num_outputs=3, grad=None, input_names=("gradients", "inputs", "min", "max"))
 
 
 @fake_quant_pc_op.def_grad

@@ -405,49 +405,61 @@ def _group_reduce(vals, group, n, how):
     return out
 
 
-def _reduce_kernel(how):
-    def kernel(indices, values, shape, axes, *, keep_dims):
-        vals, group, kept_idx, kept_shape, axes, n = _groups(indices, values, shape, axes)
-        out = np.zeros(int(np.prod(kept_shape)), vals.dtype)  # TF: 0 where no values
-        out[row_keys(kept_idx, kept_shape)] = _group_reduce(vals, group, n, how)
-        out = out.reshape(kept_shape)
-        return out if keep_dims else out.reshape([d for i, d in enumerate(kept_shape)
-                                                  if i not in set(axes)])
-    return kernel
+def _reduce_dense(indices, values, shape, axes, keep_dims, how):
+    vals, group, kept_idx, kept_shape, axes, n = _groups(indices, values, shape, axes)
+    out = np.zeros(int(np.prod(kept_shape)), vals.dtype)  # TF: 0 where no values
+    out[row_keys(kept_idx, kept_shape)] = _group_reduce(vals, group, n, how)
+    out = out.reshape(kept_shape)
+    return out if keep_dims else out.reshape([d for i, d in enumerate(kept_shape)
+                                              if i not in set(axes)])
 
 
-def _reduce_sparse_kernel(how):
-    def kernel(indices, values, shape, axes, *, keep_dims):
-        vals, group, kept_idx, kept_shape, axes, n = _groups(indices, values, shape, axes)
-        out_vals = _group_reduce(vals, group, n, how)
-        if keep_dims:
-            return kept_idx, out_vals, kept_shape
-        keep = [i for i in range(len(kept_shape)) if i not in set(axes)]
-        return kept_idx[:, keep], out_vals, kept_shape[keep]
-    return kernel
+def _reduce_to_triple(indices, values, shape, axes, keep_dims, how):
+    vals, group, kept_idx, kept_shape, axes, n = _groups(indices, values, shape, axes)
+    out_vals = _group_reduce(vals, group, n, how)
+    if keep_dims:
+        return kept_idx, out_vals, kept_shape
+    keep = [i for i in range(len(kept_shape)) if i not in set(axes)]
+    return kept_idx[:, keep], out_vals, kept_shape[keep]
+
+
+def _reduce_sum_kernel(indices, values, shape, axes, *, keep_dims):
+    return _reduce_dense(indices, values, shape, axes, keep_dims, "sum")
+
+
+def _reduce_max_kernel(indices, values, shape, axes, *, keep_dims):
+    return _reduce_dense(indices, values, shape, axes, keep_dims, "max")
+
+
+def _reduce_sum_sparse_kernel(indices, values, shape, axes, *, keep_dims):
+    return _reduce_to_triple(indices, values, shape, axes, keep_dims, "sum")
+
+
+def _reduce_max_sparse_kernel(indices, values, shape, axes, *, keep_dims):
+    return _reduce_to_triple(indices, values, shape, axes, keep_dims, "max")
 
 
 _REDUCE_INPUTS = ("input_indices", "input_values", "input_shape", "reduction_axes")
 reduce_sum_op = OpDef("SparseReduceSum", shape=from_tensors(_reduce_shape), dtype=_reduce_dtype,
-                      kernel=_reduce_kernel("sum"), attrs={"keep_dims": False},
+                      kernel=_reduce_sum_kernel, attrs={"keep_dims": False},
                       input_names=_REDUCE_INPUTS)
 reduce_sum_sparse_op = OpDef(
     "SparseReduceSumSparse", shape=_reduce_sparse_shape,
     dtype=lambda *d, keep_dims: [dtypes.int64, _reduce_dtype(*d, keep_dims=keep_dims),
                                  dtypes.int64],
-    kernel=_reduce_sparse_kernel("sum"), attrs={"keep_dims": False}, num_outputs=3,
+    kernel=_reduce_sum_sparse_kernel, attrs={"keep_dims": False}, num_outputs=3,
     grad=NO_GRADIENT, input_names=_REDUCE_INPUTS)
 reduce_max_op = OpDef(
     "SparseReduceMax", shape=from_tensors(_reduce_shape),
     dtype=lambda *d, keep_dims: _reduce_dtype(*d, keep_dims=keep_dims, kinds=_REAL),
-    kernel=_reduce_kernel("max"), attrs={"keep_dims": False}, grad=NO_GRADIENT,
+    kernel=_reduce_max_kernel, attrs={"keep_dims": False}, grad=NO_GRADIENT,
     input_names=_REDUCE_INPUTS)
 reduce_max_sparse_op = OpDef(
     "SparseReduceMaxSparse", shape=_reduce_sparse_shape,
     dtype=lambda *d, keep_dims: [dtypes.int64,
                                  _reduce_dtype(*d, keep_dims=keep_dims, kinds=_REAL),
                                  dtypes.int64],
-    kernel=_reduce_sparse_kernel("max"), attrs={"keep_dims": False}, num_outputs=3,
+    kernel=_reduce_max_sparse_kernel, attrs={"keep_dims": False}, num_outputs=3,
     grad=NO_GRADIENT, input_names=_REDUCE_INPUTS)
 
 
@@ -602,33 +614,19 @@ def sparse_softmax(sp_input, name=None) -> SparseTensor:
 
 
 # ── SparseSparseMaximum / SparseSparseMinimum ────────────────────────────────────────
-def _minmax_kernel(fn):
-    def kernel(a_indices, a_values, a_shape, b_indices, b_values, b_shape):
-        a_idx, a_val, a_shape = check_sparse(a_indices, a_values, a_shape, "a")
-        b_idx, b_val, b_shape = check_sparse(b_indices, b_values, b_shape, "b")
-        _check_same_shape(a_shape, b_shape)
-        indices, from_a, from_b = _merge(a_idx, a_val, b_idx, b_val, a_shape)
-        zero = np.zeros((), a_val.dtype)
-        av = np.where(from_a >= 0, a_val[np.maximum(from_a, 0)] if len(a_val) else zero, zero)
-        bv = np.where(from_b >= 0, b_val[np.maximum(from_b, 0)] if len(b_val) else zero, zero)
-        return indices, fn(av, bv).astype(a_val.dtype)
-    return kernel
+def _minmax(a_indices, a_values, a_shape, b_indices, b_values, b_shape, fn):
+    a_idx, a_val, a_shape = check_sparse(a_indices, a_values, a_shape, "a")
+    b_idx, b_val, b_shape = check_sparse(b_indices, b_values, b_shape, "b")
+    _check_same_shape(a_shape, b_shape)
+    indices, from_a, from_b = _merge(a_idx, a_val, b_idx, b_val, a_shape)
+    zero = np.zeros((), a_val.dtype)
+    av = np.where(from_a >= 0, a_val[np.maximum(from_a, 0)] if len(a_val) else zero, zero)
+    bv = np.where(from_b >= 0, b_val[np.maximum(from_b, 0)] if len(b_val) else zero, zero)
+    return indices, fn(av, bv).astype(a_val.dtype)
 
 
-def _minmax_op(op_type, fn):
-    op = OpDef(op_type,
-               shape=lambda ai, av, ash, bi, bv, bsh: [TensorShape([None, None]),
-                                                       TensorShape([None])],
-               dtype=lambda ai, av, ash, bi, bv, bsh: [dtypes.int64, _same_values(
-                   op_type, av, bv)],
-               kernel=_minmax_kernel(fn), num_outputs=2,
-               input_names=("a_indices", "a_values", "a_shape", "b_indices", "b_values",
-                            "b_shape"))
-
-    @op.def_grad
-    def _grad(unused_op, *unused_grads):
-        raise NotImplementedError(f"Gradient for {op_type} is not implemented.")
-    return op
+def _minmax_shape(ai, av, ash, bi, bv, bsh):
+    return [TensorShape([None, None]), TensorShape([None])]
 
 
 def _same_values(op_type, av, bv):
@@ -639,8 +637,39 @@ def _same_values(op_type, av, bv):
     return av
 
 
-sparse_maximum_op = _minmax_op("SparseSparseMaximum", np.maximum)
-sparse_minimum_op = _minmax_op("SparseSparseMinimum", np.minimum)
+_MINMAX_INPUTS = ("a_indices", "a_values", "a_shape", "b_indices", "b_values", "b_shape")
+
+
+def _sparse_maximum_kernel(a_indices, a_values, a_shape, b_indices, b_values, b_shape):
+    return _minmax(a_indices, a_values, a_shape, b_indices, b_values, b_shape, np.maximum)
+
+
+sparse_maximum_op = OpDef(
+    "SparseSparseMaximum", shape=_minmax_shape,
+    dtype=lambda ai, av, ash, bi, bv, bsh: [
+        dtypes.int64, _same_values("SparseSparseMaximum", av, bv)],
+    kernel=_sparse_maximum_kernel, num_outputs=2, input_names=_MINMAX_INPUTS)
+
+
+@sparse_maximum_op.def_grad
+def _sparse_maximum_grad(unused_op, *unused_grads):
+    raise NotImplementedError("Gradient for SparseSparseMaximum is not implemented.")
+
+
+def _sparse_minimum_kernel(a_indices, a_values, a_shape, b_indices, b_values, b_shape):
+    return _minmax(a_indices, a_values, a_shape, b_indices, b_values, b_shape, np.minimum)
+
+
+sparse_minimum_op = OpDef(
+    "SparseSparseMinimum", shape=_minmax_shape,
+    dtype=lambda ai, av, ash, bi, bv, bsh: [
+        dtypes.int64, _same_values("SparseSparseMinimum", av, bv)],
+    kernel=_sparse_minimum_kernel, num_outputs=2, input_names=_MINMAX_INPUTS)
+
+
+@sparse_minimum_op.def_grad
+def _sparse_minimum_grad(unused_op, *unused_grads):
+    raise NotImplementedError("Gradient for SparseSparseMinimum is not implemented.")
 
 
 def _sparse_minmax(op, sp_a, sp_b, name, default):

@@ -25,10 +25,11 @@ import numpy as np
 
 from scopeflow.framework import dtypes
 from scopeflow.framework.dtype_groups import FLOAT_OR_COMPLEX, INDEX
-from scopeflow.framework.opdef import check_dtype
+from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype, ref
 from scopeflow.ops.state.training_ops import (
     _bind,
     _check_same_shape,
+    _make_rules,
     _refs,
     _rows,
     _training_op,
@@ -152,8 +153,11 @@ def _da_rows(var_dtype, g_acc, gg_acc, g, lr, l1, l2, step):
 
 def _da_op(op_type, input_names, kernel, indices=None):
     """Like ``_training_op``, but ``global_step`` (the last input) is int64, not var's type."""
-    op_def = _training_op(op_type, input_names, kernel, {}, n_refs=3, indices=indices)
+    n_refs, grad_at = 3, input_names.index("grad")
     indices_at = input_names.index(indices) if indices else None
+    skip = {grad_at, indices_at} | set(range(n_refs))
+    scalars = [i for i in range(len(input_names)) if i not in skip]
+    shape, _ = _make_rules(n_refs, scalars, grad_at, indices_at)
 
     def dtype(*dts, **attrs):
         var = check_dtype(dts[0], FLOAT_OR_COMPLEX, "var")
@@ -168,8 +172,9 @@ def _da_op(op_type, input_names, kernel, indices=None):
                             f"{dts[-1].name} that does not match expected type of int64.")
         return var._as_ref
 
-    op_def.dtype_rule = dtype
-    return op_def
+    return OpDef(op_type, shape=shape, dtype=dtype, kernel=kernel,
+                 attrs={"use_locking": False}, stateful=True, aliases=True, grad=NO_GRADIENT,
+                 input_names=tuple(map(ref, input_names[:n_refs])) + input_names[n_refs:])
 
 
 def _apply_adagrad_da_kernel(ctx, var, g_acc, gg_acc, grad, lr, l1, l2, global_step, *,

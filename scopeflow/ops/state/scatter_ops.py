@@ -36,24 +36,36 @@ def _truncating_divide(a, b, out=None):
     return np.divide(a, b, out=out)
 
 
-def _row_kernel(ufunc):
-    def kernel(ctx, ref_, indices, updates, *, use_locking):
-        var, flat, rows, ordered = _scatter_rows(ctx, ref_, indices, updates)
-        if ufunc is None:  # integer-safe division, repeated indices in turn
-            for i, row in zip(flat.tolist(), rows):
-                var[i] = _truncating_divide(var[i], row)
-        else:
-            _scatter_accumulate(var, flat, rows, ordered, ufunc)
-        return var
-    return kernel
+def _row_update(ctx, ref_, indices, updates, ufunc):
+    var, flat, rows, ordered = _scatter_rows(ctx, ref_, indices, updates)
+    _scatter_accumulate(var, flat, rows, ordered, ufunc)
+    return var
 
 
-scatter_mul_op = _scatter_op("ScatterMul", _row_kernel(np.multiply), use_locking=False,
-                             grad=None)
-scatter_div_op = _scatter_op("ScatterDiv", _row_kernel(None), use_locking=False, grad=None)
-scatter_max_op = _scatter_op("ScatterMax", _row_kernel(np.maximum), use_locking=False,
+def _scatter_mul_kernel(ctx, ref_, indices, updates, *, use_locking):
+    return _row_update(ctx, ref_, indices, updates, np.multiply)
+
+
+def _scatter_div_kernel(ctx, ref_, indices, updates, *, use_locking):
+    var, flat, rows, _ = _scatter_rows(ctx, ref_, indices, updates)
+    for i, row in zip(flat.tolist(), rows):  # integer-safe division, repeated indices in turn
+        var[i] = _truncating_divide(var[i], row)
+    return var
+
+
+def _scatter_max_kernel(ctx, ref_, indices, updates, *, use_locking):
+    return _row_update(ctx, ref_, indices, updates, np.maximum)
+
+
+def _scatter_min_kernel(ctx, ref_, indices, updates, *, use_locking):
+    return _row_update(ctx, ref_, indices, updates, np.minimum)
+
+
+scatter_mul_op = _scatter_op("ScatterMul", _scatter_mul_kernel, use_locking=False, grad=None)
+scatter_div_op = _scatter_op("ScatterDiv", _scatter_div_kernel, use_locking=False, grad=None)
+scatter_max_op = _scatter_op("ScatterMax", _scatter_max_kernel, use_locking=False,
                              grad=NO_GRADIENT)
-scatter_min_op = _scatter_op("ScatterMin", _row_kernel(np.minimum), use_locking=False,
+scatter_min_op = _scatter_op("ScatterMin", _scatter_min_kernel, use_locking=False,
                              grad=NO_GRADIENT)
 
 
@@ -92,34 +104,44 @@ def _nd_dtype(ref_, indices, updates, *, use_locking, bad_indices_policy):
     return ref_._as_ref
 
 
-def _nd_kernel(ufunc):
-    def kernel(ctx, ref_, indices, updates, *, use_locking, bad_indices_policy):
-        try:
-            var = ctx.state.vars[ref_]
-        except KeyError:
-            raise _uninitialized(ctx, ref_) from None
-        indices = np.asarray(indices)
-        pos, k = _flat_rows(indices, var.shape)
-        inner = var.shape[k:]
-        flat = var.reshape((-1,) + inner)  # a view: the variable is updated in place
-        vals = np.broadcast_to(updates, indices.shape[:-1] + inner).reshape((pos.size,) + inner)
-        if ufunc is None:
-            flat[pos] = vals
-        else:
-            ufunc.at(flat, pos, vals)
-        return var
-    return kernel
+def _nd_update(ctx, ref_, indices, updates, ufunc):
+    try:
+        var = ctx.state.vars[ref_]
+    except KeyError:
+        raise _uninitialized(ctx, ref_) from None
+    indices = np.asarray(indices)
+    pos, k = _flat_rows(indices, var.shape)
+    inner = var.shape[k:]
+    flat = var.reshape((-1,) + inner)  # a view: the variable is updated in place
+    vals = np.broadcast_to(updates, indices.shape[:-1] + inner).reshape((pos.size,) + inner)
+    if ufunc is None:
+        flat[pos] = vals
+    else:
+        ufunc.at(flat, pos, vals)
+    return var
 
 
-def _nd_op(op_type, ufunc, use_locking):
-    return OpDef(op_type, shape=_nd_shape, dtype=_nd_dtype, kernel=_nd_kernel(ufunc),
+def _scatter_nd_update_kernel(ctx, ref_, indices, updates, *, use_locking, bad_indices_policy):
+    return _nd_update(ctx, ref_, indices, updates, None)
+
+
+def _scatter_nd_add_kernel(ctx, ref_, indices, updates, *, use_locking, bad_indices_policy):
+    return _nd_update(ctx, ref_, indices, updates, np.add)
+
+
+def _scatter_nd_sub_kernel(ctx, ref_, indices, updates, *, use_locking, bad_indices_policy):
+    return _nd_update(ctx, ref_, indices, updates, np.subtract)
+
+
+def _nd_op(op_type, kernel, use_locking):
+    return OpDef(op_type, shape=_nd_shape, dtype=_nd_dtype, kernel=kernel,
                  attrs={"use_locking": use_locking, "bad_indices_policy": ""}, stateful=True,
                  aliases=True, input_names=(ref("ref"), "indices", "updates"), grad=None)
 
 
-scatter_nd_update_op = _nd_op("ScatterNdUpdate", None, True)
-scatter_nd_add_op = _nd_op("ScatterNdAdd", np.add, False)
-scatter_nd_sub_op = _nd_op("ScatterNdSub", np.subtract, False)
+scatter_nd_update_op = _nd_op("ScatterNdUpdate", _scatter_nd_update_kernel, True)
+scatter_nd_add_op = _nd_op("ScatterNdAdd", _scatter_nd_add_kernel, False)
+scatter_nd_sub_op = _nd_op("ScatterNdSub", _scatter_nd_sub_kernel, False)
 
 
 def scatter_nd_update(ref, indices, updates, use_locking=True, name=None):  # noqa: A002

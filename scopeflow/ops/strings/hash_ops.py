@@ -28,26 +28,37 @@ def _string_dtype(x, **attrs):
     return _dtypes.int64
 
 
-def _bucket_kernel(hash_fn):
-    def kernel(x, num_buckets, **attrs):
-        items = np.asarray(x, dtype=object).reshape(-1)
-        out = np.fromiter((hash_fn(as_bytes(s), attrs) % num_buckets for s in items),
-                          dtype=np.uint64, count=len(items))
-        return out.astype(np.int64).reshape(np.shape(x))
-    return kernel
+def _buckets(x, num_buckets, hash_fn):
+    items = np.asarray(x, dtype=object).reshape(-1)
+    out = np.fromiter((hash_fn(as_bytes(s)) % num_buckets for s in items),
+                      dtype=np.uint64, count=len(items))
+    return out.astype(np.int64).reshape(np.shape(x))
+
+
+def _string_to_hash_bucket_kernel(x, num_buckets, **attrs):
+    return _buckets(x, num_buckets, hashing.hash64)
+
+
+def _string_to_hash_bucket_fast_kernel(x, num_buckets, **attrs):
+    return _buckets(x, num_buckets, hashing.fingerprint64)
+
+
+def _string_to_hash_bucket_strong_kernel(x, num_buckets, **attrs):
+    key = attrs["key"]
+    return _buckets(x, num_buckets, lambda s: hashing.siphash24(key, s))
 
 
 string_to_hash_bucket_op = OpDef(
     "StringToHashBucket", shape=same_shape, dtype=_string_dtype,
-    kernel=_bucket_kernel(lambda s, attrs: hashing.hash64(s)),
+    kernel=_string_to_hash_bucket_kernel,
     attrs={"num_buckets": None}, grad=None, input_names=("string_tensor",))
 string_to_hash_bucket_fast_op = OpDef(
     "StringToHashBucketFast", shape=same_shape, dtype=_string_dtype,
-    kernel=_bucket_kernel(lambda s, attrs: hashing.fingerprint64(s)),
+    kernel=_string_to_hash_bucket_fast_kernel,
     attrs={"num_buckets": None}, grad=None, input_names=("input",))
 string_to_hash_bucket_strong_op = OpDef(
     "StringToHashBucketStrong", shape=same_shape, dtype=_string_dtype,
-    kernel=_bucket_kernel(lambda s, attrs: hashing.siphash24(attrs["key"], s)),
+    kernel=_string_to_hash_bucket_strong_kernel,
     attrs={"num_buckets": None, "key": None}, grad=None, input_names=("input",))
 
 

@@ -158,8 +158,12 @@ def _decode_one(s: bytes) -> bytes:
 encode_base64_op = OpDef("EncodeBase64", shape=same_shape, dtype=_string_to_string,
                          kernel=_encode_base64_kernel, attrs={"pad": False}, grad=None,
                          input_names=("input",))
+def _decode_base64_kernel(x):
+    return map_strings(_decode_one, x)
+
+
 decode_base64_op = OpDef("DecodeBase64", shape=same_shape, dtype=_string_to_string,
-                         kernel=lambda x: map_strings(_decode_one, x), grad=None,
+                         kernel=_decode_base64_kernel, grad=None,
                          input_names=("input",))
 
 
@@ -175,29 +179,39 @@ def decode_base64(input, name=None):  # noqa: A002
 
 
 # ── StringStrip / StringLower / StringUpper / StringLength ───────────────────────────
+def _string_strip_kernel(x):
+    return map_strings(bytes.strip, x)
+
+
 string_strip_op = OpDef("StringStrip", shape=same_shape, dtype=_string_to_string,
-                        kernel=lambda x: map_strings(bytes.strip, x), grad=NO_GRADIENT,
+                        kernel=_string_strip_kernel, grad=NO_GRADIENT,
                         input_names=("input",))
 
 
-def _case_kernel(ascii_fn, text_fn):
-    def kernel(x, encoding):
-        enc = _text(encoding)
-        if enc not in ("", "utf-8"):
-            raise errors.InvalidArgumentError(
-                None, None, f"only utf-8 or '' (no encoding) is supported, received {enc}")
-        if not enc:  # bytes, ASCII letters only (as C's tolower/toupper in the C locale)
-            return map_strings(ascii_fn, x)
-        return map_strings(lambda s: text_fn(s.decode("utf-8", "surrogateescape"))
-                           .encode("utf-8", "surrogateescape"), x)
-    return kernel
+def _change_case(x, encoding, ascii_fn, text_fn):
+    enc = _text(encoding)
+    if enc not in ("", "utf-8"):
+        raise errors.InvalidArgumentError(
+            None, None, f"only utf-8 or '' (no encoding) is supported, received {enc}")
+    if not enc:  # bytes, ASCII letters only (as C's tolower/toupper in the C locale)
+        return map_strings(ascii_fn, x)
+    return map_strings(lambda s: text_fn(s.decode("utf-8", "surrogateescape"))
+                       .encode("utf-8", "surrogateescape"), x)
+
+
+def _string_lower_kernel(x, encoding):
+    return _change_case(x, encoding, bytes.lower, str.lower)
+
+
+def _string_upper_kernel(x, encoding):
+    return _change_case(x, encoding, bytes.upper, str.upper)
 
 
 string_lower_op = OpDef("StringLower", shape=same_shape, dtype=_string_to_string,
-                        kernel=_case_kernel(bytes.lower, str.lower), attrs={"encoding": ""},
+                        kernel=_string_lower_kernel, attrs={"encoding": ""},
                         grad=NO_GRADIENT, input_names=("input",))
 string_upper_op = OpDef("StringUpper", shape=same_shape, dtype=_string_to_string,
-                        kernel=_case_kernel(bytes.upper, str.upper), attrs={"encoding": ""},
+                        kernel=_string_upper_kernel, attrs={"encoding": ""},
                         grad=NO_GRADIENT, input_names=("input",))
 
 

@@ -116,15 +116,23 @@ def _decode_dtype(x, **attrs):
 _DECODE_ATTRS = {"input_encoding": None, "errors": "replace", "replacement_char": 65533,
                  "replace_control_characters": False, "Tsplits": _dtypes.int64}
 
+def _unicode_decode_kernel(x, **a):
+    return _decode_kernel(x, offsets=False, **a)
+
+
+def _unicode_decode_with_offsets_kernel(x, **a):
+    return _decode_kernel(x, offsets=True, **a)
+
+
 unicode_decode_op = OpDef(
     "UnicodeDecode", shape=_decode_shape, dtype=_decode_dtype,
-    kernel=lambda x, **a: _decode_kernel(x, offsets=False, **a), attrs=_DECODE_ATTRS,
+    kernel=_unicode_decode_kernel, attrs=_DECODE_ATTRS,
     num_outputs=2, grad=NO_GRADIENT, input_names=("input",))
 unicode_decode_with_offsets_op = OpDef(
     "UnicodeDecodeWithOffsets",
     shape=lambda x, **a: _decode_shape(x, _offsets=True, **a),
     dtype=lambda x, **a: _decode_dtype(x, **a) + [_dtypes.int64],
-    kernel=lambda x, **a: _decode_kernel(x, offsets=True, **a), attrs=_DECODE_ATTRS,
+    kernel=_unicode_decode_with_offsets_kernel, attrs=_DECODE_ATTRS,
     num_outputs=3, grad=NO_GRADIENT, input_names=("input",))
 
 
