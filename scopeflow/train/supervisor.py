@@ -76,28 +76,9 @@ class Supervisor:
         if graph is None:
             graph = get_default_graph()
         with graph.as_default():
-            self._ready_op = self._default(ready_op, GraphKeys.READY_OP,
-                                           report_uninitialized_variables)
-            # TF takes this one from its collection only (no default is built).
-            if ready_for_local_init_op is Supervisor.USE_DEFAULT:
-                ready_for_local_init_op = self._first(GraphKeys.READY_FOR_LOCAL_INIT_OP)
-            self._ready_for_local_init_op = ready_for_local_init_op
-            self._init_op = self._default(init_op, GraphKeys.INIT_OP,
-                                          global_variables_initializer)
-            self._init_feed_dict = init_feed_dict
-            self._local_init_op = self._default(local_init_op, GraphKeys.LOCAL_INIT_OP,
-                                                Scaffold.default_local_init_op)
-            self._saver = self._default(
-                saver, GraphKeys.SAVERS, lambda: Saver() if global_variables() else None)
-            self._summary_op = self._default(summary_op, GraphKeys.SUMMARY_OP, merge_all)
-            if global_step is Supervisor.USE_DEFAULT:
-                global_step = self._first(GraphKeys.GLOBAL_STEP)
-                if global_step is None:
-                    try:
-                        global_step = graph.get_tensor_by_name("global_step:0")
-                    except KeyError:
-                        global_step = None
-            self._global_step = global_step
+            self._resolve_graph_ops(graph, ready_op, ready_for_local_init_op, init_op,
+                                    local_init_op, saver, summary_op, global_step)
+        self._init_feed_dict = init_feed_dict
         self._graph = graph
         self._meta_graph_def = export_meta_graph(
             graph=graph, saver_def=self._saver.saver_def if self._saver else None)
@@ -114,11 +95,7 @@ class Supervisor:
         self._summary_writer = None
         self._graph_added_to_summary = False
         if self._is_chief and self._logdir:
-            self._save_path = os.path.join(self._logdir, checkpoint_basename)
-            if summary_writer is Supervisor.USE_DEFAULT:
-                self._summary_writer = FileWriter(self._logdir)
-            else:
-                self._summary_writer = summary_writer
+            self._init_chief_outputs(checkpoint_basename, summary_writer)
         if session_manager is None:
             session_manager = SessionManager(
                 local_init_op=self._local_init_op, ready_op=self._ready_op,
@@ -127,6 +104,40 @@ class Supervisor:
                 local_init_run_options=self._local_init_run_options)
         self._session_manager = session_manager
         graph.finalize()  # as TF: the graph may not change any more
+
+    def _resolve_graph_ops(self, graph, ready_op, ready_for_local_init_op, init_op,
+                           local_init_op, saver, summary_op, global_step):
+        """The ops the supervisor runs: each given one, or for ``USE_DEFAULT`` the graph's
+        collection's or a default built (under ``graph.as_default()``)."""
+        self._ready_op = self._default(ready_op, GraphKeys.READY_OP,
+                                       report_uninitialized_variables)
+        # TF takes this one from its collection only (no default is built).
+        if ready_for_local_init_op is Supervisor.USE_DEFAULT:
+            ready_for_local_init_op = self._first(GraphKeys.READY_FOR_LOCAL_INIT_OP)
+        self._ready_for_local_init_op = ready_for_local_init_op
+        self._init_op = self._default(init_op, GraphKeys.INIT_OP,
+                                      global_variables_initializer)
+        self._local_init_op = self._default(local_init_op, GraphKeys.LOCAL_INIT_OP,
+                                            Scaffold.default_local_init_op)
+        self._saver = self._default(
+            saver, GraphKeys.SAVERS, lambda: Saver() if global_variables() else None)
+        self._summary_op = self._default(summary_op, GraphKeys.SUMMARY_OP, merge_all)
+        if global_step is Supervisor.USE_DEFAULT:
+            global_step = self._first(GraphKeys.GLOBAL_STEP)
+            if global_step is None:
+                try:
+                    global_step = graph.get_tensor_by_name("global_step:0")
+                except KeyError:
+                    global_step = None
+        self._global_step = global_step
+
+    def _init_chief_outputs(self, checkpoint_basename, summary_writer):
+        """The chief's checkpoint path in ``logdir`` and its summary writer."""
+        self._save_path = os.path.join(self._logdir, checkpoint_basename)
+        if summary_writer is Supervisor.USE_DEFAULT:
+            self._summary_writer = FileWriter(self._logdir)
+        else:
+            self._summary_writer = summary_writer
 
     @staticmethod
     def _first(key):
