@@ -133,9 +133,8 @@ def test_fake_quant_errors_without_tf():
             tf.fake_quant_with_min_max_vars(np.zeros(2), 0.0, 1.0)
         with pytest.raises(ValueError, match="rank 1"):
             tf.fake_quant_with_min_max_vars_per_channel([[1.0]], 0.0, 1.0)
-        with pytest.raises(LookupError):
-            x = tf.constant([1.0])
-            tf.gradients(tf.fake_quant_with_min_max_args_gradient(x, x), x)
+        x = tf.constant([1.0])  # TF registers the ...Gradient ops as not differentiable
+        assert tf.gradients(tf.fake_quant_with_min_max_args_gradient(x, x), x) == [None]
 
 
 # ── tf.nn.safe_embedding_lookup_sparse ──────────────────────────────────────────────
