@@ -146,26 +146,81 @@ def _y1(x):
     return out
 
 
-_KERNELS = {
-    "BesselI0": _i0, "BesselI0e": _i0e, "BesselI1": _i1, "BesselI1e": _i1e,
-    "BesselK0": lambda x: _k_parts(x, 0, False), "BesselK0e": lambda x: _k_parts(x, 0, True),
-    "BesselK1": lambda x: _k_parts(x, 1, False), "BesselK1e": lambda x: _k_parts(x, 1, True),
-    "BesselJ0": lambda x: _jy(x, 0, "j"), "BesselJ1": lambda x: _jy(x, 1, "j"),
-    "BesselY0": lambda x: _jy(x, 0, "y"), "BesselY1": lambda x: _y1(x),
-}
+def _rounded(fn, x, *args):
+    """``fn(x, *args)`` (float64) rounded once to ``x``'s dtype; inf and NaN are values here,
+    not warnings."""
+    with np.errstate(all="ignore"):
+        return np.asarray(fn(x, *args)).astype(x.dtype)
 
 
-def _op(op_type):
-    fn = _KERNELS[op_type]
+def _bessel_i0_kernel(x):
+    return _rounded(_i0, x)
 
-    def kernel(x):
-        with np.errstate(all="ignore"):
-            return np.asarray(fn(x)).astype(x.dtype)
+
+def _bessel_i0e_kernel(x):
+    return _rounded(_i0e, x)
+
+
+def _bessel_i1_kernel(x):
+    return _rounded(_i1, x)
+
+
+def _bessel_i1e_kernel(x):
+    return _rounded(_i1e, x)
+
+
+def _bessel_k0_kernel(x):
+    return _rounded(_k_parts, x, 0, False)
+
+
+def _bessel_k0e_kernel(x):
+    return _rounded(_k_parts, x, 0, True)
+
+
+def _bessel_k1_kernel(x):
+    return _rounded(_k_parts, x, 1, False)
+
+
+def _bessel_k1e_kernel(x):
+    return _rounded(_k_parts, x, 1, True)
+
+
+def _bessel_j0_kernel(x):
+    return _rounded(_jy, x, 0, "j")
+
+
+def _bessel_j1_kernel(x):
+    return _rounded(_jy, x, 1, "j")
+
+
+def _bessel_y0_kernel(x):
+    return _rounded(_jy, x, 0, "y")
+
+
+def _bessel_y1_kernel(x):
+    return _rounded(_y1, x)
+
+
+def _op(op_type, kernel):
     return OpDef(op_type, shape=same_shape, dtype=_same_dtype_in(_TYPES), kernel=kernel,
                  input_names=("x",))
 
 
-_OPS = {t: _op(t) for t in _KERNELS}
+bessel_i0_op = _op("BesselI0", _bessel_i0_kernel)
+bessel_i0e_op = _op("BesselI0e", _bessel_i0e_kernel)
+bessel_i1_op = _op("BesselI1", _bessel_i1_kernel)
+bessel_i1e_op = _op("BesselI1e", _bessel_i1e_kernel)
+bessel_k0_op = _op("BesselK0", _bessel_k0_kernel)
+bessel_k0e_op = _op("BesselK0e", _bessel_k0e_kernel)
+bessel_k1_op = _op("BesselK1", _bessel_k1_kernel)
+bessel_k1e_op = _op("BesselK1e", _bessel_k1e_kernel)
+bessel_j0_op = _op("BesselJ0", _bessel_j0_kernel)
+bessel_j1_op = _op("BesselJ1", _bessel_j1_kernel)
+bessel_y0_op = _op("BesselY0", _bessel_y0_kernel)
+bessel_y1_op = _op("BesselY1", _bessel_y1_kernel)
+_OPS = {op.type: op for op in (
+    bessel_i0_op, bessel_i0e_op, bessel_i1_op, bessel_i1e_op, bessel_k0_op, bessel_k0e_op,
+    bessel_k1_op, bessel_k1e_op, bessel_j0_op, bessel_j1_op, bessel_y0_op, bessel_y1_op)}
 
 
 def _builder(op_type, scope):
@@ -197,73 +252,86 @@ for _fn, _what in ((bessel_i0, "I0"), (bessel_i0e, "I0 scaled by exp(-|x|)"),
 
 
 # ── gradients (TF's math_grad.py) ────────────────────────────────────────────────────
-def _grad(op_type):
-    def register(rule):
-        @_OPS[op_type].def_grad
-        def grad(op, dy):
-            x, y = op.inputs[0], op.outputs[0]
-            with control_dependencies([dy]):
-                return [dy * rule(x, y)]
-        return rule
-    return register
+@bessel_i0_op.def_grad
+def _i0_grad(op, dy):
+    x = op.inputs[0]
+    with control_dependencies([dy]):
+        return [dy * bessel_i1(x)]
 
 
-@_grad("BesselI0")
-def _i0_grad(x, y):
-    return bessel_i1(x)
+@bessel_i0e_op.def_grad
+def _i0e_grad(op, dy):
+    x, y = op.inputs[0], op.outputs[0]
+    with control_dependencies([dy]):
+        return [dy * (bessel_i1e(x) - sign(x) * y)]
 
 
-@_grad("BesselI0e")
-def _i0e_grad(x, y):
-    return bessel_i1e(x) - sign(x) * y
+@bessel_i1_op.def_grad
+def _i1_grad(op, dy):
+    x, y = op.inputs[0], op.outputs[0]
+    with control_dependencies([dy]):
+        return [dy * where_v2(equal(x, 0.0), cast(1.0, x.dtype), bessel_i0(x) - y / x)]
 
 
-@_grad("BesselI1")
-def _i1_grad(x, y):
-    return where_v2(equal(x, 0.0), cast(1.0, x.dtype), bessel_i0(x) - y / x)
+@bessel_i1e_op.def_grad
+def _i1e_grad(op, dy):
+    x, y = op.inputs[0], op.outputs[0]
+    with control_dependencies([dy]):
+        return [dy * where_v2(equal(x, 0.0), cast(0.5, x.dtype),
+                              bessel_i0e(x) - y * (sign(x) + reciprocal(x)))]
 
 
-@_grad("BesselI1e")
-def _i1e_grad(x, y):
-    return where_v2(equal(x, 0.0), cast(0.5, x.dtype),
-                 bessel_i0e(x) - y * (sign(x) + reciprocal(x)))
+@bessel_k0_op.def_grad
+def _k0_grad(op, dy):
+    x = op.inputs[0]
+    with control_dependencies([dy]):
+        return [dy * -bessel_k1(x)]
 
 
-@_grad("BesselK0")
-def _k0_grad(x, y):
-    return -bessel_k1(x)
+@bessel_k0e_op.def_grad
+def _k0e_grad(op, dy):
+    x, y = op.inputs[0], op.outputs[0]
+    with control_dependencies([dy]):
+        return [dy * (y - bessel_k1e(x))]
 
 
-@_grad("BesselK0e")
-def _k0e_grad(x, y):
-    return y - bessel_k1e(x)
+@bessel_k1_op.def_grad
+def _k1_grad(op, dy):
+    x, y = op.inputs[0], op.outputs[0]
+    with control_dependencies([dy]):
+        return [dy * (-bessel_k0(x) - y / x)]
 
 
-@_grad("BesselK1")
-def _k1_grad(x, y):
-    return -bessel_k0(x) - y / x
+@bessel_k1e_op.def_grad
+def _k1e_grad(op, dy):
+    x, y = op.inputs[0], op.outputs[0]
+    with control_dependencies([dy]):
+        return [dy * (y * (1.0 - reciprocal(x)) - bessel_k0e(x))]
 
 
-@_grad("BesselK1e")
-def _k1e_grad(x, y):
-    return y * (1.0 - reciprocal(x)) - bessel_k0e(x)
+@bessel_j0_op.def_grad
+def _j0_grad(op, dy):
+    x = op.inputs[0]
+    with control_dependencies([dy]):
+        return [dy * -bessel_j1(x)]
 
 
-@_grad("BesselJ0")
-def _j0_grad(x, y):
-    return -bessel_j1(x)
+@bessel_j1_op.def_grad
+def _j1_grad(op, dy):
+    x, y = op.inputs[0], op.outputs[0]
+    with control_dependencies([dy]):
+        return [dy * where_v2(equal(x, 0.0), cast(0.5, x.dtype), bessel_j0(x) - y / x)]
 
 
-@_grad("BesselJ1")
-def _j1_grad(x, y):
-    return where_v2(equal(x, 0.0), cast(0.5, x.dtype), bessel_j0(x) - y / x)
+@bessel_y0_op.def_grad
+def _y0_grad(op, dy):
+    x = op.inputs[0]
+    with control_dependencies([dy]):
+        return [dy * -bessel_y1(x)]
 
 
-@_grad("BesselY0")
-def _y0_grad(x, y):
-    return -bessel_y1(x)
-
-
-@_grad("BesselY1")
-def _y1_grad(x, y):
-    return bessel_y0(x) - y / x
+@bessel_y1_op.def_grad
+def _y1_grad(op, dy):
+    x, y = op.inputs[0], op.outputs[0]
+    with control_dependencies([dy]):
+        return [dy * (bessel_y0(x) - y / x)]

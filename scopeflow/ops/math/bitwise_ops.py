@@ -32,13 +32,37 @@ def _clamped_shift(x, y):
     return np.clip(y.astype(np.int64), 0, bits - 1).astype(x.dtype)
 
 
-bitwise_and_op = _binary("BitwiseAnd", lambda x, y: np.bitwise_and(x, y))
-bitwise_or_op = _binary("BitwiseOr", lambda x, y: np.bitwise_or(x, y))
-bitwise_xor_op = _binary("BitwiseXor", lambda x, y: np.bitwise_xor(x, y))
-left_shift_op = _binary("LeftShift", lambda x, y: np.left_shift(x, _clamped_shift(x, y)))
-right_shift_op = _binary("RightShift", lambda x, y: np.right_shift(x, _clamped_shift(x, y)))
+def _bitwise_and_kernel(x, y):
+    return np.bitwise_and(x, y)
+
+
+def _bitwise_or_kernel(x, y):
+    return np.bitwise_or(x, y)
+
+
+def _bitwise_xor_kernel(x, y):
+    return np.bitwise_xor(x, y)
+
+
+def _left_shift_kernel(x, y):
+    return np.left_shift(x, _clamped_shift(x, y))
+
+
+def _right_shift_kernel(x, y):
+    return np.right_shift(x, _clamped_shift(x, y))
+
+
+def _invert_kernel(x):
+    return np.invert(x)
+
+
+bitwise_and_op = _binary("BitwiseAnd", _bitwise_and_kernel)
+bitwise_or_op = _binary("BitwiseOr", _bitwise_or_kernel)
+bitwise_xor_op = _binary("BitwiseXor", _bitwise_xor_kernel)
+left_shift_op = _binary("LeftShift", _left_shift_kernel)
+right_shift_op = _binary("RightShift", _right_shift_kernel)
 invert_op = OpDef("Invert", shape=same_shape, dtype=_same_dtype_in(INTS),
-                  kernel=lambda x: np.invert(x), grad=None, input_names=("x",))
+                  kernel=_invert_kernel, grad=None, input_names=("x",))
 
 
 def bitwise_and(x, y, name=None) -> Tensor:

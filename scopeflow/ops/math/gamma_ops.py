@@ -160,18 +160,28 @@ def _igammac_fraction(a, x, want_grad):
     return h, dh
 
 
-def _binary(op_type, kernel, names=("a", "x")):
+def _igamma_kernel(a, x):
+    return _igamma_parts(a, x)[0].astype(np.result_type(a, x))
+
+
+def _igammac_kernel(a, x):
+    return _igamma_parts(a, x)[1].astype(np.result_type(a, x))
+
+
+def _igamma_grad_a_kernel(a, x):
+    return _igamma_parts(a, x, True)[2].astype(np.result_type(a, x))
+
+
+def _binary(op_type, kernel, names=("a", "x"), **kw):
     return OpDef(op_type, shape=broadcasting(broadcast_shape),
-                 dtype=_same_dtype_in(_F32_64, names[0]), kernel=kernel, input_names=names)
+                 dtype=_same_dtype_in(_F32_64, names[0]), kernel=kernel, input_names=names,
+                 **kw)
 
 
-igamma_op = _binary("Igamma", lambda a, x: _igamma_parts(a, x)[0].astype(
-    np.result_type(a, x)))
-igammac_op = _binary("Igammac", lambda a, x: _igamma_parts(a, x)[1].astype(
-    np.result_type(a, x)))
-igamma_grad_a_op = _binary("IgammaGradA", lambda a, x: _igamma_parts(a, x, True)[2].astype(
-    np.result_type(a, x)))
-igamma_grad_a_op.grad = NO_GRADIENT  # TF registers none
+igamma_op = _binary("Igamma", _igamma_kernel)
+igammac_op = _binary("Igammac", _igammac_kernel)
+igamma_grad_a_op = _binary("IgammaGradA", _igamma_grad_a_kernel,
+                           grad=NO_GRADIENT)  # TF registers none
 
 
 def _igamma_partials(op, grad):

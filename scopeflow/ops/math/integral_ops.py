@@ -112,21 +112,44 @@ def _spence(x):
     return out
 
 
-_KERNELS = {"Dawsn": _dawsn, "Expint": _expint, "FresnelCos": lambda x: _fresnel(x, "c"),
-            "FresnelSin": lambda x: _fresnel(x, "s"), "Spence": _spence}
+def _rounded(fn, x, *args):
+    """``fn(x, *args)`` (float64) rounded once to ``x``'s dtype; inf and NaN are values here,
+    not warnings."""
+    with np.errstate(all="ignore"):
+        return np.asarray(fn(x, *args)).astype(x.dtype)
 
 
-def _op(op_type):
-    fn = _KERNELS[op_type]
+def _dawsn_kernel(x):
+    return _rounded(_dawsn, x)
 
-    def kernel(x):
-        with np.errstate(all="ignore"):
-            return np.asarray(fn(x)).astype(x.dtype)
+
+def _expint_kernel(x):
+    return _rounded(_expint, x)
+
+
+def _fresnel_cos_kernel(x):
+    return _rounded(_fresnel, x, "c")
+
+
+def _fresnel_sin_kernel(x):
+    return _rounded(_fresnel, x, "s")
+
+
+def _spence_kernel(x):
+    return _rounded(_spence, x)
+
+
+def _op(op_type, kernel):
     return OpDef(op_type, shape=same_shape, dtype=_same_dtype_in(_TYPES), kernel=kernel,
                  input_names=("x",))
 
 
-_OPS = {t: _op(t) for t in _KERNELS}
+dawsn_op = _op("Dawsn", _dawsn_kernel)
+expint_op = _op("Expint", _expint_kernel)
+fresnel_cos_op = _op("FresnelCos", _fresnel_cos_kernel)
+fresnel_sin_op = _op("FresnelSin", _fresnel_sin_kernel)
+spence_op = _op("Spence", _spence_kernel)
+_OPS = {op.type: op for op in (dawsn_op, expint_op, fresnel_cos_op, fresnel_sin_op, spence_op)}
 
 
 def _builder(op_type, scope, doc):
@@ -149,16 +172,35 @@ spence = _builder("Spence", "spence",
                   "Elementwise Spence's function ``int_1^x log(t) / (1 - t) dt`` (x >= 0).")
 
 
-def _grad(op_type, rule):
-    @_OPS[op_type].def_grad
-    def grad(op, dy):
-        with control_dependencies([dy]):
-            return [dy * rule(op.inputs[0], op.outputs[0])]
-    return grad
+# ── gradients (TF's math_grad.py) ────────────────────────────────────────────────────
+@dawsn_op.def_grad
+def _dawsn_grad(op, dy):
+    with control_dependencies([dy]):
+        x, y = op.inputs[0], op.outputs[0]
+        return [dy * (1.0 - 2 * x * y)]
 
 
-_grad("Dawsn", lambda x, y: 1.0 - 2 * x * y)
-_grad("Expint", lambda x, y: exp(x) / x)
-_grad("FresnelCos", lambda x, y: cos((np.pi / 2.0) * square(x)))
-_grad("FresnelSin", lambda x, y: sin((np.pi / 2.0) * square(x)))
-_grad("Spence", lambda x, y: where(equal(x, 1.0), -ones_like(x), log(x) / (1 - x)))
+@expint_op.def_grad
+def _expint_grad(op, dy):
+    with control_dependencies([dy]):
+        x = op.inputs[0]
+        return [dy * (exp(x) / x)]
+
+
+@fresnel_cos_op.def_grad
+def _fresnel_cos_grad(op, dy):
+    with control_dependencies([dy]):
+        return [dy * cos((np.pi / 2.0) * square(op.inputs[0]))]
+
+
+@fresnel_sin_op.def_grad
+def _fresnel_sin_grad(op, dy):
+    with control_dependencies([dy]):
+        return [dy * sin((np.pi / 2.0) * square(op.inputs[0]))]
+
+
+@spence_op.def_grad
+def _spence_grad(op, dy):
+    with control_dependencies([dy]):
+        x = op.inputs[0]
+        return [dy * where(equal(x, 1.0), -ones_like(x), log(x) / (1 - x))]
