@@ -12,6 +12,9 @@ matrices; ``adjust_gamma`` is ``gain * image ** gamma``.
 
 from __future__ import annotations
 
+import collections
+import functools
+
 import numpy as np
 
 from scopeflow.framework import dtypes, errors
@@ -87,23 +90,29 @@ def _reciprocal(x):
     return math_ops.div_no_nan(math_ops.cast(1.0, x.dtype), x)
 
 
-@rgb_to_hsv_op.def_grad
-def _rgb_to_hsv_grad(op, grad):
-    """TF's ``_RGBToHSVGrad``: the partial derivatives of H, S and V, one case per channel
-    that is the maximum or the minimum (ties broken R > G > B), summed."""
-    x, y = op.inputs[0], op.outputs[0]
-    reds, greens, blues = x[..., 0], x[..., 1], x[..., 2]
-    saturation, value = y[..., 1], y[..., 2]
-    dtype = x.dtype
-    c = lambda t: math_ops.cast(t, dtype)  # noqa: E731
+_ChannelExtremes = collections.namedtuple(
+    "_ChannelExtremes", ["red_biggest", "green_biggest", "blue_biggest", "red_smallest",
+                         "green_smallest", "blue_smallest"])
+
+
+def _channel_extremes(reds, greens, blues, c):
+    """0/1 masks of the channel that is each pixel's maximum and minimum, ties broken
+    R > G > B as TF's ``_RGBToHSVGrad`` breaks them."""
     land = math_ops.logical_and
-    red_biggest = c(land(reds >= blues, reds >= greens))
-    green_biggest = c(land(greens > reds, greens >= blues))
-    blue_biggest = c(land(blues > reds, blues > greens))
-    red_smallest = c(land(reds < blues, reds < greens))
-    green_smallest = c(land(greens <= reds, greens < blues))
-    blue_smallest = c(land(blues <= reds, blues <= greens))
-    dv_dr, dv_dg, dv_db = red_biggest, green_biggest, blue_biggest
+    return _ChannelExtremes(
+        red_biggest=c(land(reds >= blues, reds >= greens)),
+        green_biggest=c(land(greens > reds, greens >= blues)),
+        blue_biggest=c(land(blues > reds, blues > greens)),
+        red_smallest=c(land(reds < blues, reds < greens)),
+        green_smallest=c(land(greens <= reds, greens < blues)),
+        blue_smallest=c(land(blues <= reds, blues <= greens)))
+
+
+def _saturation_partials(reds, greens, blues, extremes, c):
+    """``(dS/dR, dS/dG, dS/dB)``: ``S = (max - min) / max`` differentiated where a channel
+    is the maximum and where it is the minimum."""
+    red_biggest, green_biggest, blue_biggest, red_smallest, green_smallest, \
+        blue_smallest = extremes
     sq = math_ops.square
     ds_dr = c(reds > 0) * math_ops.add(
         red_biggest * math_ops.add(green_smallest * greens, blue_smallest * blues)
@@ -117,7 +126,15 @@ def _rgb_to_hsv_grad(op, grad):
         blue_biggest * math_ops.add(green_smallest * greens, red_smallest * reds)
         * _reciprocal(sq(blues)),
         blue_smallest * -1 * _reciprocal((green_biggest * greens) + (red_biggest * reds)))
+    return ds_dr, ds_dg, ds_db
 
+
+def _hue_partials(reds, greens, blues, saturation, value, extremes, c):
+    """``(dH/dR, dH/dG, dH/dB)``: TF's five terms per channel (in degrees, hence the 60s,
+    scaled back to [0, 1] by 360), each one maximum/minimum case."""
+    red_biggest, green_biggest, blue_biggest, red_smallest, green_smallest, \
+        blue_smallest = extremes
+    sq = math_ops.square
     dh_dr_1 = 60 * (c(reds > 0) * red_biggest * -1 * (greens - blues)
                     * _reciprocal(sq(saturation)) * _reciprocal(sq(value)))
     dh_dr_2 = 60 * (c(greens > 0) * green_biggest * red_smallest * (blues - greens)
@@ -151,6 +168,22 @@ def _rgb_to_hsv_grad(op, grad):
     dh_db_5 = 60 * (c(greens > 0) * green_biggest * red_smallest
                     * _reciprocal(greens - reds))
     dh_db = (dh_db_1 + dh_db_2 + dh_db_3 + dh_db_4 + dh_db_5) / 360
+    return dh_dr, dh_dg, dh_db
+
+
+@rgb_to_hsv_op.def_grad
+def _rgb_to_hsv_grad(op, grad):
+    """TF's ``_RGBToHSVGrad``: the partial derivatives of H, S and V, one case per channel
+    that is the maximum or the minimum (ties broken R > G > B), summed."""
+    x, y = op.inputs[0], op.outputs[0]
+    reds, greens, blues = x[..., 0], x[..., 1], x[..., 2]
+    saturation, value = y[..., 1], y[..., 2]
+    # Every comparison is cast to x's dtype afresh, as TF's gradient builds it.
+    c = functools.partial(math_ops.cast, dtype=x.dtype)
+    extremes = _channel_extremes(reds, greens, blues, c)
+    dv_dr, dv_dg, dv_db = extremes.red_biggest, extremes.green_biggest, extremes.blue_biggest
+    ds_dr, ds_dg, ds_db = _saturation_partials(reds, greens, blues, extremes, c)
+    dh_dr, dh_dg, dh_db = _hue_partials(reds, greens, blues, saturation, value, extremes, c)
     dv_drgb = array_ops.stack([grad[..., 2] * dv_dr, grad[..., 2] * dv_dg,
                                grad[..., 2] * dv_db], axis=-1)
     ds_drgb = array_ops.stack([grad[..., 1] * ds_dr, grad[..., 1] * ds_dg,

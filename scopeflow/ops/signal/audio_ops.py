@@ -50,13 +50,9 @@ class _Reader:
                            f"{found.decode('latin-1')}")
 
 
-def _parse_wav(data):
-    """``(int16 samples [frames * channels], channels, frames, sample_rate)``."""
-    r = _Reader(data)
-    r.expect(b"RIFF")
-    r.value("I")  # the RIFF size: not checked (TF neither)
-    r.expect(b"WAVE")
-    r.expect(b"fmt ")
+def _read_fmt_chunk(r):
+    """Reads and checks the ``fmt `` chunk (PCM, 16 bits, consistent rates):
+    ``(channels, sample_rate, bytes_per_frame)``."""
     fmt_size = r.value("I")
     if fmt_size not in (16, 18):
         raise _invalid(f"Bad format chunk size for WAV: Expected 16 or 18, but got{fmt_size}")
@@ -83,9 +79,15 @@ def _parse_wav(data):
                        f"(sample_rate={sample_rate}, bytes_per_sample={bytes_per_frame})")
     if fmt_size == 18:
         r.offset += 2
+    return channels, sample_rate, bytes_per_frame
+
+
+def _read_data_chunk(r, channels, bytes_per_frame):
+    """Walks the chunks after ``fmt `` to the end, skipping all but the one ``data``
+    chunk: ``(int16 samples [frames * channels], frames)``."""
     samples = None
     frames = 0
-    while r.offset < len(data):
+    while r.offset < len(r.data):
         chunk_id = r.take(4)
         size = r.value("I")
         if size > _INT32_MAX:
@@ -100,6 +102,18 @@ def _parse_wav(data):
             r.offset += size
     if samples is None:
         raise _invalid("No data chunk found in WAV")
+    return samples, frames
+
+
+def _parse_wav(data):
+    """``(int16 samples [frames * channels], channels, frames, sample_rate)``."""
+    r = _Reader(data)
+    r.expect(b"RIFF")
+    r.value("I")  # the RIFF size: not checked (TF neither)
+    r.expect(b"WAVE")
+    r.expect(b"fmt ")
+    channels, sample_rate, bytes_per_frame = _read_fmt_chunk(r)
+    samples, frames = _read_data_chunk(r, channels, bytes_per_frame)
     return samples, channels, frames, sample_rate
 
 

@@ -97,6 +97,39 @@ def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1,
         return frames
 
 
+def _static_signal_shape(signal):
+    """``(dims, signal_shape)``: the static dims (None: unknown rank) and the shape as a
+    NumPy array when fully known (no Shape op), else the ``Shape`` tensor."""
+    dims = signal.shape.as_tuple()
+    if dims is not None and None not in dims:
+        return dims, np.array(dims, np.int32)
+    return dims, shape(signal)
+
+
+def _with_outer_dims(outer_dims, inner):
+    """``outer_dims + inner``: a NumPy array while every part is static, else a Concat."""
+    if isinstance(outer_dims, np.ndarray) and all(not isinstance(d, Tensor) for d in inner):
+        return np.concatenate([outer_dims, np.array(inner, np.int32)])
+    return concat([outer_dims, inner], 0)
+
+
+def _segment_paddings(outer_rank, segments, frame_step, frame_length):
+    """Pads the frames axis by ``segments`` frames and the frame axis up to a whole number
+    of ``segments`` steps; a Python list unless a size is only known at run time."""
+    if isinstance(segments, Tensor) or isinstance(outer_rank, Tensor):
+        return concat([zeros([outer_rank, 2], dtypes.int32),
+                       [[0, segments], [0, segments * frame_step - frame_length]]], 0)
+    return [[0, 0]] * outer_rank + [[0, int(segments)],
+                                    [0, int(segments * frame_step - frame_length)]]
+
+
+def _swap_frames_and_segments_perm(outer_rank):
+    """The permutation that swaps the two axes after the ``outer_rank`` outer ones."""
+    if isinstance(outer_rank, Tensor):
+        return concat([range(outer_rank), outer_rank + [1, 0, 2]], 0)
+    return list(builtins.range(outer_rank)) + [outer_rank + 1, outer_rank, outer_rank + 2]
+
+
 def overlap_and_add(signal, frame_step, name=None) -> Tensor:
     """Sums frames ``[..., frames, frame_length]`` placed ``frame_step`` apart into
     ``[..., frame_length + frame_step * (frames - 1)]`` (``frame``'s inverse sum)."""
@@ -110,42 +143,29 @@ def overlap_and_add(signal, frame_step, name=None) -> Tensor:
         step_static = constant_value(frame_step)
         if step_static is not None:
             frame_step = int(step_static)
-        dims = signal.shape.as_tuple()
-        if dims is not None and None not in dims:
-            signal_shape = np.array(dims, np.int32)
-        else:
-            signal_shape = shape(signal)
+        dims, signal_shape = _static_signal_shape(signal)
         outer_dims = signal_shape[:-2]
         outer_rank = len(dims) - 2 if dims is not None else size(outer_dims)
-
-        def full_shape(inner):
-            if isinstance(outer_dims, np.ndarray) and all(
-                    not isinstance(d, Tensor) for d in inner):
-                return np.concatenate([outer_dims, np.array(inner, np.int32)])
-            return concat([outer_dims, inner], 0)
-
         frame_length = signal_shape[-1]
         frames = signal_shape[-2]
         output_length = frame_length + frame_step * (frames - 1)
         if step_static is not None and dims is not None and dims[-1] == frame_step:
-            return reshape(signal, full_shape([output_length]), name="fast_path")
+            return reshape(signal, _with_outer_dims(outer_dims, [output_length]),
+                           name="fast_path")
+        # TF's scheme: cut each frame into ``segments`` hops, line every hop up with the
+        # hops of the frames it overlaps, and sum them.
         segments = -(-frame_length // frame_step)
-        paddings = concat([zeros([outer_rank, 2], dtypes.int32),
-                           [[0, segments], [0, segments * frame_step - frame_length]]], 0) \
-            if isinstance(segments, Tensor) or isinstance(outer_rank, Tensor) else \
-            [[0, 0]] * outer_rank + [[0, int(segments)],
-                                     [0, int(segments * frame_step - frame_length)]]
-        signal = pad(signal, paddings)
-        signal = reshape(signal, full_shape([frames + segments, segments, frame_step]))
-        if isinstance(outer_rank, Tensor):
-            perm = concat([range(outer_rank), outer_rank + [1, 0, 2]], 0)
-        else:
-            perm = list(builtins.range(outer_rank)) + [outer_rank + 1, outer_rank,
-                                                       outer_rank + 2]
-        signal = transpose(signal, perm)
-        signal = reshape(signal, full_shape([(frames + segments) * segments, frame_step]))
+        signal = pad(signal, _segment_paddings(outer_rank, segments, frame_step,
+                                               frame_length))
+        signal = reshape(signal, _with_outer_dims(
+            outer_dims, [frames + segments, segments, frame_step]))
+        signal = transpose(signal, _swap_frames_and_segments_perm(outer_rank))
+        signal = reshape(signal, _with_outer_dims(
+            outer_dims, [(frames + segments) * segments, frame_step]))
         signal = signal[..., :(frames + segments - 1) * segments, :]
-        signal = reshape(signal, full_shape([segments, frames + segments - 1, frame_step]))
+        signal = reshape(signal, _with_outer_dims(
+            outer_dims, [segments, frames + segments - 1, frame_step]))
         signal = reduce_sum(signal, -3)
-        signal = reshape(signal, full_shape([(frames + segments - 1) * frame_step]))
+        signal = reshape(signal, _with_outer_dims(
+            outer_dims, [(frames + segments - 1) * frame_step]))
         return signal[..., :output_length]
