@@ -123,7 +123,7 @@ def test_compat_v1_is_the_root():
     ("tf.train.Server", "parameter-server distribution"),
     ("tf.train.replica_device_setter", "parameter-server distribution"),
     ("tf.compat.v2", "eager"),
-    ("tf.config", "GPU memory growth"),
+    ("tf.config.experimental_connect_to_cluster", "parameter-server distribution"),
 ])
 def test_not_planned_names_say_why(expr, why):
     with pytest.raises(NotImplementedError) as info:
