@@ -1,4 +1,4 @@
-"""``tf.test``: ``TestCase`` (api/test_case.py), the test helpers (api/test_support.py) and
+"""``tf.test``: ``TestCase`` (api/testing_case.py), the test helpers (api/testing_support.py) and
 numeric gradient checking (``compute_gradient``, ``compute_gradient_error``).
 
 ``check_gradients`` is scopeflow's one-call version: it raises with the worst element when
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from scopeflow.api.test_case import TestCase
-from scopeflow.api.test_support import *  # noqa: F403
-from scopeflow.api.test_support import __all__ as _support_all
+from scopeflow.api.testing_case import TestCase
+from scopeflow.api.testing_support import *  # noqa: F403
+from scopeflow.api.testing_support import __all__ as _support_all
 from scopeflow.autodiff.gradients import gradients
 from scopeflow.framework.context import get_default_session
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
