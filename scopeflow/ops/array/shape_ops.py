@@ -489,8 +489,8 @@ broadcast_args_op.def_static_value(_broadcast_args_static_value)
 def broadcast_static_shape(shape_x, shape_y) -> TensorShape:
     """The static shape two static shapes broadcast to (``ValueError`` if they cannot).
 
-    >>> broadcast_static_shape(TensorShape([2, 1]), TensorShape([None, 3]))
-    TensorShape([2, 3])
+    >>> broadcast_static_shape(TensorShape([2, 1]), TensorShape([None, 3])).as_list()
+    [2, 3]
     """
     shape_x, shape_y = as_shape(shape_x), as_shape(shape_y)
     try:

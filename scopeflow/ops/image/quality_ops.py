@@ -32,7 +32,7 @@ def total_variation(images, name=None) -> Tensor:
 
     >>> import scopeflow as tf
     >>> float(tf.Session().run(total_variation(tf.constant([[[0.], [1.]], [[3.], [1.]]]))))
-    5.0
+    6.0
     """
     with name_scope(name, "total_variation"):
         ndims = images.shape.ndims
