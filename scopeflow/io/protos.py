@@ -14,11 +14,15 @@ field numbers are TensorFlow's.
 '320220013801'
 """
 
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from google.protobuf import any_pb2, descriptor_pb2, descriptor_pool, message_factory
 
 from scopeflow.io._descriptor import SERIALIZED
 
 _POOL = descriptor_pool.DescriptorPool()
+# tensorflow.proto imports google/protobuf/any.proto (CollectionDef.AnyList).
+_any_file = descriptor_pb2.FileDescriptorProto()
+any_pb2.DESCRIPTOR.CopyToProto(_any_file)
+_POOL.Add(_any_file)
 _POOL.Add(descriptor_pb2.FileDescriptorProto.FromString(SERIALIZED))
 
 if hasattr(message_factory, "GetMessageClass"):
@@ -48,6 +52,12 @@ SaveSliceInfoDef = _get("SaveSliceInfoDef")
 VariableDef = _get("VariableDef")
 CollectionDef = _get("CollectionDef")
 MetaGraphDef = _get("MetaGraphDef")
+TensorInfo = _get("TensorInfo")
+SignatureDef = _get("SignatureDef")
+AssetFileDef = _get("AssetFileDef")
+SavedModel = _get("SavedModel")
+Any = _message_class(_POOL.FindMessageTypeByName("google.protobuf.Any"))
+POOL = _POOL  # for text_format's expanded Any ([type.googleapis.com/tensorflow.X] {...})
 HistogramProto = _get("HistogramProto")
 SummaryMetadata = _get("SummaryMetadata")
 Summary = _get("Summary")
