@@ -14,7 +14,7 @@ field numbers are TensorFlow's.
 '320220013801'
 """
 
-from google.protobuf import any_pb2, descriptor_pb2, descriptor_pool, message_factory
+from google.protobuf import any_pb2, descriptor_pb2, descriptor_pool, message_factory, wrappers_pb2
 
 from scopeflow.io._descriptor import SERIALIZED
 
@@ -23,6 +23,10 @@ _POOL = descriptor_pool.DescriptorPool()
 _any_file = descriptor_pb2.FileDescriptorProto()
 any_pb2.DESCRIPTOR.CopyToProto(_any_file)
 _POOL.Add(_any_file)
+# ... and google/protobuf/wrappers.proto (TrackableObjectGraph's has_checkpoint_values).
+_wrappers_file = descriptor_pb2.FileDescriptorProto()
+wrappers_pb2.DESCRIPTOR.CopyToProto(_wrappers_file)
+_POOL.Add(_wrappers_file)
 _POOL.Add(descriptor_pb2.FileDescriptorProto.FromString(SERIALIZED))
 
 if hasattr(message_factory, "GetMessageClass"):
@@ -109,6 +113,16 @@ InterconnectLink = _get("InterconnectLink")
 LocalLinks = _get("LocalLinks")
 DeviceLocality = _get("DeviceLocality")
 DeviceAttributes = _get("DeviceAttributes")
+
+# The cluster a distributed TF1 program describes (cluster.proto, tensorflow_server.proto).
+TaskDeviceFilters = _get("TaskDeviceFilters")
+JobDeviceFilters = _get("JobDeviceFilters")
+ClusterDeviceFilters = _get("ClusterDeviceFilters")
+ServerDef = _get("ServerDef")
+
+# Object-based checkpoints' dependency graph (trackable_object_graph.proto).
+TrackableObjectGraph = _get("TrackableObjectGraph")
+RegisteredSaver = _get("RegisteredSaver")
 
 # DataType enum values by name ("DT_FLOAT" -> 1) and back.
 DATA_TYPE = _POOL.FindEnumTypeByName("tensorflow.DataType")
