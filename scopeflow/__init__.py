@@ -105,7 +105,7 @@ from scopeflow.api import sparse
 from scopeflow.api import audio, bitwise, sets, signal, spectral, strings
 from scopeflow.api import lookup
 from scopeflow.ops.lookup.lookup_ops import initialize_all_tables, tables_initializer
-from scopeflow.api import config, nest, resource_loader, sysconfig, version
+from scopeflow.api import config, nest, resource_loader, sysconfig, user_ops, version
 from scopeflow.api import graph_util
 from scopeflow.api.sysconfig import CXX11_ABI_FLAG, CXX_VERSION, MONOLITHIC_BUILD
 from scopeflow.api.version import (
@@ -198,7 +198,7 @@ from scopeflow.compat.tensorflow_alias import install_as_tensorflow  # noqa: E40
 for _name in ("nn", "math", "linalg", "random", "sparse", "image", "initializers", "debugging",
               "queue", "gfile", "flags", "app", "python_io", "manip", "strings", "signal",
               "spectral", "sets", "bitwise", "audio", "nest", "config", "version", "sysconfig",
-              "resource_loader", "graph_util", "lookup"):
+              "resource_loader", "graph_util", "lookup", "user_ops"):
     _sys.modules.setdefault(f"{__name__}.{_name}", globals()[_name])
 
 # A TF1 name scopeflow lacks raises NotImplementedError naming it (api/fallback.py); the

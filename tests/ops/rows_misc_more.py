@@ -1,5 +1,6 @@
 """Op-table rows for Bitcast and GuaranteeConst (scopeflow/ops/array/bitcast_ops.py) and
-Timestamp (scopeflow/ops/logging/timestamp_ops.py)."""
+Timestamp (scopeflow/ops/logging/timestamp_ops.py) and TF's example user op Fact
+(scopeflow/ops/strings/fact_ops.py)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ ROWS = [
     OpCase("Bitcast", lambda tf, x: tf.bitcast(x, tf.uint8),
            lambda x: x.view(np.uint8).reshape(2, 3, 4), [rand(2, 3)]),
     OpCase("GuaranteeConst", lambda tf, x: tf.guarantee_const(x), lambda x: x, [rand(3, 2)]),
+    # TF 2.21's kernel (tensorflow/core/user_ops/fact.cc) writes this fixed string.
+    OpCase("Fact", lambda tf: tf.user_ops.my_fact(), lambda: np.array(b"0! == 1", object), []),
 ]
 
 EXEMPT = {"Timestamp": "the wall-clock time; tests/unit/api/test_top_level_misc2.py checks it "
