@@ -40,6 +40,7 @@ from scopeflow.data.options import (
     OptimizationOptions,
     ThreadingOptions,
 )
+from scopeflow.data.sampling_ops import RandomDataset, rejection_resample, sample_from_datasets
 
 __all__ = ["AUTOTUNE", "make_saveable_from_iterator", "shuffle_and_repeat", "map_and_batch",
            "unbatch", "parallel_interleave", "AutoShardPolicy", "AutotuneAlgorithm",
@@ -51,7 +52,7 @@ __all__ = ["AUTOTUNE", "make_saveable_from_iterator", "shuffle_and_repeat", "map
            "enable_debug_mode", "from_list", "assert_cardinality",
            "map_and_batch_with_legacy_function", "Reducer", "bucket_by_sequence_length",
            "group_by_reducer", "group_by_window", "SqlDataset", "TFRecordWriter",
-           "CsvDataset"]
+           "CsvDataset", "RandomDataset", "sample_from_datasets", "rejection_resample"]
 
 
 def shuffle_and_repeat(buffer_size, count=None, seed=None):

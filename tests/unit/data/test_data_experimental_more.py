@@ -1,0 +1,147 @@
+"""tf.data.experimental's sampling, CSV, lookup-table and snapshot names against TF 2.21
+(``tf1`` fixture): each program below runs unchanged under scopeflow and under TensorFlow
+(TF1 mode) and prints its results as JSON; the two must be equal. Element values for fixed
+seeds, output shapes/types and error classes/messages are in the results."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import textwrap
+
+import numpy as np
+import pytest
+
+import scopeflow as tf
+from scopeflow.data.pipeline import PhiloxWords
+
+_TF_HEAD = "tf.disable_v2_behavior()\n"
+
+
+def _run_here(code: str, **env):
+    """``code`` run under scopeflow; the JSON its last printed line holds."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(textwrap.dedent(code), {"tf": tf, "np": np, "json": json, **env})
+    return json.loads(out.getvalue().strip().splitlines()[-1])
+
+
+def _compare(tf1, code, **env):
+    want = tf1(_TF_HEAD + "".join(f"{k} = {v!r}\n" for k, v in env.items()) +
+               textwrap.dedent(code))
+    got = _run_here(code, **env)
+    assert set(got) == set(want)
+    for key in want:
+        assert got[key] == want[key], key
+
+
+_SAMPLING = """
+def drain(s, t, n=1000):
+    out = []
+    for _ in range(n):
+        try:
+            v = s.run(t)
+        except tf.errors.OutOfRangeError:
+            break
+        out.append(np.asarray(v).tolist() if not isinstance(v, tuple) else
+                   [np.asarray(x).tolist() for x in v])
+    return out
+
+def run(ds, n=1000):
+    g = tf.get_default_graph()
+    t = tf.data.make_one_shot_iterator(ds).get_next()
+    with tf.Session() as s:
+        return drain(s, t, n)
+
+R = {}
+with tf.Graph().as_default():
+    R["rand_repeat"] = run(tf.data.experimental.RandomDataset(seed=5).take(3).repeat(2))
+with tf.Graph().as_default():
+    tf.set_random_seed(11)
+    R["rand_graphseed"] = run(tf.data.experimental.RandomDataset().take(3))
+with tf.Graph().as_default():
+    ds = tf.data.experimental.sample_from_datasets(
+        [tf.data.Dataset.range(0, 5), tf.data.Dataset.range(100, 110)], seed=9)
+    R["sfd_uniform"] = run(ds)
+with tf.Graph().as_default():
+    ds = tf.data.experimental.sample_from_datasets(
+        [tf.data.Dataset.range(0, 5), tf.data.Dataset.range(100, 110)], seed=9,
+        stop_on_empty_dataset=True)
+    R["sfd_stop"] = run(ds)
+with tf.Graph().as_default():
+    w = tf.data.Dataset.from_tensor_slices(np.array([[0.9, 0.1], [0.1, 0.9]] * 6, np.float32))
+    ds = tf.data.experimental.sample_from_datasets(
+        [tf.data.Dataset.range(0, 50), tf.data.Dataset.range(100, 150)], weights=w, seed=4)
+    R["sfd_wds"] = run(ds)
+with tf.Graph().as_default():
+    ds = tf.data.experimental.sample_from_datasets(
+        [tf.data.Dataset.range(0, 50), tf.data.Dataset.range(100, 150),
+         tf.data.Dataset.range(200, 250)], weights=[0.5, 0.0, 0.5], seed=4)
+    R["sfd_zero"] = run(ds, 20)
+with tf.Graph().as_default():
+    ds = tf.data.experimental.sample_from_datasets(
+        [tf.data.Dataset.range(0, 50), tf.data.Dataset.range(100, 150)],
+        weights=tf.constant([0.25, 0.75], tf.float64), seed=4)
+    R["sfd_wt"] = run(ds, 20)
+with tf.Graph().as_default():
+    tf.set_random_seed(3)
+    ds = tf.data.Dataset.range(200).map(lambda x: (x % 4, x))
+    ds = ds.apply(tf.data.experimental.rejection_resample(
+        lambda c, x: tf.cast(c, tf.int32), [0.1, 0.2, 0.3, 0.4], seed=13))
+    R["rr_est"] = run(ds, 40)
+    R["rr_est_shape"] = [str(ds.output_shapes), str(ds.output_types)]
+with tf.Graph().as_default():
+    ds = tf.data.Dataset.range(200).map(lambda x: tf.cast(x % 4, tf.int32))
+    ds = ds.apply(tf.data.experimental.rejection_resample(
+        lambda c: c, [0.5, 0.2, 0.2, 0.1], initial_dist=[0.25, 0.25, 0.25, 0.25], seed=13))
+    R["rr_init"] = run(ds, 40)
+errs = {}
+for key, fn in [
+    ("empty", lambda: tf.data.experimental.sample_from_datasets([])),
+    ("len", lambda: tf.data.experimental.sample_from_datasets(
+        [tf.data.Dataset.range(3)] * 2, weights=[1.0])),
+    ("dtype", lambda: tf.data.experimental.sample_from_datasets(
+        [tf.data.Dataset.range(3)] * 2, weights=tf.constant([1, 2]))),
+    ("shape", lambda: tf.data.experimental.sample_from_datasets(
+        [tf.data.Dataset.range(3)] * 2, weights=tf.constant([1., 2., 3.]))),
+]:
+    try:
+        fn()
+        errs[key] = None
+    except Exception as e:
+        errs[key] = [type(e).__name__, str(e)]
+R["errs"] = errs
+print(json.dumps(R))
+"""
+
+
+def test_random_dataset_is_the_philox_stream_of_its_seeds():
+    """TF's values for seed 42 (graph seed unset: 87654321) are the Philox uint32 words."""
+    ds = tf.data.experimental.RandomDataset(seed=42)
+    assert ds.output_types == tf.int64 and ds.output_shapes.as_list() == []
+    nxt = ds.take(6).make_one_shot_iterator().get_next()
+    with tf.Session() as s:
+        got = [int(s.run(nxt)) for _ in range(6)]
+    assert got == [2985944072, 4132877644, 929418493, 249609589, 146598941, 4149265688]
+    gen = PhiloxWords(87654321, 42)
+    assert got == [gen.next() for _ in range(6)]
+    with pytest.raises(TypeError, match="rerandomize_each_iteration"):
+        tf.data.experimental.RandomDataset(seed=1, rerandomize_each_iteration=True)
+
+
+def test_sample_from_datasets_choice_sequence_without_tf():
+    """The choices TF 2.21 makes for these seeds (graph seed 7, op seed 3)."""
+    with tf.Graph().as_default():
+        tf.set_random_seed(7)
+        ds = tf.data.experimental.sample_from_datasets(
+            [tf.data.Dataset.range(0, 100), tf.data.Dataset.range(100, 200),
+             tf.data.Dataset.range(200, 300)], weights=[0.2, 0.3, 0.5], seed=3)
+        nxt = ds.make_one_shot_iterator().get_next()
+        with tf.Session() as s:
+            got = [int(s.run(nxt)) for _ in range(12)]
+    assert got == [200, 0, 201, 202, 203, 204, 205, 206, 100, 207, 1, 2]
+
+
+def test_sampling_matches_tf(tf1):
+    _compare(tf1, _SAMPLING)
