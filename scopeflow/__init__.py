@@ -148,6 +148,8 @@ from scopeflow.ops.script.py_func_ops import numpy_function, py_func, py_functio
 from scopeflow.ops.io.serialization_ops import (
     decode_compressed, decode_json_example, parse_tensor, serialize_tensor)
 from scopeflow.ops.io.reader_ops import matching_files
+from scopeflow.ops.nn.conv_nd_ops import (  # noqa: E402
+    conv, conv2d_backprop_filter_v2, conv2d_backprop_input_v2)
 from scopeflow.framework.tensor_like import (
     convert_to_tensor_or_indexed_slices, is_symbolic_tensor, is_tensor)
 from scopeflow.framework.tensor_util import get_static_value
