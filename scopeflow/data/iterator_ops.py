@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scopeflow.data import iterator_state
+from scopeflow.data import iterator_state, optional_ops
 from scopeflow.data import pipeline as pl
 from scopeflow.data import structure as st
 from scopeflow.framework import dtypes, errors
@@ -111,7 +111,8 @@ def _get_next_dtype(handle, *, spec):
     return [s.dtype for s in st.specs(spec)]
 
 
-def _get_next_kernel(run, handle, *, spec):
+def _next_arrays(run, handle, specs):
+    """The iterator's next element as arrays of ``specs``' dtypes, or None at the end."""
     resource = run.state.resources.get(_handle_name(handle))
     if resource is None:
         raise errors.FailedPreconditionError(
@@ -121,8 +122,7 @@ def _get_next_kernel(run, handle, *, spec):
     try:
         values = resource.iterator.next()
     except pl.End:
-        raise errors.OutOfRangeError(None, None, "End of sequence") from None
-    specs = st.specs(spec)
+        return None
     out = []
     for v, s in zip(values, specs):
         arr = np.asarray(v) if s.dtype != dtypes.string else np.asarray(v, dtype=object)
@@ -133,13 +133,40 @@ def _get_next_kernel(run, handle, *, spec):
                 None, None, f"An element of the dataset has shape {list(arr.shape)}, but the "
                 f"iterator's output shape is {s.shape}")
         out.append(arr)
-    return out[0] if len(out) == 1 else tuple(out)
+    return out
 
+
+def _get_next_kernel(run, handle, *, spec):
+    out = _next_arrays(run, handle, st.specs(spec))
+    if out is None:
+        raise errors.OutOfRangeError(None, None, "End of sequence")
+    return out[0] if len(out) == 1 else tuple(out)
 
 get_next_op = OpDef("IteratorGetNext", shape=_get_next_shape, dtype=_get_next_dtype,
                     stateful=True, kernel=_get_next_kernel, grad=NO_GRADIENT,
                     attrs={"spec": None},
                     num_outputs=lambda attrs, n: len(st.specs(attrs["spec"])))
+
+
+# ── IteratorGetNextAsOptional ──────────────────────────────────────────────────────────
+def _as_optional_shape(handle, *, output_types, output_shapes):
+    return TensorShape([])
+
+
+def _as_optional_dtype(handle, *, output_types, output_shapes):
+    return dtypes.variant
+
+
+def _as_optional_kernel(run, handle, *, output_types, output_shapes):
+    specs = [st.Spec(t, s) for t, s in zip(output_types, output_shapes)]
+    out = _next_arrays(run, handle, specs)
+    return optional_ops.OptionalValue(None if out is None else tuple(out))
+
+
+get_next_as_optional_op = OpDef(
+    "IteratorGetNextAsOptional", shape=_as_optional_shape, dtype=_as_optional_dtype,
+    stateful=True, kernel=_as_optional_kernel, grad=NO_GRADIENT,
+    attrs={"output_types": None, "output_shapes": None}, input_names=("iterator",))
 
 
 def _to_handle_kernel(handle):
@@ -323,6 +350,15 @@ class Iterator(st.ElementDescription):
         op = get_next_op.create([self._handle], {"spec": self._structure},
                                 name=name or "IteratorGetNext")
         return st.pack(self._structure, list(op.outputs))
+
+    def get_next_as_optional(self):
+        """The next element as an Optional (``IteratorGetNextAsOptional``): empty at the
+        end of the data instead of raising ``OutOfRangeError``."""
+        specs = st.specs(self._structure)
+        variant = get_next_as_optional_op.bind(
+            self._handle, output_types=[s.dtype for s in specs],
+            output_shapes=[s.shape for s in specs], name="IteratorGetNextAsOptional")
+        return optional_ops.optional_from_components(variant, self.element_spec)
 
     def string_handle(self, name=None) -> Tensor:
         return to_string_handle_op.bind(self._handle, name=name or "IteratorToStringHandle")

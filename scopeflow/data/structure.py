@@ -9,9 +9,11 @@ from scopeflow.framework import dtypes
 from scopeflow.framework.graph import Tensor
 from scopeflow.framework.nest import flatten, is_sequence, map_structure, pack_sequence_as
 from scopeflow.framework.tensor_shape import TensorShape, as_shape
+from scopeflow.framework.type_spec import TensorSpec
 
 __all__ = ["Spec", "ElementDescription", "spec_of", "specs", "output_types", "output_shapes",
-           "output_classes", "unify_shapes", "pack", "flatten", "is_sequence", "map_structure"]
+           "output_classes", "type_specs", "unify_shapes", "pack", "flatten", "is_sequence",
+           "map_structure"]
 
 
 class Spec:
@@ -73,7 +75,13 @@ class ElementDescription:
 
     @property
     def element_spec(self):
-        return self._structure
+        """The element's ``tf.TensorSpec``s, nested as the element (TF2's name)."""
+        return type_specs(self._structure)
+
+
+def type_specs(structure):
+    """``structure`` with each ``Spec`` as the ``tf.TensorSpec`` TF gives for it."""
+    return map_structure(lambda s: TensorSpec(s.shape, s.dtype), structure)
 
 
 def unify_shapes(a: TensorShape, b: TensorShape) -> TensorShape:
