@@ -169,6 +169,12 @@ from scopeflow.ops.logging.logging_ops import print_v2 as print  # noqa: A004 - 
 from scopeflow.autodiff.gradients import (
     AggregationMethod, IndexedSlices, IndexedSlicesValue, NotDifferentiable, RegisterGradient,
     UnconnectedGradients, custom_gradient, explain_gradient, gradients, hessians, no_gradient)
+from scopeflow.framework.type_spec import (
+    IndexedSlicesSpec, NoneTensorSpec, SparseTensorSpec, TensorSpec, TypeSpec,
+    type_spec_from_value)
+from scopeflow.ragged.ragged_tensor_spec import RaggedTensorSpec
+from scopeflow.ops.control_flow.tensor_array_spec import TensorArraySpec
+from scopeflow.data.optional_ops import OptionalSpec
 
 bool = dtypes.bool_  # noqa: A001 - TF's name for the dtype
 newaxis = None

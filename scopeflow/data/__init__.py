@@ -5,6 +5,7 @@ from __future__ import annotations
 # Dataset's sources and transformations register on import (dataset_ops.builds).
 from scopeflow.data import buffers, experimental, sources, transformations  # noqa: F401
 from scopeflow.data.dataset_ops import Dataset
+from scopeflow.data.dataset_spec import DatasetSpec
 from scopeflow.data.experimental_ops import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY
 from scopeflow.data.iterator_ops import (
     Iterator,
@@ -18,6 +19,7 @@ __all__ = ["Dataset", "Iterator", "TextLineDataset", "TFRecordDataset",
            "FixedLengthRecordDataset", "experimental", "make_one_shot_iterator",
            "make_initializable_iterator", "get_output_types", "get_output_shapes",
            "get_output_classes", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY",
+           "DatasetSpec",
            "Options", "ThreadingOptions"]
 
 AUTOTUNE = experimental.AUTOTUNE

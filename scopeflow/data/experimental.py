@@ -3,6 +3,13 @@
 from __future__ import annotations
 
 from scopeflow.data.dataset_ops import AUTOTUNE
+from scopeflow.data.dataset_spec import DatasetSpec as DatasetStructure
+from scopeflow.data.dataset_spec import (
+    RaggedTensorStructure,
+    SparseTensorStructure,
+    TensorArrayStructure,
+    TensorStructure,
+)
 from scopeflow.data.experimental_ops import (
     INFINITE_CARDINALITY,
     UNKNOWN_CARDINALITY,
@@ -31,6 +38,8 @@ from scopeflow.data.grouping import (
 )
 from scopeflow.data.io_datasets import CsvDataset, SqlDataset, TFRecordWriter
 from scopeflow.data.iterator_ops import make_saveable_from_iterator
+from scopeflow.data.optional_ops import Optional, get_next_as_optional
+from scopeflow.data.optional_ops import OptionalSpec as OptionalStructure
 from scopeflow.data.options import (
     AutoShardPolicy,
     AutotuneAlgorithm,
@@ -41,8 +50,12 @@ from scopeflow.data.options import (
     ThreadingOptions,
 )
 from scopeflow.data.sampling_ops import RandomDataset, rejection_resample, sample_from_datasets
+from scopeflow.framework.type_spec import TypeSpec as Structure
 
 __all__ = ["AUTOTUNE", "make_saveable_from_iterator", "shuffle_and_repeat", "map_and_batch",
+           "Structure", "TensorStructure", "SparseTensorStructure", "RaggedTensorStructure",
+           "TensorArrayStructure", "DatasetStructure", "OptionalStructure", "Optional",
+           "get_next_as_optional",
            "unbatch", "parallel_interleave", "AutoShardPolicy", "AutotuneAlgorithm",
            "AutotuneOptions", "DistributeOptions", "ExternalStatePolicy",
            "OptimizationOptions", "ThreadingOptions", "INFINITE_CARDINALITY",

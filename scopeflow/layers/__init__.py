@@ -33,6 +33,7 @@ from scopeflow.layers.convolutional import (
     separable_conv2d,
 )
 from scopeflow.layers.core import Dense, Dropout, Flatten, dense, dropout, flatten
+from scopeflow.layers.input_spec import InputSpec
 from scopeflow.layers.normalization import BatchNormalization, batch_normalization
 from scopeflow.layers.pooling import (
     AveragePooling1D,
@@ -57,7 +58,7 @@ __all__ = [
     "average_pooling2d", "batch_normalization", "Conv1D", "conv1d", "SeparableConv2D",
     "separable_conv2d", "Conv3D", "conv3d", "MaxPooling3D", "max_pooling3d",
     "AveragePooling3D", "average_pooling3d", "Conv3DTranspose", "conv3d_transpose",
-    "SeparableConv1D", "separable_conv1d",
+    "SeparableConv1D", "separable_conv1d", "InputSpec",
 ]
 
 
