@@ -16,6 +16,7 @@ from scopeflow.ops.image.color_ops import (
     yiq_to_rgb,
     yuv_to_rgb,
 )
+from scopeflow.ops.image.distorted_box_ops import sample_distorted_bounding_box
 from scopeflow.ops.image.image_codec_ops import (
     decode_bmp,
     decode_gif,
@@ -95,6 +96,7 @@ __all__ += ["adjust_gamma", "adjust_hue", "adjust_saturation", "hsv_to_rgb", "ra
             "crop_and_resize", "draw_bounding_boxes", "extract_glimpse",
             "extract_image_patches", "extract_patches", "decode_and_crop_jpeg",
             "extract_jpeg_shape", "is_jpeg", "resize_image_with_pad"]
+__all__ += ["sample_distorted_bounding_box"]
 
 
 def __getattr__(name):
