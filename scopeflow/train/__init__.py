@@ -42,6 +42,7 @@ from scopeflow.train.checkpoint_management import (
     remove_checkpoint,
     update_checkpoint_state,
 )
+from scopeflow.train.checkpoint_manager import CheckpointManager
 from scopeflow.train.checkpoint_utils import (
     NewCheckpointReader,
     checkpoints_iterator,
@@ -90,6 +91,7 @@ from scopeflow.train.monitored_session import (
     WorkerSessionCreator,
 )
 from scopeflow.train.moving_averages import ExponentialMovingAverage
+from scopeflow.train.object_checkpoint import Checkpoint, CheckpointOptions
 from scopeflow.train.optimizer import Optimizer
 from scopeflow.train.optimizers import (
     AdadeltaOptimizer,
@@ -162,6 +164,7 @@ __all__ = [
     "cosine_decay_restarts", "linear_cosine_decay", "noisy_linear_cosine_decay",
     "piecewise_constant_decay", "checkpoints_iterator", "SaverDef", "Supervisor",
     "basic_train_loop", "warm_start",
+    "Checkpoint", "CheckpointManager", "CheckpointOptions",
 ]
 
 
