@@ -44,6 +44,8 @@ from scopeflow.state.variable_scope import *  # noqa: F403
 from scopeflow.state.partitioning import *  # noqa: F403
 from scopeflow.state.partitioned_variables import *  # noqa: F403
 from scopeflow.state import operators  # Tensor's and Variable's Python operators
+from scopeflow.state.module import Module
+from scopeflow.state.variable_creator import variable_creator_scope
 from scopeflow.api import initializers, math, nn, random
 from scopeflow.api import linalg
 from scopeflow.ops.linalg import *  # noqa: F403

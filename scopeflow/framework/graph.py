@@ -32,7 +32,7 @@ __all__ = [
     "name_scope", "control_dependencies", "device", "colocate_with", "add_to_collection",
     "add_to_collections", "get_collection", "get_collection_ref", "convert_to_tensor",
     "register_tensor_conversion_function", "get_name_scope", "NodeDef", "GraphGrowthWarning",
-    "init_scope", "op_scope",
+    "init_scope", "op_scope", "container",
 ]
 
 _VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
@@ -360,6 +360,7 @@ class Graph:
         self._unfeedable: set = set()
         self._unfetchable: set = set()
         self._gradient_override_map: dict[str, str] = {}
+        self._container = ""  # tf.container: stateful ops' default "container" attr
         self._lock = threading.RLock()
         self.version = 0
         # Graph-growth detection (USER_NEEDS §10): updated by Session.run.
@@ -534,6 +535,17 @@ class Graph:
         finally:
             self._gradient_override_map = saved
 
+    @contextlib.contextmanager
+    def container(self, container_name):
+        """TF's ``Graph.container``: stateful ops created inside whose ``container`` attr
+        is empty get ``container_name`` (the resource container sessions reset)."""
+        saved = self._container
+        self._container = container_name
+        try:
+            yield self._container
+        finally:
+            self._container = saved
+
     # -- ops -----------------------------------------------------------------------------
     def _create_op(self, op_def, inputs, attrs, out_dtypes, out_shapes, name, site=None):
         """Adds an op; the single entry point used by ``OpDef.bind``."""
@@ -553,6 +565,8 @@ class Graph:
         device = state.device_stack[-1] if state.device_stack else ""
         if site is None:
             site = user_site(3)
+        if self._container and op_def.stateful and attrs.get("container", None) == "":
+            attrs = {**attrs, "container": self._container}
         op = Operation(self, len(self._ops), name, op_def, inputs, control_inputs, attrs, device,
                        site)
         op._outputs = tuple(Tensor(op, i, dt, sh) for i, (dt, sh)
@@ -781,6 +795,11 @@ def _graph_of(values):
                 raise ValueError(f"{v} must be from the same graph as {first} (graphs are {g!r} "
                                  f"and {graph!r}).")
     return graph if graph is not None else get_default_graph()
+
+
+def container(container_name):
+    """TF1's ``tf.container``: the default graph's ``Graph.container(container_name)``."""
+    return get_default_graph().container(container_name)
 
 
 @contextlib.contextmanager

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import inspect
 from typing import TYPE_CHECKING, Any
 
 from scopeflow.framework import dtypes
@@ -21,6 +22,7 @@ from scopeflow.framework.tensor_shape import TensorShape, as_shape
 from scopeflow.ops import array_ops, constant_op, math_ops
 from scopeflow.ops.control_flow import control_flow_ops
 from scopeflow.ops.state import state_ops
+from scopeflow.state.variable_creator import create_through_scopes, creator_stack
 
 if TYPE_CHECKING:
     import numpy as np
@@ -56,7 +58,30 @@ class VariableAggregation(enum.Enum):
     ONLY_FIRST_REPLICA = 3
 
 
-class Variable:
+class _VariableMeta(type):
+    """Routes ``Variable(...)`` through the ``tf.variable_creator_scope`` creators, when any
+    are in effect (TF's ``VariableMetaclass``), with every argument given by keyword."""
+
+    def __call__(cls, *args, **kwargs):
+        if cls is not Variable or not creator_stack():
+            return super().__call__(*args, **kwargs)
+        bound = _INIT_SIGNATURE.bind(None, *args, **kwargs)
+        bound.apply_defaults()
+        full = dict(bound.arguments)
+        del full["self"]
+        full["synchronization"] = full["synchronization"] or VariableSynchronization.AUTO
+        full["aggregation"] = full["aggregation"] or VariableAggregation.NONE
+        full["experimental_enable_variable_lifting"] = None
+        return create_through_scopes(_default_creator, full)
+
+
+def _default_creator(experimental_enable_variable_lifting=None, **kwargs):
+    """The end of the creator chain: the constructor itself."""
+    del experimental_enable_variable_lifting  # TF2's variable lifting: no tf.function here
+    return type.__call__(Variable, **kwargs)
+
+
+class Variable(metaclass=_VariableMeta):
     """A TF1 variable: a ``VariableV2`` op holding state in each session.
 
     ``v.name`` is ``scope/v:0``; using ``v`` as a tensor reads its snapshot ``v/read``;
@@ -263,6 +288,7 @@ def _variable_conversion(v, dtype=None, name=None, as_ref=False):
 register_tensor_conversion_function(Variable, _variable_conversion, priority=50)
 
 VariableV1 = Variable
+_INIT_SIGNATURE = inspect.signature(Variable.__init__)
 
 
 
