@@ -5,6 +5,7 @@ from __future__ import annotations
 from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.io.protos import (
     BytesList,
+    ClusterDef,
     Example,
     Feature,
     FeatureList,
@@ -12,8 +13,10 @@ from scopeflow.io.protos import (
     Features,
     FloatList,
     Int64List,
+    JobDef,
     SaverDef,
     SequenceExample,
+    ServerDef,
 )
 from scopeflow.summary.reader import summary_iterator
 from scopeflow.train import queue_runner
@@ -51,6 +54,7 @@ from scopeflow.train.checkpoint_utils import (
     load_checkpoint,
     load_variable,
 )
+from scopeflow.train.cluster_spec import ClusterSpec
 from scopeflow.train.coordinator import Coordinator, LooperThread
 from scopeflow.train.input import (
     batch,
@@ -165,6 +169,7 @@ __all__ = [
     "piecewise_constant_decay", "checkpoints_iterator", "SaverDef", "Supervisor",
     "basic_train_loop", "warm_start",
     "Checkpoint", "CheckpointManager", "CheckpointOptions",
+    "ClusterSpec", "ClusterDef", "JobDef", "ServerDef",
 ]
 
 
