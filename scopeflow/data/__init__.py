@@ -6,6 +6,7 @@ from __future__ import annotations
 from scopeflow.data import buffers, experimental, sources, transformations  # noqa: F401
 from scopeflow.data.dataset_ops import Dataset
 from scopeflow.data.dataset_spec import DatasetSpec
+from scopeflow.data.dataset_utils import NumpyIterator
 from scopeflow.data.experimental_ops import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY
 from scopeflow.data.iterator_ops import (
     Iterator,
@@ -20,7 +21,7 @@ __all__ = ["Dataset", "Iterator", "TextLineDataset", "TFRecordDataset",
            "make_initializable_iterator", "get_output_types", "get_output_shapes",
            "get_output_classes", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY",
            "DatasetSpec",
-           "Options", "ThreadingOptions"]
+           "Options", "ThreadingOptions", "NumpyIterator"]
 
 AUTOTUNE = experimental.AUTOTUNE
 

@@ -72,8 +72,14 @@ class Dataset(st.ElementDescription):
                 f"{self.output_types}>")
 
     def __iter__(self):
-        raise RuntimeError("__iter__() is only supported inside of tf.function or when eager "
-                           "execution is enabled.")
+        raise RuntimeError("`tf.data.Dataset` only supports Python-style iteration in eager "
+                           "mode or within tf.function.")
+
+    def as_numpy_iterator(self):
+        """TF's: an iterator of NumPy elements, for eager mode only (graph mode has
+        ``make_one_shot_iterator`` and a session)."""
+        raise RuntimeError("`tf.data.Dataset.as_numpy_iterator()` is only supported in eager "
+                           "mode.")
 
     # -- iterators ------------------------------------------------------------------------
     def make_one_shot_iterator(self):

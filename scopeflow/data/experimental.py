@@ -10,6 +10,7 @@ from scopeflow.data.dataset_spec import (
     TensorArrayStructure,
     TensorStructure,
 )
+from scopeflow.data.dataset_utils import SHARD_HINT, get_model_proto, pad_to_cardinality
 from scopeflow.data.experimental_ops import (
     INFINITE_CARDINALITY,
     UNKNOWN_CARDINALITY,
@@ -50,6 +51,11 @@ from scopeflow.data.options import (
     ThreadingOptions,
 )
 from scopeflow.data.sampling_ops import RandomDataset, rejection_resample, sample_from_datasets
+from scopeflow.data.table_ops import (
+    DatasetInitializer,
+    index_table_from_dataset,
+    table_from_dataset,
+)
 from scopeflow.framework.type_spec import TypeSpec as Structure
 
 __all__ = ["AUTOTUNE", "make_saveable_from_iterator", "shuffle_and_repeat", "map_and_batch",
@@ -65,7 +71,9 @@ __all__ = ["AUTOTUNE", "make_saveable_from_iterator", "shuffle_and_repeat", "map
            "enable_debug_mode", "from_list", "assert_cardinality",
            "map_and_batch_with_legacy_function", "Reducer", "bucket_by_sequence_length",
            "group_by_reducer", "group_by_window", "SqlDataset", "TFRecordWriter",
-           "CsvDataset", "RandomDataset", "sample_from_datasets", "rejection_resample"]
+           "CsvDataset", "RandomDataset", "sample_from_datasets", "rejection_resample",
+           "SHARD_HINT", "get_model_proto", "pad_to_cardinality", "DatasetInitializer",
+           "table_from_dataset", "index_table_from_dataset"]
 
 
 def shuffle_and_repeat(buffer_size, count=None, seed=None):

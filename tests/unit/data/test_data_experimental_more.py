@@ -115,6 +115,95 @@ R["errs"] = errs
 print(json.dumps(R))
 """
 
+_TABLES_AND_PADDING = """
+def err(f):
+    try:
+        f()
+        return None
+    except Exception as e:
+        return [type(e).__name__, str(e)]
+
+R = {}
+ds = tf.data.Dataset.range(3)
+R["np_it"] = err(lambda: ds.as_numpy_iterator())
+R["np_cls"] = err(lambda: tf.data.NumpyIterator(ds))
+R["model_proto"] = err(lambda: tf.data.experimental.get_model_proto(
+    tf.data.make_one_shot_iterator(ds)))
+R["shard_hint"] = tf.data.experimental.SHARD_HINT
+cases = {
+    "pad": (tf.data.Dataset.from_tensor_slices(
+        {"a": [1, 2], "b": [[1.5, 2.], [3., 4.]]}), 4, "valid", 6),
+    "pad_long": (tf.data.Dataset.from_tensor_slices({"a": [1, 2, 3]}), 2, "m", 5),
+    "pad_unknown": (tf.data.Dataset.from_tensor_slices({"a": [1, 2, 3]}).filter(
+        lambda x: True), 5, "valid", 20),
+}
+for key, (d, n, mask, limit) in cases.items():
+    p = d.apply(tf.data.experimental.pad_to_cardinality(n, mask))
+    R[key + "_spec"] = {k: [str(v.dtype), str(v.shape)] for k, v in p.element_spec.items()}
+    nxt = tf.data.make_one_shot_iterator(p).get_next()
+    out = []
+    with tf.Session() as s:
+        for _ in range(limit):
+            try:
+                e = s.run(nxt)
+            except tf.errors.OutOfRangeError:
+                break
+            out.append({k: np.asarray(v).tolist() for k, v in sorted(e.items())})
+    R[key] = out
+R["pad_err"] = err(lambda: tf.data.Dataset.range(3).apply(
+    tf.data.experimental.pad_to_cardinality(4)))
+
+with tf.Graph().as_default():
+    keys = tf.data.Dataset.range(10)
+    vals = tf.data.Dataset.range(10).map(lambda x: tf.strings.as_string(x * 2))
+    t1 = tf.data.experimental.table_from_dataset(
+        tf.data.Dataset.zip((keys, vals)), default_value="n/a", key_dtype=tf.int64)
+    t2 = tf.data.experimental.index_table_from_dataset(
+        tf.data.Dataset.from_tensor_slices(["a", "b", "c", "d"]), num_oov_buckets=3)
+    t3 = tf.data.experimental.index_table_from_dataset(
+        tf.data.Dataset.from_tensor_slices(["a", "b", "c", "d"]), vocab_size=2)
+    t4 = tf.data.experimental.table_from_dataset(
+        tf.data.Dataset.zip((vals, keys.map(lambda x: x * 3))))
+    t5 = tf.lookup.StaticHashTable(tf.data.experimental.DatasetInitializer(
+        tf.data.Dataset.zip((keys, keys.map(lambda x: tf.cast(x, tf.float32) / 4)))), -1.0)
+    q = tf.constant(["a", "c", "zz", "d", "qq", "b"])
+    outs = [t1.lookup(tf.constant([0, 3, 9, 12], tf.int64)), t2.lookup(q), t3.lookup(q),
+            t4.lookup(tf.constant(["4", "18", "5"])), t5.lookup(tf.constant([1, 7, 11], tf.int64)),
+            t1.size(), t2.size(), t3.size()]
+    R["table_types"] = [str(o.dtype) for o in outs]
+    R["table_shapes"] = [str(o.shape) for o in outs]
+    R["init_ops"] = sorted(o.type for o in tf.get_collection(tf.GraphKeys.TABLE_INITIALIZERS))
+    with tf.Session() as s:
+        s.run(tf.tables_initializer())
+        R["tables"] = [np.asarray(v).tolist() for v in s.run(outs)]
+        R["tables"] = [[x.decode() if isinstance(x, bytes) else x for x in v]
+                       if isinstance(v, list) else v for v in R["tables"]]
+with tf.Graph().as_default():
+    R["tbl_errs"] = [
+        err(lambda: tf.data.experimental.DatasetInitializer(tf.data.Dataset.range(3))),
+        err(lambda: tf.data.experimental.DatasetInitializer(tf.data.Dataset.zip(
+            (tf.data.Dataset.range(3), tf.data.Dataset.range(3).batch(2))))),
+        err(lambda: tf.data.experimental.table_from_dataset(tf.data.Dataset.zip(
+            (tf.data.Dataset.range(3), tf.data.Dataset.range(3).map(tf.strings.as_string))),
+            key_dtype=tf.int64)),
+        err(lambda: tf.data.experimental.index_table_from_dataset(
+            tf.data.Dataset.range(3), num_oov_buckets=-1)),
+        err(lambda: tf.data.experimental.index_table_from_dataset(
+            tf.data.Dataset.range(3), vocab_size=0)),
+        err(lambda: tf.data.experimental.index_table_from_dataset(
+            tf.data.Dataset.range(3), key_dtype=tf.float32)),
+        err(lambda: tf.data.experimental.index_table_from_dataset(
+            tf.data.Dataset.range(3), key_dtype=tf.int32)),
+    ]
+    t = tf.data.experimental.index_table_from_dataset(
+        tf.data.Dataset.from_tensor_slices(["a", "b"]), vocab_size=3)
+    with tf.Session() as s:
+        e = err(lambda: s.run(tf.tables_initializer()))
+        R["vocab_short"] = [e[0], [ln.strip() for ln in e[1].splitlines()
+                                   if "contained only" in ln][:1]]
+print(json.dumps(R))
+"""
+
 
 def test_random_dataset_is_the_philox_stream_of_its_seeds():
     """TF's values for seed 42 (graph seed unset: 87654321) are the Philox uint32 words."""
@@ -145,3 +234,19 @@ def test_sample_from_datasets_choice_sequence_without_tf():
 
 def test_sampling_matches_tf(tf1):
     _compare(tf1, _SAMPLING)
+
+
+def test_tables_padding_and_eager_only_names_match_tf(tf1):
+    _compare(tf1, _TABLES_AND_PADDING)
+
+
+def test_dataset_initializer_fills_a_table_without_tf():
+    """Keys and values of a dataset (strings as bytes scalars), TF's values per key."""
+    with tf.Graph().as_default():
+        keys = tf.data.Dataset.from_tensor_slices(["x", "y", "z"])
+        table = tf.data.experimental.index_table_from_dataset(keys, num_oov_buckets=2)
+        out = table.lookup(tf.constant(["z", "x", "w"]))
+        with tf.Session() as s:
+            s.run(tf.tables_initializer())
+            got = s.run(out).tolist()
+    assert got[:2] == [2, 0] and got[2] in (3, 4)
