@@ -64,6 +64,8 @@ from scopeflow.api import test as test
 from scopeflow.platform import tf_logging as logging
 from scopeflow import train
 from scopeflow import summary
+from scopeflow import saved_model  # noqa: E402
+from scopeflow.io.protos import TensorInfo  # noqa: E402
 from scopeflow.summary import Event, HistogramProto, SessionLog, Summary
 from scopeflow.io.protos import (
     ConfigProto, GPUOptions, GraphDef, GraphOptions, OptimizerOptions, RunMetadata, RunOptions)
@@ -152,6 +154,10 @@ from scopeflow.ops.io.serialization_ops import (
 from scopeflow.ops.io.reader_ops import matching_files
 from scopeflow.ops.nn.conv_nd_ops import (  # noqa: E402
     conv, conv2d_backprop_filter_v2, conv2d_backprop_input_v2)
+from scopeflow.ops.math.approx_topk_ops import approx_top_k  # noqa: E402
+from scopeflow.ops.array.space_paddings_ops import required_space_to_batch_paddings  # noqa: E402
+from scopeflow.ops.array.ragged_fill_ops import (  # noqa: E402
+    ragged_fill_empty_rows, ragged_fill_empty_rows_grad)
 from scopeflow.framework.tensor_like import (
     convert_to_tensor_or_indexed_slices, is_symbolic_tensor, is_tensor)
 from scopeflow.framework.tensor_util import get_static_value
@@ -171,6 +177,7 @@ from scopeflow.ops.logging.logging_ops import print_v2 as print  # noqa: A004 - 
 from scopeflow.autodiff.gradients import (
     AggregationMethod, IndexedSlices, IndexedSlicesValue, NotDifferentiable, RegisterGradient,
     UnconnectedGradients, custom_gradient, explain_gradient, gradients, hessians, no_gradient)
+from scopeflow.autodiff.tape import GradientTape, grad_pass_through, recompute_grad  # noqa: E402
 from scopeflow.framework.type_spec import (
     IndexedSlicesSpec, NoneTensorSpec, SparseTensorSpec, TensorSpec, TypeSpec,
     type_spec_from_value)

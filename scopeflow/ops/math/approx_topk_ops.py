@@ -27,7 +27,7 @@ from scopeflow.ops.array.slicing_ops import concat
 from scopeflow.ops.math.arithmetic_ops import range as tf_range
 from scopeflow.ops.math.reduction_ops import broadcast_to
 
-__all__ = ["approx_max_k", "approx_min_k", "ApproxTopK"]
+__all__ = ["approx_max_k", "approx_min_k", "approx_top_k", "ApproxTopK"]
 
 _APPROX_TOP_K_TYPES = (dtypes.float16, dtypes.float32)   # TF's T (and bfloat16)
 _ATTRS = {"k": None, "reduction_dimension": -1, "recall_target": 0.95, "is_max_k": True,
@@ -141,4 +141,17 @@ def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
     """The ``k`` smallest entries along ``reduction_dimension``: TF builds the op, but has
     no CPU kernel for it, so running it fails as in TF."""
     return _approx_top_k(operand, k, reduction_dimension, recall_target, False,
+                         reduction_input_size_override, aggregate_to_topk, name)
+
+
+def approx_top_k(input, k, reduction_dimension=-1, recall_target=0.95,  # noqa: A002
+                 is_max_k=True, reduction_input_size_override=-1, aggregate_to_topk=True,
+                 name=None) -> ApproxTopK:
+    """TF's raw ``ApproxTopK`` (``tf.approx_top_k``): ``approx_max_k`` or, with
+    ``is_max_k=False``, ``approx_min_k`` (which has no CPU kernel in TF).
+
+    >>> tf.Session().run(tf.approx_top_k([[1., 5., 3.]], 2)).values
+    array([[5., 3.]], dtype=float32)
+    """
+    return _approx_top_k(input, k, reduction_dimension, recall_target, bool(is_max_k),
                          reduction_input_size_override, aggregate_to_topk, name)
