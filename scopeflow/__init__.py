@@ -178,7 +178,6 @@ from scopeflow.autodiff.gradients import (
     AggregationMethod, IndexedSlices, IndexedSlicesValue, NotDifferentiable, RegisterGradient,
     UnconnectedGradients, custom_gradient, explain_gradient, gradients, hessians, no_gradient)
 from scopeflow.autodiff.tape import GradientTape, grad_pass_through, recompute_grad  # noqa: E402
-from scopeflow.autodiff.tape import GradientTape, grad_pass_through, recompute_grad  # noqa: E402
 from scopeflow.framework.type_spec import (
     IndexedSlicesSpec, NoneTensorSpec, SparseTensorSpec, TensorSpec, TypeSpec,
     type_spec_from_value)
