@@ -21,6 +21,7 @@ from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.opdef import NO_GRADIENT, OpDef
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.framework.type_spec import (
+    NoneTensorSpec,
     TensorSpec,
     TypeSpec,
     register_type_spec_from_value_converter,
@@ -53,9 +54,10 @@ def _leaves(structure) -> list:
 
 
 def flat_specs(element_spec) -> list:
-    """The element's dense component specs, in TF's flattening order; a composite spec
-    (sparse, ragged...) is refused: scopeflow's Optionals carry dense tensors."""
-    leaves = _leaves(element_spec)
+    """The element's dense component specs, in TF's flattening order (a ``None`` has no
+    component); a composite spec (sparse, ragged...) is refused: scopeflow's Optionals
+    carry dense tensors."""
+    leaves = [s for s in _leaves(element_spec) if not isinstance(s, NoneTensorSpec)]
     for spec in leaves:
         if not isinstance(spec, TensorSpec):
             raise NotImplementedError(
@@ -65,7 +67,8 @@ def flat_specs(element_spec) -> list:
 
 
 def pack_as(structure, flat):
-    """``flat`` arranged as ``structure``'s leaves (a lone leaf stays a leaf)."""
+    """``flat`` arranged as ``structure``'s leaves (a lone leaf stays a leaf; a
+    ``NoneTensorSpec`` leaf is ``None``)."""
     items = iter(flat)
     return _pack(structure, items)
 
@@ -77,7 +80,7 @@ def _pack(structure, items):
     if isinstance(structure, tuple):
         parts = [_pack(c, items) for c in structure]
         return type(structure)(*parts) if hasattr(structure, "_fields") else tuple(parts)
-    return next(items)
+    return None if isinstance(structure, NoneTensorSpec) else next(items)
 
 
 def _spec_of(value):
@@ -203,7 +206,8 @@ class Optional(abc.ABC):
                 element_spec = _spec_of(value)
                 flat_specs(element_spec)
                 flat = [v if isinstance(v, Tensor) else convert_to_tensor(v)
-                        for v in _leaves(value)]
+                        for v, s in zip(_leaves(value), _leaves(element_spec))
+                        if not isinstance(s, NoneTensorSpec)]
             if not flat:
                 raise ValueError("Attr 'Toutput_types' of 'OptionalFromValue' Op passed list "
                                  "of length 0 less than minimum 1.")

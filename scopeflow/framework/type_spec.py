@@ -295,6 +295,13 @@ class TensorSpec(BatchableTypeSpec):
                 and self._dtype.is_compatible_with(spec_or_value.dtype)
                 and self._shape.is_compatible_with(spec_or_value.shape))
 
+    def is_subtype_of(self, other) -> bool:
+        """TF's rule: a spec without a name is a subtype of a named one (not conversely)."""
+        return (isinstance(other, TensorSpec)
+                and (not self._name or self._name == other._name)
+                and shape_is_subtype(self._shape, other._shape)
+                and self._dtype == other._dtype)
+
     def _serialize(self):
         return (self._shape, self._dtype, self._name)
 
