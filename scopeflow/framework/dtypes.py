@@ -12,12 +12,48 @@ __all__ = [
     "DType", "as_dtype", "float16", "half", "float32", "float64", "double", "int8", "int16",
     "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool", "string", "complex64",
     "complex128", "resource", "variant", "float32_ref", "float64_ref", "int32_ref", "int64_ref",
+    "bfloat16", "qint8", "quint8", "qint16", "quint16", "qint32", "QUANTIZED_DTYPES",
 ]
 
+_BFLOAT16_ENUM = 14
+_QUANTIZED_ENUMS = (11, 12, 13, 15, 16)
+# bfloat16's largest finite value, (2 - 2**-7) * 2**127: its limits without ml_dtypes.
+_BFLOAT16_MAX = float.fromhex("0x1.fep127")
+_UNSET = object()
+_bfloat16_np = _UNSET
 
-def _numpy_kind(kind) -> property:
-    """A ``DType`` property: whether its NumPy type is a ``kind`` (``np.floating``...)."""
-    return property(lambda self: self._np is not None and np.issubdtype(self._np, kind))
+
+def bfloat16_numpy_dtype():
+    """bfloat16's NumPy dtype (``ml_dtypes.bfloat16``, TF's own choice), or None without
+    ml_dtypes. NumPy has no bfloat16; importing ml_dtypes takes most of a second, far
+    longer than the rest of ``import scopeflow``, so it happens on first use only. This is
+    the one place scopeflow loads it (checkpoints, constants, casts and feeds ask here)."""
+    global _bfloat16_np
+    if _bfloat16_np is _UNSET:
+        try:
+            import ml_dtypes
+        except ImportError:  # pragma: no cover - depends on the environment
+            _bfloat16_np = None
+        else:
+            _bfloat16_np = np.dtype(ml_dtypes.bfloat16)
+            _BY_NP[_bfloat16_np] = bfloat16
+    return _bfloat16_np
+
+
+def _require_bfloat16():
+    npd = bfloat16_numpy_dtype()
+    if npd is None:
+        raise ImportError("bfloat16 tensors need the ml_dtypes package (NumPy has no "
+                          "bfloat16): pip install 'scopeflow[bfloat16]'")
+    return npd
+
+
+def _numpy_kind(kinds: str) -> property:
+    """A ``DType`` property: whether its element kind is one of NumPy's ``kinds`` ("f"...).
+
+    The kind is fixed when the type is made, so bfloat16 is floating without ml_dtypes and
+    the quantized types (kind "q") are neither integers nor unsigned, as in TF."""
+    return property(lambda self: self._kind in kinds)
 
 
 class DType:
@@ -30,11 +66,15 @@ class DType:
     'float32'
     """
 
-    __slots__ = ("_name", "_np", "_enum", "_is_ref", "_base", "_ref")
+    __slots__ = ("_name", "_np", "_enum", "_is_ref", "_base", "_ref", "_kind", "_size")
 
-    def __init__(self, name: str, np_dtype, enum: int, is_ref: bool = False):
+    def __init__(self, name: str, np_dtype, enum: int, is_ref: bool = False, kind=None,
+                 size=None):
         self._name = name
         self._np = np_dtype
+        npd = np.dtype(np_dtype) if np_dtype is not None else None
+        self._kind = kind or (npd.kind if npd is not None else "")
+        self._size = size or (npd.itemsize if npd is not None else 1)
         self._enum = enum
         self._is_ref = is_ref
         self._base = self
@@ -52,13 +92,25 @@ class DType:
 
     _is_ref_dtype = read_only("_is_ref")
     _as_ref = read_only("_ref")
-    as_numpy_dtype = read_only("_np")
+
+    @property
+    def as_numpy_dtype(self):
+        """The NumPy type: ``ml_dtypes.bfloat16`` for bfloat16 (loaded now; ImportError
+        naming the extra without it), a one-field structured dtype for the quantized
+        types (``np.dtype([("qint8", np.int8)])``), as TF."""
+        if self._np is None and self._kind == "f":
+            return _require_bfloat16().type
+        return self._np
 
     # -- classification ------------------------------------------------------------------
-    is_floating = _numpy_kind(np.floating)
-    is_integer = _numpy_kind(np.integer)
-    is_unsigned = _numpy_kind(np.unsignedinteger)
-    is_complex = _numpy_kind(np.complexfloating)
+    is_floating = _numpy_kind("f")
+    is_integer = _numpy_kind("iu")
+    is_unsigned = _numpy_kind("u")
+    is_complex = _numpy_kind("c")
+
+    @property
+    def is_quantized(self) -> bool:
+        return self._kind == "q"
 
     @property
     def is_bool(self) -> bool:
@@ -66,7 +118,7 @@ class DType:
 
     @property
     def is_numpy_compatible(self) -> bool:
-        return self._np is not None
+        return self._np is not None or self._kind == "f"
 
     @property
     def min(self):
@@ -77,6 +129,10 @@ class DType:
         return self._limit("max", "maximum")
 
     def _limit(self, end: str, what: str):
+        if self._kind == "q":
+            raise TypeError(f"Cannot find {what} value of {self} with quantized type {self}.")
+        if self._np is None and self._kind == "f":  # bfloat16, with or without ml_dtypes
+            return _BFLOAT16_MAX if end == "max" else -_BFLOAT16_MAX
         if self.is_floating:
             return float(getattr(np.finfo(self._np), end))
         if self.is_integer:
@@ -85,7 +141,7 @@ class DType:
 
     @property
     def size(self) -> int:
-        return np.dtype(self._np).itemsize if self._np is not None else 1
+        return self._size
 
     def is_compatible_with(self, other) -> bool:
         other = as_dtype(other)
@@ -118,9 +174,9 @@ class DType:
         return as_dtype, (self._name,)
 
 
-def _make(name, np_dtype, enum):
-    base = DType(name, np_dtype, enum)
-    ref = DType(name + "_ref", np_dtype, enum + 100, is_ref=True)
+def _make(name, np_dtype, enum, kind=None, size=None):
+    base = DType(name, np_dtype, enum, kind=kind, size=size)
+    ref = DType(name + "_ref", np_dtype, enum + 100, is_ref=True, kind=kind, size=size)
     ref._base = base
     base._ref = ref
     ref._ref = ref
@@ -146,10 +202,23 @@ uint32, uint32_ref = _make("uint32", np.uint32, 22)
 uint64, uint64_ref = _make("uint64", np.uint64, 23)
 resource, resource_ref = _make("resource", None, 20)
 variant, variant_ref = _make("variant", None, 21)
+# bfloat16's NumPy type comes from ml_dtypes, on first use (``as_numpy_dtype``).
+bfloat16, bfloat16_ref = _make("bfloat16", None, _BFLOAT16_ENUM, kind="f", size=2)
+# The quantized types: TF's NumPy form is a one-field structured dtype; their values are
+# held (and fetched, as TF's session returns them) as the plain integers (``storage_dtype``).
+qint8, qint8_ref = _make("qint8", np.dtype([("qint8", np.int8)]), 11, kind="q")
+quint8, quint8_ref = _make("quint8", np.dtype([("quint8", np.uint8)]), 12, kind="q")
+qint32, qint32_ref = _make("qint32", np.dtype([("qint32", np.int32)]), 13, kind="q")
+qint16, qint16_ref = _make("qint16", np.dtype([("qint16", np.int16)]), 15, kind="q")
+quint16, quint16_ref = _make("quint16", np.dtype([("quint16", np.uint16)]), 16, kind="q")
+_QUANTIZED_STORAGE = {q._enum: q._np[0] for q in (qint8, quint8, qint32, qint16, quint16)}
+QUANTIZED_DTYPES = frozenset(
+    d for q in (qint8, quint8, qint16, quint16, qint32) for d in (q, q._ref))
 globals()["bool"] = bool_
 
 _ALL = [float16, float32, float64, int32, uint8, int16, int8, string, complex64, int64, bool_,
-        complex128, uint16, uint32, uint64, resource, variant]
+        complex128, uint16, uint32, uint64, resource, variant, bfloat16,
+        qint8, quint8, qint16, quint16, qint32]
 _BY_NAME = {}
 for _d in _ALL:
     _BY_NAME[_d.name] = _d
@@ -157,7 +226,7 @@ for _d in _ALL:
 # TF accepts these spellings; "float" is the seeds' `tf.placeholder("float", ...)`.
 _BY_NAME.update({"float": float32, "double": float64, "half": float16})
 _BY_ENUM = {d.as_datatype_enum: d for d in list(_BY_NAME.values())}
-_BY_NP = {np.dtype(d.as_numpy_dtype): d for d in _ALL if d.as_numpy_dtype is not None}
+_BY_NP = {np.dtype(d._np): d for d in _ALL if d._np is not None}
 # NOTE: `bool` is rebound to the DType above (TF's `tf.bool`); use the builtin explicitly.
 _BY_PY = {float: float32, builtins.bool: bool_, object: string}
 # As TF: the Python types int, str, bytes and complex are ambiguous and refused.
@@ -204,5 +273,21 @@ def as_dtype(type_value) -> DType:
                 return string
             if npd in _BY_NP:
                 return _BY_NP[npd]
+            if npd.name == "bfloat16":  # ml_dtypes' type, loaded by the caller
+                bfloat16_numpy_dtype()
+                return bfloat16
     raise TypeError(f"Cannot convert the argument `type_value`: {type_value!r} to a TensorFlow "
                     "DType.")
+
+
+def storage_dtype(dtype) -> np.dtype:
+    """The NumPy dtype scopeflow holds ``dtype``'s values in (constants, feeds, kernels'
+    results): ``as_numpy_dtype`` as a ``np.dtype``, except that the quantized types are held
+    as their plain integers (TF's session returns ``qint8`` values as ``int8`` arrays) and
+    bfloat16 raises ImportError naming ``scopeflow[bfloat16]`` without ml_dtypes."""
+    base = as_dtype(dtype)._base
+    if base._kind == "q":
+        return _QUANTIZED_STORAGE[base._enum]
+    if base._np is None and base._kind == "f":
+        return _require_bfloat16()
+    return np.dtype(base._np)

@@ -60,28 +60,16 @@ for _enum in (1, 2, 3, 4, 5, 6, 8, 9, 10, 17, 18, 19, 22, 23):
 _DT_STRING = 7
 _DT_BFLOAT16 = 14
 _ENUM_BY_NP = {np_dtype.newbyteorder("="): enum for enum, np_dtype in _NP_BY_ENUM.items()}
-_UNSET = object()
-_bfloat16 = _UNSET
 
 
 def _bfloat16_dtype():
-    """bfloat16's NumPy dtype, or None without ml_dtypes; added to the tables on first use.
-
-    bfloat16 has no NumPy type of its own; ml_dtypes (TF's own choice) provides one. It is
-    imported only when a bfloat16 tensor is read or written: importing it takes most of a
-    second, far longer than the rest of ``import scopeflow``.
-    """
-    global _bfloat16
-    if _bfloat16 is _UNSET:
-        try:
-            import ml_dtypes
-        except ImportError:  # pragma: no cover - depends on the environment
-            _bfloat16 = None
-        else:
-            _bfloat16 = np.dtype(ml_dtypes.bfloat16)
-            _NP_BY_ENUM[_DT_BFLOAT16] = _bfloat16
-            _ENUM_BY_NP[_bfloat16.newbyteorder("=")] = _DT_BFLOAT16
-    return _bfloat16
+    """bfloat16's NumPy dtype, or None without ml_dtypes (``dtypes.bfloat16_numpy_dtype``
+    loads it on first use); added to this module's tables then."""
+    npd = dtypes.bfloat16_numpy_dtype()
+    if npd is not None and _DT_BFLOAT16 not in _NP_BY_ENUM:
+        _NP_BY_ENUM[_DT_BFLOAT16] = npd
+        _ENUM_BY_NP[npd.newbyteorder("=")] = _DT_BFLOAT16
+    return npd
 
 
 def data_filename(prefix: str, shard_id: int = 0, num_shards: int = 1) -> str:
@@ -734,7 +722,7 @@ class BundleReader:
             np_dtype = _bfloat16_dtype()
         if np_dtype is None:
             if entry.dtype == _DT_BFLOAT16:
-                extra = " (install ml_dtypes to read bfloat16)"
+                extra = " (pip install 'scopeflow[bfloat16]' to read bfloat16)"
             else:
                 extra = ""
             raise errors.UnimplementedError(

@@ -63,7 +63,7 @@ def make_tensor_proto(value, dtype=None, shape=None):
     """
     dt = _dtypes.as_dtype(dtype) if dtype is not None else None
     arr = np.asarray(value, dtype=None if dt is None or dt is _dtypes.string
-                     else dt.as_numpy_dtype)
+                     else _dtypes.storage_dtype(dt))
     if dt is None:
         dt = _dtypes.as_dtype(arr.dtype)
     dims = arr.shape if shape is None else tuple(int(d) for d in shape)
@@ -76,11 +76,12 @@ def make_tensor_proto(value, dtype=None, shape=None):
     if dt is _dtypes.string:
         proto.string_val.extend(v.encode() if isinstance(v, str) else bytes(v) for v in flat)
         return proto
-    if same_size and arr.size > 1 and arr.dtype.kind in _CONTENT_KINDS:
+    if same_size and arr.size > 1 and (arr.dtype.kind in _CONTENT_KINDS
+                                       or dt is _dtypes.bfloat16):
         proto.tensor_content = np.ascontiguousarray(arr).astype(
             arr.dtype.newbyteorder("<"), copy=False).tobytes()
         return proto
-    if arr.dtype == np.float16:
+    if arr.dtype == np.float16 or dt is _dtypes.bfloat16:  # their bits, as int32s
         proto.half_val.extend(flat.view(np.uint16).astype(np.int32).tolist())
     elif arr.dtype.kind == "c":
         field = proto.scomplex_val if arr.dtype == np.complex64 else proto.dcomplex_val
@@ -99,7 +100,9 @@ _FIELD_OF = {
     _dtypes.uint16: "int_val", _dtypes.int64: "int64_val", _dtypes.bool_: "bool_val",
     _dtypes.uint32: "uint32_val", _dtypes.uint64: "uint64_val", _dtypes.float16: "half_val",
     _dtypes.complex64: "scomplex_val", _dtypes.complex128: "dcomplex_val",
-    _dtypes.string: "string_val",
+    _dtypes.string: "string_val", _dtypes.bfloat16: "half_val", _dtypes.qint8: "int_val",
+    _dtypes.quint8: "int_val", _dtypes.qint16: "int_val", _dtypes.quint16: "int_val",
+    _dtypes.qint32: "int_val",
 }
 _INT64_MAX = 2 ** 63 - 1
 
@@ -151,8 +154,8 @@ def _listed(proto, dt, npd):
         arr = np.empty(len(vals), dtype=object)
         arr[:] = list(vals)
         return arr
-    if dt is _dtypes.float16:
-        return np.array(vals, dtype=np.int32).astype(np.uint16).view(np.float16)
+    if field == "half_val":  # float16 and bfloat16: their bits
+        return np.array(vals, dtype=np.int32).astype(np.uint16).view(npd)
     if dt in (_dtypes.complex64, _dtypes.complex128):
         parts = np.array(vals, dtype=np.float64)[:len(vals) // 2 * 2]  # TF: pairs only
         return (parts[0::2] + 1j * parts[1::2]).astype(npd)
@@ -200,7 +203,7 @@ def tensor_value(proto, budget=None):
     if dt not in _FIELD_OF:
         raise BadTensorProto(f"Cannot parse tensor from proto: {describe(proto)} (scopeflow "
                              "holds no constants of this dtype)")
-    npd = np.dtype(dt.as_numpy_dtype)
+    npd = _dtypes.storage_dtype(dt)
     try:
         if n == 0:
             arr = np.empty(dims, dtype=npd)
@@ -268,7 +271,7 @@ def broadcast_from(proto):
         return None
     if dt not in _FIELD_OF:
         return None
-    listed = _listed(proto, dt, np.dtype(dt.as_numpy_dtype))
+    listed = _listed(proto, dt, _dtypes.storage_dtype(dt))
     if listed.size >= n:
         return None
     listed.setflags(write=False)

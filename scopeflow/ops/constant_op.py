@@ -112,7 +112,7 @@ def _string_array(value, arr, dtype, is_string):
 
 def _as_numeric_dtype(value, arr, dtype):
     """``arr`` (from ``value``) as the numeric ``dtype``, refusing lossy Python values."""
-    target = np.dtype(dtype.base_dtype.as_numpy_dtype)
+    target = dtypes.storage_dtype(dtype)
     if arr.dtype == target:
         return arr
     if not isinstance(value, (np.ndarray, np.generic)) and arr.size and \

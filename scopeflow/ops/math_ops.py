@@ -65,6 +65,7 @@ from scopeflow.ops.math.arithmetic_ops import (  # noqa: F401 - re-exported
     squared_difference_op,
     sub_op,
     subtract,
+    to_bfloat16,
     to_double,
     to_float,
     to_int32,
@@ -216,7 +217,8 @@ __all__ = [
     # linear algebra
     "matmul", "tensordot",
     # casts and sequences
-    "cast", "to_float", "to_double", "to_int32", "to_int64", "saturate_cast", "range",
+    "cast", "to_float", "to_double", "to_int32", "to_int64", "to_bfloat16", "saturate_cast",
+    "range",
     # trigonometric, hyperbolic and special functions (tf.* and tf.math.*)
     "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "asinh", "acosh", "atanh", "expm1",
     "rint", "erf", "erfc", "lgamma", "digamma", "polygamma", "zeta", "lbeta", "log_sigmoid",

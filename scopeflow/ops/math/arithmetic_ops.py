@@ -51,7 +51,7 @@ from scopeflow.ops.op_helpers import (
 )
 
 __all__ = [
-    "cast", "to_float", "to_double", "to_int32", "to_int64", "range",
+    "cast", "to_float", "to_double", "to_int32", "to_int64", "to_bfloat16", "range",
     "add", "subtract", "multiply", "scalar_mul", "realdiv", "truediv", "divide", "div",
     "floordiv", "floor_div", "floormod", "mod", "truncatediv", "truncatemod",
     "squared_difference", "add_n", "negative", "conj",
@@ -61,7 +61,10 @@ __all__ = [
 
 
 # ── Cast ─────────────────────────────────────────────────────────────────────────────
-_CASTABLE = NUMERIC + (dtypes.bool_,)
+# bfloat16 and the quantized types cast too (qint8 <-> int8 keeps the integers, as TF).
+_CASTABLE = NUMERIC + (dtypes.bool_, dtypes.bfloat16, dtypes.qint8, dtypes.quint8,
+                       dtypes.qint16, dtypes.quint16, dtypes.qint32)
+_CAST_DIFFERENTIABLE = FLOAT_OR_COMPLEX + (dtypes.bfloat16,)
 
 
 def _cast_dtype(x, *, SrcT, DstT, Truncate):
@@ -71,10 +74,15 @@ def _cast_dtype(x, *, SrcT, DstT, Truncate):
 
 
 def _cast_kernel(x, *, SrcT, DstT, Truncate):
+    """NumPy's ``astype``, except around bfloat16: TF converts every other type to float32
+    first and rounds that to bfloat16 (a float64 is rounded twice: 1 + 2**-8 + 2**-30 gives
+    1.0, not 1.0078125), and reads bfloat16 as float32 before converting it on."""
     x = np.asarray(x)
-    target = np.dtype(DstT.as_numpy_dtype)
+    target = dtypes.storage_dtype(DstT)
     if x.dtype.kind == "c" and target.kind != "c":
         x = np.real(x)
+    if x.dtype != target and (SrcT is dtypes.bfloat16 or DstT is dtypes.bfloat16):
+        x = x.astype(np.float32)
     return x.astype(target)  # float -> int truncates toward zero, as TF
 
 
@@ -86,7 +94,7 @@ cast_op = OpDef("Cast", shape=same_shape, dtype=_cast_dtype, kernel=_cast_kernel
 def _cast_grad(op, dy):
     """Cast back between float/complex types; integer and bool sources get None (as TF)."""
     src, dst = op.inputs[0].dtype.base_dtype, dy.dtype.base_dtype
-    if src in FLOAT_OR_COMPLEX and dst in FLOAT_OR_COMPLEX:
+    if src in _CAST_DIFFERENTIABLE and dst in _CAST_DIFFERENTIABLE:
         return [cast(dy, src)]
     return [None]
 
@@ -135,6 +143,11 @@ def to_int32(x, name="ToInt32") -> Tensor:
 def to_int64(x, name="ToInt64") -> Tensor:
     """``cast(x, int64)`` (deprecated in TF1)."""
     return cast(x, dtypes.int64, name=name)
+
+
+def to_bfloat16(x, name="ToBFloat16") -> Tensor:
+    """``cast(x, bfloat16)`` (deprecated in TF1); running it needs ml_dtypes."""
+    return cast(x, dtypes.bfloat16, name=name)
 
 
 @cast_op.def_static_value
