@@ -1,5 +1,6 @@
 """Op-table rows for the third batch of miscellaneous names: sample_distorted_bounding_box
-(scopeflow/ops/image/distorted_box_ops.py), ... Fixed values are TF 2.21's for the same
+(scopeflow/ops/image/distorted_box_ops.py), tf.ragged.cross and cross_hashed
+(scopeflow/ragged/ragged_cross_ops.py), ... Fixed values are TF 2.21's for the same
 seeds and inputs; the live comparisons are in tests/unit/ops/<family>/.
 """
 
@@ -11,6 +12,10 @@ from .op_table import OpCase
 
 f32 = np.float32
 
+
+def _parts(rt):
+    return [rt.values, rt.row_splits]
+
 ROWS = [
     # TF 2.21: seed=3 on a 10x10 image gives this crop (first run of a new session).
     OpCase("SampleDistortedBoundingBoxV2",
@@ -18,4 +23,20 @@ ROWS = [
                [10, 10, 3], [[[0.1, 0.1, 0.5, 0.5]]], seed=3)),
            lambda: [np.int32([1, 3, 0]), np.int32([3, 3, -1]), f32([[[0.1, 0.3, 0.4, 0.6]]])],
            id="SampleDistortedBoundingBoxV2"),
+    # TF 2.21's crosses and hashed crosses (num_buckets=100) of a ragged, sparse and dense input.
+    OpCase("RaggedCross",
+           lambda tf, d: _parts(tf.ragged.cross([
+               tf.ragged.constant([["a", "b"], [], ["c"]]),
+               tf.SparseTensor([[0, 0], [2, 0], [2, 1]], tf.constant([1, 2, 3], tf.int64),
+                               [3, 2]), d])),
+           lambda d: [np.array([b"a_X_1_X_x", b"b_X_1_X_x", b"c_X_2_X_z", b"c_X_3_X_z"],
+                               object), np.int64([0, 2, 2, 4])],
+           [np.array([[b"x"], [b"y"], [b"z"]], object)], id="RaggedCross"),
+    OpCase("RaggedCross",
+           lambda tf, d: _parts(tf.ragged.cross_hashed([
+               tf.ragged.constant([["a", "b"], [], ["c"]]),
+               tf.SparseTensor([[0, 0], [2, 0], [2, 1]], tf.constant([1, 2, 3], tf.int64),
+                               [3, 2]), d], num_buckets=100)),
+           lambda d: [np.int64([67, 1, 84, 81]), np.int64([0, 2, 2, 4])],
+           [np.array([[b"x"], [b"y"], [b"z"]], object)], id="RaggedCross-hashed"),
 ]
