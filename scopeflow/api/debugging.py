@@ -8,6 +8,7 @@ from scopeflow.ops.logging.check_ops import *  # noqa: F403
 from scopeflow.ops.logging.check_ops import __all__ as _check_all
 from scopeflow.ops.logging.check_ops import assert_all_finite
 from scopeflow.ops.logging.logging_ops import Assert
+from scopeflow.ops.logging.shape_assert_ops import assert_shapes
 from scopeflow.ops.math.elementwise_ops import is_finite, is_inf, is_nan
 from scopeflow.ops.math.sequence_ops import is_non_decreasing, is_strictly_increasing
 from scopeflow.platform.traceback_filtering import (
@@ -16,8 +17,8 @@ from scopeflow.platform.traceback_filtering import (
     is_traceback_filtering_enabled,
 )
 
-__all__ = [*_check_all, "Assert", "assert_all_finite", "is_finite", "is_inf", "is_nan",
-           "is_non_decreasing", "is_strictly_increasing",
+__all__ = [*_check_all, "Assert", "assert_all_finite", "assert_shapes", "is_finite", "is_inf",
+           "is_nan", "is_non_decreasing", "is_strictly_increasing",
            "disable_traceback_filtering", "enable_traceback_filtering",
            "is_traceback_filtering_enabled", "get_log_device_placement",
            "set_log_device_placement"]

@@ -17,7 +17,7 @@ __all__ = [
     "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "UNAUTHENTICATED",
     "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED",
     "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "exception_type_from_error_code",
-    "error_code_from_exception_type",
+    "error_code_from_exception_type", "raise_exception_on_not_ok_status",
 ]
 
 OK, CANCELLED, UNKNOWN, INVALID_ARGUMENT, DEADLINE_EXCEEDED, NOT_FOUND = 0, 1, 2, 3, 4, 5
@@ -143,3 +143,30 @@ def file_error(e: OSError, path: str, otherwise: str) -> OpError:
     if isinstance(e, PermissionError):
         return PermissionDeniedError(None, None, f"{path}; Permission denied")
     return UnknownError(None, None, otherwise)
+
+
+class Status:
+    """What TF's C API reports an outcome in (``TF_Status``): a ``code`` and a ``message``;
+    scopeflow's Python callers set them."""
+
+    def __init__(self):
+        self.code = OK
+        self.message = ""
+
+
+class raise_exception_on_not_ok_status:  # noqa: N801 - TF's name
+    """A ``with`` block that yields a ``Status`` and, on leaving, raises the ``OpError`` of
+    its code (with its message) unless the code is ``OK`` (TF's context manager around its
+    C API calls)."""
+
+    def __enter__(self):
+        self.status = Status()
+        return self.status
+
+    def __exit__(self, type_arg, value_arg, traceback_arg):
+        try:
+            if self.status.code != OK:
+                raise _BY_CODE[self.status.code](None, None, self.status.message)
+        finally:
+            del self.status
+        return False
