@@ -10,11 +10,12 @@ import numpy as np
 from google.protobuf import text_format
 
 from scopeflow._version import __version__
+from scopeflow.framework._tf_op_signatures import SIGNATURES
 from scopeflow.framework.graph import Operation, Tensor, get_default_graph
 from scopeflow.io.atomic import atomic_write_bytes
-from scopeflow.io.protos import CollectionDef, MetaGraphDef, VariableDef
+from scopeflow.io.protos import POOL, AttrValue, CollectionDef, MetaGraphDef, VariableDef
 
-__all__ = ["export_meta_graph"]
+__all__ = ["export_meta_graph", "strip_graph_default_attrs"]
 
 _log = logging.getLogger("scopeflow")
 
@@ -38,6 +39,13 @@ def _collection_def(values):
             return None
         return CollectionDef(bytes_list=CollectionDef.BytesList(
             value=[_variable_def(v).SerializeToString() for v in values]))
+    if _is_any(first):  # e.g. a SavedModel builder's packed AssetFileDefs
+        if not all(_is_any(v) for v in values):
+            return None
+        cdef = CollectionDef()
+        for v in values:
+            cdef.any_list.value.add().ParseFromString(v.SerializeToString())
+        return cdef
     if isinstance(first, (Operation, Tensor)):
         if not all(isinstance(v, (Operation, Tensor)) for v in values):
             return None
@@ -51,6 +59,35 @@ def _collection_def(values):
         return CollectionDef(bytes_list=CollectionDef.BytesList(
             value=[v.encode() if isinstance(v, str) else v for v in values]))
     return None
+
+
+def _is_any(value) -> bool:
+    descriptor = getattr(value, "DESCRIPTOR", None)
+    return getattr(descriptor, "full_name", None) == "google.protobuf.Any"
+
+
+def strip_graph_default_attrs(graph_def):
+    """Removes, in place, every node attr equal to its op's default in TF 2.21's op
+    registry (TF's ``strip_default_attrs``), so that a consumer with a newer op definition
+    that adds an attr with a default still reads the graph. Ops TF lacks keep theirs."""
+    for node in graph_def.node:
+        sig = SIGNATURES.get(node.op)
+        if sig is None:
+            continue
+        for name, _, default_hex in sig[2]:
+            if default_hex is not None and name in node.attr and \
+                    node.attr[name] == _default_attr(default_hex):
+                del node.attr[name]
+
+
+def _default_attr(hex_value):
+    value = _DEFAULT_ATTRS.get(hex_value)
+    if value is None:
+        value = _DEFAULT_ATTRS[hex_value] = AttrValue.FromString(bytes.fromhex(hex_value))
+    return value
+
+
+_DEFAULT_ATTRS: dict = {}
 
 
 def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_def=None,
@@ -73,11 +110,12 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
     if not info.tensorflow_version:
         info.tensorflow_version = _TF_VERSION
         info.tensorflow_git_version = f"scopeflow-{__version__}"
-    if strip_default_attrs:
-        info.stripped_default_attrs = True
     if graph_def is None:
         graph_def = _graph_def_of(graph)
     meta.graph_def.CopyFrom(graph_def)
+    if strip_default_attrs:
+        info.stripped_default_attrs = True
+        strip_graph_default_attrs(meta.graph_def)
     if clear_devices:
         for node in meta.graph_def.node:
             node.device = ""
@@ -92,7 +130,7 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
             _log.debug("Issue encountered when serializing %s: not exported", key)
     if filename:
         if as_text:
-            data = text_format.MessageToString(meta).encode("utf-8")
+            data = text_format.MessageToString(meta, descriptor_pool=POOL).encode("utf-8")
         else:
             data = meta.SerializeToString()
         atomic_write_bytes(os.fspath(filename), data)

@@ -10,7 +10,7 @@ from google.protobuf import message, text_format
 from scopeflow.framework import errors
 from scopeflow.framework.graph import GraphKeys, get_default_graph
 from scopeflow.framework.graph_import import import_graph_def
-from scopeflow.io.protos import MetaGraphDef, VariableDef
+from scopeflow.io.protos import POOL, MetaGraphDef, VariableDef
 from scopeflow.state.variables import Variable
 from scopeflow.train.saver import Saver
 
@@ -37,7 +37,7 @@ def read_meta_graph_file(filename) -> MetaGraphDef:
     except message.DecodeError:
         pass
     try:
-        text_format.Merge(data.decode("utf-8"), meta)
+        text_format.Merge(data.decode("utf-8"), meta, descriptor_pool=POOL)
     except (text_format.ParseError, UnicodeDecodeError) as e:
         raise errors.DataLossError(None, None, f"Cannot parse file {filename}: not a "
                                    f"MetaGraphDef ({e})") from None
@@ -102,6 +102,9 @@ def _import_collection(graph, key, cdef, prefix, import_scope, variables):
     elif kind == "node_list":
         for name in values:
             graph.add_to_collection(key, graph.as_graph_element(prefix + name))
+    elif kind == "any_list":  # Any messages (a SavedModel builder's assets), as TF keeps them
+        for v in values:
+            graph.add_to_collection(key, type(v).FromString(v.SerializeToString()))
     elif kind == "bytes_list":
         for v in values:
             graph.add_to_collection(key, v)

@@ -58,6 +58,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("train", ("scopeflow.train",)),
     # MNIST, data-parallel training, and TF's tools that programs import as modules.
     ("datasets", ("scopeflow.datasets", "scopeflow.distributed", "scopeflow.tools")),
+    # SavedModels: the builder and loader drive Savers, meta graph export and sessions.
+    ("saved_model", ("scopeflow.saved_model",)),
     # The TF1 namespaces (tf.test's helpers among them: they run sessions and gradients), and
     # TF's module paths (tensorflow.python.*, .core.*: scopeflow/python/module_paths.py).
     ("api", ("scopeflow.api", "scopeflow.contrib", "scopeflow.python", "scopeflow.core")),
