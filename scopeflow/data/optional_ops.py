@@ -107,9 +107,11 @@ def _from_value_kernel(*components, Toutput_types):
     return OptionalValue(tuple(components))
 
 
+# The optional holds its components' arrays and OptionalGetValue returns them: both declare
+# aliases, so a run never writes into an array that a constant, feed or variable owns.
 from_value_op = OpDef("OptionalFromValue", shape=_variant_scalar, dtype=_variant,
                       kernel=_from_value_kernel, attrs={"Toutput_types": None},
-                      input_names=("components",))
+                      aliases=True, input_names=("components",))
 
 
 @from_value_op.def_grad
@@ -163,7 +165,7 @@ get_value_op = OpDef("OptionalGetValue", shape=_get_value_shape, dtype=_get_valu
                      kernel=_get_value_kernel,
                      attrs={"output_types": None, "output_shapes": None},
                      num_outputs=lambda attrs, n: len(attrs["output_types"]),
-                     input_names=("optional",))
+                     aliases=True, input_names=("optional",))
 
 
 @get_value_op.def_grad
