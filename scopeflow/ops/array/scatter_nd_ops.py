@@ -16,7 +16,7 @@ from scopeflow.framework.errors import InvalidArgumentError
 from scopeflow.framework.graph import Tensor
 from scopeflow.framework.indexed_slices import IndexedSlices
 from scopeflow.framework.opdef import DTypeMismatch, OpDef, check_dtype, from_tensors
-from scopeflow.framework.tensor_shape import TensorShape
+from scopeflow.framework.tensor_shape import TensorShape, dimension_value
 from scopeflow.ops.array.shape_ops import identity, shape, squeeze
 from scopeflow.ops.math.arithmetic_ops import add, cast, equal, multiply, negative, truediv
 from scopeflow.ops.math.reduction_ops import zeros_like
@@ -93,9 +93,10 @@ def _check_updates(indices, updates, out):
 # ── GatherNd ─────────────────────────────────────────────────────────────────────────
 def _gather_nd_shape(params, indices, *, bad_indices_policy):
     _check_depth(indices, params, "params")
-    if indices.ndims is None or indices[-1] is None or params.ndims is None:
+    depth = None if indices.ndims is None else dimension_value(indices[-1])
+    if depth is None or params.ndims is None:
         return TensorShape(None)
-    return TensorShape(indices.as_list()[:-1]).concatenate(params[indices[-1]:])
+    return TensorShape(indices.as_list()[:-1]).concatenate(params[depth:])
 
 
 def _gather_nd_dtype(params, indices, *, bad_indices_policy):

@@ -21,7 +21,7 @@ def _fact_kernel():
 
 
 def _fact_shape():
-    return TensorShape([])
+    return TensorShape(None)
 
 
 def _fact_dtype():
