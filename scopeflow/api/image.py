@@ -16,6 +16,7 @@ from scopeflow.ops.image.color_ops import (
     yiq_to_rgb,
     yuv_to_rgb,
 )
+from scopeflow.ops.image.box_proposal_ops import generate_bounding_box_proposals
 from scopeflow.ops.image.distorted_box_ops import sample_distorted_bounding_box
 from scopeflow.ops.image.image_codec_ops import (
     decode_bmp,
@@ -96,7 +97,7 @@ __all__ += ["adjust_gamma", "adjust_hue", "adjust_saturation", "hsv_to_rgb", "ra
             "crop_and_resize", "draw_bounding_boxes", "extract_glimpse",
             "extract_image_patches", "extract_patches", "decode_and_crop_jpeg",
             "extract_jpeg_shape", "is_jpeg", "resize_image_with_pad"]
-__all__ += ["sample_distorted_bounding_box"]
+__all__ += ["sample_distorted_bounding_box", "generate_bounding_box_proposals"]
 
 
 def __getattr__(name):
