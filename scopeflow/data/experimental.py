@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from scopeflow.data.csv_datasets import make_csv_dataset
 from scopeflow.data.dataset_ops import AUTOTUNE
 from scopeflow.data.dataset_spec import DatasetSpec as DatasetStructure
 from scopeflow.data.dataset_spec import (
@@ -73,7 +74,7 @@ __all__ = ["AUTOTUNE", "make_saveable_from_iterator", "shuffle_and_repeat", "map
            "group_by_reducer", "group_by_window", "SqlDataset", "TFRecordWriter",
            "CsvDataset", "RandomDataset", "sample_from_datasets", "rejection_resample",
            "SHARD_HINT", "get_model_proto", "pad_to_cardinality", "DatasetInitializer",
-           "table_from_dataset", "index_table_from_dataset"]
+           "table_from_dataset", "index_table_from_dataset", "make_csv_dataset"]
 
 
 def shuffle_and_repeat(buffer_size, count=None, seed=None):

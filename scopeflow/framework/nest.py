@@ -20,7 +20,10 @@ def _children(value):
 
 def _rebuild(like, items):
     if isinstance(like, dict):
-        return type(like)(zip(sorted(like), items))
+        # items come in sorted-key order; the result keeps ``like``'s own key order (TF's
+        # ``_sequence_like``: an OrderedDict of columns stays in column order)
+        by_key = dict(zip(sorted(like), items))
+        return type(like)((k, by_key[k]) for k in like)
     if isinstance(like, tuple) and hasattr(like, "_fields"):
         return type(like)(*items)
     return type(like)(items)

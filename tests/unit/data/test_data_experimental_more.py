@@ -204,6 +204,104 @@ with tf.Graph().as_default():
 print(json.dumps(R))
 """
 
+_CSV = """
+import os
+import tempfile
+
+def err(f):
+    try:
+        f()
+        return None
+    except Exception as e:
+        return [type(e).__name__, str(e).replace(d, "<d>")]
+
+def jsonable(v):
+    if isinstance(v, dict):
+        return {k: jsonable(x) for k, x in v.items()}
+    if isinstance(v, tuple):
+        return [jsonable(x) for x in v]
+    a = np.asarray(v)
+    if a.dtype == object:
+        return [x.decode() for x in a.reshape(-1).tolist()]
+    return a.tolist()
+
+def drain(ds, n):
+    nxt = tf.data.make_one_shot_iterator(ds).get_next()
+    out = []
+    with tf.Session() as s:
+        for _ in range(n):
+            try:
+                out.append(jsonable(s.run(nxt)))
+            except tf.errors.OutOfRangeError:
+                break
+    return out
+
+def spec(ds):
+    def one(x):
+        if isinstance(x, dict):
+            return [[k, one(v)] for k, v in x.items()]
+        if isinstance(x, tuple):
+            return [one(v) for v in x]
+        return str(x)
+    return [one(ds.output_types), one(ds.output_shapes), type(ds.output_types).__name__]
+
+d = tempfile.mkdtemp()
+def write(name, text):
+    p = os.path.join(d, name)
+    with open(p, "w") as f:
+        f.write(text)
+    return p
+write("a1.csv", "n,x,name,big,label\\n1,1.5,ab,5000000000,0\\n2,,cd,7,1\\n3,2.25,\\"e,f\\",8,0\\n")
+write("a2.csv", "n,x,name,big,label\\n4,3.5,gh,9,1\\n5,4.5,ij,10,0\\n6,1e40,kl,11,1\\n")
+write("b.csv", "p;q\\n1;x\\n2;y\\n")
+write("h2.csv", "n,y\\n1,2\\n")
+write("empty.csv", "")
+R = {}
+pat = os.path.join(d, "a*.csv")
+with tf.Graph().as_default():
+    ds = tf.data.experimental.make_csv_dataset(pat, 2, shuffle=False, num_epochs=1)
+    R["plain_spec"] = spec(ds)
+    R["plain"] = drain(ds, 10)
+with tf.Graph().as_default():
+    ds = tf.data.experimental.make_csv_dataset(pat, 4, label_name="label", shuffle=True,
+                                               shuffle_seed=7, num_epochs=2,
+                                               shuffle_buffer_size=3)
+    R["shuf_spec"] = spec(ds)
+    R["shuf"] = drain(ds, 10)
+with tf.Graph().as_default():
+    ds = tf.data.experimental.make_csv_dataset(pat, 3, select_columns=["name", "n"],
+                                               shuffle=False)
+    R["sel_spec"] = spec(ds)
+    R["sel"] = drain(ds, 3)
+with tf.Graph().as_default():
+    ds = tf.data.experimental.make_csv_dataset(
+        os.path.join(d, "b.csv"), 5, field_delim=";", column_names=["P", "Q"],
+        column_defaults=[tf.int64, "zz"], header=True, shuffle=False, num_epochs=1)
+    R["given_spec"] = spec(ds)
+    R["given"] = drain(ds, 3)
+with tf.Graph().as_default():
+    ds = tf.data.experimental.make_csv_dataset(pat, 2, shuffle=False, num_epochs=1,
+                                               num_rows_for_inference=1)
+    R["infer1_spec"] = spec(ds)
+R["errs"] = [
+    err(lambda: tf.data.experimental.make_csv_dataset(os.path.join(d, "zz*.csv"), 2)),
+    err(lambda: tf.data.experimental.make_csv_dataset(pat, 2, label_name="nope")),
+    err(lambda: tf.data.experimental.make_csv_dataset(pat, 2, header=False)),
+    err(lambda: tf.data.experimental.make_csv_dataset(
+        [os.path.join(d, "a1.csv"), os.path.join(d, "h2.csv")], 2)),
+    err(lambda: tf.data.experimental.make_csv_dataset(os.path.join(d, "empty.csv"), 2)),
+    err(lambda: tf.data.experimental.make_csv_dataset(pat, 2, column_names=["a", "a", "b", "c", "d"])),
+    err(lambda: tf.data.experimental.make_csv_dataset(pat, 2, select_columns=["n", "n"])),
+    err(lambda: tf.data.experimental.make_csv_dataset(pat, 2, select_columns=[9])),
+    err(lambda: tf.data.experimental.make_csv_dataset(pat, 2, select_columns=["q"])),
+    err(lambda: tf.data.experimental.make_csv_dataset(pat, 2, select_columns=["n"],
+                                                      column_defaults=[1, 2])),
+    err(lambda: tf.data.experimental.make_csv_dataset(pat, 2, compression_type="ZLIB")),
+    err(lambda: tf.data.experimental.make_csv_dataset([], 2)),
+]
+print(json.dumps(R))
+"""
+
 
 def test_random_dataset_is_the_philox_stream_of_its_seeds():
     """TF's values for seed 42 (graph seed unset: 87654321) are the Philox uint32 words."""
@@ -250,3 +348,22 @@ def test_dataset_initializer_fills_a_table_without_tf():
             s.run(tf.tables_initializer())
             got = s.run(out).tolist()
     assert got[:2] == [2, 0] and got[2] in (3, 4)
+
+
+def test_make_csv_dataset_matches_tf(tf1):
+    """Header and type inference, shuffled files and rows (seeded), batching, labels,
+    selected and given columns, and TF's errors."""
+    _compare(tf1, _CSV)
+
+
+def test_make_csv_dataset_infers_types_without_tf(tmp_path):
+    (tmp_path / "a.csv").write_text("i,f,s\n1,2.5,x\n3,,y\n")
+    ds = tf.data.experimental.make_csv_dataset(str(tmp_path / "*.csv"), 2, label_name="i",
+                                               shuffle=False, num_epochs=1)
+    features, label = ds.output_types
+    assert list(features) == ["f", "s"] and label == tf.int32
+    assert features["f"] == tf.float32 and features["s"] == tf.string
+    nxt = ds.make_one_shot_iterator().get_next()
+    with tf.Session() as s:
+        f, lab = s.run(nxt)
+    assert lab.tolist() == [1, 3] and f["f"].tolist() == [2.5, 0.0]
