@@ -48,6 +48,15 @@ from scopeflow.ops.array.layout_ops import (  # noqa: F401 - re-exported
     unpack_op,
     unstack,
 )
+from scopeflow.ops.array.quantize_ops import (  # noqa: F401 - re-exported
+    dequantize,
+    dequantize_op,
+    quantize,
+    quantize_v2,
+    quantize_v2_op,
+    quantized_concat,
+    quantized_concat_op,
+)
 from scopeflow.ops.array.reverse_ops import (  # noqa: F401 - re-exported
     reverse,
     reverse_op,
@@ -163,5 +172,5 @@ __all__ = [
     "tensor_scatter_update", "tensor_scatter_add", "tensor_scatter_sub", "space_to_depth",
     "depth_to_space", "space_to_batch_nd", "batch_to_space_nd", "space_to_batch",
     "batch_to_space", "roll", "unravel_index", "ensure_shape", "parallel_stack", "einsum",
-    "sequence_mask", "meshgrid",
+    "sequence_mask", "meshgrid", "quantize", "quantize_v2", "dequantize", "quantized_concat",
 ]

@@ -51,6 +51,10 @@ MODULE_PATHS: dict[str, tuple[str, ...]] = {
     "tensorflow.python.framework.errors": ("scopeflow.framework.errors",),
     "tensorflow.python.framework.errors_impl": ("scopeflow.framework.errors",),
     "tensorflow.python.framework.sparse_tensor": ("scopeflow.framework.sparse_tensor",),
+    "tensorflow.python.framework.tensor_spec": ("scopeflow.framework.type_spec: TensorSpec",),
+    "tensorflow.python.framework.type_spec": (
+        "scopeflow.framework.type_spec: TypeSpec BatchableTypeSpec type_spec_from_value "
+        "register_type_spec_from_value_converter",),
     "tensorflow.python.framework.indexed_slices": (
         "scopeflow.autodiff.gradients: IndexedSlices IndexedSlicesValue",),
     # ── tensorflow.python.ops ───────────────────────────────────────────────────────────
