@@ -15,6 +15,12 @@ from typing import TYPE_CHECKING
 
 from scopeflow.framework import dtypes as _dtypes
 from scopeflow.framework.context import CONTEXT, GraphState, get_default_session, pushed
+from scopeflow.framework.device_functions import (
+    Colocation,
+    initial_device,
+    needs_resolution,
+    resolve_device,
+)
 from scopeflow.framework.device_spec import merge_devices
 from scopeflow.framework.graph_def import GRAPH_DEF_VERSION, graph_to_graph_def
 from scopeflow.framework.properties import read_only
@@ -498,16 +504,17 @@ class Graph:
         """Records a device name on the ops created inside (placement is not simulated).
 
         As TF, names are canonicalised (``/cpu:0`` is ``/device:CPU:0``) and merged with the
-        enclosing device (fields given inside win); ``None`` clears it.
+        enclosing device (fields given inside win); ``None`` clears it; a function (such as
+        ``tf.train.replica_device_setter``'s) is called with each op created inside and
+        returns its device (device_functions.py has TF's order).
         """
         state = self._state()
-        if callable(device_name_or_function):
-            raise NotImplementedError("device functions are not supported; pass a string")
-        if device_name_or_function is None:
-            spec = ""
+        if device_name_or_function is None or callable(device_name_or_function):
+            spec = device_name_or_function  # a function: called with each new op
         else:
             outer = state.device_stack[-1] if state.device_stack else ""
-            spec = merge_devices(outer, device_name_or_function)
+            spec = merge_devices(outer if isinstance(outer, str) else "",
+                                 device_name_or_function)
         state.device_stack.append(spec)
         try:
             yield
@@ -516,7 +523,16 @@ class Graph:
 
     @contextlib.contextmanager
     def colocate_with(self, op, ignore_existing=False):
-        yield
+        """Ops created inside get ``op``'s device when it has one; the device scopes and
+        functions around the block do not apply inside it (TF's rule)."""
+        if op is not None and not isinstance(op, Operation):
+            op = getattr(op, "op", op)
+        state = self._state()
+        state.device_stack.append(Colocation(op, ignore_existing))
+        try:
+            yield
+        finally:
+            state.device_stack.pop()
 
     @contextlib.contextmanager
     def gradient_override_map(self, op_type_map):
@@ -562,7 +578,7 @@ class Graph:
         state = self._state()
         control_inputs = self._control_inputs_for({t._op for t in inputs}) \
             if state.control_stack else ()
-        device = state.device_stack[-1] if state.device_stack else ""
+        device = initial_device(state.device_stack)
         if site is None:
             site = user_site(3)
         if self._container and op_def.stateful and attrs.get("container", None) == "":
@@ -571,6 +587,9 @@ class Graph:
                        site)
         op._outputs = tuple(Tensor(op, i, dt, sh) for i, (dt, sh)
                             in enumerate(zip(out_dtypes, out_shapes)))
+        ref_ops = [inputs[i]._op for i in op_def.ref_inputs if i < len(inputs)]
+        if needs_resolution(state.device_stack, ref_ops):
+            op._device = resolve_device(op, state.device_stack, ref_ops)
         for t in inputs:
             t._consumers.append(op)
         for c in control_inputs:

@@ -132,7 +132,8 @@ class Variable(metaclass=_VariableMeta):
                                                       name=scope)
             self._initializer_op = state_ops.assign(
                 self._variable, initial_value, validate_shape=validate_shape, name="Assign").op
-            self._snapshot = array_ops.identity(self._variable, name="read")
+            with graph.colocate_with(self._variable.op):  # TF's: the read is the variable's
+                self._snapshot = array_ops.identity(self._variable, name="read")
         self._graph = graph
         graph.add_to_collections(collections, self)
 

@@ -56,6 +56,7 @@ from scopeflow.train.checkpoint_utils import (
 )
 from scopeflow.train.cluster_spec import ClusterSpec
 from scopeflow.train.coordinator import Coordinator, LooperThread
+from scopeflow.train.device_setter import replica_device_setter
 from scopeflow.train.input import (
     batch,
     batch_join,
@@ -169,7 +170,7 @@ __all__ = [
     "piecewise_constant_decay", "checkpoints_iterator", "SaverDef", "Supervisor",
     "basic_train_loop", "warm_start",
     "Checkpoint", "CheckpointManager", "CheckpointOptions",
-    "ClusterSpec", "ClusterDef", "JobDef", "ServerDef",
+    "ClusterSpec", "ClusterDef", "JobDef", "ServerDef", "replica_device_setter",
 ]
 
 
