@@ -178,6 +178,8 @@ from scopeflow.autodiff.gradients import (
     AggregationMethod, IndexedSlices, IndexedSlicesValue, NotDifferentiable, RegisterGradient,
     UnconnectedGradients, custom_gradient, explain_gradient, gradients, hessians, no_gradient)
 from scopeflow.autodiff.tape import GradientTape, grad_pass_through, recompute_grad  # noqa: E402
+from scopeflow.ops.data_flow.session_handle_ops import (  # noqa: E402
+    delete_session_tensor, get_session_handle, get_session_tensor)
 from scopeflow.framework.type_spec import (
     IndexedSlicesSpec, NoneTensorSpec, SparseTensorSpec, TensorSpec, TypeSpec,
     type_spec_from_value)

@@ -29,6 +29,7 @@ from scopeflow.runtime import passes as plan_passes
 from scopeflow.runtime.kernel_errors import kernel_error
 from scopeflow.runtime.placement import place
 from scopeflow.runtime.plan import UninitializedVariable, compile_plan
+from scopeflow.runtime.session_handles import wrap_handles
 from scopeflow.runtime.subplan import function_caller
 
 if TYPE_CHECKING:
@@ -258,6 +259,7 @@ class Session:
                 deadlines.pop(thread, None)
         else:
             values = self._run_elements(elements, feed_tensors, feed_values)
+        values = wrap_handles(elements, values, self)  # GetSessionHandle: a TensorHandle
         if build is None:
             return values[0] if type(fetches) is Tensor else None
         return build(values)
