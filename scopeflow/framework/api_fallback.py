@@ -117,11 +117,6 @@ NOT_PLANNED = {
     "distribute": "distribution strategies spread training over several devices or machines; "
                   "scopeflow runs a graph in one process, on the CPU",
     "train.Server": _DISTRIBUTED,
-    "train.ClusterSpec": _DISTRIBUTED,
-    "train.ClusterDef": _DISTRIBUTED,
-    "train.JobDef": _DISTRIBUTED,
-    "train.ServerDef": _DISTRIBUTED,
-    "train.replica_device_setter": _DISTRIBUTED,
     "train.SyncReplicasOptimizer": _DISTRIBUTED,
     "test.create_local_cluster": _DISTRIBUTED,
     "tpu": "TPU hardware",

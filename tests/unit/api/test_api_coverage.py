@@ -121,7 +121,7 @@ def test_compat_v1_is_the_root():
     ("tf.estimator", "separate training framework"),
     ("tf.tpu", "TPU"),
     ("tf.train.Server", "parameter-server distribution"),
-    ("tf.train.replica_device_setter", "parameter-server distribution"),
+    ("tf.test.create_local_cluster", "parameter-server distribution"),
     ("tf.compat.v2", "eager"),
     ("tf.config.experimental_connect_to_cluster", "parameter-server distribution"),
 ])
