@@ -18,6 +18,7 @@ from scopeflow.ops.nn.nn_extra_composites import SWISH_GRADIENT as _SWISH_GRADIE
 from scopeflow.ops.nn.nn_extra_composites import swish_grad as _swish_grad
 from scopeflow.ops.nn.pool_argmax_ops import *  # noqa: F403
 from scopeflow.ops.nn.pool_ops import *  # noqa: F403
+from scopeflow.ops.nn.quantized_nn_ops import *  # noqa: F403
 from scopeflow.ops.nn.safe_embedding_ops import *  # noqa: F403
 from scopeflow.ops.nn_ops import *  # noqa: F403
 from scopeflow.ops.random.candidate_sampling_ops import *  # noqa: F403
