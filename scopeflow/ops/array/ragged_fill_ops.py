@@ -19,7 +19,7 @@ from scopeflow.framework import dtypes
 from scopeflow.framework.errors import InvalidArgumentError
 from scopeflow.framework.graph import Tensor, convert_to_tensor, get_default_graph
 from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype
-from scopeflow.framework.tensor_shape import Dimension, TensorShape
+from scopeflow.framework.tensor_shape import TensorShape
 
 __all__ = ["ragged_fill_empty_rows", "ragged_fill_empty_rows_grad"]
 
@@ -34,7 +34,10 @@ def _fill_shape(rowids, values, nrows, default):
     rowids, values = _ranked(rowids, 1), _ranked(values, 1)
     _ranked(nrows, 0)
     _ranked(default, 0)
-    n = Dimension(rowids.as_tuple()[0]).merge_with(Dimension(values.as_tuple()[0])).value
+    a, b = rowids.as_tuple()[0], values.as_tuple()[0]
+    if a is not None and b is not None and a != b:
+        raise ValueError(f"Dimensions must be equal, but are {a} and {b}")
+    n = a if a is not None else b
     vec = TensorShape([None])
     return [vec, vec, vec, TensorShape([n])]
 
@@ -80,6 +83,7 @@ ragged_fill_empty_rows_op = OpDef(
 
 
 def _fill_grad_shape(reverse, grads):
+    _ranked(grads, 1)
     return [_ranked(reverse, 1), TensorShape([])]
 
 
@@ -113,9 +117,14 @@ def _fill_grad(op, d_rowids, d_values, d_empty, d_reverse):
     return [None, d_in, None, d_default]
 
 
-def _int64(x, what):
+def _int64(x, what, op_type="RaggedFillEmptyRows"):
     """An int64 input as TF's op helper converts it (a Python list becomes int64)."""
-    return x if isinstance(x, Tensor) else convert_to_tensor(x, dtypes.int64, name=what)
+    if not isinstance(x, Tensor):
+        return convert_to_tensor(x, dtypes.int64, name=what)
+    if x.dtype.base_dtype != dtypes.int64:
+        raise TypeError(f"Input '{what}' of '{op_type}' Op has type {x.dtype.base_dtype.name} "
+                        "that does not match expected type of int64.")
+    return x
 
 
 RaggedFillEmptyRows = collections.namedtuple(
@@ -149,7 +158,8 @@ def ragged_fill_empty_rows_grad(reverse_index_map, grad_values,
                                 name=None) -> RaggedFillEmptyRowsGrad:
     """TF's raw ``RaggedFillEmptyRowsGrad``: the values' and the default's gradients."""
     with get_default_graph().name_scope(name or "RaggedFillEmptyRowsGrad") as scope:
-        reverse_index_map = _int64(reverse_index_map, "reverse_index_map")
+        reverse_index_map = _int64(reverse_index_map, "reverse_index_map",
+                                   "RaggedFillEmptyRowsGrad")
         grad_values = convert_to_tensor(grad_values, name="grad_values")
         return RaggedFillEmptyRowsGrad(*ragged_fill_empty_rows_grad_op.bind(
             reverse_index_map, grad_values, name=scope))
