@@ -58,6 +58,7 @@ from scopeflow.ops.image.image_transform_ops import (
     rot90,
     transpose_image,
 )
+from scopeflow.ops.image.jpeg_quality_ops import adjust_jpeg_quality, random_jpeg_quality
 from scopeflow.ops.image.jpeg_ops import decode_and_crop_jpeg, extract_jpeg_shape, is_jpeg
 from scopeflow.ops.image.nms_ops import (
     combined_non_max_suppression,
@@ -97,7 +98,8 @@ __all__ += ["adjust_gamma", "adjust_hue", "adjust_saturation", "hsv_to_rgb", "ra
             "crop_and_resize", "draw_bounding_boxes", "extract_glimpse",
             "extract_image_patches", "extract_patches", "decode_and_crop_jpeg",
             "extract_jpeg_shape", "is_jpeg", "resize_image_with_pad"]
-__all__ += ["sample_distorted_bounding_box", "generate_bounding_box_proposals"]
+__all__ += ["sample_distorted_bounding_box", "generate_bounding_box_proposals",
+            "adjust_jpeg_quality", "random_jpeg_quality"]
 
 
 def __getattr__(name):

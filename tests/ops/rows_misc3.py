@@ -6,11 +6,23 @@ seeds and inputs; the live comparisons are in tests/unit/ops/<family>/.
 
 from __future__ import annotations
 
+import importlib.util
+import io
+
 import numpy as np
 
-from .op_table import OpCase
+from .op_table import OpCase, rand
 
 f32 = np.float32
+
+
+def _pillow_jpeg(image, quality):
+    """The JPEG TF's EncodeJpegVariableQuality writes: baseline 4:2:0 at 300 dpi."""
+    from PIL import Image
+    out = io.BytesIO()
+    Image.fromarray(image).save(out, "JPEG", quality=int(quality), subsampling=2,
+                                dpi=(300, 300))
+    return np.array(out.getvalue(), object)
 
 
 def _parts(rt):
@@ -40,6 +52,13 @@ ROWS = [
            lambda d: [np.int64([67, 1, 84, 81]), np.int64([0, 2, 2, 4])],
            [np.array([[b"x"], [b"y"], [b"z"]], object)], id="RaggedCross-hashed"),
 ]
+
+if importlib.util.find_spec("PIL") is not None:
+    ROWS.append(OpCase(
+        "EncodeJpegVariableQuality",
+        lambda tf, x, q: tf.image.adjust_jpeg_quality(x, q).op.inputs[0].op.inputs[0],
+        _pillow_jpeg, [(rand(8, 12, 3, low=0, high=255)).astype(np.uint8), np.int32(30)],
+        id="EncodeJpegVariableQuality"))
 
 EXEMPT = {
     "GenerateBoundingBoxProposals": "TF registers a GPU kernel only: on a CPU it fails at run "
