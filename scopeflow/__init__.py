@@ -137,6 +137,8 @@ from scopeflow.io.protos import (  # noqa: E402
 from scopeflow.ops.signal.complex_ops import (  # noqa: A004 - TF's names
     angle, complex, imag, real, to_complex64, to_complex128)
 from scopeflow.ops.signal.fft_ops import fft, fft2d, fft3d, ifft, ifft2d, ifft3d
+from scopeflow.ops.signal.fftnd_ops import (
+    raw_fftnd as fftnd, raw_ifftnd as ifftnd, raw_irfftnd as irfftnd, raw_rfftnd as rfftnd)
 from scopeflow.platform import app, flags, gfile, python_io
 from scopeflow.api import io as _io_api  # tf.io's names, set on scopeflow.io
 from scopeflow.ops.io.io_ops import read_file, write_file

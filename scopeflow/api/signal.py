@@ -18,6 +18,7 @@ from scopeflow.ops.signal.fft_ops import (
     rfft2d,
     rfft3d,
 )
+from scopeflow.ops.signal.fftnd_ops import fftnd, ifftnd, irfftnd, rfftnd
 from scopeflow.ops.signal.frame_ops import frame, overlap_and_add
 from scopeflow.ops.signal.mel_ops import (
     linear_to_mel_weight_matrix,
@@ -39,7 +40,8 @@ from scopeflow.ops.signal.window_ops import (
 )
 
 __all__: list[str] = ["fft", "ifft", "fft2d", "ifft2d", "fft3d", "ifft3d", "rfft", "irfft",
-                      "rfft2d", "irfft2d", "rfft3d", "irfft3d", "fftshift", "ifftshift", "dct",
+                      "rfft2d", "irfft2d", "rfft3d", "irfft3d", "fftnd", "ifftnd",
+                      "rfftnd", "irfftnd", "fftshift", "ifftshift", "dct",
                       "idct", "frame", "overlap_and_add", "linear_to_mel_weight_matrix",
                       "mfccs_from_log_mel_spectrograms", "stft", "inverse_stft",
                       "inverse_stft_window_fn", "mdct", "inverse_mdct", "hann_window",

@@ -1,13 +1,14 @@
 """Fast Fourier transforms: FFT, IFFT, FFT2D, IFFT2D, FFT3D, IFFT3D (complex to complex
 over the innermost 1-3 dims), RFFT/IRFFT in 1-3 dims (real to Hermitian half-spectrum and
-back, with ``fft_length``), FFTND/IFFTND/RFFTND/IRFFTND (over ``axes``), and ``fftshift``.
+back, with ``fft_length``), and ``fftshift``; the N-D ops over chosen ``axes`` are in
+fftnd_ops.py.
 
 Kernels are ``numpy.fft`` (single precision stays single: complex64 in, complex64 out).
 The ``rfft*``/``irfft*``/``*fftnd`` builders are TF's wrappers: ``fft_length`` is inferred
 from the static shape (else from ``Shape`` at run time) and the input is zero-padded up to
 it before the op. Gradients are TF's (signal/fft_ops.py): an FFT's is the inverse FFT of
 ``dy`` times the transform size; the real transforms add the Hermitian terms; RFFT3D,
-IRFFT3D and the N-D ops have none registered.
+IRFFT3D have none registered.
 """
 
 from __future__ import annotations
