@@ -12,6 +12,7 @@ from scopeflow.data.dataset_spec import (
     TensorStructure,
 )
 from scopeflow.data.dataset_utils import SHARD_HINT, get_model_proto, pad_to_cardinality
+from scopeflow.data.example_datasets import make_batched_features_dataset, parse_example_dataset
 from scopeflow.data.experimental_ops import (
     INFINITE_CARDINALITY,
     UNKNOWN_CARDINALITY,
@@ -74,7 +75,8 @@ __all__ = ["AUTOTUNE", "make_saveable_from_iterator", "shuffle_and_repeat", "map
            "group_by_reducer", "group_by_window", "SqlDataset", "TFRecordWriter",
            "CsvDataset", "RandomDataset", "sample_from_datasets", "rejection_resample",
            "SHARD_HINT", "get_model_proto", "pad_to_cardinality", "DatasetInitializer",
-           "table_from_dataset", "index_table_from_dataset", "make_csv_dataset"]
+           "table_from_dataset", "index_table_from_dataset", "make_csv_dataset",
+           "parse_example_dataset", "make_batched_features_dataset"]
 
 
 def shuffle_and_repeat(buffer_size, count=None, seed=None):

@@ -297,6 +297,10 @@ def _stack(column, k):
                 None, None, f"Cannot batch tensors with different shapes in component {k}. "
                 f"First element had shape {list(first)} and element {column.index(x)} had "
                 f"shape {list(np.shape(x))}.")
+    if isinstance(column[0], bytes) or np.asarray(column[0]).dtype == object:
+        # strings stay objects: NumPy's bytes type would drop trailing NUL bytes (a
+        # serialized proto's last float 0.0)
+        return np.stack([np.asarray(x, dtype=object) for x in column])
     return np.stack(column)
 
 

@@ -302,6 +302,103 @@ R["errs"] = [
 print(json.dumps(R))
 """
 
+_EXAMPLES = """
+import os
+import tempfile
+
+d = tempfile.mkdtemp()
+
+def err(f):
+    try:
+        f()
+        return None
+    except Exception as e:
+        return [type(e).__name__, str(e).replace(d, "<d>")]
+
+def jsonable(v):
+    if isinstance(v, dict):
+        return {k: jsonable(x) for k, x in sorted(v.items())}
+    if isinstance(v, tuple):
+        return [jsonable(x) for x in v]
+    a = np.asarray(v)
+    if a.dtype == object:
+        return np.vectorize(lambda b: b.decode())(a).tolist() if a.size else a.tolist()
+    return a.tolist()
+
+def drain(ds, n):
+    nxt = tf.data.make_one_shot_iterator(ds).get_next()
+    out = []
+    with tf.Session() as s:
+        for _ in range(n):
+            try:
+                out.append(jsonable(s.run(nxt)))
+            except tf.errors.OutOfRangeError:
+                break
+    return out
+
+def spec(ds):
+    def one(x):
+        if isinstance(x, dict):
+            return [[k, one(v)] for k, v in x.items()]
+        if isinstance(x, tuple):
+            return [one(v) for v in x]
+        return str(x)
+    return [one(ds.output_types), one(ds.output_shapes)]
+
+def example(i):
+    f = tf.train.Features(feature={
+        "id": tf.train.Feature(int64_list=tf.train.Int64List(value=[i])),
+        "xy": tf.train.Feature(float_list=tf.train.FloatList(value=[i * 0.5, -i])),
+        "word": tf.train.Feature(bytes_list=tf.train.BytesList(value=[b"w%d" % i])),
+        "seq": tf.train.Feature(int64_list=tf.train.Int64List(value=list(range(i % 3)))),
+    })
+    return tf.train.Example(features=f).SerializeToString()
+
+for k in range(2):
+    with tf.io.TFRecordWriter(os.path.join(d, "r%d.tfrecord" % k)) as w:
+        for i in range(5):
+            w.write(example(10 * k + i))
+feats = {"id": tf.io.FixedLenFeature([], tf.int64),
+         "xy": tf.io.FixedLenFeature([2], tf.float32),
+         "word": tf.io.FixedLenFeature([], tf.string, default_value="?"),
+         "missing": tf.io.FixedLenFeature([1], tf.int64, default_value=[-7])}
+R = {}
+pat = os.path.join(d, "r*.tfrecord")
+with tf.Graph().as_default():
+    ds = tf.data.experimental.make_batched_features_dataset(pat, 3, feats, shuffle=False,
+                                                            num_epochs=1)
+    R["plain_spec"] = spec(ds)
+    R["plain"] = drain(ds, 10)
+with tf.Graph().as_default():
+    ds = tf.data.experimental.make_batched_features_dataset(
+        pat, 4, feats, label_key="id", shuffle=True, shuffle_seed=5, shuffle_buffer_size=4)
+    R["shuf_spec"] = spec(ds)
+    R["shuf"] = drain(ds, 6)
+with tf.Graph().as_default():
+    ser = tf.data.Dataset.from_tensor_slices([example(i) for i in range(5)]).batch(2)
+    seqf = {"seq": tf.io.FixedLenSequenceFeature([], tf.int64, allow_missing=True),
+            "id": tf.io.FixedLenFeature([], tf.int64)}
+    ds = ser.apply(tf.data.experimental.parse_example_dataset(seqf))
+    R["seq_spec"] = spec(ds)
+    R["seq"] = drain(ds, 5)
+    R["errs"] = [
+        err(lambda: tf.data.experimental.parse_example_dataset(None)),
+        err(lambda: tf.data.Dataset.from_tensor_slices([example(1)]).apply(
+            tf.data.experimental.parse_example_dataset(feats))),
+        err(lambda: tf.data.experimental.make_batched_features_dataset(
+            pat, 2, feats, label_key="nope")),
+        err(lambda: tf.data.experimental.make_batched_features_dataset(
+            pat, 2, feats, reader=tf.TFRecordReader)),
+    ]
+    bad = ser.apply(tf.data.experimental.parse_example_dataset(
+        {"id": tf.io.FixedLenFeature([], tf.float32)}))
+    nxt = tf.data.make_one_shot_iterator(bad).get_next()
+    with tf.Session() as s:
+        e = err(lambda: s.run(nxt))
+    R["bad_type"] = e[0]
+print(json.dumps(R))
+"""
+
 
 def test_random_dataset_is_the_philox_stream_of_its_seeds():
     """TF's values for seed 42 (graph seed unset: 87654321) are the Philox uint32 words."""
@@ -367,3 +464,24 @@ def test_make_csv_dataset_infers_types_without_tf(tmp_path):
     with tf.Session() as s:
         f, lab = s.run(nxt)
     assert lab.tolist() == [1, 3] and f["f"].tolist() == [2.5, 0.0]
+
+
+def test_parsed_example_datasets_match_tf(tf1):
+    """make_batched_features_dataset (files, seeded shuffles, labels, static batch shapes)
+    and parse_example_dataset (sequence features, errors) as TF's."""
+    _compare(tf1, _EXAMPLES)
+
+
+def test_batching_keeps_trailing_nul_bytes():
+    """A batch of strings keeps each string whole (a serialized Example may end in NULs)."""
+    ds = tf.data.Dataset.from_tensor_slices([b"a\x00", b"b"]).batch(2)
+    nxt = ds.make_one_shot_iterator().get_next()
+    with tf.Session() as s:
+        assert s.run(nxt).tolist() == [b"a\x00", b"b"]
+
+
+def test_parse_example_dataset_refuses_sparse_features():
+    ds = tf.data.Dataset.from_tensor_slices([b""]).batch(1)
+    with pytest.raises(NotImplementedError, match="VarLenFeature"):
+        ds.apply(tf.data.experimental.parse_example_dataset(
+            {"v": tf.io.VarLenFeature(tf.int64)}))
