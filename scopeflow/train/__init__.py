@@ -18,6 +18,7 @@ from scopeflow.io.protos import (
     SequenceExample,
     ServerDef,
 )
+from scopeflow.ops.strings.sdca_fprint_ops import sdca_fprint
 from scopeflow.summary.reader import summary_iterator
 from scopeflow.train import queue_runner
 from scopeflow.train.basic_session_run_hooks import (
@@ -171,6 +172,7 @@ __all__ = [
     "basic_train_loop", "warm_start",
     "Checkpoint", "CheckpointManager", "CheckpointOptions",
     "ClusterSpec", "ClusterDef", "JobDef", "ServerDef", "replica_device_setter",
+    "sdca_fprint",
 ]
 
 

@@ -4,6 +4,8 @@
   ``StringToHashBucketFast``, ``Fingerprint`` and the feature-column and sparse-cross
   hashes of TF use; its value for a string is fixed forever (a fingerprint), so models keep
   their buckets across versions.
+* :func:`fingerprint128`: farmhash's ``Fingerprint128`` (``farmhashcc``, CityHash128 v1.1),
+  the 128-bit fingerprint of TF's ``SdcaFprint``.
 * :func:`hash64`: TF's own ``Hash64`` (``tensorflow/core/platform/hash.cc``), a MurmurHash64A
   variant with seed ``0xDECAFCAFFE``, that the legacy ``StringToHashBucket`` uses.
 * :func:`siphash24`: SipHash-2-4 with a 128-bit key, ``StringToHashBucketStrong``'s keyed
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 import struct
 
-__all__ = ["fingerprint64", "hash64", "siphash24", "fingerprint64_bytes"]
+__all__ = ["fingerprint64", "hash64", "siphash24", "fingerprint64_bytes", "fingerprint128"]
 
 _M = 0xFFFFFFFFFFFFFFFF
 
@@ -164,6 +166,93 @@ def fingerprint64_bytes(s: bytes) -> bytes:
 
 
 # ── TF's Hash64 (MurmurHash64A with TF's seed) ───────────────────────────────────────
+def _city_murmur(s: bytes, i: int, n: int, lo: int, hi: int) -> tuple[int, int]:
+    """farmhashcc's ``CityMurmur``: the 128-bit hash of ``s[i:i+n]`` (n < 128)."""
+    a, b = lo, hi
+    if n <= 16:
+        a = (_shift_mix((a * _K1) & _M) * _K1) & _M
+        c = (b * _K1 + _hash_len0to16(s[i:i + n], n)) & _M
+        d = _shift_mix((a + (_fetch64(s, i) if n >= 8 else c)) & _M)
+    else:
+        c = _hash_len16((_fetch64(s, i + n - 8) + _K1) & _M, a)
+        d = _hash_len16((b + n) & _M, (c + _fetch64(s, i + n - 16)) & _M)
+        a = (a + d) & _M
+        left = n - 16
+        while True:
+            a ^= (_shift_mix((_fetch64(s, i) * _K1) & _M) * _K1) & _M
+            a = (a * _K1) & _M
+            b ^= a
+            c ^= (_shift_mix((_fetch64(s, i + 8) * _K1) & _M) * _K1) & _M
+            c = (c * _K1) & _M
+            d ^= c
+            i += 16
+            left -= 16
+            if left <= 0:
+                break
+    a = _hash_len16(a, c)
+    b = _hash_len16(d, b)
+    return a ^ b, _hash_len16(b, a)
+
+
+def _city128_rounds(s, i, x, y, z, v, w):
+    """One 64-byte step of CityHash128's main loop; returns the new state."""
+    x = (_rot((x + y + v[0] + _fetch64(s, i + 8)) & _M, 37) * _K1) & _M
+    y = (_rot((y + v[1] + _fetch64(s, i + 48)) & _M, 42) * _K1) & _M
+    x ^= w[1]
+    y = (y + v[0] + _fetch64(s, i + 40)) & _M
+    z = (_rot((z + w[0]) & _M, 33) * _K1) & _M
+    v = _weak_hash_len32_with_seeds(s, i, (v[1] * _K1) & _M, (x + w[0]) & _M)
+    w = _weak_hash_len32_with_seeds(s, i + 32, (z + w[1]) & _M, (y + _fetch64(s, i + 16)) & _M)
+    return z, y, x, v, w   # x and z swap, as in farmhash
+
+
+def _city_hash128_with_seed(s: bytes, i: int, n: int, lo: int, hi: int) -> tuple[int, int]:
+    """farmhashcc's ``CityHash128WithSeed`` of ``s[i:i+n]``: ``(low64, high64)``."""
+    if n < 128:
+        return _city_murmur(s, i, n, lo, hi)
+    x, y, z = lo, hi, (n * _K1) & _M
+    v0 = (_rot(y ^ _K1, 49) * _K1 + _fetch64(s, i)) & _M
+    v = (v0, (_rot(v0, 42) * _K1 + _fetch64(s, i + 8)) & _M)
+    w = ((_rot((y + z) & _M, 35) * _K1 + x) & _M,
+         (_rot((x + _fetch64(s, i + 88)) & _M, 53) * _K1) & _M)
+    while True:
+        x, y, z, v, w = _city128_rounds(s, i, x, y, z, v, w)
+        i += 64
+        x, y, z, v, w = _city128_rounds(s, i, x, y, z, v, w)
+        i += 64
+        n -= 128
+        if n < 128:
+            break
+    x = (x + _rot((v[0] + z) & _M, 49) * _K0) & _M
+    y = (y * _K0 + _rot(w[1], 37)) & _M
+    z = (z * _K0 + _rot(w[0], 27)) & _M
+    w = ((w[0] * 9) & _M, w[1])
+    v = ((v[0] * _K0) & _M, v[1])
+    done = 0
+    while done < n:
+        done += 32
+        y = (_rot((x + y) & _M, 42) * _K0 + v[1]) & _M
+        w = ((w[0] + _fetch64(s, i + n - done + 16)) & _M, w[1])
+        x = (x * _K0 + w[0]) & _M
+        z = (z + w[1] + _fetch64(s, i + n - done)) & _M
+        w = (w[0], (w[1] + v[0]) & _M)
+        v = _weak_hash_len32_with_seeds(s, i + n - done, (v[0] + z) & _M, v[1])
+        v = ((v[0] * _K0) & _M, v[1])
+    x = _hash_len16(x, v[0])
+    y = _hash_len16((y + z) & _M, w[0])
+    return ((_hash_len16((x + v[1]) & _M, w[1]) + y) & _M,
+            _hash_len16((x + w[1]) & _M, (y + v[1]) & _M))
+
+
+def fingerprint128(s: bytes) -> tuple[int, int]:
+    """farmhash's ``Fingerprint128`` (farmhashcc's CityHash128): ``(low64, high64)``."""
+    n = len(s)
+    if n >= 16:
+        return _city_hash128_with_seed(s, 16, n - 16, _fetch64(s, 0),
+                                       (_fetch64(s, 8) + _K0) & _M)
+    return _city_hash128_with_seed(s, 0, n, _K0, _K1)
+
+
 _MURMUR_M = 0xC6A4A7935BD1E995
 TF_HASH64_SEED = 0xDECAFCAFFE
 
