@@ -3,6 +3,7 @@
 
 from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.ops.image.box_ops import crop_and_resize, draw_bounding_boxes, extract_glimpse
+from scopeflow.ops.image.box_proposal_ops import generate_bounding_box_proposals
 from scopeflow.ops.image.color_ops import (
     adjust_gamma,
     adjust_hue,
@@ -16,7 +17,6 @@ from scopeflow.ops.image.color_ops import (
     yiq_to_rgb,
     yuv_to_rgb,
 )
-from scopeflow.ops.image.box_proposal_ops import generate_bounding_box_proposals
 from scopeflow.ops.image.distorted_box_ops import sample_distorted_bounding_box
 from scopeflow.ops.image.image_codec_ops import (
     decode_bmp,
@@ -58,8 +58,8 @@ from scopeflow.ops.image.image_transform_ops import (
     rot90,
     transpose_image,
 )
-from scopeflow.ops.image.jpeg_quality_ops import adjust_jpeg_quality, random_jpeg_quality
 from scopeflow.ops.image.jpeg_ops import decode_and_crop_jpeg, extract_jpeg_shape, is_jpeg
+from scopeflow.ops.image.jpeg_quality_ops import adjust_jpeg_quality, random_jpeg_quality
 from scopeflow.ops.image.nms_ops import (
     combined_non_max_suppression,
     non_max_suppression,
@@ -75,6 +75,7 @@ from scopeflow.ops.image.quality_ops import (
     ssim_multiscale,
     total_variation,
 )
+from scopeflow.ops.image.webp_ops import decode_webp
 
 __all__ = ["ResizeMethod", "resize", "resize_area", "resize_bicubic", "resize_bilinear",
            "resize_images", "resize_nearest_neighbor"]
@@ -99,7 +100,7 @@ __all__ += ["adjust_gamma", "adjust_hue", "adjust_saturation", "hsv_to_rgb", "ra
             "extract_image_patches", "extract_patches", "decode_and_crop_jpeg",
             "extract_jpeg_shape", "is_jpeg", "resize_image_with_pad"]
 __all__ += ["sample_distorted_bounding_box", "generate_bounding_box_proposals",
-            "adjust_jpeg_quality", "random_jpeg_quality"]
+            "adjust_jpeg_quality", "random_jpeg_quality", "decode_webp"]
 
 
 def __getattr__(name):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from scopeflow import io
 from scopeflow.ops.data_flow import queue_ops
-from scopeflow.ops.image import image_codec_ops, jpeg_ops
+from scopeflow.ops.image import image_codec_ops, jpeg_ops, webp_ops
 from scopeflow.ops.io import io_ops, parsing_ops, reader_ops, serialization_ops
 from scopeflow.ops.sparse import sparse_serialize_ops
 from scopeflow.ops.strings import string_ops
@@ -51,6 +51,7 @@ NAMES = {
     "decode_gif": image_codec_ops.decode_gif,
     "decode_bmp": image_codec_ops.decode_bmp,
     "decode_image": image_codec_ops.decode_image,
+    "decode_webp": webp_ops.decode_webp,
     "encode_png": image_codec_ops.encode_png,
     "encode_jpeg": image_codec_ops.encode_jpeg,
     "is_jpeg": jpeg_ops.is_jpeg,

@@ -60,6 +60,19 @@ if importlib.util.find_spec("PIL") is not None:
         _pillow_jpeg, [(rand(8, 12, 3, low=0, high=255)).astype(np.uint8), np.int32(30)],
         id="EncodeJpegVariableQuality"))
 
+
+def _webp(image):
+    from PIL import Image
+    out = io.BytesIO()
+    Image.fromarray(image).save(out, "WEBP", lossless=True)
+    return np.array(out.getvalue(), object)
+
+
+if importlib.util.find_spec("PIL") is not None:
+    _WEBP_PIXELS = rand(5, 6, 3, low=0, high=255).astype(np.uint8)
+    ROWS.append(OpCase("DecodeWebP", lambda tf, c: tf.io.decode_webp(c),
+                       lambda c: _WEBP_PIXELS[None], [_webp(_WEBP_PIXELS)], id="DecodeWebP"))
+
 EXEMPT = {
     "GenerateBoundingBoxProposals": "TF registers a GPU kernel only: on a CPU it fails at run "
                                     "time, as TF's (tests/unit/ops/image/test_box_proposals.py)",
