@@ -136,6 +136,21 @@ def _ctc_one(logp, label, blank, merge):
     return -log_p, grad - contrib
 
 
+def _check_label_order(b, label, n_c):
+    """TF's label checks: no negative ids, and nothing but nulls (ids >= the blank) after
+    a null; its messages."""
+    joined = ",".join(map(str, label))
+    if any(c < 0 for c in label):
+        raise errors.InvalidArgumentError(
+            None, None, f"All labels must be nonnegative integers, batch: {b} labels: {joined}")
+    nulls = [i for i, c in enumerate(label) if c >= n_c - 1]
+    if nulls and any(c < n_c - 1 for c in label[nulls[0]:]):
+        seen = ",".join(map(str, label[:nulls[0]]))
+        raise errors.InvalidArgumentError(
+            None, None, "Saw a non-null label (index >= num_classes - 1) following a null "
+            f"label, batch: {b} num_classes: {n_c} labels: {joined} labels seen so far: {seen}")
+
+
 def _ctc_loss_kernel(inputs, indices, values, seq_len, *, preprocess_collapse_repeated,
                      ctc_merge_repeated, ignore_longer_outputs_than_inputs):
     n_t, batch, n_c = inputs.shape
@@ -154,6 +169,7 @@ def _ctc_loss_kernel(inputs, indices, values, seq_len, *, preprocess_collapse_re
         label = labels[b]
         if preprocess_collapse_repeated:
             label = [c for i, c in enumerate(label) if i == 0 or c != label[i - 1]]
+        _check_label_order(b, label, n_c)
         if any(not 0 <= c < blank for c in label):
             raise errors.InvalidArgumentError(
                 None, None, f"Saw a label out of range in batch {b}: labels "
