@@ -53,6 +53,7 @@ from scopeflow.data.options import (
     ThreadingOptions,
 )
 from scopeflow.data.sampling_ops import RandomDataset, rejection_resample, sample_from_datasets
+from scopeflow.data.snapshot_ops import snapshot
 from scopeflow.data.table_ops import (
     DatasetInitializer,
     index_table_from_dataset,
@@ -76,7 +77,7 @@ __all__ = ["AUTOTUNE", "make_saveable_from_iterator", "shuffle_and_repeat", "map
            "CsvDataset", "RandomDataset", "sample_from_datasets", "rejection_resample",
            "SHARD_HINT", "get_model_proto", "pad_to_cardinality", "DatasetInitializer",
            "table_from_dataset", "index_table_from_dataset", "make_csv_dataset",
-           "parse_example_dataset", "make_batched_features_dataset"]
+           "parse_example_dataset", "make_batched_features_dataset", "snapshot"]
 
 
 def shuffle_and_repeat(buffer_size, count=None, seed=None):

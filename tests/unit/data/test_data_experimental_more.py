@@ -399,6 +399,50 @@ with tf.Graph().as_default():
 print(json.dumps(R))
 """
 
+_SNAPSHOT = """
+import os
+import tempfile
+
+d = tempfile.mkdtemp()
+
+def drain(ds, n=100):
+    nxt = tf.data.make_one_shot_iterator(ds).get_next()
+    out = []
+    with tf.Session() as s:
+        for _ in range(n):
+            try:
+                v = s.run(nxt)
+                out.append([np.asarray(v[0]).tolist(), v[1].decode()] if isinstance(v, tuple) else np.asarray(v).tolist())
+            except tf.errors.OutOfRangeError:
+                break
+    return out
+
+R = {}
+p1 = os.path.join(d, "s1")
+base = tf.data.Dataset.range(10).map(lambda x: x * 3)
+ds = base.apply(tf.data.experimental.snapshot(p1))
+R["spec"] = [str(ds.output_types), str(ds.output_shapes)]
+R["first"] = drain(ds)
+R["again"] = drain(ds)
+R["rep"] = drain(ds.repeat(2))
+R["files"] = sorted(os.listdir(p1)) != []
+R["shard"] = drain(tf.data.Dataset.range(10).apply(tf.data.experimental.snapshot(
+    os.path.join(d, "s2"), shard_func=lambda x: x % 3)).repeat(2))
+R["partial"] = drain(tf.data.Dataset.range(6).apply(tf.data.experimental.snapshot(
+    os.path.join(d, "s3"))).take(3))
+R["after_partial"] = drain(tf.data.Dataset.range(6).apply(tf.data.experimental.snapshot(
+    os.path.join(d, "s3"))))
+R["tuple"] = drain(tf.data.Dataset.range(4).map(lambda x: (x, tf.strings.as_string(x))).apply(
+    tf.data.experimental.snapshot(os.path.join(d, "s4"), compression=None)).repeat(2))
+try:
+    tf.data.Dataset.range(3).apply(tf.data.experimental.snapshot(
+        os.path.join(d, "s6"), shard_func=lambda x: tf.cast(x, tf.float32)))
+    R["bad_shard"] = None
+except Exception as e:
+    R["bad_shard"] = [type(e).__name__, str(e)]
+print(json.dumps(R))
+"""
+
 
 def test_random_dataset_is_the_philox_stream_of_its_seeds():
     """TF's values for seed 42 (graph seed unset: 87654321) are the Philox uint32 words."""
@@ -485,3 +529,41 @@ def test_parse_example_dataset_refuses_sparse_features():
     with pytest.raises(NotImplementedError, match="VarLenFeature"):
         ds.apply(tf.data.experimental.parse_example_dataset(
             {"v": tf.io.VarLenFeature(tf.int64)}))
+
+
+def test_snapshot_iterates_as_tf(tf1):
+    """Writing pass, reading passes (repeat, a new graph), sharded read order, a partial
+    pass that finalizes nothing, tuples, and TF's shard_func error."""
+    _compare(tf1, _SNAPSHOT)
+
+
+def test_snapshot_reads_back_without_recomputing(tmp_path):
+    """The second pass reads the files: the input (a generator) runs only once; another
+    input under the same path gets a run of its own."""
+    calls = []
+
+    def gen():
+        calls.append(1)
+        yield from range(5)
+
+    path = str(tmp_path / "snap")
+    with tf.Graph().as_default():
+        ds = tf.data.Dataset.from_generator(gen, tf.int64, []).apply(
+            tf.data.experimental.snapshot(path, compression="GZIP")).repeat(3)
+        nxt = ds.make_one_shot_iterator().get_next()
+        with tf.Session() as s:
+            got = [int(s.run(nxt)) for _ in range(15)]
+    assert got == list(range(5)) * 3 and len(calls) == 1
+    runs = [p for p in (tmp_path / "snap").iterdir() if ".tmp-" not in p.name]
+    assert len(runs) == 1 and (runs[0] / "snapshot.metadata").exists()
+    with tf.Graph().as_default():
+        other = tf.data.Dataset.range(7, 9).apply(tf.data.experimental.snapshot(path))
+        nxt = other.make_one_shot_iterator().get_next()
+        with tf.Session() as s:
+            assert [int(s.run(nxt)) for _ in range(2)] == [7, 8]
+            with pytest.raises(tf.errors.OutOfRangeError):
+                s.run(nxt)  # the end of the pass finalizes its run
+    assert len([p for p in (tmp_path / "snap").iterdir() if ".tmp-" not in p.name]) == 2
+    with pytest.raises(NotImplementedError, match="reader_func"):
+        tf.data.Dataset.range(3).apply(tf.data.experimental.snapshot(
+            path, reader_func=lambda d: d))
