@@ -12,6 +12,8 @@ from scopeflow.ops.nn.conv_pool_composites import *  # noqa: F403
 from scopeflow.ops.nn.ctc_decoder_ops import *  # noqa: F403
 from scopeflow.ops.nn.ctc_ops import *  # noqa: F403
 from scopeflow.ops.nn.ctc_v2_ops import ctc_loss_v2  # noqa: F401
+from scopeflow.ops.nn.fractional_pool_ops import (  # noqa: F401
+    fractional_avg_pool, fractional_max_pool)
 from scopeflow.ops.nn.embedding_ops import *  # noqa: F403
 from scopeflow.ops.nn.morphology_ops import *  # noqa: F403
 from scopeflow.ops.nn.nn_extra_composites import *  # noqa: F403
