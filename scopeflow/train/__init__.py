@@ -137,6 +137,7 @@ from scopeflow.train.training_util import (
     get_or_create_global_step,
     global_step,
 )
+from scopeflow.train.vocab_remap import VocabInfo
 from scopeflow.train.warm_start import warm_start
 
 __all__ = [
@@ -172,7 +173,7 @@ __all__ = [
     "basic_train_loop", "warm_start",
     "Checkpoint", "CheckpointManager", "CheckpointOptions",
     "ClusterSpec", "ClusterDef", "JobDef", "ServerDef", "replica_device_setter",
-    "sdca_fprint",
+    "sdca_fprint", "VocabInfo",
 ]
 
 

@@ -8,11 +8,10 @@ checkpoint; partitioned variables load their slices). Unused keys of
 ``var_name_to_prev_var_name`` raise ``ValueError`` as in TF, so a misspelt name cannot
 silently skip a variable.
 
-Not supported here: vocabulary remapping (``var_name_to_vocab_info`` with ``VocabInfo``;
-TF builds it from the ``GenerateVocabRemap``/``LoadAndRemapMatrix`` ops, which scopeflow
-lacks: passing one raises ``NotImplementedError``), and TF2 object-based checkpoints (the
-renaming of variables to object-graph keys); name-based TF1 checkpoints, as ``Saver``
-writes them, are what this reads.
+``var_name_to_vocab_info`` (``{name: tf.train.VocabInfo}``) remaps a variable's rows or
+columns from an old vocabulary to a new one (:mod:`scopeflow.train.vocab_remap`), as TF.
+Not supported: TF2 object-based checkpoints (the renaming of variables to object-graph
+keys); name-based TF1 checkpoints, as ``Saver`` writes them, are what this reads.
 """
 
 from __future__ import annotations
@@ -23,6 +22,7 @@ from scopeflow.framework.graph import GraphKeys, get_collection
 from scopeflow.state.partitioning import PartitionedVariable
 from scopeflow.state.variables import Variable
 from scopeflow.train.checkpoint_utils import init_from_checkpoint
+from scopeflow.train.vocab_remap import warm_start_var_with_vocab
 
 __all__ = ["warm_start"]
 
@@ -70,26 +70,31 @@ def warm_start(ckpt_to_initialize_from, vars_to_warm_start=".*", var_name_to_voc
     (a checkpoint prefix or a directory, meaning its newest checkpoint); run
     ``tf.global_variables_initializer()`` (or a Scaffold/Supervisor init) afterwards.
 
-    Raises ``ValueError`` when ``var_name_to_prev_var_name`` names a variable that is not
-    warm-started, or on a bad ``vars_to_warm_start``; ``NotImplementedError`` for
-    vocabulary remapping (``var_name_to_vocab_info``).
+    Raises ``ValueError`` when ``var_name_to_prev_var_name`` or ``var_name_to_vocab_info``
+    names a variable that is not warm-started, or on a bad ``vars_to_warm_start``.
     """
     _log.info("Warm-starting from: %s", ckpt_to_initialize_from)
-    if var_name_to_vocab_info:
-        raise NotImplementedError(
-            "tf.train.warm_start: vocabulary remapping (var_name_to_vocab_info) needs TF's "
-            "LoadAndRemapMatrix op, which scopeflow does not implement")
     grouped = _grouped_variables(vars_to_warm_start)
     prev_names = dict(var_name_to_prev_var_name or {})
+    vocab_infos = dict(var_name_to_vocab_info or {})
     used = set()
+    vocab_used = set()
     pending = {}  # checkpoint name -> variable(s), one init_from_checkpoint call per batch
     count = 0
     for var_name, parts in grouped.items():
         prev = prev_names.get(var_name)
         if prev:
             used.add(var_name)
+        vocab_info = vocab_infos.get(var_name)
+        if vocab_info:
+            vocab_used.add(var_name)
+            count += 1
+            parts = list(parts[0]) if isinstance(parts[0], PartitionedVariable) else parts
+            warm_start_var_with_vocab(parts, ckpt_to_initialize_from, prev or var_name,
+                                      vocab_info)
+            continue
         if not vars_to_warm_start:
-            continue  # None: only variables with a vocabulary (none here) are warm-started
+            continue  # None: only variables with a vocabulary are warm-started
         count += 1
         variable = parts[0] if len(parts) == 1 else parts
         if isinstance(variable, PartitionedVariable):
@@ -108,5 +113,10 @@ def warm_start(ckpt_to_initialize_from, vars_to_warm_start=".*", var_name_to_voc
     unused = set(prev_names) - used
     if unused:
         raise ValueError(f"You provided the following variables in var_name_to_prev_var_name "
+                         f"that were not used: {unused}.  Perhaps you misspelled them?  Here "
+                         f"is the list of viable variable names: {grouped.keys()}")
+    unused = set(vocab_infos) - vocab_used
+    if unused:
+        raise ValueError(f"You provided the following variables in var_name_to_vocab_info "
                          f"that were not used: {unused}.  Perhaps you misspelled them?  Here "
                          f"is the list of viable variable names: {grouped.keys()}")

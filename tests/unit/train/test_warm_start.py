@@ -98,12 +98,16 @@ def test_warm_start_values(tmp_path):
     assert r["badtype"].startswith("ValueError: `vars_to_warm_start must be a `list`")
 
 
-def test_vocab_remapping_is_not_supported(tmp_path):
+def test_vocab_remapping_needs_a_matrix(tmp_path):
+    # Remapping itself: tests/unit/train/test_vocab_warm_start.py.
     ckpt = _write_here(str(tmp_path / "model.ckpt"))
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("a\nb\nc\n")
+    info = sf.train.VocabInfo(str(vocab), 3, 0, str(vocab))
     with sf.Graph().as_default():
         sf.get_variable("b", shape=[3])
-        with pytest.raises(NotImplementedError, match="LoadAndRemapMatrix"):
-            sf.train.warm_start(ckpt, var_name_to_vocab_info={"b": object()})
+        with pytest.raises(ValueError, match="Expected 2-dim shape"):
+            sf.train.warm_start(ckpt, var_name_to_vocab_info={"b": info})
 
 
 def test_against_tensorflow(tf1, tmp_path):
