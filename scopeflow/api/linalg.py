@@ -49,6 +49,9 @@ from scopeflow.ops.linalg.linear_operator import (
     LinearOperatorAdjoint,
     LinearOperatorBlockDiag,
     LinearOperatorBlockLowerTriangular,
+    LinearOperatorCirculant,
+    LinearOperatorCirculant2D,
+    LinearOperatorCirculant3D,
     LinearOperatorComposition,
     LinearOperatorDiag,
     LinearOperatorFullMatrix,
@@ -97,6 +100,7 @@ __all__ = ["LinearOperator", "LinearOperatorAdjoint", "LinearOperatorBlockDiag",
            "norm", "normalize", "pinv", "qr", "set_diag", "slogdet", "solve", "sqrtm", "svd",
            "tensor_diag", "tensor_diag_part", "tensordot", "trace", "transpose",
            "triangular_solve", "tridiagonal_matmul", "tridiagonal_solve"]
+__all__ += ["LinearOperatorCirculant", "LinearOperatorCirculant2D", "LinearOperatorCirculant3D"]
 
 
 def __getattr__(name):

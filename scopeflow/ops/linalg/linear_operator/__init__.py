@@ -15,12 +15,18 @@ The package's modules: ``core`` (the base class and the operators its methods bu
 adjoint, inversion, lower triangular, composition, diagonal, identity), ``full_matrix``,
 ``scaled_identity`` (scaled identity and zeros), ``block`` (block diagonal and block lower
 triangular), ``kronecker_low_rank``, ``structured`` (permutation, Householder, Toeplitz,
-tridiagonal), and ``helpers`` (what they share). This module is their one import path.
+tridiagonal), ``circulant`` (circulant, 2-D and 3-D block circulant), and ``helpers``
+(what they share). This module is their one import path.
 """
 
 from scopeflow.ops.linalg.linear_operator.block import (
     LinearOperatorBlockDiag,
     LinearOperatorBlockLowerTriangular,
+)
+from scopeflow.ops.linalg.linear_operator.circulant import (
+    LinearOperatorCirculant,
+    LinearOperatorCirculant2D,
+    LinearOperatorCirculant3D,
 )
 from scopeflow.ops.linalg.linear_operator.core import (
     LinearOperator,
@@ -47,7 +53,8 @@ from scopeflow.ops.linalg.linear_operator.structured import (
     LinearOperatorTridiag,
 )
 
-__all__ = ["LinearOperatorPermutation", "LinearOperatorHouseholder", "LinearOperatorToeplitz",
+__all__ = ["LinearOperatorCirculant", "LinearOperatorCirculant2D", "LinearOperatorCirculant3D",
+           "LinearOperatorPermutation", "LinearOperatorHouseholder", "LinearOperatorToeplitz",
            "LinearOperatorTridiag", "LinearOperatorBlockLowerTriangular", "LinearOperator",
            "LinearOperatorFullMatrix", "LinearOperatorDiag",
            "LinearOperatorIdentity", "LinearOperatorScaledIdentity",
