@@ -182,6 +182,7 @@ from scopeflow.autodiff.gradients import (
 from scopeflow.autodiff.tape import GradientTape, grad_pass_through, recompute_grad  # noqa: E402
 from scopeflow.ops.control_flow.function_ops import function, wrap_function  # noqa: E402
 from scopeflow.ops.control_flow.vectorized_map import vectorized_map  # noqa: E402
+from scopeflow.ops.control_flow.batch_ops import nondifferentiable_batch_function  # noqa: E402
 from scopeflow.ops.data_flow.session_handle_ops import (  # noqa: E402
     delete_session_tensor, get_session_handle, get_session_tensor)
 from scopeflow.framework.type_spec import (

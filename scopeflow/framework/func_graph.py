@@ -61,6 +61,8 @@ class FunctionKind(enum.Enum):
     WHILE_LOOP = ("while", "a tf.while_loop body", "while loop")
     WHILE_GRAD = ("while_grad", "a tf.while_loop body", "while loop")
     DATA_FUNCTION = ("function", "a tf.data function", "tf.data function")
+    BATCH_FUNCTION = ("batch_function", "a tf.nondifferentiable_batch_function function",
+                      "batch function")
 
     def __init__(self, tag: str, what: str, where: str):
         self.tag = tag
