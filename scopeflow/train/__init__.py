@@ -18,6 +18,7 @@ from scopeflow.io.protos import (
     SequenceExample,
     ServerDef,
 )
+from scopeflow.ops.state.sdca_ops import sdca_shrink_l1
 from scopeflow.ops.strings.sdca_fprint_ops import sdca_fprint
 from scopeflow.summary.reader import summary_iterator
 from scopeflow.train import queue_runner
@@ -173,7 +174,7 @@ __all__ = [
     "basic_train_loop", "warm_start",
     "Checkpoint", "CheckpointManager", "CheckpointOptions",
     "ClusterSpec", "ClusterDef", "JobDef", "ServerDef", "replica_device_setter",
-    "sdca_fprint", "VocabInfo",
+    "sdca_fprint", "sdca_shrink_l1", "VocabInfo",
 ]
 
 

@@ -1,4 +1,5 @@
-"""tf.train.sdca_fprint: farmhash Fingerprint128 of each string, TF's values bit for bit."""
+"""tf.train.sdca_fprint (farmhash Fingerprint128 of each string) and tf.train.sdca_shrink_l1
+(the L1 proximal step in place): TF's values bit for bit."""
 
 import numpy as np
 import pytest
@@ -39,3 +40,46 @@ def test_matches_tf(tf1):
     with tf.Session() as sess:
         ours = sess.run(tf.train.sdca_fprint(tf.constant(_STRINGS)))
     assert ours.tolist() == got
+
+
+_SHRINK = """
+w1 = tf.Variable([1.5, -0.2, 0.3, -2.0, 0.0], name="w1")
+w2 = tf.Variable([[0.05, -1.0]], name="w2")
+ops = [tf.train.sdca_shrink_l1([w1, w2], l1=0.5, l2=2.0),
+       tf.train.sdca_shrink_l1([w1], l1=0.5, l2=0.0),
+       tf.train.sdca_shrink_l1([w1], l1=0.3, l2=0.3)]
+results = [[ops[0].type, ops[0].name, len(ops[0].outputs), list(ops[0].inputs[1].op.name
+                                                                 for _ in [0])]]
+with tf.Session() as sess:
+    for op in ops:
+        sess.run(tf.global_variables_initializer())
+        sess.run(op)
+        results.append([np.copysign(1.0, x).tolist() + x.tolist()
+                        for x in (sess.run(w1).reshape(-1), sess.run(w2).reshape(-1))])
+"""
+
+
+def _shrink_ours():
+    ns = {"tf": tf, "np": np}
+    with tf.Graph().as_default():
+        exec(_SHRINK, ns)   # noqa: S102
+    return ns["results"]
+
+
+def test_shrink_l1_without_tf():
+    res = _shrink_ours()
+    assert res[0] == ["SdcaShrinkL1", "SdcaShrinkL1", 0, ["w2"]]
+    signs, values = res[1][0][:5], res[1][0][5:]
+    np.testing.assert_allclose(values, [1.25, 0.0, 0.05, -1.75, 0.0], rtol=1e-6)
+    assert signs[1] == -1.0       # -0.2 shrinks to -0.0, as TF's sign(w) * 0
+    assert res[2][0][5:] == [0.0] * 5   # l2 = 0: everything to zero
+    with tf.Graph().as_default():
+        with pytest.raises(TypeError, match="be a mutable tensor"):
+            tf.train.sdca_shrink_l1([tf.constant([1.0])], l1=0.5, l2=1.0)
+        with pytest.raises(TypeError, match="does not match expected type of float32_ref"):
+            tf.train.sdca_shrink_l1([tf.Variable([1])], l1=0.5, l2=1.0)
+
+
+def test_shrink_l1_matches_tf(tf1):
+    got = tf1("tf.disable_v2_behavior()\n" + _SHRINK + "print(json.dumps(results))")
+    assert _shrink_ours() == got
