@@ -36,6 +36,25 @@ def _fill_ref(rowids, values, nrows, default):
     return [out_rowids, out_values, empty, np.array(reverse, np.int64)]
 
 
+def _frac_ref(x, rows, cols, reduce, overlapping=False):
+    """Pooling over the given TF sequences (windows end one before the next boundary,
+    or on it when overlapping)."""
+    h, w = x.shape[1:3]
+    out = np.empty((x.shape[0], len(rows) - 1, len(cols) - 1, x.shape[3]), x.dtype)
+    for i in range(len(rows) - 1):
+        for j in range(len(cols) - 1):
+            r1 = min(rows[i + 1] + (1 if overlapping else 0), h)
+            c1 = min(cols[j + 1] + (1 if overlapping else 0), w)
+            out[:, i, j] = reduce(x[:, rows[i]:r1, cols[j]:c1], axis=(1, 2))
+    return out
+
+
+# TF 2.21's sequences (seed 1, seed2 2): 10 rows -> 6, 9 columns -> 5. The rows fetch
+# only the pooled output: TF's static shape of the sequence outputs is the output length,
+# one less than they hold (tests/unit/ops/nn/test_fractional_pool.py compares them).
+_ROWS_12 = ([0, 1, 3, 4, 6, 8, 10], [0, 2, 3, 5, 7, 9])
+_ROWS_12_PSEUDO = ([0, 2, 3, 5, 7, 8, 10], [0, 2, 3, 5, 7, 9])
+
 ROWS = [
     OpCase("Conv", lambda tf, x, w: tf.conv(x, w, [1, 1, 1, 1], "VALID"),
            lambda x, w: _conv_ref(x, w), [rand(2, 5, 6, 3), rand(3, 2, 3, 4, seed=1)],
@@ -54,6 +73,51 @@ ROWS = [
            [np.array([0, 1, 3], np.int64), rand(5)], rtol=1e-5, atol=1e-5,
            id="RaggedFillEmptyRowsGrad"),
 ]
+
+ROWS += [
+    OpCase("FractionalMaxPool",
+           lambda tf, x: tf.nn.fractional_max_pool(x, [1., 1.44, 1.73, 1.], False, False,
+                                                   True, 1, 2).output,
+           lambda x: _frac_ref(x, *_ROWS_12, np.max),
+           [rand(2, 10, 9, 2, seed=5)], id="FractionalMaxPool-random"),
+    OpCase("FractionalAvgPool",
+           lambda tf, x: tf.nn.fractional_avg_pool(x, [1., 1.44, 1.73, 1.], True, True,
+                                                   True, 1, 2).output,
+           lambda x: _frac_ref(x, *_ROWS_12_PSEUDO, np.mean, True),
+           [rand(2, 10, 9, 2, seed=6)], rtol=1e-5, atol=1e-5, id="FractionalAvgPool-pseudo"),
+    OpCase("FractionalMaxPoolGrad",
+           lambda tf, x: tf.gradients(tf.nn.fractional_max_pool(
+               x, [1., 1.44, 1.73, 1.], False, False, True, 1, 2).output, x)[0],
+           lambda x: _frac_max_grad_ref(x), [rand(1, 10, 9, 1, seed=7)], check_grad=False,
+           id="FractionalMaxPoolGrad"),
+    OpCase("FractionalAvgPoolGrad",
+           lambda tf, x: tf.gradients(tf.nn.fractional_avg_pool(
+               x, [1., 1.44, 1.73, 1.], False, False, True, 1, 2).output, x)[0],
+           lambda x: _frac_avg_grad_ref(x), [rand(1, 10, 9, 1, seed=8)], check_grad=False,
+           rtol=1e-5, atol=1e-6, id="FractionalAvgPoolGrad"),
+]
+
+
+def _frac_max_grad_ref(x):
+    rows, cols = _ROWS_12
+    g = np.zeros_like(x)
+    for i in range(len(rows) - 1):
+        for j in range(len(cols) - 1):
+            win = x[0, rows[i]:rows[i + 1], cols[j]:cols[j + 1], 0]
+            a, b = np.unravel_index(np.argmax(win), win.shape)
+            g[0, rows[i] + a, cols[j] + b, 0] += 1
+    return g
+
+
+def _frac_avg_grad_ref(x):
+    rows, cols = _ROWS_12
+    g = np.zeros_like(x)
+    for i in range(len(rows) - 1):
+        for j in range(len(cols) - 1):
+            n = (rows[i + 1] - rows[i]) * (cols[j + 1] - cols[j])
+            g[0, rows[i]:rows[i + 1], cols[j]:cols[j + 1], 0] += 1 / n
+    return g
+
 
 EXEMPT = {
     "Conv2DBackpropInputV2": "TF registers no CPU kernel: tests/unit/ops/nn/test_conv_nd.py "

@@ -4,8 +4,7 @@
 Each run draws the row and then the column pooling sequence from a Philox generator made
 afresh from the ``seed``/``seed2`` attrs (TF's ``GuardedPhiloxRandom``; both 0: seeded
 from the OS, so a different pooling each run, and TF then requires ``deterministic`` to
-be false). A length that the output length divides gets equal windows without drawing.
-Otherwise, pseudo-random: one double ``u`` from two words, boundaries
+be false). Pseudo-random: one double ``u`` from two words, boundaries
 ``ceil(alpha * (i + u))``; random: ``k`` and ``k + 1`` long windows shuffled with TF's
 Fisher-Yates over single words (``word % n``). ``overlapping`` windows also take the next
 boundary's row/column. The gradient ops take the pooling sequences back: the max one adds
@@ -59,10 +58,9 @@ def _random_diff(n_in, n_out, stream):
 
 
 def pooling_sequence(n_in, n_out, stream, pseudo_random):
-    """TF's ``GeneratePoolingSequence``: the ``n_out + 1`` window boundaries."""
-    if n_in % n_out == 0:
-        diff = np.full(n_out, n_in // n_out, np.int64)
-    elif pseudo_random:
+    """TF's ``GeneratePoolingSequence``: the ``n_out + 1`` window boundaries. A length
+    the output divides draws too (its windows come out equal), as in TF."""
+    if pseudo_random:
         diff = _pseudo_random_diff(n_in, n_out, stream)
     else:
         diff = _random_diff(n_in, n_out, stream)
@@ -241,7 +239,10 @@ FractionalAvgPool = collections.namedtuple(
     "FractionalAvgPool", ["output", "row_pooling_sequence", "col_pooling_sequence"])
 
 
-def _attrs(pooling_ratio, pseudo_random, overlapping, deterministic, seed, seed2):
+def _attrs(op_type, pooling_ratio, pseudo_random, overlapping, deterministic, seed, seed2):
+    if len(pooling_ratio) < 4:
+        raise ValueError(f"Attr 'pooling_ratio' of '{op_type}' Op passed list of length "
+                         f"{len(pooling_ratio)} less than minimum 4.")
     return {"pooling_ratio": [float(r) for r in pooling_ratio],
             "pseudo_random": bool(pseudo_random), "overlapping": bool(overlapping),
             "deterministic": bool(deterministic), "seed": int(seed), "seed2": int(seed2)}
@@ -258,8 +259,8 @@ def fractional_max_pool(value, pooling_ratio, pseudo_random=False, overlapping=F
     [1, 6, 6, 1]
     """
     return FractionalMaxPool(*fractional_max_pool_op.bind(
-        value, name=name, **_attrs(pooling_ratio, pseudo_random, overlapping, deterministic,
-                                   seed, seed2)))
+        value, name=name, **_attrs("FractionalMaxPool", pooling_ratio, pseudo_random,
+                                   overlapping, deterministic, seed, seed2)))
 
 
 def fractional_avg_pool(value, pooling_ratio, pseudo_random=False, overlapping=False,
@@ -268,6 +269,6 @@ def fractional_avg_pool(value, pooling_ratio, pseudo_random=False, overlapping=F
     """Average pooling over randomly sized windows: ``fractional_max_pool``'s windows,
     each output the mean of its window."""
     return FractionalAvgPool(*fractional_avg_pool_op.bind(
-        value, name=name, **_attrs(pooling_ratio, pseudo_random, overlapping, deterministic,
-                                   seed, seed2)))
+        value, name=name, **_attrs("FractionalAvgPool", pooling_ratio, pseudo_random,
+                                   overlapping, deterministic, seed, seed2)))
 
