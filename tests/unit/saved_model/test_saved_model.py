@@ -407,3 +407,89 @@ def test_signature_protos_and_errors_match_tf(tmp_path, tf1):
     """))
     assert ours == out[0]
     assert errs == out[1]
+
+
+def test_legacy_init_op_and_init_op_signature(tmp_path):
+    """The loader runs a TF 1.x ``legacy_init_op`` collection's op, and TF2's
+    ``__saved_model_init_op`` signature before the collections."""
+    export_dir = str(tmp_path / "model")
+    with tf.Graph().as_default() as g, tf.Session(graph=g) as sess:
+        flag = tf.Variable(0, name="flag", collections=[tf.GraphKeys.LOCAL_VARIABLES])
+        tf.add_to_collection(sm.LEGACY_INIT_OP_KEY, tf.assign(flag, 1, name="legacy"))
+        tf.assign(flag, 2, name="by_signature")
+        builder = sm.Builder(export_dir)
+        builder.add_meta_graph_and_variables(sess, ["serve"])
+        builder.save()
+    with tf.Graph().as_default() as g, tf.Session(graph=g) as sess:
+        sm.load(sess, ["serve"], export_dir)
+        assert sess.run("flag:0") == 1
+    saved = sm.loader_impl.parse_saved_model(export_dir)
+    init_op = protos.TensorInfo(name="by_signature")
+    saved.meta_graphs[0].signature_def["__saved_model_init_op"].outputs[
+        "__saved_model_init_op"].CopyFrom(init_op)
+    with open(os.path.join(export_dir, "saved_model.pb"), "wb") as f:
+        f.write(saved.SerializeToString())
+    with tf.Graph().as_default() as g, tf.Session(graph=g) as sess:
+        sm.load(sess, ["serve"], export_dir, import_scope="s")
+        assert sess.run("s/flag:0") == 2
+
+
+def test_asset_and_save_options():
+    with tf.Graph().as_default():
+        asset = sm.Asset("/tmp/vocab.txt")
+        assert asset.asset_path.name == "asset_path:0"
+        assert tf.convert_to_tensor(asset) is asset.asset_path
+    options = sm.SaveOptions(experimental_variable_policy="SAVE_VARIABLE_DEVICES",
+                             namespace_whitelist=["Custom"])
+    assert options.experimental_variable_policy.value == "save_variable_devices"
+    assert sm.SaveOptions().function_aliases == {}
+    with pytest.raises(TypeError, match="must be a list of strings"):
+        sm.SaveOptions(namespace_whitelist="Custom")
+
+
+def test_asset_and_save_options_match_tf(tf1):
+    def errors_of(module):
+        out = []
+        for kwargs in ({"namespace_whitelist": "a"}, {"namespace_whitelist": [1]},
+                       {"experimental_variable_policy": "bogus"},
+                       {"experimental_image_format": True}):
+            try:
+                module.SaveOptions(**kwargs)
+            except Exception as e:  # noqa: BLE001 - comparing what each raises
+                out.append([type(e).__name__, str(e)])
+        try:
+            module.Asset(3)
+        except Exception as e:  # noqa: BLE001
+            out.append([type(e).__name__, str(e)])
+        return out
+
+    with tf.Graph().as_default():
+        ours = errors_of(sm)
+        defaults = sm.SaveOptions()
+        ours_defaults = {k: repr(getattr(defaults, k)) for k in sm.SaveOptions.__slots__}
+        names = [sm.Asset("a").asset_path.name, sm.Asset("b").asset_path.name]
+    theirs = tf1("""
+        tf.disable_v2_behavior()
+        def errors_of(module):
+            out = []
+            for kwargs in ({"namespace_whitelist": "a"}, {"namespace_whitelist": [1]},
+                           {"experimental_variable_policy": "bogus"},
+                           {"experimental_image_format": True}):
+                try:
+                    module.SaveOptions(**kwargs)
+                except Exception as e:
+                    out.append([type(e).__name__, str(e)])
+            try:
+                module.Asset(3)
+            except Exception as e:
+                out.append([type(e).__name__, str(e)])
+            return out
+        d = tf.saved_model.SaveOptions()
+        print(json.dumps([errors_of(tf.saved_model),
+                          {k: repr(getattr(d, k)) for k in d.__slots__},
+                          [tf.saved_model.Asset("a").asset_path.name,
+                           tf.saved_model.Asset("b").asset_path.name]]))
+    """)
+    assert ours == theirs[0]
+    assert ours_defaults == theirs[1]
+    assert names == theirs[2]
