@@ -12,9 +12,8 @@ from scopeflow.ops.nn.conv_pool_composites import *  # noqa: F403
 from scopeflow.ops.nn.ctc_decoder_ops import *  # noqa: F403
 from scopeflow.ops.nn.ctc_ops import *  # noqa: F403
 from scopeflow.ops.nn.ctc_v2_ops import ctc_loss_v2  # noqa: F401
-from scopeflow.ops.nn.fractional_pool_ops import (  # noqa: F401
-    fractional_avg_pool, fractional_max_pool)
 from scopeflow.ops.nn.embedding_ops import *  # noqa: F403
+from scopeflow.ops.nn.fractional_pool_ops import fractional_avg_pool, fractional_max_pool  # noqa: F401
 from scopeflow.ops.nn.morphology_ops import *  # noqa: F403
 from scopeflow.ops.nn.nn_extra_composites import *  # noqa: F403
 from scopeflow.ops.nn.nn_extra_composites import SWISH_GRADIENT as _SWISH_GRADIENT
@@ -25,6 +24,7 @@ from scopeflow.ops.nn.quantized_nn_ops import *  # noqa: F403
 from scopeflow.ops.nn.safe_embedding_ops import *  # noqa: F403
 from scopeflow.ops.nn_ops import *  # noqa: F403
 from scopeflow.ops.random.candidate_sampling_ops import *  # noqa: F403
+from scopeflow.ops.random.learned_unigram_ops import *  # noqa: F403
 from scopeflow.ops.sparse.sparse_ops import embedding_lookup_sparse  # noqa: F401
 from scopeflow.rnn import rnn_cell  # noqa: F401 - tf.nn.rnn_cell
 from scopeflow.rnn.rnn import (  # noqa: F401

@@ -8,6 +8,7 @@ from scopeflow.ops.random.candidate_sampling_ops import (
     log_uniform_candidate_sampler,
     uniform_candidate_sampler,
 )
+from scopeflow.ops.random.learned_unigram_ops import learned_unigram_candidate_sampler
 from scopeflow.ops.random.random_binomial_ops import (
     stateless_random_binomial as stateless_binomial,
 )
@@ -43,7 +44,8 @@ __all__ = ["normal", "uniform", "truncated_normal", "shuffle", "set_random_seed"
            "stateless_multinomial", "gamma", "poisson", "stateless_gamma", "stateless_poisson",
            "all_candidate_sampler", "log_uniform_candidate_sampler",
            "uniform_candidate_sampler", "stateless_binomial",
-           "stateless_parameterized_truncated_normal", "fixed_unigram_candidate_sampler"]
+           "stateless_parameterized_truncated_normal", "fixed_unigram_candidate_sampler",
+           "learned_unigram_candidate_sampler"]
 
 
 def __getattr__(name):
