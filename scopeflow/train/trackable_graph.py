@@ -17,9 +17,10 @@ tracks by kind):
 * lists, tuples and dicts: children named by index / key (TF's ``ListWrapper`` and
   ``_DictWrapper``);
 * ``tf.train.Checkpoint`` objects and every other Python object with attributes that is
-  not part of scopeflow's machinery (user classes, ``tf.Module``): their attributes, in
-  assignment order (the order of ``vars(obj)``, TF's ``AutoTrackable`` order). Attributes
-  holding anything else (numbers, strings, tensors, graphs, functions) are not tracked.
+  not part of scopeflow's machinery (user classes, ``tf.Module``, ``tf.layers`` layers, of
+  which the private attributes are skipped): their attributes, in assignment order (the
+  order of ``vars(obj)``, TF's ``AutoTrackable`` order). Attributes holding anything else
+  (numbers, strings, tensors, graphs, functions) are not tracked.
 
 Node ids are TF's: breadth first from the root (id 0), children in order, then the slot
 variables (per optimizer, slot names sorted, then variables in node order).
@@ -59,9 +60,16 @@ def _path_key(path) -> str:
 
 
 def _is_module_like(obj) -> bool:
-    """A ``tf.Module`` (scopeflow's or a subclass) or another object that says it is."""
+    """A ``tf.Module`` (scopeflow's or a subclass), a ``tf.layers`` layer, or another object
+    that says it is trackable."""
     return any(c.__name__ == "Module" for c in type(obj).__mro__) or \
-        hasattr(obj, "_checkpoint_children")
+        _is_layer(obj) or hasattr(obj, "_checkpoint_children")
+
+
+def _is_layer(obj) -> bool:
+    """A ``tf.layers`` layer: its weights are attributes (``kernel``, ``bias``) beside the
+    private bookkeeping lists (``_trainable_weights``), which TF does not save."""
+    return hasattr(obj, "_trainable_weights") and hasattr(obj, "_non_trainable_weights")
 
 
 def is_trackable(obj) -> bool:
@@ -110,8 +118,10 @@ def trackable_children(obj) -> list:
     if callable(custom):
         return list(custom())
     ignored = getattr(type(obj), "_TF_MODULE_IGNORED_PROPERTIES", ())
+    layer = _is_layer(obj)
     return [(k, v) for k, v in vars(obj).items()
-            if k not in ignored and v is not obj and is_trackable(v)]
+            if k not in ignored and v is not obj and not (layer and k.startswith("_"))
+            and is_trackable(v)]
 
 
 class ObjectGraph:

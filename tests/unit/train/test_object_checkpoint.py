@@ -255,3 +255,39 @@ def test_manager_matches_tf(tf1, tmp_path):
     ours = json.loads(buf.getvalue().strip().splitlines()[-1])
     assert ours == got
     assert got[0] == ["/model-1", "/model-2", "/model-3", "/model-7", "/model-5"]
+
+
+def test_layers_checkpoint_both_ways(tf1, tmp_path):
+    """A tf.layers.Dense: keys layer/kernel, layer/bias as TF's Keras-based layer saves."""
+    kernel = np.arange(6, dtype=np.float32).reshape(3, 2)
+    with tf.Graph().as_default():
+        layer = tf.layers.Dense(2, kernel_initializer=tf.constant_initializer(kernel))
+        layer(tf.placeholder(tf.float32, [None, 3]))
+        ckpt = tf.train.Checkpoint(layer=layer)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            ours = ckpt.save(str(tmp_path / "sf" / "c"), session=sess)
+    got = tf1(f"""
+        tf.disable_v2_behavior()
+        layer = tf.layers.Dense(2, bias_initializer=tf.constant_initializer(0.5))
+        layer(tf.placeholder(tf.float32, [None, 3]))
+        ckpt = tf.train.Checkpoint(layer=layer)
+        with tf.Session() as sess:
+            status = ckpt.restore({ours!r})
+            status.assert_consumed()
+            status.run_restore_ops(sess)
+            restored = sess.run(layer.kernel).tolist()
+            sess.run(tf.global_variables_initializer())
+            theirs = ckpt.save({str(tmp_path / "tf" / "c")!r}, session=sess)
+        print(json.dumps([restored, theirs]))
+    """)
+    assert got[0] == kernel.tolist()
+    with tf.Graph().as_default():
+        layer = tf.layers.Dense(2)
+        layer(tf.placeholder(tf.float32, [None, 3]))
+        ckpt = tf.train.Checkpoint(layer=layer)
+        with tf.Session() as sess:
+            status = ckpt.restore(got[1])
+            status.assert_consumed()
+            status.run_restore_ops(sess)
+            assert sess.run(layer.bias).tolist() == [0.5, 0.5]
