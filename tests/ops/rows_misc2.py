@@ -119,6 +119,16 @@ def _frac_avg_grad_ref(x):
     return g
 
 
+ROWS += [
+    # TF 2.21's first run for seed 1 (all weights still 1): candidates and counts
+    OpCase("LearnedUnigramCandidateSampler",
+           lambda tf: list(tf.nn.learned_unigram_candidate_sampler(
+               tf.constant(np.array([[1], [3]], np.int64)), 1, 4, True, 10, seed=1)),
+           lambda: [np.array([7, 9, 3, 2], np.int64), np.full((2, 1), 0.4, np.float32),
+                    np.full(4, 0.4, np.float32)], [], id="LearnedUnigram-unique"),
+]
+
+
 EXEMPT = {
     "Conv2DBackpropInputV2": "TF registers no CPU kernel: tests/unit/ops/nn/test_conv_nd.py "
                              "checks the graph and the run-time error against TF",
