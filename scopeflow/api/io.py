@@ -7,7 +7,7 @@ from __future__ import annotations
 from scopeflow import io
 from scopeflow.ops.data_flow import queue_ops
 from scopeflow.ops.image import image_codec_ops, jpeg_ops, webp_ops
-from scopeflow.ops.io import io_ops, parsing_ops, reader_ops, serialization_ops
+from scopeflow.ops.io import io_ops, parsing_ops, proto_ops, reader_ops, serialization_ops
 from scopeflow.ops.sparse import sparse_serialize_ops
 from scopeflow.ops.strings import string_ops
 from scopeflow.platform import gfile, python_io
@@ -52,6 +52,8 @@ NAMES = {
     "decode_bmp": image_codec_ops.decode_bmp,
     "decode_image": image_codec_ops.decode_image,
     "decode_webp": webp_ops.decode_webp,
+    "decode_proto": proto_ops.decode_proto,
+    "encode_proto": proto_ops.encode_proto,
     "encode_png": image_codec_ops.encode_png,
     "encode_jpeg": image_codec_ops.encode_jpeg,
     "is_jpeg": jpeg_ops.is_jpeg,

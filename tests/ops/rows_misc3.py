@@ -73,6 +73,29 @@ if importlib.util.find_spec("PIL") is not None:
     ROWS.append(OpCase("DecodeWebP", lambda tf, c: tf.io.decode_webp(c),
                        lambda c: _WEBP_PIXELS[None], [_webp(_WEBP_PIXELS)], id="DecodeWebP"))
 
+
+def _tensor_protos():
+    from scopeflow.io import protos
+    return np.array([protos.TensorProto(dtype=1, float_val=[1.5, 2.5]).SerializeToString(),
+                     protos.TensorProto(dtype=3).SerializeToString()], object)
+
+
+ROWS += [
+    OpCase("DecodeProtoV2",
+           lambda tf, b: list(tf.io.decode_proto(b, "tensorflow.TensorProto",
+                                                 ["dtype", "float_val"],
+                                                 [tf.int32, tf.float32])[1]) +
+           [tf.io.decode_proto(b, "tensorflow.TensorProto", ["dtype"], [tf.int32])[0]],
+           lambda b: [np.int32([[1], [3]]), f32([[1.5, 2.5], [0, 0]]), np.int32([[1], [1]])],
+           [_tensor_protos()], id="DecodeProtoV2"),
+    OpCase("EncodeProto",
+           lambda tf, sizes, d, v: tf.io.encode_proto(sizes, [d, v], ["dtype", "float_val"],
+                                                      "tensorflow.TensorProto"),
+           lambda sizes, d, v: _tensor_protos(),
+           [np.int32([[1, 2], [1, 0]]), np.int32([[1], [3]]), f32([[1.5, 2.5], [0, 0]])],
+           id="EncodeProto"),
+]
+
 EXEMPT = {
     "GenerateBoundingBoxProposals": "TF registers a GPU kernel only: on a CPU it fails at run "
                                     "time, as TF's (tests/unit/ops/image/test_box_proposals.py)",
