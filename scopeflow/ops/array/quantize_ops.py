@@ -21,7 +21,9 @@ max are vectors, one range per slice along that axis (not for MIN_FIRST, which T
 unimplemented). None of these ops has a gradient in TF (none is registered).
 
 Float-to-integer conversions keep x86's behaviour where TF's C++ casts leave it to the
-CPU: NaN (which the clamps let through) becomes the lowest int32, truncated to the type.
+CPU: NaN (which the clamps let through) becomes 0 where Eigen converts through ``lrint``
+(MIN_COMBINED, SCALED) and int32's lowest, truncated to the type, where TF goes through an
+int32 first (MIN_FIRST).
 """
 
 from __future__ import annotations
@@ -68,8 +70,17 @@ def flush_denormals(v):
 
 
 def to_quantized(v, storage):
-    """Float values (already rounded) as ``storage`` integers, as TF's C++ cast does on
-    x86: NaN and values outside int32 become int32's lowest, then narrow by truncation."""
+    """Float values (already rounded) as ``storage`` integers the way Eigen's quantized
+    types take a float, ``lrint`` to a 64-bit long, then narrowed: NaN (which the clamps let
+    through) is the long's lowest, whose low bits are 0."""
+    v = np.asarray(v, np.float64)
+    ok = np.abs(v) < 2.0 ** 63
+    return np.where(ok, v, -2.0 ** 63).astype(np.int64).astype(storage)
+
+
+def via_int32(v, storage):
+    """Float values (already rounded) through an int32 first, as x86 converts them: NaN
+    and values outside int32 become int32's lowest, then narrow by truncation."""
     v = np.asarray(v, np.float64)
     ok = (v >= -2.0 ** 31) & (v < 2.0 ** 31)
     return np.where(ok, v, -2.0 ** 31).astype(np.int64).astype(storage)
@@ -172,7 +183,7 @@ def float_to_quantized(x, lo, hi, T):
         v = round_half_away(x * scale) - (round_half_away(lo * scale) - _F32(tmin))
         top = min(_F32(tmax), _F32(2147483520.0))
         v = np.minimum(np.maximum(v, _F32(max(tmin, -2 ** 31))), top)
-    return to_quantized(v, storage)
+    return via_int32(v, storage)
 
 
 def quantized_to_float(q, lo, hi, T):
@@ -386,7 +397,10 @@ def concat_range(mins, maxes, T):
 
 def requantize_min_first(q, in_lo, in_hi, out_lo, out_hi, T):
     """``q`` over ``[in_lo, in_hi]`` re-expressed over ``[out_lo, out_hi]`` (MIN_FIRST
-    both ways, as TF's ``RequantizeCopier``); unchanged when the ranges are equal."""
+    both ways, as TF's ``RequantizeCopier``); unchanged when the ranges are equal.
+
+    quint8 matches TF exactly; qint32 can end one level off where TF's float32 rounding of
+    the intermediate value differs (seen requantizing (-0.1, 0.1) onto (-4, 4))."""
     if in_lo == out_lo and in_hi == out_hi:
         return np.asarray(q)
     return float_to_quantized(quantized_to_float(q, in_lo, in_hi, T), out_lo, out_hi, T)

@@ -10,14 +10,16 @@ TF's CPU kernels (``quantized_conv_ops.cc``, ``quantized_pooling_ops.cc``,
 * QuantizedConv2D: integer convolution of ``(input - input_zero) * (filter -
   filter_zero)`` accumulated in int32 (``qint32`` out; padding stands for the real 0), over
   the range one input level times one filter level spans across qint32.
-* QuantizedAvgPool: window sums in int32 divided by the count of real (unpadded) elements,
-  truncating, as TF's int32 SpatialAvgPool; the range passes through.
+* QuantizedAvgPool: the mean of each window's real (unpadded) elements, rounded to the
+  nearest integer (halves to even); the range passes through.
 * QuantizedMaxPool: window maxima (padding never wins); the range passes through.
 * QuantizedReluX: clamps to the integers that stand for 0 and ``max_value``.
 
-TF registers CPU kernels for quint8 inputs only (conv: quint8 x quint8 -> qint32, relu_x:
-quint8 -> quint8); these kernels compute any quantized type the same way. None of the ops
-has a gradient in TF.
+TF 2.21's CPU kernels: QuantizedConv2D quint8 x quint8 (as here) and quint8 x qint8 (which
+scopeflow refuses with UnimplementedError), the poolings qint8 and quint8; the poolings
+here compute any quantized type the same way. TF 2.21 registers no kernel for
+QuantizedReluX at all (running it raises "No OpKernel was registered"); scopeflow computes
+it as TF's kernel source defines it. None of the ops has a gradient in TF.
 """
 
 from __future__ import annotations
@@ -142,8 +144,9 @@ def _avg_pool_kernel(x, lo, hi, *, T, ksize, strides, padding):
     xw, rw = _windows(x.astype(np.int64), ksize[1], ksize[2], strides, padding, 0)
     sums = xw.sum(axis=(-2, -1))
     counts = rw.sum(axis=(-2, -1))
-    # C++ int32 division truncates toward zero.
-    out = np.trunc(sums / counts).astype(np.int64)
+    # TF's mean goes through float into the quantized type (Eigen's ``lrint``): the
+    # nearest integer, halves to even.
+    out = np.rint(sums / counts).astype(np.int64)
     return out.astype(x.dtype), _scalar(lo), _scalar(hi)
 
 
@@ -187,8 +190,8 @@ def _ints(v):
 
 def quantized_avg_pool(input, min_input, max_input, ksize, strides, padding,  # noqa: A002
                        name=None):
-    """Average pooling of quantized ``input`` (NHWC): window sums divided (truncating) by
-    the count of real elements; returns (output, min_output, max_output), the range
+    """Average pooling of quantized ``input`` (NHWC): each window's mean over its real
+    elements, rounded; returns (output, min_output, max_output), the range
     unchanged."""
     return _create(quantized_avg_pool_op, [input, min_input, max_input], name,
                    {"T": None, "ksize": _ints(ksize),
@@ -282,6 +285,12 @@ def _conv_kernel(x, f, lo_x, hi_x, lo_f, hi_f, *, Tinput, Tfilter, out_type, str
     if strides[0] != 1 or strides[3] != 1:
         raise errors.InvalidArgumentError(None, None, "Current implementation does not yet "
                                           "support strides in the batch and depth dimensions.")
+    if Tinput is not dtypes.quint8 or Tfilter is not dtypes.quint8:
+        # TF's other CPU kernel (quint8 input, qint8 filter) scales the filter its own way,
+        # which scopeflow does not reproduce; its remaining types have no kernel at all.
+        raise errors.UnimplementedError(
+            None, None, f"QuantizedConv2D runs quint8 inputs and filters only (got "
+            f"{Tinput.name} and {Tfilter.name})")
     if any(d != 1 for d in dilations):
         raise errors.UnimplementedError(None, None, "Current implementation only supports "
                                         "dilated rate as 1 for all dimensions.")
