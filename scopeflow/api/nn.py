@@ -33,6 +33,7 @@ from scopeflow.rnn.rnn import (  # noqa: F401
     raw_rnn,
     static_bidirectional_rnn,
     static_rnn,
+    static_state_saving_rnn,
 )
 
 # swish's custom gradient (its IdentityN's override), registered where autodiff is below.

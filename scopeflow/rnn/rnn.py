@@ -17,10 +17,11 @@ row's length gives zeros as output and carries the row's state through unchanged
 from __future__ import annotations
 
 from scopeflow.framework import dtypes
-from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
+from scopeflow.framework.graph import Tensor, control_dependencies, convert_to_tensor, name_scope
 from scopeflow.framework.nest import (
     assert_same_structure,
     flatten,
+    is_sequence,
     map_structure,
     pack_sequence_as,
 )
@@ -35,7 +36,7 @@ from scopeflow.ops.op_helpers import _partial_dims, _shape_from_dims
 from scopeflow.state.variable_scope import variable_scope
 
 __all__ = ["static_rnn", "static_bidirectional_rnn", "dynamic_rnn",
-           "bidirectional_dynamic_rnn", "raw_rnn"]
+           "bidirectional_dynamic_rnn", "raw_rnn", "static_state_saving_rnn"]
 
 
 def _check_inputs(inputs):
@@ -92,6 +93,49 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
                     state, new_state)
             state = new_state
             outputs.append(output)
+    return outputs, state
+
+
+def _saver_initial_state(state_saver, state_name, state_size):
+    """The initial state from ``state_saver.state(name)``, one name per state leaf."""
+    if is_sequence(state_size) != is_sequence(state_name):
+        raise ValueError("Argument `state_name` should be the same type as "
+                         f"`cell.state_size`. Received: state_name={state_name!s}, "
+                         f"cell.state_size={state_size!s}.")
+    if not is_sequence(state_size):
+        return state_saver.state(state_name)
+    names, sizes = flatten(state_name), flatten(state_size)
+    if len(names) != len(sizes):
+        raise ValueError("Number of elements in argument `state_name` and "
+                         "`cell.state_size` are mismatched. Received "
+                         f"state_name={state_name} with {len(names)} "
+                         f"elements and cell.state_size={state_size} with "
+                         f"{len(sizes)} elements.")
+    return pack_sequence_as(state_size, [state_saver.state(n) for n in names])
+
+
+def static_state_saving_rnn(cell, inputs, state_saver, state_name, sequence_length=None,
+                            scope=None):
+    """``static_rnn`` whose initial state comes from ``state_saver.state(name)`` and whose
+    final state goes to ``state_saver.save_state(name, value)`` (as TF: the last output
+    and the final state are identities that run after the saves).
+
+    ``state_name``: a string, or a structure of strings matching ``cell.state_size``.
+    Returns ``(outputs, state)`` as ``static_rnn``.
+    """
+    state_size = cell.state_size
+    initial_state = _saver_initial_state(state_saver, state_name, state_size)
+    outputs, state = static_rnn(cell, inputs, initial_state=initial_state,
+                                sequence_length=sequence_length, scope=scope)
+    is_tuple = is_sequence(state_size)
+    names = flatten(state_name) if is_tuple else [state_name]
+    leaves = flatten(state) if is_tuple else [state]
+    saves = [state_saver.save_state(n, v) for n, v in zip(names, leaves)]
+    with control_dependencies(saves):
+        last = outputs[-1]
+        outputs[-1] = pack_sequence_as(last, [array_ops.identity(o) for o in flatten(last)])
+        identities = [array_ops.identity(s) for s in leaves]
+        state = pack_sequence_as(state, identities) if is_tuple else identities[0]
     return outputs, state
 
 

@@ -16,7 +16,7 @@ import numbers
 
 from scopeflow.framework import tensor_util
 from scopeflow.framework.api_fallback import missing_attribute
-from scopeflow.framework.graph import convert_to_tensor, name_scope
+from scopeflow.framework.graph import convert_to_tensor, device, name_scope
 from scopeflow.framework.nest import is_sequence, map_structure
 from scopeflow.framework.properties import read_only
 from scopeflow.layers.base import Layer
@@ -27,7 +27,7 @@ from scopeflow.ops.state import init_ops
 from scopeflow.state.variable_scope import variable_scope
 
 __all__ = ["RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell",
-           "DropoutWrapper", "ResidualWrapper", "LSTMStateTuple"]
+           "DropoutWrapper", "ResidualWrapper", "DeviceWrapper", "LSTMStateTuple"]
 
 
 # Nested state structures: TF's ``nest`` (framework.nest).
@@ -445,6 +445,25 @@ class ResidualWrapper(_Wrapper):
 
         residual_fn = self._residual_fn or default_residual_fn
         return residual_fn(inputs, outputs), new_state
+
+
+class DeviceWrapper(_Wrapper):
+    """Runs the wrapped cell (and its zero state) under ``tf.device(device)``: its ops and
+    variables get the device string. On a CPU-only machine that is all it does, as TF."""
+
+    def __init__(self, cell, device, **kwargs):
+        super().__init__(cell)
+        if "name" in kwargs:
+            self._name = kwargs["name"]
+        self._device = device
+
+    def zero_state(self, batch_size, dtype):
+        with name_scope(type(self).__name__ + "ZeroState"), device(self._device):
+            return self._cell.zero_state(batch_size, dtype)
+
+    def __call__(self, inputs, state, scope=None):
+        with device(self._device):
+            return self._cell(inputs, state, scope=scope)
 
 
 def __getattr__(name):
