@@ -123,6 +123,13 @@ ServerDef = _get("ServerDef")
 # Object-based checkpoints' dependency graph (trackable_object_graph.proto).
 TrackableObjectGraph = _get("TrackableObjectGraph")
 RegisteredSaver = _get("RegisteredSaver")
+TFProfTensorProto = _get("TFProfTensorProto")
+GraphNodeProto = _get("GraphNodeProto")
+MultiGraphNodeProto = _get("MultiGraphNodeProto")
+AdviceProto = _get("AdviceProto")
+CodeDef = _get("CodeDef")
+OpLogEntry = _get("OpLogEntry")
+OpLogProto = _get("OpLogProto")
 
 # DataType enum values by name ("DT_FLOAT" -> 1) and back.
 DATA_TYPE = _POOL.FindEnumTypeByName("tensorflow.DataType")
