@@ -291,3 +291,36 @@ def test_layers_checkpoint_both_ways(tf1, tmp_path):
             status.assert_consumed()
             status.run_restore_ops(sess)
             assert sess.run(layer.bias).tolist() == [0.5, 0.5]
+
+
+_INTERVAL = """
+d = {d!r}
+step = tf.Variable(0, dtype=tf.int64, name="step")
+bump = tf.assign_add(step, 1)
+ckpt = tf.train.Checkpoint(step=step)
+m = tf.train.CheckpointManager(ckpt, d, max_to_keep=None, step_counter=step,
+                               checkpoint_interval=3)
+out = []
+with tf.Session() as sess:
+    sess.run(step.initializer)
+    out.append(m.restore_or_initialize())
+    for _ in range(8):
+        path = m.save()
+        out.append(None if path is None else os.path.basename(path))
+        sess.run(bump)
+    out.append(os.path.basename(m.save(check_interval=False)))
+    out.append(m.save(check_interval=False))    # same step as the last save: skipped
+    again = tf.train.CheckpointManager(ckpt, d, max_to_keep=2)
+    out.append([os.path.basename(p) for p in again.checkpoints])
+    out.append(os.path.basename(again.restore_or_initialize()))
+"""
+
+
+def test_manager_interval_and_restore_match_tf(tf1, tmp_path):
+    got = tf1("import os\ntf.disable_v2_behavior()\n" +
+              _INTERVAL.format(d=str(tmp_path / "tf")) + "print(json.dumps(out))")
+    ns = {"tf": tf, "os": os}
+    with tf.Graph().as_default():
+        exec(_INTERVAL.format(d=str(tmp_path / "sf")), ns)   # noqa: S102
+    assert ns["out"] == got
+    assert got[1:4] == ["ckpt-1", None, None]
