@@ -172,6 +172,10 @@ def _fill_attrs(attr_map, op):
                 attrs.get("_broadcast_from") is not None:  # a broadcast tf.constant
             attr_map[name].tensor.CopyFrom(make_tensor_proto(
                 attrs["_broadcast_from"], dtype=attrs["dtype"], shape=value.shape))
+        elif attr_type == "tensor" and name == "value" and \
+                getattr(attrs.get("dtype"), "is_quantized", False):
+            # a quantized constant's values are plain integers: the proto names its type
+            attr_map[name].tensor.CopyFrom(make_tensor_proto(value, dtype=attrs["dtype"]))
         elif attr_type != "func":  # scopeflow has no functions
             _to_attr(value, attr_type, attr_map[name])
 

@@ -111,7 +111,7 @@ def _axis_shape(x, lo, hi, axis):
     if axis == -1:
         return TensorShape([])
     if x.ndims is not None and axis >= x.ndims:
-        raise ValueError(f"axis {axis} is out of range for an input of rank {x.ndims}")
+        raise ValueError(f"Shape must be at least rank {axis + 1} but is rank {x.ndims}")
     depth = TensorShape([None if x.ndims is None else x.as_tuple()[axis]])
     return merge_shapes(merge_shapes(depth, lo), hi)
 
@@ -234,12 +234,9 @@ def _quantize_kernel(x, lo, hi, *, T, mode, round_mode, narrow_range, axis,
                                         "Quantize with axis != -1.")
     x = np.asarray(x, _F32)
     lo, hi = _per_slice(x, lo, hi, axis)
-    bad = ~(lo <= hi)
-    if bad.any():
-        i = int(np.argmax(np.broadcast_to(bad, lo.shape).reshape(-1)))
+    if (hi < lo).any():
         raise errors.InvalidArgumentError(
-            None, None, f"Invalid range: input_min {lo.reshape(-1)[i]:g} > input_max "
-            f"{hi.reshape(-1)[i]:g}")
+            None, None, "input_max_range must be larger than input_min_range.")
     lo, hi = _widened_range(lo, hi, ensure_minimum_range)
     if mode == "MIN_COMBINED":
         q, lo, hi = _min_combined(x, lo, hi, T)
@@ -437,9 +434,9 @@ def quantized_concat(concat_dim, values, input_mins, input_maxes, name=None):
     with graph.as_default(), graph.name_scope(name or "QuantizedConcat") as scope:
         dim = convert_to_tensor(concat_dim, dtype=dtypes.int32, name="concat_dim")
         values = [convert_to_tensor(v, name="values") for v in values]
-        ranges = [convert_to_tensor(v, dtype=dtypes.float32, name=nm)
+        ranges = [convert_to_tensor(v, dtype=dtypes.float32, name=f"{nm}_{i}")
                   for vs, nm in ((input_mins, "input_mins"), (input_maxes, "input_maxes"))
-                  for v in vs]
+                  for i, v in enumerate(vs)]
         op = quantized_concat_op.create([dim, *values, *ranges],
                                         {"N": n, "T": values[0].dtype.base_dtype}, scope)
     return QuantizedConcatOutputs(*op._outputs)

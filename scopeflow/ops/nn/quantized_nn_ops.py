@@ -133,7 +133,10 @@ def _check_pool(ksize, strides):
     if ksize[0] != 1 or strides[0] != 1:
         raise errors.UnimplementedError(None, None,
                                         "Pooling is not yet supported on the batch dimension.")
-    if ksize[3] != 1 or strides[3] != 1:
+    if ksize[3] != strides[3]:
+        raise errors.UnimplementedError(None, None, "Depthwise max pooling requires the depth "
+                                        "window to equal the depth stride")
+    if ksize[3] != 1:
         raise errors.UnimplementedError(None, None, "Depthwise max pooling is currently "
                                         "only implemented for CPU devices.")
 
@@ -291,9 +294,13 @@ def _conv_kernel(x, f, lo_x, hi_x, lo_f, hi_f, *, Tinput, Tfilter, out_type, str
         raise errors.UnimplementedError(
             None, None, f"QuantizedConv2D runs quint8 inputs and filters only (got "
             f"{Tinput.name} and {Tfilter.name})")
+    if strides[1] != strides[2]:
+        raise errors.InvalidArgumentError(None, None, "Current implementation only supports "
+                                          "equal length strides in the row and column "
+                                          "dimensions.")
     if any(d != 1 for d in dilations):
-        raise errors.UnimplementedError(None, None, "Current implementation only supports "
-                                        "dilated rate as 1 for all dimensions.")
+        raise errors.InvalidArgumentError(None, None, "Current implementation only supports "
+                                          "dilated rate as 1 in the row and column dimensions.")
     lo_x, hi_x, lo_f, hi_f = map(_scalar, (lo_x, hi_x, lo_f, hi_f))
     x_zero = scalar_to_quantized(0.0, lo_x, hi_x, Tinput, clamp=False)
     f_zero = scalar_to_quantized(0.0, lo_f, hi_f, Tfilter, clamp=False)

@@ -111,6 +111,19 @@ def test_quantize_recorded_values():
     assert c.output.tolist() == [85] and float(c.output_max) == 3.0
 
 
+def test_quantized_constants_name_their_type_in_graph_defs():
+    with tf.Graph().as_default() as g:
+        tf.constant(np.array([5, 7], np.uint8), tf.quint8, name="q")
+        tf.quantized_concat(0, [tf.constant(np.array([1], np.uint8), tf.quint8)] * 2,
+                            [0.0, 0.0], [1.0, 1.0])
+    node = g.as_graph_def().node[0]
+    assert node.attr["value"].tensor.dtype == tf.quint8.as_datatype_enum
+    assert node.attr["dtype"].type == tf.quint8.as_datatype_enum
+    assert [i.name for i in g.get_operation_by_name("QuantizedConcat").inputs][3:] == [
+        "QuantizedConcat/input_mins_0:0", "QuantizedConcat/input_mins_1:0",
+        "QuantizedConcat/input_maxes_0:0", "QuantizedConcat/input_maxes_1:0"]
+
+
 def test_quantized_placeholders_take_plain_integers():
     with tf.Graph().as_default(), tf.Session() as s:
         p = tf.placeholder(tf.qint8, [2])
@@ -127,6 +140,15 @@ def test_errors_as_tf():
         with pytest.raises(errors.UnimplementedError, match="MIN_FIRST"):
             s.run(tf.quantize([[1.0, 2.0]], [0.0, 0.0], [1.0, 1.0], tf.quint8, axis=1,
                               mode="MIN_FIRST"))
+        with pytest.raises(errors.InvalidArgumentError,
+                           match="input_max_range must be larger than input_min_range"):
+            s.run(tf.quantize([1.0], 2.0, 1.0, tf.quint8))
+        q8 = tf.constant(np.ones((1, 3, 3, 1), np.uint8), tf.quint8)
+        with pytest.raises(errors.InvalidArgumentError, match="equal length strides"):
+            s.run(tf.nn.quantized_conv2d(q8, q8[:, :2, :2], 0.0, 1.0, 0.0, 1.0, [1, 1, 2, 1],
+                                         "SAME"))
+        with pytest.raises(ValueError, match="Shape must be at least rank 3 but is rank 2"):
+            tf.quantize([[1.0, 2.0]], [0.0], [1.0], tf.quint8, axis=2)
         with pytest.raises(ValueError, match="Shape must be rank 0 but is rank 1"):
             tf.quantize([1.0], [0.0, 0.0], [1.0, 1.0], tf.quint8)
         with pytest.raises(ValueError, match="Shape must be rank 1 but is rank 0"):
