@@ -171,6 +171,8 @@ from scopeflow.platform.tf_logging import get_logger
 from scopeflow.autodiff.gradients import no_gradient as NoGradient  # noqa: N812 - TF's name
 from scopeflow.ops.data_flow.queue_ops import (
     FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue, count_up_to)
+from scopeflow.ops.data_flow.accumulator_ops import (
+    ConditionalAccumulator, ConditionalAccumulatorBase, SparseConditionalAccumulator)
 from scopeflow.api import queue
 from scopeflow.ops.io.reader_ops import (
     FixedLengthRecordReader, IdentityReader, ReaderBase, TextLineReader, TFRecordReader,

@@ -2,6 +2,7 @@
 
 from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
+from scopeflow.ops.data_flow.accumulator_ops import SparseConditionalAccumulator
 from scopeflow.ops.math.segment_ops import sparse_segment_mean as segment_mean
 from scopeflow.ops.math.segment_ops import sparse_segment_sqrt_n as segment_sqrt_n
 from scopeflow.ops.math.segment_ops import sparse_segment_sum as segment_sum
@@ -36,8 +37,8 @@ from scopeflow.ops.sparse.sparse_ops import sparse_placeholder as placeholder
 from scopeflow.ops.sparse.sparse_ops import sparse_tensor_to_dense as to_dense
 from scopeflow.ops.sparse.sparse_reorder_ops import sparse_reorder as reorder
 
-__all__ = ["SparseTensor", "SparseTensorValue", "add", "bincount", "concat", "cross",
-           "cross_hashed", "expand_dims", "eye",
+__all__ = ["SparseTensor", "SparseTensorValue", "SparseConditionalAccumulator", "add",
+           "bincount", "concat", "cross", "cross_hashed", "expand_dims", "eye",
            "fill_empty_rows", "from_dense", "mask", "matmul", "maximum", "merge", "minimum",
            "placeholder", "reduce_max", "reduce_max_sparse", "reduce_sum", "reduce_sum_sparse",
            "reorder", "reset_shape", "reshape", "retain", "segment_mean", "segment_sqrt_n",
