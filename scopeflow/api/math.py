@@ -5,6 +5,7 @@ from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.ops import math_ops
 from scopeflow.ops.array.layout_ops import invert_permutation
 from scopeflow.ops.math.approx_topk_ops import approx_max_k, approx_min_k
+from scopeflow.ops.math.sobol_ops import sobol_sample
 from scopeflow.ops.math.bessel_ops import bessel_i0, bessel_i0e, bessel_i1, bessel_i1e
 from scopeflow.ops.math.count_ops import bincount, confusion_matrix, zero_fraction
 from scopeflow.ops.math.gamma_ops import betainc, igamma, igammac
@@ -63,7 +64,7 @@ __all__ = math_ops.__all__ + [
     # tf.nn's functions that TF also exports as tf.math.* (the same functions)
     "invert_permutation", "l2_normalize", "log_softmax", "softmax", "softplus", "softsign",
     "bincount", "confusion_matrix", "zero_fraction", "is_non_decreasing",
-    "is_strictly_increasing", "approx_max_k", "approx_min_k",
+    "is_strictly_increasing", "approx_max_k", "approx_min_k", "sobol_sample",
     "betainc", "igamma", "igammac", "bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e"]
 
 
