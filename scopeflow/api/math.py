@@ -5,7 +5,6 @@ from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.ops import math_ops
 from scopeflow.ops.array.layout_ops import invert_permutation
 from scopeflow.ops.math.approx_topk_ops import approx_max_k, approx_min_k
-from scopeflow.ops.math.sobol_ops import sobol_sample
 from scopeflow.ops.math.bessel_ops import bessel_i0, bessel_i0e, bessel_i1, bessel_i1e
 from scopeflow.ops.math.count_ops import bincount, confusion_matrix, zero_fraction
 from scopeflow.ops.math.gamma_ops import betainc, igamma, igammac
@@ -26,6 +25,7 @@ from scopeflow.ops.math.segment_ops import (
     unsorted_segment_sqrt_n,
 )
 from scopeflow.ops.math.sequence_ops import is_non_decreasing, is_strictly_increasing
+from scopeflow.ops.math.sobol_ops import sobol_sample
 from scopeflow.ops.math.special_ops import (
     divide_no_nan,
     erfcinv,
