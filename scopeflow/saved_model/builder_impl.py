@@ -26,7 +26,7 @@ from scopeflow.framework.graph import Operation, Tensor, get_default_graph
 from scopeflow.io import protos
 from scopeflow.io.atomic import atomic_file, atomic_write_bytes
 from scopeflow.io.protos import SaverDef
-from scopeflow.saved_model import constants
+from scopeflow.saved_model import constants, utils_impl
 from scopeflow.train.saver import Saver
 
 __all__ = ["SavedModelBuilder"]
@@ -104,6 +104,8 @@ class SavedModelBuilder:
         if tensor_info is None:
             raise AssertionError("All TensorInfo protos used in the SignatureDefs must have "
                                  "the name and dtype fields set.")
+        if utils_impl.is_composite(tensor_info):  # TF checks its components; kept as is
+            return
         if tensor_info.WhichOneof("encoding") is None:
             raise AssertionError(
                 f"Invalid `tensor_info`: {tensor_info}. All TensorInfo protos used in the "

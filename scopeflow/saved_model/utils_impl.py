@@ -17,7 +17,7 @@ from scopeflow.io.tensor_proto import shape_proto
 from scopeflow.ragged.ragged_tensor import RaggedTensor
 
 __all__ = ["build_tensor_info", "get_tensor_from_tensor_info", "build_tensor_info_from_op",
-           "get_element_from_tensor_info", "prepend_name_scope"]
+           "get_element_from_tensor_info", "prepend_name_scope", "is_composite"]
 
 
 def build_tensor_info(tensor):
@@ -93,8 +93,50 @@ def get_tensor_from_tensor_info(tensor_info, graph=None, import_scope=None):
         coo = tensor_info.coo_sparse
         return SparseTensor(tensor(coo.indices_tensor_name), tensor(coo.values_tensor_name),
                             tensor(coo.dense_shape_tensor_name))
+    if is_composite(tensor_info):
+        raise NotImplementedError(
+            "get_tensor_from_tensor_info: TensorInfo's composite_tensor encoding (a TF2 "
+            "RaggedTensor or other CompositeTensor) is not supported by scopeflow")
     raise ValueError(f"Invalid TensorInfo.encoding: {encoding}. Expected `coo_sparse`, "
                      "`composite_tensor`, or `name` for a dense tensor.")
+
+
+_COMPOSITE_TENSOR_FIELD = 5  # TensorInfo.composite_tensor, not in scopeflow's protos
+
+
+def is_composite(tensor_info) -> bool:
+    """Whether ``tensor_info`` (read from TF's bytes) uses the ``composite_tensor``
+    encoding: the runtime keeps that field as an unknown one, so its tag is looked for in
+    the message's top-level fields."""
+    return _COMPOSITE_TENSOR_FIELD in _field_numbers(tensor_info.SerializeToString())
+
+
+def _field_numbers(data: bytes) -> set:
+    """The field numbers at the top level of a serialized message."""
+    numbers, pos = set(), 0
+    while pos < len(data):
+        key, pos = _varint(data, pos)
+        numbers.add(key >> 3)
+        wire = key & 7
+        if wire == 0:
+            _, pos = _varint(data, pos)
+        elif wire == 2:
+            size, pos = _varint(data, pos)
+            pos += size
+        else:  # fixed64 (1) or fixed32 (5); TensorInfo has no groups
+            pos += 8 if wire == 1 else 4
+    return numbers
+
+
+def _varint(data: bytes, pos: int):
+    value = shift = 0
+    while True:
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return value, pos
+        shift += 7
 
 
 def get_element_from_tensor_info(tensor_info, graph=None, import_scope=None):

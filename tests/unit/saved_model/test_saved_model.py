@@ -403,10 +403,17 @@ def test_signature_protos_and_errors_match_tf(tmp_path, tf1):
                 call()
             except Exception as e:
                 errs.append([type(e).__name__, str(e)])
-        print(json.dumps([[s.SerializeToString(deterministic=True).hex() for s in sigs], errs]))
+        ragged = sm.build_tensor_info(tf.ragged.constant([[1], [2, 3]]))
+        print(json.dumps([[s.SerializeToString(deterministic=True).hex() for s in sigs], errs,
+                          ragged.SerializeToString().hex()]))
     """))
     assert ours == out[0]
     assert errs == out[1]
+    # TF's composite_tensor encoding is read (kept as an unknown field) and refused clearly.
+    ragged = protos.TensorInfo.FromString(bytes.fromhex(out[2]))
+    assert sm.utils_impl.is_composite(ragged)
+    with pytest.raises(NotImplementedError, match="composite_tensor encoding"):
+        sm.get_tensor_from_tensor_info(ragged)
 
 
 def test_legacy_init_op_and_init_op_signature(tmp_path):
