@@ -66,6 +66,7 @@ from scopeflow.ops.image.nms_ops import (
     non_max_suppression_overlaps,
     non_max_suppression_with_scores,
 )
+from scopeflow.ops.image.nms_padded_ops import non_max_suppression_padded
 from scopeflow.ops.image.patch_ops import extract_image_patches, extract_patches
 from scopeflow.ops.image.quality_ops import (
     image_gradients,
@@ -100,7 +101,8 @@ __all__ += ["adjust_gamma", "adjust_hue", "adjust_saturation", "hsv_to_rgb", "ra
             "extract_image_patches", "extract_patches", "decode_and_crop_jpeg",
             "extract_jpeg_shape", "is_jpeg", "resize_image_with_pad"]
 __all__ += ["sample_distorted_bounding_box", "generate_bounding_box_proposals",
-            "adjust_jpeg_quality", "random_jpeg_quality", "decode_webp"]
+            "adjust_jpeg_quality", "random_jpeg_quality", "decode_webp",
+            "non_max_suppression_padded"]
 
 
 def __getattr__(name):
