@@ -326,13 +326,30 @@ def test_tf_loads_scopeflow_saved_model(tmp_path, tf1):
         sub.mkdir()
         dirs[as_text] = str(sub / "model")
         _build_and_save(dirs[as_text], str(sub), as_text=as_text)
+    two = str(tmp_path / "two")  # two meta graphs, the first stripped and device-free
+    with tf.Graph().as_default() as g, tf.Session(graph=g) as sess:
+        with tf.device("/cpu:0"):
+            v = tf.Variable([1.0, 2.0], name="v")
+        tf.reduce_sum(v * 3.0, name="total")
+        sess.run(tf.global_variables_initializer())
+        builder = sm.Builder(two)
+        builder.add_meta_graph_and_variables(sess, ["a"], clear_devices=True,
+                                             strip_default_attrs=True)
+        builder.add_meta_graph(["b", "c"])
+        builder.save()
     out = tf1(_TF_RUN + textwrap.dedent(f"""
-        print(json.dumps([run({dirs[False]!r}), run({dirs[True]!r}),
-                          run({dirs[False]!r}, "imp")]))
+        totals = []
+        for tags in (["a"], ["c", "b"]):
+            with tf.Session(graph=tf.Graph()) as sess:
+                tf.saved_model.loader.load(sess, tags, {two!r})
+                totals.append(float(sess.run("total:0")))
+        print(json.dumps([[run({dirs[False]!r}), run({dirs[True]!r}),
+                           run({dirs[False]!r}, "imp")], totals]))
     """))
-    for y, scores, outputs, counter, vocab in out:
+    for y, scores, outputs, counter, vocab in out[0]:
         _check_values(np.array(y), np.array(scores), np.array(outputs), counter,
                       vocab.encode())
+    assert out[1] == [9.0, 9.0]
 
 
 def test_scopeflow_loads_tf_saved_model(tmp_path, tf1):
@@ -500,3 +517,26 @@ def test_asset_and_save_options_match_tf(tf1):
     assert ours == theirs[0]
     assert ours_defaults == theirs[1]
     assert names == theirs[2]
+
+
+def test_asset_basenames_are_deduplicated(tmp_path):
+    """Two different files of one basename get ``name`` and ``name_1`` in assets/; the same
+    file named twice is copied once (TF's get_asset_filename_to_add)."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "v.txt").write_text("first")
+    (tmp_path / "b" / "v.txt").write_text("second")
+    export_dir = str(tmp_path / "model")
+    with tf.Graph().as_default() as g, tf.Session(graph=g) as sess:
+        paths = [tf.constant(str(tmp_path / d / "v.txt"), name=f"p_{d}") for d in "aba"]
+        builder = sm.Builder(export_dir)
+        builder.add_meta_graph_and_variables(sess, ["serve"], assets_collection=paths)
+        builder.save()
+    assets = os.path.join(export_dir, "assets")
+    assert sorted(os.listdir(assets)) == ["v.txt", "v.txt_1"]
+    assert open(os.path.join(assets, "v.txt_1")).read() == "second"
+    meta = sm.loader_impl.parse_saved_model(export_dir).meta_graphs[0]
+    found = sm.loader_impl.get_asset_tensors(export_dir, meta, import_scope="s")
+    assert found == {"s/p_a:0": os.path.join(assets, "v.txt").encode(),
+                     "s/p_b:0": os.path.join(assets, "v.txt_1").encode(),
+                     "s/p_a_1:0": os.path.join(assets, "v.txt").encode()}
