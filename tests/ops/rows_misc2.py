@@ -128,6 +128,14 @@ ROWS += [
                     np.full(4, 0.4, np.float32)], [], id="LearnedUnigram-unique"),
 ]
 
+ROWS += [
+    # Sobol points 4..7 of the first three dimensions (TF 2.21 gives these)
+    OpCase("SobolSample", lambda tf: tf.math.sobol_sample(3, 4, skip=3),
+           lambda: np.array([[0.375, 0.375, 0.625], [0.875, 0.875, 0.125],
+                             [0.625, 0.125, 0.875], [0.125, 0.625, 0.375]], np.float32), [],
+           id="SobolSample"),
+]
+
 
 EXEMPT = {
     "Conv2DBackpropInputV2": "TF registers no CPU kernel: tests/unit/ops/nn/test_conv_nd.py "

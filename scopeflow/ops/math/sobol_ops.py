@@ -118,8 +118,7 @@ def _sobol_shape(dim, num_results, skip, *, dtype):
         if t.shape.ndims is not None and t.shape.ndims != 0:
             raise ValueError(f"Shape must be rank 0 but is rank {t.shape.ndims}")
     rows, cols = constant_value(num_results), constant_value(dim)
-    return TensorShape([None if rows is None else int(rows),
-                        None if cols is None else int(cols)])
+    return TensorShape([None if v is None or int(v) < 0 else int(v) for v in (rows, cols)])
 
 
 def _sobol_dtype(dim, num_results, skip, *, dtype):
