@@ -4,6 +4,10 @@ and the switch for traceback filtering."""
 
 from scopeflow.api.config import _state as _config_state
 from scopeflow.framework.api_fallback import missing_attribute
+from scopeflow.ops.logging.check_numerics_callback import (
+    disable_check_numerics,
+    enable_check_numerics,
+)
 from scopeflow.ops.logging.check_ops import *  # noqa: F403
 from scopeflow.ops.logging.check_ops import __all__ as _check_all
 from scopeflow.ops.logging.check_ops import assert_all_finite
@@ -18,7 +22,8 @@ from scopeflow.platform.traceback_filtering import (
 )
 
 __all__ = [*_check_all, "Assert", "assert_all_finite", "assert_shapes", "is_finite", "is_inf",
-           "is_nan", "is_non_decreasing", "is_strictly_increasing",
+           "is_nan", "enable_check_numerics", "disable_check_numerics", "is_non_decreasing",
+           "is_strictly_increasing",
            "disable_traceback_filtering", "enable_traceback_filtering",
            "is_traceback_filtering_enabled", "get_log_device_placement",
            "set_log_device_placement"]

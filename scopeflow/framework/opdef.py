@@ -7,6 +7,7 @@ autodiff, graph export, ``describe(op_type)`` and the registry-driven op tests.
 from __future__ import annotations
 
 import inspect
+import weakref
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -66,6 +67,28 @@ def ref(name: str) -> str:
     """``input_names=(ref("ref"), "value")``: the input takes a variable reference, not its
     value (TF's ``Ref(T)``); the kernel gets the variable's key."""
     return _RefName(name)
+
+
+# Functions ``callback(op, outputs) -> outputs or None`` called for each op created; what
+# one returns is what the builder gives back (``bind``, ``outputs_of``): TF's op callbacks,
+# as tf.debugging.enable_check_numerics installs one. Empty (the default): nothing runs.
+OP_CALLBACKS: list = []
+_REPLACED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # op -> its outputs
+
+
+def _run_op_callbacks(op):
+    outs = op._outputs
+    for callback in list(OP_CALLBACKS):
+        replaced = callback(op, outs)
+        if replaced is not None:
+            outs = tuple(replaced)
+    if outs is not op._outputs:
+        _REPLACED[op] = outs
+
+
+def outputs_of(op) -> tuple:
+    """The outputs a builder returns for ``op``: its own, or what an op callback gave."""
+    return _REPLACED.pop(op, op._outputs) if _REPLACED else op._outputs
 
 
 class OpDef:
@@ -141,7 +164,7 @@ class OpDef:
     def bind(self, *inputs, name=None, **attrs):
         """Adds an op of this type; returns its output (or tuple of outputs, or the op)."""
         op = self.create(inputs, attrs, name)
-        outs = op._outputs
+        outs = outputs_of(op)
         if len(outs) == 1:
             return outs[0]
         return outs if outs else op
@@ -203,7 +226,10 @@ class OpDef:
         if len(shapes_out) != len(dtypes_out):
             raise AssertionError(f"{self.type}: shape rule gave {len(shapes_out)} outputs, "
                                  f"dtype rule {len(dtypes_out)}")
-        return graph._create_op(self, tensors, attrs, dtypes_out, shapes_out, name)
+        op = graph._create_op(self, tensors, attrs, dtypes_out, shapes_out, name)
+        if OP_CALLBACKS:
+            _run_op_callbacks(op)
+        return op
 
     def _full_attrs(self, attrs):
         unknown = set(attrs) - set(self.attrs)

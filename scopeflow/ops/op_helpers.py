@@ -15,7 +15,7 @@ import numpy as np
 
 from scopeflow.framework import dtypes, errors
 from scopeflow.framework.graph import Tensor, _graph_of, convert_to_tensor, name_scope
-from scopeflow.framework.opdef import DTypeMismatch, check_dtype
+from scopeflow.framework.opdef import DTypeMismatch, check_dtype, outputs_of
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops import constant_op
@@ -234,7 +234,7 @@ def _apply(op_def, inputs, name=None, hinted=None, **attrs):
     """
     inputs = list(inputs)
     if all(type(x) is Tensor for x in inputs):
-        return op_def.create(inputs, attrs, name)._outputs[0]
+        return outputs_of(op_def.create(inputs, attrs, name))[0]
     hinted = builtins.range(len(inputs)) if hinted is None else hinted
     graph = _graph_of(inputs)
     with graph.as_default(), graph.name_scope(name or op_def.type) as scope:
@@ -249,7 +249,7 @@ def _apply(op_def, inputs, name=None, hinted=None, **attrs):
                 if hint is None and i in hinted:
                     hint = t.dtype.base_dtype
                 tensors[i] = t
-        return op_def.create(tensors, attrs, scope)._outputs[0]
+        return outputs_of(op_def.create(tensors, attrs, scope))[0]
 
 
 def _same_dtype_in(allowed, what="x"):
