@@ -37,8 +37,15 @@ from scopeflow.ops.random.stateless_random_ops import (
 from scopeflow.ops.random.truncated_normal_ops import (
     stateless_parameterized_truncated_normal,
 )
+from scopeflow.state.random_generator import (
+    Generator,
+    create_rng_state,
+    get_global_generator,
+    set_global_generator,
+)
 
-__all__ = ["normal", "uniform", "truncated_normal", "shuffle", "set_random_seed", "get_seed",
+__all__ = ["Generator", "create_rng_state", "get_global_generator", "set_global_generator",
+           "normal", "uniform", "truncated_normal", "shuffle", "set_random_seed", "get_seed",
            "categorical", "multinomial", "Algorithm", "fold_in", "split", "stateless_uniform",
            "stateless_normal", "stateless_truncated_normal", "stateless_categorical",
            "stateless_multinomial", "gamma", "poisson", "stateless_gamma", "stateless_poisson",
