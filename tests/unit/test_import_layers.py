@@ -56,8 +56,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("runtime", ("scopeflow.runtime",)),
     ("summary", ("scopeflow.summary",)),
     ("train", ("scopeflow.train",)),
-    # MNIST, data-parallel training, and TF's tools that programs import as modules.
-    ("datasets", ("scopeflow.datasets", "scopeflow.distributed", "scopeflow.tools")),
+    # MNIST, data-parallel training, and TF's tools that programs import as modules (tfprof's
+    # model analysis, tf.profiler, among them).
+    ("datasets", ("scopeflow.datasets", "scopeflow.distributed", "scopeflow.tools",
+                  "scopeflow.profiler")),
     # SavedModels: the builder and loader drive Savers, meta graph export and sessions.
     ("saved_model", ("scopeflow.saved_model",)),
     # The TF1 namespaces (tf.test's helpers among them: they run sessions and gradients), and
