@@ -72,6 +72,13 @@ SCENARIO = textwrap.dedent('''
     with tf.GradientTape() as t11:
         out["stop_rec_err"] = "entered"
     out["stop_rec_err"] = err(lambda: t11.stop_recording().__enter__())
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            cube = x * x * x
+        first = inner.gradient(cube, x)
+    fetch["second_order"] = [first, outer.gradient(first, x)]
     def f(a, b):
         return tf.sin(a) * b + a * a
     rf = tf.recompute_grad(f)
