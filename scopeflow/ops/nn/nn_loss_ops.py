@@ -248,8 +248,10 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
         if gr == 2:
             cost, _ = sparse_xent_op.bind(logits, labels, name=name)
             return cost
-        depth = logits.shape.as_list()[-1] if gr is not None and logits.shape[-1] is not None \
-            else array_ops.shape(logits)[-1]
+        # An unknown class count (or rank) is read from the run-time shape.
+        depth = logits.shape.as_list()[-1] if gr is not None else None
+        if depth is None:
+            depth = array_ops.shape(logits)[-1]
         flat_logits = array_ops.reshape(logits, [-1, depth] if isinstance(depth, int)
                                         else array_ops.stack([-1, depth]))
         cost, _ = sparse_xent_op.bind(flat_logits, array_ops.reshape(labels, [-1]), name=name)
