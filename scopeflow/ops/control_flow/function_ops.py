@@ -58,9 +58,20 @@ class Function:
     input_signature = property(lambda self: self._input_signature)
 
     def __call__(self, *args, **kwargs):
+        return self._call(None, args, kwargs)
+
+    def __get__(self, instance, owner):
+        """A decorated method: ``self`` is bound, and not part of ``input_signature``."""
+        if instance is None:
+            return self
+        return lambda *args, **kwargs: self._call(instance, args, kwargs)
+
+    def _call(self, instance, args, kwargs=None):
         if self._input_signature is not None:
             args = self._conform(args, kwargs)
             kwargs = {}
+        if instance is not None:
+            args = (instance, *args)
         return self._python_function(*args, **kwargs)
 
     def _conform(self, args, kwargs):

@@ -27,6 +27,15 @@ SCENARIO = textwrap.dedent('''
         fs(tf.constant([[1.0]]))
     except TypeError as e:
         out["fs_err"] = str(e)
+    class Scale(tf.Module):
+        def __init__(self):
+            super().__init__()
+            with self.name_scope:
+                self.w = tf.Variable(2.0, name="w")
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+        def __call__(self, v):
+            return v * self.w
+    fetch["method"] = Scale()([1.0, 2.0])
     def g(a):
         return a * 2.0, a + 1.0
     wf = tf.wrap_function(g, [tf.TensorSpec([3], tf.float32)])
@@ -51,6 +60,7 @@ SCENARIO = textwrap.dedent('''
     fetch["vm"] = vm
     fetch["vm_grad"] = tf.gradients(vm["capture"], e)[0]
     with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
         vals = sess.run(fetch, {p: np.arange(12.0).reshape(4, 3)})
     out["values"] = json.loads(json.dumps(vals, default=lambda a: np.asarray(a).tolist()))
 ''')
