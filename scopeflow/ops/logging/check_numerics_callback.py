@@ -1,9 +1,10 @@
 """``tf.debugging.enable_check_numerics`` / ``disable_check_numerics`` in TF1 graph mode,
 and the ``CheckNumericsV2`` op they add.
 
-While enabled, every op a builder creates afterwards (``OpDef.bind``; TF's op callbacks)
-that has floating-point outputs gets one ``CheckNumericsV2`` per such output, and the
-builder returns the checked tensors, so the ops built on them depend on the checks: a run
+While enabled, every op created afterwards (``OpDef.create``; TF's op callbacks) that has
+floating-point outputs gets one ``CheckNumericsV2`` per such output, and the builder
+returns the checked tensors (builders that return through ``OpDef.bind`` or ``outputs_of``,
+nearly all), so the ops built on them depend on the checks: a run
 that computes an Inf or NaN fails at the first op that made it, with TF's message (the op
 type, output slot, dtype, static shape, inputs, and where the op was created). As in TF: a
 placeholder's output is returned unchanged and the ops that consume it get a control
