@@ -33,8 +33,8 @@ _log = logging.getLogger("scopeflow")
 def parse_saved_model(export_dir):
     """The ``SavedModel`` proto in ``export_dir`` (``saved_model.pb``, else ``.pbtxt``).
 
-    A damaged file raises OSError "Cannot parse file ...", as TF's loader does, rather than
-    protobuf's DecodeError."""
+    A damaged file raises OSError "Cannot parse file b'...': ...", TF's loader's message
+    (the path as the bytes TF joins it as), rather than protobuf's DecodeError."""
     export_dir = os.fspath(export_dir)
     path_pb = os.path.join(export_dir, constants.SAVED_MODEL_FILENAME_PB)
     path_pbtxt = os.path.join(export_dir, constants.SAVED_MODEL_FILENAME_PBTXT)
@@ -45,7 +45,7 @@ def parse_saved_model(export_dir):
         try:
             saved_model.ParseFromString(data)
         except message.DecodeError as e:
-            raise OSError(f"Cannot parse file {path_pb}: {e}.") from None
+            raise OSError(f"Cannot parse file {path_pb.encode()!r}: {e}.") from None
     elif os.path.exists(path_pbtxt):
         with open(path_pbtxt, "rb") as f:
             data = f.read()
@@ -54,7 +54,7 @@ def parse_saved_model(export_dir):
             text_format.Parse(data.decode("utf-8"), saved_model, allow_unknown_field=True,
                               descriptor_pool=protos.POOL)
         except (text_format.ParseError, UnicodeDecodeError) as e:
-            raise OSError(f"Cannot parse file {path_pbtxt}: {e}.") from None
+            raise OSError(f"Cannot parse file {path_pbtxt.encode()!r}: {e}.") from None
     else:
         raise OSError(f"SavedModel file does not exist at: {export_dir}{os.path.sep}"
                       f"{{{constants.SAVED_MODEL_FILENAME_PBTXT}|"

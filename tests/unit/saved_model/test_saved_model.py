@@ -212,7 +212,7 @@ def test_loader_errors(tmp_path):
     shutil.copytree(TF_MODEL, damaged)
     data = (damaged / "saved_model.pb").read_bytes()
     (damaged / "saved_model.pb").write_bytes(data[:len(data) // 2])
-    with pytest.raises(OSError, match=r"Cannot parse file .*saved_model.pb: "):
+    with pytest.raises(OSError, match=r"Cannot parse file b'.*saved_model.pb': Error parsing"):
         sm.load(None, ["serve"], str(damaged))
     assert sm.maybe_saved_model_directory(str(damaged))
     assert not sm.loader.maybe_saved_model_directory(str(tmp_path))
@@ -389,11 +389,16 @@ def test_signature_protos_and_errors_match_tf(tmp_path, tf1):
         builder = sm.Builder(str(tmp_path / "m"))
         builder.add_meta_graph_and_variables(sess, ["serve"])
         builder.save()
+    damaged = tmp_path / "damaged"
+    shutil.copytree(TF_MODEL, damaged)
+    data = (damaged / "saved_model.pb").read_bytes()
+    (damaged / "saved_model.pb").write_bytes(data[:len(data) // 2])
     with tf.Graph().as_default() as g, tf.Session(graph=g) as sess:
         errs = []
         for call in (lambda: sm.load(sess, ["serve", "gpu"], str(tmp_path / "m")),
                      lambda: sm.load(sess, ["serve"], str(tmp_path / "none")),
-                     lambda: sm.Builder(str(tmp_path / "m"))):
+                     lambda: sm.Builder(str(tmp_path / "m")),
+                     lambda: sm.load(sess, ["serve"], str(damaged))):
             with pytest.raises(Exception) as info:
                 call()
             errs.append([type(info.value).__name__, str(info.value)])
@@ -415,7 +420,8 @@ def test_signature_protos_and_errors_match_tf(tmp_path, tf1):
         errs = []
         for call in (lambda: sm.load(tf.Session(), ["serve", "gpu"], {str(tmp_path / "m")!r}),
                      lambda: sm.load(tf.Session(), ["serve"], {str(tmp_path / "none")!r}),
-                     lambda: sm.Builder({str(tmp_path / "m")!r})):
+                     lambda: sm.Builder({str(tmp_path / "m")!r}),
+                     lambda: sm.load(tf.Session(), ["serve"], {str(damaged)!r})):
             try:
                 call()
             except Exception as e:
