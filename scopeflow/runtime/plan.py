@@ -152,7 +152,7 @@ def compile_plan(fetch_tensors, target_ops, feed_tensors, state, passes=None,
     run_passes(PASSES if passes is None else passes, ir)
     fn, source, line_to_op, variable_readers = PlanWriter(
         ir, list(feed_tensors), state, inner=context is not None).write()
-    feed_checks = [(t, dtypes.storage_dtype(t.dtype), t.shape.as_tuple())
+    feed_checks = [(t, dtypes.storage_dtype(t.dtype).type, t.shape.as_tuple())
                    for t in feed_tensors]
     variable_ops = [op for op in ops if is_variable_op(op)]
     return Plan(fn, ops, list(feed_tensors), feed_checks, line_to_op, variable_ops, source,
