@@ -128,7 +128,7 @@ from scopeflow.ops.strings.string_ops import string_strip
 
 dtypes.as_string = as_string  # tf.dtypes.as_string: TF exports AsString there too
 dtypes.cast, dtypes.complex, dtypes.saturate_cast = cast, complex, saturate_cast  # noqa: F405
-from scopeflow.ops.array.bitcast_ops import bitcast, guarantee_const  # noqa: E402
+from scopeflow.ops.array.bitcast_ops import bitcast, check_pinned, guarantee_const  # noqa: E402
 from scopeflow.ops.array.indexing_ops import batch_gather  # noqa: E402
 from scopeflow.ops.logging.timestamp_ops import timestamp  # noqa: E402
 from scopeflow.ops.control_flow.cond_ops import switch_case  # noqa: E402

@@ -1,8 +1,11 @@
 """``Bitcast`` (``tf.bitcast``: the same bytes read as another dtype) and
 ``GuaranteeConst`` (``tf.guarantee_const``: an identity that promises its input is constant
-across runs; TF's grappler may fold it, scopeflow's plans run it as the identity).
+across runs; TF's grappler may fold it, scopeflow's plans run it as the identity) and
+``CheckPinned`` (``tf.check_pinned``: an identity that checks its input lives in pinned
+host memory — which a CPU-only runtime never has, so it fails at run time with TF's
+"not pinned", as TF's CPU kernel does).
 
-TF registers no gradient for either: a gradient reaching one raises ``LookupError``.
+TF registers no gradient for any of them: a gradient reaching one raises ``LookupError``.
 """
 
 from __future__ import annotations
@@ -11,10 +14,11 @@ import numpy as np
 
 from scopeflow.framework import dtypes
 from scopeflow.framework.errors import InvalidArgumentError
+from scopeflow.framework.graph import convert_to_tensor
 from scopeflow.framework.opdef import NO_GRADIENT, OpDef, first_dtype, same_shape
 from scopeflow.framework.tensor_shape import TensorShape
 
-__all__ = ["bitcast", "guarantee_const"]
+__all__ = ["bitcast", "check_pinned", "guarantee_const"]
 
 _BITCASTABLE = {dtypes.float16, dtypes.float32, dtypes.float64, dtypes.int8, dtypes.int16,
                 dtypes.int32, dtypes.int64, dtypes.uint8, dtypes.uint16, dtypes.uint32,
@@ -100,3 +104,19 @@ guarantee_const_op = OpDef("GuaranteeConst", shape=same_shape, dtype=first_dtype
 def guarantee_const(input, name=None):  # noqa: A002
     """``input`` unchanged, marked as constant across runs."""
     return guarantee_const_op.bind(input, name=name or "GuaranteeConst")
+
+
+def _check_pinned_kernel(x, *, T):
+    raise InvalidArgumentError(None, None, "not pinned")
+
+
+check_pinned_op = OpDef("CheckPinned", shape=same_shape, dtype=first_dtype,
+                        kernel=_check_pinned_kernel, attrs={"T": None}, grad=NO_GRADIENT,
+                        input_names=("tensor",))
+
+
+def check_pinned(tensor, name=None):
+    """``tensor``, checked to be in pinned (page-locked, GPU-visible) host memory; a CPU-only
+    runtime has none, so the run fails with "not pinned" as TF's CPU kernel does."""
+    tensor = convert_to_tensor(tensor)
+    return check_pinned_op.bind(tensor, T=tensor.dtype.base_dtype, name=name or "CheckPinned")
