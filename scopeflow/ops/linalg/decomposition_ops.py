@@ -89,8 +89,16 @@ def _slogdet_dtype(t):
 
 
 def _slogdet_kernel(x):
-    sign, logabs = lapack_call(np.linalg.slogdet, x)
-    return np.asarray(sign, x.dtype), np.asarray(logabs, x.dtype)
+    """A NaN pivot makes TF's sign NaN too (the product of the pivots' phases), where
+    LAPACK's keeps ±1."""
+    with np.errstate(invalid="ignore"):
+        sign, logabs = lapack_call(np.linalg.slogdet, x)
+    sign, logabs = np.asarray(sign, x.dtype), np.asarray(logabs, x.dtype)
+    nan = np.isnan(logabs)
+    if nan.any():
+        sign = np.where(nan, np.asarray(complex(np.nan, np.nan) if sign.dtype.kind == "c"
+                                        else np.nan, sign.dtype), sign)
+    return sign, logabs
 
 
 slogdet_op = OpDef("LogMatrixDeterminant", shape=_slogdet_shape, dtype=_slogdet_dtype,

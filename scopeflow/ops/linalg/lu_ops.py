@@ -28,7 +28,7 @@ from scopeflow.ops.linalg.diag_ops import (
     square_shape,
 )
 from scopeflow.ops.linalg.matrix_function_ops import eye
-from scopeflow.ops.linalg.solve_ops import matrix_triangular_solve
+from scopeflow.ops.linalg.solve_ops import eigen_lu, lu_invertible, matrix_triangular_solve
 from scopeflow.ops.math.matmul_ops import matmul
 from scopeflow.ops.math.reduction_ops import ones, reduce_prod
 from scopeflow.ops.op_helpers import _same_dtype_in
@@ -56,22 +56,13 @@ def _lu_dtype(t, *, output_idx_type):
 
 
 def _lu_kernel(x, *, output_idx_type):
+    """Eigen's PartialPivLU (TF's kernel), with TF's check that no pivot is zero (or a
+    leading NaN)."""
     n = x.shape[-1]
     work_dtype = np.float32 if x.dtype == np.float16 else x.dtype
-    a = x.reshape((-1, n, n)).astype(work_dtype, copy=True)
-    batch = a.shape[0]
-    perm = np.tile(np.arange(n), (batch, 1))
-    rows = np.arange(batch)
-    for k in range(n):
-        pivot = k + np.argmax(np.abs(a[:, k:, k]), axis=1)
-        if np.any(a[rows, pivot, k] == 0):
-            raise errors.InvalidArgumentError(None, None, "Input is not invertible.")
-        row_k, row_p = a[:, k, :].copy(), a[rows, pivot, :].copy()
-        a[:, k, :], a[rows, pivot, :] = row_p, row_k
-        idx_k, idx_p = perm[:, k].copy(), perm[rows, pivot].copy()
-        perm[:, k], perm[rows, pivot] = idx_p, idx_k
-        a[:, k + 1:, k] /= a[:, k:k + 1, k]
-        a[:, k + 1:, k + 1:] -= a[:, k + 1:, k:k + 1] * a[:, k:k + 1, k + 1:]
+    a, perm = eigen_lu(x.reshape((-1, n, n)).astype(work_dtype, copy=True))
+    if not lu_invertible(a).all():
+        raise errors.InvalidArgumentError(None, None, "Input is not invertible.")
     idx = dtypes.as_dtype(output_idx_type).as_numpy_dtype
     return (a.astype(x.dtype, copy=False).reshape(x.shape),
             perm.astype(idx).reshape(x.shape[:-1]))

@@ -31,7 +31,7 @@ from scopeflow.ops.linalg.diag_ops import (
     matrix_transpose,
     square_shape,
 )
-from scopeflow.ops.linalg.solve_ops import lapack_call, matrix_solve
+from scopeflow.ops.linalg.solve_ops import lapack_call, matrix_solve, nan_where, nonfinite_matrices
 from scopeflow.ops.math.arithmetic_ops import add, cast, less, multiply, negative, truediv
 from scopeflow.ops.math.elementwise_ops import abs as abs_
 from scopeflow.ops.math.elementwise_ops import floor, is_finite, log
@@ -112,6 +112,10 @@ def _apply_to_eigenvalues(x, fn):
     eigenvalue has no real principal square root)."""
     if x.shape[-1] == 0 or x.size == 0:
         return np.zeros_like(x)
+    bad = nonfinite_matrices(x)
+    if bad is not None:  # TF's Eigen kernels give all-NaN; LAPACK's eig would raise
+        clean = np.where(bad[..., None, None], np.zeros((), x.dtype), x)
+        return nan_where(bad, _apply_to_eigenvalues(clean, fn))[0]
     work = x.astype(np.complex128)
     w, v = np.linalg.eig(work)
     inner = v * fn(w)[..., None, :]

@@ -26,7 +26,8 @@ from scopeflow.ops.math.matmul_ops import matmul
 from scopeflow.ops.op_helpers import _same_dtype_in
 
 __all__ = ["matrix_inverse", "matrix_solve", "matrix_triangular_solve", "cholesky_solve",
-           "lapack_call", "adjoint_np"]
+           "lapack_call", "adjoint_np", "nonfinite_matrices", "nan_where",
+           "eigen_lu", "lu_invertible"]
 
 
 def adjoint_np(x):
@@ -46,6 +47,75 @@ def lapack_call(fn, x, *args):
     return out.astype(np.float16)
 
 
+def nonfinite_matrices(x):
+    """A mask over ``x``'s batch of the innermost matrices holding a NaN or Inf, or ``None``
+    when all are finite (the common case, one cheap pass). TF's Eigen kernels run on such
+    matrices and give NaN where LAPACK (NumPy) raises."""
+    finite = np.isfinite(x)
+    if finite.all():
+        return None
+    return ~finite.all(axis=(-2, -1))
+
+
+def nan_where(mask, *outs):
+    """``outs`` with the batch entries under ``mask`` set to NaN (each output keeps its
+    dtype; batch dims lead every output)."""
+    result = []
+    for o in outs:
+        o = np.array(o, copy=True)
+        o[mask] = complex(np.nan, np.nan) if o.dtype.kind == "c" else np.nan
+        result.append(o)
+    return result
+
+
+def eigen_lu(a):
+    """Partial-pivot LU of a ``(batch, n, n)`` array in place, pivoting as Eigen's
+    PartialPivLU (TF's kernels): the largest ``|entry|`` of the column, where a NaN first
+    entry stays the pivot and a later NaN is never picked (Eigen compares with ``>``).
+    Returns ``(a, perm)``; a zero pivot divides by zero (the caller checks the pivots)."""
+    batch, n = a.shape[0], a.shape[-1]
+    perm = np.tile(np.arange(n), (batch, 1))
+    rows = np.arange(batch)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for k in range(n):
+            mag = np.abs(a[:, k:, k])
+            nan = np.isnan(mag)
+            pivot = k + np.where(nan[:, 0], 0, np.argmax(np.where(nan, -np.inf, mag), axis=1))
+            row_k, row_p = a[:, k, :].copy(), a[rows, pivot, :].copy()
+            a[:, k, :], a[rows, pivot, :] = row_p, row_k
+            idx_k, idx_p = perm[:, k].copy(), perm[rows, pivot].copy()
+            perm[:, k], perm[rows, pivot] = idx_p, idx_k
+            a[:, k + 1:, k] /= a[:, k:k + 1, k]
+            a[:, k + 1:, k + 1:] -= a[:, k + 1:, k:k + 1] * a[:, k:k + 1, k + 1:]
+    return a, perm
+
+
+def lu_invertible(lu):
+    """TF's invertibility check on LU factors ``(batch, n, n)``: Eigen's ``minCoeff`` of the
+    pivots' magnitudes is ``> 0`` (a NaN first pivot sticks, later NaNs are skipped)."""
+    mag = np.abs(np.diagonal(lu, axis1=-2, axis2=-1))
+    if mag.shape[-1] == 0:
+        return np.ones(mag.shape[:-1], bool)
+    later = np.where(np.isnan(mag[:, 1:]), np.inf, mag[:, 1:])
+    return (mag[:, 0] > 0) & (later > 0).all(axis=-1)
+
+
+def _nonfinite_lapack(fn, x, message, *args):
+    """``fn(x, *args)`` for an ``x`` holding NaN/Inf, as TF's Eigen kernels: an
+    ``InvalidArgumentError`` where the LU pivots fail TF's check, all-NaN results for the
+    matrices holding a NaN (Eigen's solve spreads it), LAPACK's values for the rest."""
+    flat = x.reshape((-1,) + x.shape[-2:])
+    work = flat.astype(np.float32 if x.dtype == np.float16 else x.dtype, copy=True)
+    if not lu_invertible(eigen_lu(work)[0]).all():
+        raise errors.InvalidArgumentError(None, None, message)
+    with np.errstate(all="ignore"):
+        try:
+            out = lapack_call(fn, x, *args)
+        except np.linalg.LinAlgError:
+            raise errors.InvalidArgumentError(None, None, message) from None
+    return nan_where(np.isnan(x).any(axis=(-2, -1)), out)[0]
+
+
 def _square_batch_shape(s):
     parts = square_shape(s)
     return TensorShape(None) if parts is None else TensorShape(parts[0] + (parts[1],) * 2)
@@ -59,6 +129,8 @@ def _inverse_shape(x, *, adjoint):
 def _inverse_kernel(x, *, adjoint):
     if adjoint:
         x = adjoint_np(x)
+    if nonfinite_matrices(x) is not None:
+        return _nonfinite_lapack(np.linalg.inv, x, "Input is not invertible.")
     try:
         return lapack_call(np.linalg.inv, x)
     except np.linalg.LinAlgError:
@@ -111,6 +183,8 @@ def _matrix_solve_kernel(matrix, rhs, *, adjoint):
                         f"rows, got {matrix.shape[-1]} != {rhs.shape[-2]}")
     if adjoint:
         matrix = adjoint_np(matrix)
+    if nonfinite_matrices(matrix) is not None:
+        return _nonfinite_lapack(np.linalg.solve, matrix, "Input matrix is not invertible.", rhs)
     try:
         return lapack_call(np.linalg.solve, matrix, rhs)
     except np.linalg.LinAlgError:

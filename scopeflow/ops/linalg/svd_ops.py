@@ -25,7 +25,7 @@ from scopeflow.ops.linalg.diag_ops import (
     matrix_shape,
     matrix_transpose,
 )
-from scopeflow.ops.linalg.solve_ops import adjoint_np
+from scopeflow.ops.linalg.solve_ops import adjoint_np, nan_where, nonfinite_matrices
 from scopeflow.ops.math.arithmetic_ops import add, cast, greater, multiply, subtract, truediv
 from scopeflow.ops.math.elementwise_ops import reciprocal, square
 from scopeflow.ops.math.matmul_ops import matmul
@@ -57,6 +57,19 @@ def _svd_dtype(t, **attrs):
 
 
 def _svd_kernel(x, *, compute_uv, full_matrices):
+    """A matrix holding NaN/Inf gives all-NaN ``s``, ``u``, ``v`` (TF's Eigen SVD); LAPACK
+    would fail to converge, so such matrices are decomposed as zeros and then masked."""
+    bad = nonfinite_matrices(x)
+    if bad is None:
+        return _svd_finite(x, compute_uv=compute_uv, full_matrices=full_matrices)
+    work = np.where(bad[..., None, None], np.zeros((), x.dtype), x)
+    s, u, v = _svd_finite(work, compute_uv=compute_uv, full_matrices=full_matrices)
+    if not compute_uv:
+        return nan_where(bad, s)[0], u, v
+    return tuple(nan_where(bad, s, u, v))
+
+
+def _svd_finite(x, *, compute_uv, full_matrices):
     work = x.astype(np.float32) if x.dtype == np.float16 else x
     if not compute_uv:
         s = np.linalg.svd(work, compute_uv=False) if work.size else \
