@@ -17,7 +17,7 @@ import numpy as np
 from scopeflow.framework import dtypes
 from scopeflow.framework.errors import InternalError, InvalidArgumentError
 from scopeflow.framework.graph import Tensor, colocate_with, device
-from scopeflow.framework.opdef import NO_GRADIENT, OpDef, scalar_shape, unknown_shape_rule
+from scopeflow.framework.opdef import OpDef, scalar_shape, unknown_shape_rule
 from scopeflow.ops.array.shape_ops import placeholder
 
 __all__ = ["get_session_handle", "get_session_tensor", "delete_session_tensor",
@@ -109,7 +109,7 @@ def _get_session_tensor_kernel(ctx, handle, *, dtype):
 
 get_session_tensor_op = OpDef("GetSessionTensor", shape=unknown_shape_rule,
                               dtype=_session_tensor_dtype, kernel=_get_session_tensor_kernel,
-                              attrs={"dtype": None}, stateful=True, grad=NO_GRADIENT,
+                              attrs={"dtype": None}, stateful=True, grad=None,
                               input_names=("handle",))
 
 
@@ -140,7 +140,7 @@ def _delete_session_tensor_kernel(ctx, handle):
 
 delete_session_tensor_op = OpDef("DeleteSessionTensor", shape=_no_outputs, dtype=_no_dtypes,
                                  kernel=_delete_session_tensor_kernel, num_outputs=0,
-                                 stateful=True, grad=NO_GRADIENT, input_names=("handle",))
+                                 stateful=True, grad=None, input_names=("handle",))
 
 
 def delete_session_tensor(handle, name=None):
