@@ -17,6 +17,7 @@ from scopeflow.io import protos
 
 ROOT = "_TFProfRoot"
 SCOPE_PARENT = "_kTFScopeParent"
+GRAPH_PARENT = "_TFGraphParent"
 
 SHOWN = ("bytes", "micros", "params", "float_ops", "tensor_value", "device", "op_types",
          "occurrence", "input_shapes", "accelerator_micros", "cpu_micros", "peak_bytes",
@@ -191,9 +192,9 @@ class GraphNode:
         return shapes
 
 
-def scope_parent(name, nodes_map):
+def scope_parent(name, nodes_map, op=SCOPE_PARENT):
     """A node for a name scope with no op of its own (TF's CreateParentNode)."""
-    node_def = protos.NodeDef(name=name, op=SCOPE_PARENT)
+    node_def = protos.NodeDef(name=name, op=op)
     return GraphNode(node_def, nodes_map)
 
 

@@ -1,4 +1,4 @@
-"""tfprof's views over the graph: 'scope' (name-scope tree) and 'op' (op types), and the report.
+"""tfprof's views: 'scope' (name-scope tree), 'graph' (input tree), 'op' (op types); the report.
 
 ``TFStats`` is TF's profiler state: the graph's nodes with their op log; ``show`` prints TF's
 report (the "Options" block, "Doc", "Profile", "End of Report") and returns the proto.
@@ -11,6 +11,7 @@ import sys
 from scopeflow.io import protos
 from scopeflow.profiler import _tfprof_show as show
 from scopeflow.profiler._tfprof_nodes import (
+    GRAPH_PARENT,
     ROOT,
     Options,
     build_graph_nodes,
@@ -128,15 +129,8 @@ class ScopeView:
             if not visible:
                 shown.extend(children)
                 continue
-            node.show_children = []
-            if opts.account_displayed_op_only:
-                node.reset_total_stats()
-                node.add_self_to_total_stats()
-            for child in show.sort_nodes(children, opts):
-                node.show_children.append(child)
-                if opts.account_displayed_op_only:
-                    node.aggregate_total_stats(child)
-            node.formatted_str = "{}{}\n".format(" " * last_ident, show.format_node(node, opts))
+            _attach_shown(node, children, opts)
+            node.formatted_str = f"{' ' * last_ident}{show.format_node(node, opts)}\n"
             shown.append(node)
         return shown
 
@@ -157,6 +151,101 @@ def _format(nodes, text, proto):
         child = proto.children.add()
         child.MergeFrom(node.proto)
         _format(node.show_children, text, child)
+
+
+class GraphView:
+    """TF's TFGraph: each node's children are its inputs; roots feed no other node."""
+
+    def __init__(self, nodes):
+        self.nodes_map = {name: show.ShowNode(node) for name, node in sorted(nodes.items())}
+        fed = set()
+        for node in self.nodes_map.values():
+            for _, src in sorted(node.node.inputs.items()):
+                fed.add(src)
+                if src in self.nodes_map:
+                    node.children.append(self.nodes_map[src])
+        self.root = show.ShowNode(scope_parent(ROOT, nodes, GRAPH_PARENT))
+        self.root.children = [n for name, n in self.nodes_map.items() if name not in fed]
+
+    def show(self, opts):
+        root = self.root
+        root.reset_total_stats()
+        root.show_children = []
+        roots = self._account(root.children, opts, set())
+        for node in roots:
+            root.aggregate_total_stats(node)
+        if opts.start_name_regexes != [".*"]:
+            roots = _search_graph_root(roots, opts.start_name_regexes, set())
+        root.show_children = list(roots)
+        root = self._print_graph([root], opts, 1, 0, set())[0]
+        text = [show.format_legend(opts) + root.formatted_str]
+        _format(root.show_children, text, root.proto)
+        return "".join(text), root.proto
+
+    def _account(self, roots, opts, visits):
+        accounted = []
+        for node in roots:
+            if node.name in visits:
+                continue
+            visits.add(node.name)
+            children = self._account(node.children, opts, visits)
+            node.account = show.re_account(node, opts)
+            if not node.account:
+                accounted.extend(children)
+                continue
+            node.show_children = []
+            node.reset_total_stats()
+            node.add_self_to_total_stats()
+            for child in children:
+                node.aggregate_total_stats(child)
+                node.show_children.append(child)
+            accounted.append(node)
+        return accounted
+
+    def _print_graph(self, roots, opts, depth, last_ident, visits):
+        shown = []
+        for node in roots:
+            if node.name in visits:
+                continue
+            visits.add(node.name)
+            visible = show.should_show(node, opts, depth)
+            indent = last_ident + 2 if visible else last_ident
+            children = []
+            if not show.should_trim(node, opts.trim_name_regexes) and depth <= opts.max_depth:
+                children = self._print_graph(node.show_children, opts, depth + 1, indent,
+                                             visits)
+            if not visible:
+                shown.extend(children)
+                continue
+            _attach_shown(node, children, opts)
+            node.formatted_str = f"{' ' * last_ident}{show.format_node(node, opts)}\n"
+            shown.append(node)
+        return shown
+
+
+def _attach_shown(node, children, opts):
+    """A shown node's displayed children, sorted; totals redone if only they count."""
+    node.show_children = []
+    if opts.account_displayed_op_only:
+        node.reset_total_stats()
+        node.add_self_to_total_stats()
+    for child in show.sort_nodes(children, opts):
+        node.show_children.append(child)
+        if opts.account_displayed_op_only:
+            node.aggregate_total_stats(child)
+
+
+def _search_graph_root(roots, regexes, visited):
+    found = []
+    for node in roots:
+        if node.name in visited:
+            continue
+        visited.add(node.name)
+        if any(full_match(r, node.name) for r in regexes):
+            found.append(node)
+        else:
+            found.extend(_search_graph_root(node.show_children, regexes, visited))
+    return found
 
 
 class OpView:
@@ -232,7 +321,8 @@ class TFStats:
 
     def _view(self, cmd):
         if cmd not in self._views:
-            self._views[cmd] = ScopeView(self.nodes) if cmd == "scope" else OpView(self.nodes)
+            view = {"scope": ScopeView, "graph": GraphView, "op": OpView}[cmd]
+            self._views[cmd] = view(self.nodes)
         return self._views[cmd]
 
     def show(self, cmd, options):
@@ -249,7 +339,7 @@ class TFStats:
                              + opts.to_string()
                              + "\n==================Model Analysis Report======================\n")
         result = empty
-        if cmd in ("scope", "op"):
+        if cmd in ("scope", "graph", "op"):
             text, result = self._view(cmd).show(opts)
             self._emit(query_doc(cmd, opts) + "Profile:\n" + text, opts)
         if stdout:

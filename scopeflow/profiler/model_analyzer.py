@@ -66,18 +66,18 @@ def _run_advisor(stats, options, has_run_meta):
 
 
 def _check_cmd(cmd):
-    if cmd not in ("scope", "op"):
-        if cmd in ("graph", "code"):
+    if cmd not in ("scope", "graph", "op"):
+        if cmd == "code":
             raise NotImplementedError(
-                f"tf.profiler.profile(cmd={cmd!r}) is not implemented in scopeflow; use 'scope' "
-                "or 'op'")
+                "tf.profiler.profile(cmd='code') (the Python call-stack view) is not "
+                "implemented in scopeflow; use 'scope', 'graph' or 'op'")
         raise errors.InvalidArgumentError(None, None, f"unknown cmd: {cmd}\n")
 
 
 def profile(graph=None, run_meta=None, op_log=None, cmd="scope",
             options=_DEFAULT_PROFILE_OPTIONS):
-    """Profiles the graph; prints TF's report and returns a GraphNodeProto ('scope') or
-    MultiGraphNodeProto ('op').
+    """Profiles the graph; prints TF's report and returns a GraphNodeProto ('scope', 'graph')
+    or MultiGraphNodeProto ('op').
 
     ``run_meta`` completes unknown static shapes from its step stats' output shapes (as in
     TF) before the flops are counted.
@@ -132,6 +132,10 @@ class Profiler:
     def profile_name_scope(self, options):
         """Statistics by name scope: a GraphNodeProto."""
         return self._stats.show("scope", options)
+
+    def profile_graph(self, options):
+        """Statistics along the dataflow graph (each node under the nodes it feeds)."""
+        return self._stats.show("graph", options)
 
     def advise(self, options):
         """Runs the named checkers (see ``ALL_ADVICE``); returns an AdviceProto."""

@@ -44,7 +44,7 @@ def cnn():
         h2 = tf.nn.conv2d(h, k2, [1, 2, 2, 1], "SAME")
         h2 = tf.nn.avg_pool(h2, [1, 2, 2, 1], [1, 1, 1, 1], "VALID")
         dw = tf.get_variable("dw", [2, 2, 5, 1])
-        h2 = tf.nn.depthwise_conv2d(h2, dw, [1, 1, 1, 1], "SAME")
+        h2 = tf.nn.depthwise_conv2d_native(h2, dw, [1, 1, 1, 1], "SAME")
     with tf.variable_scope("fc"):
         flat = tf.reshape(h2, [2, 5])
         w = tf.get_variable("w", [5, 10])
@@ -109,6 +109,10 @@ def _cases(P):
         ("cnn", "op", P(tv).select(["params", "micros", "bytes"]).build()),
         ("cnn", "scope", P(tv).with_file_output("OUTFILE").build()),
         ("cnn", "op", P(fl).with_empty_output().build()),
+        ("mlp", "graph", tv), ("mlp", "graph", fl), ("cnn", "graph", fl),
+        ("cnn", "graph", P(tv).with_accounted_types([".*"]).select(everything).build()),
+        ("cnn", "graph", P(fl).with_node_names(start_name_regexes=["fc/.*"]).with_max_depth(4)
+         .account_displayed_op_only(False).build()),
     ]
 
 
@@ -290,3 +294,45 @@ def test_params_and_flops_without_tensorflow():
     assert y.shape.as_list() == [5, 3]
     with pytest.raises(tf.errors.InvalidArgumentError, match="unknown cmd: nope"):
         tf.profiler.profile(graph, cmd="nope")
+    with pytest.raises(NotImplementedError, match="cmd='code'"):
+        tf.profiler.profile(graph, cmd="code")
+
+
+def test_profiler_class_matches_tensorflow(tf1):
+    """Profiler's three views and its advise, on one graph, print and return TF's."""
+    def calls(tf, P, graph):
+        profiler = tf.profiler.Profiler(graph)
+        return [(lambda: profiler.profile_name_scope(P.trainable_variables_parameter())),
+                (lambda: profiler.profile_operations(P.float_operation())),
+                (lambda: profiler.profile_graph(
+                    P(P.float_operation()).with_min_float_operations(5).build())),
+                (lambda: profiler.advise({"OperationChecker": {}}))]
+    import inspect
+    theirs = tf1(GRAPHS + inspect.getsource(calls).replace("    def calls", "def calls") + """
+tf.disable_v2_behavior()
+import os, sys, tempfile
+graph = tf.Graph()
+with graph.as_default():
+    cnn()
+out = []
+for call in calls(tf, tf.profiler.ProfileOptionBuilder, graph):
+    sys.stdout.flush()
+    f = tempfile.TemporaryFile(mode="w+"); saved = os.dup(1); os.dup2(f.fileno(), 1)
+    result = call()
+    sys.stdout.flush(); os.dup2(saved, 1); os.close(saved); f.seek(0)
+    out.append([f.read(), str(result)])
+print(json.dumps(out))
+""")
+    namespace = {"tf": tf}
+    exec(GRAPHS, namespace)
+    graph = tf.Graph()
+    with graph.as_default():
+        namespace["cnn"]()
+    ours = []
+    with contextlib.redirect_stderr(io.StringIO()):
+        for call in calls(tf, P, graph):
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                result = call()
+            ours.append([out.getvalue(), str(result)])
+    assert ours == theirs
