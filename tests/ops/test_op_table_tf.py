@@ -75,11 +75,7 @@ for _reason, _rows in (
                      "conv/Conv2D-explicit", "conv/Conv2DBackpropFilter", "conv/DepthwiseConv2dNative",
                      "conv3d/Conv3D-s121-SAME-float32", "conv3d/Conv3DBackpropFilterV2")),
         (_NAN_IMAGE, ("image/ResizeArea-align0-7x5-to-3x2", "image/ResizeArea-align1-7x5-to-3x2",
-                      "image/ResizeArea-align0-3x4-to-7x9", "image/ResizeArea-align1-3x4-to-7x9",
-                      "image_more/RGBToHSV", "image_more/RGBToHSV-f64", "image_more/AdjustHue",
-                      "image_more/AdjustHue-negative", "image_more/CropAndResize-bilinear",
-                      "image_more/CropAndResize-nearest", "image_more/DrawBoundingBoxes",
-                      "image_more/DrawBoundingBoxesV2")),
+                      "image/ResizeArea-align0-3x4-to-7x9", "image/ResizeArea-align1-3x4-to-7x9")),
         (_NAN_LINALG, ("linalg/Cholesky",)),
         (_NAN_NN, ("nn/Softmax", "nn/Softmax-axis0", "nn/Softmax-rank3-dim1", "nn/LRN",
                    "nn/LRN-defaults", "nn/LRNGrad"))):

@@ -138,6 +138,9 @@ def _sample_rows(image, b_in, ys, xs, method):
 def _crop_and_resize_kernel(image, boxes, box_ind, crop_size, *, T, method,
                             extrapolation_value):
     ch, cw = _check_crop_inputs(image, boxes, box_ind, crop_size)
+    if not np.isfinite(boxes).all():
+        raise errors.InvalidArgumentError(
+            None, None, "Boxes contains at least one element that is not finite")
     _, h, w, depth = image.shape
     out = np.full((boxes.shape[0], ch, cw, depth), f32(extrapolation_value), f32)
     for b in range(boxes.shape[0]):
@@ -354,6 +357,18 @@ def _draw_dtype(images, boxes, *colors, T):
     return check_dtype(images, (dtypes.float32, dtypes.float16), "images")
 
 
+_INT64_MIN = -(2 ** 63)
+
+
+def _to_int64(v):
+    """C++'s ``static_cast<int64>`` of a float on x86: truncation toward zero, and the
+    "integer indefinite" ``INT64_MIN`` for NaN, Inf or an out-of-range value."""
+    v = np.float32(v)
+    if not np.isfinite(v) or abs(float(v)) >= 2.0 ** 63:
+        return _INT64_MIN
+    return int(v)
+
+
 def _draw(images, boxes, colors=None):
     if images.ndim != 4:
         raise errors.InvalidArgumentError(
@@ -382,11 +397,10 @@ def _draw(images, boxes, colors=None):
         for k in range(boxes.shape[1]):
             color = table[k % len(table), :depth].astype(images.dtype)
             y0, x0, y1, x1 = boxes[b, k].astype(np.float32)
-            # C++ converts float to int64 by truncation toward zero.
-            r0 = int(np.float32(y0 * np.float32(h - 1)))
-            r1 = int(np.float32(y1 * np.float32(h - 1)))
-            c0 = int(np.float32(x0 * np.float32(w - 1)))
-            c1 = int(np.float32(x1 * np.float32(w - 1)))
+            r0 = _to_int64(y0 * np.float32(h - 1))
+            r1 = _to_int64(y1 * np.float32(h - 1))
+            c0 = _to_int64(x0 * np.float32(w - 1))
+            c1 = _to_int64(x1 * np.float32(w - 1))
             if r0 > r1 or c0 > c1 or r0 >= h or r1 < 0 or c0 >= w or c1 < 0:
                 continue
             r0c, r1c, c0c, c1c = max(r0, 0), min(r1, h - 1), max(c0, 0), min(c1, w - 1)

@@ -63,8 +63,9 @@ def _rgb_to_hsv_kernel(images, *, T):
     _check_rgb(images)
     dt = images.dtype
     r, g, b = images[..., 0], images[..., 1], images[..., 2]
-    v = np.maximum(np.maximum(r, g), b)
-    rng = (v - np.minimum(np.minimum(r, g), b)).astype(dt)
+    # TF's channel max/min reductions (Eigen's reducers) skip a NaN channel.
+    v = np.fmax(np.fmax(r, g), b)
+    rng = (v - np.fmin(np.fmin(r, g), b)).astype(dt)
     with np.errstate(divide="ignore", invalid="ignore"):
         s = np.where(v > 0, rng / v, dt.type(0))
         norm = (dt.type(1) / rng) * (dt.type(1) / dt.type(6))
@@ -317,15 +318,19 @@ def _adjust_hue_kernel(images, delta, *, T):
     h = np.where(v_max == v_min, f32(0), h)
     h = (h + f32(np.float32(delta) * f32(6.0))).astype(f32)
     six = f32(6)
-    # The kernel's while loops: add or subtract 6 until h is in [0, 6).
-    while np.any(h < 0):
-        h = np.where(h < 0, h + six, h)
-    while np.any(h >= six):
-        h = np.where(h >= six, h - six, h)
-    hc = h.astype(np.int64)
-    ratio = h - hc.astype(f32)
-    ratio = np.where((hc & 1) == 0, ratio, f32(1) - ratio)
-    mid = v_min + ratio * (v_max - v_min)
+    # The kernel's while loops: add or subtract 6 until h is in [0, 6) (an infinite h,
+    # on which TF's loops never end, is left as it is).
+    finite = np.isfinite(h)
+    while np.any((h < 0) & finite):
+        h = np.where((h < 0) & finite, h + six, h)
+    while np.any((h >= six) & finite):
+        h = np.where((h >= six) & finite, h - six, h)
+    with np.errstate(invalid="ignore"):
+        hc = np.where(finite, h, f32(5)).astype(np.int64)
+        ratio = h - hc.astype(f32)
+        ratio = np.where((hc & 1) == 0, ratio, f32(1) - ratio)
+        mid = v_min + ratio * (v_max - v_min)
+    # A NaN hue falls to the kernel's switch default (category 5), its mid NaN.
     hc = np.minimum(hc, 5)
     out = np.stack([np.choose(hc, [v_max, mid, v_min, v_min, mid, v_max]),
                     np.choose(hc, [mid, v_max, v_max, mid, v_min, v_min]),
