@@ -203,11 +203,16 @@ def build_graph_nodes(graph_def, op_log):
     nodes = {}
     for node_def in graph_def.node:
         nodes[node_def.name] = GraphNode(node_def, nodes)
+    add_op_log(nodes, op_log)
+    return nodes
+
+
+def add_op_log(nodes, op_log):
+    """Adds an OpLogProto's types to its nodes and sets their float ops (TF's AddOpLogProto)."""
     for entry in op_log.log_entries if op_log is not None else ():
         node = nodes.get(entry.name)
         if node is None:
             continue
         node.op_types.update(entry.types)
         if entry.float_ops:
-            node.float_ops += entry.float_ops
-    return nodes
+            node.float_ops = entry.float_ops

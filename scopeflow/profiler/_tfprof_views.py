@@ -14,6 +14,7 @@ from scopeflow.profiler._tfprof_nodes import (
     GRAPH_PARENT,
     ROOT,
     Options,
+    add_op_log,
     build_graph_nodes,
     full_match,
     scope_parent,
@@ -318,6 +319,10 @@ class TFStats:
     def __init__(self, graph_def, op_log):
         self.nodes = build_graph_nodes(graph_def, op_log)
         self._views = {}
+
+    def add_op_log(self, op_log):
+        """Merges a later op log (a profiled step's) into the nodes, keeping earlier types."""
+        add_op_log(self.nodes, op_log)
 
     def _view(self, cmd):
         if cmd not in self._views:

@@ -106,8 +106,10 @@ def advise(graph=None, run_meta=None, options=_DEFAULT_ADVISE_OPTIONS):
 class Profiler:
     """TF1's multi-step profiler over one graph (``tf.profiler.Profiler``).
 
-    ``add_step`` records run metadata per step (and completes shapes from it); the profile
-    methods show the static statistics, as ``tf.profiler.profile`` does.
+    ``add_step`` records a step's run metadata and merges the op log computed with it (flops
+    of shapes completed from its step stats); the profile methods show the static
+    statistics, as ``tf.profiler.profile`` does. scopeflow's RunMetadata carries no per-node
+    timings, so execution times and memory stay 0.
     """
 
     def __init__(self, graph=None, op_log=None):
@@ -123,7 +125,7 @@ class Profiler:
         """Adds the statistics of one ``session.run`` (its RunMetadata) as step ``step``."""
         op_log = tfprof_logger.merge_default_with_oplog(self._graph, run_meta=run_meta)
         self._steps[step] = run_meta
-        self._stats = TFStats(_graph_def(self._graph), op_log)
+        self._stats.add_op_log(op_log)
 
     def profile_operations(self, options):
         """Statistics by op type (MatMul, Conv2D): a MultiGraphNodeProto."""

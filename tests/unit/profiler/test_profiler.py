@@ -336,3 +336,28 @@ print(json.dumps(out))
                 result = call()
             ours.append([out.getvalue(), str(result)])
     assert ours == theirs
+
+
+def test_profiler_add_step_keeps_constructor_op_log():
+    """A step's op log adds to the constructor's (TF's AddOpLogProto), not replaces it."""
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [None, 4], name="x")
+        w = tf.get_variable("w", [4, 3])
+        y = tf.matmul(x, w, name="mm")
+        init = tf.global_variables_initializer()
+    log = tf.profiler.OpLogProto()
+    entry = log.log_entries.add()
+    entry.name, entry.float_ops = "mm", 5
+    entry.types.append("mine")
+    with contextlib.redirect_stderr(io.StringIO()):
+        profiler = tf.profiler.Profiler(graph, op_log=log)
+    run_meta = tf.RunMetadata()
+    with tf.Session(graph=graph) as sess:
+        sess.run(init)
+        sess.run(y, {x: [[1, 2, 3, 4]]}, run_metadata=run_meta,
+                 options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE))
+    profiler.add_step(0, run_meta)
+    opts = P(P.float_operation()).with_accounted_types(["mine"]).with_empty_output().build()
+    root = profiler.profile_name_scope(opts)
+    assert [(c.name, c.float_ops) for c in root.children] == [("mm", 5)]
