@@ -8,62 +8,36 @@ from scopeflow.distributions._common import (
     array_ops,
     assert_same_float_dtype,
     check_ops,
-    constant_op,
     control_dependencies,
-    dtypes,
     math_ops,
     name_scope,
-    np,
     random_gamma_ops,
     reduction_ops,
 )
-from scopeflow.distributions.distribution import FULLY_REPARAMETERIZED, Distribution
-from scopeflow.framework.tensor_shape import TensorShape
-from scopeflow.ops.array.shape_ops import broadcast_static_shape
+from scopeflow.distributions._util import (
+    BroadcastParams,
+    LogProbFromParts,
+    nan_fill,
+    param_property,
+)
 from scopeflow.ops.math import gamma_ops
 
 __all__ = ["Gamma"]
 
 
-class Gamma(Distribution):
+class Gamma(LogProbFromParts, BroadcastParams):
     """The gamma distribution with shape ``concentration`` and inverse scale ``rate``."""
+
+    _params = ("concentration", "rate")
+    concentration = param_property("concentration")
+    rate = param_property("rate")
 
     def __init__(self, concentration, rate, validate_args=False, allow_nan_stats=True,
                  name="Gamma"):
-        parameters = dict(locals())
-        with name_scope(name, values=[concentration, rate]) as name:
-            with control_dependencies([check_ops.assert_positive(concentration),
-                                       check_ops.assert_positive(rate)]
-                                      if validate_args else []):
-                self._concentration = array_ops.identity(concentration, name="concentration")
-                self._rate = array_ops.identity(rate, name="rate")
-                assert_same_float_dtype([self._concentration, self._rate])
-        super().__init__(dtype=self._concentration.dtype,
-                         reparameterization_type=FULLY_REPARAMETERIZED,
-                         validate_args=validate_args, allow_nan_stats=allow_nan_stats,
-                         parameters=parameters,
-                         graph_parents=[self._concentration, self._rate], name=name)
+        self._init_params(dict(locals()))
 
-    @property
-    def concentration(self):
-        return self._concentration
-
-    @property
-    def rate(self):
-        return self._rate
-
-    def _batch_shape_tensor(self):
-        return array_ops.broadcast_dynamic_shape(array_ops.shape(self.concentration),
-                                                 array_ops.shape(self.rate))
-
-    def _batch_shape(self):
-        return broadcast_static_shape(self.concentration.shape, self.rate.shape)
-
-    def _event_shape_tensor(self):
-        return constant_op.constant([], dtype=dtypes.int32)
-
-    def _event_shape(self):
-        return TensorShape([])
+    def _param_checks(self, concentration, rate):
+        return [check_ops.assert_positive(concentration), check_ops.assert_positive(rate)]
 
     def _sample_n(self, n, seed=None):
         return random_gamma_ops.random_gamma(shape=[n], alpha=self.concentration,
@@ -75,9 +49,6 @@ class Gamma(Distribution):
             return x
         with control_dependencies([check_ops.assert_positive(x)]):
             return array_ops.identity(x)
-
-    def _log_prob(self, x):
-        return self._log_unnormalized_prob(x) - self._log_normalization()
 
     def _cdf(self, x):
         x = self._maybe_assert_valid_sample(x)
@@ -108,9 +79,7 @@ class Gamma(Distribution):
     def _mode(self):
         mode = (self.concentration - 1.0) / self.rate
         if self.allow_nan_stats:
-            nan = reduction_ops.fill(self.batch_shape_tensor(),
-                                     np.array(np.nan, dtype=self.dtype.as_numpy_dtype),
-                                     name="nan")
+            nan = nan_fill(self, self.batch_shape_tensor())
             return reduction_ops.where_v2(math_ops.greater(self.concentration, 1.0), mode, nan)
         with control_dependencies([check_ops.assert_less(
                 reduction_ops.ones([], self.dtype), self.concentration,

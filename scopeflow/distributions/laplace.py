@@ -4,63 +4,23 @@
 from __future__ import annotations
 
 from scopeflow.distributions._common import (
-    array_ops,
-    assert_same_float_dtype,
     batch_shape_concat,
-    check_ops,
-    constant_op,
-    control_dependencies,
-    dtypes,
     log_cdf_laplace,
     math_ops,
-    name_scope,
     np,
     random_ops,
     reduction_ops,
 )
-from scopeflow.distributions.distribution import FULLY_REPARAMETERIZED, Distribution
-from scopeflow.framework.tensor_shape import TensorShape
-from scopeflow.ops.array.shape_ops import broadcast_static_shape
+from scopeflow.distributions._util import LocationScale, ProbFromLogProb
 
 __all__ = ["Laplace"]
 
 
-class Laplace(Distribution):
+class Laplace(ProbFromLogProb, LocationScale):
     """The Laplace distribution with location ``loc`` and scale ``scale``."""
 
     def __init__(self, loc, scale, validate_args=False, allow_nan_stats=True, name="Laplace"):
-        parameters = dict(locals())
-        with name_scope(name, values=[loc, scale]) as name:
-            with control_dependencies([check_ops.assert_positive(scale)]
-                                      if validate_args else []):
-                self._loc = array_ops.identity(loc, name="loc")
-                self._scale = array_ops.identity(scale, name="scale")
-                assert_same_float_dtype([self._loc, self._scale])
-        super().__init__(dtype=self._loc.dtype, reparameterization_type=FULLY_REPARAMETERIZED,
-                         validate_args=validate_args, allow_nan_stats=allow_nan_stats,
-                         parameters=parameters, graph_parents=[self._loc, self._scale],
-                         name=name)
-
-    @property
-    def loc(self):
-        return self._loc
-
-    @property
-    def scale(self):
-        return self._scale
-
-    def _batch_shape_tensor(self):
-        return array_ops.broadcast_dynamic_shape(array_ops.shape(self.loc),
-                                                 array_ops.shape(self.scale))
-
-    def _batch_shape(self):
-        return broadcast_static_shape(self.loc.shape, self.scale.shape)
-
-    def _event_shape_tensor(self):
-        return constant_op.constant([], dtype=dtypes.int32)
-
-    def _event_shape(self):
-        return TensorShape([])
+        self._init_params(dict(locals()))
 
     def _sample_n(self, n, seed=None):
         shape = batch_shape_concat(n, self)
@@ -73,12 +33,6 @@ class Laplace(Distribution):
 
     def _z(self, x):
         return (x - self.loc) / self.scale
-
-    def _log_prob(self, x):
-        return self._log_unnormalized_prob(x) - self._log_normalization()
-
-    def _prob(self, x):
-        return math_ops.exp(self._log_prob(x))
 
     def _log_cdf(self, x):
         return log_cdf_laplace(self._z(x))

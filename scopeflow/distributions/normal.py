@@ -5,13 +5,8 @@ from __future__ import annotations
 
 from scopeflow.distributions import kullback_leibler
 from scopeflow.distributions._common import (
-    array_ops,
-    assert_same_float_dtype,
     batch_shape_concat,
-    check_ops,
     constant_op,
-    control_dependencies,
-    dtypes,
     log_ndtr,
     math_ops,
     name_scope,
@@ -20,49 +15,16 @@ from scopeflow.distributions._common import (
     random_ops,
     reduction_ops,
 )
-from scopeflow.distributions.distribution import FULLY_REPARAMETERIZED, Distribution
-from scopeflow.framework.tensor_shape import TensorShape
-from scopeflow.ops.array.shape_ops import broadcast_static_shape
+from scopeflow.distributions._util import LocationScale
 
 __all__ = ["Normal"]
 
 
-class Normal(Distribution):
+class Normal(LocationScale):
     """The normal distribution with mean ``loc`` and standard deviation ``scale``."""
 
     def __init__(self, loc, scale, validate_args=False, allow_nan_stats=True, name="Normal"):
-        parameters = dict(locals())
-        with name_scope(name, values=[loc, scale]) as name:
-            with control_dependencies([check_ops.assert_positive(scale)]
-                                      if validate_args else []):
-                self._loc = array_ops.identity(loc, name="loc")
-                self._scale = array_ops.identity(scale, name="scale")
-                assert_same_float_dtype([self._loc, self._scale])
-        super().__init__(dtype=self._scale.dtype, reparameterization_type=FULLY_REPARAMETERIZED,
-                         validate_args=validate_args, allow_nan_stats=allow_nan_stats,
-                         parameters=parameters, graph_parents=[self._loc, self._scale],
-                         name=name)
-
-    @property
-    def loc(self):
-        return self._loc
-
-    @property
-    def scale(self):
-        return self._scale
-
-    def _batch_shape_tensor(self):
-        return array_ops.broadcast_dynamic_shape(array_ops.shape(self.loc),
-                                                 array_ops.shape(self.scale))
-
-    def _batch_shape(self):
-        return broadcast_static_shape(self.loc.shape, self.scale.shape)
-
-    def _event_shape_tensor(self):
-        return constant_op.constant([], dtype=dtypes.int32)
-
-    def _event_shape(self):
-        return TensorShape([])
+        self._init_params(dict(locals()))
 
     def _sample_n(self, n, seed=None):
         shape = batch_shape_concat(n, self)
@@ -77,9 +39,6 @@ class Normal(Distribution):
     def _inv_z(self, z):
         with name_scope("reconstruct", values=[z]):
             return z * self.scale + self.loc
-
-    def _log_prob(self, x):
-        return self._log_unnormalized_prob(x) - self._log_normalization()
 
     def _log_unnormalized_prob(self, x):
         return -0.5 * math_ops.square(self._z(x))

@@ -5,74 +5,41 @@ from __future__ import annotations
 
 from scopeflow.distributions._common import (
     array_ops,
-    assert_same_float_dtype,
     batch_shape_concat,
     check_ops,
-    constant_op,
-    control_dependencies,
-    dtypes,
     gen_new_seed,
     math_ops,
-    name_scope,
     np,
     random_gamma_ops,
     random_ops,
     reduction_ops,
 )
-from scopeflow.distributions.distribution import FULLY_REPARAMETERIZED, Distribution
-from scopeflow.framework.tensor_shape import TensorShape
-from scopeflow.ops.array.shape_ops import broadcast_static_shape
+from scopeflow.distributions._util import (
+    BroadcastParams,
+    LogProbFromParts,
+    nan_fill,
+    param_property,
+)
 from scopeflow.ops.control_flow.control_flow_ops import with_dependencies
 from scopeflow.ops.math import gamma_ops
 
 __all__ = ["StudentT"]
 
 
-class StudentT(Distribution):
+class StudentT(LogProbFromParts, BroadcastParams):
     """Student's t with ``df`` degrees of freedom, location ``loc`` and scale ``scale``."""
+
+    _params = ("df", "loc", "scale")
+    df = param_property("df")
+    loc = param_property("loc")
+    scale = param_property("scale")
 
     def __init__(self, df, loc, scale, validate_args=False, allow_nan_stats=True,
                  name="StudentT"):
-        parameters = dict(locals())
-        with name_scope(name, values=[df, loc, scale]) as name:
-            with control_dependencies([check_ops.assert_positive(df)]
-                                      if validate_args else []):
-                self._df = array_ops.identity(df, name="df")
-                self._loc = array_ops.identity(loc, name="loc")
-                self._scale = array_ops.identity(scale, name="scale")
-                assert_same_float_dtype((self._df, self._loc, self._scale))
-        super().__init__(dtype=self._scale.dtype, reparameterization_type=FULLY_REPARAMETERIZED,
-                         validate_args=validate_args, allow_nan_stats=allow_nan_stats,
-                         parameters=parameters,
-                         graph_parents=[self._df, self._loc, self._scale], name=name)
+        self._init_params(dict(locals()))
 
-    @property
-    def df(self):
-        return self._df
-
-    @property
-    def loc(self):
-        return self._loc
-
-    @property
-    def scale(self):
-        return self._scale
-
-    def _batch_shape_tensor(self):
-        return array_ops.broadcast_dynamic_shape(
-            array_ops.shape(self.df),
-            array_ops.broadcast_dynamic_shape(array_ops.shape(self.loc),
-                                              array_ops.shape(self.scale)))
-
-    def _batch_shape(self):
-        return broadcast_static_shape(broadcast_static_shape(self.df.shape, self.loc.shape),
-                                      self.scale.shape)
-
-    def _event_shape_tensor(self):
-        return constant_op.constant([], dtype=dtypes.int32)
-
-    def _event_shape(self):
-        return TensorShape([])
+    def _param_checks(self, df, loc, scale):
+        return [check_ops.assert_positive(df)]
 
     def _ones(self):
         return reduction_ops.ones(self.batch_shape_tensor(), dtype=self.dtype)
@@ -85,9 +52,6 @@ class StudentT(Distribution):
             [n], 0.5 * df, beta=0.5, dtype=self.dtype, seed=gen_new_seed(seed, "student_t"))
         samples = normal_sample * math_ops.rsqrt(gamma_sample / df)
         return samples * self.scale + self.loc
-
-    def _log_prob(self, x):
-        return self._log_unnormalized_prob(x) - self._log_normalization()
 
     def _log_unnormalized_prob(self, x):
         y = (x - self.loc) / self.scale
@@ -116,8 +80,7 @@ class StudentT(Distribution):
                                            - math_ops.digamma(0.5 * self.df)))
 
     def _nan(self):
-        nan = np.array(np.nan, dtype=self.dtype.as_numpy_dtype)
-        return reduction_ops.fill(self.batch_shape_tensor(), nan, name="nan")
+        return nan_fill(self, self.batch_shape_tensor())
 
     def _mean(self):
         mean = self.loc * self._ones()

@@ -5,68 +5,37 @@ from __future__ import annotations
 
 from scopeflow.distributions._common import (
     array_ops,
-    assert_same_float_dtype,
     batch_shape_concat,
     check_ops,
-    constant_op,
-    control_dependencies,
-    dtypes,
     math_ops,
-    name_scope,
     np,
     random_ops,
     reduction_ops,
 )
-from scopeflow.distributions.distribution import FULLY_REPARAMETERIZED, Distribution
-from scopeflow.framework.tensor_shape import TensorShape
-from scopeflow.ops.array.shape_ops import broadcast_static_shape
+from scopeflow.distributions._util import BroadcastParams, param_property
 
 __all__ = ["Uniform"]
 
 
-class Uniform(Distribution):
+class Uniform(BroadcastParams):
     """The uniform distribution on ``[low, high)``."""
+
+    _params = ("low", "high")
+    low = param_property("low")
+    high = param_property("high")
 
     def __init__(self, low=0.0, high=1.0, validate_args=False, allow_nan_stats=True,
                  name="Uniform"):
-        parameters = dict(locals())
-        with name_scope(name, values=[low, high]) as name:
-            with control_dependencies([check_ops.assert_less(
-                    low, high, message="uniform not defined when low >= high.")]
-                    if validate_args else []):
-                self._low = array_ops.identity(low, name="low")
-                self._high = array_ops.identity(high, name="high")
-                assert_same_float_dtype([self._low, self._high])
-        super().__init__(dtype=self._low.dtype, reparameterization_type=FULLY_REPARAMETERIZED,
-                         validate_args=validate_args, allow_nan_stats=allow_nan_stats,
-                         parameters=parameters, graph_parents=[self._low, self._high],
-                         name=name)
+        self._init_params(dict(locals()))
 
-    @property
-    def low(self):
-        return self._low
-
-    @property
-    def high(self):
-        return self._high
+    def _param_checks(self, low, high):
+        return [check_ops.assert_less(low, high,
+                                      message="uniform not defined when low >= high.")]
 
     def range(self, name="range"):
         """``high - low``."""
         with self._name_scope(name):
             return self.high - self.low
-
-    def _batch_shape_tensor(self):
-        return array_ops.broadcast_dynamic_shape(array_ops.shape(self.low),
-                                                 array_ops.shape(self.high))
-
-    def _batch_shape(self):
-        return broadcast_static_shape(self.low.shape, self.high.shape)
-
-    def _event_shape_tensor(self):
-        return constant_op.constant([], dtype=dtypes.int32)
-
-    def _event_shape(self):
-        return TensorShape([])
 
     def _sample_n(self, n, seed=None):
         shape = batch_shape_concat(n, self)
