@@ -4,22 +4,21 @@ built from operators applied to blocks of the argument's rows.
 
 from __future__ import annotations
 
-from scopeflow.framework import dtypes
-from scopeflow.framework.graph import convert_to_tensor
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops.array.shape_ops import broadcast_dynamic_shape
 from scopeflow.ops.array.shape_ops import shape as shape_of
 from scopeflow.ops.array.slicing_ops import concat, split
-from scopeflow.ops.linalg.linear_operator.core import LinearOperator
+from scopeflow.ops.linalg.linear_operator.core import _CompositeOperator
 from scopeflow.ops.linalg.linear_operator.helpers import (
     _adjoint_if,
-    _broadcast_static,
     _check_operators,
     _dim_value,
+    _fold,
+    _hints_from_all,
+    _static_sizes,
 )
 from scopeflow.ops.math.arithmetic_ops import (
     add,
-    multiply,
     subtract,
 )
 from scopeflow.ops.math.reduction_ops import (
@@ -28,28 +27,24 @@ from scopeflow.ops.math.reduction_ops import (
 )
 
 
-class LinearOperatorBlockDiag(LinearOperator):
+class _BlockOperator(_CompositeOperator):
+    """A square operator of blocks whose diagonal blocks are ``_factors()``: its diagonal
+    is theirs, its determinant the product of theirs."""
+
+    def _diag_part(self):
+        return concat([op.diag_part() for op in self._factors()], axis=-1)
+
+
+class LinearOperatorBlockDiag(_BlockOperator):
     """The block-diagonal operator of square ``operators``: blocks of the argument's rows
     go through their operator."""
 
     def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=True, name=None):
         self._operators = _check_operators(operators)
-        if all(o.is_non_singular for o in self._operators):
-            if is_non_singular is False:
-                raise ValueError("The direct sum of non-singular operators is always "
-                                 "non-singular.")
-            is_non_singular = True
-        if all(o.is_self_adjoint for o in self._operators):
-            if is_self_adjoint is False:
-                raise ValueError("The direct sum of self-adjoint operators is always "
-                                 "self-adjoint.")
-            is_self_adjoint = True
-        if all(o.is_positive_definite for o in self._operators):
-            if is_positive_definite is False:
-                raise ValueError("The direct sum of positive definite operators is always "
-                                 "positive definite.")
-            is_positive_definite = True
+        is_non_singular, is_self_adjoint, is_positive_definite = _hints_from_all(
+            self._operators, "direct sum", is_non_singular, is_self_adjoint,
+            is_positive_definite, "positive definite")
         if not is_square:
             raise ValueError("Only square block diagonal operators currently supported.")
         name = name or "_ds_".join(o.name for o in self._operators)
@@ -58,44 +53,22 @@ class LinearOperatorBlockDiag(LinearOperator):
                          is_positive_definite=is_positive_definite, is_square=True,
                          name=name, parameters={"operators": operators})
 
-    @property
-    def operators(self):
-        return self._operators
-
     def _sizes(self, adjoint=False):
-        sizes = [_dim_value(o.range_dimension if adjoint else o.domain_dimension)
-                 for o in self._operators]
-        if None in sizes:
-            raise NotImplementedError("scopeflow's LinearOperatorBlockDiag needs its blocks' "
-                                      "sizes statically known")
-        return sizes
-
-    def _batch(self):
-        batch = TensorShape([])
-        for op in self._operators:
-            batch = _broadcast_static(batch, op.batch_shape)
-        return batch
+        return _static_sizes([o.range_dimension if adjoint else o.domain_dimension
+                              for o in self._operators], "LinearOperatorBlockDiag")
 
     def _shape(self):
-        if any(o.shape.ndims is None for o in self._operators):
+        if self._unknown_rank():
             return TensorShape(None)
         rows = [_dim_value(o.range_dimension) for o in self._operators]
         cols = [_dim_value(o.domain_dimension) for o in self._operators]
         return self._batch().concatenate([None if None in rows else sum(rows),
                                           None if None in cols else sum(cols)])
 
-    def _shape_tensor(self):
-        return convert_to_tensor(self.shape.as_list(), dtype=dtypes.int32)
-
     def _blockwise(self, x, fn, adjoint, adjoint_arg):
         x = _adjoint_if(x, adjoint_arg)
         parts = split(x, self._sizes(adjoint=adjoint), axis=-2)
-        outs = [fn(op, part) for op, part in zip(self._operators, parts)]
-        batch = shape_of(outs[0])[:-2]
-        for o in outs[1:]:
-            batch = broadcast_dynamic_shape(batch, shape_of(o)[:-2])
-        outs = [broadcast_to(o, concat([batch, shape_of(o)[-2:]], 0)) for o in outs]
-        return concat(outs, axis=-2)
+        return _concat_rows([fn(op, part) for op, part in zip(self._operators, parts)])
 
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
         return self._blockwise(x, lambda op, p: op.matmul(p, adjoint=adjoint), adjoint,
@@ -127,28 +100,11 @@ class LinearOperatorBlockDiag(LinearOperator):
             start += n
         return concat(rows_out, axis=-2)
 
-    def _determinant(self):
-        out = self._operators[0].determinant()
-        for op in self._operators[1:]:
-            out = multiply(out, op.determinant())
-        return out
-
-    def _log_abs_determinant(self):
-        out = self._operators[0].log_abs_determinant()
-        for op in self._operators[1:]:
-            out = add(out, op.log_abs_determinant())
-        return out
-
-    def _diag_part(self):
-        return concat([op.diag_part() for op in self._operators], axis=-1)
-
     def _trace(self):
-        out = self._operators[0].trace()
-        for op in self._operators[1:]:
-            out = add(out, op.trace())
-        return out
+        return _fold((op.trace() for op in self._operators), add)
 
-class LinearOperatorBlockLowerTriangular(LinearOperator):
+
+class LinearOperatorBlockLowerTriangular(_BlockOperator):
     """The block lower-triangular operator of ``operators`` (row ``i`` holds the ``i + 1``
     blocks ``A_i0 .. A_ii``, the last on the diagonal): products block row by block row,
     solves by block forward substitution through the diagonal blocks' solves."""
@@ -200,44 +156,27 @@ class LinearOperatorBlockLowerTriangular(LinearOperator):
                          is_positive_definite=is_positive_definite, is_square=True,
                          name=name, parameters={"operators": operators})
 
-    @property
-    def operators(self):
-        return self._operators
+    def _all_operators(self):
+        return [op for row in self._operators for op in row]
+
+    def _factors(self):
+        return self._diagonal_operators
 
     def _sizes(self):
-        sizes = [_dim_value(op.domain_dimension) for op in self._diagonal_operators]
-        if None in sizes:
-            raise NotImplementedError("scopeflow's LinearOperatorBlockLowerTriangular needs "
-                                      "its blocks' sizes statically known")
-        return sizes
-
-    def _batch(self):
-        batch = TensorShape([])
-        for row in self._operators:
-            for op in row:
-                batch = _broadcast_static(batch, op.batch_shape)
-        return batch
+        return _static_sizes([op.domain_dimension for op in self._diagonal_operators],
+                             "LinearOperatorBlockLowerTriangular")
 
     def _shape(self):
-        if any(op.shape.ndims is None for row in self._operators for op in row):
+        if self._unknown_rank():
             return TensorShape(None)
         dims = [_dim_value(op.domain_dimension) for op in self._diagonal_operators]
         n = None if None in dims else sum(dims)
         return self._batch().concatenate([n, n])
 
-    def _shape_tensor(self):
-        return convert_to_tensor(self.shape.as_list(), dtype=dtypes.int32)
-
     def _block(self, i, j):
         """Block ``(i, j)`` of the full (square) block matrix as an operator, or None for
         the zero blocks above the diagonal."""
         return self._operators[i][j] if j <= i else None
-
-    def _sum(self, terms):
-        out = terms[0]
-        for t in terms[1:]:
-            out = add(out, t)
-        return out
 
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
         parts = split(_adjoint_if(x, adjoint_arg), self._sizes(), axis=-2)
@@ -248,7 +187,7 @@ class LinearOperatorBlockLowerTriangular(LinearOperator):
                 terms = [self._block(j, i).matmul(parts[j], adjoint=True) for j in range(i, k)]
             else:
                 terms = [self._block(i, j).matmul(parts[j]) for j in range(i + 1)]
-            rows.append(self._sum(terms))
+            rows.append(_fold(terms, add))
         return _concat_rows(rows)
 
     def _solve(self, rhs, adjoint=False, adjoint_arg=False):
@@ -262,7 +201,7 @@ class LinearOperatorBlockLowerTriangular(LinearOperator):
                          for j in range(i + 1, k)]
             else:
                 known = [self._block(i, j).matmul(sol[j]) for j in range(i)]
-            target = subtract(parts[i], self._sum(known)) if known else parts[i]
+            target = subtract(parts[i], _fold(known, add)) if known else parts[i]
             sol[i] = self._diagonal_operators[i].solve(target, adjoint=adjoint)
         return _concat_rows(sol)
 
@@ -285,23 +224,8 @@ class LinearOperatorBlockLowerTriangular(LinearOperator):
             rows.append(concat(pieces, axis=-1))
         return concat(rows, axis=-2)
 
-    def _determinant(self):
-        out = self._diagonal_operators[0].determinant()
-        for op in self._diagonal_operators[1:]:
-            out = multiply(out, op.determinant())
-        return out
-
-    def _log_abs_determinant(self):
-        out = self._diagonal_operators[0].log_abs_determinant()
-        for op in self._diagonal_operators[1:]:
-            out = add(out, op.log_abs_determinant())
-        return out
-
-    def _diag_part(self):
-        return concat([op.diag_part() for op in self._diagonal_operators], axis=-1)
-
     def _trace(self):
-        return self._sum([op.trace() for op in self._diagonal_operators])
+        return _fold([op.trace() for op in self._diagonal_operators], add)
 
 
 def _concat_rows(rows):

@@ -29,7 +29,12 @@ from scopeflow.ops.linalg.linear_operator.helpers import (
     _check_dtype,
     _check_operators,
     _dim_value,
+    _fold,
+    _hint_from_all,
+    _inherited_hints,
     _NestedScope,
+    _square_shape,
+    _square_shape_tensor,
 )
 from scopeflow.ops.linalg.matrix_function_ops import eye
 from scopeflow.ops.linalg.solve_ops import (
@@ -167,22 +172,23 @@ class LinearOperator:
         return self.shape[-1] if self.shape.ndims is not None else TensorShape([None])[0]
 
     def domain_dimension_tensor(self, name="domain_dimension_tensor"):
+        return self._dimension_tensor("domain_dimension", -1, name)
+
+    def _dimension_tensor(self, which, axis, name):
+        """The ``which`` dimension (``shape[axis]``) as an int32 tensor, in ``name``'s
+        scope: a constant where it is static."""
         with self._name_scope(name):
-            value = _dim_value(self.domain_dimension)
+            value = _dim_value(getattr(self, which))
             if value is not None:
                 return convert_to_tensor(value, dtype=dtypes.int32)
-            return self._shape_tensor()[-1]
+            return self._shape_tensor()[axis]
 
     @property
     def range_dimension(self):
         return self.shape[-2] if self.shape.ndims is not None else TensorShape([None])[0]
 
     def range_dimension_tensor(self, name="range_dimension_tensor"):
-        with self._name_scope(name):
-            value = _dim_value(self.range_dimension)
-            if value is not None:
-                return convert_to_tensor(value, dtype=dtypes.int32)
-            return self._shape_tensor()[-2]
+        return self._dimension_tensor("range_dimension", -2, name)
 
     def _name_scope(self, name):
         return _NestedScope(self.name, name)
@@ -387,12 +393,10 @@ class LinearOperatorDiag(LinearOperator):
         return self._diag
 
     def _shape(self):
-        d = self._diag.shape
-        return TensorShape(None) if d.ndims is None else d.concatenate(d[-1:])
+        return _square_shape(self._diag.shape)
 
     def _shape_tensor(self):
-        s = shape_of(self._diag)
-        return concat([s, s[-1:]], 0)
+        return _square_shape_tensor(self._diag)
 
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
         d = conj(self._diag) if adjoint else self._diag
@@ -602,16 +606,14 @@ class LinearOperatorAdjoint(LinearOperator):
     def __init__(self, operator, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=None, name=None):
         self._operator = operator
-        hints = {}
-        for what, given in [("is_non_singular", is_non_singular),
-                            ("is_self_adjoint", is_self_adjoint),
-                            ("is_positive_definite", is_positive_definite),
-                            ("is_square", is_square)]:
-            have = getattr(operator, what)
-            if have is not None and given is not None and have != given:
-                raise ValueError(f"Attempted to construct an adjoint of an operator with "
-                                 f"{what}={have}, but this adjoint is {what}={given}")
-            hints[what] = have if given is None else given
+        hints = _inherited_hints(
+            operator, [("is_non_singular", is_non_singular),
+                       ("is_self_adjoint", is_self_adjoint),
+                       ("is_positive_definite", is_positive_definite),
+                       ("is_square", is_square)],
+            lambda what, have, given: f"Attempted to construct an adjoint of an operator "
+                                      f"with {what}={have}, but this adjoint is "
+                                      f"{what}={given}")
         super().__init__(operator.dtype, name=name or operator.name + "_adjoint",
                          parameters={"operator": operator}, **hints)
 
@@ -668,15 +670,12 @@ class LinearOperatorInversion(LinearOperator):
                 "Argument `is_square` or argument `operator` must have supplied hint "
                 f"`is_square` equal to `True` or `None`. Found `operator.is_square`: "
                 f"{operator.is_square}, `is_square`: {is_square}.")
-        hints = {}
-        for what, given in [("is_square", is_square), ("is_non_singular", is_non_singular),
-                            ("is_self_adjoint", is_self_adjoint),
-                            ("is_positive_definite", is_positive_definite)]:
-            have = getattr(operator, what)
-            if have is not None and given is not None and have != given:
-                raise ValueError(f"An operator is {what[3:].replace('_', '-')} if and only "
-                                 f"if its inverse is {what[3:].replace('_', '-')}.")
-            hints[what] = have if given is None else given
+        hints = _inherited_hints(
+            operator, [("is_square", is_square), ("is_non_singular", is_non_singular),
+                       ("is_self_adjoint", is_self_adjoint),
+                       ("is_positive_definite", is_positive_definite)],
+            lambda what, have, given: f"An operator is {what[3:].replace('_', '-')} if and "
+                                      f"only if its inverse is {what[3:].replace('_', '-')}.")
         super().__init__(operator.dtype, name=name or operator.name + "_inv",
                          parameters={"operator": operator}, **hints)
 
@@ -705,36 +704,62 @@ class LinearOperatorInversion(LinearOperator):
     def inverse(self, name="inverse"):
         return self._operator
 
-# ── composition ──────────────────────────────────────────────────────────────────────
-class LinearOperatorComposition(LinearOperator):
+# ── composites ───────────────────────────────────────────────────────────────────────
+class _CompositeOperator(LinearOperator):
+    """An operator made of the operators ``self._operators``: their static batch shapes
+    broadcast, the static shape as its shape tensor, and (by default) the product of the
+    determinants of ``_factors()`` (all the operators) as its determinant."""
+
+    @property
+    def operators(self):
+        return self._operators
+
+    def _all_operators(self):
+        """Every operator it is made of, as one flat list."""
+        return self._operators
+
+    def _factors(self):
+        """The operators whose determinants multiply to its determinant."""
+        return self._operators
+
+    def _batch(self):
+        batch = TensorShape([])
+        for op in self._all_operators():
+            batch = _broadcast_static(batch, op.batch_shape)
+        return batch
+
+    def _unknown_rank(self):
+        return any(op.shape.ndims is None for op in self._all_operators())
+
+    def _shape_tensor(self):
+        return convert_to_tensor(self.shape.as_list(), dtype=dtypes.int32)
+
+    def _determinant(self):
+        return _fold((op.determinant() for op in self._factors()), multiply)
+
+    def _log_abs_determinant(self):
+        return _fold((op.log_abs_determinant() for op in self._factors()), add)
+
+
+class LinearOperatorComposition(_CompositeOperator):
     """``operators[0] @ operators[1] @ ...``, applied right to left."""
 
     def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=None, name=None):
         self._operators = _check_operators(operators)
-        if all(o.is_non_singular for o in self._operators):
-            if is_non_singular is False:
-                raise ValueError("The composition of non-singular operators is always "
-                                 "non-singular.")
-            is_non_singular = True
+        is_non_singular = _hint_from_all(self._operators, "is_non_singular", is_non_singular,
+                                         "composition", "non-singular")
         name = name or "_o_".join(o.name for o in self._operators)
         super().__init__(self._operators[0].dtype, is_non_singular=is_non_singular,
                          is_self_adjoint=is_self_adjoint,
                          is_positive_definite=is_positive_definite, is_square=is_square,
                          name=name, parameters={"operators": operators})
 
-    @property
-    def operators(self):
-        return self._operators
-
     def _shape(self):
         first, last = self._operators[0].shape, self._operators[-1].shape
         if first.ndims is None or last.ndims is None:
             return TensorShape(None)
-        batch = TensorShape([])
-        for op in self._operators:
-            batch = _broadcast_static(batch, op.batch_shape)
-        return batch.concatenate([first[-2], last[-1]])
+        return self._batch().concatenate([first[-2], last[-1]])
 
     def _shape_tensor(self):
         batch = self._operators[0].batch_shape_tensor()
@@ -761,18 +786,6 @@ class LinearOperatorComposition(LinearOperator):
             if self._operators[-1].batch_shape != self.batch_shape else out
         for op in self._operators[-2::-1]:
             out = op.matmul(out)
-        return out
-
-    def _determinant(self):
-        out = self._operators[0].determinant()
-        for op in self._operators[1:]:
-            out = multiply(out, op.determinant())
-        return out
-
-    def _log_abs_determinant(self):
-        out = self._operators[0].log_abs_determinant()
-        for op in self._operators[1:]:
-            out = add(out, op.log_abs_determinant())
         return out
 
     def _solve(self, rhs, adjoint=False, adjoint_arg=False):

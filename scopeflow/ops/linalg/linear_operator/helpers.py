@@ -58,6 +58,19 @@ def _broadcast_batch(x, y):
     return x, y
 
 
+def _square_shape(vector_shape: TensorShape) -> TensorShape:
+    """The static shape ``[..., N, N]`` of a square operator given by ``[..., N]``."""
+    if vector_shape.ndims is None:
+        return TensorShape(None)
+    return vector_shape.concatenate(vector_shape[-1:])
+
+
+def _square_shape_tensor(vector):
+    """The shape tensor ``[..., N, N]`` of a square operator given by ``vector``."""
+    s = shape_of(vector)
+    return concat([s, s[-1:]], 0)
+
+
 def _dim_value(d):
     return getattr(d, "value", d)
 
@@ -89,6 +102,60 @@ class _NestedScope:
 
 def _adjoint_if(x, flag):
     return adjoint(x) if flag else x
+
+def _fold(values, combine):
+    """``combine`` folded left over ``values``; an iterator is consumed as it folds, so
+    each value is built just before it is combined."""
+    values = iter(values)
+    out = next(values)
+    for value in values:
+        out = combine(out, value)
+    return out
+
+
+def _hint_from_all(operators, hint, given, combination, words):
+    """True where every operator has the ``hint`` (a ``given`` False is then a
+    ``ValueError``: "The <combination> of <words> operators is always <words>."), else
+    ``given``."""
+    if all(getattr(o, hint) for o in operators):
+        if given is False:
+            raise ValueError(f"The {combination} of {words} operators is always {words}.")
+        return True
+    return given
+
+
+def _hints_from_all(operators, combination, is_non_singular, is_self_adjoint,
+                    is_positive_definite, positive_definite):
+    """``_hint_from_all`` of the non-singular, self-adjoint and positive definite
+    (in the words ``positive_definite``) hints, in that order."""
+    return (_hint_from_all(operators, "is_non_singular", is_non_singular, combination,
+                           "non-singular"),
+            _hint_from_all(operators, "is_self_adjoint", is_self_adjoint, combination,
+                           "self-adjoint"),
+            _hint_from_all(operators, "is_positive_definite", is_positive_definite,
+                           combination, positive_definite))
+
+
+def _inherited_hints(operator, given, message):
+    """The hints ``given`` (``(name, value)`` pairs), each None taken from ``operator``;
+    ``ValueError(message(name, operator's, given))`` where both are set and differ."""
+    hints = {}
+    for what, value in given:
+        have = getattr(operator, what)
+        if have is not None and value is not None and have != value:
+            raise ValueError(message(what, have, value))
+        hints[what] = have if value is None else value
+    return hints
+
+
+def _static_sizes(dims, owner):
+    """The static values of ``dims``; NotImplementedError where one is unknown."""
+    sizes = [_dim_value(d) for d in dims]
+    if None in sizes:
+        raise NotImplementedError(f"scopeflow's {owner} needs its blocks' sizes statically "
+                                  "known")
+    return sizes
+
 
 def _check_operators(operators):
     operators = list(operators)

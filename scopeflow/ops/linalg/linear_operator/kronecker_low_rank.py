@@ -5,7 +5,6 @@ and Woodbury's identity).
 
 from __future__ import annotations
 
-from scopeflow.framework import dtypes
 from scopeflow.framework.graph import convert_to_tensor, name_scope
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops.array.shape_ops import broadcast_dynamic_shape, expand_dims, reshape
@@ -16,13 +15,15 @@ from scopeflow.ops.linalg.diag_ops import (
     adjoint,
     matrix_diag,
 )
-from scopeflow.ops.linalg.linear_operator.core import LinearOperator
+from scopeflow.ops.linalg.linear_operator.core import LinearOperator, _CompositeOperator
 from scopeflow.ops.linalg.linear_operator.helpers import (
     _adjoint_if,
     _broadcast_batch,
     _broadcast_static,
     _check_operators,
     _dim_value,
+    _fold,
+    _hints_from_all,
 )
 from scopeflow.ops.linalg.matrix_function_ops import eye
 from scopeflow.ops.linalg.solve_ops import matrix_solve
@@ -52,94 +53,56 @@ def _kron_dense(a, b):
     return reshape(prod, concat([batch, [m1 * m2, n1 * n2]], 0))
 
 
-class LinearOperatorKronecker(LinearOperator):
+class LinearOperatorKronecker(_CompositeOperator):
     """``operators[0] ⊗ operators[1] ⊗ ...``; determinants from the factors' (``det(A ⊗
     B) = det(A)^m det(B)^n``), products and solves on the dense product."""
 
     def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=None, name=None):
         self._operators = _check_operators(operators)
-        if all(o.is_non_singular for o in self._operators):
-            if is_non_singular is False:
-                raise ValueError("The Kronecker product of non-singular operators is always "
-                                 "non-singular.")
-            is_non_singular = True
-        if all(o.is_self_adjoint for o in self._operators):
-            if is_self_adjoint is False:
-                raise ValueError("The Kronecker product of self-adjoint operators is always "
-                                 "self-adjoint.")
-            is_self_adjoint = True
-        if all(o.is_positive_definite for o in self._operators):
-            if is_positive_definite is False:
-                raise ValueError("The Kronecker product of positive-definite operators is "
-                                 "always positive-definite.")
-            is_positive_definite = True
+        is_non_singular, is_self_adjoint, is_positive_definite = _hints_from_all(
+            self._operators, "Kronecker product", is_non_singular, is_self_adjoint,
+            is_positive_definite, "positive-definite")
         name = name or "_x_".join(o.name for o in self._operators)
         super().__init__(self._operators[0].dtype, is_non_singular=is_non_singular,
                          is_self_adjoint=is_self_adjoint,
                          is_positive_definite=is_positive_definite, is_square=is_square,
                          name=name, parameters={"operators": operators})
 
-    @property
-    def operators(self):
-        return self._operators
-
     def _shape(self):
-        if any(o.shape.ndims is None for o in self._operators):
+        if self._unknown_rank():
             return TensorShape(None)
-        batch = TensorShape([])
         rows, cols = 1, 1
         for op in self._operators:
-            batch = _broadcast_static(batch, op.batch_shape)
             m, n = _dim_value(op.range_dimension), _dim_value(op.domain_dimension)
             rows = None if rows is None or m is None else rows * m
             cols = None if cols is None or n is None else cols * n
-        return batch.concatenate([rows, cols])
-
-    def _shape_tensor(self):
-        return convert_to_tensor(self.shape.as_list(), dtype=dtypes.int32)
+        return self._batch().concatenate([rows, cols])
 
     def _to_dense(self):
-        out = self._operators[0].to_dense()
-        for op in self._operators[1:]:
-            out = _kron_dense(out, op.to_dense())
-        return out
+        return _fold((op.to_dense() for op in self._operators), _kron_dense)
 
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
         dense, x = _broadcast_batch(self.to_dense(), _adjoint_if(x, adjoint_arg))
         return matmul(dense, x, adjoint_a=adjoint)
 
+    def _repeats(self, op):
+        """How many times the factor ``op``'s determinant enters the product's."""
+        return _dim_value(self.range_dimension) // _dim_value(op.range_dimension)
+
     def _determinant(self):
-        total = _dim_value(self.range_dimension)
-        out = None
-        for op in self._operators:
-            n = _dim_value(op.range_dimension)
-            term = pow_(op.determinant(), cast(total // n, self.dtype))
-            out = term if out is None else multiply(out, term)
-        return out
+        return _fold((pow_(op.determinant(), cast(self._repeats(op), self.dtype))
+                      for op in self._operators), multiply)
 
     def _log_abs_determinant(self):
-        total = _dim_value(self.range_dimension)
-        out = None
-        for op in self._operators:
-            n = _dim_value(op.range_dimension)
-            term = multiply(op.log_abs_determinant(), float(total // n))
-            out = term if out is None else add(out, term)
-        return out
+        return _fold((multiply(op.log_abs_determinant(), float(self._repeats(op)))
+                      for op in self._operators), add)
 
     def _diag_part(self):
-        out = None
-        for op in self._operators:
-            d = op.diag_part()
-            out = d if out is None else _flat_outer(out, d)
-        return out
+        return _fold((op.diag_part() for op in self._operators), _flat_outer)
 
     def _trace(self):
-        out = None
-        for op in self._operators:
-            t = op.trace()
-            out = t if out is None else multiply(out, t)
-        return out
+        return _fold((op.trace() for op in self._operators), multiply)
 
 
 def _flat_outer(a, b):

@@ -27,6 +27,8 @@ from scopeflow.ops.linalg.linear_operator.helpers import (
     _broadcast_batch,
     _broadcast_static,
     _dim_value,
+    _square_shape,
+    _square_shape_tensor,
 )
 from scopeflow.ops.linalg.matrix_function_ops import eye
 from scopeflow.ops.linalg.tridiagonal_ops import tridiagonal_matmul, tridiagonal_solve
@@ -82,12 +84,10 @@ class LinearOperatorPermutation(LinearOperator):
         return self._perm
 
     def _shape(self):
-        p = self._perm.shape
-        return TensorShape(None) if p.ndims is None else p.concatenate(p[-1:])
+        return _square_shape(self._perm.shape)
 
     def _shape_tensor(self):
-        s = shape_of(self._perm)
-        return concat([s, s[-1:]], 0)
+        return _square_shape_tensor(self._perm)
 
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
         x = _adjoint_if(x, adjoint_arg)
@@ -142,12 +142,10 @@ class LinearOperatorHouseholder(LinearOperator):
         return self._axis
 
     def _shape(self):
-        a = self._axis.shape
-        return TensorShape(None) if a.ndims is None else a.concatenate(a[-1:])
+        return _square_shape(self._axis.shape)
 
     def _shape_tensor(self):
-        s = shape_of(self._axis)
-        return concat([s, s[-1:]], 0)
+        return _square_shape_tensor(self._axis)
 
     def _unit(self):
         return l2_normalize(self._axis, axis=-1)[..., None]
@@ -286,8 +284,7 @@ class LinearOperatorTridiag(LinearOperator):
                                                                                s[-1]])
         if self._format == "matrix":
             return self._diagonals.shape
-        s = self._diagonals[1].shape
-        return TensorShape(None) if s.ndims is None else s.concatenate(s[-1:])
+        return _square_shape(self._diagonals[1].shape)
 
     def _shape_tensor(self):
         if self._format == "compact":
@@ -295,8 +292,7 @@ class LinearOperatorTridiag(LinearOperator):
             return concat([s[:-2], s[-1:], s[-1:]], 0)
         if self._format == "matrix":
             return shape_of(self._diagonals)
-        s = shape_of(self._diagonals[1])
-        return concat([s, s[-1:]], 0)
+        return _square_shape_tensor(self._diagonals[1])
 
     def _compact(self):
         if self._format == "compact":
