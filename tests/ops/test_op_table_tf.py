@@ -52,8 +52,6 @@ KNOWN = {
         "tf.gradients through SparseSparseMaximum: TF raises TypeError, scopeflow NotImplementedError",
     ("grad", "rows_sparse/SparseSparseMinimum#0"):
         "tf.gradients through SparseSparseMinimum: TF raises TypeError, scopeflow NotImplementedError",
-    ("nonfinite", "rows_math/FloorDiv#0"): "FloorDiv of Inf: TF's floor(x / y) differs",
-    ("nonfinite", "rows_math/CumulativeLogsumexp#0"): "CumulativeLogsumexp with Inf inputs",
     ("nonfinite", "rows_math_more/Igamma-exponential#0"): "Igamma with NaN/Inf inputs",
     ("nonfinite", "rows_math_more/Igammac-half#0"): "Igammac with NaN/Inf inputs",
 }

@@ -369,9 +369,13 @@ def div(x, y, name=None) -> Tensor:
 
 # ── FloorDiv ─────────────────────────────────────────────────────────────────────────
 def _floordiv_kernel(x, y):
+    """Integers floor-divide; floats are TF's ``floor(x / y)`` (not Python's ``divmod``
+    quotient: ``1.0 // 0.1`` is 10 and ``1.0 // -inf`` is -0 in TF)."""
     if _is_int(x):
         _check_divisor(y)
-    return np.floor_divide(x, y)
+        return np.floor_divide(x, y)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.floor(np.true_divide(x, y))
 
 
 floordiv_op = OpDef("FloorDiv", shape=broadcasting(broadcast_shape), dtype=_same_dtype_in(REAL),

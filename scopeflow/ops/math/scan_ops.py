@@ -132,8 +132,30 @@ def cumprod(x, axis=0, exclusive=False, reverse=False, name=None) -> Tensor:
 
 
 # ── CumulativeLogsumexp ──────────────────────────────────────────────────────────────
+class _TFLogAddExp:
+    """TF's ``LogSumExp`` scan step, ``max + log1p(exp(min - max))`` from an accumulator
+    that starts at -Inf, with ``min``/``max`` as Eigen's (``std::min``/``std::max``: a NaN
+    element leaves the accumulator's side), so a NaN element counts as the accumulator
+    itself and ``Inf`` after ``Inf`` is NaN. ``np.logaddexp`` agrees wherever the input
+    holds no NaN and no +Inf; this slower step runs only where it does."""
+
+    @staticmethod
+    def accumulate(x, axis, dtype):
+        out = np.empty_like(x, dtype=dtype)
+        acc = np.full(np.delete(x.shape, axis), -np.inf, dtype)
+        with np.errstate(invalid="ignore"):
+            for i in range(x.shape[axis]):
+                t = np.take(x, i, axis=axis)
+                lo, hi = np.where(t < acc, t, acc), np.where(acc < t, t, acc)
+                acc = np.where(hi < np.finfo(dtype).min, hi, np.log1p(np.exp(lo - hi)) + hi)
+                acc = acc.astype(dtype, copy=False)
+                np.moveaxis(out, axis, 0)[i] = acc
+        return out
+
+
 def _cumulative_logsumexp_kernel(x, axis, *, exclusive, reverse):
-    return _scan(np.logaddexp, -np.inf, x, axis, exclusive, reverse)
+    step = _TFLogAddExp if np.isnan(x).any() or np.isposinf(x).any() else np.logaddexp
+    return _scan(step, -np.inf, x, axis, exclusive, reverse)
 
 
 cumulative_logsumexp_op = _scan_op("CumulativeLogsumexp", FLOATS, _cumulative_logsumexp_kernel)
