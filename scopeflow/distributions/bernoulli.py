@@ -7,7 +7,6 @@ from scopeflow.distributions import kullback_leibler
 from scopeflow.distributions._common import (
     array_ops,
     batch_shape_concat,
-    constant_op,
     dtypes,
     get_logits_and_probs,
     math_ops,
@@ -16,14 +15,15 @@ from scopeflow.distributions._common import (
     random_ops,
     reduction_ops,
 )
-from scopeflow.distributions.distribution import NOT_REPARAMETERIZED, Distribution
-from scopeflow.framework.tensor_shape import TensorShape
+from scopeflow.distributions._util import LogitsProbs, ParamShapeBatch, ScalarEvent
 
 __all__ = ["Bernoulli"]
 
 
-class Bernoulli(Distribution):
+class Bernoulli(ScalarEvent, ParamShapeBatch, LogitsProbs):
     """The Bernoulli distribution over {0, 1}, given ``logits`` or ``probs`` (not both)."""
+
+    _batch_param = "logits"
 
     def __init__(self, logits=None, probs=None, dtype=dtypes.int32, validate_args=False,
                  allow_nan_stats=True, name="Bernoulli"):
@@ -31,31 +31,7 @@ class Bernoulli(Distribution):
         with name_scope(name) as name:
             self._logits, self._probs = get_logits_and_probs(
                 logits=logits, probs=probs, validate_args=validate_args, name=name)
-        super().__init__(dtype=dtypes.as_dtype(dtype),
-                         reparameterization_type=NOT_REPARAMETERIZED,
-                         validate_args=validate_args, allow_nan_stats=allow_nan_stats,
-                         parameters=parameters, graph_parents=[self._logits, self._probs],
-                         name=name)
-
-    @property
-    def logits(self):
-        return self._logits
-
-    @property
-    def probs(self):
-        return self._probs
-
-    def _batch_shape_tensor(self):
-        return array_ops.shape(self._logits)
-
-    def _batch_shape(self):
-        return self._logits.shape
-
-    def _event_shape_tensor(self):
-        return constant_op.constant([], dtype=dtypes.int32)
-
-    def _event_shape(self):
-        return TensorShape([])
+        self._init_discrete(dtypes.as_dtype(dtype), parameters, name)
 
     def _sample_n(self, n, seed=None):
         new_shape = batch_shape_concat(n, self)

@@ -8,27 +8,35 @@ from scopeflow.distributions._common import (
     array_ops,
     assert_same_float_dtype,
     check_ops,
-    constant_op,
     control_dependencies,
     convert_to_tensor,
-    dtypes,
     gen_new_seed,
     math_ops,
     name_scope,
-    np,
     random_gamma_ops,
     reduction_ops,
 )
+from scopeflow.distributions._util import (
+    LogProbFromParts,
+    ParamShapeBatch,
+    ScalarEvent,
+    nan_fill,
+    param_property,
+)
 from scopeflow.distributions.distribution import FULLY_REPARAMETERIZED, Distribution
-from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops.math import gamma_ops
 
 __all__ = ["Beta"]
 
 
-class Beta(Distribution):
+class Beta(LogProbFromParts, ScalarEvent, ParamShapeBatch, Distribution):
     """The beta distribution on (0, 1) with ``concentration1`` (alpha) and
     ``concentration0`` (beta)."""
+
+    _batch_param = "total_concentration"
+    concentration1 = param_property("concentration1")
+    concentration0 = param_property("concentration0")
+    total_concentration = param_property("total_concentration")
 
     def __init__(self, concentration1=None, concentration0=None, validate_args=False,
                  allow_nan_stats=True, name="Beta"):
@@ -47,30 +55,6 @@ class Beta(Distribution):
                          graph_parents=[self._concentration1, self._concentration0,
                                         self._total_concentration], name=name)
 
-    @property
-    def concentration1(self):
-        return self._concentration1
-
-    @property
-    def concentration0(self):
-        return self._concentration0
-
-    @property
-    def total_concentration(self):
-        return self._total_concentration
-
-    def _batch_shape_tensor(self):
-        return array_ops.shape(self.total_concentration)
-
-    def _batch_shape(self):
-        return self.total_concentration.shape
-
-    def _event_shape_tensor(self):
-        return constant_op.constant([], dtype=dtypes.int32)
-
-    def _event_shape(self):
-        return TensorShape([])
-
     def _sample_n(self, n, seed=None):
         expanded_concentration1 = reduction_ops.ones_like(
             self.total_concentration, dtype=self.dtype) * self.concentration1
@@ -82,9 +66,6 @@ class Beta(Distribution):
             shape=[n], alpha=expanded_concentration0, dtype=self.dtype,
             seed=gen_new_seed(seed, "beta"))
         return gamma1_sample / (gamma1_sample + gamma2_sample)
-
-    def _log_prob(self, x):
-        return self._log_unnormalized_prob(x) - self._log_normalization()
 
     def _cdf(self, x):
         return gamma_ops.betainc(self.concentration1, self.concentration0, x)
@@ -114,9 +95,7 @@ class Beta(Distribution):
     def _mode(self):
         mode = (self.concentration1 - 1.0) / (self.total_concentration - 2.0)
         if self.allow_nan_stats:
-            nan = reduction_ops.fill(self.batch_shape_tensor(),
-                                     np.array(np.nan, dtype=self.dtype.as_numpy_dtype),
-                                     name="nan")
+            nan = nan_fill(self, self.batch_shape_tensor())
             is_defined = math_ops.logical_and(math_ops.greater(self.concentration1, 1.0),
                                               math_ops.greater(self.concentration0, 1.0))
             return reduction_ops.where_v2(is_defined, mode, nan)

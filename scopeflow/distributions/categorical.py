@@ -16,7 +16,7 @@ from scopeflow.distributions._common import (
     random_ops,
     reduction_ops,
 )
-from scopeflow.distributions.distribution import NOT_REPARAMETERIZED, Distribution
+from scopeflow.distributions._util import LogitsProbs, ScalarEvent
 from scopeflow.framework.tensor_shape import TensorShape
 
 __all__ = ["Categorical"]
@@ -43,7 +43,7 @@ def _broadcast_cat_event_and_params(event, params, base_dtype):
     return event, params
 
 
-class Categorical(Distribution):
+class Categorical(ScalarEvent, LogitsProbs):
     """A distribution over ``{0, ..., K-1}`` given ``logits`` or ``probs`` of last dim K."""
 
     def __init__(self, logits=None, probs=None, dtype=dtypes.int32, validate_args=False,
@@ -76,36 +76,18 @@ class Categorical(Distribution):
             else:
                 with name_scope(name="batch_shape"):
                     self._batch_shape_val = logits_shape[:-1]
-        super().__init__(dtype=dtypes.as_dtype(dtype),
-                         reparameterization_type=NOT_REPARAMETERIZED,
-                         validate_args=validate_args, allow_nan_stats=allow_nan_stats,
-                         parameters=parameters, graph_parents=[self._logits, self._probs],
-                         name=name)
+        self._init_discrete(dtypes.as_dtype(dtype), parameters, name)
 
     @property
     def event_size(self):
         """The number of classes K, a scalar int32 tensor."""
         return self._event_size
 
-    @property
-    def logits(self):
-        return self._logits
-
-    @property
-    def probs(self):
-        return self._probs
-
     def _batch_shape_tensor(self):
         return array_ops.identity(self._batch_shape_val)
 
     def _batch_shape(self):
         return self.logits.shape[:-1]
-
-    def _event_shape_tensor(self):
-        return constant_op.constant([], dtype=dtypes.int32)
-
-    def _event_shape(self):
-        return TensorShape([])
 
     def _sample_n(self, n, seed=None):
         if self.logits.shape.ndims == 2:

@@ -14,13 +14,19 @@ from scopeflow.distributions._common import (
     random_gamma_ops,
     reduction_ops,
 )
+from scopeflow.distributions._util import (
+    LogProbFromParts,
+    ProbFromLogProb,
+    SimplexEvent,
+    nan_fill,
+)
 from scopeflow.distributions.distribution import FULLY_REPARAMETERIZED, Distribution
 from scopeflow.ops.control_flow.control_flow_ops import with_dependencies
 
 __all__ = ["Dirichlet"]
 
 
-class Dirichlet(Distribution):
+class Dirichlet(LogProbFromParts, ProbFromLogProb, SimplexEvent, Distribution):
     """The Dirichlet distribution over the simplex, given the last axis of
     ``concentration``."""
 
@@ -38,36 +44,10 @@ class Dirichlet(Distribution):
                          graph_parents=[self._concentration, self._total_concentration],
                          name=name)
 
-    @property
-    def concentration(self):
-        return self._concentration
-
-    @property
-    def total_concentration(self):
-        return self._total_concentration
-
-    def _batch_shape_tensor(self):
-        return array_ops.shape(self.total_concentration)
-
-    def _batch_shape(self):
-        return self.total_concentration.shape
-
-    def _event_shape_tensor(self):
-        return array_ops.shape(self.concentration)[-1:]
-
-    def _event_shape(self):
-        return self.concentration.shape.with_rank_at_least(1)[-1:]
-
     def _sample_n(self, n, seed=None):
         gamma_sample = random_gamma_ops.random_gamma(shape=[n], alpha=self.concentration,
                                                      dtype=self.dtype, seed=seed)
         return gamma_sample / math_ops.reduce_sum(gamma_sample, -1, keepdims=True)
-
-    def _log_prob(self, x):
-        return self._log_unnormalized_prob(x) - self._log_normalization()
-
-    def _prob(self, x):
-        return math_ops.exp(self._log_prob(x))
 
     def _log_unnormalized_prob(self, x):
         x = self._maybe_assert_valid_sample(x)
@@ -99,9 +79,7 @@ class Dirichlet(Distribution):
         k = math_ops.cast(self.event_shape_tensor()[0], self.dtype)
         mode = (self.concentration - 1.0) / (self.total_concentration[..., None] - k)
         if self.allow_nan_stats:
-            nan = reduction_ops.fill(array_ops.shape(mode),
-                                     np.array(np.nan, dtype=self.dtype.as_numpy_dtype),
-                                     name="nan")
+            nan = nan_fill(self, array_ops.shape(mode))
             return reduction_ops.where_v2(
                 math_ops.reduce_all(math_ops.greater(self.concentration, 1.0), axis=-1),
                 mode, nan)

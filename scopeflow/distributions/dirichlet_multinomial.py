@@ -15,6 +15,7 @@ from scopeflow.distributions._common import (
     random_gamma_ops,
     random_ops,
 )
+from scopeflow.distributions._util import ProbFromLogProb, SimplexEvent, param_property
 from scopeflow.distributions.distribution import NOT_REPARAMETERIZED, Distribution
 from scopeflow.distributions.multinomial import log_combinations
 from scopeflow.ops.control_flow.control_flow_ops import with_dependencies
@@ -22,8 +23,10 @@ from scopeflow.ops.control_flow.control_flow_ops import with_dependencies
 __all__ = ["DirichletMultinomial"]
 
 
-class DirichletMultinomial(Distribution):
+class DirichletMultinomial(ProbFromLogProb, SimplexEvent, Distribution):
     """The Dirichlet-multinomial compound over counts of ``total_count`` trials."""
+
+    total_count = param_property("total_count")
 
     def __init__(self, total_count, concentration, validate_args=False, allow_nan_stats=True,
                  name="DirichletMultinomial"):
@@ -42,30 +45,6 @@ class DirichletMultinomial(Distribution):
                          reparameterization_type=NOT_REPARAMETERIZED, parameters=parameters,
                          graph_parents=[self._total_count, self._concentration], name=name)
 
-    @property
-    def total_count(self):
-        return self._total_count
-
-    @property
-    def concentration(self):
-        return self._concentration
-
-    @property
-    def total_concentration(self):
-        return self._total_concentration
-
-    def _batch_shape_tensor(self):
-        return array_ops.shape(self.total_concentration)
-
-    def _batch_shape(self):
-        return self.total_concentration.shape
-
-    def _event_shape_tensor(self):
-        return array_ops.shape(self.concentration)[-1:]
-
-    def _event_shape(self):
-        return self.concentration.shape.with_rank_at_least(1)[-1:]
-
     def _sample_n(self, n, seed=None):
         n_draws = math_ops.cast(self.total_count, dtype=dtypes.int32)
         k = self.event_shape_tensor()[0]
@@ -82,9 +61,6 @@ class DirichletMultinomial(Distribution):
         ordered_prob = (math_ops.lbeta(self.concentration + counts)
                         - math_ops.lbeta(self.concentration))
         return ordered_prob + log_combinations(self.total_count, counts)
-
-    def _prob(self, counts):
-        return math_ops.exp(self._log_prob(counts))
 
     def _mean(self):
         return self.total_count * (self.concentration / self.total_concentration[..., None])

@@ -15,7 +15,7 @@ from scopeflow.distributions._common import (
     random_ops,
     reduction_ops,
 )
-from scopeflow.distributions.distribution import NOT_REPARAMETERIZED, Distribution
+from scopeflow.distributions._util import LogitsProbs, param_property
 from scopeflow.ops.control_flow.functional_ops import map_fn
 
 __all__ = ["Multinomial", "log_combinations"]
@@ -32,8 +32,10 @@ def log_combinations(n, counts, name="log_combinations"):
         return total_permutations - redundant_permutations
 
 
-class Multinomial(Distribution):
+class Multinomial(LogitsProbs):
     """Counts of ``total_count`` categorical draws with ``logits`` or ``probs``."""
+
+    total_count = param_property("total_count")
 
     def __init__(self, total_count, logits=None, probs=None, validate_args=False,
                  allow_nan_stats=True, name="Multinomial"):
@@ -44,23 +46,8 @@ class Multinomial(Distribution):
                 logits=logits, probs=probs, multidimensional=True,
                 validate_args=validate_args, name=name)
             self._mean_val = self._total_count[..., None] * self._probs
-        super().__init__(dtype=self._probs.dtype, reparameterization_type=NOT_REPARAMETERIZED,
-                         validate_args=validate_args, allow_nan_stats=allow_nan_stats,
-                         parameters=parameters,
-                         graph_parents=[self._total_count, self._logits, self._probs],
-                         name=name)
-
-    @property
-    def total_count(self):
-        return self._total_count
-
-    @property
-    def logits(self):
-        return self._logits
-
-    @property
-    def probs(self):
-        return self._probs
+        self._init_discrete(self._probs.dtype, parameters, name,
+                            graph_parents=[self._total_count, self._logits, self._probs])
 
     def _batch_shape_tensor(self):
         return array_ops.shape(self._mean_val)[:-1]
