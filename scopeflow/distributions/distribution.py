@@ -57,6 +57,26 @@ def _convert_value(value, name, preferred_dtype):
     return convert_to_tensor(value, name=name)
 
 
+def _not_implemented(method):
+    """A ``_method`` stub of the base class, raising TF's "<method> is not implemented"."""
+    def stub(self, *args, **kwargs):
+        raise NotImplementedError(f"{method} is not implemented: {type(self).__name__}")
+    stub.__name__ = stub.__qualname__ = "_" + method
+    return stub
+
+
+def _with_fallback(primary, fallback, *args):
+    """``primary(*args)``, or TF's fallback to a sibling method where it is not implemented;
+    the primary's error is raised where neither is."""
+    try:
+        return primary(*args)
+    except NotImplementedError as original:
+        try:
+            return fallback(*args)
+        except NotImplementedError:
+            raise original from None
+
+
 class Distribution:
     """A batch of probability distributions over events of one shape, built in the graph."""
 
@@ -122,13 +142,8 @@ class Distribution:
     def _event_shape(self):
         return TensorShape(None)
 
-    def _batch_shape_tensor(self):
-        raise NotImplementedError(
-            f"batch_shape_tensor is not implemented: {type(self).__name__}")
-
-    def _event_shape_tensor(self):
-        raise NotImplementedError(
-            f"event_shape_tensor is not implemented: {type(self).__name__}")
+    _batch_shape_tensor = _not_implemented("batch_shape_tensor")
+    _event_shape_tensor = _not_implemented("event_shape_tensor")
 
     @property
     def batch_shape(self):
@@ -200,8 +215,7 @@ class Distribution:
                         .concatenate(self.batch_shape).concatenate([None] * event_ndims))
         return x
 
-    def _sample_n(self, n, seed=None):
-        raise NotImplementedError(f"sample_n is not implemented: {type(self).__name__}")
+    _sample_n = _not_implemented("sample_n")
 
     def sample(self, sample_shape=(), seed=None, name="sample"):
         """``sample_shape`` draws: ``_sample_n`` draws ``n = prod(sample_shape)`` along a
@@ -220,13 +234,7 @@ class Distribution:
     def _call_value(self, method, fallback, value, name):
         with self._name_scope(name, values=[value]):
             value = _convert_value(value, "value", self.dtype)
-            try:
-                return getattr(self, method)(value)
-            except NotImplementedError as original:
-                try:
-                    return fallback(value)
-                except NotImplementedError:
-                    raise original from None
+            return _with_fallback(getattr(self, method), fallback, value)
 
     def log_prob(self, value, name="log_prob"):
         """Log density/mass of ``value``; ``log(prob)`` where only prob is defined."""
@@ -257,47 +265,21 @@ class Distribution:
             value = _convert_value(value, "value", self.dtype)
             return self._quantile(value)
 
-    def _log_prob(self, value):
-        raise NotImplementedError(f"log_prob is not implemented: {type(self).__name__}")
-
-    def _prob(self, value):
-        raise NotImplementedError(f"prob is not implemented: {type(self).__name__}")
-
-    def _log_cdf(self, value):
-        raise NotImplementedError(f"log_cdf is not implemented: {type(self).__name__}")
-
-    def _cdf(self, value):
-        raise NotImplementedError(f"cdf is not implemented: {type(self).__name__}")
-
-    def _log_survival_function(self, value):
-        raise NotImplementedError(
-            f"log_survival_function is not implemented: {type(self).__name__}")
-
-    def _survival_function(self, value):
-        raise NotImplementedError(
-            f"survival_function is not implemented: {type(self).__name__}")
-
-    def _quantile(self, value):
-        raise NotImplementedError(f"quantile is not implemented: {type(self).__name__}")
+    _log_prob = _not_implemented("log_prob")
+    _prob = _not_implemented("prob")
+    _log_cdf = _not_implemented("log_cdf")
+    _cdf = _not_implemented("cdf")
+    _log_survival_function = _not_implemented("log_survival_function")
+    _survival_function = _not_implemented("survival_function")
+    _quantile = _not_implemented("quantile")
 
     # Statistics.
-    def _entropy(self):
-        raise NotImplementedError(f"entropy is not implemented: {type(self).__name__}")
-
-    def _mean(self):
-        raise NotImplementedError(f"mean is not implemented: {type(self).__name__}")
-
-    def _variance(self):
-        raise NotImplementedError(f"variance is not implemented: {type(self).__name__}")
-
-    def _stddev(self):
-        raise NotImplementedError(f"stddev is not implemented: {type(self).__name__}")
-
-    def _covariance(self):
-        raise NotImplementedError(f"covariance is not implemented: {type(self).__name__}")
-
-    def _mode(self):
-        raise NotImplementedError(f"mode is not implemented: {type(self).__name__}")
+    _entropy = _not_implemented("entropy")
+    _mean = _not_implemented("mean")
+    _variance = _not_implemented("variance")
+    _stddev = _not_implemented("stddev")
+    _covariance = _not_implemented("covariance")
+    _mode = _not_implemented("mode")
 
     def entropy(self, name="entropy"):
         """Shannon entropy in nats."""
@@ -319,24 +301,12 @@ class Distribution:
     def variance(self, name="variance"):
         """Variance; ``square(stddev)`` where only the standard deviation is defined."""
         with self._name_scope(name):
-            try:
-                return self._variance()
-            except NotImplementedError as original:
-                try:
-                    return math_ops.square(self._stddev())
-                except NotImplementedError:
-                    raise original from None
+            return _with_fallback(self._variance, lambda: math_ops.square(self._stddev()))
 
     def stddev(self, name="stddev"):
         """Standard deviation; ``sqrt(variance)`` where only the variance is defined."""
         with self._name_scope(name):
-            try:
-                return self._stddev()
-            except NotImplementedError as original:
-                try:
-                    return math_ops.sqrt(self._variance())
-                except NotImplementedError:
-                    raise original from None
+            return _with_fallback(self._stddev, lambda: math_ops.sqrt(self._variance()))
 
     def cross_entropy(self, other, name="cross_entropy"):
         """``entropy(self) + KL(self || other)``."""
