@@ -361,3 +361,72 @@ def test_profiler_add_step_keeps_constructor_op_log():
     opts = P(P.float_operation()).with_accounted_types(["mine"]).with_empty_output().build()
     root = profiler.profile_name_scope(opts)
     assert [(c.name, c.float_ops) for c in root.children] == [("mm", 5)]
+
+
+GRAD_GRAPH = '''
+def grads():
+    x = tf.constant(np.arange(2 * 6 * 6 * 3, dtype=np.float32).reshape(2, 6, 6, 3) / 50)
+    k = tf.constant(np.ones((3, 3, 3, 4), np.float32) / 9)
+    b = tf.constant(np.ones(4, np.float32))
+    h = tf.nn.bias_add(tf.nn.conv2d(x, k, [1, 2, 2, 1], "SAME"), b)
+    p = tf.nn.max_pool(h, [1, 2, 2, 1], [1, 1, 1, 1], "VALID")
+    q = tf.nn.avg_pool(h, [1, 2, 2, 1], [1, 1, 1, 1], "VALID")
+    r = tf.math.rsqrt(tf.reduce_sum(p * p) + tf.reduce_sum(q) + 1.0)
+    d = tf.nn.dilation2d(x, tf.ones([2, 2, 3]), [1, 1, 1, 1], [1, 1, 1, 1], "SAME")
+    c3 = tf.nn.conv3d(tf.ones([1, 4, 4, 4, 2]), tf.ones([2, 2, 2, 2, 3]), [1] * 5, "VALID")
+    extra = [tf.argmin(x, 3), tf.less(x, 1.0), tf.less_equal(x, 1.0), tf.greater(x, 1.0),
+             tf.greater_equal(x, 1.0), tf.equal(x, 1.0), tf.not_equal(x, 1.0),
+             tf.minimum(x, 1.0), tf.realdiv(x, 2.0), tf.add(x, x), tf.reduce_sum(d),
+             tf.reduce_sum(c3)]
+    v = tf.Variable(tf.zeros([3]), name="v")
+    extra.append(tf.assign_sub(v, tf.ones([3])))
+    return tf.gradients(r, [x, k, b]), extra
+
+def flops_by_name(graph):
+    from collections import Counter
+    log = LOG(graph)
+    flops = {e.name: e.float_ops for e in log.log_entries}
+    out = Counter()
+    for op in graph.get_operations():
+        out[op.type + ":" + str(flops.get(op.name, 0))] += 1
+    return dict(out)
+'''
+
+
+def test_gradient_op_flops_match_tensorflow(tf1):
+    """The gradient ops' rules (conv/pool backprops, BiasAddGrad) and the rest.
+
+    (scopeflow's rsqrt gradient builds no RsqrtGrad op, so that rule is not reached here.)
+
+    Compared as counts of (op type, flops) pairs, so the comparison does not depend on the
+    names the two gradient builders give their ops.
+    """
+    theirs = tf1(GRAD_GRAPH + """
+tf.disable_v2_behavior()
+from tensorflow.python.profiler import tfprof_logger
+LOG = lambda g: tfprof_logger.merge_default_with_oplog(g, add_trace=False)
+graph = tf.Graph()
+with graph.as_default():
+    grads()
+print(json.dumps(flops_by_name(graph)))
+""")
+    import numpy as np
+    namespace = {"tf": tf, "np": np,
+                 "LOG": lambda g: tfprof_logger.merge_default_with_oplog(g, add_trace=False)}
+    exec(GRAD_GRAPH, namespace)
+    graph = tf.Graph()
+    with graph.as_default():
+        namespace["grads"]()
+    with contextlib.redirect_stderr(io.StringIO()):
+        ours = namespace["flops_by_name"](graph)
+    wanted = ("Conv2DBackpropInput", "Conv2DBackpropFilter", "MaxPoolGrad", "AvgPoolGrad",
+              "BiasAddGrad", "Dilation2D", "Conv3D", "ArgMin", "AssignSub")
+    for op_type in wanted:
+        mine = {k: v for k, v in ours.items() if k.startswith(op_type + ":")}
+        ref = {k: v for k, v in theirs.items() if k.startswith(op_type + ":")}
+        assert mine == ref and ref, op_type
+    for op_type in ("Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual",
+                    "Minimum", "RealDiv", "Rsqrt", "MaxPool", "AvgPool", "Conv2D", "BiasAdd"):
+        # Forward ops only: the two gradient builders differ in their Mul/Sum/AddV2 helpers.
+        assert {k for k in ours if k.startswith(op_type + ":")} == \
+            {k for k in theirs if k.startswith(op_type + ":")}, op_type
