@@ -235,12 +235,24 @@ def _tensor_scatter_sub_kernel(tensor, indices, updates, *, bad_indices_policy):
     return _tensor_scatter_apply(tensor, indices, updates, np.subtract)
 
 
+def _scatter_extreme(tensor, indices, updates, ufunc):
+    """TF's ``std::max(acc, u)`` / ``std::min(acc, u)`` per update: a NaN update is skipped
+    (``fmax``/``fmin``) and a NaN already in ``tensor`` stays."""
+    out = _tensor_scatter_apply(tensor, indices, updates, ufunc)
+    tensor = np.asarray(tensor)
+    if tensor.dtype.kind == "f":
+        nan = np.isnan(tensor)
+        if nan.any():
+            out[nan] = np.nan
+    return out
+
+
 def _tensor_scatter_max_kernel(tensor, indices, updates, *, bad_indices_policy):
-    return _tensor_scatter_apply(tensor, indices, updates, np.maximum)
+    return _scatter_extreme(tensor, indices, updates, np.fmax)
 
 
 def _tensor_scatter_min_kernel(tensor, indices, updates, *, bad_indices_policy):
-    return _tensor_scatter_apply(tensor, indices, updates, np.minimum)
+    return _scatter_extreme(tensor, indices, updates, np.fmin)
 
 
 _TS_INPUTS = ("tensor", "indices", "updates")

@@ -560,9 +560,26 @@ def _unsorted_segment_reduce(data, segment_ids, num_segments, reduce, empty):
         raise InvalidArgumentError(None, None, f"segment_ids[{where_}] = {flat[i]} is out of "
                                    f"range [0, {n})")
     keep = flat >= 0
+    flat, rows = flat[keep], rows[keep]
+    if reduce in (np.fmax, np.fmin) and rows.dtype.kind == "f" and np.isnan(rows).any():
+        return _extreme_nan_last_wins(rows, flat, n, reduce, empty)
     out = np.full((n,) + data.shape[ids.ndim:], empty, data.dtype)
-    reduce.at(out, flat[keep], rows[keep])
+    reduce.at(out, flat, rows)
     return out
+
+
+def _extreme_nan_last_wins(rows, flat, n, reduce, empty):
+    """TF's segment max (min) with NaN rows: each step is ``acc = v < acc ? acc : v``
+    (``v > acc``), so a NaN replaces the accumulator and the next value replaces the NaN:
+    a segment's result is the extreme of its values after its last NaN (NaN if none)."""
+    idx = np.broadcast_to(np.arange(flat.size).reshape((-1,) + (1,) * (rows.ndim - 1)),
+                          rows.shape)
+    nan = np.isnan(rows)
+    last = np.full((n,) + rows.shape[1:], -1, np.int64)
+    np.maximum.at(last, flat, np.where(nan, idx, -1))
+    out = np.full((n,) + rows.shape[1:], np.nan, rows.dtype)
+    reduce.at(out, flat, np.where(idx > last[flat], rows, np.nan))  # NaNs are skipped
+    return np.where(last < 0, reduce(out, rows.dtype.type(empty)), out)  # no NaN: from empty
 
 
 def _extreme(dtype, highest):
