@@ -47,11 +47,9 @@ class LinearOperatorBlockDiag(_BlockOperator):
             is_positive_definite, "positive definite")
         if not is_square:
             raise ValueError("Only square block diagonal operators currently supported.")
-        name = name or "_ds_".join(o.name for o in self._operators)
-        super().__init__(self._operators[0].dtype, is_non_singular=is_non_singular,
-                         is_self_adjoint=is_self_adjoint,
-                         is_positive_definite=is_positive_definite, is_square=True,
-                         name=name, parameters={"operators": operators})
+        self._init_composite(operators, name, "_ds_", is_non_singular=is_non_singular,
+                             is_self_adjoint=is_self_adjoint,
+                             is_positive_definite=is_positive_definite, is_square=True)
 
     def _sizes(self, adjoint=False):
         return _static_sizes([o.range_dimension if adjoint else o.domain_dimension

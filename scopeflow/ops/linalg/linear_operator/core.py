@@ -9,7 +9,7 @@ of their own, each would import the other.
 from __future__ import annotations
 
 from scopeflow.framework import dtypes
-from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
+from scopeflow.framework.graph import Tensor, convert_to_tensor
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops.array.shape_ops import broadcast_dynamic_shape, expand_dims, squeeze
 from scopeflow.ops.array.shape_ops import shape as shape_of
@@ -26,7 +26,7 @@ from scopeflow.ops.linalg.linear_operator.helpers import (
     _adjoint_if,
     _broadcast_batch,
     _broadcast_static,
-    _check_dtype,
+    _check_min_rank,
     _check_operators,
     _dim_value,
     _fold,
@@ -35,6 +35,7 @@ from scopeflow.ops.linalg.linear_operator.helpers import (
     _NestedScope,
     _square_shape,
     _square_shape_tensor,
+    _tensor_arg,
 )
 from scopeflow.ops.linalg.matrix_function_ops import eye
 from scopeflow.ops.linalg.solve_ops import (
@@ -140,22 +141,23 @@ class LinearOperator:
         return self._shape()
 
     def shape_tensor(self, name="shape_tensor"):
+        return self._static_or_dynamic("shape", lambda s: s, name)
+
+    def _static_or_dynamic(self, which, part, name):
+        """The static shape ``which`` as an int32 constant where fully defined, else
+        ``part`` of ``_shape_tensor()``, in ``name``'s scope."""
         with self._name_scope(name):
-            if self.shape.is_fully_defined():
-                return convert_to_tensor(self.shape.as_list(), dtype=dtypes.int32,
-                                         name="shape")
-            return self._shape_tensor()
+            static = getattr(self, which)
+            if static.is_fully_defined():
+                return convert_to_tensor(static.as_list(), dtype=dtypes.int32, name="shape")
+            return part(self._shape_tensor())
 
     @property
     def batch_shape(self) -> TensorShape:
         return self.shape[:-2]
 
     def batch_shape_tensor(self, name="batch_shape_tensor"):
-        with self._name_scope(name):
-            if self.batch_shape.is_fully_defined():
-                return convert_to_tensor(self.batch_shape.as_list(), dtype=dtypes.int32,
-                                         name="shape")
-            return self._shape_tensor()[:-2]
+        return self._static_or_dynamic("batch_shape", lambda s: s[:-2], name)
 
     @property
     def tensor_rank(self):
@@ -366,17 +368,25 @@ def _and(a, b):
     return True if a and b else None
 
 # ── diagonal ─────────────────────────────────────────────────────────────────────────
-class LinearOperatorDiag(LinearOperator):
+class _SquareFromVector(LinearOperator):
+    """A square operator of shape ``[..., N, N]`` given by the ``[..., N]`` tensor
+    ``_vector()``."""
+
+    def _shape(self):
+        return _square_shape(self._vector().shape)
+
+    def _shape_tensor(self):
+        return _square_shape_tensor(self._vector())
+
+
+class LinearOperatorDiag(_SquareFromVector):
     """``diag(d)`` for a ``[..., N]`` diagonal ``d``: products and solves elementwise."""
 
     def __init__(self, diag, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=None, name="LinearOperatorDiag"):
-        with name_scope(name):
-            self._diag = convert_to_tensor(diag, name="diag")
-        _check_dtype(self._diag, "diag")
-        if self._diag.shape.ndims is not None and self._diag.shape.ndims < 1:
-            raise ValueError(f"Argument diag must have at least 1 dimension.  Found: "
-                             f"{self._diag}")
+        self._diag = _tensor_arg(name, diag, "diag", check_dtype=True)
+        _check_min_rank(self._diag, 1, "Argument diag must have at least 1 dimension.  "
+                                       "Found: {}")
         if not self._diag.dtype.is_complex:
             if is_self_adjoint is False:
                 raise ValueError("A real diagonal operator is always self adjoint.")
@@ -392,11 +402,8 @@ class LinearOperatorDiag(LinearOperator):
     def diag(self):
         return self._diag
 
-    def _shape(self):
-        return _square_shape(self._diag.shape)
-
-    def _shape_tensor(self):
-        return _square_shape_tensor(self._diag)
+    def _vector(self):
+        return self._diag
 
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
         d = conj(self._diag) if adjoint else self._diag
@@ -556,9 +563,7 @@ class LinearOperatorLowerTriangular(LinearOperator):
         if is_square is False:
             raise ValueError("Only square lower triangular operators supported at this "
                              "time.")
-        with name_scope(name):
-            self._tril = convert_to_tensor(tril, name="tril")
-        _check_dtype(self._tril, "tril")
+        self._tril = _tensor_arg(name, tril, "tril", check_dtype=True)
         super().__init__(self._tril.dtype, is_non_singular=is_non_singular,
                          is_self_adjoint=is_self_adjoint,
                          is_positive_definite=is_positive_definite, is_square=True,
@@ -718,6 +723,13 @@ class _CompositeOperator(LinearOperator):
         """Every operator it is made of, as one flat list."""
         return self._operators
 
+    def _init_composite(self, operators, name, joiner, **hints):
+        """``LinearOperator.__init__`` with ``self._operators``' dtype, ``name`` (by
+        default their names joined by ``joiner``) and ``operators`` as the parameters."""
+        LinearOperator.__init__(self, self._operators[0].dtype,
+                                name=name or joiner.join(o.name for o in self._operators),
+                                parameters={"operators": operators}, **hints)
+
     def _factors(self):
         """The operators whose determinants multiply to its determinant."""
         return self._operators
@@ -749,11 +761,9 @@ class LinearOperatorComposition(_CompositeOperator):
         self._operators = _check_operators(operators)
         is_non_singular = _hint_from_all(self._operators, "is_non_singular", is_non_singular,
                                          "composition", "non-singular")
-        name = name or "_o_".join(o.name for o in self._operators)
-        super().__init__(self._operators[0].dtype, is_non_singular=is_non_singular,
-                         is_self_adjoint=is_self_adjoint,
-                         is_positive_definite=is_positive_definite, is_square=is_square,
-                         name=name, parameters={"operators": operators})
+        self._init_composite(operators, name, "_o_", is_non_singular=is_non_singular,
+                             is_self_adjoint=is_self_adjoint,
+                             is_positive_definite=is_positive_definite, is_square=is_square)
 
     def _shape(self):
         first, last = self._operators[0].shape, self._operators[-1].shape

@@ -3,10 +3,9 @@
 
 from __future__ import annotations
 
-from scopeflow.framework.graph import convert_to_tensor, name_scope
 from scopeflow.ops.array.shape_ops import shape as shape_of
 from scopeflow.ops.linalg.linear_operator.core import LinearOperator
-from scopeflow.ops.linalg.linear_operator.helpers import _check_dtype
+from scopeflow.ops.linalg.linear_operator.helpers import _check_min_rank, _tensor_arg
 from scopeflow.ops.math.matmul_ops import matmul
 
 
@@ -16,12 +15,9 @@ class LinearOperatorFullMatrix(LinearOperator):
 
     def __init__(self, matrix, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=None, name="LinearOperatorFullMatrix"):
-        with name_scope(name):
-            self._matrix = convert_to_tensor(matrix, name="matrix")
-        _check_dtype(self._matrix, "matrix")
-        if self._matrix.shape.ndims is not None and self._matrix.shape.ndims < 2:
-            raise ValueError("Argument `matrix` must have at least 2 dimensions. "
-                             f"Received: {self._matrix}.")
+        self._matrix = _tensor_arg(name, matrix, "matrix", check_dtype=True)
+        _check_min_rank(self._matrix, 2, "Argument `matrix` must have at least 2 dimensions. "
+                                         "Received: {}.")
         super().__init__(self._matrix.dtype, is_non_singular=is_non_singular,
                          is_self_adjoint=is_self_adjoint,
                          is_positive_definite=is_positive_definite, is_square=is_square,

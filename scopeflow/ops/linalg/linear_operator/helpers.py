@@ -6,7 +6,7 @@ name scope, the optional adjoint of an argument, and the operand checks of compo
 from __future__ import annotations
 
 from scopeflow.framework import dtypes
-from scopeflow.framework.graph import name_scope
+from scopeflow.framework.graph import convert_to_tensor, name_scope
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops.array.shape_ops import broadcast_dynamic_shape
 from scopeflow.ops.array.shape_ops import shape as shape_of
@@ -80,6 +80,22 @@ def _check_dtype(t, what="matrix"):
         allowed = ", ".join(f"tf.{d.name}" for d in _MATRIX_TYPES)
         raise TypeError(f"Argument `{what}` must have dtype in [{allowed}]. Received: "
                         f"<dtype: '{t.dtype.base_dtype.name}'>.")
+
+def _tensor_arg(scope, value, what, check_dtype=False):
+    """A constructor's argument ``value`` as a tensor named ``what`` in the ``scope`` name
+    scope; with ``check_dtype``, checked for a matrix dtype."""
+    with name_scope(scope):
+        t = convert_to_tensor(value, name=what)
+    if check_dtype:
+        _check_dtype(t, what)
+    return t
+
+
+def _check_min_rank(t, rank, message):
+    """``ValueError(message.format(t))`` where ``t``'s static rank is below ``rank``."""
+    if t.shape.ndims is not None and t.shape.ndims < rank:
+        raise ValueError(message.format(t))
+
 
 class _NestedScope:
     """``<operator name>/<method>/`` (two name scopes entered together): the operator's

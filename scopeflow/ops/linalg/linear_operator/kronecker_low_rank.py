@@ -63,11 +63,9 @@ class LinearOperatorKronecker(_CompositeOperator):
         is_non_singular, is_self_adjoint, is_positive_definite = _hints_from_all(
             self._operators, "Kronecker product", is_non_singular, is_self_adjoint,
             is_positive_definite, "positive-definite")
-        name = name or "_x_".join(o.name for o in self._operators)
-        super().__init__(self._operators[0].dtype, is_non_singular=is_non_singular,
-                         is_self_adjoint=is_self_adjoint,
-                         is_positive_definite=is_positive_definite, is_square=is_square,
-                         name=name, parameters={"operators": operators})
+        self._init_composite(operators, name, "_x_", is_non_singular=is_non_singular,
+                             is_self_adjoint=is_self_adjoint,
+                             is_positive_definite=is_positive_definite, is_square=is_square)
 
     def _shape(self):
         if self._unknown_rank():

@@ -21,14 +21,16 @@ from scopeflow.ops.linalg.diag_ops import (
     matrix_diag,
     matrix_diag_part,
 )
-from scopeflow.ops.linalg.linear_operator.core import LinearOperator
+from scopeflow.ops.linalg.linear_operator.core import LinearOperator, _SquareFromVector
 from scopeflow.ops.linalg.linear_operator.helpers import (
     _adjoint_if,
     _broadcast_batch,
     _broadcast_static,
+    _check_min_rank,
     _dim_value,
     _square_shape,
     _square_shape_tensor,
+    _tensor_arg,
 )
 from scopeflow.ops.linalg.matrix_function_ops import eye
 from scopeflow.ops.linalg.tridiagonal_ops import tridiagonal_matmul, tridiagonal_solve
@@ -52,7 +54,7 @@ from scopeflow.ops.nn.nn_composites import l2_normalize
 
 
 # ── permutations, reflections, Toeplitz and tridiagonal matrices ─────────────────────
-class LinearOperatorPermutation(LinearOperator):
+class LinearOperatorPermutation(_SquareFromVector):
     """The permutation matrix ``P[i, perm[i]] = 1``: products gather rows, solves (and
     the adjoint) gather with the inverse permutation."""
 
@@ -66,11 +68,9 @@ class LinearOperatorPermutation(LinearOperator):
         if is_square is False:
             raise ValueError("A Permutation operator is always square. Expected argument "
                              f"`is_square` to be True. Received: {is_square}.")
-        with name_scope(name):
-            self._perm = convert_to_tensor(perm, name="perm")
-        if self._perm.shape.ndims is not None and self._perm.shape.ndims < 1:
-            raise ValueError(f"Argument `perm` must have at least 1 dimension. Received: "
-                             f"{self._perm}.")
+        self._perm = _tensor_arg(name, perm, "perm")
+        _check_min_rank(self._perm, 1, "Argument `perm` must have at least 1 dimension. "
+                                       "Received: {}.")
         if not self._perm.dtype.is_integer:
             raise TypeError(f"Argument `perm` must be integer dtype. Received: "
                             f"{self._perm}.")
@@ -83,11 +83,8 @@ class LinearOperatorPermutation(LinearOperator):
     def perm(self):
         return self._perm
 
-    def _shape(self):
-        return _square_shape(self._perm.shape)
-
-    def _shape_tensor(self):
-        return _square_shape_tensor(self._perm)
+    def _vector(self):
+        return self._perm
 
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
         x = _adjoint_if(x, adjoint_arg)
@@ -114,7 +111,7 @@ def _one_hot_rows(perm, dtype):
     return cast(equal(range_(0, n), expand_dims(perm, -1)), dtype)
 
 
-class LinearOperatorHouseholder(LinearOperator):
+class LinearOperatorHouseholder(_SquareFromVector):
     """The reflection ``I - 2 v v^H / |v|^2`` across the hyperplane orthogonal to
     ``reflection_axis``: self-adjoint, its own inverse, determinant -1."""
 
@@ -127,11 +124,9 @@ class LinearOperatorHouseholder(LinearOperator):
             raise ValueError("A Householder operator is always non-positive definite.")
         if is_square is False:
             raise ValueError("A Householder operator is always square.")
-        with name_scope(name):
-            self._axis = convert_to_tensor(reflection_axis, name="reflection_axis")
-        if self._axis.shape.ndims is not None and self._axis.shape.ndims < 1:
-            raise ValueError("Argument reflection_axis must have at least 1 dimension.  "
-                             f"Found: {self._axis}")
+        self._axis = _tensor_arg(name, reflection_axis, "reflection_axis")
+        _check_min_rank(self._axis, 1, "Argument reflection_axis must have at least 1 "
+                                       "dimension.  Found: {}")
         super().__init__(self._axis.dtype, is_non_singular=is_non_singular,
                          is_self_adjoint=True, is_positive_definite=False,
                          is_square=True, name=name,
@@ -141,11 +136,8 @@ class LinearOperatorHouseholder(LinearOperator):
     def reflection_axis(self):
         return self._axis
 
-    def _shape(self):
-        return _square_shape(self._axis.shape)
-
-    def _shape_tensor(self):
-        return _square_shape_tensor(self._axis)
+    def _vector(self):
+        return self._axis
 
     def _unit(self):
         return l2_normalize(self._axis, axis=-1)[..., None]
