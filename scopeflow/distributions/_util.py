@@ -5,8 +5,6 @@ NaN-fill pieces they all build the same way."""
 
 from __future__ import annotations
 
-from operator import attrgetter
-
 from scopeflow.distributions._common import (
     array_ops,
     assert_same_float_dtype,
@@ -24,17 +22,13 @@ from scopeflow.distributions.distribution import (
     NOT_REPARAMETERIZED,
     Distribution,
 )
+from scopeflow.distributions.distribution import _attr_property as param_property
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops.array.shape_ops import broadcast_static_shape
 
 __all__ = ["param_property", "ScalarEvent", "ParamShapeBatch", "SimplexEvent",
            "LogProbFromParts", "ProbFromLogProb", "BroadcastParams", "LocationScale",
-           "LogitsProbs", "nan_fill"]
-
-
-def param_property(name):
-    """A read-only property returning ``self._<name>`` (the tensor the constructor made)."""
-    return property(attrgetter("_" + name))
+           "LogitsProbs", "nan_fill", "mode_where_defined"]
 
 
 def nan_fill(dist, shape):
@@ -165,3 +159,18 @@ class LocationScale(LogProbFromParts, BroadcastParams):
 
     def _param_checks(self, loc, scale):
         return [check_ops.assert_positive(scale)]
+
+
+def mode_where_defined(dist, mode, concentrations):
+    """``mode`` where every concentration exceeds 1: NaN elsewhere under ``allow_nan_stats``,
+    else behind one ``1 < concentration`` assertion each (``concentrations`` is a list of
+    ``(tensor, message)`` pairs; Gamma, Beta)."""
+    if dist.allow_nan_stats:
+        nan = nan_fill(dist, dist.batch_shape_tensor())
+        defined = [math_ops.greater(c, 1.0) for c, _ in concentrations]
+        is_defined = defined[0] if len(defined) == 1 else math_ops.logical_and(*defined)
+        return reduction_ops.where_v2(is_defined, mode, nan)
+    with control_dependencies([
+            check_ops.assert_less(reduction_ops.ones([], dtype=dist.dtype), c, message=message)
+            for c, message in concentrations]):
+        return array_ops.identity(mode)

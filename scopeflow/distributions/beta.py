@@ -20,7 +20,7 @@ from scopeflow.distributions._util import (
     LogProbFromParts,
     ParamShapeBatch,
     ScalarEvent,
-    nan_fill,
+    mode_where_defined,
     param_property,
 )
 from scopeflow.distributions.distribution import FULLY_REPARAMETERIZED, Distribution
@@ -94,19 +94,9 @@ class Beta(LogProbFromParts, ScalarEvent, ParamShapeBatch, Distribution):
 
     def _mode(self):
         mode = (self.concentration1 - 1.0) / (self.total_concentration - 2.0)
-        if self.allow_nan_stats:
-            nan = nan_fill(self, self.batch_shape_tensor())
-            is_defined = math_ops.logical_and(math_ops.greater(self.concentration1, 1.0),
-                                              math_ops.greater(self.concentration0, 1.0))
-            return reduction_ops.where_v2(is_defined, mode, nan)
-        with control_dependencies([
-                check_ops.assert_less(reduction_ops.ones([], dtype=self.dtype),
-                                      self.concentration1,
-                                      message="Mode undefined for concentration1 <= 1."),
-                check_ops.assert_less(reduction_ops.ones([], dtype=self.dtype),
-                                      self.concentration0,
-                                      message="Mode undefined for concentration0 <= 1.")]):
-            return array_ops.identity(mode)
+        return mode_where_defined(self, mode, [
+            (self.concentration1, "Mode undefined for concentration1 <= 1."),
+            (self.concentration0, "Mode undefined for concentration0 <= 1.")])
 
     def _maybe_assert_valid_concentration(self, concentration, validate_args):
         if not validate_args:

@@ -6,6 +6,7 @@ fallbacks (prob from log_prob, variance from stddev, ...) are TF's."""
 from __future__ import annotations
 
 import contextlib
+from operator import attrgetter
 
 from scopeflow.distributions import kullback_leibler
 from scopeflow.distributions._common import (
@@ -57,6 +58,11 @@ def _convert_value(value, name, preferred_dtype):
     return convert_to_tensor(value, name=name)
 
 
+def _attr_property(name, doc=None):
+    """A read-only property returning ``self._<name>``."""
+    return property(attrgetter("_" + name), doc=doc)
+
+
 def _not_implemented(method):
     """A ``_method`` stub of the base class, raising TF's "<method> is not implemented"."""
     def stub(self, *args, **kwargs):
@@ -97,32 +103,18 @@ class Distribution:
         self._graph_parents = list(graph_parents)
         self._name = name
 
-    @property
-    def name(self):
-        """The absolute name scope (ending in ``/``) every op of this distribution opens."""
-        return self._name
-
-    @property
-    def dtype(self):
-        return self._dtype
+    name = _attr_property(
+        "name", "The absolute name scope (ending in ``/``) every op of this distribution opens.")
+    dtype = _attr_property("dtype")
+    reparameterization_type = _attr_property("reparameterization_type")
+    allow_nan_stats = _attr_property("allow_nan_stats")
+    validate_args = _attr_property("validate_args")
 
     @property
     def parameters(self):
         """The constructor's arguments, without ``self`` and dunder entries."""
         return {k: v for k, v in self._parameters.items()
                 if not k.startswith("__") and k != "self"}
-
-    @property
-    def reparameterization_type(self):
-        return self._reparameterization_type
-
-    @property
-    def allow_nan_stats(self):
-        return self._allow_nan_stats
-
-    @property
-    def validate_args(self):
-        return self._validate_args
 
     def copy(self, **override_parameters_kwargs):
         """A new distribution of this type from the original arguments, some overridden."""
@@ -281,32 +273,35 @@ class Distribution:
     _covariance = _not_implemented("covariance")
     _mode = _not_implemented("mode")
 
+    def _call_stat(self, name, method, fallback=None):
+        """A statistic under its method's name scope, with TF's fallback to a sibling where
+        one is given."""
+        with self._name_scope(name):
+            if fallback is None:
+                return method()
+            return _with_fallback(method, fallback)
+
     def entropy(self, name="entropy"):
         """Shannon entropy in nats."""
-        with self._name_scope(name):
-            return self._entropy()
+        return self._call_stat(name, self._entropy)
 
     def mean(self, name="mean"):
-        with self._name_scope(name):
-            return self._mean()
+        return self._call_stat(name, self._mean)
 
     def mode(self, name="mode"):
-        with self._name_scope(name):
-            return self._mode()
+        return self._call_stat(name, self._mode)
 
     def covariance(self, name="covariance"):
-        with self._name_scope(name):
-            return self._covariance()
+        return self._call_stat(name, self._covariance)
 
     def variance(self, name="variance"):
         """Variance; ``square(stddev)`` where only the standard deviation is defined."""
-        with self._name_scope(name):
-            return _with_fallback(self._variance, lambda: math_ops.square(self._stddev()))
+        return self._call_stat(name, self._variance,
+                               lambda: math_ops.square(self._stddev()))
 
     def stddev(self, name="stddev"):
         """Standard deviation; ``sqrt(variance)`` where only the variance is defined."""
-        with self._name_scope(name):
-            return _with_fallback(self._stddev, lambda: math_ops.sqrt(self._variance()))
+        return self._call_stat(name, self._stddev, lambda: math_ops.sqrt(self._variance()))
 
     def cross_entropy(self, other, name="cross_entropy"):
         """``entropy(self) + KL(self || other)``."""

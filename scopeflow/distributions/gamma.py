@@ -12,12 +12,11 @@ from scopeflow.distributions._common import (
     math_ops,
     name_scope,
     random_gamma_ops,
-    reduction_ops,
 )
 from scopeflow.distributions._util import (
     BroadcastParams,
     LogProbFromParts,
-    nan_fill,
+    mode_where_defined,
     param_property,
 )
 from scopeflow.ops.math import gamma_ops
@@ -78,13 +77,8 @@ class Gamma(LogProbFromParts, BroadcastParams):
 
     def _mode(self):
         mode = (self.concentration - 1.0) / self.rate
-        if self.allow_nan_stats:
-            nan = nan_fill(self, self.batch_shape_tensor())
-            return reduction_ops.where_v2(math_ops.greater(self.concentration, 1.0), mode, nan)
-        with control_dependencies([check_ops.assert_less(
-                reduction_ops.ones([], self.dtype), self.concentration,
-                message="mode not defined when any concentration <= 1")]):
-            return array_ops.identity(mode)
+        return mode_where_defined(
+            self, mode, [(self.concentration, "mode not defined when any concentration <= 1")])
 
 
 @kullback_leibler.RegisterKL(Gamma, Gamma)
