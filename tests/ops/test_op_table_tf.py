@@ -66,7 +66,7 @@ for _row in ("conv/Conv2DBackpropInput", "conv/Conv2DBackpropFilter",
              "conv3d/Conv3DBackpropFilterV2-VALID"):
     KNOWN["unknown", f"rows_{_row}#0"] = _BACKPROP_RANK
 for _reason, _rows in (
-        (_NAN_MAXMIN, ("array/TopKV2-sort-axis1", "array/TopKV2-argsort-desc", "array/LowerBound",
+        (_NAN_MAXMIN, ("array/TopKV2-sort-axis1", "array/TopKV2-argsort-desc",
                        "nn/TopKV2", "nn/InTopKV2")),
         (_NAN_CONV, ("conv/Conv2D-SAME", "conv/Conv2D-SAME-s3", "conv/Conv2D-SAME-dilated",
                      "conv/Conv2D-explicit", "conv/Conv2DBackpropFilter", "conv/DepthwiseConv2dNative",

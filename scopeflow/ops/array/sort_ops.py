@@ -112,9 +112,31 @@ def _bound_dtype(sorted_inputs, values, *, out_type):
     return check_dtype(out_type, INDEX, "out_type")
 
 
+def _std_bound(sorted_inputs, values, side):
+    """C++'s ``std::lower_bound`` (``upper_bound``) binary search, as TF's kernel runs it,
+    for all values at once: with NaNs the input is not sorted for ``<`` and the answer
+    depends on the probes, where ``np.searchsorted`` (NaN sorts last) differs."""
+    rows = np.arange(values.shape[0])[:, None]
+    n = sorted_inputs.shape[1]
+    first = np.zeros(values.shape, np.int64)
+    count = np.full(values.shape, n, np.int64)
+    while (count > 0).any():
+        live = count > 0
+        step = count // 2
+        it = first + step
+        probe = sorted_inputs[rows, np.minimum(it, n - 1)]
+        right = live & ((probe < values) if side == "left" else ~(values < probe))
+        first = np.where(right, it + 1, first)
+        count = np.where(right, count - step - 1, np.where(live, step, 0))
+    return first
+
+
 def _bound(sorted_inputs, values, out_type, side):
     if sorted_inputs.shape[0] != values.shape[0]:
         raise InvalidArgumentError(None, None, "Leading dim_size of both tensors must match.")
+    if sorted_inputs.dtype.kind == "f" and (np.isnan(sorted_inputs).any()
+                                            or np.isnan(values).any()):
+        return _std_bound(sorted_inputs, values, side).astype(out_type.as_numpy_dtype)
     out = np.empty(values.shape, out_type.as_numpy_dtype)
     for row in range(values.shape[0]):
         out[row] = np.searchsorted(sorted_inputs[row], values[row], side=side)
