@@ -12,6 +12,7 @@ from scopeflow.distributions._common import (
     constant_op,
     control_dependencies,
     dtypes,
+    get_logits_and_probs,
     math_ops,
     name_scope,
     np,
@@ -140,6 +141,12 @@ class LogitsProbs(Distribution):
 
     logits = param_property("logits")
     probs = param_property("probs")
+
+    def _set_logits_probs(self, logits, probs, validate_args, name, multidimensional=False):
+        """``_logits`` and ``_probs``, the one not given derived from the other."""
+        self._logits, self._probs = get_logits_and_probs(
+            logits=logits, probs=probs, multidimensional=multidimensional,
+            validate_args=validate_args, name=name)
 
     def _init_discrete(self, dtype, parameters, name, graph_parents=None):
         Distribution.__init__(self, dtype=dtype, reparameterization_type=NOT_REPARAMETERIZED,

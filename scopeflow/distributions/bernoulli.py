@@ -8,7 +8,6 @@ from scopeflow.distributions._common import (
     array_ops,
     batch_shape_concat,
     dtypes,
-    get_logits_and_probs,
     math_ops,
     name_scope,
     nn_ops,
@@ -29,8 +28,7 @@ class Bernoulli(ScalarEvent, ParamShapeBatch, LogitsProbs):
                  allow_nan_stats=True, name="Bernoulli"):
         parameters = dict(locals())
         with name_scope(name) as name:
-            self._logits, self._probs = get_logits_and_probs(
-                logits=logits, probs=probs, validate_args=validate_args, name=name)
+            self._set_logits_probs(logits, probs, validate_args, name)
         self._init_discrete(dtypes.as_dtype(dtype), parameters, name)
 
     def _sample_n(self, n, seed=None):

@@ -9,7 +9,6 @@ from scopeflow.distributions._common import (
     constant_op,
     convert_to_tensor,
     dtypes,
-    get_logits_and_probs,
     math_ops,
     name_scope,
     nn_ops,
@@ -50,9 +49,7 @@ class Categorical(ScalarEvent, LogitsProbs):
                  allow_nan_stats=True, name="Categorical"):
         parameters = dict(locals())
         with name_scope(name, values=[logits, probs]) as name:
-            self._logits, self._probs = get_logits_and_probs(
-                logits=logits, probs=probs, validate_args=validate_args,
-                multidimensional=True, name=name)
+            self._set_logits_probs(logits, probs, validate_args, name, multidimensional=True)
             logits_shape_static = self._logits.shape.with_rank_at_least(1)
             if logits_shape_static.ndims is not None:
                 self._batch_rank = convert_to_tensor(

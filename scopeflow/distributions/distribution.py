@@ -145,21 +145,23 @@ class Distribution:
     def event_shape(self):
         return as_shape(self._event_shape())
 
+    def _shape_tensor(self, name, kind):
+        """The ``kind`` ("batch" or "event") shape as an int32 vector: a constant named
+        ``<kind>_shape`` when it is known statically, else ``_<kind>_shape_tensor()``."""
+        with self._name_scope(name):
+            static = getattr(self, kind + "_shape")
+            if static.is_fully_defined():
+                return convert_to_tensor(static.as_list(), dtype=dtypes.int32,
+                                         name=kind + "_shape")
+            return getattr(self, f"_{kind}_shape_tensor")()
+
     def batch_shape_tensor(self, name="batch_shape_tensor"):
         """The batch shape as an int32 vector: a constant when it is known statically."""
-        with self._name_scope(name):
-            if self.batch_shape.is_fully_defined():
-                return convert_to_tensor(self.batch_shape.as_list(), dtype=dtypes.int32,
-                                         name="batch_shape")
-            return self._batch_shape_tensor()
+        return self._shape_tensor(name, "batch")
 
     def event_shape_tensor(self, name="event_shape_tensor"):
         """The event shape as an int32 vector: a constant when it is known statically."""
-        with self._name_scope(name):
-            if self.event_shape.is_fully_defined():
-                return convert_to_tensor(self.event_shape.as_list(), dtype=dtypes.int32,
-                                         name="event_shape")
-            return self._event_shape_tensor()
+        return self._shape_tensor(name, "event")
 
     # Sampling.
     def _expand_sample_shape_to_vector(self, x, name):

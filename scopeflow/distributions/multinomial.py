@@ -8,7 +8,6 @@ from scopeflow.distributions._common import (
     array_ops,
     convert_to_tensor,
     dtypes,
-    get_logits_and_probs,
     math_ops,
     name_scope,
     nn_ops,
@@ -42,9 +41,7 @@ class Multinomial(LogitsProbs):
         parameters = dict(locals())
         with name_scope(name, values=[total_count, logits, probs]) as name:
             self._total_count = convert_to_tensor(total_count, name="total_count")
-            self._logits, self._probs = get_logits_and_probs(
-                logits=logits, probs=probs, multidimensional=True,
-                validate_args=validate_args, name=name)
+            self._set_logits_probs(logits, probs, validate_args, name, multidimensional=True)
             self._mean_val = self._total_count[..., None] * self._probs
         self._init_discrete(self._probs.dtype, parameters, name,
                             graph_parents=[self._total_count, self._logits, self._probs])
