@@ -11,6 +11,7 @@ TF's do for a graph that never ran with tracing.
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass, field
 
 from scopeflow.io import protos
@@ -109,6 +110,13 @@ class Options:
                                                                False))
         select = sorted(set(options.get("select", [])))
         output_type, output_options = parse_output(options.get("output", "stdout"))
+        dump_to_file = options.get("dump_to_file", "")
+        if dump_to_file:
+            sys.stderr.write("-dump_to_file option is deprecated. Please use -output "
+                             "file:outfile=<filename>\n-output "
+                             f"{options.get('output', 'stdout')} is overwritten with -output "
+                             f"file:outfile={dump_to_file}\n")
+            output_type, output_options = "file", {"outfile": dump_to_file}
         return cls(values, select, output_type, output_options)
 
     def to_string(self):

@@ -344,7 +344,11 @@ class TFStats:
                              + opts.to_string()
                              + "\n==================Model Analysis Report======================\n")
         result = empty
-        if cmd in ("scope", "graph", "op"):
+        if opts.output_type == "pprof":
+            # TF's views return their bare root for pprof (only the code view writes one).
+            sys.stderr.write("Only 'code' view supports pprof output now.\n")
+            result.name = ROOT
+        elif cmd in ("scope", "graph", "op"):
             text, result = self._view(cmd).show(opts)
             self._emit(query_doc(cmd, opts) + "Profile:\n" + text, opts)
         if stdout:
@@ -362,5 +366,3 @@ class TFStats:
                     out.write(text)
             except OSError as e:
                 sys.stderr.write(f"{e}\n")
-        elif opts.output_type == "pprof":
-            sys.stderr.write("Only 'code' view supports pprof output now.\n")

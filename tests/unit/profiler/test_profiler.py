@@ -109,6 +109,9 @@ def _cases(P):
         ("cnn", "op", P(tv).select(["params", "micros", "bytes"]).build()),
         ("cnn", "scope", P(tv).with_file_output("OUTFILE").build()),
         ("cnn", "op", P(fl).with_empty_output().build()),
+        ("mlp", "scope", dict(tv, output="file")),
+        ("mlp", "scope", dict(tv, output="stdout:outfile=x")),
+        ("mlp", "op", P(fl).with_pprof_output("unused.pb.gz").build()),
         ("mlp", "graph", tv), ("mlp", "graph", fl), ("cnn", "graph", fl),
         ("cnn", "graph", P(tv).with_accounted_types([".*"]).select(everything).build()),
         ("cnn", "graph", P(fl).with_node_names(start_name_regexes=["fc/.*"]).with_max_depth(4)
@@ -430,3 +433,21 @@ print(json.dumps(flops_by_name(graph)))
         # Forward ops only: the two gradient builders differ in their Mul/Sum/AddV2 helpers.
         assert {k for k in ours if k.startswith(op_type + ":")} == \
             {k for k in theirs if k.startswith(op_type + ":")}, op_type
+
+
+def test_dump_to_file_option(tmp_path):
+    """TF's deprecated 'dump_to_file' key: a stderr notice, then the report goes to the file."""
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.get_variable("w", [4, 3])
+    path = str(tmp_path / "dump.txt")
+    opts = dict(P.trainable_variables_parameter(), dump_to_file=path)
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        root = tf.profiler.profile(graph, options=opts)
+    assert out.getvalue() == ""
+    assert err.getvalue().endswith(
+        f"-output stdout is overwritten with -output file:outfile={path}\n")
+    with open(path) as f:
+        assert f.read().endswith("_TFProfRoot (--/12 params)\n  w (4x3, 12/12 params)\n")
+    assert root.total_parameters == 12
