@@ -52,8 +52,6 @@ KNOWN = {
         "tf.gradients through SparseSparseMaximum: TF raises TypeError, scopeflow NotImplementedError",
     ("grad", "rows_sparse/SparseSparseMinimum#0"):
         "tf.gradients through SparseSparseMinimum: TF raises TypeError, scopeflow NotImplementedError",
-    ("nonfinite", "rows_math_more/Igamma-exponential#0"): "Igamma with NaN/Inf inputs",
-    ("nonfinite", "rows_math_more/Igammac-half#0"): "Igammac with NaN/Inf inputs",
 }
 for _row in ("TensorArrayReserve", "TensorArrayStackItems", "TensorArrayScatterItems",
              "TensorArrayConcatItems"):

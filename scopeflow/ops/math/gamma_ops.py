@@ -87,6 +87,11 @@ def _igamma_parts(a, x, want_grad=False):
                 sign = -1.0
             if want_grad:
                 dp[idx] = sign * pref * (dvalue + value * (log_x - _digamma64(ai)))
+    # Eigen's igamma answers x == 0 before checking a (0 for any a, NaN too), and both
+    # Inf reach its series / continued fraction, which give 0.
+    p[x == 0] = 0.0
+    both_inf = np.isposinf(a) & np.isposinf(x)
+    p[both_inf], q[both_inf] = 0.0, 0.0
     out = (p.reshape(shape), q.reshape(shape))
     return out + ((dp.reshape(shape) if want_grad else None),)
 
