@@ -23,8 +23,6 @@ ARRAYS = np.load(FIXTURE / "arrays.npz")
 ROWS = d.keyed_rows()
 
 _TA_SHAPE = "TensorArray ops: TF infers the element count from a constant size; scopeflow leaves it unknown"
-_BACKPROP_RANK = ("conv backprop ops with an unknown sizes vector: TF gives the rank from the "
-                  "other input; scopeflow gives unknown rank")
 _NAN_MAXMIN = "NaN handling of max/min/sort-like kernels: TF's comparisons let NaN through differently"
 _NAN_CONV = ("Conv with Inf inputs: scopeflow's im2col multiplies padding zeros by Inf (NaN); TF's "
              "kernels skip padding")
@@ -58,11 +56,6 @@ for _row in ("TensorArrayReserve", "TensorArrayStackItems", "TensorArrayScatterI
     KNOWN["forward", f"rows_control_flow/{_row}#0"] = _TA_SHAPE
     if _row != "TensorArrayConcatItems":
         KNOWN["unknown", f"rows_control_flow/{_row}#0"] = _TA_SHAPE
-for _row in ("conv/Conv2DBackpropInput", "conv/Conv2DBackpropFilter",
-             "conv/Conv2DBackpropFilter-dilated", "conv/DepthwiseConv2dNativeBackpropInput",
-             "conv/DepthwiseConv2dNativeBackpropFilter", "conv3d/Conv3DBackpropFilterV2",
-             "conv3d/Conv3DBackpropFilterV2-VALID"):
-    KNOWN["unknown", f"rows_{_row}#0"] = _BACKPROP_RANK
 for _reason, _rows in (
         (_NAN_MAXMIN, ("array/TopKV2-sort-axis1", "array/TopKV2-argsort-desc",
                        "nn/TopKV2", "nn/InTopKV2")),

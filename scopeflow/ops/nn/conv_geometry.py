@@ -307,12 +307,13 @@ def sizes_value(t):
 
 def sizes_shape(sizes, rank, what):
     """The static shape a backprop op's sizes input (``input_sizes``, ``filter_sizes``)
-    gives its output: the dims known so far, a negative one unknown."""
+    gives its output: the dims known so far, a negative one unknown; ``rank`` unknown dims
+    when its value is unknown (TF's shape functions then apply ``WithRank(rank)``)."""
     dims = sizes_value(sizes)
     if dims is not None and len(dims) != rank:
         raise ValueError(f"{what} must be {rank}-dimensional, got {len(dims)}")
-    return TensorShape(None if dims is None else [d if d is None or d >= 0 else None
-                                                  for d in dims])
+    return TensorShape([None] * rank if dims is None else [d if d is None or d >= 0 else None
+                                                           for d in dims])
 
 
 # ── The backprop ops and the gradients, as TF declares them for 2-D, depthwise and 3-D ──
