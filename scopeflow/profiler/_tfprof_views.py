@@ -6,6 +6,7 @@ report (the "Options" block, "Doc", "Profile", "End of Report") and returns the 
 
 from __future__ import annotations
 
+import json
 import sys
 
 from scopeflow.io import protos
@@ -348,12 +349,38 @@ class TFStats:
             # TF's views return their bare root for pprof (only the code view writes one).
             sys.stderr.write("Only 'code' view supports pprof output now.\n")
             result.name = ROOT
+        elif opts.output_type == "timeline":
+            result = self._timeline(cmd, opts, empty)
         elif cmd in ("scope", "graph", "op"):
             text, result = self._view(cmd).show(opts)
             self._emit(query_doc(cmd, opts) + "Profile:\n" + text, opts)
         if stdout:
             sys.stdout.write("\n======================End of Report==========================\n")
             sys.stdout.flush()
+        return result
+
+    def _timeline(self, cmd, opts, empty):
+        """TF's timeline output without run metadata: only the scope view writes one (its
+        root's event, as no node ran); the graph view needs a step, the op view has none."""
+        if cmd == "op":
+            sys.stderr.write("op view doesn't support timeline yet. "
+                             "Consider graph/scope/code view.\n")
+            empty.name = ROOT
+            return empty
+        if cmd != "scope":
+            return empty
+        _, result = self._view(cmd).show(opts)
+        path = f"{opts.output_options['outfile']}_{opts.step}"
+        event = {"args": {"name": ROOT, "op": ROOT}, "cat": "Op", "dur": 0, "name": ROOT,
+                 "ph": "X", "pid": 0, "tid": 0, "ts": 0}
+        process = {"args": {"name": "Scope:0"}, "name": "process_name", "ph": "M", "pid": 0}
+        with open(path, "w") as out:
+            out.write(json.dumps({"traceEvents": [process, event]}, separators=(",", ":")) + "\n")
+        stars = "*" * 54
+        sys.stdout.write(f"\n{stars}\nTimeline file is written to {path}.\nOpen a Chrome "
+                         "browser, enter URL chrome://tracing and load the timeline file.\n"
+                         f"{stars}\n")
+        sys.stdout.flush()
         return result
 
     @staticmethod

@@ -451,3 +451,28 @@ def test_dump_to_file_option(tmp_path):
     with open(path) as f:
         assert f.read().endswith("_TFProfRoot (--/12 params)\n  w (4x3, 12/12 params)\n")
     assert root.total_parameters == 12
+
+
+def test_timeline_output_as_tensorflow(tmp_path):
+    """TF 2.21 without run metadata: the scope view writes the root's event to
+    '<outfile>_<step>' (text recorded from TF); graph view returns nothing; op view refuses."""
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.get_variable("w", [4, 3])
+    base = str(tmp_path / "tl")
+    opts = P(P.trainable_variables_parameter()).with_timeline_output(base).build()
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        scope = tf.profiler.profile(graph, cmd="scope", options=opts)
+        graph_root = tf.profiler.profile(graph, cmd="graph", options=opts)
+        op_root = tf.profiler.profile(graph, cmd="op", options=opts)
+    with open(base + "_-1") as f:
+        assert f.read() == (
+            '{"traceEvents":[{"args":{"name":"Scope:0"},"name":"process_name","ph":"M",'
+            '"pid":0},{"args":{"name":"_TFProfRoot","op":"_TFProfRoot"},"cat":"Op","dur":0,'
+            '"name":"_TFProfRoot","ph":"X","pid":0,"tid":0,"ts":0}]}\n')
+    assert f"Timeline file is written to {base}_-1.\n" in out.getvalue()
+    assert scope.total_parameters == 12
+    assert str(graph_root) == ""
+    assert str(op_root) == 'name: "_TFProfRoot"\n'
+    assert "op view doesn't support timeline yet." in err.getvalue()
