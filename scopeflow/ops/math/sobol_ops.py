@@ -22,7 +22,7 @@ import numpy as np
 from scopeflow.framework import dtypes
 from scopeflow.framework.errors import InvalidArgumentError
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
-from scopeflow.framework.opdef import OpDef, check_dtype, from_tensors
+from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype, from_tensors
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops.math import _sobol_directions
@@ -129,7 +129,7 @@ def _sobol_dtype(dim, num_results, skip, *, dtype):
 
 sobol_sample_op = OpDef("SobolSample", shape=_sobol_shape, dtype=_sobol_dtype,
                         kernel=_sobol_kernel, attrs={"dtype": dtypes.float32},
-                        input_names=("dim", "num_results", "skip"))
+                        grad=NO_GRADIENT, input_names=("dim", "num_results", "skip"))
 
 
 def sobol_sample(dim, num_results, skip=0, dtype=dtypes.float32, name=None) -> Tensor:

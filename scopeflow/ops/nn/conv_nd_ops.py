@@ -193,14 +193,21 @@ def _v2_dtype(op_type):
     return rule
 
 
-def _no_cpu_kernel(op_type):
-    def kernel(x, w, dy, **attrs):
-        listed = ", ".join(f"{k}={_attr_text(v)}" for k, v in attrs.items())
-        raise errors.InvalidArgumentError(
-            None, None, f"No OpKernel was registered to support Op '{op_type}' with these "
-            f"attrs: [{listed}, T={_ENUM_NAMES[dtypes.as_dtype(x.dtype).name]}]\n"
-            "Registered devices: [CPU]\nRegistered kernels:\n  <no registered kernels>\n")
-    return kernel
+def _refuse_without_cpu_kernel(op_type, x, attrs):
+    """TF's error for an op with no CPU kernel, naming its attrs as TF lists them."""
+    listed = ", ".join(f"{k}={_attr_text(v)}" for k, v in attrs.items())
+    raise errors.InvalidArgumentError(
+        None, None, f"No OpKernel was registered to support Op '{op_type}' with these "
+        f"attrs: [{listed}, T={_ENUM_NAMES[dtypes.as_dtype(x.dtype).name]}]\n"
+        "Registered devices: [CPU]\nRegistered kernels:\n  <no registered kernels>\n")
+
+
+def _backprop_input_v2_kernel(x, w, dy, **attrs):
+    _refuse_without_cpu_kernel("Conv2DBackpropInputV2", x, attrs)
+
+
+def _backprop_filter_v2_kernel(x, w, dy, **attrs):
+    _refuse_without_cpu_kernel("Conv2DBackpropFilterV2", x, attrs)
 
 
 def _attr_text(v):
@@ -223,11 +230,11 @@ def _backprop_filter_v2_shape(x, w, dy, **attrs):
 
 conv2d_backprop_input_v2_op = OpDef(
     "Conv2DBackpropInputV2", shape=_backprop_input_v2_shape,
-    dtype=_v2_dtype("Conv2DBackpropInputV2"), kernel=_no_cpu_kernel("Conv2DBackpropInputV2"),
+    dtype=_v2_dtype("Conv2DBackpropInputV2"), kernel=_backprop_input_v2_kernel,
     attrs=_V2_ATTRS, grad=NO_GRADIENT, input_names=("input", "filter", "out_backprop"))
 conv2d_backprop_filter_v2_op = OpDef(
     "Conv2DBackpropFilterV2", shape=_backprop_filter_v2_shape,
-    dtype=_v2_dtype("Conv2DBackpropFilterV2"), kernel=_no_cpu_kernel("Conv2DBackpropFilterV2"),
+    dtype=_v2_dtype("Conv2DBackpropFilterV2"), kernel=_backprop_filter_v2_kernel,
     attrs=_V2_ATTRS, grad=NO_GRADIENT, input_names=("input", "filter", "out_backprop"))
 
 
