@@ -7,8 +7,8 @@ session stack. Here one object per thread (``CONTEXT``) holds all of it:
 - ``graphs``: the ``Graph.as_default()`` stack (empty: the global default graph);
 - ``sessions``: the ``Session.as_default()`` stack (``Tensor.eval``/``Operation.run``);
 - ``of(graph)``: that graph's ``GraphState`` in this thread: name scope, control
-  dependencies, device and variable scope. As in TF, each graph keeps its own, so
-  switching the default graph and back finds the scopes where they were.
+  dependencies, device, variable scope and variable creators. As in TF, each graph keeps
+  its own, so switching the default graph and back finds the scopes where they were.
 
 Nothing else in scopeflow is global, apart from the op registry, written at import time.
 """
@@ -25,7 +25,7 @@ class GraphState:
     """One graph's ambient state in one thread (what ``with`` blocks on it have set)."""
 
     __slots__ = ("name_stack", "control_stack", "device_stack", "variable_scope",
-                 "variable_scope_counts", "cf_context")
+                 "variable_scope_counts", "cf_context", "variable_creators")
 
     def __init__(self):
         self.name_stack = ""        # "a/b": the name scope new ops are created in
@@ -34,6 +34,7 @@ class GraphState:
         self.variable_scope = None  # the current VariableScope (None: the root, made lazily)
         self.variable_scope_counts: dict[str, int] = {}  # uses, for default_name
         self.cf_context = None  # the tf.cond branch / while body being built (None: none)
+        self.variable_creators: list = []  # variable_creator_scope functions, outermost first
 
 
 class _Context(threading.local):

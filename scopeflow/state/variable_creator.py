@@ -12,27 +12,17 @@ every argument of ``tf.compat.v1.Variable`` by keyword, defaults filled in as TF
 from __future__ import annotations
 
 import contextlib
-import threading
-import weakref
 
+from scopeflow.framework.context import CONTEXT
 from scopeflow.framework.graph import get_default_graph
 
 __all__ = ["variable_creator_scope", "creator_stack", "create_through_scopes"]
 
 
-class _Stacks(threading.local):
-    def __init__(self):
-        super().__init__()
-        self.by_graph = weakref.WeakKeyDictionary()
-
-
-_STACKS = _Stacks()
-
-
 def creator_stack(graph=None) -> tuple:
     """The creators in effect in ``graph`` (default: the default graph), outermost first."""
     graph = get_default_graph() if graph is None else graph
-    return tuple(_STACKS.by_graph.get(graph, ()))
+    return tuple(CONTEXT.of(graph).variable_creators)
 
 
 @contextlib.contextmanager
@@ -49,7 +39,7 @@ def variable_creator_scope(variable_creator):
     'renamed:0'
     """
     graph = get_default_graph()
-    stack = _STACKS.by_graph.setdefault(graph, [])
+    stack = CONTEXT.of(graph).variable_creators
     stack.append(variable_creator)
     try:
         yield
