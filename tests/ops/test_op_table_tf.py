@@ -22,7 +22,6 @@ RECORDS = json.loads((FIXTURE / "records.json").read_text())
 ARRAYS = np.load(FIXTURE / "arrays.npz")
 ROWS = d.keyed_rows()
 
-_TA_SHAPE = "TensorArray ops: TF infers the element count from a constant size; scopeflow leaves it unknown"
 _NAN_MAXMIN = "NaN handling of max/min/sort-like kernels: TF's comparisons let NaN through differently"
 _NAN_CONV = ("Conv with Inf inputs: scopeflow's im2col multiplies padding zeros by Inf (NaN); TF's "
              "kernels skip padding")
@@ -51,11 +50,6 @@ KNOWN = {
     ("grad", "rows_sparse/SparseSparseMinimum#0"):
         "tf.gradients through SparseSparseMinimum: TF raises TypeError, scopeflow NotImplementedError",
 }
-for _row in ("TensorArrayReserve", "TensorArrayStackItems", "TensorArrayScatterItems",
-             "TensorArrayConcatItems"):
-    KNOWN["forward", f"rows_control_flow/{_row}#0"] = _TA_SHAPE
-    if _row != "TensorArrayConcatItems":
-        KNOWN["unknown", f"rows_control_flow/{_row}#0"] = _TA_SHAPE
 for _reason, _rows in (
         (_NAN_MAXMIN, ("array/TopKV2-sort-axis1", "array/TopKV2-argsort-desc",
                        "nn/TopKV2", "nn/InTopKV2")),

@@ -20,6 +20,7 @@ from scopeflow.framework.graph import convert_to_tensor, name_scope
 from scopeflow.framework.opdef import OpDef
 from scopeflow.framework.properties import read_only
 from scopeflow.framework.tensor_shape import TensorShape, as_shape
+from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops.control_flow.control_flow_ops import no_op
 
 __all__ = ["TensorArray", "add_flow_grads", "add_flow_lists"]
@@ -454,11 +455,15 @@ class TensorArray:
         # stacked after it), so writes anywhere inform the element shape.
         self._element_shape = [as_shape(element_shape) if element_shape is not None
                                else TensorShape(None)]
+        self._size_value = None  # a constant size of a fixed-size array (TF's num_elements)
         if flow is not None:
             self._flow = flow
             return
         with name_scope(name, "TensorArray", [size]) as scope:
             size = convert_to_tensor(size, dtype=dtypes.int32, name="size")
+            value = constant_value(size)
+            if value is not None and not self._dynamic_size and np.ndim(value) == 0:
+                self._size_value = int(value)
             self._flow = reserve_op.bind(size, name=tensor_array_name or scope,
                                          **self._attrs())
 
@@ -472,6 +477,7 @@ class TensorArray:
         ta._dtype, ta._dynamic_size, ta._infer_shape = \
             self._dtype, self._dynamic_size, self._infer_shape
         ta._element_shape = self._element_shape
+        ta._size_value = self._size_value
         ta._flow = flow
         return ta
 
@@ -521,7 +527,10 @@ class TensorArray:
 
     def stack(self, name=None):
         with name_scope(name, "TensorArrayStack", [self._flow]) as scope:
-            return stack_op.bind(self._flow, name=scope, **self._attrs())
+            out = stack_op.bind(self._flow, name=scope, **self._attrs())
+            if self._size_value is not None:  # TF's stack knows a constant size's count
+                out.set_shape(TensorShape([self._size_value]).concatenate(out.shape[1:]))
+            return out
 
     def gather(self, indices, name=None):
         with name_scope(name, "TensorArrayGather", [self._flow, indices]) as scope:
@@ -530,7 +539,12 @@ class TensorArray:
 
     def concat(self, name=None):
         with name_scope(name, "TensorArrayConcat", [self._flow]) as scope:
-            return concat_op.bind(self._flow, name=scope, **self._attrs())
+            out = concat_op.bind(self._flow, name=scope, **self._attrs())
+            shape = self._element_shape[0]
+            if self._size_value is not None and shape.is_fully_defined() and shape.ndims:
+                # TF's: a constant count of fully known elements fixes the concat's length.
+                out.set_shape([self._size_value * shape.as_list()[0]] + shape.as_list()[1:])
+            return out
 
     def unstack(self, value, name=None):
         with name_scope(name, "TensorArrayUnstack", [self._flow, value]) as scope:
