@@ -194,10 +194,7 @@ def _matrix_diag_shape(diagonal, k, num_rows, num_cols, padding_value, *, align)
     with_rank_at_least(diagonal.shape, 1 if lo == hi else 2)
     batch = dims[:-1] if lo == hi else dims[:-2]
     if dims[-1] is None:
-        # TF's shape function computes with the unknown length as -1: sides it makes
-        # negative stay unknown, and an off-diagonal k gives 0 (k=1: [0, 0]).
-        m, n = _matrix_diag_dims(-1, lo, hi, rows[0], cols[0])
-        return TensorShape(batch + (m if m >= 0 else None, n if n >= 0 else None))
+        return TensorShape(batch + (None, None))
     m, n = _matrix_diag_dims(dims[-1], lo, hi, rows[0], cols[0])
     return TensorShape(batch + (m, n))
 
