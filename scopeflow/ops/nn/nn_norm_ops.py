@@ -185,7 +185,15 @@ def _window_sum(a, r):
     np.cumsum(a, axis=-1, out=c[..., 1:])
     hi = np.minimum(np.arange(depth) + r + 1, depth)
     lo = np.maximum(np.arange(depth) - r, 0)
-    return c[..., hi] - c[..., lo]
+    out = c[..., hi] - c[..., lo]
+    bad = ~np.isfinite(c[..., -1])
+    if bad.any():
+        # TF sums the window as a product with a 0/1 band matrix: a NaN/Inf in a pixel
+        # spreads NaN (Inf * 0) to the channels whose window misses it, Inf to the rest.
+        band = (np.abs(np.arange(depth)[:, None] - np.arange(depth)) <= r).astype(a.dtype)
+        with np.errstate(invalid="ignore"):
+            out[bad] = a[bad] @ band
+    return out
 
 
 def _lrn_norm(x, depth_radius, bias, alpha):
