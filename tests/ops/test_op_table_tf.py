@@ -27,7 +27,6 @@ _NAN_CONV = ("Conv with Inf inputs: scopeflow's im2col multiplies padding zeros 
              "kernels skip padding")
 _NAN_LINALG = ("Cholesky with NaN/Inf inputs: Eigen's LLT spreads NaN/Inf differently from "
                "LAPACK's potrf")
-_NAN_IMAGE = "image kernels with NaN/Inf inputs: NaN propagation or checks differ from TF's kernels"
 _NAN_NN = ("Softmax with NaN/Inf inputs: TF's pattern depends on the row length (its vectorised "
            "max reduction), e.g. NaN only at the NaN for 4 classes, all NaN for 20")
 # (test, row) pairs where scopeflow knowingly differs from TF 2.21 today, with the reason.
@@ -58,8 +57,6 @@ for _reason, _rows in (
         (_NAN_CONV, ("conv/Conv2D-SAME", "conv/Conv2D-SAME-s3", "conv/Conv2D-SAME-dilated",
                      "conv/Conv2D-explicit", "conv/Conv2DBackpropFilter", "conv/DepthwiseConv2dNative",
                      "conv3d/Conv3D-s121-SAME-float32", "conv3d/Conv3DBackpropFilterV2")),
-        (_NAN_IMAGE, ("image/ResizeArea-align0-7x5-to-3x2", "image/ResizeArea-align1-7x5-to-3x2",
-                      "image/ResizeArea-align0-3x4-to-7x9", "image/ResizeArea-align1-3x4-to-7x9")),
         (_NAN_LINALG, ("linalg/Cholesky",)),
         (_NAN_NN, ("nn/Softmax", "nn/Softmax-axis0", "nn/Softmax-rank3-dim1"))):
     for _row in _rows:

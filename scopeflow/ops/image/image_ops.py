@@ -447,9 +447,30 @@ def _resize_area_kernel(images, size, *, align_corners):
     mx, sx = _area_matrix(w, ow, align_corners)
     scale = np.float32(1.0 / (sy * sx))
     x = images.astype(np.float64, copy=False)
+    finite = np.isfinite(x)
+    if not finite.all():
+        return _resize_area_nonfinite(x, finite, my, mx, scale)
     out = np.einsum("yi,nijc,xj->nyxc", my.astype(np.float64), x, mx.astype(np.float64),
                     optimize=True)
     return (out.astype(np.float32) * scale).astype(np.float32)
+
+
+def _resize_area_nonfinite(x, finite, my, mx, scale):
+    """TF's kernel sums only the pixels a cell overlaps, so a NaN/Inf reaches just those
+    cells (a weight-matrix product would spread ``0 * Inf``): the finite pixels are summed
+    as usual, then each cell overlapping a NaN, or both infinities, is NaN, one overlapping
+    a single-signed Inf that Inf."""
+    def reach(mask):
+        return np.einsum("yi,nijc,xj->nyxc", (my > 0).astype(np.float64), mask.astype(np.float64),
+                         (mx > 0).astype(np.float64), optimize=True) > 0
+    out = np.einsum("yi,nijc,xj->nyxc", my.astype(np.float64), np.where(finite, x, 0.0),
+                    mx.astype(np.float64), optimize=True)
+    out = (out.astype(np.float32) * scale).astype(np.float32)
+    pos, neg = reach(np.isposinf(x)), reach(np.isneginf(x))
+    out[pos] = np.inf
+    out[neg] = -np.inf
+    out[reach(np.isnan(x)) | (pos & neg)] = np.nan
+    return out
 
 
 # ── tf.image builders ────────────────────────────────────────────────────────────────
