@@ -128,7 +128,7 @@ def _none_kernel():
 
 
 none_op = OpDef("OptionalNone", shape=_variant_scalar, dtype=_variant, kernel=_none_kernel,
-                grad=None)
+                grad=NO_GRADIENT)
 
 
 # ── OptionalHasValue ───────────────────────────────────────────────────────────────────

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from scopeflow.framework import dtypes as _dtypes
-from scopeflow.framework.opdef import NO_GRADIENT, OpDef, ref
+from scopeflow.framework.opdef import OpDef, ref
 from scopeflow.ops.state.training_ops import _refs
 
 __all__ = ["sdca_shrink_l1", "MAX_WEIGHTS"]
@@ -45,7 +45,7 @@ def _shrink_l1_kernel(ctx, *weights, num_features, l1, l2):
 sdca_shrink_l1_op = OpDef(
     "SdcaShrinkL1", shape=_shrink_l1_shape, dtype=_shrink_l1_dtype, kernel=_shrink_l1_kernel,
     attrs={"num_features": None, "l1": None, "l2": None}, num_outputs=0, stateful=True,
-    grad=NO_GRADIENT, input_names=tuple(ref("weights") for _ in range(MAX_WEIGHTS)))
+    grad=None, input_names=tuple(ref("weights") for _ in range(MAX_WEIGHTS)))
 
 
 def sdca_shrink_l1(weights, l1, l2, name=None):

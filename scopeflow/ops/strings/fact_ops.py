@@ -2,7 +2,8 @@
 
 TF ships it as the sample its "adding a new op" guide builds (``tensorflow/core/user_ops/
 fact.cc``); its kernel writes the fixed string ``"0! == 1"``. TF1 code that tried the guide
-calls it, so scopeflow has it as TF does: a string scalar, no inputs, no gradient.
+calls it, so scopeflow has it as TF does: a string scalar, no inputs, no gradient
+registered.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from scopeflow.framework import dtypes
-from scopeflow.framework.opdef import OpDef
+from scopeflow.framework.opdef import NO_GRADIENT, OpDef
 from scopeflow.framework.tensor_shape import TensorShape
 
 __all__ = ["my_fact"]
@@ -28,7 +29,8 @@ def _fact_dtype():
     return dtypes.string
 
 
-fact_op = OpDef("Fact", shape=_fact_shape, dtype=_fact_dtype, kernel=_fact_kernel, grad=None)
+fact_op = OpDef("Fact", shape=_fact_shape, dtype=_fact_dtype, kernel=_fact_kernel,
+                 grad=NO_GRADIENT)
 
 
 def my_fact():

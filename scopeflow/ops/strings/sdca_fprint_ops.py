@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from scopeflow.framework import dtypes as _dtypes
-from scopeflow.framework.opdef import NO_GRADIENT, OpDef, from_tensors
+from scopeflow.framework.opdef import OpDef, from_tensors
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops.io.decode_ops import as_bytes
 from scopeflow.ops.strings import hashing
@@ -43,7 +43,7 @@ def _sdca_fprint_kernel(x):
 
 sdca_fprint_op = OpDef("SdcaFprint", shape=from_tensors(_sdca_fprint_shape),
                        dtype=_sdca_fprint_dtype, kernel=_sdca_fprint_kernel,
-                       grad=NO_GRADIENT, input_names=("input",))
+                       grad=None, input_names=("input",))
 
 
 def sdca_fprint(input, name=None):  # noqa: A002 (TF's argument name)
