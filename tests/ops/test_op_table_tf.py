@@ -46,10 +46,6 @@ KNOWN = {
     ("grad", "rows_conv3d/MaxPool3D-k222s111-VALID-ties#0"):
         "MaxPool3D gradient at ties: TF's kernel credits another of the tied inputs",
     ("grad", "rows_nn/FusedBatchNormGradV3#0"): "FusedBatchNormGradV3 has no gradient yet",
-    ("grad", "rows_sparse/SparseSparseMaximum#0"):
-        "tf.gradients through SparseSparseMaximum: TF raises TypeError, scopeflow NotImplementedError",
-    ("grad", "rows_sparse/SparseSparseMinimum#0"):
-        "tf.gradients through SparseSparseMinimum: TF raises TypeError, scopeflow NotImplementedError",
 }
 for _reason, _rows in (
         (_NAN_MAXMIN, ("array/TopKV2-sort-axis1", "array/TopKV2-argsort-desc",

@@ -653,7 +653,10 @@ sparse_maximum_op = OpDef(
 
 @sparse_maximum_op.def_grad
 def _sparse_maximum_grad(unused_op, *unused_grads):
-    raise NotImplementedError("Gradient for SparseSparseMaximum is not implemented.")
+    """TF registers ``_SparseSparseMaximumGrad(unused_op, unused_grad)`` for this
+    two-output op, so ``tf.gradients`` through it fails calling it with two gradients."""
+    raise TypeError("_SparseSparseMaximumGrad() takes 2 positional arguments but 3 were "
+                    "given")
 
 
 def _sparse_minimum_kernel(a_indices, a_values, a_shape, b_indices, b_values, b_shape):
@@ -669,7 +672,10 @@ sparse_minimum_op = OpDef(
 
 @sparse_minimum_op.def_grad
 def _sparse_minimum_grad(unused_op, *unused_grads):
-    raise NotImplementedError("Gradient for SparseSparseMinimum is not implemented.")
+    """TF registers ``_SparseSparseMinimumGrad(unused_op, unused_grad)`` for this
+    two-output op, so ``tf.gradients`` through it fails calling it with two gradients."""
+    raise TypeError("_SparseSparseMinimumGrad() takes 2 positional arguments but 3 were "
+                    "given")
 
 
 def _sparse_minmax(op, sp_a, sp_b, name, default):
