@@ -32,8 +32,6 @@ _NAN_NN = ("Softmax with NaN/Inf inputs: TF's pattern depends on the row length 
 # (test, row) pairs where scopeflow knowingly differs from TF 2.21 today, with the reason.
 # Each such case runs and must still differ (a fixed one fails until removed here).
 KNOWN = {
-    ("forward", "rows_array/StridedSlice-tensor-index#0"):
-        "strided_slice with a tensor index: TF's static shape is unknown, scopeflow's is exact",
     ("forward", "rows_lookup/export_in_key_order#0"):
         "MutableHashTable export order: TF's follows its hash map's iteration order",
     ("unknown", "rows_image_more/ExtractVolumePatches-SAME#0"):

@@ -109,6 +109,11 @@ def _strided_slice_shape(x, begin, end, strides, **masks):
     if dims is None or n is None:
         return TensorShape(None)
     spec = [v if v is not None else [None] * n for v in spec]
+    if any(None in v for v in spec):
+        # TF's shape function reads begin/end/strides only as whole constants: one not
+        # constant leaves every dim unknown but those sliced whole by the masks.
+        strides = spec[2] if None not in spec[2] else [None] * n
+        spec = [[None] * n, [None] * n, strides]
     return TensorShape(_ss_dense_dims(dims, n, *spec, masks))
 
 
