@@ -22,11 +22,12 @@ RECORDS = json.loads((FIXTURE / "records.json").read_text())
 ARRAYS = np.load(FIXTURE / "arrays.npz")
 ROWS = d.keyed_rows()
 
-_NAN_MAXMIN = "NaN handling of max/min/sort-like kernels: TF's comparisons let NaN through differently"
+_NAN_MAXMIN = ("TopK/InTopK with NaN: TF's order depends on its algorithm (full sort vs partial "
+               "heap: NaN lands mid-row for k=n, first for k=2), not reproducible by a rule")
 _NAN_CONV = ("Conv with Inf inputs: scopeflow's im2col multiplies padding zeros by Inf (NaN); TF's "
              "kernels skip padding")
-_NAN_LINALG = ("Cholesky with NaN/Inf inputs: Eigen's LLT spreads NaN/Inf differently from "
-               "LAPACK's potrf")
+_NAN_LINALG = ("Cholesky with NaN/Inf inputs: where Eigen's LLT fails TF leaves parts of the "
+               "output unwritten (seen: 1.9e31 in the upper triangle), so no fixed answer to match")
 _NAN_NN = ("Softmax with NaN/Inf inputs: TF's pattern depends on the row length (its vectorised "
            "max reduction), e.g. NaN only at the NaN for 4 classes, all NaN for 20")
 # (test, row) pairs where scopeflow knowingly differs from TF 2.21 today, with the reason.
