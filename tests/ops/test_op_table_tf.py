@@ -58,6 +58,24 @@ for _reason, _rows in (
         KNOWN["nonfinite", f"rows_{_row}#0"] = _reason
 
 
+_ONEDNN_SCALED = ("QuantizeV2 SCALED: TF 2.21's oneDNN kernel (fed inputs) maps the range's "
+                  "minimum to -128 and reports min -1.0; TF's Eigen kernel (constants, or "
+                  "TF_ENABLE_ONEDNN_OPTS=0) and scopeflow give -127 and -128/127")
+_FRACTIONAL_NAN = ("FractionalMaxPool/AvgPool with NaN/Inf inputs: TF's kernels refuse or "
+                   "propagate them otherwise")
+_RAGGED_CROSS = ("RaggedCross with unknown dims: TF's static row_splits length comes from its "
+                 "shape function's dense-input rule")
+KNOWN.update({
+    ("forward", "rows_quantize/quantize_scaled#0"): _ONEDNN_SCALED,
+    ("nonfinite", "rows_quantize/quantize_scaled#0"): _ONEDNN_SCALED,
+    ("unknown", "rows_misc3/RaggedCross#0"): _RAGGED_CROSS,
+    ("unknown", "rows_misc3/RaggedCross-hashed#0"): _RAGGED_CROSS,
+    ("nonfinite", "rows_misc2/FractionalMaxPool-random#0"): _FRACTIONAL_NAN,
+    ("nonfinite", "rows_misc2/FractionalAvgPool-pseudo#0"): _FRACTIONAL_NAN,
+    ("nonfinite", "rows_misc2/FractionalMaxPoolGrad#0"): _FRACTIONAL_NAN,
+})
+
+
 def _ids(item):
     return item[0]
 
