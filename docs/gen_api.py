@@ -164,9 +164,9 @@ def api_md_text(fixture: dict) -> str:
         "",
         "The namespaces whose names are listed one by one are the root and the ones TF1 "
         "tutorials and",
-        "models use. Every other submodule (`tf.signal`, `tf.ragged`, `tf.keras`, ...) counts "
-        "as one name",
-        "of the root.",
+        "models use. Every other submodule (`tf.keras`, `tf.distribute`, `tf.raw_ops`, ...) "
+        "counts as one",
+        "name of the root.",
         "",
         "## Summary",
         "",
@@ -183,11 +183,11 @@ def api_md_text(fixture: dict) -> str:
                f"| {total['not planned']} |")
     out += [
         "",
-        "`tf.io` is scopeflow's file-format package (`scopeflow.io`: protobuf messages, "
-        "TFRecord framing,",
-        "tensor bundles), not yet TF's `tf.io` functions. `tf.initializers` has no "
-        "missing-name fallback,",
-        "so a missing name there raises a plain `AttributeError`.",
+        "`tf.io` is `scopeflow.io`: TF's `tf.io` functions, beside scopeflow's own file-format "
+        "modules",
+        "(protobuf messages, TFRecord framing, tensor bundles). `tf.initializers` has no "
+        "missing-name",
+        "fallback, so a missing name there raises a plain `AttributeError`.",
         "",
         "## Not planned",
         "",

@@ -671,4 +671,93 @@ MODULES = {
             "FULLY_REPARAMETERIZED NOT_REPARAMETERIZED"
         ),
     },
+    "data.experimental": {
+        "function": (
+            "Counter RaggedTensorStructure SparseTensorStructure TensorArrayStructure "
+            "TensorStructure assert_cardinality bucket_by_sequence_length cardinality "
+            "choose_from_datasets copy_to_device dense_to_ragged_batch dense_to_sparse_batch "
+            "distributed_save enable_debug_mode enumerate_dataset from_list from_variant "
+            "get_model_proto get_next_as_optional get_single_element get_structure "
+            "group_by_reducer group_by_window ignore_errors index_table_from_dataset "
+            "make_batched_features_dataset make_csv_dataset make_saveable_from_iterator "
+            "map_and_batch map_and_batch_with_legacy_function pad_to_cardinality "
+            "parallel_interleave parse_example_dataset prefetch_to_device rejection_resample "
+            "sample_from_datasets scan shuffle_and_repeat snapshot table_from_dataset take_while "
+            "to_variant unbatch unique"
+        ),
+        "class": (
+            "AutoShardPolicy AutotuneAlgorithm AutotuneOptions CsvDataset DatasetInitializer "
+            "DatasetStructure DistributeOptions ExternalStatePolicy OptimizationOptions Optional "
+            "OptionalStructure RandomDataset Reducer ServiceOptions SqlDataset Structure "
+            "TFRecordWriter ThreadingOptions"
+        ),
+        "module": (
+            "service"
+        ),
+        "constant": (
+            "AUTOTUNE INFINITE_CARDINALITY SHARD_HINT UNKNOWN_CARDINALITY"
+        ),
+    },
+    "profiler": {
+        "function": (
+            "advise profile write_op_log"
+        ),
+        "class": (
+            "AdviceProto GraphNodeProto MultiGraphNodeProto OpLogProto ProfileOptionBuilder "
+            "Profiler"
+        ),
+    },
+    "user_ops": {
+        "function": (
+            "my_fact"
+        ),
+    },
+    "saved_model.builder": {
+        "class": (
+            "SavedModelBuilder"
+        ),
+    },
+    "saved_model.constants": {
+        "constant": (
+            "ASSETS_DIRECTORY ASSETS_KEY DEBUG_DIRECTORY DEBUG_INFO_FILENAME_PB "
+            "LEGACY_INIT_OP_KEY MAIN_OP_KEY SAVED_MODEL_FILENAME_PB SAVED_MODEL_FILENAME_PBTXT "
+            "SAVED_MODEL_SCHEMA_VERSION VARIABLES_DIRECTORY VARIABLES_FILENAME"
+        ),
+    },
+    "saved_model.loader": {
+        "function": (
+            "load maybe_saved_model_directory"
+        ),
+    },
+    "saved_model.main_op": {
+        "function": (
+            "main_op main_op_with_restore"
+        ),
+    },
+    "saved_model.signature_constants": {
+        "constant": (
+            "CLASSIFY_INPUTS CLASSIFY_METHOD_NAME CLASSIFY_OUTPUT_CLASSES CLASSIFY_OUTPUT_SCORES "
+            "DEFAULT_SERVING_SIGNATURE_DEF_KEY PREDICT_INPUTS PREDICT_METHOD_NAME PREDICT_OUTPUTS "
+            "REGRESS_INPUTS REGRESS_METHOD_NAME REGRESS_OUTPUTS"
+        ),
+    },
+    "saved_model.signature_def_utils": {
+        "function": (
+            "build_signature_def classification_signature_def is_valid_signature "
+            "predict_signature_def regression_signature_def"
+        ),
+        "class": (
+            "MethodNameUpdater"
+        ),
+    },
+    "saved_model.tag_constants": {
+        "constant": (
+            "GPU SERVING TPU TRAINING"
+        ),
+    },
+    "saved_model.utils": {
+        "function": (
+            "build_tensor_info get_tensor_from_tensor_info"
+        ),
+    },
 }
