@@ -195,23 +195,23 @@ class Generator:
         return op_def.bind(shape, key, counter, self._alg, *extra, name=name, **attrs)
 
     # -- distributions -----------------------------------------------------------------
-    def normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
-        """Normal values: ``StatelessRandomNormalV2 * stddev + mean``."""
-        with name_scope(name, "stateful_normal", [shape, mean, stddev]) as scope:
+    def _scaled(self, op_def, default_name, shape, mean, stddev, dtype, name):
+        with name_scope(name, default_name, [shape, mean, stddev]) as scope:
             shape = _shape_tensor(shape)
             mean = convert_to_tensor(mean, dtype=dtype, name="mean")
             stddev = convert_to_tensor(stddev, dtype=dtype, name="stddev")
-            rnd = self._draw(stateless_random_normal_v2_op, shape, dtype)
+            rnd = self._draw(op_def, shape, dtype)
             return math_ops.add(rnd * stddev, mean, name=scope)
+
+    def normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
+        """Normal values: ``StatelessRandomNormalV2 * stddev + mean``."""
+        return self._scaled(stateless_random_normal_v2_op, "stateful_normal", shape, mean,
+                            stddev, dtype, name)
 
     def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
         """Normal values redrawn beyond two standard deviations."""
-        with name_scope(name, "truncated_normal", [shape, mean, stddev]) as scope:
-            shape = _shape_tensor(shape)
-            mean = convert_to_tensor(mean, dtype=dtype, name="mean")
-            stddev = convert_to_tensor(stddev, dtype=dtype, name="stddev")
-            rnd = self._draw(stateless_truncated_normal_v2_op, shape, dtype)
-            return math_ops.add(rnd * stddev, mean, name=scope)
+        return self._scaled(stateless_truncated_normal_v2_op, "truncated_normal", shape, mean,
+                            stddev, dtype, name)
 
     def uniform(self, shape, minval=0, maxval=None, dtype=dtypes.float32, name=None):
         """Uniform floats in ``[minval, maxval)``, integers in ``[minval, maxval)``, or (ints
