@@ -228,10 +228,8 @@ def _sampler_dtype(true_classes, **attrs):
     return [dtypes.int64, dtypes.float32, dtypes.float32]
 
 
-def _run_sampler(ctx, true_classes, make, num_true, num_sampled, unique, range_max, seed,
-                 seed2):
-    """The ``*CandidateSampler`` kernels, given ``make(range_max) -> sampler`` (with
-    vectorised ``sample(lo_words, hi_words)`` and ``prob(values)``)."""
+def check_sampler_args(true_classes, num_true, num_sampled, unique, range_max):
+    """TF's candidate samplers' run-time checks of ``true_classes`` and the range."""
     if true_classes.ndim != 2:
         raise InvalidArgumentError(None, None, "true_classes must be a matrix")
     if true_classes.shape[1] != num_true:
@@ -239,6 +237,13 @@ def _run_sampler(ctx, true_classes, make, num_true, num_sampled, unique, range_m
                                    f"expected: {true_classes.shape[1]} was: {num_true}")
     if unique and num_sampled > range_max:
         raise InvalidArgumentError(None, None, "Sampler's range is too small.")
+
+
+def _run_sampler(ctx, true_classes, make, num_true, num_sampled, unique, range_max, seed,
+                 seed2):
+    """The ``*CandidateSampler`` kernels, given ``make(range_max) -> sampler`` (with
+    vectorised ``sample(lo_words, hi_words)`` and ``prob(values)``)."""
+    check_sampler_args(true_classes, num_true, num_sampled, unique, range_max)
     stream = ctx.state.rngs.get(ctx.key)
     if stream is None:
         stream = ctx.state.rngs[ctx.key] = _SamplerStream(seed, seed2, make(range_max),

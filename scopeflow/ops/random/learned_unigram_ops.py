@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from scopeflow.framework.errors import InvalidArgumentError
 from scopeflow.framework.opdef import NO_GRADIENT, OpDef
 from scopeflow.ops.random import philox
 from scopeflow.ops.random.candidate_sampling_ops import (
@@ -25,6 +24,7 @@ from scopeflow.ops.random.candidate_sampling_ops import (
     _first_unique_rows,
     _sampler_dtype,
     _sampler_shape,
+    check_sampler_args,
 )
 
 __all__ = ["learned_unigram_candidate_sampler"]
@@ -75,13 +75,7 @@ class _LearnedUnigramState:
 
 def _learned_unigram_kernel(ctx, true_classes, *, num_true, num_sampled, unique, range_max,
                             seed, seed2):
-    if true_classes.ndim != 2:
-        raise InvalidArgumentError(None, None, "true_classes must be a matrix")
-    if true_classes.shape[1] != num_true:
-        raise InvalidArgumentError(None, None, f"true_classes must have num_true columns, "
-                                   f"expected: {true_classes.shape[1]} was: {num_true}")
-    if unique and num_sampled > range_max:
-        raise InvalidArgumentError(None, None, "Sampler's range is too small.")
+    check_sampler_args(true_classes, num_true, num_sampled, unique, range_max)
     state = ctx.state.rngs.get(ctx.key)
     if state is None:
         state = ctx.state.rngs[ctx.key] = _LearnedUnigramState(seed, seed2, range_max)
