@@ -117,7 +117,6 @@ NOT_PLANNED = {
     "distribute": "distribution strategies spread training over several devices or machines; "
                   "scopeflow runs a graph in one process, on the CPU",
     "train.Server": _DISTRIBUTED,
-    "train.SyncReplicasOptimizer": _DISTRIBUTED,
     "test.create_local_cluster": _DISTRIBUTED,
     "tpu": "TPU hardware",
     "xla": "XLA compiles graphs for accelerators; " + _GPU,

@@ -130,6 +130,7 @@ from scopeflow.train.session_run_hook import (
     SessionRunValues,
 )
 from scopeflow.train.supervisor import Supervisor, basic_train_loop
+from scopeflow.train.sync_replicas_optimizer import SyncReplicasOptimizer
 from scopeflow.train.training_state import add_training_state
 from scopeflow.train.training_util import (
     assert_global_step,
@@ -174,7 +175,7 @@ __all__ = [
     "basic_train_loop", "warm_start",
     "Checkpoint", "CheckpointManager", "CheckpointOptions",
     "ClusterSpec", "ClusterDef", "JobDef", "ServerDef", "replica_device_setter",
-    "sdca_fprint", "sdca_shrink_l1", "VocabInfo",
+    "sdca_fprint", "sdca_shrink_l1", "VocabInfo", "SyncReplicasOptimizer",
 ]
 
 
