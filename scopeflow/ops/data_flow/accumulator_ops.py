@@ -23,7 +23,7 @@ import numpy as np
 
 from scopeflow.framework import dtypes as _dtypes
 from scopeflow.framework import errors
-from scopeflow.framework.graph import convert_to_tensor
+from scopeflow.framework.graph import convert_to_tensor, name_scope
 from scopeflow.framework.indexed_slices import IndexedSlices
 from scopeflow.framework.opdef import NO_GRADIENT, OpDef, scalar_shape
 from scopeflow.framework.tensor_shape import TensorShape, as_shape
@@ -255,10 +255,16 @@ sparse_accumulator_op = OpDef("SparseConditionalAccumulator", shape=_handle_shap
                               stateful=True, grad=NO_GRADIENT)
 
 
+def _starts_with(shape, prefix):
+    """Whether ``shape`` begins with the accumulator's (partial) shape ``prefix``: TF's
+    rule, under which an accumulator of shape ``()`` takes gradients of any shape."""
+    return len(prefix) <= len(shape) and all(
+        d is None or int(d) == int(g) for d, g in zip(prefix, shape))
+
+
 def _check_sparse(acc, indices, values, grad_shape, has_known_shape):
     dims = acc.shape.as_list() if acc.shape.ndims is not None else None
-    if has_known_shape and dims is not None and not acc.shape.is_compatible_with(
-            TensorShape([int(d) for d in grad_shape])):
+    if has_known_shape and dims is not None and not _starts_with(list(grad_shape), dims):
         raise errors.InvalidArgumentError(
             None, None, f"Shape mismatch: expected shape {_dims(dims)}, got "
                         f"{_dims(list(grad_shape))}")
@@ -301,12 +307,10 @@ def _sparse_result(acc):
     if acc.reduction_type == "MEAN":
         counts = rows.counts.reshape((-1,) + (1,) * (values.ndim - 1))
         values = (values / counts.astype(values.dtype)).astype(values.dtype)
+    # The first dim is the accumulator's where it knows it (else -1), the rest the rows'.
     dims = acc.shape.as_list() if acc.shape.ndims is not None else None
-    if dims is not None and all(d is not None for d in dims):
-        shape = dims
-    else:
-        first = dims[0] if dims and dims[0] is not None else -1
-        shape = [first] + list(values.shape[1:])
+    first = dims[0] if dims and dims[0] is not None else -1
+    shape = [first] + list(values.shape[1:])
     return rows.indices.copy(), values, np.array(shape, np.int64)
 
 
@@ -342,6 +346,13 @@ ref_step_op = OpDef("AccumulatorSetGlobalStep", shape=_no_outputs, dtype=_no_out
 # ── the Python classes (TF's data_flow_ops) ──────────────────────────────────────────
 def _int64(value):
     return cast(convert_to_tensor(value), _dtypes.int64)
+
+
+def _take_op(op_def, handle, num_required, dtype, name):
+    """A take op; ``num_required`` becomes ``<op>/num_required`` as TF's wrapper names it."""
+    with name_scope(name, op_def.type, [handle, num_required]) as scope:
+        n = convert_to_tensor(num_required, _dtypes.int32, name="num_required")
+        return op_def.create([handle, n], {"dtype": dtype}, scope)
 
 
 class ConditionalAccumulatorBase:
@@ -412,9 +423,7 @@ class ConditionalAccumulator(ConditionalAccumulatorBase):
 
     def take_grad(self, num_required, name=None):
         """The mean (or sum) of at least ``num_required`` gradients, once they are in."""
-        out = dense_take_op.create([self._accumulator_ref,
-                                    convert_to_tensor(num_required, _dtypes.int32)],
-                                   {"dtype": self._dtype}, name or dense_take_op.type)
+        out = _take_op(dense_take_op, self._accumulator_ref, num_required, self._dtype, name)
         tensor = out.outputs[0]
         tensor.set_shape(self._shape)
         return tensor
@@ -447,9 +456,7 @@ class SparseConditionalAccumulator(ConditionalAccumulatorBase):
             name or sparse_apply_op.type)
 
     def _take(self, num_required, name):
-        return sparse_take_op.create([self._accumulator_ref,
-                                      convert_to_tensor(num_required, _dtypes.int32)],
-                                     {"dtype": self._dtype}, name or sparse_take_op.type)
+        return _take_op(sparse_take_op, self._accumulator_ref, num_required, self._dtype, name)
 
     def take_grad(self, num_required, name=None):
         """``(indices, values, shape)``: the per-row mean (or sum) of the gradients."""

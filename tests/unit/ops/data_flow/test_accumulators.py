@@ -59,6 +59,12 @@ with tf.Graph().as_default():
     out.append([sp.accumulator_ref.op.type, sp.accumulator_ref.dtype.name,
                 sp.num_accumulated().name, sp.num_accumulated().op.type,
                 sp.set_global_step(2).type, [x.name for x in tk], type(tk2).__name__])
+    anyshape = tf.SparseConditionalAccumulator(tf.float32, shape=())
+    narrow = tf.SparseConditionalAccumulator(tf.float32, shape=[2])
+    a_any = anyshape.apply_grad([0, 2], [[1., 1.], [2., 2.]], grad_shape=[3, 2])
+    a_narrow = narrow.apply_grad([0], [[1., 1.]], grad_shape=[3, 2])
+    t_any = anyshape.take_grad(1)
+    out.append([t_any.indices.op.inputs[1].name, tk.indices.op.inputs[1].name])
     sums = tf.SparseConditionalAccumulator(tf.float64, reduction_type="SUM")
     sa, st = sums.apply_grad([1, 1], np.array([[1.], [2.]])), sums.take_grad(1)
     with tf.Session() as s:
@@ -70,6 +76,10 @@ with tf.Graph().as_default():
         out.append([r.indices.tolist(), r.values.tolist(), r.dense_shape.tolist()])
         out.append(err(lambda: s.run(bad1)))
         out.append(err(lambda: s.run(bad2)))
+        s.run(a_any)
+        r = s.run(t_any)
+        out.append([r.indices.tolist(), r.shape.tolist()])
+        out.append(err(lambda: s.run(a_narrow)) is not None)
         s.run(sa)
         r = s.run(st)
         out.append([r.indices.tolist(), r.values.tolist(), r.shape.tolist()])
@@ -86,7 +96,8 @@ def test_accumulators_without_tf():
     out = _ours()
     assert out[5] == [2, 2, [2.0, 4.0], 0, 0, 0]  # stale gradients dropped, mean of two
     assert out[9] == [4.0, 6.0]  # SUM of two float64 gradients
-    assert out[11] == [[0, 2, 3], [[1.0, 1.0], [3.0, 3.0], [6.0, 6.0]], [4, 2]]  # per-row mean
+    assert out[12] == [[0, 2, 3], [[1.0, 1.0], [3.0, 3.0], [6.0, 6.0]], [4, 2]]  # per-row mean
+    assert out[16] == [[0, 2], [-1, 2]] and out[17]  # shape () takes any; [2] is no prefix
 
 
 def test_accumulators_match_tf(tf1):
