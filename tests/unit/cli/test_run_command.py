@@ -75,8 +75,8 @@ def test_exit_status_zero_and_relative_argv0(tmp_path):
     assert (out.returncode, out.stdout) == (0, "['prog.py']\n"), out.stderr
 
 
-# The tests below use tf.nn.fractional_max_pool as the TF1 name scopeflow lacks.
-assert not hasattr(tf.nn, "fractional_max_pool")
+# The tests below use tf.strings.unicode_script as the TF1 name scopeflow lacks.
+assert not hasattr(tf.strings, "unicode_script")
 
 
 def test_an_unsupported_api_names_the_program_line(tmp_path):
@@ -84,14 +84,14 @@ def test_an_unsupported_api_names_the_program_line(tmp_path):
         import tensorflow.compat.v1 as tf
 
         x = tf.constant([1.0])
-        outputs = tf.nn.fractional_max_pool(x, [1.0, 1.4, 1.4, 1.0])
+        outputs = tf.strings.unicode_script(x)
         """)
     out = _scopeflow(tmp_path, "run", "prog.py")
     assert out.returncode == 1
     err = out.stderr
     assert err.startswith("Traceback (most recent call last):\n")
     assert f'File "{tmp_path / "prog.py"}", line 4, in <module>' in err
-    assert ("tf.nn.fractional_max_pool is part of TensorFlow 1's API but scopeflow does not "
+    assert ("tf.strings.unicode_script is part of TensorFlow 1's API but scopeflow does not "
             "implement") in err
     assert "runpy" not in err and "scopeflow/cli" not in err
 
@@ -159,14 +159,14 @@ CHECKED = """\
     import horovod.tensorflow as hvd
 
     x = tf.placeholder(tf.float32, [None, 3])
-    y = tf.nn.fractional_max_pool(x, [1.0, 1.4, 1.4, 1.0])
+    y = tf.strings.unicode_script(x)
     z = tf.nn.relu(x) + tf.nn.rleu(x)
     server = tf.train.Server(None)
     hvd.init()
     hvd.alltoall(x)
     keys = tf.GraphKeys.TRAINABLE_VARIABLES
     data = input_data.read_data_sets
-    tf.nn.fractional_max_pool(x, [1.0, 1.4, 1.4, 1.0])
+    tf.strings.unicode_script(x)
     np.random.rand(3)
     """
 
@@ -179,13 +179,13 @@ def test_check_lists_missing_apis_with_line_numbers(tmp_path, capsys):
     assert lines == [
         f"{prog}:3: tensorflow.lite (no such module in scopeflow, not planned: TensorFlow "
         "Lite converts models for mobile runtimes)",
-        f"{prog}:9: tf.nn.fractional_max_pool (not yet in scopeflow)",
+        f"{prog}:9: tf.strings.unicode_script (not yet in scopeflow)",
         f"{prog}:10: tf.nn.rleu (not in TensorFlow 1's API either; did you mean 'relu'?)",
         f"{prog}:11: tf.train.Server (not planned in scopeflow: TF's parameter-server "
         "distribution (servers, workers, cluster specs); scopeflow's data-parallel training "
         "across processes is to use MPI instead)",
         f"{prog}:13: horovod.tensorflow.alltoall (not in scopeflow's Horovod mapping)",
-        f"{prog}:16: tf.nn.fractional_max_pool (not yet in scopeflow)",
+        f"{prog}:16: tf.strings.unicode_script (not yet in scopeflow)",
     ]
     assert "6 use(s) of TF APIs scopeflow lacks" in captured.err
 
@@ -193,7 +193,7 @@ def test_check_lists_missing_apis_with_line_numbers(tmp_path, capsys):
 def test_check_kinds():
     found = {f.name: f.kind for f in run_cli.check_source(textwrap.dedent(CHECKED))}
     assert found == {"tensorflow.lite": "missing module",
-                     "tf.nn.fractional_max_pool": "not yet",
+                     "tf.strings.unicode_script": "not yet",
                      "tf.nn.rleu": "not in TF", "tf.train.Server": "not planned",
                      "horovod.tensorflow.alltoall": "not yet"}
 
@@ -202,24 +202,24 @@ def test_check_resolves_every_import_form():
     source = textwrap.dedent("""\
         import tensorflow
         import tensorflow as tf
-        from tensorflow import nn
+        from tensorflow import nn, strings
         from tensorflow.compat import v1 as tf1
         from tensorflow.nn import relu, no_such_fn
         import tensorflow.python.no_such_module as internal
         tensorflow.nn.relu
-        tensorflow.nn.fractional_max_pool
-        nn.fractional_max_pool
-        tf1.nn.fractional_max_pool
-        tf.compat.v1.nn.fractional_max_pool
+        tensorflow.strings.unicode_script
+        strings.unicode_script
+        tf1.strings.unicode_script
+        tf.compat.v1.strings.unicode_script
         tf.GraphKeys.NO_SUCH_KEY
         relu.__name__
         tf.no_such = 3
         """)
     found = [(f.line, f.name) for f in run_cli.check_source(source)]
-    missing = "tf.nn.fractional_max_pool"
+    missing = "tf.strings.unicode_script"
     assert found == [(5, "tf.nn.no_such_fn"), (6, "tensorflow.python.no_such_module"),
                      (8, missing), (9, missing), (10, missing),
-                     (11, "tf.compat.v1.nn.fractional_max_pool"),
+                     (11, "tf.compat.v1.strings.unicode_script"),
                      (12, "tf.GraphKeys.NO_SUCH_KEY")]
 
 
@@ -248,7 +248,7 @@ def test_check_of_an_unreadable_program(tmp_path, capsys):
 
 
 def test_check_from_the_command_line(tmp_path):
-    _write(tmp_path, "import tensorflow as tf\n\ntf.nn.fractional_max_pool\n")
+    _write(tmp_path, "import tensorflow as tf\n\ntf.strings.unicode_script\n")
     out = _scopeflow(tmp_path, "run", "--check", "prog.py")
     assert out.returncode == 1
-    assert out.stdout == "prog.py:3: tf.nn.fractional_max_pool (not yet in scopeflow)\n"
+    assert out.stdout == "prog.py:3: tf.strings.unicode_script (not yet in scopeflow)\n"
