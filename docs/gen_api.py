@@ -196,6 +196,12 @@ def api_md_text(fixture: dict) -> str:
     ]
     for name, reason in sorted(_api.NOT_PLANNED.items()):
         out.append(f"| `tf.{name}` | {reason} |")
+    out += ["", "## Not yet", "", "| TF1 name | what it needs |", "|---|---|"]
+    for path, entry in cov.items():
+        for name, _kind, status, reason in entry["names"]:
+            if status == "not yet":
+                out.append(f"| `{_tf(path)}.{name}` | {reason or 'not built yet'} |"
+                           if path else f"| `tf.{name}` | {reason or 'not built yet'} |")
     out += ["", "`tf.contrib` and `tf.estimator` were in TF 1.x but are not in TF 2.21's "
             "`tf.compat.v1`: they are", "not counted above.", "", "## By namespace"]
     for path, entry in cov.items():

@@ -29,7 +29,8 @@ import sys
 
 from scopeflow.framework.suggest import close_names, did_you_mean, or_list
 
-__all__ = ["APINotImplementedError", "MissingAttributeError", "NOT_PLANNED", "NAMESPACES",
+__all__ = ["APINotImplementedError", "MissingAttributeError", "NOT_PLANNED", "NOT_YET",
+           "NAMESPACES",
            "missing_attribute", "install_fallback", "install_fallbacks", "tf1_names",
            "not_planned_reason", "coverage", "close_names", "did_you_mean"]
 
@@ -90,6 +91,10 @@ NAMESPACES = {
     "scopeflow.framework.dtypes": "dtypes",
     "scopeflow.io": "io",
     "scopeflow.api.test": "test",
+    "scopeflow.data": "data",
+    "scopeflow.data.experimental": "data.experimental",
+    "scopeflow.profiler": "profiler",
+    "scopeflow.api.user_ops": "user_ops",
     # TF 1.x only (not in TF 2.21's tf.compat.v1): the parts TF1 tutorials used.
     "scopeflow.contrib": "contrib",
     "scopeflow.contrib.layers": "contrib.layers",
@@ -130,7 +135,10 @@ NOT_PLANNED = {
     "compat.v2": "TF2's eager API; " + _EAGER,
     "enable_eager_execution": _EAGER,
     "enable_v2_behavior": _EAGER,
-    "function": "tf.function traces Python into graphs for eager mode; " + _EAGER,
+    **{f"data.experimental.{name}": "the tf.data service runs input pipelines on dispatcher "
+                                    "and worker servers (a cluster); scopeflow's pipelines run in "
+                                    "the training process"
+       for name in ("service", "ServiceOptions", "distributed_save")},
     "autograph": "AutoGraph converts Python control flow for tf.function; " + _EAGER,
     "load_op_library": _KERNELS,
     "load_library": _KERNELS,
@@ -138,6 +146,49 @@ NOT_PLANNED = {
     **{f"sysconfig.{name}": "compiler and linker flags for building TensorFlow C++ "
                             "extensions; " + _KERNELS
        for name in ("get_include", "get_lib", "get_compile_flags", "get_link_flags")},
+}
+
+
+_SEQUENCE_COLUMNS = ("TF2's sequence feature columns, read by tf.keras's SequenceFeatures "
+                     "layer; scopeflow has no tf.keras yet")
+# TF1 names scopeflow has not built yet, with what they need; the error and docs/API.md
+# give the reason.
+NOT_YET = {
+    "CriticalSection": "runs a function's ops under a mutex (TF's MutexV2/MutexLock ops), not "
+                       "built yet",
+    "LMDBReader": "reads LMDB databases, which needs an LMDB binding scopeflow does not depend on",
+    "data.experimental.dense_to_sparse_batch": "scopeflow's datasets carry dense tensors only "
+                                               "(no SparseTensor elements yet)",
+    "data.experimental.dense_to_ragged_batch": "scopeflow's datasets carry dense tensors only "
+                                               "(no RaggedTensor elements yet)",
+    "data.experimental.to_variant": "scopeflow's datasets are Python pipelines, not variant "
+                                    "tensors of dataset ops",
+    "data.experimental.from_variant": "scopeflow's datasets are Python pipelines, not variant "
+                                      "tensors of dataset ops",
+    **{f"feature_column.{name}": _SEQUENCE_COLUMNS for name in (
+        "sequence_categorical_column_with_hash_bucket",
+        "sequence_categorical_column_with_identity",
+        "sequence_categorical_column_with_vocabulary_file",
+        "sequence_categorical_column_with_vocabulary_list", "sequence_numeric_column")},
+    "image.decode_jxl": "JPEG XL decoding needs libjxl, which Pillow (scopeflow's image codec "
+                        "library) does not include",
+    "io.decode_jxl": "JPEG XL decoding needs libjxl, which Pillow (scopeflow's image codec "
+                     "library) does not include",
+    "io.RaggedFeature": "parsing into RaggedTensors with TF's int32 row splits; scopeflow's "
+                        "RaggedTensor keeps int64 splits only",
+    "saved_model.save": "TF2's object-based SavedModel (traced functions and a trackable object "
+                        "graph); scopeflow writes TF1 SavedModels (saved_model.builder)",
+    "saved_model.load_v2": "TF2's object-based SavedModel (traced functions and a trackable "
+                           "object graph); scopeflow reads TF1 SavedModels (saved_model.loader)",
+    "strings.unicode_script": "needs ICU's Unicode script tables, which no dependency of "
+                              "scopeflow provides",
+    "summary.SummaryDescription": "TF2 summary writers (tf.contrib.summary) are not built yet",
+    "summary.all_v2_summary_ops": "TF2 summary writers (tf.contrib.summary) are not built yet",
+    "summary.get_summary_description": "TF2 summary writers (tf.contrib.summary) are not built yet",
+    "summary.initialize": "TF2 summary writers (tf.contrib.summary) are not built yet",
+    "train.do_quantize_training_on_graphdef": "TF's GraphDef rewrite for quantized training is "
+                                              "not built yet",
+    "train.sdca_optimizer": "the SDCA linear solver op (TF's SdcaOptimizerV2) is not built yet",
 }
 
 
@@ -207,9 +258,10 @@ def missing_attribute(module_name: str, name: str) -> AttributeError:
             f"{tf_name} is part of TensorFlow 1's API but scopeflow does not plan to implement "
             f"it: {reason} (see docs/API.md)")
     if name in tf1_names(path):
+        why = NOT_YET.get(qualpath)
         return APINotImplementedError(
-            f"{tf_name} is part of TensorFlow 1's API but scopeflow does not implement it yet "
-            "(see docs/API.md)")
+            f"{tf_name} is part of TensorFlow 1's API but scopeflow does not implement it yet"
+            + (f": {why}" if why else "") + " (see docs/API.md)")
     elsewhere = ELSEWHERE.get(qualpath)
     if elsewhere is not None:
         return AttributeError(f"{plain}; {elsewhere}")
@@ -264,9 +316,11 @@ def install_fallback(module) -> None:
 
 def install_fallbacks() -> None:
     """The fallback for the namespaces whose modules are not scopeflow's namespace modules
-    (``tf.errors``, ``tf.dtypes``, ``tf.io``, ``tf.test``); ``import scopeflow`` calls it."""
+    (``tf.errors``, ``tf.dtypes``, ``tf.io``, ``tf.test``, ``tf.data``, ``tf.profiler``);
+    ``import scopeflow`` calls it."""
     for module_name in ("scopeflow.framework.errors", "scopeflow.framework.dtypes",
-                        "scopeflow.io", "scopeflow.api.test"):
+                        "scopeflow.io", "scopeflow.api.test", "scopeflow.data",
+                        "scopeflow.data.experimental", "scopeflow.profiler"):
         module = sys.modules.get(module_name)
         if module is not None:
             install_fallback(module)
@@ -301,7 +355,7 @@ def coverage() -> dict[str, dict]:
             elif reason is not None:
                 status = "not planned"
             else:
-                status = "not yet"
+                status, reason = "not yet", NOT_YET.get(qualpath)
             rows.append((name, kind, status, reason))
         result[path] = {"object": obj, "names": rows}
     return result

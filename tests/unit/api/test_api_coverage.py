@@ -98,8 +98,11 @@ def test_missing_tf1_name_raises_not_implemented(path):
     tf_name = "tf." + (f"{path}.{name}" if path else name)
     with pytest.raises(NotImplementedError) as info:
         getattr(module, name)
+    qualpath = f"{path}.{name}" if path else name
+    why = _api.NOT_YET.get(qualpath)
     assert str(info.value) == (f"{tf_name} is part of TensorFlow 1's API but scopeflow does "
-                               "not implement it yet (see docs/API.md)")
+                               "not implement it yet" + (f": {why}" if why else "")
+                               + " (see docs/API.md)")
     # Also an AttributeError: hasattr() and getattr() with a default see an absent name.
     assert isinstance(info.value, AttributeError)
     assert not hasattr(module, name)
