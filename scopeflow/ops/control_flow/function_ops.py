@@ -130,7 +130,7 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None,
     """``tf.compat.v1.function``: ``func`` (or a decorator, without it) as a ``Function``.
 
     >>> f = tf.function(lambda x: x * 2.0)
-    >>> tf.Session().run(f(tf.constant(3.0)))
+    >>> print(tf.Session().run(f(tf.constant(3.0))))
     6.0
     """
     del autograph, experimental_implements, experimental_autograph_options
