@@ -17,6 +17,7 @@ from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops.io.decode_ops import as_bytes
 from scopeflow.ops.strings import hashing
+from scopeflow.ops.strings.hashing_np import fingerprint64_many
 from scopeflow.ops.strings.string_values import string_values
 
 __all__ = ["string_to_hash_bucket", "string_to_hash_bucket_v1", "string_to_hash_bucket_fast",
@@ -40,7 +41,11 @@ def _string_to_hash_bucket_kernel(x, num_buckets, **attrs):
 
 
 def _string_to_hash_bucket_fast_kernel(x, num_buckets, **attrs):
-    return _buckets(x, num_buckets, hashing.fingerprint64)
+    """All of ``x`` hashed at once in NumPy (:mod:`~scopeflow.ops.strings.hashing_np`):
+    one Python-int hash per string cost ~5 µs, 60x TF's time on a batch of features."""
+    x = np.asarray(x, dtype=object)
+    hashes = fingerprint64_many(x.reshape(-1).tolist())
+    return (hashes % np.uint64(num_buckets)).astype(np.int64).reshape(x.shape)
 
 
 def _string_to_hash_bucket_strong_kernel(x, num_buckets, **attrs):
