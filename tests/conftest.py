@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -51,6 +52,21 @@ def tf1():
             raise RuntimeError(f"tf1 failed:\n{out.stderr[-3000:]}")
         lines = [ln for ln in out.stdout.splitlines() if ln.strip()]
         return json.loads(lines[-1])
+    return run
+
+
+@pytest.fixture
+def scopeflow_run():
+    """Runs a snippet under scopeflow in a fresh interpreter (as ``tf1`` runs it under TF,
+    with ``json``, ``np`` and ``tf`` imported); the snippet prints JSON on its last line."""
+
+    def run(code: str):
+        prog = "import json\nimport numpy as np\nimport scopeflow as tf\n" + \
+            textwrap.dedent(code)
+        out = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True,
+                             timeout=600)
+        assert out.returncode == 0, out.stderr[-3000:]
+        return json.loads(out.stdout.strip().splitlines()[-1])
     return run
 
 

@@ -1,9 +1,6 @@
 """tf.nest, tf.config, tf.version, tf.sysconfig and tf.resource_loader: the same answers
 as TF 2.21 on a CPU-only machine (one program run under both)."""
 
-import json
-import subprocess
-import sys
 import textwrap
 
 import pytest
@@ -85,16 +82,8 @@ CONFIG = textwrap.dedent('''
 ''')
 
 
-def _scopeflow(program):
-    prog = "import json\nimport scopeflow as tf\n" + program
-    out = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True,
-                         timeout=300)
-    assert out.returncode == 0, out.stderr[-3000:]
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
-def test_nest_without_tf():
-    got = _scopeflow(NEST)
+def test_nest_without_tf(scopeflow_run):
+    got = scopeflow_run(NEST)
     assert got["flat"][0] == [2, 3, None, 1]
     assert got["errors"][0].startswith("TypeError: The two structures don't have the same")
     assert got["errors"][1] == "ok"
@@ -102,8 +91,8 @@ def test_nest_without_tf():
 
 
 @pytest.mark.parametrize("program", [NEST, CONFIG], ids=["nest", "config"])
-def test_matches_tf(tf1, program):
-    assert _scopeflow(program) == tf1(program)
+def test_matches_tf(tf1, program, scopeflow_run):
+    assert scopeflow_run(program) == tf1(program)
 
 
 def test_versions_are_scopeflows_and_the_graph_def_version_written():

@@ -1,10 +1,7 @@
 """tf.test.TestCase and the rest of tf.test: a TF1-style test file runs under scopeflow as
 under TF 2.21 (same passes and failures, same seeds), plus the helpers on their own."""
 
-import json
 import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
@@ -93,24 +90,16 @@ TEST_MODULE = textwrap.dedent('''
 ''')
 
 
-def _scopeflow():
-    prog = "import scopeflow as tf\n" + TEST_MODULE
-    out = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True,
-                         timeout=300)
-    assert out.returncode == 0, out.stderr[-3000:]
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
-def test_test_case_verdicts():
-    got = _scopeflow()
+def test_test_case_verdicts(scopeflow_run):
+    got = scopeflow_run(TEST_MODULE)
     assert got["failures"] == ["test_close_fails", "test_equal_shape_fails",
                                 "test_in_range_fails"]
     assert got["errors"] == [] and got["run"] == 11
 
 
-def test_test_case_matches_tf(tf1):
+def test_test_case_matches_tf(tf1, scopeflow_run):
     want = tf1("tf.disable_v2_behavior()\n" + TEST_MODULE)
-    got = _scopeflow()
+    got = scopeflow_run(TEST_MODULE)
     assert got["failures"] == want["failures"] and got["errors"] == want["errors"]
     np.testing.assert_allclose(got["seeded"], want["seeded"], rtol=1e-6)
 

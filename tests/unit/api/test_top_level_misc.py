@@ -3,9 +3,6 @@ broadcast_static_shape, convert_to_tensor_or_indexed_slices, init_scope, the mod
 Variable enums, clip_by_average_norm, make_tensor_proto/make_ndarray, the deprecated
 initializer aliases and assert_variables_initialized (one program under scopeflow and TF)."""
 
-import json
-import subprocess
-import sys
 import textwrap
 
 import pytest
@@ -61,24 +58,16 @@ PROGRAM = textwrap.dedent('''
 ''')
 
 
-def _scopeflow():
-    prog = "import json\nimport numpy as np\nimport scopeflow as tf\n" + PROGRAM
-    out = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True,
-                         timeout=300)
-    assert out.returncode == 0, out.stderr[-3000:]
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
-def test_without_tf():
-    got = _scopeflow()
+def test_without_tf(scopeflow_run):
+    got = scopeflow_run(PROGRAM)
     assert got["is_tensor"] == [True, True, True, False, False, True]
     assert got["init_scope"] == ["outer/d:0", 0]
     assert got["uninit"] == "FailedPreconditionError" and got["ranks"] == [0, 1]
     assert got["clip"][0] == pytest.approx([1.2, 1.6])
 
 
-def test_matches_tf(tf1):
-    want, got = tf1(PROGRAM), _scopeflow()
+def test_matches_tf(tf1, scopeflow_run):
+    want, got = tf1(PROGRAM), scopeflow_run(PROGRAM)
     assert got == want
 
 

@@ -1,9 +1,6 @@
 """bitcast, guarantee_const, timestamp, switch_case, batch_gather, op_scope, DeviceSpec,
 initializers.identity and errors.error_code_from_exception_type, compared with TF 2.21."""
 
-import json
-import subprocess
-import sys
 import textwrap
 
 import scopeflow as tf
@@ -48,24 +45,16 @@ PROGRAM = textwrap.dedent('''
 ''')
 
 
-def _scopeflow():
-    prog = "import json\nimport numpy as np\nimport scopeflow as tf\n" + PROGRAM
-    out = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True,
-                         timeout=300)
-    assert out.returncode == 0, out.stderr[-3000:]
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
-def test_without_tf():
-    got = _scopeflow()
+def test_without_tf(scopeflow_run):
+    got = scopeflow_run(PROGRAM)
     assert got["bitcast_vals"][0] == 1065353216
     assert got["switch"][3] == [30.0, -1.0]       # out of range: last branch / default
     assert got["time_moves"]
     assert got["identity"] == [[2.0, 0.0, 0.0], [0.0, 2.0, 0.0]]
 
 
-def test_matches_tf(tf1):
-    want, got = tf1(PROGRAM), _scopeflow()
+def test_matches_tf(tf1, scopeflow_run):
+    want, got = tf1(PROGRAM), scopeflow_run(PROGRAM)
     assert got == want
 
 

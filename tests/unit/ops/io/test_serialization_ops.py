@@ -2,9 +2,6 @@
 shapes and errors (one program under scopeflow and TF 2.21)."""
 
 import base64
-import json
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
@@ -55,14 +52,6 @@ PROGRAM = textwrap.dedent('''
 ''')
 
 
-def _scopeflow():
-    prog = "import json\nimport numpy as np\nimport scopeflow as tf\n" + PROGRAM
-    out = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True,
-                         timeout=300)
-    assert out.returncode == 0, out.stderr[-3000:]
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
 def test_round_trip_without_tf():
     with tf.Graph().as_default(), tf.Session() as sess:
         value = np.arange(6, dtype=np.float64).reshape(2, 3)
@@ -81,10 +70,10 @@ def test_hostile_proto_does_not_allocate():
         assert value.tolist() == [2 ** 20, 2 ** 20]
 
 
-def test_matches_tf(tf1):
+def test_matches_tf(tf1, scopeflow_run):
     # decode_json_example's bytes are compared parsed: TF's JSON parser writes the float
     # list unpacked, protobuf's Python runtime packed; both parse to the same Example.
-    want, got = tf1(PROGRAM), _scopeflow()
+    want, got = tf1(PROGRAM), scopeflow_run(PROGRAM)
     assert got["ops"] == want["ops"]
     assert got["vals"] == want["vals"]
     assert got["errors"] == want["errors"]

@@ -1,9 +1,6 @@
 """assert_near, assert_rank_in, assert_proper_iterable, assert_same_float_dtype and
 is_numeric_tensor: TF's verdicts and messages (one program under scopeflow and TF 2.21)."""
 
-import json
-import subprocess
-import sys
 import textwrap
 
 PROGRAM = textwrap.dedent('''
@@ -44,23 +41,15 @@ print(json.dumps(out))
 ''')
 
 
-def _scopeflow():
-    prog = "import json\nimport numpy as np\nimport scopeflow as tf\n" + PROGRAM
-    out = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True,
-                         timeout=300)
-    assert out.returncode == 0, out.stderr[-3000:]
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
-def test_verdicts_without_tf():
-    got = _scopeflow()
+def test_verdicts_without_tf(scopeflow_run):
+    got = scopeflow_run(PROGRAM)
     assert [got["near_ok"], got["near_bad"], got["rank_in_dyn"]] == [
         "ok", "InvalidArgumentError", "InvalidArgumentError"]
     assert got["numeric"] == [True, False, False, False]
 
 
-def test_matches_tf(tf1):
-    want, got = tf1(PROGRAM), _scopeflow()
+def test_matches_tf(tf1, scopeflow_run):
+    want, got = tf1(PROGRAM), scopeflow_run(PROGRAM)
     for key in ("near_ok", "near_bad", "rank_in_dyn", "static", "ok_static", "same_float",
                 "int_err", "numeric"):
         assert got[key] == want[key], key

@@ -1,9 +1,6 @@
 """tf.py_func, tf.numpy_function and tf.py_function: TF's ops, attrs, conversions and error
 classes (checked against real TF 2.21 by running one program under both)."""
 
-import json
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
@@ -57,16 +54,8 @@ PROGRAM = textwrap.dedent('''
 ''')
 
 
-def _run_scopeflow():
-    prog = "import json\nimport numpy as np\nimport scopeflow as tf\n" + PROGRAM
-    out = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True,
-                         timeout=300)
-    assert out.returncode == 0, out.stderr[-3000:]
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
-def test_py_func_runs_and_converts_as_tf():
-    got = _run_scopeflow()
+def test_py_func_runs_and_converts_as_tf(scopeflow_run):
+    got = scopeflow_run(PROGRAM)
     assert got["ops"][0] == ["PyFunc:0", "PyFunc", "pyfunc_", "<unknown>"]
     assert got["ops"][1][:2] == ["pp:0", "PyFuncStateless"]
     assert got["ops"][4][1] == "EagerPyFunc"
@@ -77,9 +66,9 @@ def test_py_func_runs_and_converts_as_tf():
     assert got["stop"] == "OutOfRangeError" and got["key"] == "UnknownError"
 
 
-def test_py_func_matches_tf(tf1):
+def test_py_func_matches_tf(tf1, scopeflow_run):
     want = tf1(PROGRAM)
-    got = _run_scopeflow()
+    got = scopeflow_run(PROGRAM)
     for key in ("ops", "grad", "type", "value", "stop", "ni", "mem", "key", "vals", "dtypes",
                 "noout"):
         assert got[key] == want[key], key

@@ -1,9 +1,6 @@
 """tf.orthogonal_initializer and tf.uniform_unit_scaling_initializer: TF's graph (node for
 node) and TF's values from TF's random stream."""
 
-import json
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
@@ -25,14 +22,6 @@ PROGRAM = textwrap.dedent('''
 ''')
 
 
-def _scopeflow():
-    prog = "import json\nimport numpy as np\nimport scopeflow as tf\n" + PROGRAM
-    out = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True,
-                         timeout=300)
-    assert out.returncode == 0, out.stderr[-3000:]
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
 def test_orthogonal_is_orthogonal_and_scaled():
     with tf.Graph().as_default():
         w = tf.get_variable("w", [3, 2, 8], initializer=tf.orthogonal_initializer(gain=3.0))
@@ -45,8 +34,8 @@ def test_orthogonal_is_orthogonal_and_scaled():
     assert np.abs(uv).max() <= np.sqrt(3 / 10) + 1e-7
 
 
-def test_matches_tf(tf1):
-    want, got = tf1(PROGRAM), _scopeflow()
+def test_matches_tf(tf1, scopeflow_run):
+    want, got = tf1(PROGRAM), scopeflow_run(PROGRAM)
     assert got["names"] == want["names"]
     for w, g in zip(want["vals"], got["vals"]):
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)

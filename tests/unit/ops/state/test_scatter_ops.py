@@ -1,9 +1,6 @@
 """tf.scatter_mul/div/max/min, tf.scatter_nd_update/add/sub and tf.batch_scatter_update on
 variables: TF's op types, shapes, values, errors and gradients (one program under both)."""
 
-import json
-import subprocess
-import sys
 import textwrap
 
 PROGRAM = textwrap.dedent('''
@@ -57,16 +54,8 @@ PROGRAM = textwrap.dedent('''
 ''')
 
 
-def _scopeflow():
-    prog = "import json\nimport numpy as np\nimport scopeflow as tf\n" + PROGRAM
-    out = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True,
-                         timeout=300)
-    assert out.returncode == 0, out.stderr[-3000:]
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
-def test_scatter_ops_values_without_tf():
-    got = _scopeflow()
+def test_scatter_ops_values_without_tf(scopeflow_run):
+    got = scopeflow_run(PROGRAM)
     assert got["types"][:2] == ["ScatterMul", "ScatterDiv"]
     assert got["vals"][0][0] == [0.0, 6.0, 12.0]     # repeated index multiplies twice
     assert got["vals"][1] == [3, -3, 9, -1]          # integer division truncates
@@ -74,9 +63,9 @@ def test_scatter_ops_values_without_tf():
     assert got["grads"] == ["[None]", "[None]", "LookupError", "LookupError"]
 
 
-def test_scatter_ops_match_tf(tf1):
+def test_scatter_ops_match_tf(tf1, scopeflow_run):
     want = tf1(PROGRAM)
-    got = _scopeflow()
+    got = scopeflow_run(PROGRAM)
     for key in ("types", "shapes", "vals", "static", "grads"):
         assert got[key] == want[key], key
     # TF 2.21's CPU ScatterMul ignores an out-of-range index silently (its other scatters
