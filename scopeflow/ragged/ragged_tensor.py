@@ -32,7 +32,35 @@ __all__ = ["RaggedTensor", "RaggedTensorValue", "row_splits_to_segment_ids",
            "segment_ids_to_row_splits", "value_from_components"]
 
 
-class RaggedTensorValue:
+class _NestedRows:
+    """What a ragged value and a ragged tensor share: rows nested in rows of their own
+    class, down to the flat values."""
+
+    @property
+    def flat_values(self):
+        v = self._values
+        while isinstance(v, type(self)):
+            v = v.values
+        return v
+
+    @property
+    def nested_row_splits(self):
+        out, v = [self._row_splits], self._values
+        while isinstance(v, type(self)):
+            out.append(v.row_splits)
+            v = v.values
+        return tuple(out)
+
+    @property
+    def ragged_rank(self):
+        return len(self.nested_row_splits)
+
+    @property
+    def dtype(self):
+        return self.flat_values.dtype
+
+
+class RaggedTensorValue(_NestedRows):
     """What ``Session.run`` returns for a fetched RaggedTensor (NumPy ``values`` and
     ``row_splits``, nested like the RaggedTensor)."""
 
@@ -46,29 +74,6 @@ class RaggedTensorValue:
 
     row_splits = property(lambda self: self._row_splits, doc="int64 ``[nrows + 1]``.")
     values = property(lambda self: self._values, doc="The rows' concatenated values.")
-
-    @property
-    def flat_values(self):
-        v = self._values
-        while isinstance(v, RaggedTensorValue):
-            v = v.values
-        return v
-
-    @property
-    def nested_row_splits(self):
-        out, v = [self._row_splits], self._values
-        while isinstance(v, RaggedTensorValue):
-            out.append(v.row_splits)
-            v = v.values
-        return tuple(out)
-
-    @property
-    def ragged_rank(self):
-        return len(self.nested_row_splits)
-
-    @property
-    def dtype(self):
-        return self.flat_values.dtype
 
     @property
     def shape(self):
@@ -104,7 +109,7 @@ def _values_tensor(values):
     return values if isinstance(values, Tensor) else convert_to_tensor(values, name="values")
 
 
-class RaggedTensor:
+class RaggedTensor(_NestedRows):
     """A ragged tensor (build one with ``from_row_splits``, ``tf.ragged.constant``, ...).
 
     >>> rt = tf.RaggedTensor.from_row_splits([3, 1, 4, 1, 5], [0, 2, 2, 5])
@@ -264,29 +269,6 @@ class RaggedTensor:
     # -- properties ------------------------------------------------------------------------
     values = property(lambda self: self._values, doc="The concatenated rows.")
     row_splits = property(lambda self: self._row_splits, doc="int64 ``[nrows + 1]``.")
-
-    @property
-    def flat_values(self):
-        v = self._values
-        while isinstance(v, RaggedTensor):
-            v = v.values
-        return v
-
-    @property
-    def nested_row_splits(self):
-        out, v = [self._row_splits], self._values
-        while isinstance(v, RaggedTensor):
-            out.append(v.row_splits)
-            v = v.values
-        return tuple(out)
-
-    @property
-    def ragged_rank(self):
-        return len(self.nested_row_splits)
-
-    @property
-    def dtype(self):
-        return self.flat_values.dtype
 
     @property
     def row_splits_dtype(self):
