@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from scopeflow.feature_column.utils import sequence_length_from_sparse_tensor
 from scopeflow.framework import dtypes
 from scopeflow.framework.graph import (
     GraphKeys,
@@ -69,9 +70,15 @@ class _Features:
         self._features = dict(features)
         self._cache = {}
 
-    def get(self, key):
+    def get(self, key, state_manager=None):
+        """``key``'s input; a column as key gets its transformed feature (TF's
+        ``FeatureTransformationCache.get``), made once."""
         if key in self._cache:
             return self._cache[key]
+        if not isinstance(key, str):
+            value = key.transform_feature(self, state_manager)
+            self._cache[key] = value
+            return value
         if key not in self._features:
             raise ValueError(f"Feature {key} is not in features dictionary.")
         value = self._features[key]
@@ -132,6 +139,36 @@ class _DenseColumn(_FeatureColumn):
 
 class _CategoricalColumn(_FeatureColumn):
     """A column of ids in ``[0, _num_buckets)``: ``_get_sparse_tensors`` gives them."""
+
+
+class _SequenceCategoricalColumn(_CategoricalColumn):
+    """A categorical column over sequences: its ids are [batch, steps, ids per step].
+    Embedding and indicator columns over one give per-step tensors through
+    ``_get_sequence_dense_tensor`` and refuse ``_get_dense_tensor`` (``input_layer``), as
+    in TF (sequence_feature_column.py has the columns)."""
+
+
+def _check_sequence(column, kind, sequence):
+    """TF's errors for a sequence column where a dense one is read and the reverse."""
+    inner = column.categorical_column
+    if sequence and not isinstance(inner, _SequenceCategoricalColumn):
+        seq_type = "_SequenceCategoricalColumn" if kind == "indicator" else \
+            "SequenceCategoricalColumn"
+        raise ValueError(f"In {kind}_column: {column.name}. categorical_column must be of "
+                         f"type {seq_type} to use SequenceFeatures. Suggested fix: Use one "
+                         f"of sequence_categorical_column_with_*. Given (type "
+                         f"{type(inner)}): {inner}")
+    if not sequence and isinstance(inner, _SequenceCategoricalColumn):
+        raise ValueError(f"In {kind}_column: {column.name}. categorical_column must not be "
+                         f"of type _SequenceCategoricalColumn. Suggested fix A: If you wish "
+                         f"to use DenseFeatures, use a non-sequence categorical_column_with_*."
+                         f" Suggested fix B: If you wish to create sequence input, use "
+                         f"SequenceFeatures instead of DenseFeatures. Given (type "
+                         f"{type(inner)}): {inner}")
+
+
+TensorSequenceLengthPair = collections.namedtuple(
+    "TensorSequenceLengthPair", ("dense_tensor", "sequence_length"))
 
 
 class _NumericColumn(_DenseColumn):
@@ -385,7 +422,18 @@ class _IndicatorColumn(_DenseColumn):
         lambda self: TensorShape([1, self.categorical_column._num_buckets]))
 
     def _get_dense_tensor(self, features, weight_collections=None, trainable=None):
-        ids, weights = self.categorical_column._get_sparse_tensors(features)
+        _check_sequence(self, "indicator", sequence=False)
+        return self._multi_hot(self.categorical_column._get_sparse_tensors(features))
+
+    def _get_sequence_dense_tensor(self, features, weight_collections=None, trainable=None):
+        """[batch, steps, num_buckets] multi-hot steps and each example's step count."""
+        _check_sequence(self, "indicator", sequence=True)
+        pair = self.categorical_column._get_sparse_tensors(features)
+        return TensorSequenceLengthPair(
+            self._multi_hot(pair), sequence_length_from_sparse_tensor(pair.id_tensor))
+
+    def _multi_hot(self, pair):
+        ids, weights = pair
         depth = self.categorical_column._num_buckets
         if weights is not None:
             # Each row's weights summed per id: a scatter into [batch, depth].
@@ -469,7 +517,19 @@ class _EmbeddingColumn(_DenseColumn):
     _variable_shape = property(lambda self: TensorShape([self.dimension]))
 
     def _get_dense_tensor(self, features, weight_collections=None, trainable=None):
-        ids, weights = self.categorical_column._get_sparse_tensors(features)
+        _check_sequence(self, "embedding", sequence=False)
+        return self._embed(self.categorical_column._get_sparse_tensors(features),
+                           weight_collections, trainable)
+
+    def _get_sequence_dense_tensor(self, features, weight_collections=None, trainable=None):
+        """[batch, steps, dimension] embeddings of each step's ids and the step counts."""
+        _check_sequence(self, "embedding", sequence=True)
+        pair = self.categorical_column._get_sparse_tensors(features)
+        return TensorSequenceLengthPair(self._embed(pair, weight_collections, trainable),
+                                        sequence_length_from_sparse_tensor(pair.id_tensor))
+
+    def _embed(self, pair, weight_collections, trainable):
+        ids, weights = pair
         shape = [self.categorical_column._num_buckets, self.dimension]
         trainable = self.trainable and (trainable is None or trainable)
         if self.shared_embedding_collection_name:
@@ -564,8 +624,8 @@ def categorical_column_with_hash_bucket(key, hash_bucket_size, dtype=dtypes.stri
                          f"{hash_bucket_size}, key: {key}")
     dtype = dtypes.as_dtype(dtype)
     if dtype != dtypes.string and not dtype.is_integer:
-        raise ValueError(f"dtype must be string or integer. dtype: {dtype}, "
-                         f"column_name: {key}")
+        raise ValueError(f"column_name: {key} dtype must be string or integer. "
+                         f"dtype: {dtype}.")
     return _HashedCategoricalColumn(key, int(hash_bucket_size), dtype)
 
 
@@ -701,7 +761,7 @@ def shared_embedding_columns(categorical_columns, dimension, combiner="mean", in
     num_buckets = sorted_columns[0]._num_buckets
 
     def base(column):
-        while isinstance(column, _WeightedCategoricalColumn):
+        while isinstance(column, (_WeightedCategoricalColumn, _SequenceCategoricalColumn)):
             column = column.categorical_column
         return column
 
@@ -751,6 +811,10 @@ def _check_columns(feature_columns, kind):
         raise ValueError("feature_columns must not be empty.")
     names = set()
     for column in feature_columns:
+        if not isinstance(column, _FeatureColumn):
+            # A TF2-only column (sequence_numeric_column) is not a TF1 column at all.
+            raise ValueError(f"Items of feature_columns must be a _FeatureColumn. "
+                             f"Given (type {type(column)}): {column}.")
         if not isinstance(column, kind):
             raise ValueError(f"Items of feature_columns must be a {kind.__name__.lstrip('_')}. "
                              f"Given (type {type(column)}): {column}.")

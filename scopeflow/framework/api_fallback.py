@@ -149,8 +149,6 @@ NOT_PLANNED = {
 }
 
 
-_SEQUENCE_COLUMNS = ("TF2's sequence feature columns, read by tf.keras's SequenceFeatures "
-                     "layer; scopeflow has no tf.keras yet")
 # TF1 names scopeflow has not built yet, with what they need; the error and docs/API.md
 # give the reason.
 NOT_YET = {
@@ -165,11 +163,6 @@ NOT_YET = {
                                     "tensors of dataset ops",
     "data.experimental.from_variant": "scopeflow's datasets are Python pipelines, not variant "
                                       "tensors of dataset ops",
-    **{f"feature_column.{name}": _SEQUENCE_COLUMNS for name in (
-        "sequence_categorical_column_with_hash_bucket",
-        "sequence_categorical_column_with_identity",
-        "sequence_categorical_column_with_vocabulary_file",
-        "sequence_categorical_column_with_vocabulary_list", "sequence_numeric_column")},
     "image.decode_jxl": "JPEG XL decoding needs libjxl, which Pillow (scopeflow's image codec "
                         "library) does not include",
     "io.decode_jxl": "JPEG XL decoding needs libjxl, which Pillow (scopeflow's image codec "
