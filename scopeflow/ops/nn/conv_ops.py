@@ -24,6 +24,7 @@ from scopeflow.ops import array_ops
 from scopeflow.ops.math.blas import gemm as _gemm
 from scopeflow.ops.math.blas import parallel_ufunc
 from scopeflow.ops.math.blas import split_rows as _split_rows
+from scopeflow.ops.nn import depthwise_gemm
 from scopeflow.ops.nn.conv_geometry import (
     backprop_op,
     channel_index,
@@ -412,6 +413,8 @@ def _depthwise_kernel(x, w, **attrs):
     kh, kw, c, m = w.shape
     (oh, ph, sh, dh), (ow, pw, sw, dw) = _conv_setup("DepthwiseConv2dNative", x.shape, kh, kw,
                                                      attrs)
+    if depthwise_gemm.fast_ok(attrs, x, w):
+        return depthwise_gemm.depthwise_forward(x, w, ph, pw)
     xp = padded_nhwc(x, ph, pw)
     out = np.zeros((x.shape[0], oh, ow, c, m), np.result_type(x, w))
     for i in range(kh):
@@ -470,6 +473,10 @@ def _depthwise_backprop_input_kernel(sizes, w, dy, **attrs):
     (oh, ph, sh, dh), (ow, pw, sw, dw) = _conv_setup("DepthwiseConv2dNativeBackpropInput",
                                                      in_shape, kh, kw, attrs)
     _check_out_backprop("DepthwiseConv2dNativeBackpropInput", dy, oh, ow, in_shape, (kh, kw))
+    if depthwise_gemm.fast_ok(attrs, w, dy):
+        dx = depthwise_gemm.depthwise_input_grad(in_shape, w, dy, ph, pw)
+        if dx is not None:
+            return dx
     n, h, wd, _ = in_shape
     dxp = np.zeros((n, h + ph[0] + ph[1], wd + pw[0] + pw[1], c), dy.dtype)
     dy5 = dy.reshape(n, oh, ow, c, m)
@@ -502,6 +509,8 @@ def _depthwise_backprop_filter_kernel(x, sizes, dy, **attrs):
     (oh, ph, sh, dh), (ow, pw, sw, dw) = _conv_setup("DepthwiseConv2dNativeBackpropFilter",
                                                      x.shape, kh, kw, attrs)
     _check_out_backprop("DepthwiseConv2dNativeBackpropFilter", dy, oh, ow, x.shape, (kh, kw))
+    if depthwise_gemm.fast_ok(attrs, x, dy):
+        return depthwise_gemm.depthwise_filter_grad(x, dy, kh, kw, ph, pw)
     xp = padded_nhwc(x, ph, pw)
     n = x.shape[0]
     dy3 = dy.reshape(n * oh * ow, c, m)

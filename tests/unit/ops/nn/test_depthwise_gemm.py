@@ -1,0 +1,52 @@
+"""The banded-GEMM depthwise kernels (scopeflow/ops/nn/depthwise_gemm.py) against the
+per-tap kernels they stand in for, and the per-tap fallback for non-finite operands."""
+
+import numpy as np
+import pytest
+
+from scopeflow.ops.nn import conv_ops, depthwise_gemm
+
+CASES = [(2, 9, 11, 3, 1, 3, 3, "SAME"), (2, 9, 11, 3, 2, 3, 3, "VALID"),
+         (1, 20, 37, 2, 3, 5, 4, "SAME"), (3, 15, 15, 3, 1, 11, 11, "VALID"),
+         (2, 7, 50, 4, 2, 1, 1, "SAME"), (1, 6, 6, 1, 1, 6, 6, "SAME"),
+         (2, 40, 33, 3, 2, 2, 7, "SAME")]
+
+
+def _attrs(padding):
+    return dict(strides=[1, 1, 1, 1], padding=padding, explicit_paddings=[],
+                data_format="NHWC", dilations=[1, 1, 1, 1])
+
+
+def _all_three(x, w, dy, attrs):
+    return (conv_ops._depthwise_kernel(x, w, **attrs),
+            conv_ops._depthwise_backprop_input_kernel(np.array(x.shape), w, dy, **attrs),
+            conv_ops._depthwise_backprop_filter_kernel(x, np.array(w.shape), dy, **attrs))
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_gemm_path_matches_per_tap(case, monkeypatch):
+    n, h, wd, c, m, kh, kw, padding = case
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((n, h, wd, c)).astype(np.float32)
+    w = rng.standard_normal((kh, kw, c, m)).astype(np.float32)
+    attrs = _attrs(padding)
+    assert depthwise_gemm.fast_ok(attrs, x, w)
+    dy = rng.standard_normal(conv_ops._depthwise_kernel(x, w, **attrs).shape).astype(np.float32)
+    fast = _all_three(x, w, dy, attrs)
+    monkeypatch.setattr(depthwise_gemm, "fast_ok", lambda *a: False)
+    slow = _all_three(x, w, dy, attrs)
+    for a, b in zip(fast, slow):
+        assert a.shape == b.shape and a.dtype == b.dtype
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5 * np.abs(b).max())
+
+
+def test_non_finite_and_strided_take_the_per_tap_kernel():
+    x = np.ones((1, 5, 5, 1), np.float32)
+    w = np.ones((3, 3, 1, 1), np.float32)
+    assert not depthwise_gemm.fast_ok(dict(_attrs("SAME"), strides=[1, 2, 2, 1]), x, w)
+    x[0, 0, 0, 0] = np.inf
+    assert not depthwise_gemm.fast_ok(_attrs("VALID"), x, w)
+    # An Inf outside every window of an output leaves it finite (the Toeplitz's zeros would
+    # make it NaN): output (0, 2) reads columns 2..4 only.
+    out = conv_ops._depthwise_kernel(x, w, **_attrs("VALID"))
+    assert np.isinf(out[0, 0, 0, 0]) and out[0, 0, 2, 0] == 9 and out[0, 2, 2, 0] == 9
