@@ -7,6 +7,8 @@ gradient.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from scopeflow.framework import dtypes as _dtypes
@@ -191,14 +193,32 @@ def _split_dtype(x, sep, **attrs):
     return [_dtypes.int64, _dtypes.string, _dtypes.int64]
 
 
-def _sparse_result(tokens):
-    """The three outputs of a split from the tokens of each string."""
-    indices = [(i, j) for i, toks in enumerate(tokens) for j in range(len(toks))]
-    values = np.empty(len(indices), dtype=object)
-    values[:] = [t for toks in tokens for t in toks]
-    width = max((len(t) for t in tokens), default=0)
-    return (np.array(indices, dtype=np.int64).reshape(-1, 2), values,
-            np.array([len(tokens), width], dtype=np.int64))
+def _sparse_result(flat, counts):
+    """The three outputs of a split from all tokens in order and each string's token
+    count, built by NumPy (a Python ``(row, column)`` tuple per token cost more than the
+    split itself)."""
+    total = int(counts.sum())
+    rows = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+    firsts = np.repeat(np.cumsum(counts) - counts, counts)
+    indices = np.stack([rows, np.arange(total, dtype=np.int64) - firsts], axis=1)
+    values = np.empty(total, dtype=object)
+    values[:] = flat
+    width = int(counts.max()) if len(counts) else 0
+    return indices, values, np.array([len(counts), width], dtype=np.int64)
+
+
+def _from_lists(tokens):
+    """:func:`_sparse_result` of a list of token lists, one per string."""
+    counts = np.fromiter(map(len, tokens), np.int64, len(tokens))
+    return _sparse_result(list(itertools.chain.from_iterable(tokens)), counts)
+
+
+def _as_bytes_list(x):
+    """The elements of a string vector as a list of ``bytes`` (``str`` ones encoded)."""
+    items = x.tolist()
+    if not items or set(map(type, items)) == {bytes}:
+        return items
+    return [to_bytes(s) for s in items]
 
 
 def _check_vector(x):
@@ -209,33 +229,74 @@ def _check_vector(x):
     return x
 
 
+def _bounds(items, gap):
+    """Where each string starts and ends in ``sep.join(items)`` for a ``gap``-byte sep."""
+    lengths = np.fromiter(map(len, items), np.int64, len(items))
+    starts = np.cumsum(lengths + gap) - (lengths + gap)
+    return starts, starts + lengths
+
+
+def _split_joined(items, byte: bytes, table=None):
+    """All strings split at the one-byte ``byte`` in a single C call: ``byte.join(items)``
+    split at ``byte`` is each string's tokens in turn (an empty string gives one empty
+    token), and each string's count is one more than the ``byte``s inside it, counted by
+    NumPy. ``table`` first maps other delimiter bytes to ``byte``."""
+    joined = byte.join(items)
+    if table is not None:
+        joined = joined.translate(table)
+    starts, ends = _bounds(items, 1)
+    hits = np.flatnonzero(np.frombuffer(joined, np.uint8) == byte[0])
+    counts = np.searchsorted(hits, ends) - np.searchsorted(hits, starts) + 1
+    return joined.split(byte), counts
+
+
+_SPACE = np.zeros(256, bool)
+_SPACE[list(b" \t\n\r\x0b\x0c")] = True   # bytes.split()'s whitespace, as TF's isspace
+
+
+def _split_whitespace(items):
+    """``s.split()`` of every string in one C call on the strings joined by spaces; each
+    string's count is its word starts (a non-space byte after a space or its start)."""
+    joined = b" ".join(items)
+    starts, ends = _bounds(items, 1)
+    space = _SPACE[np.frombuffer(joined, np.uint8)]
+    word = ~space
+    word[1:] &= space[:-1]
+    hits = np.flatnonzero(word)
+    return joined.split(), np.searchsorted(hits, ends) - np.searchsorted(hits, starts)
+
+
 def _string_split_kernel(x, delimiter, *, skip_empty):
+    """An empty string has no tokens; any byte of ``delimiter`` splits (every byte when it
+    is empty); ``skip_empty`` drops empty tokens."""
     delim = to_bytes(np.asarray(delimiter).item())
-    tokens = []
-    for s in _check_vector(x).tolist():
-        s = to_bytes(s)
-        if not s:  # an empty string has no tokens, empty ones included
-            toks = []
-        elif not delim:
-            toks = [s[i:i + 1] for i in range(len(s))]
-        else:
-            toks, start = [], 0
-            for i, c in enumerate(s):
-                if c in delim:
-                    toks.append(s[start:i])
-                    start = i + 1
-            toks.append(s[start:])
-        tokens.append([t for t in toks if t] if skip_empty else toks)
-    return _sparse_result(tokens)
+    items = _as_bytes_list(_check_vector(x))
+    if not delim or not items:
+        return _from_lists([[s[i:i + 1] for i in range(len(s))] for s in items])
+    table = bytes.maketrans(delim, delim[:1] * len(delim)) if len(delim) > 1 else None
+    flat, counts = _split_joined(items, delim[:1], table)
+    lengths = np.fromiter(map(len, flat), np.int64, len(flat))
+    if skip_empty:
+        keep = lengths > 0
+    else:   # only an empty string's one empty token goes
+        keep = np.repeat(np.fromiter(map(bool, items), bool, len(items)), counts)
+    if not keep.all():
+        offsets = np.cumsum(counts) - counts
+        counts = np.add.reduceat(keep.astype(np.int64), offsets)
+        flat = list(itertools.compress(flat, keep.tolist()))
+    return _sparse_result(flat, counts)
 
 
 def _string_split_v2_kernel(x, sep, *, maxsplit):
-    sep = to_bytes(np.asarray(sep).item())
-    tokens = []
-    for s in _check_vector(x).tolist():
-        s = to_bytes(s)
-        tokens.append(s.split(None if not sep else sep, maxsplit))
-    return _sparse_result(tokens)
+    """One C split of all strings joined when it gives the same tokens (a one-byte ``sep``
+    or whitespace, no ``maxsplit``); else each string's ``bytes.split``."""
+    sep = to_bytes(np.asarray(sep).item()) or None
+    items = _as_bytes_list(_check_vector(x))
+    if maxsplit >= 0 or not items or (sep is not None and len(sep) != 1):
+        return _from_lists([s.split(sep, maxsplit) for s in items])
+    if sep is None:
+        return _sparse_result(*_split_whitespace(items))
+    return _sparse_result(*_split_joined(items, sep))
 
 
 string_split_op = OpDef(
