@@ -174,6 +174,7 @@ from scopeflow.ops.data_flow.queue_ops import (
     FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue, count_up_to)
 from scopeflow.ops.data_flow.accumulator_ops import (
     ConditionalAccumulator, ConditionalAccumulatorBase, SparseConditionalAccumulator)
+from scopeflow.ops.data_flow.critical_section_ops import CriticalSection
 from scopeflow.api import queue
 from scopeflow.ops.io.reader_ops import (
     FixedLengthRecordReader, IdentityReader, ReaderBase, TextLineReader, TFRecordReader,

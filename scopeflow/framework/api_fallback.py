@@ -152,8 +152,6 @@ NOT_PLANNED = {
 # TF1 names scopeflow has not built yet, with what they need; the error and docs/API.md
 # give the reason.
 NOT_YET = {
-    "CriticalSection": "runs a function's ops under a mutex (TF's MutexV2/MutexLock ops), not "
-                       "built yet",
     "LMDBReader": "reads LMDB databases, which needs an LMDB binding scopeflow does not depend on",
     "data.experimental.dense_to_sparse_batch": "scopeflow's datasets carry dense tensors only "
                                                "(no SparseTensor elements yet)",
