@@ -13,6 +13,7 @@ from __future__ import annotations
 import binascii
 import codecs
 import re
+from itertools import repeat
 
 import numpy as np
 
@@ -25,7 +26,7 @@ from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops.array import shape_ops
 from scopeflow.ops.io.io_ops import static_regex_full_match_op
 from scopeflow.ops.math import arithmetic_ops, reduction_ops
-from scopeflow.ops.strings.string_values import map_strings, string_values, to_bytes
+from scopeflow.ops.strings.string_values import bytes_list, map_strings, string_values, to_bytes
 
 __all__ = ["as_string", "encode_base64", "decode_base64", "string_strip", "string_lower",
            "string_upper", "string_length", "substr", "regex_replace", "regex_full_match",
@@ -388,20 +389,60 @@ def _rewrite_template(rewrite: str, groups: int):
     return parts
 
 
+def _replacement(template, kind):
+    """What ``Pattern.sub`` takes for ``template``: a plain string when it is all literal
+    with no backslash (``re``'s C fast path), else a function of the match (CPython 3.11
+    expands ``\\g<n>`` templates in Python, slower than this)."""
+    parts = [p.encode("utf-8", "surrogateescape") if kind is bytes and isinstance(p, str)
+             else p for p in template]
+    if all(isinstance(p, kind) for p in parts):
+        literal = kind().join(parts)
+        if (b"\\" if kind is bytes else "\\") not in literal:
+            return literal
+        return lambda m: literal
+    empty = kind()
+    return lambda m: empty.join(p if isinstance(p, kind) else (m.group(p) or empty)
+                                for p in parts)
+
+
+_UNICODE_ONLY = re.compile(r"\\[sS]")   # \s on str also takes \x1c-\x1f
+
+
+def _ascii_regex(regex, joined):
+    """``regex`` compiled for bytes when that matches the same on these strings: all of
+    them and the pattern ASCII (on ASCII text a ``str`` and a ``bytes`` pattern agree,
+    except that ``\\s`` on ``str`` also matches ``\\x1c``-``\\x1f``, and ``(?i)`` of a
+    non-ASCII letter); ``None`` otherwise. It spares a decode and an encode per string."""
+    if not (joined.isascii() and regex.pattern.isascii()) or \
+            _UNICODE_ONLY.search(regex.pattern):
+        return None
+    try:
+        return re.compile(regex.pattern.encode("ascii"), regex.flags & ~re.UNICODE)
+    except re.error:   # a str-only escape such as \\N{...} or \\u0041
+        return None
+
+
 def _regex_replace(x, pattern, rewrite, replace_global):
+    """Each string's ``regex.sub``, mapped over the whole array in C (``map`` with
+    ``itertools.repeat`` arguments), on the bytes themselves when :func:`_ascii_regex`
+    allows."""
     regex = _compile(pattern)
     template = _rewrite_template(_text(to_bytes(rewrite)), regex.groups)
+    arr = np.asarray(x, dtype=object)
     if template is None:
-        return np.array(np.asarray(x, dtype=object), dtype=object)
-
-    def expand(m):
-        return "".join(p if isinstance(p, str) else (m.group(p) or "") for p in template)
-
-    def one(s):
-        text = s.decode("utf-8", "surrogateescape")
-        return regex.sub(expand, text, count=0 if replace_global else 1) \
-            .encode("utf-8", "surrogateescape")
-    return map_strings(one, x)
+        return np.array(arr, dtype=object)
+    items = bytes_list(arr)
+    count = 0 if replace_global else 1
+    fast = _ascii_regex(regex, b"".join(items))
+    if fast is not None:
+        out = list(map(fast.sub, repeat(_replacement(template, bytes)), items, repeat(count)))
+    else:
+        texts = map(bytes.decode, items, repeat("utf-8"), repeat("surrogateescape"))
+        subbed = map(regex.sub, repeat(_replacement(template, str)), texts, repeat(count))
+        out = list(map(str.encode, subbed, repeat("utf-8"), repeat("surrogateescape")))
+    result = np.empty(arr.shape, dtype=object)
+    result.reshape(-1)[:] = out
+    return result
 
 
 def _static_regex_replace_kernel(x, pattern, rewrite, replace_global):

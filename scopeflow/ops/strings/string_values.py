@@ -6,7 +6,7 @@ import numpy as np
 
 from scopeflow.framework.graph import Tensor
 
-__all__ = ["string_values", "to_bytes", "map_strings"]
+__all__ = ["string_values", "to_bytes", "map_strings", "bytes_list"]
 
 
 def string_values(value):
@@ -40,3 +40,12 @@ def map_strings(fn, arr, otype=object):
     for i, s in enumerate(arr.reshape(-1)):
         flat[i] = fn(s if isinstance(s, bytes) else to_bytes(s))
     return out
+
+
+def bytes_list(arr) -> list:
+    """The elements of a string array, flattened, as a list of ``bytes`` (``str`` ones
+    encoded as UTF-8); checking the types in C leaves an all-bytes array as it is."""
+    items = np.asarray(arr, dtype=object).reshape(-1).tolist()
+    if not items or set(map(type, items)) == {bytes}:
+        return items
+    return [s if isinstance(s, bytes) else to_bytes(s) for s in items]
