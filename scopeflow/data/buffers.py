@@ -15,14 +15,21 @@ from scopeflow.data import structure as st
 from scopeflow.data.dataset_ops import AUTOTUNE, _static_int, _Unary, _unique, builds
 from scopeflow.data.pipeline import CacheStore, End, PhiloxWords, PyIterator, SeedTable, os_seeds
 from scopeflow.framework import dtypes, errors
-from scopeflow.framework.graph import Tensor, convert_to_tensor
-from scopeflow.framework.random_seed import get_seed
+from scopeflow.framework.graph import Tensor, convert_to_tensor, get_default_graph
+from scopeflow.framework.random_seed import DEFAULT_GRAPH_SEED, get_seed
+from scopeflow.framework.tensor_util import constant_value
 from scopeflow.io import tensor_bundle
 
 __all__: list = []
 
 
 # ── shuffle ──────────────────────────────────────────────────────────────────────────
+# ``buffer_size=tf.data.UNKNOWN_CARDINALITY`` (-2): TF buffers the whole input (each pass)
+_UNKNOWN_CARDINALITY = -2
+_SHUFFLE_ALL = 2**62
+_MAXINT32 = 2**31 - 1
+
+
 def _dataset_seeds(seed):
     """TF's ``data.util.random_seed.get_seed``: the (seed, seed2) pair a dataset op gets;
     (0, 0), when neither a graph nor an op seed is set, means "seed from the OS"."""
@@ -34,35 +41,83 @@ def _dataset_seeds(seed):
     return int(graph_seed), int(op_seed)
 
 
+def _shuffle_seeds(seed):
+    """``_dataset_seeds``, or a ``_RuntimeSeed`` for a seed tensor known only at run time."""
+    if isinstance(seed, Tensor) and constant_value(seed) is None:
+        return _RuntimeSeed(seed)
+    return _dataset_seeds(seed)
+
+
+class _RuntimeSeed:
+    """An op seed fed at run time (a placeholder): TF's graph computes ``seed % (2**31 - 1)``
+    beside the graph seed (``DEFAULT_GRAPH_SEED`` when none) and, where both are 0, uses
+    ``2**31 - 1`` as seed2 (``data.util.random_seed``'s ``where``)."""
+
+    def __init__(self, tensor):
+        self.tensor = convert_to_tensor(tensor, dtype=dtypes.int64)
+        graph_seed = get_default_graph().seed
+        self.graph_seed = DEFAULT_GRAPH_SEED if graph_seed is None else \
+            int(graph_seed) % _MAXINT32
+
+    def pair(self, env) -> tuple[int, int]:
+        seed2 = int(env[self.tensor]) % _MAXINT32
+        if (self.graph_seed, seed2) == (0, 0):
+            return 0, _MAXINT32
+        return self.graph_seed, seed2
+
+
+def _check_buffer_size(value: int) -> int:
+    """TF's ShuffleDataset check, made when the iterator starts (as TF's kernel does)."""
+    if value == _UNKNOWN_CARDINALITY:
+        return _SHUFFLE_ALL
+    if value <= 0:
+        raise errors.InvalidArgumentError(
+            None, None, "buffer_size must be greater than zero or UNKNOWN_CARDINALITY")
+    return value
+
+
 @builds("shuffle")
 class _Shuffle(_Unary):
     def __init__(self, input_dataset, buffer_size, seed, reshuffle_each_iteration,
                  buffer_all=False):
         super().__init__(input_dataset)
-        # buffer_all: list_files's buffer, as large as the list it shuffles
-        self._buffer = 2**62 if buffer_all else _static_int(buffer_size, "buffer_size")
-        if self._buffer <= 0:
-            raise errors.InvalidArgumentError(None, None, "buffer_size must be greater than "
-                                               "zero.")
-        self._seeds = _dataset_seeds(seed)
+        # buffer_all: list_files's buffer, as large as the list it shuffles; a buffer_size
+        # known only at run time (a placeholder) is read when the iterator starts
+        self._buffer_tensor = None
+        if buffer_all:
+            self._buffer = _SHUFFLE_ALL
+        else:
+            value = constant_value(buffer_size) if isinstance(buffer_size, Tensor) \
+                else buffer_size
+            if value is None:
+                self._buffer_tensor = convert_to_tensor(buffer_size, dtype=dtypes.int64)
+            self._buffer = None if value is None else int(value)
+        self._seeds = _shuffle_seeds(seed)
         self._reshuffle = True if reshuffle_each_iteration is None else \
             bool(reshuffle_each_iteration)
 
+    def _captures(self):
+        extra = [t for t in (self._buffer_tensor, getattr(self._seeds, "tensor", None))
+                 if t is not None]
+        return _unique(self._input._captures() + extra)
+
     def _iterator(self, state, env):
+        buffer = _check_buffer_size(
+            self._buffer if self._buffer_tensor is None else int(env[self._buffer_tensor]))
+        seeds = self._seeds.pair(env) if isinstance(self._seeds, _RuntimeSeed) else self._seeds
         # TF's seed generator lives as long as the dataset an initialization makes: every
         # pass over it (a repeat) takes the next pair of its Philox samples when
         # reshuffle_each_iteration (RandomSeedGenerator), the seeds themselves otherwise
         # (FixedSeedGenerator). Re-initializing starts it again: the same orders.
         table = env.table(self._id, SeedTable, lambda: SeedTable(
-            *(self._seeds if self._seeds != (0, 0) else os_seeds())))
+            *(seeds if seeds != (0, 0) else os_seeds())))
         if self._reshuffle:
             gen = PhiloxWords(table.seed, table.seed2, drawn=table.drawn)
             pair = (gen.next(), gen.next())
             table.drawn = gen.drawn
         else:
             pair = (table.seed, table.seed2)
-        return _ShuffleIterator(self._input._make_iterator(state, env), self._buffer, pair,
-                                table)
+        return _ShuffleIterator(self._input._make_iterator(state, env), buffer, pair, table)
 
 
 class _ShuffleIterator(PyIterator):
