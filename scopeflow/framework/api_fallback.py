@@ -173,9 +173,6 @@ NOT_YET = {
                            "object graph); scopeflow reads TF1 SavedModels (saved_model.loader)",
     "strings.unicode_script": "needs ICU's Unicode script tables, which no dependency of "
                               "scopeflow provides",
-    "summary.SummaryDescription": "TF2 summary writers (tf.contrib.summary) are not built yet",
-    "summary.all_v2_summary_ops": "TF2 summary writers (tf.contrib.summary) are not built yet",
-    "summary.get_summary_description": "TF2 summary writers (tf.contrib.summary) are not built yet",
     "summary.initialize": "TF2 summary writers (tf.contrib.summary) are not built yet",
     "train.do_quantize_training_on_graphdef": "TF's GraphDef rewrite for quantized training is "
                                               "not built yet",

@@ -34,6 +34,11 @@ from scopeflow.ops.logging.summary_ops import (
     NonFiniteHistogramWarning,
     set_nonfinite_histogram_policy,
 )
+from scopeflow.summary.description import (
+    SummaryDescription,
+    all_v2_summary_ops,
+    get_summary_description,
+)
 from scopeflow.summary.reader import EventRecord, read_events, read_scalars, summary_iterator
 from scopeflow.summary.writer import DuplicateTagWarning, FileWriter, FileWriterCache
 
@@ -44,7 +49,8 @@ __all__ = ["scalar", "histogram", "image", "audio", "text", "tensor_summary", "m
            "merge_all", "FileWriter", "FileWriterCache", "Summary", "Event", "SessionLog",
            "SummaryMetadata", "HistogramProto", "TaggedRunMetadata", "read_events",
            "read_scalars", "summary_iterator", "EventRecord", "NonFiniteHistogramWarning",
-           "set_nonfinite_histogram_policy", "DuplicateTagWarning"]
+           "set_nonfinite_histogram_policy", "DuplicateTagWarning", "SummaryDescription",
+           "get_summary_description", "all_v2_summary_ops"]
 
 Summary = protos.Summary
 Event = protos.Event
