@@ -224,8 +224,8 @@ def _qr_dtype(t, **attrs):
 
 
 def _qr_kernel(x, *, full_matrices):
-    work = x.astype(np.float32) if x.dtype == np.float16 else x
-    q, r = np.linalg.qr(work, mode="complete" if full_matrices else "reduced")
+    mode = "complete" if full_matrices else "reduced"
+    q, r = lapack_call(lambda m: tuple(np.linalg.qr(m, mode=mode)), x)
     return q.astype(x.dtype, copy=False), r.astype(x.dtype, copy=False)
 
 

@@ -21,6 +21,7 @@ from scopeflow.ops.linalg.diag_ops import (
     matrix_shape,
     square_shape,
 )
+from scopeflow.ops.linalg.lapack_np import HAVE_TRSM, batched, trsm
 from scopeflow.ops.math.arithmetic_ops import negative
 from scopeflow.ops.math.matmul_ops import matmul
 from scopeflow.ops.op_helpers import _same_dtype_in
@@ -38,13 +39,10 @@ def adjoint_np(x):
 
 def lapack_call(fn, x, *args):
     """``fn(x, *args)`` in a dtype LAPACK has (float16 through float32), cast back to
-    ``x``'s dtype; each result is cast, a tuple stays a tuple."""
-    if x.dtype != np.float16:
-        return fn(x, *args)
-    out = fn(x.astype(np.float32), *(a.astype(np.float32) for a in args))
-    if isinstance(out, tuple):
-        return tuple(o.astype(np.float16) for o in out)
-    return out.astype(np.float16)
+    ``x``'s dtype; each result is cast, a tuple stays a tuple. ``args`` share ``x``'s batch
+    dims; the batch runs on one BLAS thread per half (``lapack_np.batched``: OpenBLAS's
+    own threads spin, 15x slower on a busy 2-core machine)."""
+    return batched(fn, x, *args)
 
 
 def nonfinite_matrices(x):
@@ -247,6 +245,11 @@ def _triangular_solve_kernel(matrix, rhs, *, lower, adjoint):
                         f"{list(rhs.shape)}") from None
     a = np.broadcast_to(matrix, batch + matrix.shape[-2:])
     b = np.broadcast_to(rhs, batch + rhs.shape[-2:])
+    if HAVE_TRSM:
+        work = np.float32 if matrix.dtype == np.float16 else matrix.dtype
+        flat = a.reshape((-1,) + a.shape[-2:]).astype(work, copy=False)
+        x = trsm(flat, b.reshape((-1,) + b.shape[-2:]), lower, adjoint)
+        return x.reshape(b.shape).astype(matrix.dtype, copy=False)
     if adjoint:
         a, lower = adjoint_np(a), not lower
     return _substitute(a, b, lower).astype(matrix.dtype, copy=False)

@@ -25,7 +25,12 @@ from scopeflow.ops.linalg.diag_ops import (
     matrix_shape,
     matrix_transpose,
 )
-from scopeflow.ops.linalg.solve_ops import adjoint_np, nan_where, nonfinite_matrices
+from scopeflow.ops.linalg.solve_ops import (
+    adjoint_np,
+    lapack_call,
+    nan_where,
+    nonfinite_matrices,
+)
 from scopeflow.ops.math.arithmetic_ops import add, cast, greater, multiply, subtract, truediv
 from scopeflow.ops.math.elementwise_ops import reciprocal, square
 from scopeflow.ops.math.matmul_ops import matmul
@@ -70,13 +75,12 @@ def _svd_kernel(x, *, compute_uv, full_matrices):
 
 
 def _svd_finite(x, *, compute_uv, full_matrices):
-    work = x.astype(np.float32) if x.dtype == np.float16 else x
     if not compute_uv:
-        s = np.linalg.svd(work, compute_uv=False) if work.size else \
-            np.zeros(x.shape[:-2] + (min(x.shape[-2:]),), work.real.dtype)
+        s = lapack_call(lambda m: np.linalg.svd(m, compute_uv=False), x) if x.size else \
+            np.zeros(x.shape[:-2] + (min(x.shape[-2:]),), x.real.dtype)
         empty = np.zeros([0], x.dtype)
         return s.astype(x.dtype), empty, empty
-    u, s, vh = np.linalg.svd(work, full_matrices=full_matrices)
+    u, s, vh = lapack_call(lambda m: tuple(np.linalg.svd(m, full_matrices=full_matrices)), x)
     return (s.astype(x.dtype), u.astype(x.dtype, copy=False),
             adjoint_np(vh).astype(x.dtype, copy=False))
 

@@ -1,0 +1,123 @@
+"""How the linear-algebra kernels call LAPACK and BLAS: over a batch on two Python threads
+with one OpenBLAS thread each, and triangular solves as BLAS ``trsm``.
+
+NOTE (profiled, bench/profiles/linalg.md): ``numpy.linalg`` calls OpenBLAS's LAPACK, whose
+threads spin while waiting for each other; on this shared 2-core machine a batch of eight
+256x256 inverses took 480 ms with OpenBLAS's threads and 30 ms with one. So every call
+here runs with one BLAS thread, and a batch big enough to pay for it is split in halves
+run on two Python threads (NumPy releases the GIL), through ``blas.split_rows``, the rule
+MatMul and the convolutions follow. The triangular solve had been a Python loop over
+rows (512 NumPy calls for a 512x512 matrix); ``trsm`` is one call per matrix, with the
+same arithmetic (substitution, a zero pivot divides by zero as TF's kernel does).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import glob
+import os
+
+import numpy as np
+
+from scopeflow.ops.math.blas import split_rows
+
+__all__ = ["batched", "trsm", "HAVE_TRSM"]
+
+# LAPACK's work per matrix is a small multiple of n^3; below this many flops a second
+# thread's hand-off costs more than it saves.
+_PARALLEL_FLOPS = 2e7
+
+
+def _cast_in(a):
+    """``a`` in a dtype LAPACK has: float16 is computed in float32."""
+    return a.astype(np.float32) if a.dtype == np.float16 else a
+
+
+def batched(fn, x, *args):
+    """``fn(x, *args)`` for a batch of matrices ``x`` (``args`` share its batch dims),
+    run with one BLAS thread, the batch split over two threads when large. float16 is
+    computed in float32 and each result cast back, as ``solve_ops.lapack_call``; a tuple
+    result stays a tuple. Exceptions (``LinAlgError``) reach the caller."""
+    batch = x.shape[:-2]
+    count = int(np.prod(batch, dtype=np.int64))
+    flat = _cast_in(x).reshape((count,) + x.shape[-2:])
+    flat_args = [_cast_in(a).reshape((count,) + a.shape[len(batch):]) for a in args]
+    parts = {}
+
+    def task(lo, hi):
+        parts[lo] = fn(flat[lo:hi], *(a[lo:hi] for a in flat_args))
+
+    n = max(x.shape[-2:])
+    split_rows(task, count, flops=float(count) * n ** 3, min_flops=_PARALLEL_FLOPS)
+    pieces = [parts[k] for k in sorted(parts)]
+    single = not isinstance(pieces[0], tuple)
+    if single:
+        pieces = [(p,) for p in pieces]
+    outs = []
+    for i in range(len(pieces[0])):
+        o = pieces[0][i] if len(pieces) == 1 else np.concatenate([p[i] for p in pieces])
+        o = np.asarray(o)
+        if x.dtype == np.float16:
+            o = o.astype(np.float16)
+        outs.append(o.reshape(batch + o.shape[1:]))
+    return outs[0] if single else tuple(outs)
+
+
+def _find_cblas():
+    """NumPy's bundled OpenBLAS's ``cblas_?trsm`` (64-bit ints), or None when not found."""
+    libs = glob.glob(os.path.join(os.path.dirname(np.__file__), "..", "numpy.libs",
+                                  "*openblas*"))
+    for path in libs:
+        try:
+            lib = ctypes.CDLL(path)
+            fns = {np.dtype(t): getattr(lib, f"scipy_cblas_{c}trsm64_")
+                   for t, c in ((np.float32, "s"), (np.float64, "d"),
+                                (np.complex64, "c"), (np.complex128, "z"))}
+        except (OSError, AttributeError):
+            continue
+        for fn in fns.values():
+            fn.restype = None
+        return fns
+    return None
+
+
+_TRSM = _find_cblas()
+HAVE_TRSM = _TRSM is not None
+_ROW_MAJOR, _LEFT, _UPPER, _LOWER = 101, 141, 121, 122
+_NO_TRANS, _CONJ_TRANS, _NON_UNIT = 111, 113, 131
+
+
+def _trsm_one(fn, a, b, uplo, trans, alpha):
+    """Solves one ``op(a) x = b`` in place in ``b`` (C-contiguous, ``(n, k)``)."""
+    n, k = b.shape
+    if n == 0 or k == 0:
+        return
+    i64 = ctypes.c_int64
+    fn(ctypes.c_int(_ROW_MAJOR), ctypes.c_int(_LEFT), ctypes.c_int(uplo), ctypes.c_int(trans),
+       ctypes.c_int(_NON_UNIT), i64(n), i64(k), alpha, a.ctypes.data_as(ctypes.c_void_p),
+       i64(a.strides[0] // a.itemsize), b.ctypes.data_as(ctypes.c_void_p), i64(k))
+
+
+def trsm(a, b, lower, adjoint):
+    """Solves ``a x = b`` (``a^H x = b`` for ``adjoint``) for a batch of triangular ``a``
+    ``(batch, n, n)`` and ``b`` ``(batch, n, k)`` of one LAPACK dtype, reading only the
+    ``lower`` (or upper) triangle of ``a``; a zero pivot gives inf/NaN, as TF's kernel."""
+    fn = _TRSM[a.dtype]
+    a = np.ascontiguousarray(a)
+    x = np.array(b, dtype=a.dtype, order="C", copy=True)
+    if a.dtype.kind == "c":
+        one = np.ones(1, a.dtype)
+        alpha = one.ctypes.data_as(ctypes.c_void_p)
+    else:
+        alpha = ctypes.c_double(1.0) if a.dtype == np.float64 else ctypes.c_float(1.0)
+    uplo, trans = (_LOWER if lower else _UPPER), (_CONJ_TRANS if adjoint else _NO_TRANS)
+
+    def task(lo, hi):
+        for i in range(lo, hi):
+            _trsm_one(fn, a[i], x[i], uplo, trans, alpha)
+
+    n, k = b.shape[-2:]
+    with np.errstate(all="ignore"):
+        split_rows(task, a.shape[0], flops=float(a.shape[0]) * n * n * k,
+                   min_flops=_PARALLEL_FLOPS)
+    return x
