@@ -62,6 +62,10 @@ def run_cases(tf, Builder, Cache):
         with tf.variable_scope("two"):
             out["emb_vlist"] = fc.embedding_column(vlist, 3, combiner="sum")\\
                 ._get_sequence_dense_tensor(Builder(feats))
+        with tf.variable_scope("three"):
+            shared = fc.shared_embedding_columns([ident, deep_c], 2, combiner="sqrtn")
+            out["emb_shared_a"] = shared[0]._get_sequence_dense_tensor(Builder(feats))
+            out["emb_shared_b"] = shared[1]._get_sequence_dense_tensor(Builder(feats))
         num = fc.sequence_numeric_column(
             "nums", shape=(2,), default_value=-1.,
             normalizer_fn=lambda x: tf.SparseTensor(x.indices, x.values * 2., x.dense_shape))
