@@ -56,6 +56,40 @@ def _flat_rows(indices, shape_, what="shape"):
     return np.ravel_multi_index(tuple(rows.T), tuple(int(d) for d in outer)), k
 
 
+def ordered_rounds(pos, limit=None):
+    """``range(len(pos))`` split into rounds in which no position repeats: round ``k``
+    holds each position's ``k``-th occurrence. Applying the rounds in turn with plain fancy
+    indexing (``out[pos[r]] += vals[r]``) combines each slot's updates in their given order,
+    the same sequential bits as ``np.add.at`` (TF's CPU scatter loop), without ``ufunc.at``'s
+    per-row cost on slices (~15 µs a 512-wide row). ``None`` when more than ``limit``
+    rounds would be needed (a slot updated very often: ``ufunc.at`` is cheaper there)."""
+    if pos.size == 0:
+        return []
+    order = np.argsort(pos, kind="stable")
+    sorted_pos = pos[order]
+    first = np.ones(pos.size, bool)
+    first[1:] = sorted_pos[1:] != sorted_pos[:-1]
+    at = np.arange(pos.size)
+    rank = at - np.maximum.accumulate(np.where(first, at, 0))
+    counts = np.bincount(rank)
+    if limit is not None and len(counts) > limit:
+        return None
+    grouped = order[np.argsort(rank, kind="stable")]
+    return np.split(grouped, np.cumsum(counts)[:-1])
+
+
+def apply_at(ufunc, out, pos, vals):
+    """``ufunc.at(out, pos, vals)`` (each slot's updates in order), by rounds of
+    :func:`ordered_rounds` when the updates are slices."""
+    rounds = ordered_rounds(pos, limit=max(8, pos.size // 16)) if vals.ndim > 1 else None
+    if rounds is None:
+        ufunc.at(out, pos, vals)
+        return
+    for r in rounds:
+        p = pos[r]
+        out[p] = ufunc(out[p], vals[r])
+
+
 def _check_depth(indices, params, what):
     """Static check: an index row may not be longer than the indexed tensor's rank."""
     k = indices[-1] if indices.ndims else None
@@ -159,7 +193,7 @@ def _scatter_nd_kernel(indices, updates, shape_, *, bad_indices_policy):
     out = np.zeros(out_shape, updates.dtype)
     pos, k = _flat_rows(indices, out_shape)
     flat = out.reshape((-1,) + out_shape[k:])
-    np.add.at(flat, pos, updates.reshape((pos.size,) + out_shape[k:]))
+    apply_at(np.add, flat, pos, updates.reshape((pos.size,) + out_shape[k:]))
     return out
 
 
@@ -219,7 +253,7 @@ def _tensor_scatter_apply(tensor, indices, updates, ufunc):
     if ufunc is None:
         flat[pos] = vals
     else:
-        ufunc.at(flat, pos, vals)
+        apply_at(ufunc, flat, pos, vals)
     return out
 
 
