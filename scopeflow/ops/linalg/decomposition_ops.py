@@ -26,6 +26,7 @@ from scopeflow.ops.linalg.diag_ops import (
     matrix_shape,
     square_shape,
 )
+from scopeflow.ops.linalg.lapack_np import cholesky_serial
 from scopeflow.ops.linalg.solve_ops import (
     cholesky_solve,
     lapack_call,
@@ -127,14 +128,14 @@ def _cholesky_kernel(x):
     """LAPACK's factor of the lower triangle; a matrix that is not positive definite gets
     NaNs (TF 2.21's kernel does not fail either; its output is then undefined)."""
     try:
-        return lapack_call(np.linalg.cholesky, x)
+        return lapack_call(cholesky_serial, x)
     except np.linalg.LinAlgError:
         pass
     flat = x.reshape((-1,) + x.shape[-2:])
     out = np.empty_like(flat)
     for i, m in enumerate(flat):
         try:
-            out[i] = lapack_call(np.linalg.cholesky, m)
+            out[i] = lapack_call(cholesky_serial, m[None])[0]
         except np.linalg.LinAlgError:
             out[i] = np.nan
     return out.reshape(x.shape)

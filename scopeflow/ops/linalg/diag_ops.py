@@ -95,6 +95,14 @@ def _band_part_kernel(x, num_lower, num_upper):
         keep &= offset >= -lo
     if hi >= 0:
         keep &= offset <= hi
+    if x.size and 4 * np.count_nonzero(keep) < keep.size:
+        # A narrow band: copy its entries into zeros (2.5x faster than np.where for the
+        # 17 diagonals of 512x512 matrices; profiled in bench/profiles/linalg.md).
+        idx = np.flatnonzero(keep)
+        flat = x.reshape(-1, m * n)
+        out = np.zeros_like(flat)
+        out[:, idx] = flat[:, idx]
+        return out.reshape(x.shape)
     return np.where(keep, x, np.zeros((), x.dtype))
 
 
