@@ -33,6 +33,7 @@ from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype, from_tens
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops import array_ops, math_ops
 from scopeflow.ops.array.indexing_ops import _unsorted_segment_sum_shape
+from scopeflow.ops.array.sort_ops import unique_in_order
 
 __all__ = [
     "unique", "segment_sum", "sparse_segment_sum", "sparse_segment_mean", "sparse_segment_sqrt_n",
@@ -78,12 +79,8 @@ def _unique_kernel(x, *, out_idx):
     if x.ndim != 1:
         raise InvalidArgumentError(None, None, f"unique expects a 1D vector, got shape "
                                    f"{list(x.shape)}")
-    # np.unique sorts; TF keeps first-occurrence order, so renumber by first position.
-    values, first, inverse = np.unique(x, return_index=True, return_inverse=True)
-    order = np.argsort(first, kind="stable")
-    rank = np.empty_like(order)
-    rank[order] = np.arange(order.size)
-    return values[order], rank[inverse.reshape(-1)].astype(out_idx.as_numpy_dtype)
+    values, idx, _ = unique_in_order(x)
+    return values, idx.astype(out_idx.as_numpy_dtype)
 
 
 def _unique_shape(x, *, out_idx):
