@@ -28,31 +28,100 @@ __all__ = ["non_max_suppression", "non_max_suppression_with_scores",
 _BOX_TYPES = (dtypes.float16, dtypes.float32)
 
 
-def _iou_matrix(boxes):
-    """The (n, n) float32 IoU of every pair of boxes, as TF's ``IOU``."""
-    b = boxes.astype(np.float32)
-    ymin = np.minimum(b[:, 0], b[:, 2])
-    xmin = np.minimum(b[:, 1], b[:, 3])
-    ymax = np.maximum(b[:, 0], b[:, 2])
-    xmax = np.maximum(b[:, 1], b[:, 3])
-    area = (ymax - ymin) * (xmax - xmin)
-    ih = np.maximum(np.minimum(ymax[:, None], ymax[None]) - np.maximum(ymin[:, None], ymin[None]),
-                    np.float32(0))
-    iw = np.maximum(np.minimum(xmax[:, None], xmax[None]) - np.maximum(xmin[:, None], xmin[None]),
-                    np.float32(0))
+def _iou(a, b):
+    """The (len(a), len(b)) float32 IoU of boxes ``a`` against boxes ``b``, as TF's ``IOU``
+    (corners put in order; a box of no area overlaps nothing)."""
+    a, b = a.astype(np.float32), b.astype(np.float32)
+    ymin_a, xmin_a = np.minimum(a[:, 0], a[:, 2]), np.minimum(a[:, 1], a[:, 3])
+    ymax_a, xmax_a = np.maximum(a[:, 0], a[:, 2]), np.maximum(a[:, 1], a[:, 3])
+    ymin_b, xmin_b = np.minimum(b[:, 0], b[:, 2]), np.minimum(b[:, 1], b[:, 3])
+    ymax_b, xmax_b = np.maximum(b[:, 0], b[:, 2]), np.maximum(b[:, 1], b[:, 3])
+    area_a = (ymax_a - ymin_a) * (xmax_a - xmin_a)
+    area_b = (ymax_b - ymin_b) * (xmax_b - xmin_b)
+    ih = np.maximum(np.minimum(ymax_a[:, None], ymax_b[None])
+                    - np.maximum(ymin_a[:, None], ymin_b[None]), np.float32(0))
+    iw = np.maximum(np.minimum(xmax_a[:, None], xmax_b[None])
+                    - np.maximum(xmin_a[:, None], xmin_b[None]), np.float32(0))
     inter = ih * iw
     with np.errstate(divide="ignore", invalid="ignore"):
-        iou = inter / (area[:, None] + area[None] - inter)
-    empty = (area[:, None] <= 0) | (area[None] <= 0)
+        iou = inter / (area_a[:, None] + area_b[None] - inter)
+    empty = (area_a[:, None] <= 0) | (area_b[None] <= 0)
     return np.where(empty, np.float32(0), iou).astype(np.float32)
 
 
+def _iou_matrix(boxes):
+    """The (n, n) float32 IoU of every pair of boxes, as TF's ``IOU``."""
+    return _iou(boxes, boxes)
+
+
+def _lazy(make):
+    """``similarity(i, j)`` over the matrix ``make()`` builds on its first call (the hard
+    NMS fast path never needs all n x n of it)."""
+    cache = []
+
+    def similarity(i, j):
+        if not cache:
+            cache.append(make())
+        return cache[0][i, j]
+    return similarity
+
+
+_BLOCK = 256  # candidates screened together against the boxes selected so far
+
+
+def _hard_nms(block, scores, max_output_size, threshold, score_threshold):
+    """Hard NMS (no soft decay) by blocks of candidates: ``block(rows, cols)`` is their
+    similarity matrix (candidates' rows against kept boxes' columns: TF reads a given
+    overlaps matrix, which may be asymmetric, that way round). Each block is screened
+    against the boxes already selected in one product; the survivors against each other
+    in one more, then picked in order.
+
+    Why: the per-candidate Python loop of ``_greedy_nms`` costs ~1 ms a candidate at
+    thousands of boxes. Without soft decay a candidate's score never changes, so TF's
+    queue reduces to "best first, kept unless it overlaps a kept box above ``threshold``".
+    A NaN similarity (which TF treats as suppressing the score to 0 and requeueing it)
+    returns None, for the generic loop to redo the whole selection."""
+    f = np.float32
+    scores = scores.astype(f)
+    cand = np.flatnonzero(scores > f(score_threshold))
+    cand = cand[np.argsort(-scores[cand], kind="stable")]  # ties: the lower index first
+    threshold = f(threshold)
+    selected = []
+    for start in range(0, cand.size, _BLOCK):
+        if len(selected) >= max_output_size:
+            break
+        rows = cand[start:start + _BLOCK]
+        if selected:
+            sim = block(rows, np.asarray(selected))
+            if np.isnan(sim).any():
+                return None
+            rows = rows[~(sim > threshold).any(axis=1)]
+        sim = block(rows, rows)
+        if np.isnan(sim).any():
+            return None
+        over = (sim > threshold).T  # over[k]: the rows box k (once kept) suppresses
+        dead = np.zeros(rows.size, bool)
+        for k in range(rows.size):
+            if dead[k]:
+                continue
+            selected.append(int(rows[k]))
+            if len(selected) >= max_output_size:
+                break
+            dead |= over[k]
+    return selected, [scores[i] for i in selected]
+
+
 def _greedy_nms(similarity, scores, max_output_size, threshold, score_threshold,
-                soft_nms_sigma=0.0):
+                soft_nms_sigma=0.0, block=None):
     """TF's ``DoNonMaxSuppressionOp``: the selected indices and their (decayed) scores.
 
-    ``similarity(i, j)`` is the overlap of boxes i and j (float32)."""
+    ``similarity(i, j)`` is the overlap of boxes i and j (float32); ``block(rows, cols)``,
+    where given, the same as a matrix, for :func:`_hard_nms`."""
     f = np.float32
+    if block is not None and not f(soft_nms_sigma) > 0 and not np.isnan(f(threshold)):
+        fast = _hard_nms(block, scores, max_output_size, threshold, score_threshold)
+        if fast is not None:
+            return fast
     scores = scores.astype(np.float32)
     score_threshold = f(score_threshold)
     threshold = f(threshold)
@@ -112,9 +181,9 @@ def _run_nms(boxes, scores, max_output_size, iou_threshold, score_threshold,
     if size < 0:
         raise errors.InvalidArgumentError(None, None, "max_output_size must be non-negative")
     score_threshold = _scalar(score_threshold, "score_threshold")
-    iou = _iou_matrix(boxes)
-    return _greedy_nms(lambda i, j: iou[i, j], scores, size, iou_threshold, score_threshold,
-                       soft_nms_sigma)
+    return _greedy_nms(_lazy(lambda: _iou_matrix(boxes)), scores, size, iou_threshold,
+                       score_threshold, soft_nms_sigma,
+                       block=lambda r, c: _iou(boxes[r], boxes[c]))
 
 
 def _nms_shape(boxes, scores, max_output_size, *thresholds, pad_to_max_output_size=None,
@@ -263,7 +332,8 @@ def _nms_overlaps_kernel(overlaps, scores, max_output_size, overlap_threshold,
     overlaps = overlaps.astype(np.float32)
     selected, _ = _greedy_nms(lambda i, j: overlaps[i, j], scores, size,
                               _scalar(overlap_threshold, "overlap_threshold"),
-                              _scalar(score_threshold, "score_threshold"))
+                              _scalar(score_threshold, "score_threshold"),
+                              block=lambda r, c: overlaps[np.ix_(r, c)])
     return np.asarray(selected, np.int32)
 
 
@@ -348,10 +418,10 @@ def _combined_nms_kernel(boxes, scores, max_output_size_per_class, max_total_siz
         found = []  # (score, class, box index), each class's picks in score order
         for c in range(num_classes):
             class_boxes = boxes[n, :, c if q > 1 else 0]
-            iou = _iou_matrix(class_boxes)
             picked, picked_scores = _greedy_nms(
-                lambda i, j: iou[i, j], scores[n, :, c], per_class,  # noqa: B023
-                iou_threshold, _scalar(score_threshold, "score_threshold"))
+                _lazy(lambda b=class_boxes: _iou_matrix(b)), scores[n, :, c], per_class,
+                iou_threshold, _scalar(score_threshold, "score_threshold"),
+                block=lambda r, k, b=class_boxes: _iou(b[r], b[k]))
             found += [(s, c, i) for i, s in zip(picked, picked_scores)]
         found.sort(key=lambda r: -r[0])  # stable: ties keep class order, as TF's in practice
         keep = found[:min(len(found), size)]
