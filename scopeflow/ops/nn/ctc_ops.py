@@ -87,53 +87,84 @@ def _batch_labels(indices, values, batch):
 
 
 def _logsumexp(a, b):
+    """``log(exp(a) + exp(b))`` elementwise, -inf where both are (callers silence NumPy's
+    invalid-value warning for -inf - -inf: a context manager per call cost more than the
+    arithmetic on these small arrays)."""
     m = np.maximum(a, b)
-    with np.errstate(invalid="ignore"):
-        out = m + np.log(np.exp(a - m) + np.exp(b - m))
-    return np.where(np.isneginf(m), -np.inf, out)
+    out = m + np.log(np.exp(a - m) + np.exp(b - m))
+    return np.where(m == -np.inf, -np.inf, out)
 
 
-def _ctc_one(logp, label, blank, merge):
-    """Loss and d(loss)/d(logits) of one sequence (``logp``: ``[T, C]`` log-softmax)."""
-    n_t = logp.shape[0]
-    ext = np.full(2 * len(label) + 1, blank, np.int64)
-    ext[1::2] = label
-    n_u = len(ext)
-    y = logp[:, ext]                                   # [T, U]
-    stay = np.full(n_u, True) if merge else ext == blank
-    skip = np.zeros(n_u, bool)
-    if n_u > 2:
-        skip[2:] = (ext[2:] != blank) & ~(merge & (ext[2:] == ext[:-2]))
-    alpha = np.full((n_t, n_u), -np.inf)
-    alpha[0, 0] = y[0, 0]
-    if n_u > 1:
-        alpha[0, 1] = y[0, 1]
-    for t in range(1, n_t):
+def _extended_labels(labels, blank, merge):
+    """The blank-interleaved label states ``[U, B]`` of each sequence (padded with states
+    that no path reaches), which states may stay, which may skip one, and which are real."""
+    n_u = 2 * max(len(label) for label in labels) + 1
+    ext = np.full((n_u, len(labels)), blank, np.int64)
+    for b, label in enumerate(labels):
+        ext[1:2 * len(label):2, b] = label
+    real = np.arange(n_u)[:, None] < np.array([2 * len(label) + 1 for label in labels])
+    stay = np.full(ext.shape, True) if merge else ext == blank
+    skip = np.zeros(ext.shape, bool)
+    skip[2:] = (ext[2:] != blank) & ~(merge & (ext[2:] == ext[:-2]))
+    return ext, real, stay, skip
+
+
+def _alphas(y, stay, skip):
+    """The forward log-probabilities ``[T, U, B]``, one vectorised step per time."""
+    alpha = np.full(y.shape, -np.inf)
+    alpha[0, :2] = y[0, :2]
+    for t in range(1, y.shape[0]):
         prev = alpha[t - 1]
         acc = np.where(stay, prev, -np.inf)
         acc[1:] = _logsumexp(acc[1:], prev[:-1])
         acc[2:] = np.where(skip[2:], _logsumexp(acc[2:], prev[:-2]), acc[2:])
         alpha[t] = y[t] + acc
-    beta = np.full((n_t, n_u), -np.inf)               # excludes y at t
-    beta[-1, -1] = 0.0
-    if n_u > 1:
-        beta[-1, -2] = 0.0
-    for t in range(n_t - 2, -1, -1):
-        nxt = beta[t + 1] + y[t + 1]
-        acc = np.where(stay, nxt, -np.inf)
-        acc[:-1] = _logsumexp(acc[:-1], nxt[1:])
-        acc[:-2] = np.where(skip[2:], _logsumexp(acc[:-2], nxt[2:]), acc[:-2])
-        beta[t] = acc
-    log_p = alpha[-1, -1] if n_u == 1 else _logsumexp(alpha[-1, -1], alpha[-1, -2])
-    grad = np.exp(logp)
-    if np.isneginf(log_p):
-        # An impossible alignment (the label needs more steps than there are): TF's loss
-        # is inf and its gradient the softmax alone.
-        return np.inf, grad
-    post = np.exp(alpha + beta - log_p)                # [T, U]
+    return alpha
+
+
+def _betas(y, stay, skip, last, ends):
+    """The backward log-probabilities ``[T, U, B]`` (without ``y`` at ``t``): each sequence
+    starts at its own last step ``last[b]`` with 0 in its final two states (``ends``)."""
+    beta = np.full(y.shape, -np.inf)
+    for t in range(y.shape[0] - 1, -1, -1):
+        acc = np.full(y.shape[1:], -np.inf)
+        if t + 1 < y.shape[0]:
+            nxt = beta[t + 1] + y[t + 1]
+            acc = np.where(stay, nxt, -np.inf)
+            acc[:-1] = _logsumexp(acc[:-1], nxt[1:])
+            acc[:-2] = np.where(skip[2:], _logsumexp(acc[:-2], nxt[2:]), acc[:-2])
+        beta[t] = np.where(t < last, acc, np.where(t == last, ends, -np.inf))
+    return beta
+
+
+def _ctc_batch(logp, labels, lengths, blank, merge):
+    """Losses ``[B]`` and d(loss)/d(logits) ``[T, B, C]`` of sequences of ``lengths``
+    (each >= 1; ``logp``: log-softmax), all at once: the label states ``[T, U, B]`` keep
+    the batch innermost, so each state slice is contiguous and every element goes through
+    the same arithmetic as a sequence run alone."""
+    n_t, n_b, _ = logp.shape
+    ext, real, stay, skip = _extended_labels(labels, blank, merge)
+    cols = np.arange(n_b)
+    y = np.where(real, logp[:, cols, ext], -np.inf)          # [T, U, B]
+    last = lengths - 1
+    n_u = real.sum(axis=0)
+    ends = np.full(ext.shape, -np.inf)
+    ends[n_u - 1, cols] = 0.0
+    ends[np.maximum(n_u - 2, 0), cols] = np.where(n_u > 1, 0.0, ends[0, cols])
+    with np.errstate(all="ignore"):
+        alpha = _alphas(y, stay, skip)
+        beta = _betas(y, stay, skip, last, ends)
+        fin = alpha[last, :, cols]                             # [B, U]
+        two = _logsumexp(fin[cols, n_u - 1], fin[cols, np.maximum(n_u - 2, 0)])
+        log_p = np.where(n_u == 1, fin[cols, 0], two)
+        grad = np.exp(logp)
+        inside = (np.arange(n_t)[:, None] <= last) & ~np.isneginf(log_p)   # [T, B]
+        post = np.where(inside[:, None, :], np.exp(alpha + beta - log_p), 0.0)
     contrib = np.zeros_like(grad)
-    np.add.at(contrib.T, ext, post.T)
-    return -log_p, grad - contrib
+    for u in range(ext.shape[0]):                              # in state order, as add.at
+        contrib[:, cols, ext[u]] += post[:, u]
+    grad = np.where((np.arange(n_t)[:, None] <= last)[..., None], grad - contrib, 0.0)
+    return np.where(np.isneginf(log_p), np.inf, -log_p), grad
 
 
 def _check_label_order(b, label, n_c):
@@ -162,33 +193,43 @@ def _ctc_loss_kernel(inputs, indices, values, seq_len, *, preprocess_collapse_re
     labels = _batch_labels(np.asarray(indices), np.asarray(values), batch)
     loss = np.zeros(batch, inputs.dtype)
     grad = np.zeros_like(inputs)
+    run, run_labels = [], []
     for b in range(batch):
-        n = int(seq_len[b])
-        if n > n_t:
-            raise errors.InvalidArgumentError(None, None, f"sequence_length({b}) <= {n_t}")
-        label = labels[b]
-        if preprocess_collapse_repeated:
-            label = [c for i, c in enumerate(label) if i == 0 or c != label[i - 1]]
-        _check_label_order(b, label, n_c)
-        if any(not 0 <= c < blank for c in label):
-            raise errors.InvalidArgumentError(
-                None, None, f"Saw a label out of range in batch {b}: labels "
-                f"{','.join(map(str, label))} (valid: [0, {blank}), the last class is blank)")
-        need = len(label)   # TF's check: one step per label (repeats not counted)
-        if need > n:
-            if ignore_longer_outputs_than_inputs:
-                continue
-            raise errors.InvalidArgumentError(
-                None, None, f"Not enough time for target transition sequence (required: "
-                f"{need}, available: {n})0You can turn this error into a warning by using the "
-                "flag ignore_longer_outputs_than_inputs")
-        if n == 0:
-            continue
-        logp = _log_softmax(inputs[:n, b].astype(np.float64))
-        lb, gb = _ctc_one(logp, label, blank, ctc_merge_repeated)
-        loss[b] = lb
-        grad[:n, b] = gb
+        label = _checked_label(b, labels[b], int(seq_len[b]), n_t, n_c,
+                               preprocess_collapse_repeated, ignore_longer_outputs_than_inputs)
+        if label is not None:
+            run.append(b)
+            run_labels.append(label)
+    if run:
+        lengths = np.asarray(seq_len, np.int64)[run]
+        span = int(lengths.max())
+        logp = _log_softmax(inputs[:span, run].astype(np.float64))
+        loss[run], grad[:span, run] = _ctc_batch(logp, run_labels, lengths, blank,
+                                                 ctc_merge_repeated)
     return loss, grad
+
+
+def _checked_label(b, label, n, n_t, n_c, collapse, ignore_longer):
+    """Sequence ``b``'s label after TF's checks (its errors), or ``None`` when it has no
+    loss to compute (no steps, or a label too long that ``ignore_longer`` lets pass)."""
+    if n > n_t:
+        raise errors.InvalidArgumentError(None, None, f"sequence_length({b}) <= {n_t}")
+    if collapse:
+        label = [c for i, c in enumerate(label) if i == 0 or c != label[i - 1]]
+    _check_label_order(b, label, n_c)
+    blank = n_c - 1
+    if any(not 0 <= c < blank for c in label):
+        raise errors.InvalidArgumentError(
+            None, None, f"Saw a label out of range in batch {b}: labels "
+            f"{','.join(map(str, label))} (valid: [0, {blank}), the last class is blank)")
+    if len(label) > n:   # TF's check: one step per label (repeats not counted)
+        if ignore_longer:
+            return None
+        raise errors.InvalidArgumentError(
+            None, None, f"Not enough time for target transition sequence (required: "
+            f"{len(label)}, available: {n})0You can turn this error into a warning by using "
+            "the flag ignore_longer_outputs_than_inputs")
+    return label if n else None
 
 
 ctc_loss_op = OpDef("CTCLoss", shape=_ctc_loss_shape, dtype=_ctc_loss_dtype,
