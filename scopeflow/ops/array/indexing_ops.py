@@ -414,7 +414,8 @@ def _unsorted_segment_sum_kernel(data, segment_ids, num_segments):
     if n < 0:
         raise errors.InvalidArgumentError(None, None, f"num_segments must be >= 0, got {n}")
     ids = ids.reshape(-1).astype(np.int64)
-    rows = data.reshape((ids.size, -1) if ids.size else (0, int(np.prod(data.shape[ids.ndim:]))))
+    rows = data.reshape((ids.size, -1) if ids.size else
+                        (0, int(np.prod(data.shape[np.ndim(segment_ids):]))))
     bad = ids >= n
     if bad.any():
         i = int(np.argmax(bad))

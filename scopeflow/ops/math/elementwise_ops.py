@@ -223,7 +223,7 @@ def _log1p_kernel(x):
         d += small
     out /= d
     out *= x
-    if np.fmax.reduce(xp1, axis=None) == np.inf:  # (fmax skips NaNs) inf / inf there;
+    if np.fmax.reduce(xp1, axis=None, initial=-np.inf) == np.inf:  # (skips NaNs) inf/inf;
         big = xp1 == np.float32(np.inf)           # Eigen returns x (inf) too
         out[big] = x[big]
     return out

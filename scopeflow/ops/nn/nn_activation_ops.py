@@ -306,14 +306,14 @@ def _logits_shape(x, **attrs):
 
 
 def _softmax_kernel(x):
-    out = np.subtract(x, x.max(axis=-1, keepdims=True))
+    out = np.subtract(x, x.max(axis=-1, keepdims=True, initial=-np.inf))  # 0 classes: empty
     np.exp(out, out=out)
     out /= out.sum(axis=-1, keepdims=True)
     return out
 
 
 def _log_softmax_kernel(x):
-    out = np.subtract(x, x.max(axis=-1, keepdims=True))
+    out = np.subtract(x, x.max(axis=-1, keepdims=True, initial=-np.inf))  # 0 classes: empty
     lse = np.log(np.exp(out).sum(axis=-1, keepdims=True))
     out -= lse
     return out

@@ -58,7 +58,7 @@ def _xent_kernel(features, labels):
         raise errors.InvalidArgumentError(
             None, None, f"logits and labels must be broadcastable: logits_size="
             f"{list(features.shape)} labels_size={list(np.shape(labels))}")
-    shifted = np.subtract(features, features.max(axis=1, keepdims=True))
+    shifted = np.subtract(features, features.max(axis=1, keepdims=True, initial=-np.inf))
     backprop = np.exp(shifted)
     total = backprop.sum(axis=1, keepdims=True)
     np.subtract(np.log(total), shifted, out=shifted)   # -log softmax
@@ -198,7 +198,7 @@ def _sparse_xent_kernel(features, labels):
         raise errors.InvalidArgumentError(
             None, None, f"Received a label value of {value} which is outside the valid range "
             f"of [0, {depth}).  Label values: {' '.join(str(v) for v in labels.tolist())}")
-    shifted = np.subtract(features, features.max(axis=1, keepdims=True))
+    shifted = np.subtract(features, features.max(axis=1, keepdims=True, initial=-np.inf))
     backprop = np.exp(shifted)
     total = backprop.sum(axis=1)
     rows = np.arange(n)

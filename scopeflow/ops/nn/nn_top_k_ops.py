@@ -49,6 +49,8 @@ def _in_top_k_kernel(predictions, targets, k):
             None, None, f"First dimension of predictions {n} must match length of targets "
             f"{targets.shape[0] if targets.ndim else 0}")
     valid = (targets >= 0) & (targets < depth)
+    if not depth:  # no classes: no target is in any top k (and none can be indexed)
+        return valid
     target_pred = predictions[np.arange(n), np.where(valid, targets, 0)]
     finite = np.isfinite(target_pred)
     higher = (predictions > target_pred[:, None]).sum(axis=1)
