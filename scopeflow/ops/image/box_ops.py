@@ -50,13 +50,27 @@ def _size_dims(size):
 
 # ── CropAndResize: shared geometry ──────────────────────────────────────────────────
 def _axis_samples(lo, hi, size, crop):
-    """One box side's sample coordinates (float32), as the forward kernel computes
-    them: ``lo * (size - 1) + i * scale``, or the centre for a one-pixel crop."""
+    """Every box's sample coordinates along one side, ``(num_boxes, crop)`` float32, as
+    the forward kernel computes them: ``lo * (size - 1) + i * scale``, or the centre for a
+    one-pixel crop (``lo``/``hi``: float32 ``(num_boxes,)``)."""
     i = np.arange(crop, dtype=f32)
     if crop > 1:
-        scale = f32(f32(f32(hi - lo) * f32(size - 1)) / f32(crop - 1))
-        return (f32(lo * f32(size - 1)) + i * scale).astype(f32)
-    return np.full(crop, f32(f32(0.5) * f32(lo + hi)) * f32(size - 1), f32)
+        scale = (hi - lo) * f32(size - 1) / f32(crop - 1)
+        return (lo * f32(size - 1))[:, None] + i * scale[:, None]
+    return np.repeat(((f32(0.5) * (lo + hi)) * f32(size - 1))[:, None], crop, axis=1)
+
+
+def _inside(coords, size):
+    """Which samples lie in ``[0, size - 1]`` (NaN does not), and the coordinates with
+    the others set to 0 so that they index safely (their results are dropped)."""
+    ok = (coords >= 0) & (coords <= f32(size - 1))
+    return ok, np.where(ok, coords, f32(0))
+
+
+def _corners(coords):
+    """Floor and ceiling indices and the lerp weight of in-range sample coordinates."""
+    lo = np.floor(coords)
+    return lo.astype(np.int64), np.ceil(coords).astype(np.int64), (coords - lo).astype(f32)
 
 
 def _check_crop_inputs(image, boxes, box_index, crop_size):
@@ -79,7 +93,7 @@ def _check_crop_inputs(image, boxes, box_index, crop_size):
     if ch <= 0 or cw <= 0:
         raise errors.InvalidArgumentError(None, None, "crop dimensions must be positive")
     if np.any((box_index < 0) | (box_index >= batch)):
-        raise errors.InvalidArgumentError(
+        raise errors.OutOfRangeError(  # TF's CheckValidBoxIndexHelper
             None, None, "box_index has values outside [0, batch_size)")
     return ch, cw
 
@@ -113,46 +127,53 @@ crop_and_resize_op = OpDef(
     input_names=("image", "boxes", "box_ind", "crop_size"))
 
 
-def _sample_rows(image, b_in, ys, xs, method):
-    """The bilinear (or nearest) samples of ``image[b_in]`` at rows ``ys`` and columns
-    ``xs`` (all inside the image), float32 ``(len(ys), len(xs), depth)``."""
-    img = image[b_in]
+def _gather(image, bi, rows, cols):
+    """``image[bi, rows, cols]`` for every box: ``(num_boxes, ch, cw, depth)`` float32
+    (one ``take`` of whole pixels by flat index: 3 index arrays cost ~3x more)."""
+    batch, h, w, depth = image.shape
+    flat = (bi[:, None, None] * h + rows[:, :, None]) * w + cols[:, None, :]
+    out = np.take(image.reshape(batch * h * w, depth), flat.reshape(-1), axis=0)
+    return out.reshape(flat.shape + (depth,)).astype(f32, copy=False)
+
+
+def _samples(image, bi, ys, xs, method):
+    """The bilinear (or nearest) samples of each box's image at rows ``ys`` ``(B, ch)``
+    and columns ``xs`` ``(B, cw)`` (in range), float32 ``(B, ch, cw, depth)``: lerp along
+    x, then y, in float32 as TF."""
     if method == "nearest":
         yi = np.floor(ys + f32(0.5)).astype(np.int64)  # roundf: the coordinates are >= 0
         xi = np.floor(xs + f32(0.5)).astype(np.int64)
-        return img[yi][:, xi].astype(f32)
-    top, bottom = np.floor(ys).astype(np.int64), np.ceil(ys).astype(np.int64)
-    left, right = np.floor(xs).astype(np.int64), np.ceil(xs).astype(np.int64)
-    y_lerp = (ys - np.floor(ys)).astype(f32)[:, None, None]
-    x_lerp = (xs - np.floor(xs)).astype(f32)[None, :, None]
-    tl = img[top][:, left].astype(f32)
-    tr = img[top][:, right].astype(f32)
-    bl = img[bottom][:, left].astype(f32)
-    br = img[bottom][:, right].astype(f32)
+        return _gather(image, bi, yi, xi)
+    top, bottom, y_lerp = _corners(ys)
+    left, right, x_lerp = _corners(xs)
+    x_lerp = x_lerp[:, None, :, None]
+    tl = _gather(image, bi, top, left)
+    tr = _gather(image, bi, top, right)
+    bl = _gather(image, bi, bottom, left)
+    br = _gather(image, bi, bottom, right)
     t = tl + (tr - tl) * x_lerp
     b = bl + (br - bl) * x_lerp
-    return (t + (b - t) * y_lerp).astype(f32)
+    return t + (b - t) * y_lerp[:, :, None, None]
 
 
 @crop_and_resize_op.def_kernel
 def _crop_and_resize_kernel(image, boxes, box_ind, crop_size, *, T, method,
                             extrapolation_value):
+    """All boxes at once (a per-box loop cost ~0.2 ms a box): samples outside the image
+    are computed at a safe index and replaced by ``extrapolation_value``."""
     ch, cw = _check_crop_inputs(image, boxes, box_ind, crop_size)
     if not np.isfinite(boxes).all():
         raise errors.InvalidArgumentError(
             None, None, "Boxes contains at least one element that is not finite")
     _, h, w, depth = image.shape
-    out = np.full((boxes.shape[0], ch, cw, depth), f32(extrapolation_value), f32)
-    for b in range(boxes.shape[0]):
-        y1, x1, y2, x2 = boxes[b].astype(f32)
-        ys = _axis_samples(y1, y2, h, ch)
-        xs = _axis_samples(x1, x2, w, cw)
-        yok = (ys >= 0) & (ys <= f32(h - 1))
-        xok = (xs >= 0) & (xs <= f32(w - 1))
-        if yok.any() and xok.any():
-            vals = _sample_rows(image, box_ind[b], ys[yok], xs[xok], method)
-            out[b][np.ix_(yok, xok)] = vals
-    return out
+    b = boxes.astype(f32)
+    yok, ys = _inside(_axis_samples(b[:, 0], b[:, 2], h, ch), h)
+    xok, xs = _inside(_axis_samples(b[:, 1], b[:, 3], w, cw), w)
+    if boxes.shape[0] == 0:
+        return np.zeros((0, ch, cw, depth), f32)
+    vals = _samples(image, np.asarray(box_ind, np.int64), ys, xs, method)
+    ok = (yok[:, :, None] & xok[:, None, :])[..., None]
+    return np.where(ok, vals, f32(extrapolation_value))
 
 
 @crop_and_resize_op.def_grad
@@ -213,40 +234,52 @@ def _crop_and_resize_grad_image_kernel(grads, boxes, box_ind, image_size, *, T, 
         raise errors.InvalidArgumentError(
             None, None, "image_size and grads are incompatible")
     if np.any((box_ind < 0) | (box_ind >= batch)):
-        raise errors.InvalidArgumentError(
+        raise errors.OutOfRangeError(  # TF's CheckValidBoxIndexHelper
             None, None, "box_index has values outside [0, batch_size)")
-    out_dtype = T.as_numpy_dtype
-    acc = np.zeros((batch, h * w, depth), out_dtype)
+    return _scatter_grads(grads, boxes, np.asarray(box_ind, np.int64), (batch, h, w, depth),
+                          T.as_numpy_dtype, method)
+
+
+def _scatter_grads(grads, boxes, bi, image_shape, out_dtype, method):
+    """Each in-range sample's gradient added to its pixels (bilinear: its four corners,
+    TF's order), all boxes in one unbuffered ``np.add.at`` on the flat image: the same
+    float additions, in the same order, as TF's loop over boxes, rows, columns."""
+    batch, h, w, depth = image_shape
     _, ch, cw, _ = grads.shape
-    one = f32(1)
-    for b in range(boxes.shape[0]):
-        y1, x1, y2, x2 = boxes[b].astype(f32)
-        ys = _axis_samples(y1, y2, h, ch)
-        xs = _axis_samples(x1, x2, w, cw)
-        yok = (ys >= 0) & (ys <= f32(h - 1))
-        xok = (xs >= 0) & (xs <= f32(w - 1))
-        if not (yok.any() and xok.any()):
-            continue
-        g = grads[b][np.ix_(yok, xok)].astype(f32)  # (ny, nx, depth)
-        ys, xs = ys[yok], xs[xok]
-        if method == "nearest":
-            yi = np.floor(ys + f32(0.5)).astype(np.int64)
-            xi = np.floor(xs + f32(0.5)).astype(np.int64)
-            flat = (yi[:, None] * w + xi[None, :]).reshape(-1)
-            np.add.at(acc[box_ind[b]], flat, g.reshape(-1, depth).astype(out_dtype))
-            continue
-        top, bottom = np.floor(ys).astype(np.int64), np.ceil(ys).astype(np.int64)
-        left, right = np.floor(xs).astype(np.int64), np.ceil(xs).astype(np.int64)
-        y_lerp = (ys - np.floor(ys)).astype(f32)[:, None, None]
-        x_lerp = (xs - np.floor(xs)).astype(f32)[None, :, None]
+    b = boxes.astype(f32)
+    yok, ys = _inside(_axis_samples(b[:, 0], b[:, 2], h, ch), h)
+    xok, xs = _inside(_axis_samples(b[:, 1], b[:, 3], w, cw), w)
+    ok = yok[:, :, None] & xok[:, None, :]  # (B, ch, cw)
+    g = grads.astype(f32, copy=False)
+    base = bi[:, None, None] * (h * w)
+    if method == "nearest":
+        yi = np.floor(ys + f32(0.5)).astype(np.int64)
+        xi = np.floor(xs + f32(0.5)).astype(np.int64)
+        flat = base + yi[:, :, None] * w + xi[:, None, :]  # (B, ch, cw)
+        parts = g
+    else:
+        top, bottom, y_lerp = _corners(ys)
+        left, right, x_lerp = _corners(xs)
+        one = f32(1)
+        y_lerp, x_lerp = y_lerp[:, :, None, None], x_lerp[:, None, :, None]
         dtop = (one - y_lerp) * g
         dbottom = y_lerp * g
         parts = np.stack([(one - x_lerp) * dtop, x_lerp * dtop, (one - x_lerp) * dbottom,
-                          x_lerp * dbottom], axis=2)  # (ny, nx, 4, depth), TF's order
-        rows = np.stack([top, top, bottom, bottom], axis=1)[:, None, :]
-        cols = np.stack([left, right, left, right], axis=1)[None, :, :]
-        flat = (rows * w + cols).reshape(-1)
-        np.add.at(acc[box_ind[b]], flat, parts.reshape(-1, depth).astype(out_dtype))
+                          x_lerp * dbottom], axis=3)  # (B, ch, cw, 4, depth), TF's order
+        rows = (base + top[:, :, None] * w, base + bottom[:, :, None] * w)
+        flat = np.stack([rows[0] + left[:, None, :], rows[0] + right[:, None, :],
+                         rows[1] + left[:, None, :], rows[1] + right[:, None, :]], axis=3)
+    if not ok.all():  # out-of-range samples add nothing (their values may be NaN)
+        flat, parts = flat[ok], parts[ok]
+    # One channel at a time: the pixel index is shared, no (K * depth) index is built.
+    flat = flat.reshape(-1)
+    parts = parts.reshape(flat.size, depth)
+    acc = np.zeros((batch * h * w, depth), out_dtype)
+    plane = np.empty(batch * h * w, out_dtype)
+    for d in range(depth):
+        plane[:] = 0
+        np.add.at(plane, flat, parts[:, d].astype(out_dtype))
+        acc[:, d] = plane
     return acc.reshape(batch, h, w, depth)
 
 
@@ -274,53 +307,53 @@ def _crop_and_resize_grad_boxes_kernel(grads, image, boxes, box_ind, *, T, metho
     _, ch, cw, _ = grads.shape
     _check_crop_inputs(image, boxes, box_ind, np.array([ch, cw]))
     _, h, w, _ = image.shape
-    out = np.zeros((boxes.shape[0], 4), f32)
-    one = f32(1)
     h_ratio = f32(f32(h - 1) / f32(ch - 1)) if ch > 1 else f32(0)
     w_ratio = f32(f32(w - 1) / f32(cw - 1)) if cw > 1 else f32(0)
-    for b in range(boxes.shape[0]):
-        y1, x1, y2, x2 = boxes[b].astype(f32)
-        iy = np.arange(ch, dtype=f32)
-        ix = np.arange(cw, dtype=f32)
-        if ch > 1:
-            ys = (f32(y1 * f32(h - 1)) + iy * f32((y2 - y1) * h_ratio)).astype(f32)
-        else:
-            ys = np.full(ch, f32(f32(0.5) * f32(y1 + y2)) * f32(h - 1), f32)
-        if cw > 1:
-            xs = (f32(x1 * f32(w - 1)) + ix * f32((x2 - x1) * w_ratio)).astype(f32)
-        else:
-            xs = np.full(cw, f32(f32(0.5) * f32(x1 + x2)) * f32(w - 1), f32)
-        yok = (ys >= 0) & (ys <= f32(h - 1))
-        xok = (xs >= 0) & (xs <= f32(w - 1))
-        if not (yok.any() and xok.any()):
-            continue
-        g = grads[b][np.ix_(yok, xok)].astype(f32)
-        iy, ix, ys, xs = iy[yok], ix[xok], ys[yok], xs[xok]
-        img = image[box_ind[b]]
-        top, bottom = np.floor(ys).astype(np.int64), np.ceil(ys).astype(np.int64)
-        left, right = np.floor(xs).astype(np.int64), np.ceil(xs).astype(np.int64)
-        y_lerp = (ys - np.floor(ys)).astype(f32)[:, None, None]
-        x_lerp = (xs - np.floor(xs)).astype(f32)[None, :, None]
-        tl = img[top][:, left].astype(f32)
-        tr = img[top][:, right].astype(f32)
-        bl = img[bottom][:, left].astype(f32)
-        br = img[bottom][:, right].astype(f32)
-        grad_y = ((one - x_lerp) * (bl - tl) + x_lerp * (br - tr)) * g
-        grad_x = ((one - y_lerp) * (tr - tl) + y_lerp * (br - bl)) * g
-        gy = grad_y.astype(np.float64)
-        gx = grad_x.astype(np.float64)
-        if ch > 1:
-            wy0 = (f32(h - 1) - iy * h_ratio).astype(np.float64)[:, None, None]
-            wy2 = (iy * h_ratio).astype(np.float64)[:, None, None]
-        else:
-            wy0 = wy2 = np.float64(f32(0.5) * f32(h - 1))
-        if cw > 1:
-            wx1 = (f32(w - 1) - ix * w_ratio).astype(np.float64)[None, :, None]
-            wx3 = (ix * w_ratio).astype(np.float64)[None, :, None]
-        else:
-            wx1 = wx3 = np.float64(f32(0.5) * f32(w - 1))
-        out[b] = [np.sum(gy * wy0), np.sum(gx * wx1), np.sum(gy * wy2), np.sum(gx * wx3)]
-    return out
+    b = boxes.astype(f32)
+    yok, ys = _inside(_grad_axis_samples(b[:, 0], b[:, 2], h, ch, h_ratio), h)
+    xok, xs = _inside(_grad_axis_samples(b[:, 1], b[:, 3], w, cw, w_ratio), w)
+    if boxes.shape[0] == 0:
+        return np.zeros((0, 4), f32)
+    bi = np.asarray(box_ind, np.int64)
+    top, bottom, y_lerp = _corners(ys)
+    left, right, x_lerp = _corners(xs)
+    one = f32(1)
+    y_lerp, x_lerp = y_lerp[:, :, None, None], x_lerp[:, None, :, None]
+    tl = _gather(image, bi, top, left)
+    tr = _gather(image, bi, top, right)
+    bl = _gather(image, bi, bottom, left)
+    br = _gather(image, bi, bottom, right)
+    g = grads.astype(f32, copy=False)
+    gy = ((one - x_lerp) * (bl - tl) + x_lerp * (br - tr)) * g
+    gx = ((one - y_lerp) * (tr - tl) + y_lerp * (br - bl)) * g
+    ok = (yok[:, :, None] & xok[:, None, :])[..., None]
+    if not ok.all():  # out-of-range samples are skipped, as TF's loop: zeros, not 0 * NaN
+        gy, gx = np.where(ok, gy, f32(0)), np.where(ok, gx, f32(0))
+    # Per row (y) and column (x) sums first, in float64, then their weights.
+    sy = gy.astype(np.float64).sum(axis=(2, 3))  # (B, ch)
+    sx = gx.astype(np.float64).sum(axis=(1, 3))  # (B, cw)
+    iy, ix = np.arange(ch, dtype=f32), np.arange(cw, dtype=f32)
+    if ch > 1:
+        wy0 = (f32(h - 1) - iy * h_ratio).astype(np.float64)
+        wy2 = (iy * h_ratio).astype(np.float64)
+    else:
+        wy0 = wy2 = np.full(ch, np.float64(f32(0.5) * f32(h - 1)))
+    if cw > 1:
+        wx1 = (f32(w - 1) - ix * w_ratio).astype(np.float64)
+        wx3 = (ix * w_ratio).astype(np.float64)
+    else:
+        wx1 = wx3 = np.full(cw, np.float64(f32(0.5) * f32(w - 1)))
+    return np.stack([sy @ wy0, sx @ wx1, sy @ wy2, sx @ wx3], axis=1).astype(f32)
+
+
+def _grad_axis_samples(lo, hi, size, crop, ratio):
+    """The boxes gradient's sample coordinates, ``(num_boxes, crop)``: TF's
+    CropAndResizeBackpropBoxes rounds ``lo * (size - 1) + i * ((hi - lo) * ratio)``, not
+    the forward's ``i * scale``."""
+    if crop > 1:
+        i = np.arange(crop, dtype=f32)
+        return (lo * f32(size - 1))[:, None] + i * ((hi - lo) * ratio)[:, None]
+    return np.repeat(((f32(0.5) * (lo + hi)) * f32(size - 1))[:, None], crop, axis=1)
 
 
 def crop_and_resize(image, boxes, box_ind=None, crop_size=None, method="bilinear",
