@@ -30,6 +30,7 @@ from scopeflow.ops.array.layout_ops import stack, unstack
 from scopeflow.ops.array.shape_ops import rank, reshape, shape
 from scopeflow.ops.array.slicing_ops import concat, pad
 from scopeflow.ops.math.arithmetic_ops import cast, conj, floormod, less, range
+from scopeflow.ops.math.blas import PARALLEL_ELEMENTWISE_FLOPS, split_rows
 from scopeflow.ops.math.elementwise_ops import exp, reciprocal
 from scopeflow.ops.math.matmul_ops import matmul
 from scopeflow.ops.math.reduction_ops import maximum, ones, reduce_prod, tile, where, zeros
@@ -66,11 +67,31 @@ def _complex_fft_dtype(x, **attrs):
     return check_dtype(x, COMPLEX, "Tcomplex")
 
 
+def _batched(transform, x, rank_, inner_out, dtype, **kw):
+    """``transform(x, axes=<inner rank_ dims>, **kw)`` as ``dtype``, the outer (batch)
+    transforms split over two threads (:func:`~scopeflow.ops.math.blas.split_rows`):
+    pocketfft releases the GIL and computes each transform alone, so the halves give the
+    same bits as one call, in about half the time on two cores, as TF's two threads do."""
+    batch = x.shape[:x.ndim - rank_]
+    flat = x.reshape((-1,) + x.shape[x.ndim - rank_:])
+    out = np.empty((flat.shape[0],) + tuple(inner_out), dtype)
+    axes = _axes(rank_)
+
+    def rows(lo, hi):
+        out[lo:hi] = transform(flat[lo:hi], axes=axes, **kw)
+
+    points = max(2, flat[0].size)
+    split_rows(rows, len(flat), flops=5.0 * x.size * np.log2(points),
+               min_flops=PARALLEL_ELEMENTWISE_FLOPS)
+    return out.reshape(batch + tuple(inner_out))
+
+
 def _complex_fft(x, rank_, transform):
-    """``transform`` over the inner ``rank_`` dims, keeping ``x``'s precision."""
+    """``transform`` over the inner ``rank_`` dims, keeping ``x``'s precision (NumPy's
+    pocketfft computes complex64 in single precision)."""
     if x.size == 0:
         return np.zeros(x.shape, x.dtype)
-    return transform(x, axes=_axes(rank_)).astype(x.dtype, copy=False)
+    return _batched(transform, x, rank_, x.shape[x.ndim - rank_:], x.dtype)
 
 
 def _fft_kernel(x, **attrs):
@@ -235,7 +256,8 @@ def _rfft(x, fft_length, Tcomplex, rank_):
         out = list(x.shape[:x.ndim - rank_]) + s
         out[-1] = s[-1] // 2 + 1 if s[-1] else 0
         return np.zeros(out, out_dtype)
-    return np.fft.rfftn(x, s=s, axes=_axes(rank_)).astype(out_dtype, copy=False)
+    inner = s[:-1] + [s[-1] // 2 + 1]
+    return _batched(np.fft.rfftn, x, rank_, inner, out_dtype, s=s)
 
 
 def _irfft(x, fft_length, Treal, rank_):
@@ -244,7 +266,7 @@ def _irfft(x, fft_length, Treal, rank_):
     out_dtype = np.dtype(Treal.as_numpy_dtype)
     if 0 in s or x.size == 0:
         return np.zeros(list(x.shape[:x.ndim - rank_]) + s, out_dtype)
-    return np.fft.irfftn(x, s=s, axes=_axes(rank_)).astype(out_dtype, copy=False)
+    return _batched(np.fft.irfftn, x, rank_, s, out_dtype, s=s)
 
 
 def _rfft_kernel(x, fft_length, *, Treal, Tcomplex):
