@@ -88,7 +88,7 @@ def _angle_kernel(x, *, Tout):
 
 
 def _complex_abs_kernel(x, *, Tout):
-    return np.absolute(x).astype(Tout.as_numpy_dtype)
+    return np.absolute(x).astype(Tout.as_numpy_dtype, copy=False)   # already a new array
 
 
 def _to_real_op(op_type, kernel, input_name="input"):
