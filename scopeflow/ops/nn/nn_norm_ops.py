@@ -17,6 +17,7 @@ from scopeflow.framework.graph import Tensor, convert_to_tensor
 from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype, merge_shapes
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops import constant_op
+from scopeflow.ops.math.blas import gemm
 from scopeflow.ops.nn.nn_rules import merge_same_shape, same_dtype_in
 
 __all__ = ["fused_batch_norm", "lrn", "local_response_normalization"]
@@ -179,33 +180,41 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001,
 
 # ── LRN / LRNGrad ────────────────────────────────────────────────────────────────────
 def _window_sum(a, r):
-    """``sum(a[..., d - r : d + r + 1])`` along the last axis (clipped at the edges)."""
+    """``sum(a[..., d - r : d + r + 1])`` along the last axis (clipped at the edges), as
+    TF's CPU kernel takes it: a product with a 0/1 band matrix. So a NaN/Inf in a pixel
+    spreads NaN (Inf * 0) to the channels whose window misses it, Inf to the rest; and one
+    single-threaded GEMM (:func:`gemm`) beats a cumulative sum plus a gather along the
+    channel axis ~10x."""
     depth = a.shape[-1]
-    c = np.zeros(a.shape[:-1] + (depth + 1,), a.dtype)
-    np.cumsum(a, axis=-1, out=c[..., 1:])
-    hi = np.minimum(np.arange(depth) + r + 1, depth)
-    lo = np.maximum(np.arange(depth) - r, 0)
-    out = c[..., hi] - c[..., lo]
-    bad = ~np.isfinite(c[..., -1])
-    if bad.any():
-        # TF sums the window as a product with a 0/1 band matrix: a NaN/Inf in a pixel
-        # spreads NaN (Inf * 0) to the channels whose window misses it, Inf to the rest.
-        band = (np.abs(np.arange(depth)[:, None] - np.arange(depth)) <= r).astype(a.dtype)
-        with np.errstate(invalid="ignore"):
-            out[bad] = a[bad] @ band
-    return out
+    band = (np.abs(np.arange(depth)[:, None] - np.arange(depth)) <= r).astype(a.dtype)
+    if a.size == 0:
+        return np.zeros_like(a)
+    with np.errstate(invalid="ignore"):
+        return gemm(a.reshape(-1, depth), band).reshape(a.shape)
+
+
+def _compute_dtype(x):
+    """float32 for float32 and narrower (TF's CPU kernel's float), float64 for double."""
+    return np.float64 if x.dtype == np.float64 else np.float32
 
 
 def _lrn_norm(x, depth_radius, bias, alpha):
-    x64 = x.astype(np.float64)
-    return bias + alpha * _window_sum(x64 * x64, depth_radius), x64
+    xc = x.astype(_compute_dtype(x), copy=False)
+    return xc.dtype.type(bias) + xc.dtype.type(alpha) * _window_sum(xc * xc, depth_radius), xc
+
+
+def _pow(norm, exponent):
+    """``norm ** exponent``; TF's ``-0.5`` as a reciprocal square root (a pow costs ~3x)."""
+    if exponent == -0.5:
+        return 1 / np.sqrt(norm)
+    return norm ** norm.dtype.type(exponent)
 
 
 def _lrn_kernel(x, *, depth_radius, bias, alpha, beta):
     if x.ndim != 4:
         raise errors.InvalidArgumentError(None, None, "input must be 4-dimensional")
-    norm, x64 = _lrn_norm(x, depth_radius, bias, alpha)
-    return (x64 * norm ** -beta).astype(x.dtype)
+    norm, xc = _lrn_norm(x, depth_radius, bias, alpha)
+    return (xc * _pow(norm, -beta)).astype(x.dtype, copy=False)
 
 
 _LRN_ATTRS = {"depth_radius": 5, "bias": 1.0, "alpha": 1.0, "beta": 0.5}
@@ -222,10 +231,12 @@ lrn_op = OpDef("LRN", shape=_rank4, dtype=same_dtype_in(FLOATS, ("input",)),
 
 
 def _lrn_grad_kernel(dy, x, y, *, depth_radius, bias, alpha, beta):
-    norm, x64 = _lrn_norm(x, depth_radius, bias, alpha)
-    dy64 = dy.astype(np.float64)
-    inner = _window_sum(dy64 * x64 * norm ** (-beta - 1), depth_radius)
-    return (dy64 * norm ** -beta - 2 * alpha * beta * x64 * inner).astype(x.dtype)
+    norm, xc = _lrn_norm(x, depth_radius, bias, alpha)
+    dyc = dy.astype(xc.dtype, copy=False)
+    scaled = _pow(norm, -beta)
+    inner = _window_sum(dyc * xc * (scaled / norm), depth_radius)
+    two_ab = xc.dtype.type(2 * alpha * beta)
+    return (dyc * scaled - two_ab * xc * inner).astype(x.dtype, copy=False)
 
 
 lrn_grad_op = OpDef("LRNGrad", shape=_rank4,

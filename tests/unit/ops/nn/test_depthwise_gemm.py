@@ -1,10 +1,10 @@
 """The banded-GEMM depthwise kernels (scopeflow/ops/nn/depthwise_gemm.py) against the
-per-tap kernels they stand in for, and the per-tap fallback for non-finite operands."""
+per-tap kernels they stand in for, and the per-tap fallback for non-finite operands; LRN's band-GEMM window sums."""
 
 import numpy as np
 import pytest
 
-from scopeflow.ops.nn import conv_ops, depthwise_gemm
+from scopeflow.ops.nn import conv_ops, depthwise_gemm, nn_norm_ops
 
 CASES = [(2, 9, 11, 3, 1, 3, 3, "SAME"), (2, 9, 11, 3, 2, 3, 3, "VALID"),
          (1, 20, 37, 2, 3, 5, 4, "SAME"), (3, 15, 15, 3, 1, 11, 11, "VALID"),
@@ -50,3 +50,25 @@ def test_non_finite_and_strided_take_the_per_tap_kernel():
     # make it NaN): output (0, 2) reads columns 2..4 only.
     out = conv_ops._depthwise_kernel(x, w, **_attrs("VALID"))
     assert np.isinf(out[0, 0, 0, 0]) and out[0, 0, 2, 0] == 9 and out[0, 2, 2, 0] == 9
+
+
+def _lrn_ref(x, r, bias, alpha, beta):
+    x = x.astype(np.float64)
+    d = x.shape[-1]
+    sq = np.stack([np.sum(x[..., max(0, c - r):c + r + 1] ** 2, -1) for c in range(d)], -1)
+    return x * (bias + alpha * sq) ** -beta
+
+
+@pytest.mark.parametrize("beta", [0.5, 0.75])
+def test_lrn_band_gemm_matches_windowed_sums(beta):
+    x = np.random.default_rng(2).standard_normal((2, 3, 4, 9)).astype(np.float32)
+    got = nn_norm_ops._lrn_kernel(x, depth_radius=2, bias=1.5, alpha=0.3, beta=beta)
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, _lrn_ref(x, 2, 1.5, 0.3, beta), rtol=2e-6, atol=1e-6)
+    # TF's band product: an Inf in a pixel gives NaN in the channels whose window misses
+    # it (Inf * 0), not only where it is summed.
+    x[0, 0, 0, 0] = np.inf
+    out = nn_norm_ops._lrn_kernel(x, depth_radius=2, bias=1.5, alpha=0.3, beta=beta)
+    # Channels 1-2 sum it (norm Inf: x * 0), 3-8 miss it (NaN), 0 is Inf * 0.
+    assert np.isnan(out[0, 0, 0, 3:]).all() and (out[0, 0, 0, 1:3] == 0).all()
+    assert np.isfinite(out[0, 0, 1]).all()
