@@ -57,59 +57,11 @@ def flatten(structure, expand_composites=False) -> list:
     return _nest.flatten(_expanded(structure, expand_composites))
 
 
-def _describe(value):
-    return f"type={type(value).__name__} str={value!r}"
-
-
-class _Dot:
-    """A leaf shown as ``.`` in TF's "Entire first structure" outline."""
-
-    def __repr__(self):
-        return "."
-
-
-def _outline(structure):
-    return repr(_nest.map_structure(lambda _: _Dot(), structure))
-
-
-def _mismatch(a, b, cls, detail):
-    return cls("The two structures don't have the same nested structure.\n\n"
-               f"First structure: {_describe(a)}\n\nSecond structure: {_describe(b)}\n\n"
-               f"More specifically: {detail}\nEntire first structure:\n{_outline(a)}\n"
-               f"Entire second structure:\n{_outline(b)}")
-
-
-def _check(a, b, check_types, top_a, top_b):
-    if _nest.is_sequence(a) != _nest.is_sequence(b):
-        seq, leaf = (a, b) if _nest.is_sequence(a) else (b, a)
-        raise _mismatch(top_a, top_b, ValueError,
-                        f"Substructure \"{_describe(seq)}\" is a sequence, while substructure "
-                        f"\"{_describe(leaf)}\" is not")
-    if not _nest.is_sequence(a):
-        return
-    if check_types and type(a) is not type(b):
-        raise _mismatch(top_a, top_b, TypeError,
-                        "The two namedtuples don't have the same sequence type. First "
-                        f"structure {_describe(a)} has type {type(a).__name__}, while second "
-                        f"structure {_describe(b)} has type {type(b).__name__}")
-    if isinstance(a, dict) and isinstance(b, dict) and sorted(a) != sorted(b):
-        raise _mismatch(top_a, top_b, ValueError,
-                        "The two dictionaries don't have the same set of keys. First "
-                        f"structure has keys {_describe(sorted(a))}, while second structure has "
-                        f"keys {_describe(sorted(b))}")
-    if len(a) != len(b):
-        raise _mismatch(top_a, top_b, ValueError,
-                        "The two structures don't have the same number of elements. First "
-                        f"structure: {_describe(a)}. Second structure: {_describe(b)}")
-    for x, y in zip(_nest._children(a), _nest._children(b)):
-        _check(x, y, check_types, top_a, top_b)
-
-
 def assert_same_structure(nest1, nest2, check_types=True, expand_composites=False):
     """Raises ``ValueError`` (``TypeError`` for differing sequence types, with
     ``check_types``) unless ``nest1`` and ``nest2`` nest the same way."""
     a, b = _expanded(nest1, expand_composites), _expanded(nest2, expand_composites)
-    _check(a, b, check_types, a, b)
+    _nest.assert_same_structure(a, b, check_types)
 
 
 def pack_sequence_as(structure, flat_sequence, expand_composites=False):

@@ -11,6 +11,7 @@ they call the walk, these rules live in the autodiff layer, above the ops they d
 
 from __future__ import annotations
 
+from scopeflow.autodiff import cond_regrad
 from scopeflow.autodiff.gradients import densify, differentiable, gradients_in_context
 from scopeflow.framework import dtypes
 from scopeflow.framework.func_graph import FuncGraph, FunctionKind
@@ -25,8 +26,7 @@ __all__: list[str] = []
 def _if_grad(op, *dys):
     spec = op.get_attr("spec")
     if op.get_attr("reads_trace"):
-        raise LookupError(f"No gradient defined for operation '{op.name}' (op type: If): "
-                          "scopeflow does not differentiate the gradient of a tf.cond again")
+        return cond_regrad.if_grad_of_grad(op, dys)
     dys = list(dys[:spec.n_out])
     captured = list(op.inputs[1:])
     graph = op.graph
@@ -56,7 +56,11 @@ def _if_grad(op, *dys):
             outs = []
             for t in need:
                 g = grads.get(t)
-                g = array_ops.zeros_like(t) if g is None else densify(g)
+                if g is None:  # a TensorArray flow's zero gradient is an empty list
+                    g = while_ops.none_flow() if t.dtype.base_dtype is dtypes.variant else \
+                        array_ops.zeros_like(t)
+                else:
+                    g = densify(g)
                 outs.append(cond_ops.branch_value(g, fn, "the gradient of a branch"))
         fn.outputs = outs
     outs = cond_ops.create_if(graph, op.inputs[0], grad_branches, len(need), forward=op)
@@ -108,3 +112,8 @@ def _while_grad(op, *dys):
     for j, t in enumerate(captures):
         result[n + spec.has_max + j] = by_capture.get(t)
     return result
+
+
+@while_ops.while_grad_op.def_grad
+def _while_grad_grad(op, *dys):
+    raise TypeError("Second-order gradient for while loops not supported.")  # TF's refusal

@@ -307,9 +307,9 @@ def _seed_grads(ys, grad_ys):
     grads: dict[Tensor, list] = {}
     for i, (y, gy) in enumerate(zip(ys, grad_ys)):
         if gy is None:
-            if not y.dtype.base_dtype.is_floating and not y.dtype.base_dtype.is_complex:
-                raise TypeError(f"Gradients of complex/integer tensors without grad_ys: "
-                                f"{y.name} has dtype {y.dtype.base_dtype.name}")
+            if y.dtype.base_dtype.is_complex:  # an integer y seeds ones, and gets None back
+                raise TypeError(f"Gradients of complex tensors ({y}) must set grad_ys "
+                                f"(y.dtype = {y.dtype.base_dtype.name})")
             gy = _default_grad_y(y, i)
         else:
             gy = convert_to_tensor(gy, dtype=y.dtype.base_dtype) \

@@ -43,7 +43,7 @@ SCOPEFLOW_ONLY_OPS = {
     "TensorArrayAddGrads", "TensorArraySetItemGrad", "TensorArrayGetItemGrad",
     "TensorArrayStackGrad", "TensorArrayFromTensorGrad", "TensorArrayGatherGrad",
     "TensorArrayScatterGrad", "TensorArrayConcatGrad", "TensorArraySplitGrad",
-    "TensorArrayNoGrad",
+    "TensorArrayNoGrad", "TensorArrayGradArray",
     # scopeflow.distributed's collectives (Horovod's are HorovodAllreduce, ... in its own .so)
     "MpiAllreduce", "MpiAllgather", "MpiBroadcast"}
 

@@ -63,17 +63,55 @@ def _map(fn, structures):
     return fn(*structures)
 
 
+def _describe(value):
+    return f"type={type(value).__name__} str={value!r}"
+
+
+class _Dot:
+    """A leaf shown as ``.`` in TF's "Entire first structure" outline."""
+
+    def __repr__(self):
+        return "."
+
+
+def _outline(structure):
+    return repr(map_structure(lambda _: _Dot(), structure))
+
+
+def _mismatch(a, b, cls, detail):
+    return cls("The two structures don't have the same nested structure.\n\n"
+               f"First structure: {_describe(a)}\n\nSecond structure: {_describe(b)}\n\n"
+               f"More specifically: {detail}\nEntire first structure:\n{_outline(a)}\n"
+               f"Entire second structure:\n{_outline(b)}")
+
+
+def _check(a, b, check_types, top_a, top_b):
+    if is_sequence(a) != is_sequence(b):
+        seq, leaf = (a, b) if is_sequence(a) else (b, a)
+        raise _mismatch(top_a, top_b, ValueError,
+                        f"Substructure \"{_describe(seq)}\" is a sequence, while substructure "
+                        f"\"{_describe(leaf)}\" is not")
+    if not is_sequence(a):
+        return
+    if check_types and type(a) is not type(b):
+        raise _mismatch(top_a, top_b, TypeError,
+                        "The two namedtuples don't have the same sequence type. First "
+                        f"structure {_describe(a)} has type {type(a).__name__}, while second "
+                        f"structure {_describe(b)} has type {type(b).__name__}")
+    if isinstance(a, dict) and isinstance(b, dict) and sorted(a) != sorted(b):
+        raise _mismatch(top_a, top_b, ValueError,
+                        "The two dictionaries don't have the same set of keys. First "
+                        f"structure has keys {_describe(sorted(a))}, while second structure has "
+                        f"keys {_describe(sorted(b))}")
+    if len(a) != len(b):
+        raise _mismatch(top_a, top_b, ValueError,
+                        "The two structures don't have the same number of elements. First "
+                        f"structure: {_describe(a)}. Second structure: {_describe(b)}")
+    for x, y in zip(_children(a), _children(b)):
+        _check(x, y, check_types, top_a, top_b)
+
+
 def assert_same_structure(a, b, check_types=False):
-    """Raises ``ValueError`` (TF's words) unless ``a`` and ``b`` nest the same way."""
-    if is_sequence(a) != is_sequence(b) or (
-            is_sequence(a) and (len(a) != len(b) or isinstance(a, dict) != isinstance(b, dict)
-                                or (check_types and type(a) is not type(b)))):
-        raise ValueError("The two structures don't have the same nested structure.\n\n"
-                         f"First structure: {a!r}\n\nSecond structure: {b!r}")
-    if is_sequence(a):
-        if isinstance(a, dict) and sorted(a) != sorted(b):
-            raise ValueError("The two dictionaries don't have the same set of keys. First "
-                             f"structure has keys {sorted(a)}, while second structure has "
-                             f"keys {sorted(b)}.")
-        for x, y in zip(_children(a), _children(b)):
-            assert_same_structure(x, y, check_types)
+    """Raises TF's ``ValueError`` (``TypeError`` for differing sequence types, with
+    ``check_types``), with its message, unless ``a`` and ``b`` nest the same way."""
+    _check(a, b, check_types, a, b)

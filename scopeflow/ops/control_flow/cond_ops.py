@@ -255,11 +255,14 @@ def create_if(graph, pred, branches, n_out, forward=None):
     that reads that op's trace. Returns the op's first ``n_out`` outputs."""
     captures = []
     seen = set()
-    for fn in branches:
-        for t in fn.captures:
-            if t not in seen:
-                seen.add(t)
-                captures.append(t)
+    # A gradient If also takes the forward op's inputs, so that its own gradient (which
+    # recomputes the forward branch) can reach them.
+    forward_inputs = [] if forward is None else \
+        list(forward.inputs[1:len(forward.inputs) - forward.get_attr("reads_trace")])
+    for t in [t for fn in branches for t in fn.captures] + forward_inputs:
+        if t not in seen:
+            seen.add(t)
+            captures.append(t)
     spec = CondSpec([_Branch(fn) for fn in branches], n_out,
                     forward_spec=forward.get_attr("spec") if forward is not None else None)
     spec.bind(captures)

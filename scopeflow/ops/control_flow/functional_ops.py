@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from scopeflow.framework import dtypes
 from scopeflow.framework.graph import convert_to_tensor, name_scope
-from scopeflow.framework.nest import flatten, is_sequence, pack_sequence_as
+from scopeflow.framework.nest import assert_same_structure, flatten, is_sequence, pack_sequence_as
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops import array_ops
 from scopeflow.ops.control_flow.tensor_array_ops import TensorArray
@@ -63,11 +63,8 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True,
         def body(i, *accs):
             x = pack_sequence_as(elems, [ta.read(i) for ta in elem_tas])
             y = fn(x)
-            flat_y = flatten(y) if is_sequence(out_dtypes) else [y]
-            if len(flat_y) != len(accs):
-                raise ValueError(f"The two structures don't have the same number of "
-                                 f"elements: fn returned {len(flat_y)}, dtype has "
-                                 f"{len(accs)}")
+            assert_same_structure(out_dtypes, y, check_types=True)  # TF's errors
+            flat_y = flatten(y)
             return (i + 1,) + tuple(ta.write(i, v) for ta, v in zip(accs, flat_y))
 
         i0 = convert_to_tensor(0, dtype=dtypes.int32)

@@ -213,11 +213,14 @@ def test_case_without_default_and_exclusive_check():
 
 # ── TensorArray ─────────────────────────────────────────────────────────────────────
 def test_tensor_array_basics():
-    ta = tf.TensorArray(tf.float32, size=3)
+    # As TF: elements read more than once need clear_after_read=False, and pieces of
+    # different lengths infer_shape=False.
+    ta = tf.TensorArray(tf.float32, size=3, clear_after_read=False)
     ta = ta.unstack(tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]))
     grown = tf.TensorArray(tf.float32, size=0, dynamic_size=True).write(0, [1.0]).write(
         2, [3.0])
-    split = tf.TensorArray(tf.float32, size=2).split(tf.constant([1.0, 2.0, 3.0]), [1, 2])
+    split = tf.TensorArray(tf.float32, size=2, infer_shape=False,
+                           clear_after_read=False).split(tf.constant([1.0, 2.0, 3.0]), [1, 2])
     fetches = [ta.read(1), ta.gather([2, 0]), ta.size(), ta.concat(), grown.size(),
                split.read(1), split.concat()]
     with tf.Session() as sess:
@@ -234,7 +237,8 @@ def test_tensor_array_basics():
 
 @pytest.mark.parametrize("build, message", [
     (lambda: tf.TensorArray(tf.float32, size=2).read(0),
-     "Could not read from TensorArray index 0 because it has not yet been written to."),
+     "Could not read from TensorArray index 0.  Furthermore, the element shape is not fully "
+     "defined: <unknown>."),
     (lambda: tf.TensorArray(tf.float32, size=2).write(0, 1.0).write(0, 2.0).stack(),
      "Could not write to TensorArray index 0 because it has already been written to."),
     (lambda: tf.TensorArray(tf.float32, size=2).write(2, 1.0).stack(),
@@ -242,8 +246,12 @@ def test_tensor_array_basics():
     (lambda: tf.TensorArray(tf.float32, size=2).write(0, 1.0).read(3),
      "Tried to read from index 3 but array size is: 2"),
     (lambda: tf.TensorArray(tf.float32, size=2, infer_shape=False).write(0, [1.0]).write(
-        1, [1.0, 2.0]).stack(), "Could not write to TensorArray index 1 because the value "
-     "shape is [2] which is incompatible with the TensorArray's inferred element shape: [1]"),
+        1, [1.0, 2.0]).stack(), "TensorArray has inconsistent shapes.  Index 0 has shape: [1] "
+     "but index 1 has shape: [2]"),
+    (lambda: tf.TensorArray(tf.float32, size=2).write(0, [1.0]).write(
+        1, tf.placeholder_with_default([1.0, 2.0], [None])).stack(), "Could not write to "
+     "TensorArray index 1 because the value shape is [2] which is incompatible with the "
+     "TensorArray's inferred element shape: [1]"),
 ])
 def test_tensor_array_errors(build, message):
     with pytest.raises(tf.errors.InvalidArgumentError) as e:
