@@ -34,16 +34,22 @@ __all__ = ["bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "bessel_k0", "b
 
 _TYPES = (dtypes.float16, dtypes.float32, dtypes.float64)
 _TWO_OVER_PI = 2 / np.pi
+_CHUNK = 1 << 14
 
 
 def _cheb(name, v):
     """The table's Chebyshev series at ``v`` (its variable), by Clenshaw's recurrence."""
     lo, hi, coef = TABLES[name]
     t = (2.0 * v - (lo + hi)) / (hi - lo)
+    two_t = 2.0 * t
     b1 = np.zeros_like(t)
     b2 = np.zeros_like(t)
-    for c in coef[:0:-1]:
-        b1, b2 = 2.0 * t * b1 - b2 + c, b1
+    spare = np.empty_like(t)
+    for c in coef[:0:-1]:      # b1, b2 = 2t b1 - b2 + c, b1, in place (the same roundings)
+        np.multiply(two_t, b1, out=spare)
+        spare -= b2
+        spare += c
+        b1, b2, spare = spare, b1, b2
     return t * b1 - b2 + coef[0]
 
 
@@ -149,8 +155,12 @@ def _y1(x):
 def _rounded(fn, x, *args):
     """``fn(x, *args)`` (float64) rounded once to ``x``'s dtype; inf and NaN are values here,
     not warnings."""
+    flat = x.ravel()
+    out = np.empty(flat.shape, x.dtype)
     with np.errstate(all="ignore"):
-        return np.asarray(fn(x, *args)).astype(x.dtype)
+        for lo in range(0, flat.size, _CHUNK):   # elementwise: a chunk at a time, in cache
+            out[lo:lo + _CHUNK] = np.asarray(fn(flat[lo:lo + _CHUNK], *args))
+    return out.reshape(x.shape)
 
 
 def _bessel_i0_kernel(x):

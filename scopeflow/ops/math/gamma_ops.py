@@ -226,35 +226,50 @@ def igammac(a, x, name=None) -> Tensor:
 
 # ── Betainc ──────────────────────────────────────────────────────────────────────────
 def _betacf(a, b, x):
-    """The continued fraction of ``I_x(a, b)`` (modified Lentz), for ``x`` below the mean."""
+    """The continued fraction of ``I_x(a, b)`` (modified Lentz), for ``x`` below the mean.
+
+    Each element iterates until its own step no longer counts. The state lives in arrays
+    of the elements still iterating, compacted only once a tenth of them has finished
+    (finished ones ride along, their results already taken), not gathered and scattered
+    back every step."""
     qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c = np.ones(a.shape)
     d = 1.0 - qab * x / qap
     d = 1.0 / np.where(np.abs(d) < _TINY, _TINY, d)
-    h = d.copy()
-    active = np.arange(a.size)
-    for m in range(1, _MAX_ITER):
-        aa_, bb, xx, qa, qp, qm = a[active], b[active], x[active], qab[active], qap[active], \
-            qam[active]
-        m2 = 2 * m
-        num = m * (bb - m) * xx / ((qm + m2) * (aa_ + m2))
-        dn = 1.0 + num * d[active]
-        dn = 1.0 / np.where(np.abs(dn) < _TINY, _TINY, dn)
-        cn = 1.0 + num / c[active]
-        cn = np.where(np.abs(cn) < _TINY, _TINY, cn)
-        hn = h[active] * dn * cn
-        num = -(aa_ + m) * (qa + m) * xx / ((aa_ + m2) * (qp + m2))
-        dn = 1.0 + num * dn
-        dn = 1.0 / np.where(np.abs(dn) < _TINY, _TINY, dn)
-        cn = 1.0 + num / cn
-        cn = np.where(np.abs(cn) < _TINY, _TINY, cn)
-        delta = dn * cn
-        h[active] = hn * delta
-        c[active], d[active] = cn, dn
-        active = active[np.abs(delta - 1.0) > _EPS]
-        if active.size == 0:
-            break
-    return h
+    out = d.copy()
+    state = [np.arange(a.size), a, b, x, qab, qap, qam, np.ones(a.shape), d, d.copy()]
+    live = np.ones(a.size, bool)
+    for m in range(1, _MAX_ITER if a.size else 1):
+        c, d, h = _betacf_step(m, *state[1:])
+        state[7:] = c, d, h
+        finished = live & ~(np.abs(d * c - 1.0) > _EPS)   # delta = dn * cn, as the step's
+        if finished.any():
+            out[state[0][finished]] = h[finished]
+            live &= ~finished
+            left = np.count_nonzero(live)
+            if left == 0:
+                return out
+            if left < 0.9 * live.size:
+                state = [v[live] for v in state]
+                live = np.ones(left, bool)
+    out[state[0][live]] = state[9][live]
+    return out
+
+
+def _betacf_step(m, aa_, bb, xx, qa, qp, qm, c, d, h):
+    """One step (two partial numerators) of the fraction: the new ``(c, d, h)``."""
+    m2 = 2 * m
+    num = m * (bb - m) * xx / ((qm + m2) * (aa_ + m2))
+    dn = 1.0 + num * d
+    dn = 1.0 / np.where(np.abs(dn) < _TINY, _TINY, dn)
+    cn = 1.0 + num / c
+    cn = np.where(np.abs(cn) < _TINY, _TINY, cn)
+    hn = h * dn * cn
+    num = -(aa_ + m) * (qa + m) * xx / ((aa_ + m2) * (qp + m2))
+    dn = 1.0 + num * dn
+    dn = 1.0 / np.where(np.abs(dn) < _TINY, _TINY, dn)
+    cn = 1.0 + num / cn
+    cn = np.where(np.abs(cn) < _TINY, _TINY, cn)
+    return cn, dn, hn * (dn * cn)
 
 
 def _betainc64(a, b, x):

@@ -69,11 +69,95 @@ def _map_math(fn, x, special):
         except (OverflowError, ValueError):
             return special(v)
     flat = np.asarray(x, np.float64).ravel().tolist()
-    return np.fromiter(map(safe, flat), np.float64, count=len(flat)).reshape(np.shape(x))
+    try:     # no wrapper call per element unless some element raises
+        out = np.fromiter(map(fn, flat), np.float64, count=len(flat))
+    except (OverflowError, ValueError):
+        out = np.fromiter(map(safe, flat), np.float64, count=len(flat))
+    return out.reshape(np.shape(x))
 
 
 def _erf64(x):
     return _map_math(math.erf, x, lambda v: math.nan)
+
+
+# ── Checked fast paths (half and float) ──────────────────────────────────────────────
+# A float32 (or half) result is the C library's double value rounded once; the C library
+# is called element by element, so ~0.5 us an element. Instead a vectorised float64
+# approximation (Cephes' rational functions, ~1e-15) is computed with an error bound far
+# above its real error (2**-40 relative to its terms, ~1e-12): wherever ``value - bound``
+# and ``value + bound`` round to the same float, so does the C library's double, which
+# lies between them; only the few elements where they differ (~1e-4 of them, and NaNs
+# and what an approximation leaves out, marked with a NaN bound) call the C library. The
+# bits are the C library's whatever loops NumPy's SIMD dispatch picks for ``np.exp`` and
+# ``np.log``: their few-ulp errors are inside the bound. Chunks keep temporaries in cache.
+_CHUNK = 1 << 14
+_BOUND = 2.0 ** -40
+
+
+def _checked_round(x, approx, exact):
+    """``exact(x)`` (float64 -> float64, the C library's) rounded to ``x``'s dtype, through
+    ``approx(x64) -> (value, bound)`` (float64: |exact - value| <= bound, NaN: unknown)."""
+    flat = x.ravel()
+    out = np.empty(flat.shape, x.dtype)
+    with np.errstate(all="ignore"):
+        for lo in range(0, flat.size, _CHUNK):
+            x64 = flat[lo:lo + _CHUNK].astype(np.float64)
+            value, bound = approx(x64)
+            below = (value - bound).astype(x.dtype)
+            # a zero's sign is the exact value's: the C library's (lgamma(1) is +0)
+            unsure = np.flatnonzero((below != (value + bound).astype(x.dtype)) | (below == 0))
+            if unsure.size:
+                below[unsure] = exact(x64[unsure]).astype(x.dtype)
+            out[lo:lo + _CHUNK] = below
+    return out.reshape(x.shape)
+
+
+def _polevl(x, coef):
+    """Cephes' ``polevl``: the polynomial ``coef[0] x**n + ... + coef[n]`` (Horner)."""
+    y = coef[0] * x + coef[1]
+    for c in coef[2:]:
+        y *= x
+        y += c
+    return y
+
+
+def _p1evl(x, coef):
+    """Cephes' ``p1evl``: ``x**(n+1) + coef[0] x**n + ... + coef[n]`` (leading 1)."""
+    y = x + coef[0]
+    for c in coef[1:]:
+        y *= x
+        y += c
+    return y
+
+
+# Cephes ndtr.c: erf(x) = x T(x**2) / U(x**2) on |x| < 1, erfc(x) = e**(-x**2) P(x) / Q(x)
+_ERF_T = (9.60497373987051638749E0, 9.00260197203842689217E1, 2.23200534594684319226E3,
+          7.00332514112805075473E3, 5.55923013010394962768E4)
+_ERF_U = (3.35617141647503099647E1, 5.21357949780152679795E2, 4.59432382970980127987E3,
+          2.26290000613890934246E4, 4.92673942608635921086E4)
+_ERFC_P = (2.46196981473530512524E-10, 5.64189564831068821977E-1, 7.46321056442269912687E0,
+           4.86371970985681366614E1, 1.96520832956077098242E2, 5.26445194995477358631E2,
+           9.34528527171957607540E2, 1.02755188689515710272E3, 5.57535335369399327526E2)
+_ERFC_Q = (1.32281951154744992508E1, 8.67072140885989742329E1, 3.54937778887819891062E2,
+           9.75708501743205489753E2, 1.82390916687909736289E3, 2.24633760818710981792E3,
+           1.65666309194161350182E3, 5.57535340817727675546E2)
+
+
+def _erf_approx(x):
+    """erf of float64 ``x`` within 1e-15 relative (Cephes), and its bound; ``|x| >= 6``
+    is +-1, as the C library's double (erfc(6) is below half an ulp of 1). Each branch
+    runs on its own elements only."""
+    ax = np.abs(x)
+    inner = ax < 1
+    value = np.empty_like(x)
+    xi = x[inner]
+    z = xi * xi
+    value[inner] = xi * _polevl(z, _ERF_T) / _p1evl(z, _ERF_U)
+    outer = ~inner
+    t = np.minimum(ax[outer], 6.0)           # NaN stays NaN
+    tail = np.exp(-t * t) * _polevl(t, _ERFC_P) / _p1evl(t, _ERFC_Q)
+    value[outer] = np.copysign(1.0 - tail, x[outer])
+    return value, np.abs(value) * _BOUND + (x - x)   # NaN, +-inf: unknown
 
 
 def _erfc64(x):
@@ -82,6 +166,8 @@ def _erfc64(x):
 
 # ── Erf ──────────────────────────────────────────────────────────────────────────────
 def _erf_kernel(x):
+    if x.dtype != np.float64:
+        return _checked_round(x, _erf_approx, _erf64)
     out = _erf64(x)
     if x.dtype == np.float64:
         out[np.isinf(x)] = np.nan   # TF 2.21's double kernel (Eigen) gives NaN at +-inf
@@ -221,8 +307,64 @@ def erfcinv(x, name=None) -> Tensor:
 
 
 # ── Lgamma ───────────────────────────────────────────────────────────────────────────
+def _lgamma64(x):
+    return _map_math(math.lgamma, x, lambda v: math.inf)   # poles: +inf
+
+
+# Cephes gamma.c: lgamma on [2, 3) is log(z) + w B(w) / C(w) (w = x - 2, z the product
+# of the recurrence's steps); from 13 up, Stirling's series (A in 1/x**2)
+_LGAM_B = (-1.37825152569120859100E3, -3.88016315134637840924E4, -3.31612992738871184744E5,
+           -1.16237097492762307383E6, -1.72173700820839662146E6, -8.53555664245765465627E5)
+_LGAM_C = (-3.51815701436523470549E2, -1.70642106651881159223E4, -2.20528590553854454839E5,
+           -1.13933444367982507207E6, -2.53252307177582951285E6, -2.01889141433532773231E6)
+_LGAM_A = (8.11614167470508450300E-4, -5.95061904284301438324E-4, 7.93650340457716943945E-4,
+           -2.77777777730099687205E-3, 8.33333333333331927722E-2)
+_LOG_SQRT_2PI = 0.91893853320467274178
+
+
+def _lgamma_small(x):
+    """lgamma on (0, 13) and its bound: 1 or 2 steps up (x < 2) or up to 10 down to [2, 3)
+    (Cephes), the bound relative to both terms and absolute (near the zeros 1 and 2)."""
+    u = np.clip(x, 0.0, 13.0)
+    below_1 = u < 1
+    z = np.where(u < 2, 1.0 / np.where(below_1, u * (u + 1), u), 1.0)
+    u = np.where(below_1, u + 2, np.where(u < 2, u + 1, u))
+    steps = np.floor(u) - 2
+    top = steps.max(initial=0.0)
+    for k in range(1, 12 if np.isnan(top) else int(top) + 1):
+        z = np.where(steps >= k, z * (u - k), z)
+    w = u - np.maximum(steps, 0) - 2
+    part = w * _polevl(w, _LGAM_B) / _p1evl(w, _LGAM_C)
+    log_z = np.log(z)
+    return log_z + part, (np.abs(log_z) + np.abs(part) + 1.0) * _BOUND
+
+
+def _lgamma_large(x):
+    """lgamma from 13 up by Stirling's series (Cephes), and its bound."""
+    x = np.maximum(x, 13.0)
+    head = (x - 0.5) * np.log(x)
+    value = head - x + _LOG_SQRT_2PI + _polevl(1.0 / (x * x), _LGAM_A) / x
+    return value, (head + x) * _BOUND
+
+
+def _lgamma_approx(x):
+    """lgamma of float64 ``x > 0`` and its bound (NaN, i.e. the C library, elsewhere)."""
+    if x.max(initial=0.0) < 13:              # NaN: not here
+        value, bound = _lgamma_small(x)
+    elif x.min(initial=13.0) >= 13:
+        value, bound = _lgamma_large(x)
+    else:
+        (small, small_bound), (large, large_bound) = _lgamma_small(x), _lgamma_large(x)
+        large_x = x >= 13
+        value = np.where(large_x, large, small)
+        bound = np.where(large_x, large_bound, small_bound)
+    return value, np.where(x > 0, bound, np.nan) + (x - x)   # and +inf: the C library
+
+
 def _lgamma_kernel(x):
-    return _map_math(math.lgamma, x, lambda v: math.inf).astype(x.dtype)  # poles: +inf
+    if x.dtype != np.float64:
+        return _checked_round(x, _lgamma_approx, _lgamma64)
+    return _lgamma64(x)
 
 
 lgamma_op = _float_unary("Lgamma", _lgamma_kernel)
@@ -246,24 +388,37 @@ _PSI_SERIES = (1 / 12, -1 / 120, 1 / 252, -1 / 240, 1 / 132, -691 / 32760, 1 / 1
 
 def _digamma64(x):
     """Reflection below 0, the recurrence psi(z) = psi(z + 1) - 1/z up to z >= 10, then the
-    asymptotic series (truncation error < 1e-17 there); NaN at the poles, as TF."""
+    asymptotic series (truncation error < 1e-17 there); NaN at the poles, as TF. A chunk
+    at a time (temporaries in cache), each element's arithmetic in the same order."""
     x = np.asarray(x, np.float64)
+    flat = x.ravel()
+    out = np.empty(flat.shape)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        neg = x < 0
+        for lo in range(0, flat.size, _CHUNK):
+            out[lo:lo + _CHUNK] = _digamma_chunk(flat[lo:lo + _CHUNK])
+    return out.reshape(x.shape)
+
+
+def _digamma_chunk(x):
+    neg = x < 0
+    z = np.where(neg, 1 - x, x)
+    reflect = None
+    if neg.any():
         frac = x - np.floor(x)   # exact: pi * frac keeps tan's argument accurate
         reflect = np.where(neg, np.pi / np.tan(np.pi * frac), 0.0)
-        z = np.where(neg, 1 - x, x)
-        acc = np.zeros_like(z)
+    acc = np.zeros_like(z)
+    small = z < 10
+    while small.any():           # at most 11 steps: z >= 1 below 0, z > 0 above
+        acc = np.where(small, acc - 1 / z, acc)
+        z = np.where(small, z + 1, z)
         small = z < 10
-        while np.any(small):
-            acc[small] -= 1 / z[small]
-            z[small] += 1
-            small = z < 10
-        inv2 = 1 / (z * z)
-        series = np.zeros_like(z)
-        for c in reversed(_PSI_SERIES):
-            series = (series + c) * inv2
-        out = acc + np.log(z) - 0.5 / z - series - reflect
+    inv2 = 1 / (z * z)
+    series = np.zeros_like(z)
+    for c in reversed(_PSI_SERIES):
+        series = (series + c) * inv2
+    out = acc + np.log(z) - 0.5 / z - series
+    if reflect is not None:
+        out -= reflect
     pole = (x <= 0) & (x == np.floor(x))
     return np.where(pole | (x == -np.inf), np.nan, np.where(x == np.inf, np.inf, out))
 
@@ -298,29 +453,51 @@ def _zeta64(x, q):
     """The Hurwitz zeta ``sum_k (k + q)**-x`` (Cephes' method, vectorised): the sum's first
     terms until they are negligible or ``q + k > 9``, then the Euler-Maclaurin tail, each
     element stopping where its next term no longer counts. TF's domain: NaN for ``x < 1``
-    and for non-integer ``x`` at ``q <= 0``; +inf at ``x == 1`` and at the poles of ``q``."""
+    and for non-integer ``x`` at ``q <= 0``; +inf at ``x == 1`` and at the poles of ``q``.
+    A chunk at a time (temporaries in cache), each element's arithmetic in the same order."""
     x, q = np.broadcast_arrays(np.asarray(x, np.float64), np.asarray(q, np.float64))
-    x, q = x.copy(), q.copy()
+    shape = x.shape
+    x, q = x.ravel(), q.ravel()
+    out = np.empty(x.shape)
     with np.errstate(all="ignore"):
-        s = np.power(q, -x)
-        a = q.copy()
-        q_pole = (q <= 0) & (q == np.floor(q))
-        # Only valid, finite arguments enter the loops (q = -inf would never pass 9)
-        done = (~np.isfinite(s) | (s == 0) | (x < 1) | np.isnan(x) | ~np.isfinite(q)
-                | q_pole)
-        i = 0
-        b = np.zeros_like(s)
-        while True:
-            live = ~done & ((i < 9) | (a <= 9))
-            if not live.any():
-                break
-            a[live] += 1
-            b[live] = np.power(a[live], -x[live])
-            s[live] += b[live]
-            done |= live & (np.abs(b / s) < _EPS)
-            i += 1
-        tail = ~done
-        w = a
+        for lo in range(0, x.size, _CHUNK):
+            out[lo:lo + _CHUNK] = _zeta_chunk(x[lo:lo + _CHUNK], q[lo:lo + _CHUNK])
+    return out.reshape(shape)
+
+
+def _zeta_sum(x, q, s, done):
+    """The direct sum's terms (from ``q + 1``) into ``s``: ``(s, a, b, done)``, ``a`` the
+    last term's base, ``b`` the last term. The state is kept for the elements still
+    summing only (a far negative ``q`` sums for thousands of steps), each element's
+    finished values written back as it stops."""
+    a, b = q.copy(), np.zeros_like(s)
+    rows = np.arange(s.size)
+    xs, as_, ss, bs, ds = x, a, s, b, done
+    i = 0
+    while True:
+        live = ~ds & ((i < 9) | (as_ <= 9))
+        if not live.all():
+            stop = ~live
+            at = rows[stop]
+            a[at], b[at], s[at], done[at] = as_[stop], bs[stop], ss[stop], ds[stop]
+            rows, xs, as_, ss, bs, ds = (v[live] for v in (rows, xs, as_, ss, bs, ds))
+            if rows.size == 0:
+                return s, a, b, done
+        as_ = as_ + 1
+        bs = np.power(as_, -xs)
+        ss = ss + bs
+        ds = np.abs(bs / ss) < _EPS          # every row here was live, not done
+        i += 1
+
+
+def _zeta_chunk(x, q):
+    s = np.power(q, -x)
+    q_pole = (q <= 0) & (q == np.floor(q))
+    # Only valid, finite arguments enter the loops (q = -inf would never pass 9)
+    done = (~np.isfinite(s) | (s == 0) | (x < 1) | np.isnan(x) | ~np.isfinite(q) | q_pole)
+    s, w, b, done = _zeta_sum(x, q, s, done)
+    tail = ~done
+    if tail.any():
         s = np.where(tail, s + b * w / (x - 1) - 0.5 * b, s)
         fac = np.ones_like(s)
         k = 0.0
@@ -364,12 +541,16 @@ def zeta(x, q, name=None) -> Tensor:
 def _polygamma64(n, x):
     """psi^(n)(x) = (-1)**(n+1) n! zeta(n + 1, x) for integer n >= 1; digamma at n = 0; NaN
     for other n, as TF."""
-    n, x = np.broadcast_arrays(np.asarray(n, np.float64), np.asarray(x, np.float64))
+    n, x = np.asarray(n, np.float64), np.asarray(x, np.float64)
     with np.errstate(all="ignore"):
+        # n's own factors before broadcasting: the order is a scalar, as a rule
         fact = np.exp(_map_math(math.lgamma, n + 1, lambda v: math.inf))
         sign = np.where(np.mod(n, 2) == 0, -1.0, 1.0)
+        n, x, fact, sign = np.broadcast_arrays(n, x, fact, sign)
         out = sign * fact * _zeta64(n + 1, x)
-    out = np.where(n == 0, _digamma64(x), out)
+    order_0 = n == 0
+    if order_0.any():
+        out[order_0] = _digamma64(x[order_0])
     return np.where((n < 0) | (n != np.floor(n)), np.nan, out)
 
 
