@@ -175,7 +175,7 @@ matrix_square_root = sqrtm
 
 
 def _logm_kernel(x):
-    return _apply_to_eigenvalues(x, np.log)
+    return lapack_call(lambda m: _apply_to_eigenvalues(m, np.log), x)
 
 
 matrix_logarithm_op = OpDef("MatrixLogarithm", shape=_square_shape,
