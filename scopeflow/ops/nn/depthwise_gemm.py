@@ -93,10 +93,64 @@ def _correlate(planes, w, oh, ow, b):
     return out
 
 
+def _rank_one(w):
+    """Per channel ``(u, v)`` with ``w[:, :, c, 0] ~ outer(u[c], v[c])``, or None: where
+    every channel's window is rank one to within its dtype's rounding (SSIM's Gaussian,
+    a box filter), two 1-D passes do ``kh + kw`` taps per output instead of ``kh * kw``;
+    the result differs from the 2-D sum by rounding only (the dropped singular values are
+    below ``2 eps`` of the first)."""
+    kh, kw, c, m = w.shape
+    if m != 1 or min(kh, kw) < 3:
+        return None
+    u, s, vt = np.linalg.svd(w[:, :, :, 0].transpose(2, 0, 1).astype(np.float64))
+    if not (s[:, 1:] <= 2 * np.finfo(w.dtype).eps * s[:, :1]).all():
+        return None
+    root = np.sqrt(s[:, 0])
+    return (u[:, :, 0] * root[:, None]).astype(w.dtype), (vt[:, 0] * root[:, None]).astype(
+        w.dtype)
+
+
+def _row_pass(planes, taps, out_len, b):
+    """``(G, R, out_len)``: each row of plane ``g`` (``(G, R, Wq)``, ``Wq`` at least
+    ``nblk * b + k - 1``) correlated with ``taps[g]`` (``k`` taps), one banded GEMM each."""
+    g, r, _ = planes.shape
+    k = taps.shape[1]
+    nblk = -(-out_len // b)
+    band = b + k - 1
+    out = np.empty((g, r, out_len), np.result_type(planes, taps))
+    for ch in range(g):
+        s0, s1 = planes[ch].strides
+        cols = np.lib.stride_tricks.as_strided(planes[ch], (r, nblk, band), (s0, b * s1, s1),
+                                               writeable=False).reshape(r * nblk, band)
+        res = gemm(cols, _toeplitz(taps[ch][None, :, None], b)).reshape(r, nblk * b)
+        out[ch] = res[:, :out_len]
+    return out
+
+
+def _separable_forward(x, factors, kh, kw, ph, pw):
+    """Stride-1 depthwise (multiplier 1) with rank-one windows: along rows, then columns
+    (the planes transposed so both passes run along contiguous rows)."""
+    n, h, wd, c = x.shape
+    u, v = factors
+    hp = h + ph[0] + ph[1]
+    oh, ow = hp - kh + 1, wd + pw[0] + pw[1] - kw + 1
+    b = _band(kw, ow)
+    planes = _planes(x, ph[0], pw[0], hp, -(-ow // b) * b + kw - 1)
+    rows = _row_pass(planes.reshape(c, n * hp, -1), v, ow, b).reshape(c, n, hp, ow)
+    b = _band(kh, oh)
+    cols = np.zeros((c, n, ow, -(-oh // b) * b + kh - 1), rows.dtype)
+    cols[..., :hp] = rows.transpose(0, 1, 3, 2)
+    out = _row_pass(cols.reshape(c, n * ow, -1), u, oh, b).reshape(c, n, ow, oh)
+    return np.ascontiguousarray(out.transpose(1, 3, 2, 0))
+
+
 def depthwise_forward(x, w, ph, pw):
     """``DepthwiseConv2dNative`` (stride 1) of NHWC ``x`` padded by ``ph``/``pw``."""
     n, h, wd, c = x.shape
     kh, kw, _, m = w.shape
+    factors = _rank_one(w)
+    if factors is not None:
+        return _separable_forward(x, factors, kh, kw, ph, pw)
     oh, ow = h + ph[0] + ph[1] - kh + 1, wd + pw[0] + pw[1] - kw + 1
     b = _band(kw, ow)
     width = -(-ow // b) * b + kw - 1
@@ -111,13 +165,17 @@ def depthwise_input_grad(in_shape, w, dy, ph, pw):
     n, h, wd, c = in_shape
     kh, kw, _, m = w.shape
     top, left = kh - 1 - ph[0], kw - 1 - pw[0]
-    if min(top, left, kh - 1 - ph[1], kw - 1 - pw[1]) < 0:
+    bottom, right = kh - 1 - ph[1], kw - 1 - pw[1]
+    if min(top, left, bottom, right) < 0:
         return None
+    flipped = w[::-1, ::-1]
+    if m == 1:  # the forward correlation of dy itself (separable where w is)
+        return depthwise_forward(dy, np.ascontiguousarray(flipped), (top, bottom),
+                                 (left, right)).astype(dy.dtype, copy=False)
     b = _band(kw, wd)
     width = -(-wd // b) * b + kw - 1
     planes = _planes(dy, top, left, h + kh - 1, width)  # (C * M, ...)
-    flipped = w[::-1, ::-1].reshape(kh, kw, c * m, 1)
-    dx = _correlate(planes, flipped, h, wd, b)[:, :, :wd]
+    dx = _correlate(planes, flipped.reshape(kh, kw, c * m, 1), h, wd, b)[:, :, :wd]
     return np.ascontiguousarray(dx.reshape(n, h, wd, c, m).sum(axis=-1)).astype(dy.dtype,
                                                                                    copy=False)
 

@@ -72,3 +72,24 @@ def test_lrn_band_gemm_matches_windowed_sums(beta):
     # Channels 1-2 sum it (norm Inf: x * 0), 3-8 miss it (NaN), 0 is Inf * 0.
     assert np.isnan(out[0, 0, 0, 3:]).all() and (out[0, 0, 0, 1:3] == 0).all()
     assert np.isfinite(out[0, 0, 1]).all()
+
+
+def test_rank_one_windows_take_two_passes_with_the_same_values():
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((2, 20, 17, 3)).astype(np.float32)
+    u, v = rng.standard_normal((3, 11)), rng.standard_normal((3, 7))
+    w = np.einsum("ci,cj->ijc", u, v)[..., None].astype(np.float32)
+    assert depthwise_gemm._rank_one(w) is not None
+    assert depthwise_gemm._rank_one(rng.standard_normal((3, 3, 3, 1)).astype(np.float32)) \
+        is None
+    attrs = _attrs("SAME")
+    dy = rng.standard_normal((2, 20, 17, 3)).astype(np.float32)
+    fast = _all_three(x, w, dy, attrs)
+    gemm_2d = depthwise_gemm._rank_one
+    try:
+        depthwise_gemm._rank_one = lambda w: None
+        full = _all_three(x, w, dy, attrs)
+    finally:
+        depthwise_gemm._rank_one = gemm_2d
+    for a, b in zip(fast, full):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5 * np.abs(b).max())
