@@ -324,7 +324,9 @@ def _sum_lone_labels(x, subs, other, out):
     lone = [i for i, c in enumerate(subs) if c not in other and c not in out]
     if not lone:
         return x, subs
-    return x.sum(axis=tuple(lone)), "".join(c for c in subs if c in other or c in out)
+    with np.errstate(all="ignore"):  # inf - inf is NaN without a warning, as TF's kernel
+        total = np.add.reduce(x, axis=tuple(lone))
+    return total, "".join(c for c in subs if c in other or c in out)
 
 
 def _einsum_kernel(*inputs, equation, N, T):  # noqa: N803 - TF's attr names
