@@ -242,10 +242,15 @@ class _Queue(SessionResource):
         self.drawn += 1
         return self._block[1][k]
 
-    def _restore(self, taken):
-        """Puts back what a failed dequeue had taken: at the front in order (FIFO), or
-        anywhere (shuffling), or by priority."""
-        if self.kind in ("RandomShuffleQueue", "PriorityQueue"):
+    def _restore(self, taken, closing=False):
+        """Puts back what a failed dequeue had taken: at the front in order (FIFO), or by
+        priority. A shuffling queue is TF's RandomShuffleQueue: when the queue closes
+        short, the taken go back at the end, last taken first (the order later draws
+        see); when the dequeue is cancelled or times out, they are lost, as in TF."""
+        if self.kind == "RandomShuffleQueue":
+            if closing:
+                self.items.extend(reversed(taken))
+        elif self.kind == "PriorityQueue":
             for element in taken:
                 self.items.append(element)
         else:
@@ -303,7 +308,7 @@ class _Queue(SessionResource):
                 None, None, f"{self.kind} '{self.name}' is closed and has "
                 f"insufficient elements (requested {requested - size}, current "
                 "size 0)")
-        self._restore(taken)
+        self._restore(taken, closing=True)
         if up_to and self.items:
             return self._take(len(self.items))
         raise errors.OutOfRangeError(

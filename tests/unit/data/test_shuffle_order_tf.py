@@ -2,7 +2,8 @@
 and ``shuffle_and_repeat``, ``RandomShuffleQueue`` through ``shuffle_batch``, and the shuffled
 input producers (``string_input_producer`` and its kin, on ``RandomShuffle``).
 
-tests/fixtures/shuffle_order/program.py runs 269 cases; expected.json holds what TF 2.21 gave
+tests/fixtures/shuffle_order/program.py runs 277 cases (with a RandomShuffleQueue dequeue that
+the queue's closing or a timeout interrupts); expected.json holds what TF 2.21 gave
 (make_fixture.py), so the comparison runs without TF, and the live test reruns TF. A NumPy
 reference written from TF's kernels (below) reproduces TF's recorded orders on its own, so a
 wrong fixture and a wrong implementation cannot agree by accident.
@@ -115,6 +116,26 @@ def test_numpy_reference_reproduces_tensorflows_queue_orders():
     # 46 elements enqueued (two epochs of 0..22), then dequeued 4 at a time once closed
     got = [x for batch in EXPECTED["shuffle_batch_many_gNone_s7"] for x in batch]
     assert got == _random_shuffle_queue(list(range(23)) * 2, (DEFAULT_GRAPH_SEED, 7))
+
+
+def test_numpy_reference_reproduces_a_dequeue_the_close_interrupts():
+    # 8 elements, min_after_dequeue 2: the waiting dequeue_up_to(10) takes 6; the close
+    # puts them back at the end, last taken first, and the small batch draws all 8 afresh
+    samples = _samples(DEFAULT_GRAPH_SEED, 3, 14)
+    items, taken = list(range(8)), []
+    for s in samples[:6]:
+        j = s % len(items)
+        taken.append(items[j])
+        items[j] = items[-1]
+        items.pop()
+    items += taken[::-1]
+    out = []
+    for s in samples[6:]:
+        j = s % len(items)
+        out.append(items[j])
+        items[j] = items[-1]
+        items.pop()
+    assert EXPECTED["queue_close_up_to_s3"]["pending"][0] == out
 
 
 def test_numpy_reference_agrees_with_dataset_shuffle():
