@@ -144,9 +144,28 @@ def _grad_sources(weights, grads, original_image, align_corners, half_pixel_cent
 def _scatter_to_pixels(parts, flat, n, h, w, c, dtype):
     """The gradient kernels' sums: the rows of ``parts`` (``(k, n * c)``, the images'
     contributions in TF's order) added in ``dtype`` to the source pixels ``flat`` (``k``
-    indices into ``h * w``), as ``(n, h, w, c)`` (not contiguous)."""
+    indices into ``h * w``), as ``(n, h, w, c)`` (not contiguous).
+
+    Each pixel's contributions are added in their order, from zero, as TF's loop (so the
+    bits are TF's): by rank, the r-th contribution of every pixel in one fancy ``+=``
+    (no pixel twice in one), which is ~10x faster than ``np.add.at`` over wide rows while
+    a pixel takes few contributions (downscaling, moderate upscaling)."""
     acc = np.zeros((h * w, n * c), dtype)
-    np.add.at(acc, flat, parts.astype(dtype, copy=False))
+    parts = parts.astype(dtype, copy=False)
+    order = np.argsort(flat, kind="stable")
+    fs = flat[order]
+    first = np.ones(fs.size, bool)
+    first[1:] = fs[1:] != fs[:-1]
+    position = np.arange(fs.size)
+    rank = position - np.maximum.accumulate(np.where(first, position, 0))
+    if fs.size and rank.max() < 64:
+        by_rank = np.argsort(rank, kind="stable")
+        bounds = np.searchsorted(rank[by_rank], np.arange(rank.max() + 2))
+        for r in range(rank.max() + 1):
+            sel = order[by_rank[bounds[r]:bounds[r + 1]]]
+            acc[flat[sel]] += parts[sel]
+    else:
+        np.add.at(acc, flat, parts)
     return np.moveaxis(acc.reshape(h, w, n, c), 2, 0)
 
 

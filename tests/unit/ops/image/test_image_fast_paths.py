@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from scopeflow.framework import dtypes, errors
-from scopeflow.ops.image import box_ops, nms_ops
+from scopeflow.ops.image import box_ops, image_ops, nms_ops
 
 
 @pytest.mark.parametrize("trial", range(24))
@@ -121,3 +121,20 @@ def test_crop_and_resize_gradients_skip_samples_outside():
         box_ops._crop_and_resize_grad_image_kernel(
             grads, boxes, np.array([1], np.int32), np.array([1, 4, 4, 1]), T=dtypes.float32,
             method="bilinear")
+
+
+@pytest.mark.parametrize("pixels", [3, 300, 3000, 20000])
+def test_resize_gradient_sums_are_add_at_bit_for_bit(pixels):
+    # By-rank fancy adds (few contributions a pixel) and np.add.at (many) must both add
+    # each pixel's contributions in order from zero: the same bits, -0.0 included.
+    rng = np.random.default_rng(pixels)
+    flat = rng.integers(0, pixels, 20000)
+    parts = (rng.standard_normal((20000, 6)) * 10.0 ** rng.uniform(-5, 5, (20000, 1))
+             ).astype(np.float32)
+    parts[:7] = -0.0
+    want = np.zeros((pixels, 6), np.float32)
+    np.add.at(want, flat, parts)
+    got = image_ops._scatter_to_pixels(parts, flat, 2, pixels, 1, 3, np.float32)
+    want = np.moveaxis(want.reshape(pixels, 1, 2, 3), 2, 0)
+    np.testing.assert_array_equal(got, want)
+    assert (np.signbit(got) == np.signbit(want)).all()
