@@ -84,12 +84,6 @@ KNOWN.update({
 # -> 'row key|derived case'. A reason starting "owned elsewhere this session" is in a module
 # another engineer owns now; the rest are open divergences (TF quirks where said so).
 _DERIVED_KNOWN = {
-    ('AvgPool3D with float16 inputs: TF 2.21 registers no CPU kernel for them '
-     '(InvalidArgumentError at run time); scopeflow computes'): (
-        'rows_conv3d/AvgPool3D-k222s222-SAME#0|dtype-float16',
-        'rows_conv3d/AvgPool3D-k323s121-VALID#0|dtype-float16',
-        'rows_conv3d/AvgPool3D-k332s121-SAME#0|dtype-float16',
-    ),
     ('AvgPool3D with float64 inputs: TF 2.21 registers no CPU kernel for them '
      '(InvalidArgumentError at run time); scopeflow computes'): (
         'rows_conv3d/AvgPool3D-k222s222-SAME#0|dtype-float64',
@@ -155,17 +149,11 @@ _DERIVED_KNOWN = {
      "at build time); scopeflow's dtype rule accepts it"): (
         'rows_conv/Conv2DBackpropInput#0|dtype-int64',
     ),
-    ('Conv3D with an empty input (first dimension 0): TF computes a result; scopeflow raises '
-     'InvalidArgumentError at run time'): (
+    ("Conv3D with an empty batch: TF 2.21's kernel hands back its empty input tensor itself "
+     "(fetched shape = the input's, while tf.shape gives the static shape); scopeflow returns "
+     'the static shape'): (
         'rows_conv3d/Conv3D-s121-SAME-float32#0|empty-first',
         'rows_conv3d/Conv3D-s212-VALID-float32#0|empty-first',
-        'rows_conv3d/Conv3D-s111-SAME-float64#0|empty-first',
-    ),
-    ("Conv3D with an empty input (last dimension 0): TF's shape function rejects them at build"
-     ' time (ValueError); scopeflow only at run time (UnimplementedError)'): (
-        'rows_conv3d/Conv3D-s121-SAME-float32#0|empty-last',
-        'rows_conv3d/Conv3D-s212-VALID-float32#0|empty-last',
-        'rows_conv3d/Conv3D-s111-SAME-float64#0|empty-last',
     ),
     ('Conv3DBackpropFilterV2 with an empty input (first dimension 0): TF computes a result; '
      'scopeflow raises InvalidArgumentError at run time'): (
@@ -204,30 +192,6 @@ _DERIVED_KNOWN = {
      '(InvalidArgumentError)'): (
         'rows_nn_leftovers/fq_args_grad#0|broadcast',
     ),
-    ('FractionalAvgPool with an empty input (first dimension 0): TF raises '
-     'InvalidArgumentError at run time; scopeflow computes a result'): (
-        'rows_misc2/FractionalAvgPool-pseudo#0|empty-first',
-    ),
-    ('FractionalAvgPool with an empty input (last dimension 0): TF raises InvalidArgumentError'
-     ' at run time; scopeflow computes a result'): (
-        'rows_misc2/FractionalAvgPool-pseudo#0|empty-last',
-    ),
-    ('FractionalAvgPoolGrad with an empty input (first dimension 0): TF raises '
-     'InvalidArgumentError at run time; scopeflow computes a result'): (
-        'rows_misc2/FractionalAvgPoolGrad#0|empty-first',
-    ),
-    ('FractionalAvgPoolGrad with an empty input (last dimension 0): TF raises '
-     'InvalidArgumentError at run time; scopeflow computes a result'): (
-        'rows_misc2/FractionalAvgPoolGrad#0|empty-last',
-    ),
-    ('FractionalMaxPool with an empty input (first dimension 0): TF raises '
-     'InvalidArgumentError at run time; scopeflow computes a result'): (
-        'rows_misc2/FractionalMaxPool-random#0|empty-first',
-    ),
-    ('FractionalMaxPool with an empty input (last dimension 0): TF raises InvalidArgumentError'
-     ' at run time; scopeflow computes a result'): (
-        'rows_misc2/FractionalMaxPool-random#0|empty-last',
-    ),
     ("FusedBatchNormGradV3 with an empty input (last dimension 0): TF's shape function rejects"
      ' them at build time (ValueError); scopeflow only at run time (InvalidArgumentError)'): (
         'rows_nn/FusedBatchNormGradV3#0|empty-last',
@@ -258,24 +222,10 @@ _DERIVED_KNOWN = {
      'them at build time (ValueError); TF only at run time (InvalidArgumentError)'): (
         'rows_array/LowerBound#0|empty-first',
     ),
-    ('LowerBound with an empty input (last dimension 0): TF computes a result; scopeflow '
-     'raises InvalidArgumentError at run time'): (
-        'rows_array/LowerBound#0|empty-last',
-    ),
-    ('MatMul with uint8 inputs: TF 2.21 registers no CPU kernel for them (InvalidArgumentError'
-     ' at run time); scopeflow computes'): (
-        'rows_math/MatMul-int-operator#0|dtype-uint8',
-    ),
     ('MaxPool with an empty input (last dimension 0): TF raises ValueError at build time; '
      'scopeflow computes a result'): (
         'rows_conv/MaxPool-k2s2-VALID-2x4x6x2#0|empty-last',
         'rows_conv/MaxPool-int32-ties#0|empty-last',
-    ),
-    ('MaxPool3D with float16 inputs: TF 2.21 registers no CPU kernel for them '
-     '(InvalidArgumentError at run time); scopeflow computes'): (
-        'rows_conv3d/MaxPool3D-k222s222-SAME#0|dtype-float16',
-        'rows_conv3d/MaxPool3D-k322s121-VALID#0|dtype-float16',
-        'rows_conv3d/MaxPool3D-k222s111-VALID-ties#0|dtype-float16',
     ),
     ("ParallelConcat with a size-1 input broadcast against its partner: TF's shape function "
      'rejects them at build time (ValueError); scopeflow only at run time '
@@ -314,39 +264,6 @@ _DERIVED_KNOWN = {
      'time; scopeflow computes a result'): (
         'rows_quantize/quantized_max_pool#0|empty-last',
     ),
-    ('Rint with float16 inputs: TF 2.21 registers no CPU kernel for them (InvalidArgumentError'
-     ' at run time); scopeflow computes'): (
-        'rows_math/Rint#0|dtype-float16',
-    ),
-    ("SegmentMax with an empty input (first dimension 0): scopeflow's shape function rejects "
-     'them at build time (ValueError); TF only at run time (InvalidArgumentError)'): (
-        'rows_segment/SegmentMax#0|empty-first',
-    ),
-    ("SegmentMean with a size-1 input broadcast against its partner: scopeflow's shape "
-     'function rejects them at build time (ValueError); TF only at run time '
-     '(InvalidArgumentError)'): (
-        'rows_segment/SegmentMean-int-toward-zero#0|broadcast',
-    ),
-    ("SegmentMean with an empty input (first dimension 0): scopeflow's shape function rejects "
-     'them at build time (ValueError); TF only at run time (InvalidArgumentError)'): (
-        'rows_segment/SegmentMean#0|empty-first',
-    ),
-    ("SegmentMin with an empty input (first dimension 0): scopeflow's shape function rejects "
-     'them at build time (ValueError); TF only at run time (InvalidArgumentError)'): (
-        'rows_segment/SegmentMin#0|empty-first',
-    ),
-    ("SegmentProd with an empty input (first dimension 0): scopeflow's shape function rejects "
-     'them at build time (ValueError); TF only at run time (InvalidArgumentError)'): (
-        'rows_segment/SegmentProd#0|empty-first',
-    ),
-    ("SegmentSum with a size-1 input broadcast against its partner: scopeflow's shape function"
-     ' rejects them at build time (ValueError); TF only at run time (InvalidArgumentError)'): (
-        'rows_segment/SegmentSum-1d-int64#0|broadcast',
-    ),
-    ("SegmentSum with an empty input (first dimension 0): scopeflow's shape function rejects "
-     'them at build time (ValueError); TF only at run time (InvalidArgumentError)'): (
-        'rows_segment/SegmentSum#0|empty-first',
-    ),
     ("Slice with an empty input (last dimension 0): TF's shape function rejects them at build "
      'time (ValueError); scopeflow only at run time (InvalidArgumentError)'): (
         'rows_array/Slice-3d#0|empty-last',
@@ -355,14 +272,6 @@ _DERIVED_KNOWN = {
      'computes a result; scopeflow raises ValueError at build time'): (
         'rows_nn/Xent-v1-dim0#0|broadcast',
     ),
-    ('SoftmaxCrossEntropyWithLogits with an empty input (last dimension 0): TF computes a '
-     'result; scopeflow raises InvalidArgumentError at run time'): (
-        'rows_nn/Xent-rank3#0|empty-last',
-    ),
-    ('TruncateMod with float16 inputs: TF 2.21 registers no CPU kernel for them '
-     '(InvalidArgumentError at run time); scopeflow computes'): (
-        'rows_math/TruncateMod-float#0|dtype-float16',
-    ),
     ('UnravelIndex with an empty input (first dimension 0): TF raises InvalidArgumentError at '
      'run time; scopeflow computes a result'): (
         'rows_array/UnravelIndex#0|empty-first',
@@ -370,10 +279,6 @@ _DERIVED_KNOWN = {
     ('UnravelIndex with int64 inputs: TF computes a result; scopeflow raises TypeError at '
      'build time'): (
         'rows_array/UnravelIndex#0|dtype-int64',
-    ),
-    ('UpperBound with an empty input (first dimension 0): TF computes a result; scopeflow '
-     'raises InvalidArgumentError at run time'): (
-        'rows_array/UpperBound#0|empty-first',
     ),
     ('owned elsewhere this session: AdjustHue with float16 inputs: TF 2.21 registers no CPU '
      'kernel for them (InvalidArgumentError at run time); scopeflow computes'): (

@@ -208,6 +208,11 @@ def _reshape_dtype(tensor, shape):
 
 def _reshape_kernel(tensor, shape):
     dims = shape.tolist() if shape.ndim == 1 else [int(d) for d in shape]
+    if -1 in dims and 0 in dims and tensor.size == 0:
+        # TF's rule for an empty input and a target with a 0: the -1 takes the product of
+        # the input's non-zero dims over that of the target's ([2, 0] to [-1, 0] is [2, 0]).
+        known = int(np.prod([d for d in dims if d > 0]))
+        dims[dims.index(-1)] = int(np.prod([d for d in tensor.shape if d])) // known
     try:
         return tensor.reshape(dims)
     except ValueError:

@@ -462,6 +462,10 @@ def truncatediv(x, y, name=None) -> Tensor:
 
 # ── TruncateMod (TF registers no gradient) ───────────────────────────────────────────
 def _truncatemod_kernel(x, y):
+    if np.asarray(x).dtype == np.float16:  # TF 2.21 has no half TruncateMod CPU kernel
+        raise errors.InvalidArgumentError(
+            None, None, "No OpKernel was registered to support Op 'TruncateMod' with these "
+                        "attrs: [T=DT_HALF]")
     if _is_int(x) and not np.all(y):
         raise _unexpected_binary_error()
     return np.fmod(x, y)

@@ -505,7 +505,16 @@ def round(x, name=None) -> Tensor:
 
 
 # ── Rint (TF: gradient None) ─────────────────────────────────────────────────────────
-rint_op = OpDef("Rint", shape=same_shape, dtype=_same_dtype_in(FLOATS), kernel=np.rint,
+def _rint_kernel(x):
+    """np.rint; TF 2.21 has no half Rint CPU kernel, so a float16 run fails as TF's does."""
+    if x.dtype == np.float16:
+        raise errors.InvalidArgumentError(
+            None, None, "No OpKernel was registered to support Op 'Rint' with these attrs: "
+            "[T=DT_HALF]")
+    return np.rint(x)
+
+
+rint_op = OpDef("Rint", shape=same_shape, dtype=_same_dtype_in(FLOATS), kernel=_rint_kernel,
                 grad=None, input_names=("x",))
 
 

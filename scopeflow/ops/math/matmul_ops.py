@@ -39,6 +39,10 @@ def _matmul_shape(a, b, *, transpose_a, transpose_b):
 
 
 def _matmul_kernel(a, b, *, transpose_a, transpose_b):
+    if a.dtype.kind == "u":  # TF's OpDef takes unsigned types; its CPU kernels do not
+        raise errors.InvalidArgumentError(
+            None, None, f"No OpKernel was registered to support Op 'MatMul' with these "
+            f"attrs: [T=DT_{dtypes.as_dtype(a.dtype).name.upper()}]")
     a = a.T if transpose_a else a
     b = b.T if transpose_b else b
     if a.shape[1] != b.shape[0]:

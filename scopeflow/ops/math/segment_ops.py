@@ -112,7 +112,8 @@ def _segment_shape(data, segment_ids):
     segment_ids.with_rank(1)
     if data.ndims is not None:
         data.with_rank_at_least(1)
-        data[:1].assert_is_compatible_with(segment_ids)
+        # As TF's: segment_ids' length is checked against data's first dimension only by
+        # the kernel (InvalidArgumentError at run time), not here.
         return TensorShape([None]).concatenate(data[1:])
     return TensorShape(None)
 

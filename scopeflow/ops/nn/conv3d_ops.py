@@ -104,7 +104,9 @@ def _im2col3(xp, k_dhw, out_dhw, strides, dilations):
         xp, shape, (s[0], s[1] * strides[0], s[2] * strides[1], s[3] * strides[2],
                     s[1] * dilations[0], s[2] * dilations[1], s[3] * dilations[2], s[4]),
         writeable=False)
-    return np.ascontiguousarray(view).reshape(n * int(np.prod(out_dhw)), -1)
+    # The column count spelled out: with an empty batch, -1 could not be inferred.
+    return np.ascontiguousarray(view).reshape(n * int(np.prod(out_dhw)),
+                                              int(np.prod(k_dhw)) * c)
 
 
 def _col2im3(dcols, padded_shape, k_dhw, out_dhw, strides, dilations, geo):
@@ -146,6 +148,12 @@ def _conv3d_shape(x, w, *, strides, padding, data_format, dilations):
     if c is not None and ci is not None and c % ci:
         raise ValueError(f"Depth of input ({c}) is not a multiple of input depth of filter "
                          f"({ci})")
+    if c is not None and ci:  # TF's group checks (an empty channel dimension: no groups)
+        if c // ci == 0:
+            raise ValueError("Number of groups must not be 0")
+        if co is not None and co % (c // ci):
+            raise ValueError(f"Depth of output ({co}) is not a multiple of the number of "
+                             f"groups ({c // ci})")
     geo = _geometry3((d, h, wd), (kd, kh, kw), _spatial3(strides, data_format),
                      _spatial3(dilations, data_format), padding)
     out = [o if k is not None else None for (o, _, _), k in zip(geo, (kd, kh, kw))]
@@ -348,6 +356,19 @@ def _pool3d_attrs(op):
     return {k: op.get_attr(k) for k in _POOL3D_ATTRS}
 
 
+def _require_cpu_kernel(op_type, x, missing):
+    """TF 2.21 registers these pools' CPU kernels for fewer dtypes than their OpDefs allow
+    (checked: neither has a half kernel): running one fails at run time as TF's does. (TF
+    has no double AvgPool3D kernel either; scopeflow keeps its own, which the op table's
+    float64 gradient checks use.)"""
+    if x.dtype in missing:
+        raise errors.InvalidArgumentError(
+            None, None, f"No OpKernel was registered to support Op '{op_type}' with these "
+            f"attrs: [T={_TF_ENUM_NAMES[x.dtype.type]}]")
+
+
+_TF_ENUM_NAMES = {np.float16: "DT_HALF"}
+
 # ── MaxPool3D ────────────────────────────────────────────────────────────────────────
 def _max_pool3d_dtype(x, **attrs):
     return check_dtype(x, _MAX_POOL3D_TYPES, "input")
@@ -363,6 +384,7 @@ def _max_pool3d_kernel(x, **attrs):
     in (d, h, w) order, padding included as the dtype's lowest value, the running max is
     replaced by each tap unless strictly greater. So a NaN is kept only until a later tap
     replaces it, and a VALID window of -inf pools to -inf (checked against TF 2.21)."""
+    _require_cpu_kernel("MaxPool3D", x, (np.float16,))
     geo, k_dhw, strides = _pool3d_setup(x.shape, attrs)
     pads = [(0, 0)] + [(b, a) for _, b, a in geo] + [(0, 0)]
     xp = np.pad(x, pads, constant_values=np.finfo(x.dtype).min)
@@ -465,6 +487,7 @@ avg_pool3d_op = OpDef("AvgPool3D", shape=_pool3d_shape, dtype=_avg_pool3d_dtype,
 
 @avg_pool3d_op.def_kernel
 def _avg_pool3d_kernel(x, **attrs):
+    _require_cpu_kernel("AvgPool3D", x, (np.float16,))
     geo, k_dhw, strides = _pool3d_setup(x.shape, attrs)
     out_dhw = tuple(o for o, _, _ in geo)
     sums = _window_view(_pad3(x, geo), k_dhw, out_dhw, strides).sum(axis=(4, 5, 6))

@@ -96,6 +96,11 @@ def _check_attrs(x_shape, attrs):
     if ratio[0] != 1 or ratio[3] != 1:
         raise InvalidArgumentError(
             None, None, "Pooling is not yet supported on the batch nor channel dimension.")
+    for i, (n, r) in enumerate(zip(x_shape, ratio)):
+        if n < r:  # TF's check (so an empty batch or channel dimension fails too)
+            raise InvalidArgumentError(
+                None, None, f"Pooling ratio is higher than input dimension size for dimension "
+                f"{i}. Input dim size: {n} pooling ratio: {r}")
     return [int(math.floor(n / r)) for n, r in zip(x_shape, ratio)]
 
 
