@@ -38,6 +38,8 @@ class Layer:
     the scope name to open, and the reuse flag to open it with.
     """
 
+    _in_call = False  # inside __call__'s scope (where build() usually runs)
+
     def __init__(self, trainable=True, name=None, dtype=None, _scope=None, _reuse=None,
                  **kwargs):
         if kwargs:
@@ -86,6 +88,19 @@ class Layer:
                    trainable=True, constraint=None):
         """``get_variable(name)`` in the layer's scope, tracked as (non-)trainable weight."""
         trainable = trainable and self.trainable
+        if not self._in_call:
+            # build() called directly, outside a call: TF's layers still name the weights
+            # in their own scope (lstm_cell/kernel, then lstm_cell_1/kernel), and a later
+            # call does not build them again
+            self._set_scope()
+            self.built = True
+            with variable_scope(self._scope, auxiliary_name_scope=False):
+                self._in_call = True
+                try:
+                    return self.add_weight(name, shape, dtype, initializer, regularizer,
+                                           trainable, constraint)
+                finally:
+                    self._in_call = False
         variable = get_variable(name, shape, dtype=dtype or self._dtype,
                                 initializer=initializer, regularizer=regularizer,
                                 trainable=trainable, constraint=constraint)
@@ -135,10 +150,14 @@ class Layer:
         reuse = True if self.built else self._reuse
         with variable_scope(self._scope, reuse=reuse, auxiliary_name_scope=False), \
                 name_scope(self._scope.original_name_scope):
-            if not self.built:
-                self.build(inputs.shape)
-                self.built = True
-            yield
+            self._in_call = True
+            try:
+                if not self.built:
+                    self.build(inputs.shape)
+                    self.built = True
+                yield
+            finally:
+                self._in_call = False
 
     def apply(self, inputs, *args, **kwargs):
         return self(inputs, *args, **kwargs)

@@ -16,8 +16,9 @@ import numbers
 
 from scopeflow.framework import tensor_util
 from scopeflow.framework.api_fallback import missing_attribute
+from scopeflow.framework.dtypes import as_dtype
 from scopeflow.framework.graph import convert_to_tensor, device, name_scope
-from scopeflow.framework.nest import is_sequence, map_structure
+from scopeflow.framework.nest import flatten, is_sequence, map_structure
 from scopeflow.framework.properties import read_only
 from scopeflow.layers.base import Layer
 from scopeflow.ops import array_ops, math_ops
@@ -60,8 +61,12 @@ class RNNCell(Layer):
     """TF1's abstract cell: ``output, new_state = cell(inputs, state)``; subclasses define
     ``state_size``, ``output_size``, ``build`` and ``call(inputs, state)``."""
 
+    _float_only = False  # TF's own cells (tanh/sigmoid inside) refuse integer dtypes
+
     def __init__(self, trainable=True, name=None, dtype=None, **kwargs):
         super().__init__(trainable=trainable, name=name, dtype=dtype, **kwargs)
+        if self._float_only:
+            _check_supported_dtype(dtype)
 
     @property
     def state_size(self):
@@ -78,8 +83,32 @@ class RNNCell(Layer):
                 self._scope = captured
         self._set_scope()
         inputs = convert_to_tensor(inputs)
+        if self._float_only:
+            for t in [inputs, *flatten(state)]:
+                _check_supported_dtype(t.dtype)
         with self._call_scope(inputs):
             return self.call(inputs, state)
+
+    def get_initial_state(self, inputs=None, batch_size=None, dtype=None):
+        """``zero_state`` for ``inputs``' batch size and dtype (or the ones given)."""
+        if inputs is not None:
+            inputs = convert_to_tensor(inputs, name="inputs")
+            if batch_size is not None:
+                static = tensor_util.constant_value(batch_size) \
+                    if hasattr(batch_size, "op") else batch_size
+                if inputs.shape[0].value != static:
+                    raise ValueError("batch size from input tensor is different from the "
+                                     f"input param. Input tensor batch: "
+                                     f"{inputs.shape[0].value}, batch_size: {batch_size}")
+            if dtype is not None and inputs.dtype != dtype:
+                raise ValueError("dtype from input tensor is different from the input param. "
+                                 f"Input tensor dtype: {inputs.dtype}, dtype: {dtype}")
+            batch_size = inputs.shape[0].value or array_ops.shape(inputs)[0]
+            dtype = inputs.dtype
+        if batch_size is None or dtype is None:
+            raise ValueError("batch_size and dtype cannot be None while constructing initial "
+                             f"state: batch_size={batch_size}, dtype={dtype}")
+        return self.zero_state(batch_size, dtype)
 
     def zero_state(self, batch_size, dtype):
         """Zeros shaped ``[batch_size, s]`` for each ``s`` in ``state_size``, nested as it."""
@@ -87,6 +116,12 @@ class RNNCell(Layer):
             return map_structure(
                 lambda size: array_ops.zeros(_batch_shape(batch_size, size), dtype=dtype),
                 self.state_size)
+
+
+def _check_supported_dtype(dtype):
+    if dtype is not None and not (as_dtype(dtype).is_floating or as_dtype(dtype).is_complex):
+        raise ValueError("RNN cell only supports floating point inputs, but received dtype: "
+                         f"{as_dtype(dtype)}")
 
 
 def _input_depth(cell, input_shape):
@@ -100,6 +135,8 @@ def _input_depth(cell, input_shape):
 # ── BasicRNNCell ─────────────────────────────────────────────────────────────────────
 class BasicRNNCell(RNNCell):
     """``output = new_state = activation(concat([inputs, state]) @ kernel + bias)``."""
+
+    _float_only = True
 
     def __init__(self, num_units, activation=None, reuse=None, name=None, dtype=None,
                  **kwargs):
@@ -126,6 +163,8 @@ class BasicRNNCell(RNNCell):
 class GRUCell(RNNCell):
     """A gated recurrent unit: ``gates/`` (reset, update) and ``candidate/`` weights."""
 
+    _float_only = True
+
     def __init__(self, num_units, activation=None, reuse=None, kernel_initializer=None,
                  bias_initializer=None, name=None, dtype=None, **kwargs):
         super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
@@ -140,18 +179,18 @@ class GRUCell(RNNCell):
     def build(self, inputs_shape):
         depth = _input_depth(self, inputs_shape)
         units = self._num_units
-        with variable_scope("gates"):
-            self._gate_kernel = self.add_weight(
-                "kernel", [depth + units, 2 * units], initializer=self._kernel_initializer)
-            self._gate_bias = self.add_weight(
-                "bias", [2 * units], initializer=(self._bias_initializer or
-                                                  init_ops.constant_initializer(1.0)))
-        with variable_scope("candidate"):
-            self._candidate_kernel = self.add_weight(
-                "kernel", [depth + units, units], initializer=self._kernel_initializer)
-            self._candidate_bias = self.add_weight(
-                "bias", [units], initializer=(self._bias_initializer or
-                                              init_ops.zeros_initializer()))
+        # TF's "gates/kernel" names (not a nested variable scope), so that build() called
+        # directly names them in the cell's scope too
+        self._gate_kernel = self.add_weight(
+            "gates/kernel", [depth + units, 2 * units], initializer=self._kernel_initializer)
+        self._gate_bias = self.add_weight(
+            "gates/bias", [2 * units], initializer=(self._bias_initializer or
+                                                    init_ops.constant_initializer(1.0)))
+        self._candidate_kernel = self.add_weight(
+            "candidate/kernel", [depth + units, units], initializer=self._kernel_initializer)
+        self._candidate_bias = self.add_weight(
+            "candidate/bias", [units], initializer=(self._bias_initializer or
+                                                    init_ops.zeros_initializer()))
 
     def call(self, inputs, state):
         gate_inputs = math_ops.matmul(array_ops.concat([inputs, state], 1), self._gate_kernel)
@@ -168,6 +207,8 @@ class GRUCell(RNNCell):
 class BasicLSTMCell(RNNCell):
     """An LSTM without peepholes or projection; gates ``i, j, f, o`` in that order in the
     kernel's columns, ``forget_bias`` added to ``f``."""
+
+    _float_only = True
 
     def __init__(self, num_units, forget_bias=1.0, state_is_tuple=True, activation=None,
                  reuse=None, name=None, dtype=None, **kwargs):
@@ -265,6 +306,8 @@ class LSTMCell(RNNCell):
     """An LSTM with optional peepholes (``w_f_diag``, ``w_i_diag``, ``w_o_diag``), a
     projection of the output (``projection/kernel``) and clipping of ``c`` and of the
     projected output."""
+
+    _float_only = True
 
     def __init__(self, num_units, use_peepholes=False, cell_clip=None, initializer=None,
                  num_proj=None, proj_clip=None, num_unit_shards=None, num_proj_shards=None,

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import numpy as np
 
-from scopeflow.framework import errors
+from scopeflow.framework import errors, nest
 from scopeflow.framework.context import CONTEXT, get_default_session, pushed
 from scopeflow.framework.graph import (
     Graph,
@@ -291,6 +291,8 @@ class Session:
                 pairs = zip(key.components(), _sparse_feed_value(key, value))
             elif isinstance(key, RaggedTensor):  # feeds its row splits and flat values
                 pairs = zip(key._session_components(), _ragged_feed_value(key, value))
+            elif isinstance(key, tuple):  # nested keys (an LSTMStateTuple): TF flattens them
+                return self._resolve_feeds(_flatten_feed_dict(feed_dict))
             else:
                 if type(value) is Tensor:  # here, where TF's message can show the key given
                     raise _tensor_feed_error(key, value)
@@ -418,6 +420,27 @@ class Session:
             f"This run needs {len(missing)} uninitialized variable(s):\n{listing}\n"
             "Run tf.global_variables_initializer() after building all variables (or restore "
             "them from a checkpoint) before using them.")
+
+
+def _flatten_feed_dict(feed_dict):
+    """``feed_dict`` with each nested-tuple key and its value flattened into pairs (TF's
+    ``nest.flatten_dict_items``, with its errors)."""
+    flat = {}
+    for key, value in feed_dict.items():
+        if isinstance(key, tuple):
+            keys = nest.flatten(key)
+            values = nest.flatten(value) if nest.is_sequence(value) else [value]
+            if len(keys) != len(values):
+                raise ValueError(f"Could not flatten dictionary. Key had {len(keys)} elements, "
+                                 f"but value had {len(values)} elements. Key: {keys}, "
+                                 f"value: {values}.")
+        else:
+            keys, values = [key], [value]
+        for k, v in zip(keys, values):
+            if k in flat:
+                raise ValueError(f"Cannot flatten dict because this key is not unique: {k}")
+            flat[k] = v
+    return flat
 
 
 def _sparse_feed_value(key, value):
