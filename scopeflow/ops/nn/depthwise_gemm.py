@@ -176,8 +176,11 @@ def depthwise_input_grad(in_shape, w, dy, ph, pw):
     width = -(-wd // b) * b + kw - 1
     planes = _planes(dy, top, left, h + kh - 1, width)  # (C * M, ...)
     dx = _correlate(planes, flipped.reshape(kh, kw, c * m, 1), h, wd, b)[:, :, :wd]
-    return np.ascontiguousarray(dx.reshape(n, h, wd, c, m).sum(axis=-1)).astype(dy.dtype,
-                                                                                   copy=False)
+    dx = dx.reshape(n, h, wd, c, m)
+    out = dx[..., 0].copy()  # the multiplier's sum as m - 1 adds (a sum over a tiny
+    for k in range(1, m):    # trailing axis runs element by element in NumPy)
+        out += dx[..., k]
+    return out.astype(dy.dtype, copy=False)
 
 
 def depthwise_filter_grad(x, dy, kh, kw, ph, pw):
