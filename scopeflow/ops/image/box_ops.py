@@ -173,6 +173,8 @@ def _crop_and_resize_kernel(image, boxes, box_ind, crop_size, *, T, method,
         return np.zeros((0, ch, cw, depth), f32)
     vals = _samples(image, np.asarray(box_ind, np.int64), ys, xs, method)
     ok = (yok[:, :, None] & xok[:, None, :])[..., None]
+    if ok.all():
+        return vals
     return np.where(ok, vals, f32(extrapolation_value))
 
 
