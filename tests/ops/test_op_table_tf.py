@@ -140,15 +140,6 @@ _DERIVED_KNOWN = {
      '(InvalidArgumentError at run time); scopeflow computes'): (
         'rows_conv/Conv2DBackpropFilter-dilated#0|dtype-float64',
     ),
-    ("Conv2DBackpropFilter with int64 inputs: TF's op definition rejects the dtype (TypeError "
-     "at build time); scopeflow's dtype rule accepts it"): (
-        'rows_conv/Conv2DBackpropFilter#0|dtype-int64',
-        'rows_conv/Conv2DBackpropFilter-dilated#0|dtype-int64',
-    ),
-    ("Conv2DBackpropInput with int64 inputs: TF's op definition rejects the dtype (TypeError "
-     "at build time); scopeflow's dtype rule accepts it"): (
-        'rows_conv/Conv2DBackpropInput#0|dtype-int64',
-    ),
     ("Conv3D with an empty batch: TF 2.21's kernel hands back its empty input tensor itself "
      "(fetched shape = the input's, while tf.shape gives the static shape); scopeflow returns "
      'the static shape'): (
@@ -164,11 +155,6 @@ _DERIVED_KNOWN = {
      'scopeflow raises InvalidArgumentError at run time'): (
         'rows_conv3d/Conv3DBackpropFilterV2#0|empty-last',
         'rows_conv3d/Conv3DBackpropFilterV2-VALID#0|empty-last',
-    ),
-    ("Conv3DBackpropFilterV2 with int64 inputs: TF's op definition rejects the dtype "
-     "(TypeError at build time); scopeflow's dtype rule accepts it"): (
-        'rows_conv3d/Conv3DBackpropFilterV2#0|dtype-int64',
-        'rows_conv3d/Conv3DBackpropFilterV2-VALID#0|dtype-int64',
     ),
     ('DecodeProtoV2 with an empty input (first dimension 0): TF raises InvalidArgumentError at'
      ' run time; scopeflow computes a result'): (
@@ -276,10 +262,6 @@ _DERIVED_KNOWN = {
      'run time; scopeflow computes a result'): (
         'rows_array/UnravelIndex#0|empty-first',
     ),
-    ('UnravelIndex with int64 inputs: TF computes a result; scopeflow raises TypeError at '
-     'build time'): (
-        'rows_array/UnravelIndex#0|dtype-int64',
-    ),
     ('owned elsewhere this session: AdjustHue with float16 inputs: TF 2.21 registers no CPU '
      'kernel for them (InvalidArgumentError at run time); scopeflow computes'): (
         'rows_image_more/AdjustHue#0|dtype-float16',
@@ -347,20 +329,10 @@ _DERIVED_KNOWN = {
      'time'): (
         'rows_conv/DepthwiseConv2dNativeBackpropFilter#0|empty-last',
     ),
-    ('owned elsewhere this session: DepthwiseConv2dNativeBackpropFilter with int64 inputs: '
-     "TF's op definition rejects the dtype (TypeError at build time); scopeflow's dtype rule "
-     'accepts it'): (
-        'rows_conv/DepthwiseConv2dNativeBackpropFilter#0|dtype-int64',
-    ),
     ('owned elsewhere this session: DepthwiseConv2dNativeBackpropInput with an empty input '
      '(last dimension 0): TF computes a result; scopeflow raises InvalidArgumentError at run '
      'time'): (
         'rows_conv/DepthwiseConv2dNativeBackpropInput#0|empty-last',
-    ),
-    ("owned elsewhere this session: DepthwiseConv2dNativeBackpropInput with int64 inputs: TF's"
-     " op definition rejects the dtype (TypeError at build time); scopeflow's dtype rule "
-     'accepts it'): (
-        'rows_conv/DepthwiseConv2dNativeBackpropInput#0|dtype-int64',
     ),
     ('owned elsewhere this session: DeserializeManySparse with an empty input (first dimension'
      " 0): TF's shape function rejects them at build time (ValueError); scopeflow only at run "

@@ -112,6 +112,12 @@ def unravel_index(indices, dims, name=None) -> Tensor:
     array([[1, 1],
            [0, 1]], dtype=int32)
     """
+    if isinstance(indices, Tensor) and not isinstance(dims, Tensor):
+        # One Tidx for both (TF's op-def conversion): Python dims take the indices' type,
+        # converted inside the op's scope as TF's (UnravelIndex/dims).
+        with name_scope(name, "UnravelIndex", [indices]) as scope:
+            dims = convert_to_tensor(dims, dtype=indices.dtype.base_dtype, name="dims")
+            return unravel_index_op.bind(indices, dims, name=scope)
     return unravel_index_op.bind(indices, dims, name=name)
 
 

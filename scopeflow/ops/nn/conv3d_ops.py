@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from scopeflow.framework import dtypes, errors
-from scopeflow.framework.dtype_groups import FLOATS
+from scopeflow.framework.dtype_groups import FLOATS, INDEX
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype, from_tensors, same_dtype
 from scopeflow.framework.tensor_shape import TensorShape
@@ -208,7 +208,7 @@ def conv3d(input, filter=None, strides=None, padding=None, data_format="NDHWC", 
 
 # ── Conv3DBackpropInputV2 ────────────────────────────────────────────────────────────
 conv3d_backprop_input_v2_op = backprop_op("Conv3DBackpropInputV2", "input", 5, _conv3d_dtype,
-                                          _CONV3D_ATTRS)
+                                          _CONV3D_ATTRS, sizes_types=INDEX)
 
 
 @conv3d_backprop_input_v2_op.def_kernel

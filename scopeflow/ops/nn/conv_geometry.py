@@ -20,8 +20,8 @@ import threading
 
 import numpy as np
 
-from scopeflow.framework import errors
-from scopeflow.framework.opdef import OpDef, from_tensors
+from scopeflow.framework import dtypes, errors
+from scopeflow.framework.opdef import OpDef, check_dtype, from_tensors
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops import array_ops
 from scopeflow.ops.array_ops import _partial_dims
@@ -317,13 +317,23 @@ def sizes_shape(sizes, rank, what):
 
 
 # ── The backprop ops and the gradients, as TF declares them for 2-D, depthwise and 3-D ──
-def backprop_op(op_type, wrt, rank, dtype, attrs, shape=None):
+def _check_sizes(sizes, allowed, what, op_type):
+    """TF's TypeErrors for a sizes input of the wrong integer type (a fixed int32 input
+    words it differently from a type attr's list)."""
+    if len(allowed) == 1 and sizes not in allowed:
+        raise TypeError(f"Input '{what}' of '{op_type}' Op has type {sizes.name} that does "
+                        f"not match expected type of {allowed[0].name}.")
+    check_dtype(sizes, allowed, what)
+
+
+def backprop_op(op_type, wrt, rank, dtype, attrs, shape=None, sizes_types=(dtypes.int32,)):
     """The OpDef of a convolution's gradient with respect to ``wrt`` (``"input"`` or
     ``"filter"``): its inputs are ``(input_sizes, filter, out_backprop)`` or ``(input,
     filter_sizes, out_backprop)``, its static shape the sizes input's value (a ``rank``-D
     ``sizes_shape``, unless ``shape`` gives the rule), its dtype ``dtype`` of the two other
-    inputs, in their order; its gradient ``backprop_input_grad`` or ``backprop_filter_grad``
-    (``conv_family`` names the other ops)."""
+    inputs, in their order (the sizes input one of ``sizes_types``: int32 in TF's OpDefs but
+    Conv3DBackpropInputV2's Tshape); its gradient ``backprop_input_grad`` or
+    ``backprop_filter_grad`` (``conv_family`` names the other ops)."""
     if wrt == "input":
         names = ("input_sizes", "filter", "out_backprop")
 
@@ -331,6 +341,7 @@ def backprop_op(op_type, wrt, rank, dtype, attrs, shape=None):
             return sizes_shape(sizes, rank, "input_sizes")
 
         def dtype_rule(sizes, w, dy, **attrs):
+            _check_sizes(sizes, sizes_types, "input_sizes", op_type)
             return dtype(w, dy)
     else:
         names = ("input", "filter_sizes", "out_backprop")
@@ -339,6 +350,7 @@ def backprop_op(op_type, wrt, rank, dtype, attrs, shape=None):
             return sizes_shape(sizes, rank, "filter_sizes")
 
         def dtype_rule(x, sizes, dy, **attrs):
+            _check_sizes(sizes, sizes_types, "filter_sizes", op_type)
             return dtype(x, dy)
     grad = backprop_input_grad if wrt == "input" else backprop_filter_grad
     return OpDef(op_type, shape=from_tensors(shape or sizes_rule), dtype=dtype_rule,
