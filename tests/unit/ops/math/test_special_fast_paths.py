@@ -48,6 +48,20 @@ def test_erf_and_lgamma_are_the_c_librarys_double_rounded(dtype):
             assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), kernel.__name__
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_digamma_is_the_float64_algorithm_rounded(dtype):
+    """Float digamma takes a fixed shift of 6 where it can, the full recurrence where its
+    bound straddles a rounding: always the float64 algorithm's value, rounded once."""
+    x = (_float32_inputs().astype(dtype) if dtype == np.float32 else
+         np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16))
+    root = np.float32(1.4616321) + np.arange(-500, 500, dtype=np.float32) * np.float32(2**-23)
+    if dtype == np.float32:
+        x = np.concatenate([x, root, np.float32([1e-30, 5.9, 6.1, 1e6])])
+    with np.errstate(all="ignore"):
+        got, want = S._digamma_kernel(x), S._digamma64(x).astype(dtype)
+    assert np.array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
 def test_fast_paths_leave_few_elements_to_the_c_library(monkeypatch):
     """Realistic inputs take the approximation almost everywhere: the C library is called
     for well under 0.1% of them (else the kernels would be as slow as before)."""
