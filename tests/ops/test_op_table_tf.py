@@ -84,21 +84,15 @@ KNOWN.update({
 # -> 'row key|derived case'. A reason starting "owned elsewhere this session" is in a module
 # another engineer owns now; the rest are open divergences (TF quirks where said so).
 _DERIVED_KNOWN = {
+    ('AvgPool with an empty input (last dimension 0): TF computes a result; scopeflow raises '
+     'ValueError at build time'): (
+        'rows_conv/AvgPool-k2s2-VALID-2x4x6x2#0|empty-last',
+    ),
     ('AvgPool3D with float64 inputs: TF 2.21 registers no CPU kernel for them '
      '(InvalidArgumentError at run time); scopeflow computes'): (
         'rows_conv3d/AvgPool3D-k222s222-SAME#0|dtype-float64',
         'rows_conv3d/AvgPool3D-k323s121-VALID#0|dtype-float64',
         'rows_conv3d/AvgPool3D-k332s121-SAME#0|dtype-float64',
-    ),
-    ("BroadcastTo with an empty input (first dimension 0): scopeflow's shape function rejects "
-     'them at build time (ValueError); TF only at run time (InvalidArgumentError)'): (
-        'rows_array/BroadcastTo#0|empty-first',
-        'rows_array/BroadcastTo-inner#0|empty-first',
-    ),
-    ("BroadcastTo with an empty input (last dimension 0): scopeflow's shape function rejects "
-     'them at build time (ValueError); TF only at run time (InvalidArgumentError)'): (
-        'rows_array/BroadcastTo#0|empty-last',
-        'rows_array/BroadcastTo-inner#0|empty-last',
     ),
     ("Conv with an empty batch: TF 2.21's kernel hands back its empty input tensor itself "
      "(fetched shape = the input's, while tf.shape gives the static shape); scopeflow returns "
@@ -207,11 +201,6 @@ _DERIVED_KNOWN = {
     ("LowerBound with an empty input (first dimension 0): scopeflow's shape function rejects "
      'them at build time (ValueError); TF only at run time (InvalidArgumentError)'): (
         'rows_array/LowerBound#0|empty-first',
-    ),
-    ('MaxPool with an empty input (last dimension 0): TF raises ValueError at build time; '
-     'scopeflow computes a result'): (
-        'rows_conv/MaxPool-k2s2-VALID-2x4x6x2#0|empty-last',
-        'rows_conv/MaxPool-int32-ties#0|empty-last',
     ),
     ("ParallelConcat with a size-1 input broadcast against its partner: TF's shape function "
      'rejects them at build time (ValueError); scopeflow only at run time '

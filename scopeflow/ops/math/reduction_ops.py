@@ -466,8 +466,9 @@ def _broadcast_to_shape(x, shape):
         if len(xd) > len(dims):
             raise ValueError(f"Rank of input ({len(xd)}) must be no greater than rank of "
                              f"output shape ({len(dims)}).")
+        # As TF's shape function, an input dim of 0 is left to the kernel (run time).
         for d_in, d_out in zip(xd[::-1], out.as_tuple()[::-1]):
-            if d_in is not None and d_out is not None and d_in != 1 and d_in != d_out:
+            if d_in is not None and d_out is not None and d_in not in (0, 1, d_out):
                 raise ValueError(f"Incompatible shapes: {_dims_str(list(xd))} vs. "
                                  f"{_dims_str(dims)}")
     return out

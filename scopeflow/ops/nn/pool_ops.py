@@ -48,6 +48,9 @@ def _pool_shape(x, *, ksize, strides, padding, data_format):
     kh, kw = spatial(ksize, data_format)
     (oh, _, _), (ow, _, _) = window_geometry(h, w, kh, kw, strides=strides, padding=padding,
                                               data_format=data_format)
+    kc = ksize[1 if data_format.startswith("NC") else -1] if len(ksize) == 4 else 1
+    if padding == "VALID" and c is not None and c < kc:  # TF's depth window (0 channels)
+        raise ValueError(f"Negative dimension size caused by subtracting {kc} from {c}")
     return shape_in_format(n, oh, ow, c, data_format)
 
 
