@@ -84,10 +84,6 @@ KNOWN.update({
 # -> 'row key|derived case'. A reason starting "owned elsewhere this session" is in a module
 # another engineer owns now; the rest are open divergences (TF quirks where said so).
 _DERIVED_KNOWN = {
-    ('AvgPool with an empty input (last dimension 0): TF computes a result; scopeflow raises '
-     'ValueError at build time'): (
-        'rows_conv/AvgPool-k2s2-VALID-2x4x6x2#0|empty-last',
-    ),
     ('AvgPool3D with float64 inputs: TF 2.21 registers no CPU kernel for them '
      '(InvalidArgumentError at run time); scopeflow computes'): (
         'rows_conv3d/AvgPool3D-k222s222-SAME#0|dtype-float64',

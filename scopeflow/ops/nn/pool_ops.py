@@ -48,10 +48,18 @@ def _pool_shape(x, *, ksize, strides, padding, data_format):
     kh, kw = spatial(ksize, data_format)
     (oh, _, _), (ow, _, _) = window_geometry(h, w, kh, kw, strides=strides, padding=padding,
                                               data_format=data_format)
-    kc = ksize[1 if data_format.startswith("NC") else -1] if len(ksize) == 4 else 1
-    if padding == "VALID" and c is not None and c < kc:  # TF's depth window (0 channels)
-        raise ValueError(f"Negative dimension size caused by subtracting {kc} from {c}")
     return shape_in_format(n, oh, ow, c, data_format)
+
+
+def _max_pool_shape(x, *, ksize, strides, padding, data_format):
+    """``_pool_shape``, and TF's MaxPool shape function also slides the depth window (so 0
+    channels under VALID is a ValueError there; AvgPool's does not)."""
+    out = _pool_shape(x, ksize=ksize, strides=strides, padding=padding, data_format=data_format)
+    c = nhwc_dims(static_dims(x, 4, "input"), data_format)[3]
+    kc = ksize[1 if data_format.startswith("NC") else -1] if len(ksize) == 4 else 1
+    if padding == "VALID" and c is not None and c < kc:
+        raise ValueError(f"Negative dimension size caused by subtracting {kc} from {c}")
+    return out
 
 
 def _pool_setup(op_type, kind, in_shape, attrs):
@@ -112,7 +120,7 @@ def _max_pool_dtype(x, *rest, **attrs):
     return check_dtype(x, REAL, "input")
 
 
-max_pool_op = OpDef("MaxPool", shape=_pool_shape, dtype=_max_pool_dtype,
+max_pool_op = OpDef("MaxPool", shape=_max_pool_shape, dtype=_max_pool_dtype,
                     attrs=_POOL_ATTRS, input_names=("input",))
 
 
