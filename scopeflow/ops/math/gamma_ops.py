@@ -229,7 +229,7 @@ def _betacf(a, b, x):
     """The continued fraction of ``I_x(a, b)`` (modified Lentz), for ``x`` below the mean.
 
     Each element iterates until its own step no longer counts. The state lives in arrays
-    of the elements still iterating, compacted only once a tenth of them has finished
+    of the elements still iterating, compacted only once 40% of them have finished
     (finished ones ride along, their results already taken), not gathered and scattered
     back every step."""
     qab, qap, qam = a + b, a + 1.0, a - 1.0
@@ -248,7 +248,7 @@ def _betacf(a, b, x):
             left = np.count_nonzero(live)
             if left == 0:
                 return out
-            if left < 0.9 * live.size:
+            if left < 0.6 * live.size:
                 state = [v[live] for v in state]
                 live = np.ones(left, bool)
     out[state[0][live]] = state[9][live]
