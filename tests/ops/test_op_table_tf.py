@@ -185,11 +185,6 @@ _DERIVED_KNOWN = {
         'rows_nn/FusedBatchNormV3#0|empty-last',
         'rows_nn/FusedBatchNormV3-inference#0|empty-last',
     ),
-    ('GatherV2 with an empty input (first dimension 0): TF raises InvalidArgumentError at run '
-     'time; scopeflow computes a result'): (
-        'rows_array/GatherV2-batch_dims#0|empty-first',
-        'rows_array/GatherV2-batch_dims-axis2#0|empty-first',
-    ),
     ("Igamma with float16 inputs: scopeflow's shape function rejects them at build time "
      '(TypeError); TF only at run time (InvalidArgumentError)'): (
         'rows_math_more/Igamma-half_broadcast#0|dtype-float16',

@@ -287,6 +287,11 @@ def _gather_kernel(params, indices, axis, *, batch_dims):
         if out is None:
             _gather_index_error(indices, n)
     else:
+        for d in builtins.range(batch_dims):  # TF's check, before any index is read
+            if params.shape[d] != indices.shape[d]:
+                raise InvalidArgumentError(
+                    None, None, f"params.shape[{d}]: {params.shape[d]} should be equal to "
+                    f"indices.shape[{d}]: {indices.shape[d]}")
         if indices.size and indices.max() >= n:
             _gather_index_error(indices, n)
         batch = params.shape[:batch_dims]
