@@ -492,10 +492,14 @@ def _reduction_axes(sp_input, axis):
     """TF's math_ops._ReductionDims for a SparseTensor: every axis when ``axis`` is None."""
     if axis is not None:
         return axis
-    rank = sp_input.shape.ndims
-    if rank is not None:
-        return convert_to_tensor(np.arange(rank, dtype=np.int32))
-    return math_ops.range(0, array_ops.rank(sp_input))
+    # As TF: the rank is known when ``dense_shape``'s length is; otherwise it is the
+    # ``Size`` of ``dense_shape`` at run time (TF's ``rank`` of a SparseTensor, op "Rank").
+    rank = sp_input.dense_shape.shape.as_tuple()
+    if rank is not None and rank[0]:
+        return convert_to_tensor(np.arange(rank[0], dtype=np.int32))
+    with name_scope(None, "Rank", [sp_input.dense_shape]) as scope:
+        rank = array_ops.size_op.bind(sp_input.dense_shape, out_type=dtypes.int32, name=scope)
+    return math_ops.range(0, rank)
 
 
 def _keepdims(keepdims, keep_dims):
