@@ -12,6 +12,8 @@ fed to every call. Calling it is one call of the function compiled for the sessi
 from __future__ import annotations
 
 from scopeflow.data import structure as st
+from scopeflow.data.dataset_ops import Dataset
+from scopeflow.data.dataset_values import DatasetSpec, DatasetValue, ElementDataset
 from scopeflow.framework.func_graph import FuncGraph, FunctionKind
 from scopeflow.framework.graph import convert_to_tensor, get_default_graph, name_scope
 from scopeflow.framework.sparse_tensor import SparseTensor
@@ -40,7 +42,10 @@ class TracedFunction:
         with name_scope(name), ctx.entered(graph):
             self.args = ctx.inputs = [loop_var(s.dtype, s.shape, name=f"args_{i}")
                                       for i, s in enumerate(st.specs(input_structure))]
-            packed = st.pack(input_structure, self.args)
+            # a dataset-valued component is seen as a dataset (its variant is fed per call)
+            packed = st.pack(input_structure, [
+                ElementDataset(spec, a) if isinstance(spec, DatasetSpec) else a
+                for spec, a in zip(st.specs(input_structure), self.args)])
             if unpack_args and isinstance(packed, tuple) and not hasattr(packed, "_fields"):
                 result = fn(*packed)
             else:
@@ -51,8 +56,7 @@ class TracedFunction:
                 self.output_structure = None
                 # What the returned dataset needs of this function (its values computed
                 # here, fetched per call; outside values come from the caller's env).
-                ctx.aux_outputs[_DATASET] = [t for t in result._captures()
-                                             if t._op._cf_context is ctx]
+                ctx.aux_outputs[_DATASET] = self._inside(result)
             else:
                 if isinstance(result, list):
                     result = tuple(result)  # as TF: a list result is a tuple of components
@@ -60,35 +64,83 @@ class TracedFunction:
                     raise NotImplementedError(
                         f"tf.data: {name} returned a SparseTensor; scopeflow's datasets carry "
                         "dense tensors only")
-                flat = [convert_to_tensor(x) for x in st.flatten(result)]
+                leaves = st.flatten(result)
+                # datasets among the results (a map making dataset-valued elements): not
+                # outputs of the plan; each call makes their values (``caller``)
+                self.datasets = {i: x for i, x in enumerate(leaves) if isinstance(x, Dataset)}
+                for i, x in self.datasets.items():
+                    ctx.aux_outputs[f"{_DATASET}{i}"] = self._inside(x)
+                flat = [convert_to_tensor(x) for i, x in enumerate(leaves)
+                        if i not in self.datasets]
                 flat = [t if t._op._cf_context is ctx else array_ops.identity(t)
                         for t in flat]
                 self.results = ctx.outputs = flat
-                self.output_structure = st.pack(result, [st.spec_of(t) for t in flat]) \
-                    if st.is_sequence(result) else st.spec_of(flat[0])
-        self.captures = list(ctx.captures)
+                tensors = iter(flat)
+                out_specs = [DatasetSpec(x._structure) if i in self.datasets
+                             else st.spec_of(next(tensors)) for i, x in enumerate(leaves)]
+                self.output_structure = st.pack(result, out_specs) \
+                    if st.is_sequence(result) else out_specs[0]
+        # plus what datasets it returns need from outside it (their iterators read them)
+        outputs = [self.output] if allow_dataset and hasattr(self.output, "_structure") \
+            else list(getattr(self, "datasets", {}).values())
+        self.captures = list(ctx.captures) + [
+            t for d in outputs for t in d._captures()
+            if t._op._cf_context is not ctx and t not in set(ctx.captures)]
+
+    def _inside(self, dataset):
+        """The tensors ``dataset`` needs that this function computes (not its arguments:
+        their values are the call's)."""
+        args = set(self.args)
+        return [t for t in dataset._captures()
+                if t._op._cf_context is self.context and t not in args]
 
     def caller(self, state, env):
         """A function ``call(flat_args) -> flat_results`` bound to a session and the
         captured values ``env``."""
         fn = state.function(self.context)
-        captured = [env[t] for t in self.captures]
+        captured = [env[t] for t in self.context.captures]
+        if not getattr(self, "datasets", None):
+            def call(flat_args):
+                return fn(list(flat_args) + captured)
+            return call
+        makers = {i: self._value_maker(state, env, i, d) for i, d in self.datasets.items()}
+        n = len(self.results) + len(makers)
 
-        def call(flat_args):
-            return fn(list(flat_args) + captured)
-        return call
+        def call_with_datasets(flat_args):
+            tensors = iter(fn(list(flat_args) + captured))
+            return [makers[i](flat_args) if i in makers else next(tensors) for i in range(n)]
+        return call_with_datasets
+
+    def _value_maker(self, state, env, i, dataset):
+        """``make(flat_args) -> DatasetValue``: the ``i``-th result, a dataset, for a call."""
+        key = f"{_DATASET}{i}"
+        inside = self.context.aux_outputs[key]
+        inner = state.function(self.context, key) if inside else None
+        captured = [env[t] for t in self.context.captures]
+        args = self.args
+
+        def make(flat_args):
+            values = dict(zip(args, flat_args))
+            if inside:
+                values.update(zip(inside, inner(list(flat_args) + captured)))
+            child = env.for_element(values)
+            return DatasetValue(lambda: dataset._make_iterator(state, child))
+        return make
 
     def dataset_caller(self, state, env):
         """For a function returning a Dataset (``flat_map``, ``interleave``): a function
         ``call(flat_args) -> python iterator`` over that dataset for those arguments."""
         dataset = self.output
         inside = self.context.aux_outputs[_DATASET]
-        inner = state.function(self.context, _DATASET)
-        captured = [env[t] for t in self.captures]
+        inner = state.function(self.context, _DATASET) if inside else None
+        captured = [env[t] for t in self.context.captures]
+        args = self.args
 
         def call(flat_args):
             # Each call makes its dataset anew (TF runs the function's dataset ops per
             # element), so shuffles inside start their seed generators afresh.
-            values = dict(zip(inside, inner(list(flat_args) + captured))) if inside else {}
+            values = dict(zip(args, flat_args))
+            if inside:
+                values.update(zip(inside, inner(list(flat_args) + captured)))
             return dataset._make_iterator(state, env.for_element(values))
         return call

@@ -1,0 +1,94 @@
+"""Datasets as elements of datasets: ``window`` makes them, a ``map`` function may return
+them, and ``flat_map``/``interleave``/``map`` functions take them as arguments.
+
+At graph-building time a dataset-valued component is described by a ``DatasetSpec`` (a
+``variant`` scalar, as TF's ``DatasetSpec``, holding the structure of the inner dataset's
+elements). At run time the component is a ``DatasetValue``: how to make an iterator over the
+inner dataset (TF passes a variant tensor holding the dataset). A function traced on such a
+component gets an ``ElementDataset`` for it: a Dataset whose iterator is made from the
+``DatasetValue`` its call was given (the value of the function's ``variant`` argument).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scopeflow.data import structure as st
+from scopeflow.data.dataset_ops import Dataset
+from scopeflow.data.pipeline import End, PyIterator
+from scopeflow.framework import dtypes
+
+__all__ = ["DatasetSpec", "DatasetValue", "ElementDataset", "ListIterator", "element_value"]
+
+
+class DatasetSpec(st.Spec):
+    """A component that is a dataset whose elements have the nested ``Spec``s ``element``."""
+
+    __slots__ = ("element",)
+
+    def __init__(self, element):
+        super().__init__(dtypes.variant, [])
+        self.element = element
+
+    def __repr__(self):
+        # as TF prints it: DatasetSpec(<element's TensorSpecs>, TensorShape([]))
+        return f"DatasetSpec({st.type_specs(self.element)!r}, TensorShape([]))"
+
+
+class DatasetValue:
+    """A dataset-valued component at run time: ``make()`` gives a fresh iterator over it (each
+    consumer of the component reads it from its start, as TF re-iterates a variant)."""
+
+    __slots__ = ("make",)
+
+    def __init__(self, make):
+        self.make = make
+
+    def __repr__(self):
+        return "<DatasetValue>"
+
+
+class ListIterator(PyIterator):
+    """The elements of a list, one after another (a window's component, a saved position
+    being just the index)."""
+
+    def __init__(self, elements):
+        self.elements, self.i = elements, 0
+
+    def next(self):
+        if self.i >= len(self.elements):
+            raise End
+        self.i += 1
+        return self.elements[self.i - 1]
+
+    def get_state(self):
+        return {"i": self.i}
+
+    def set_state(self, state):
+        self.i = int(state["i"])
+
+
+class ElementDataset(Dataset):
+    """The dataset a traced function sees for a dataset-valued argument ``tensor`` (its
+    ``variant`` placeholder): its iterator comes from the ``DatasetValue`` fed there."""
+
+    def __init__(self, spec: DatasetSpec, tensor):
+        self._structure = spec.element
+        self._tensor = tensor
+
+    def _captures(self):
+        return [self._tensor]
+
+    def _iterator(self, state, env):
+        return element_value(env[self._tensor]).make()
+
+
+def element_value(value) -> DatasetValue:
+    """``value`` (an element's component, perhaps wrapped in a 0-d object array by a
+    function's plan) as the ``DatasetValue`` it is."""
+    while not isinstance(value, DatasetValue):
+        if isinstance(value, np.ndarray) and value.shape == () and value.dtype.kind == "O":
+            value = value.item()
+            continue
+        raise TypeError(f"expected a dataset-valued element, got {type(value).__name__}")
+    return value
