@@ -101,9 +101,12 @@ class Layer:
                                            trainable, constraint)
                 finally:
                     self._in_call = False
+        reg_losses = get_default_graph().get_collection_ref(GraphKeys.REGULARIZATION_LOSSES)
+        n_losses = len(reg_losses)
         variable = get_variable(name, shape, dtype=dtype or self._dtype,
                                 initializer=initializer, regularizer=regularizer,
                                 trainable=trainable, constraint=constraint)
+        self._losses.extend(reg_losses[n_losses:])  # the weight's penalty: layer.losses too
         (self._trainable_weights if trainable else self._non_trainable_weights).append(
             variable)
         return variable

@@ -14,8 +14,10 @@ from scopeflow.framework.graph import (
     name_scope,
 )
 from scopeflow.framework.tensor_shape import dimension_value
-from scopeflow.ops import array_ops, math_ops
+from scopeflow.ops import array_ops, constant_op, math_ops
 from scopeflow.ops.control_flow import control_flow_ops
+from scopeflow.ops.control_flow.cond_ops import cond
+from scopeflow.ops.logging import logging_ops
 from scopeflow.state.variables import Variable
 
 
@@ -91,7 +93,25 @@ def _remove_squeezable_dimensions(predictions, labels, weights):
             weights = array_ops.squeeze(weights, [-1])
         elif pr - wr == 1:
             weights = array_ops.expand_dims(weights, [-1])
-    return predictions, labels, weights
+        return predictions, labels, weights
+    return predictions, labels, _match_weights_rank_at_run_time(weights, predictions)
+
+
+def _match_weights_rank_at_run_time(weights, predictions):
+    """TF's run-time form of the squeeze-or-expand above, for ranks unknown while building:
+    a scalar stays, one extra dimension is squeezed, one missing dimension is added."""
+    rank_diff = array_ops.rank(weights) - array_ops.rank(predictions)
+    last = weights.shape.ndims and dimension_value(weights.shape[-1])
+
+    def squeeze():
+        return weights if last not in (None, 1) else array_ops.squeeze(weights, [-1])
+
+    def expand_or_keep():
+        return cond(math_ops.equal(-1, rank_diff),
+                    lambda: array_ops.expand_dims(weights, [-1]), lambda: weights)
+
+    return cond(math_ops.equal(0, array_ops.rank(weights)), lambda: weights,
+                lambda: cond(math_ops.equal(1, rank_diff), squeeze, expand_or_keep))
 
 
 _BROADCAST_ERROR = "weights can not be broadcast to values."
@@ -113,7 +133,8 @@ def _assert_broadcastable(weights, values):
             values_rank = array_ops.rank(values, name="rank")
         wr, vr = weights.shape.ndims, values.shape.ndims
         if wr is None or vr is None:
-            return None
+            return _assert_broadcastable_at_run_time(weights, weights_shape, weights_rank,
+                                                     values, values_shape, values_rank)
         if wr == 0:
             return control_flow_ops.no_op(name="static_scalar_check_success")
         if wr != vr:
@@ -135,6 +156,26 @@ def _assert_broadcastable(weights, values):
                     f"weights.shape={ws}. Received weights={weights}, values={values}")
         del values_rank, weights_rank  # built as TF builds them; the static ranks decided
         return control_flow_ops.no_op(name="static_dims_check_success")
+
+
+def _assert_broadcastable_at_run_time(weights, weights_shape, weights_rank, values,
+                                      values_shape, values_rank):
+    """TF's ``Assert`` for ranks unknown while building: a scalar, or the values' rank with
+    each weight dimension 1 or the values' (fails the run with TF's message)."""
+    is_scalar = math_ops.equal(0, weights_rank, name="is_scalar")
+
+    def same_dims():
+        return math_ops.reduce_all(math_ops.logical_or(
+            math_ops.equal(weights_shape, 1), math_ops.equal(weights_shape, values_shape)))
+
+    def valid_nonscalar():
+        return cond(math_ops.equal(weights_rank, values_rank), same_dims,
+                    lambda: constant_op.constant(False))
+
+    is_valid = cond(is_scalar, lambda: is_scalar, valid_nonscalar, name="is_valid_shape")
+    return logging_ops.Assert(
+        is_valid, [_BROADCAST_ERROR, "weights.shape=", weights.name, weights_shape,
+                   "values.shape=", values.name, values_shape, "is_scalar=", is_scalar])
 
 
 def _broadcast_weights(weights, values):
