@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 # Dataset's sources and transformations register on import (dataset_ops.builds).
-from scopeflow.data import buffers, experimental, sources, transformations  # noqa: F401
+from scopeflow.data import (  # noqa: F401
+    buffers,
+    experimental,
+    sources,
+    transformations,
+    window_reduce,
+)
 from scopeflow.data.dataset_ops import Dataset
 from scopeflow.data.dataset_spec import DatasetSpec
 from scopeflow.data.dataset_utils import NumpyIterator

@@ -140,6 +140,22 @@ class Dataset(st.ElementDescription):
     def unbatch(self):
         return _BUILDERS["unbatch"](self)
 
+    def window(self, size, shift=None, stride=1, drop_remainder=False):
+        """Windows of the input as elements: each component becomes a dataset of ``size``
+        elements, ``stride`` apart, a window starting every ``shift`` (default ``size``).
+
+        >>> ds = tf.data.Dataset.range(5).window(2).flat_map(lambda w: w.batch(2))
+        >>> nxt = ds.make_one_shot_iterator().get_next(); s = tf.Session()
+        >>> [s.run(nxt).tolist() for _ in range(3)]
+        [[0, 1], [2, 3], [4]]
+        """
+        return _BUILDERS["window"](self, size, shift, stride, drop_remainder)
+
+    def reduce(self, initial_state, reduce_func):
+        """The tensors ``reduce_func(state, element)`` leaves after the last element,
+        starting from ``initial_state`` (one ``ReduceDataset`` op that runs the pipeline)."""
+        return _BUILDERS["reduce"](self, initial_state, reduce_func)
+
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None):
         return _BUILDERS["shuffle"](self, buffer_size, seed, reshuffle_each_iteration)
 
