@@ -15,6 +15,7 @@ import numpy as np
 
 from scopeflow.data import structure as st
 from scopeflow.data.dataset_ops import Dataset
+from scopeflow.data.dataset_spec import DatasetSpec as PublicDatasetSpec
 from scopeflow.data.pipeline import End, PyIterator
 from scopeflow.framework import dtypes
 
@@ -30,9 +31,13 @@ class DatasetSpec(st.Spec):
         super().__init__(dtypes.variant, [])
         self.element = element
 
+    def type_spec(self):
+        """The public spec TF gives such a component: ``tf.data.DatasetSpec``."""
+        return PublicDatasetSpec(st.type_specs(self.element))
+
     def __repr__(self):
         # as TF prints it: DatasetSpec(<element's TensorSpecs>, TensorShape([]))
-        return f"DatasetSpec({st.type_specs(self.element)!r}, TensorShape([]))"
+        return repr(self.type_spec())
 
 
 class DatasetValue:
