@@ -3,7 +3,8 @@
 ``tf.contrib.layers`` (``fully_connected``, ``conv2d``, ``batch_norm``, the Xavier and
 variance-scaling initializers, the l1/l2 regularizers...), ``tf.contrib.losses`` (slim's
 losses, TF 1.15's argument order and weighting), ``tf.contrib.rnn`` (the RNN cells and the
-static drivers) and ``arg_scope`` (slim's ``arg_scope``, also in ``tf.contrib.framework``)
+static drivers), ``tf.contrib.seq2seq`` (decoders, helpers, ``dynamic_decode``,
+``sequence_loss``) and ``arg_scope`` (slim's ``arg_scope``, also in ``tf.contrib.framework``)
 are modules here. ``tf.contrib.slim``, ``tf.contrib.framework``,
 ``tf.contrib.learn.datasets`` (MNIST) and TF 1.x's deeper paths
 (``tensorflow.contrib.learn.python.learn.datasets.mnist``...) map onto these and the core API
@@ -13,11 +14,11 @@ through the table of ``scopeflow/python/module_paths.py``. Any other ``tf.contri
 
 import importlib
 
-from scopeflow.contrib import layers, losses, rnn
+from scopeflow.contrib import layers, losses, rnn, seq2seq
 from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.python import install, is_module_path
 
-__all__ = ["layers", "losses", "rnn"]
+__all__ = ["layers", "losses", "rnn", "seq2seq"]
 
 install()
 

@@ -1,0 +1,18 @@
+"""``tf.contrib.seq2seq`` as TF 1.15 had it (the NMT tutorial's stack): the decoders,
+helpers, ``dynamic_decode``, ``sequence_loss`` and ``tile_batch``."""
+
+from scopeflow.contrib.seq2seq.basic_decoder import BasicDecoder, BasicDecoderOutput
+from scopeflow.contrib.seq2seq.beam_search_decoder import tile_batch
+from scopeflow.contrib.seq2seq.decoder import Decoder, dynamic_decode
+from scopeflow.contrib.seq2seq.helper import GreedyEmbeddingHelper, Helper, TrainingHelper
+from scopeflow.contrib.seq2seq.loss import sequence_loss
+from scopeflow.framework.api_fallback import missing_attribute
+
+__all__ = ["BasicDecoder", "BasicDecoderOutput", "Decoder", "dynamic_decode",
+           "GreedyEmbeddingHelper", "Helper", "TrainingHelper", "sequence_loss", "tile_batch"]
+
+
+def __getattr__(name):
+    """A TF 1.x name scopeflow lacks raises NotImplementedError naming it
+    (scopeflow/framework/api_fallback.py)."""
+    raise missing_attribute(__name__, name)
