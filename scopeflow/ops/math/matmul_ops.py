@@ -15,7 +15,7 @@ from scopeflow.ops.array.shape_ops import reshape
 from scopeflow.ops.array.shape_ops import shape as shape_of
 from scopeflow.ops.array.slicing_ops import concat
 from scopeflow.ops.math.arithmetic_ops import conj
-from scopeflow.ops.math.blas import gemm
+from scopeflow.ops.math.blas import gemm, split_rows
 from scopeflow.ops.math.reduction_ops import reduce_prod
 from scopeflow.ops.op_helpers import _same_dtype_in
 
@@ -112,12 +112,54 @@ def _batch_matmul_kernel(x, y, *, adj_x, adj_y):
     x = _adjoint(x) if adj_x else x
     y = _adjoint(y) if adj_y else y
     try:
-        return np.matmul(x, y)
+        batch = np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
+        if x.ndim < 2 or y.ndim < 2 or x.shape[-1] != y.shape[-2]:
+            raise ValueError
     except ValueError:
         raise errors.InvalidArgumentError(
             None, None, f"Matrix size-incompatible or batch dims not broadcastable: "
             f"In[0]: {shape_str(TensorShape(np.shape(x)))}, "
             f"In[1]: {shape_str(TensorShape(np.shape(y)))}") from None
+    m, k = x.shape[-2:]
+    n = y.shape[-1]
+    if m * n * k <= _OPENBLAS_SINGLE_THREAD_MNK:
+        return np.matmul(x, y)  # OpenBLAS runs each of these on one thread by itself
+    return _split_batch_matmul(x, y, batch, m, n, k)
+
+
+# OpenBLAS's own cut-off (blas.py's): per-matrix products this small never use its threads.
+_OPENBLAS_SINGLE_THREAD_MNK = 65536 * 4
+
+
+def _split_batch_matmul(x, y, batch, m, n, k):
+    """``np.matmul(x, y)`` on one OpenBLAS thread, a large batch split over two Python
+    threads along its first axis (``blas.split_rows``, as MatMul's ``gemm``).
+
+    NOTE: OpenBLAS's own threads spin while they wait for each other; on a busy 2-core
+    machine eight 256x256 products took 10x longer with them. Splitting the batch leaves
+    each matrix's product (and its BLAS/non-BLAS choice) as before, so the bits are the
+    same. A 2-D product is not split by rows: a one-row half would be a GEMV, not a GEMM.
+    """
+    out = np.empty(batch + (m, n), np.result_type(x, y))
+    if not batch:
+        split_rows(lambda lo, hi: np.matmul(x, y, out=out), 1, flops=0.0)
+        return out
+
+    def part(a, lo, hi):  # ``a``'s share of the output's first batch axis
+        if a.ndim - 2 < len(batch) or a.shape[0] == 1:
+            return a  # broadcast along that axis
+        return a[lo:hi]
+
+    def task(lo, hi):
+        np.matmul(part(x, lo, hi), part(y, lo, hi), out=out[lo:hi])
+
+    split_rows(task, batch[0], flops=2.0 * np.prod(batch, dtype=np.float64) * m * n * k,
+               min_flops=_PARALLEL_FLOPS)
+    return out
+
+
+# Below this many flops a second thread's hand-off costs more than it saves.
+_PARALLEL_FLOPS = 2e7
 
 
 batch_matmul_op = OpDef("BatchMatMulV2", shape=broadcasting(_batch_matmul_shape),
