@@ -1,6 +1,15 @@
 """``tf.contrib.seq2seq`` as TF 1.15 had it (the NMT tutorial's stack): the decoders,
 helpers, ``dynamic_decode``, ``sequence_loss`` and ``tile_batch``."""
 
+from scopeflow.contrib.seq2seq.attention_wrapper import (
+    AttentionMechanism,
+    AttentionWrapper,
+    AttentionWrapperState,
+    BahdanauAttention,
+    LuongAttention,
+    hardmax,
+    safe_cumprod,
+)
 from scopeflow.contrib.seq2seq.basic_decoder import BasicDecoder, BasicDecoderOutput
 from scopeflow.contrib.seq2seq.beam_search_decoder import tile_batch
 from scopeflow.contrib.seq2seq.decoder import Decoder, dynamic_decode
@@ -9,7 +18,9 @@ from scopeflow.contrib.seq2seq.loss import sequence_loss
 from scopeflow.framework.api_fallback import missing_attribute
 
 __all__ = ["BasicDecoder", "BasicDecoderOutput", "Decoder", "dynamic_decode",
-           "GreedyEmbeddingHelper", "Helper", "TrainingHelper", "sequence_loss", "tile_batch"]
+           "GreedyEmbeddingHelper", "Helper", "TrainingHelper", "sequence_loss", "tile_batch",
+           "AttentionMechanism", "AttentionWrapper", "AttentionWrapperState",
+           "BahdanauAttention", "LuongAttention", "hardmax", "safe_cumprod"]
 
 
 def __getattr__(name):
