@@ -95,6 +95,9 @@ class Dataset(st.ElementDescription):
 
     @staticmethod
     def from_tensors(tensors):
+        if any(isinstance(x, Dataset) for x in st.flatten(tensors)):
+            # an element holding datasets (``window_reduce``'s source)
+            return _BUILDERS["from_tensors_with_datasets"](tensors)
         return _BUILDERS["from_tensors"](tensors)
 
     @staticmethod

@@ -14,7 +14,7 @@ import numpy as np
 
 from scopeflow.data import pipeline as pl
 from scopeflow.data import structure as st
-from scopeflow.data.dataset_ops import _scalar_int, _Unary, _unique, builds
+from scopeflow.data.dataset_ops import Dataset, _node_id, _scalar_int, _Unary, _unique, builds
 from scopeflow.data.dataset_values import DatasetSpec, DatasetValue, ListIterator
 from scopeflow.data.functions import TracedFunction
 from scopeflow.framework import dtypes, errors
@@ -102,6 +102,32 @@ class _WindowIterator(pl.OneInput):
         self.inner.set_state(state["inner"])
         self.buffer = [list(e) for e in state["buffer"]]
         self.skip, self.ended = int(state["skip"]), bool(state["ended"])
+
+
+# ── from_tensors of datasets ──────────────────────────────────────────────────────────
+@builds("from_tensors_with_datasets")
+class _TensorsWithDatasets(Dataset):
+    """``Dataset.from_tensors`` of a structure holding datasets: one element whose dataset
+    components are those datasets (each read from its start by whoever reads it)."""
+
+    def __init__(self, tensors):
+        self._id = _node_id()
+        leaves = st.flatten(tensors)
+        self._leaves = [x if isinstance(x, Dataset) else
+                        convert_to_tensor(x, name=f"component_{i}")
+                        for i, x in enumerate(leaves)]
+        self._structure = st.pack(tensors, [
+            DatasetSpec(x._structure) if isinstance(x, Dataset) else st.spec_of(x)
+            for x in self._leaves])
+
+    def _captures(self):
+        return _unique([t for x in self._leaves
+                        for t in (x._captures() if isinstance(x, Dataset) else [x])])
+
+    def _iterator(self, state, env):
+        element = [DatasetValue(lambda x=x: x._make_iterator(state, env))
+                   if isinstance(x, Dataset) else env[x] for x in self._leaves]
+        return ListIterator([element])
 
 
 # ── reduce ───────────────────────────────────────────────────────────────────────────

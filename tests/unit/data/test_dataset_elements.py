@@ -57,6 +57,13 @@ CASES = {
         .interleave(lambda d: d, cycle_length=2)),
     "map_dataset_filter": lambda: _values(
         R(4).map(lambda x: R(x)).filter(lambda d: True).flat_map(lambda d: d)),
+    "from_tensors_dataset": lambda: _values(
+        tf.data.Dataset.from_tensors(R(3)).repeat(2).flat_map(lambda d: d)),
+    "from_tensors_mixed": lambda: _values(
+        tf.data.Dataset.from_tensors((np.int64(5), R(3)))
+        .flat_map(lambda x, d: d.map(lambda y: y + x))),
+    "window_interleave": lambda: _values(
+        R(7).window(3).interleave(lambda w: w, cycle_length=2, block_length=2)),
     "reduce": lambda: _reduce(lambda: R(5).reduce(np.int64(0), lambda a, x: a + x)),
     "reduce_tuple": lambda: _reduce(lambda: R(5).reduce(
         (np.int64(0), np.int64(1)), lambda s, x: (s[0] + x, s[1] * (x + 1)))),
@@ -118,6 +125,12 @@ def test_map_returning_datasets(ours):
     assert ours["map_dataset_tuple"] == [1, 2, 12, 3, 13, 23]
     assert ours["map_dataset_interleave"] == [1, 2, 2, 3, 3, 3]
     assert ours["map_dataset_filter"] == [0, 0, 1, 0, 1, 2]
+
+
+def test_from_tensors_of_datasets(ours):
+    assert ours["from_tensors_dataset"] == [0, 1, 2, 0, 1, 2]
+    assert ours["from_tensors_mixed"] == [5, 6, 7]
+    assert ours["window_interleave"] == [0, 1, 3, 4, 2, 5, 6]
 
 
 def test_reduce(ours):
