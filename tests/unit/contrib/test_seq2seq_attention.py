@@ -291,3 +291,34 @@ def test_attention_wrapper_matches_tf(tf1):
         for key, value in want.items():
             np.testing.assert_allclose(got[key], np.asarray(value, np.float32), rtol=1e-5,
                                        atol=1e-5, err_msg=f"{case[0]} {key}")
+
+
+def test_gradients_match_finite_differences():
+    """d(loss)/d(weights) through the while loop, the masking and the softmax, against
+    central differences of the forward run (float64)."""
+    mem = MEMORY.astype(np.float64)
+    with tf.Graph().as_default():
+        m = BahdanauAttention(3, mem, memory_sequence_length=[5, 2], normalize=True,
+                              dtype=tf.float64)
+        cell = AttentionWrapper(tf.nn.rnn_cell.BasicRNNCell(H, dtype=tf.float64), m,
+                                attention_layer_size=2)
+        out, _ = tf.nn.dynamic_rnn(cell, INPUTS.astype(np.float64), dtype=tf.float64)
+        loss = tf.reduce_sum(tf.sin(out))
+        variables = tf.trainable_variables()
+        grads = tf.gradients(loss, variables)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for var, grad in zip(variables, sess.run(grads)):
+                value = sess.run(var)
+                flat = value.reshape(-1)
+                for i in range(0, flat.size, max(1, flat.size // 3)):
+                    numeric = []
+                    for step in (1e-6, -1e-6):
+                        bumped = flat.copy()
+                        bumped[i] += step
+                        var.load(bumped.reshape(value.shape), sess)
+                        numeric.append(sess.run(loss))
+                    var.load(value, sess)
+                    np.testing.assert_allclose(grad.reshape(-1)[i],
+                                               (numeric[0] - numeric[1]) / 2e-6,
+                                               rtol=1e-4, atol=1e-6, err_msg=var.name)
