@@ -6,8 +6,11 @@ from scopeflow.contrib.seq2seq.attention_wrapper import (
     AttentionWrapper,
     AttentionWrapperState,
     BahdanauAttention,
+    BahdanauMonotonicAttention,
     LuongAttention,
+    LuongMonotonicAttention,
     hardmax,
+    monotonic_attention,
     safe_cumprod,
 )
 from scopeflow.contrib.seq2seq.basic_decoder import BasicDecoder, BasicDecoderOutput
@@ -20,7 +23,8 @@ from scopeflow.framework.api_fallback import missing_attribute
 __all__ = ["BasicDecoder", "BasicDecoderOutput", "Decoder", "dynamic_decode",
            "GreedyEmbeddingHelper", "Helper", "TrainingHelper", "sequence_loss", "tile_batch",
            "AttentionMechanism", "AttentionWrapper", "AttentionWrapperState",
-           "BahdanauAttention", "LuongAttention", "hardmax", "safe_cumprod"]
+           "BahdanauAttention", "LuongAttention", "hardmax", "safe_cumprod",
+           "monotonic_attention", "BahdanauMonotonicAttention", "LuongMonotonicAttention"]
 
 
 def __getattr__(name):

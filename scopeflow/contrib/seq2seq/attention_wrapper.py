@@ -19,6 +19,7 @@ TF 1.x checkpoints load.
 from __future__ import annotations
 
 import collections
+import functools
 import math
 
 import numpy as np
@@ -30,15 +31,18 @@ from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.layers.base import Layer
 from scopeflow.layers.core import Dense
 from scopeflow.ops import array_ops, math_ops, nn_ops
+from scopeflow.ops.control_flow import functional_ops
 from scopeflow.ops.control_flow.tensor_array_ops import TensorArray
 from scopeflow.ops.logging import check_ops
 from scopeflow.ops.math import reduction_ops, scan_ops
+from scopeflow.ops.random import random_ops
 from scopeflow.ops.state import init_ops
 from scopeflow.rnn.rnn_cell import RNNCell
 from scopeflow.state.variable_scope import get_variable, variable_scope
 
 __all__ = ["AttentionMechanism", "AttentionWrapper", "AttentionWrapperState",
-           "LuongAttention", "BahdanauAttention", "hardmax", "safe_cumprod"]
+           "LuongAttention", "BahdanauAttention", "hardmax", "safe_cumprod",
+           "monotonic_attention", "BahdanauMonotonicAttention", "LuongMonotonicAttention"]
 
 
 def _dim(tensor, axis):
@@ -282,6 +286,147 @@ def hardmax(logits, name=None):
         logits = convert_to_tensor(logits, name="logits")
         depth = _dim(logits, -1)
         return array_ops.one_hot(math_ops.argmax(logits, -1), depth, dtype=logits.dtype)
+
+
+def monotonic_attention(p_choose_i, previous_attention, mode):
+    """The monotonic attention distribution (Raffel et al., ICML 2017) from the choosing
+    probabilities ``p_choose_i`` and the previous step's attention, both ``[batch, time]``.
+
+    ``mode``: ``'recursive'`` (a ``scan`` over time: exact), ``'parallel'`` (closed form
+    with cumulative sums and products: faster, clipped against division by zero) or
+    ``'hard'`` (``p_choose_i`` all 0 or 1: exact and cheap).
+    """
+    p_choose_i = convert_to_tensor(p_choose_i, name="p_choose_i")
+    previous_attention = convert_to_tensor(previous_attention, name="previous_attention")
+    if mode == "recursive":
+        batch_size = _dim(p_choose_i, 0)
+        # [1, 1 - p[0], ..., 1 - p[-2]]; q[i] = (1 - p[i-1]) q[i-1] + previous[i]
+        shifted_1mp_choose_i = array_ops.concat(
+            [array_ops.ones((batch_size, 1)), 1 - p_choose_i[:, :-1]], 1)
+        q = functional_ops.scan(
+            lambda x, yz: array_ops.reshape(yz[0] * x + yz[1], (batch_size,)),
+            [array_ops.transpose(shifted_1mp_choose_i),
+             array_ops.transpose(previous_attention)],
+            array_ops.zeros((batch_size,)))
+        return p_choose_i * array_ops.transpose(q)
+    if mode == "parallel":
+        cumprod_1mp_choose_i = safe_cumprod(1 - p_choose_i, axis=1, exclusive=True)
+        return p_choose_i * cumprod_1mp_choose_i * scan_ops.cumsum(
+            previous_attention / math_ops.clip_by_value(cumprod_1mp_choose_i, 1e-10, 1.),
+            axis=1)
+    if mode == "hard":
+        # drop the steps before the last chosen one, then keep only the first chosen after
+        p_choose_i *= scan_ops.cumsum(previous_attention, axis=1)
+        return p_choose_i * scan_ops.cumprod(1 - p_choose_i, axis=1, exclusive=True)
+    raise ValueError("mode must be 'recursive', 'parallel', or 'hard'.")
+
+
+def _monotonic_probability_fn(score, previous_alignments, sigmoid_noise, mode, seed=None):
+    """Scores to monotonic alignments: optional pre-sigmoid Gaussian noise (pushes the
+    choices towards 0/1 in training), a sigmoid (a step for ``'hard'``), then
+    ``monotonic_attention``."""
+    if sigmoid_noise > 0:
+        noise = random_ops.random_normal(array_ops.shape(score), dtype=score.dtype, seed=seed)
+        score += sigmoid_noise * noise
+    if mode == "hard":
+        p_choose_i = math_ops.cast(score > 0, score.dtype)
+    else:
+        p_choose_i = math_ops.sigmoid(score)
+    return monotonic_attention(p_choose_i, previous_alignments, mode)
+
+
+class _BaseMonotonicAttentionMechanism(_BaseAttentionMechanism):
+    """Monotonic attention starts from a Dirac at the first memory step (its recurrence
+    needs the previous alignments to sum to one)."""
+
+    def initial_alignments(self, batch_size, dtype):
+        """One-hot at step 0: ``[batch_size, alignments_size]``."""
+        return array_ops.one_hot(array_ops.zeros((batch_size,), dtype=dtypes.int32),
+                                 self._alignments_size, dtype=dtype)
+
+
+def _monotonic_fn(sigmoid_noise, sigmoid_noise_seed, mode):
+    return functools.partial(_monotonic_probability_fn, sigmoid_noise=sigmoid_noise,
+                             mode=mode, seed=sigmoid_noise_seed)
+
+
+def _score_bias(dtype, init):
+    """The learned scalar added to the scores before the sigmoid (``score_bias_init``:
+    negative for long memories)."""
+    return get_variable("attention_score_bias", dtype=dtype, initializer=init)
+
+
+class BahdanauMonotonicAttention(_BaseMonotonicAttentionMechanism):
+    """Bahdanau's additive score plus a learned bias, through monotonic attention instead
+    of a softmax."""
+
+    def __init__(self, num_units, memory, memory_sequence_length=None, normalize=False,
+                 score_mask_value=None, sigmoid_noise=0., sigmoid_noise_seed=None,
+                 score_bias_init=0., mode="parallel", dtype=None,
+                 name="BahdanauMonotonicAttention"):
+        dtype = dtype or dtypes.float32
+        super().__init__(
+            query_layer=Dense(num_units, name="query_layer", use_bias=False, dtype=dtype),
+            memory_layer=Dense(num_units, name="memory_layer", use_bias=False, dtype=dtype),
+            memory=memory, probability_fn=_monotonic_fn(sigmoid_noise, sigmoid_noise_seed, mode),
+            memory_sequence_length=memory_sequence_length,
+            score_mask_value=score_mask_value, name=name)
+        self._num_units = num_units
+        self._normalize = normalize
+        self._name = name
+        self._score_bias_init = score_bias_init
+
+    def __call__(self, query, state):
+        """``(alignments, next_state)``; the next state is the alignments."""
+        with variable_scope(None, default_name="bahdanau_monotonic_attention",
+                            values=[query]):
+            processed_query = self.query_layer(query) if self.query_layer else query
+            attention_v = get_variable("attention_v", [self._num_units], dtype=query.dtype)
+            attention_g = attention_b = None
+            if self._normalize:
+                attention_g = get_variable(
+                    "attention_g", shape=(), dtype=query.dtype,
+                    initializer=init_ops.constant_initializer(math.sqrt(1. / self._num_units)))
+                attention_b = get_variable("attention_b", [self._num_units],
+                                           dtype=query.dtype,
+                                           initializer=init_ops.zeros_initializer())
+            score = _bahdanau_score(processed_query, self._keys, attention_v,
+                                    attention_g=attention_g, attention_b=attention_b)
+            score += _score_bias(processed_query.dtype, self._score_bias_init)
+        alignments = self._probability_fn(score, state)
+        return alignments, alignments
+
+
+class LuongMonotonicAttention(_BaseMonotonicAttentionMechanism):
+    """Luong's multiplicative score plus a learned bias, through monotonic attention."""
+
+    def __init__(self, num_units, memory, memory_sequence_length=None, scale=False,
+                 score_mask_value=None, sigmoid_noise=0., sigmoid_noise_seed=None,
+                 score_bias_init=0., mode="parallel", dtype=None,
+                 name="LuongMonotonicAttention"):
+        dtype = dtype or dtypes.float32
+        super().__init__(
+            query_layer=None,
+            memory_layer=Dense(num_units, name="memory_layer", use_bias=False, dtype=dtype),
+            memory=memory, probability_fn=_monotonic_fn(sigmoid_noise, sigmoid_noise_seed, mode),
+            memory_sequence_length=memory_sequence_length,
+            score_mask_value=score_mask_value, name=name)
+        self._num_units = num_units
+        self._scale = scale
+        self._score_bias_init = score_bias_init
+        self._name = name
+
+    def __call__(self, query, state):
+        """``(alignments, next_state)``; the next state is the alignments."""
+        with variable_scope(None, default_name="luong_monotonic_attention", values=[query]):
+            attention_g = None
+            if self._scale:
+                attention_g = get_variable("attention_g", shape=(), dtype=query.dtype,
+                                           initializer=init_ops.ones_initializer())
+            score = _luong_score(query, self._keys, attention_g)
+            score += _score_bias(query.dtype, self._score_bias_init)
+        alignments = self._probability_fn(score, state)
+        return alignments, alignments
 
 
 class AttentionWrapperState(collections.namedtuple(

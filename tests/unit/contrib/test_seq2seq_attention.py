@@ -16,8 +16,11 @@ from scopeflow.contrib.seq2seq.attention_wrapper import (
     AttentionWrapper,
     AttentionWrapperState,
     BahdanauAttention,
+    BahdanauMonotonicAttention,
     LuongAttention,
+    LuongMonotonicAttention,
     hardmax,
+    monotonic_attention,
     safe_cumprod,
 )
 
@@ -322,3 +325,55 @@ def test_gradients_match_finite_differences():
                     np.testing.assert_allclose(grad.reshape(-1)[i],
                                                (numeric[0] - numeric[1]) / 2e-6,
                                                rtol=1e-4, atol=1e-6, err_msg=var.name)
+
+
+def _monotonic_reference(p, previous):
+    """The recurrence itself: ``q[i] = (1 - p[i-1]) q[i-1] + previous[i]``,
+    ``attention[i] = p[i] q[i]``."""
+    q = np.zeros_like(p)
+    for i in range(p.shape[1]):
+        q[:, i] = previous[:, i] + (q[:, i - 1] * (1 - p[:, i - 1]) if i else 0)
+    return p * q
+
+
+def test_monotonic_attention_modes():
+    rng = np.random.RandomState(3)
+    p = rng.uniform(0.05, 0.95, (3, 6)).astype(np.float32)
+    previous = rng.dirichlet(np.ones(6), 3).astype(np.float32)
+    hard_p = (rng.uniform(size=(3, 6)) > 0.5).astype(np.float32)
+    hard_prev = np.eye(6, dtype=np.float32)[[0, 2, 4]]
+    with tf.Graph().as_default(), tf.Session() as sess:
+        got = sess.run([monotonic_attention(p, previous, "recursive"),
+                        monotonic_attention(p, previous, "parallel"),
+                        monotonic_attention(hard_p, hard_prev, "hard")])
+        with pytest.raises(ValueError, match="mode must be 'recursive', 'parallel', or 'hard'"):
+            monotonic_attention(p, previous, "soft")
+    want = _monotonic_reference(p, previous)
+    np.testing.assert_allclose(got[0], want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got[1], want, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(got[2], _monotonic_reference(hard_p, hard_prev), atol=0)
+
+
+@pytest.mark.parametrize("cls", ["bahdanau", "luong"])
+def test_monotonic_mechanisms_in_the_wrapper(cls):
+    with tf.Graph().as_default():
+        if cls == "bahdanau":
+            m = BahdanauMonotonicAttention(3, MEMORY, memory_sequence_length=[5, 3],
+                                           normalize=True, score_bias_init=-1.0)
+            scope = "bahdanau_monotonic_attention"
+        else:
+            m = LuongMonotonicAttention(H, MEMORY, memory_sequence_length=[5, 3], scale=True,
+                                        score_bias_init=-1.0)
+            scope = "luong_monotonic_attention"
+        cell = AttentionWrapper(tf.nn.rnn_cell.BasicRNNCell(H), m, alignment_history=True)
+        first = cell.zero_state(B, tf.float32).alignments
+        _, state = tf.nn.dynamic_rnn(cell, INPUTS, dtype=tf.float32)
+        names = {v.op.name for v in tf.global_variables()}
+        assert f"rnn/attention_wrapper/{scope}/attention_score_bias" in names
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            first, history = sess.run([first, state.alignment_history.stack()])
+    np.testing.assert_array_equal(first, np.eye(T_MEM, dtype=np.float32)[[0, 0]])
+    assert history.shape == (T_IN, B, T_MEM)
+    assert np.all(history[:, 1, 3:] == 0)  # past the memory's length: sigmoid(-inf) = 0
+    assert np.all(history.sum(-1) <= 1 + 1e-6) and np.all(history >= 0)
