@@ -21,14 +21,16 @@ from scopeflow.framework import dtypes, errors
 from scopeflow.framework.func_graph import FuncGraph, FunctionKind
 from scopeflow.framework.graph import (
     Operation,
+    Tensor,
     control_dependencies,
     convert_to_tensor,
     name_scope,
 )
-from scopeflow.framework.indexed_slices import IndexedSlices
 from scopeflow.framework.nest import assert_same_structure, flatten, pack_sequence_as
 from scopeflow.framework.opdef import OpDef
 from scopeflow.framework.tensor_shape import TensorShape
+from scopeflow.framework.type_spec import NoneTensorSpec, TensorSpec
+from scopeflow.framework.type_spec import _spec_or_none as _registered_spec
 from scopeflow.ops import array_ops
 from scopeflow.ops.constant_op import constant
 from scopeflow.ops.control_flow.tensor_array_ops import TensorArray
@@ -36,7 +38,8 @@ from scopeflow.ops.logging.logging_ops import Assert
 from scopeflow.ops.math_ops import cast, equal, reduce_sum
 
 __all__ = ["cond", "case", "Cond", "most_specific_compatible_shape", "branch_value",
-           "as_flow_structure", "from_flow_structure", "create_if", "switch_case"]
+           "as_flow_structure", "from_flow_structure", "create_if", "switch_case",
+           "composite_spec", "check_same_composites"]
 
 
 class Trace:
@@ -61,18 +64,93 @@ def most_specific_compatible_shape(a: TensorShape, b: TensorShape) -> TensorShap
     return TensorShape([x if x == y else None for x, y in zip(da, db)])
 
 
-# ── TensorArrays and ops as branch or loop values ────────────────────────────────────
+# ── TensorArrays, composites and ops as branch or loop values ────────────────────────
+def composite_spec(x):
+    """The ``TypeSpec`` of ``x`` when it is a composite tensor (a SparseTensor,
+    IndexedSlices, RaggedTensor: any type whose spec is registered), else None. Constructs
+    take such values apart into their component tensors at their boundary and put them back
+    together after it, as TF's ``nest.flatten(..., expand_composites=True)``."""
+    if x is None or isinstance(x, (Tensor, Operation, TensorArray)):
+        return None
+    spec = _registered_spec(x)
+    if spec is None or isinstance(spec, (TensorSpec, NoneTensorSpec)):
+        return None
+    return spec
+
+
+def _leaf_parts(x):
+    """The tensors one leaf crosses a boundary as: a TensorArray's flow, a composite's
+    components, or the leaf itself."""
+    if isinstance(x, TensorArray):
+        return [x.flow]
+    spec = composite_spec(x)
+    if spec is None:
+        return [x]
+    return flatten(spec._to_components(x))
+
+
 def as_flow_structure(structure):
-    """TensorArrays replaced by their flow tensors (what crosses a construct's boundary)."""
-    return [x.flow if isinstance(x, TensorArray) else x for x in flatten(structure)]
+    """The tensors that cross a construct's boundary for ``structure``: TensorArrays
+    replaced by their flow tensors, composites by their component tensors."""
+    return [t for x in flatten(structure) for t in _leaf_parts(x)]
 
 
-def from_flow_structure(structure, flat):
-    """``flat`` packed as ``structure``, flows rebuilt into TensorArrays like the
-    originals."""
-    items = [like._with_flow(t) if isinstance(like, TensorArray) else t
-             for like, t in zip(flatten(structure), flat)]
+def _leaf_width(like, spec):
+    if spec is None:
+        return 1
+    return len(flatten(spec._component_specs))
+
+
+def from_flow_structure(structure, flat, specs=None):
+    """``flat`` packed as ``structure``: flows rebuilt into TensorArrays like the originals,
+    components into composites of the originals' specs (or of ``specs``, one per leaf of
+    ``structure``, None for a plain leaf), which set their static shapes as TF's."""
+    leaves = flatten(structure)
+    if specs is None:
+        specs = [composite_spec(x) for x in leaves]
+    flat = list(flat)
+    items, at = [], 0
+    for like, spec in zip(leaves, specs):
+        n = _leaf_width(like, spec)
+        part = flat[at:at + n]
+        at += n
+        if isinstance(like, TensorArray):
+            items.append(like._with_flow(part[0]))
+        elif spec is not None:
+            _narrow_shapes(part, spec)
+            items.append(spec._from_components(pack_sequence_as(spec._component_specs, part)))
+        else:
+            items.append(part[0])
     return pack_sequence_as(structure, items)
+
+
+def _narrow_shapes(tensors, spec):
+    """Gives each component tensor the static shape ``spec`` knows for it (TF's specs set
+    them as they rebuild a value: a RaggedTensor's ``row_splits`` from its row count)."""
+    for t, c in zip(tensors, flatten(spec._component_specs)):
+        if isinstance(t, Tensor) and t.shape.is_compatible_with(c.shape):
+            t.set_shape(c.shape)
+
+
+def _composite_key(x):
+    """What two leaves must share to be the same structure with composites expanded: the
+    spec's class and its components' dtypes (TF lets dense shapes, even ranks, differ)."""
+    spec = composite_spec(x)
+    if spec is None:
+        return None
+    return (type(spec), tuple(s.dtype.base_dtype for s in flatten(spec._component_specs)))
+
+
+def check_same_composites(a, b, prefix=""):
+    """TF's ``assert_same_structure(a, b, expand_composites=True)`` for structures that
+    already nest the same way: a composite against a tensor, or composites of different
+    kinds or dtypes, are a ``ValueError`` with TF's message (which shows ``a`` and ``b``)."""
+    for x, y in zip(flatten(a), flatten(b)):
+        if _composite_key(x) != _composite_key(y):
+            raise ValueError(
+                f"{prefix}The two structures don't have the same nested structure.\n\n"
+                f"First structure: type={type(a).__name__} str={a!r}\n\n"
+                f"Second structure: type={type(b).__name__} str={b!r}")
 
 
 def branch_value(x, context, what):
@@ -82,8 +160,6 @@ def branch_value(x, context, what):
     if isinstance(x, Operation):
         with control_dependencies([x]):
             return constant(True, name="Op")
-    if isinstance(x, IndexedSlices):
-        x = convert_to_tensor(x)
     if x is None:
         raise ValueError(f"{what} returned None among its results; return tensors")
     t = convert_to_tensor(x)
@@ -167,7 +243,9 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
     """``true_fn()`` if ``pred`` else ``false_fn()``, as one op running only that branch.
 
     Both functions are called once, while building, under the ``cond/`` name scope; they
-    must return the same structure of tensors (or TensorArrays) with the same dtypes. As
+    must return the same structure of tensors, TensorArrays or composites (SparseTensor,
+    IndexedSlices, RaggedTensor: each output component is a ``cond/Merge``; the result's
+    static shapes are the true branch's, as TF's) with the same dtypes. As
     TF1, a single-element list or tuple result is unpacked unless ``strict=True``.
 
     >>> x = tf.constant(2.0)
@@ -235,10 +313,12 @@ def _trace_branches(graph, scope, false_fn, true_fn):
 def _check_branch_results(true_result, false_result, branches):
     """Checks that the branches return the same structure and dtypes; returns how many
     outputs they have."""
+    prefix = "Incompatible return values of 'true_fn' and 'false_fn': "
     try:
         assert_same_structure(true_result, false_result)
     except ValueError as e:
-        raise ValueError(str(e)) from None
+        raise ValueError(prefix + str(e)) from None
+    check_same_composites(true_result, false_result, prefix)
     t_types = [t.dtype.base_dtype for t in branches[1].outputs]
     f_types = [t.dtype.base_dtype for t in branches[0].outputs]
     if t_types != f_types:

@@ -24,11 +24,14 @@ from scopeflow.framework.graph import convert_to_tensor, name_scope
 from scopeflow.framework.nest import assert_same_structure, flatten, is_sequence
 from scopeflow.framework.opdef import NO_GRADIENT, OpDef
 from scopeflow.framework.tensor_shape import TensorShape, as_shape
+from scopeflow.framework.type_spec import IndexedSlicesSpec, SparseTensorSpec, TypeSpec
 from scopeflow.ops import array_ops
 from scopeflow.ops.control_flow.cond_ops import (
     Trace,
     as_flow_structure,
     branch_value,
+    check_same_composites,
+    composite_spec,
     from_flow_structure,
 )
 from scopeflow.ops.control_flow.tensor_array_ops import add_flow_lists
@@ -129,18 +132,22 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         isinstance(loop_vars, (list, tuple)) and len(loop_vars) == 1
         and not return_same_structure)
     structure = loop_vars if is_sequence(loop_vars) else [loop_vars]
-    with name_scope(name, "while", [x for x in flatten(structure)
-                                    if not hasattr(x, "_with_flow")]) as scope:
+    with name_scope(name, "while", [x for x in flatten(structure) if not
+                                    hasattr(x, "_with_flow") and composite_spec(x) is None]
+                    ) as scope:
         init = [convert_to_tensor(x) for x in as_flow_structure(structure)]
-        invariants = _invariants(structure, init, shape_invariants)
+        specs, invariants = _invariants(structure, init, shape_invariants)
         if maximum_iterations is not None:
             maximum_iterations = _maximum_iterations(maximum_iterations)
         graph = init[0].graph
         loop_fn = FuncGraph(FunctionKind.WHILE_LOOP, parent=graph._state().cf_context,
                             name=scope.rstrip("/"))
-        _trace_loop(loop_fn, graph, cond, body, structure, init, invariants, scope)
+        result = _trace_loop(loop_fn, graph, cond, body, structure, init,
+                             (specs, invariants), scope)
         exits = _create_loop(graph, loop_fn, init, maximum_iterations, back_prop)
-    packed = from_flow_structure(structure, exits)
+    # As TF1, the results take the static shapes of what the body returned.
+    packed = from_flow_structure(structure, exits,
+                                 [composite_spec(x) for x in flatten(result)])
     if single:
         return packed[0]
     return packed if is_sequence(loop_vars) else packed[0]
@@ -165,19 +172,23 @@ def _maximum_iterations(maximum_iterations):
     return maximum_iterations
 
 
-def _trace_loop(loop_fn, graph, cond, body, structure, init, invariants, scope):
+def _trace_loop(loop_fn, graph, cond, body, structure, init, signature, scope):
     """Traces ``cond`` and ``body`` into ``loop_fn`` on loop variables like ``init`` (of
-    shapes ``invariants``), and checks the body's results against them."""
+    ``signature``: each leaf's composite spec or None, and each tensor's invariant shape),
+    checks the body's results against them and returns those results."""
+    specs, invariants = signature
     with loop_fn.entered(graph):
         loop_vars_in = [loop_var(t.dtype.base_dtype, shape)
                         for t, shape in zip(init, invariants)]
-        inside = from_flow_structure(structure, loop_vars_in)
+        inside = from_flow_structure(structure, loop_vars_in, specs)
         c = _loop_cond(cond(*inside), scope)
         result = _body_result(body(*inside), structure)
+        check_same_composites(list(inside), list(result))
         outs = [branch_value(x, loop_fn, "'body'") for x in as_flow_structure(result)]
     _check_body_results(init, outs, invariants)
     loop_fn.inputs, loop_fn.outputs = loop_vars_in, outs
     loop_fn.aux_outputs[COND_ENTRY] = [c]
+    return result
 
 
 def _loop_cond(c, scope):
@@ -221,24 +232,73 @@ def _create_loop(graph, loop_fn, init, maximum_iterations, back_prop):
 
 
 def _invariants(structure, init, shape_invariants):
+    """Each leaf's composite spec (None for a tensor or TensorArray) and each tensor's
+    invariant shape; a composite's come from its spec's components (TF1's
+    ``_shape_invariant_to_type_spec``: a SparseTensor's ``indices`` and ``values`` may
+    change length)."""
+    leaves = flatten(structure)
     if shape_invariants is None:
-        return [t.shape for t in init]
-    flat = flatten(shape_invariants if is_sequence(structure) and
-                   is_sequence(shape_invariants) else [shape_invariants])
-    if len(flat) != len(init):
+        given = [None] * len(leaves)
+    else:
+        given = flatten(shape_invariants if is_sequence(structure) and
+                        is_sequence(shape_invariants) else [shape_invariants])
+    if len(given) != len(leaves):
         raise ValueError("The two structures don't have the same nested structure: "
-                         f"loop_vars has {len(init)} elements and shape_invariants "
-                         f"{len(flat)}")
-    shapes = []
-    for t, s in zip(init, flat):
-        s = as_shape(s) if s is not None else TensorShape(None)
-        if t.dtype.base_dtype is not dtypes.variant and not s.is_compatible_with(t.shape):
-            raise ValueError(f"The shape invariant specified for {t.name} is not compatible "
-                             f"with the initial shape of the loop variable. It enters the "
-                             f"loop with shape {t.shape}, but the specified shape invariant "
-                             f"is {s}.")
-        shapes.append(s if t.dtype.base_dtype is not dtypes.variant else t.shape)
-    return shapes
+                         f"loop_vars has {len(leaves)} elements and shape_invariants "
+                         f"{len(given)}")
+    tensors = iter(init)
+    specs, shapes = [], []
+    for leaf, inv in zip(leaves, given):
+        spec = composite_spec(leaf)
+        if spec is None:
+            specs.append(None)
+            shapes.append(_tensor_invariant(next(tensors), inv))
+            continue
+        spec = _composite_invariant(leaf, spec, inv)
+        specs.append(spec)
+        shapes += [_tensor_invariant(next(tensors), c.shape)
+                   for c in flatten(spec._component_specs)]
+    return specs, shapes
+
+
+def _tensor_invariant(t, s):
+    """The invariant shape ``s`` of loop variable ``t``, checked against its shape."""
+    if s is None:
+        return t.shape
+    s = as_shape(s)
+    if t.dtype.base_dtype is dtypes.variant:
+        return t.shape
+    if not s.is_compatible_with(t.shape):
+        raise ValueError(f"The shape invariant specified for {t.name} is not compatible "
+                         f"with the initial shape of the loop variable. It enters the "
+                         f"loop with shape {t.shape}, but the specified shape invariant "
+                         f"is {s}.")
+    return s
+
+
+def _composite_invariant(value, spec, invariant):
+    """The spec a composite loop variable keeps across iterations (TF's rules): its own
+    spec by default, a given ``TypeSpec``, or one built from a ``TensorShape`` (for a
+    SparseTensor, the shape of its ``dense_shape``; for IndexedSlices, of its values)."""
+    if invariant is None:
+        return spec
+    if isinstance(invariant, TypeSpec):
+        if not invariant.is_compatible_with(value):
+            raise TypeError(f"TypeSpec {invariant!r} is not compatible with {value!r}")
+        return invariant
+    shape = as_shape(invariant)
+    if isinstance(spec, SparseTensorSpec):
+        if shape.ndims is not None and shape.ndims != 1:
+            raise ValueError(f"Expected a shape with 1 dimension. Obtained: {shape} "
+                             f"which has {shape.ndims} dimensions.")
+        rank = None if shape.ndims is None else shape.as_tuple()[0]
+        return SparseTensorSpec(TensorShape(None if rank is None else [None] * rank),
+                                spec.dtype)
+    if isinstance(spec, IndexedSlicesSpec):
+        serial = spec._serialize()
+        return IndexedSlicesSpec(TensorShape([None]).concatenate(shape[1:]), *serial[1:4],
+                                 shape[:1])
+    return type(spec)(shape, *spec._serialize()[1:])
 
 
 def _check_body_results(init, outs, invariants):
