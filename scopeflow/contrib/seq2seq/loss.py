@@ -6,6 +6,7 @@ from __future__ import annotations
 from scopeflow.framework import dtypes
 from scopeflow.framework.graph import name_scope
 from scopeflow.ops import array_ops, math_ops
+from scopeflow.ops.math.statistics_ops import count_nonzero
 from scopeflow.ops.nn.nn_loss_ops import sparse_softmax_cross_entropy_with_logits
 
 __all__ = ["sequence_loss"]
@@ -23,7 +24,7 @@ def _check_ranks(logits, targets, weights):
 def _count(weights, axis=None):
     """How many weights are nonzero, as float32: the divisor of the ``sum_over_*``
     modes."""
-    return math_ops.cast(math_ops.count_nonzero(weights, axis=axis), dtypes.float32)
+    return math_ops.cast(count_nonzero(weights, axis=axis), dtypes.float32)
 
 
 def sequence_loss(logits, targets, weights, average_across_timesteps=True,
