@@ -39,7 +39,7 @@ from scopeflow.ops.math_ops import cast, equal, reduce_sum
 
 __all__ = ["cond", "case", "Cond", "most_specific_compatible_shape", "branch_value",
            "as_flow_structure", "from_flow_structure", "create_if", "switch_case",
-           "composite_spec", "check_same_composites"]
+           "composite_spec", "check_same_composites", "narrow_shapes"]
 
 
 class Trace:
@@ -117,14 +117,14 @@ def from_flow_structure(structure, flat, specs=None):
         if isinstance(like, TensorArray):
             items.append(like._with_flow(part[0]))
         elif spec is not None:
-            _narrow_shapes(part, spec)
+            narrow_shapes(part, spec)
             items.append(spec._from_components(pack_sequence_as(spec._component_specs, part)))
         else:
             items.append(part[0])
     return pack_sequence_as(structure, items)
 
 
-def _narrow_shapes(tensors, spec):
+def narrow_shapes(tensors, spec):
     """Gives each component tensor the static shape ``spec`` knows for it (TF's specs set
     them as they rebuild a value: a RaggedTensor's ``row_splits`` from its row count)."""
     for t, c in zip(tensors, flatten(spec._component_specs)):
