@@ -51,7 +51,7 @@ class _Window(_Unary):
                             ("Window stride", stride)):
             if value <= 0:
                 raise errors.InvalidArgumentError(
-                    None, None, f"{name} must be greater than zero, but got {value}.")
+                    None, None, f"{name} must be greater than zero.")
         return _WindowIterator(self._input._make_iterator(state, env), size, shift, stride,
                                bool(env[self._drop]))
 
