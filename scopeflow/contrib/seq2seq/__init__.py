@@ -15,6 +15,7 @@ from scopeflow.contrib.seq2seq.attention_wrapper import (
 )
 from scopeflow.contrib.seq2seq.basic_decoder import BasicDecoder, BasicDecoderOutput
 from scopeflow.contrib.seq2seq.beam_search_decoder import tile_batch
+from scopeflow.contrib.seq2seq.beam_search_ops import gather_tree
 from scopeflow.contrib.seq2seq.decoder import Decoder, dynamic_decode
 from scopeflow.contrib.seq2seq.helper import GreedyEmbeddingHelper, Helper, TrainingHelper
 from scopeflow.contrib.seq2seq.loss import sequence_loss
@@ -22,6 +23,7 @@ from scopeflow.framework.api_fallback import missing_attribute
 
 __all__ = ["BasicDecoder", "BasicDecoderOutput", "Decoder", "dynamic_decode",
            "GreedyEmbeddingHelper", "Helper", "TrainingHelper", "sequence_loss", "tile_batch",
+           "gather_tree",
            "AttentionMechanism", "AttentionWrapper", "AttentionWrapperState",
            "BahdanauAttention", "LuongAttention", "hardmax", "safe_cumprod",
            "monotonic_attention", "BahdanauMonotonicAttention", "LuongMonotonicAttention"]

@@ -273,3 +273,50 @@ def test_tile_batch():
         a, b = sess.run([tiled[0], tiled[1]["s"]])
     np.testing.assert_array_equal(a, np.repeat(X, 3, axis=0))
     assert b.tolist() == [5, 5, 5, 3, 3, 3, 2, 2, 2]
+
+
+# ── gather_tree ──────────────────────────────────────────────────────────────────────
+def _gather_tree_reference(step, parent, lens, end):
+    """TF 1.15's GatherTree CPU kernel, transcribed loop by loop into NumPy."""
+    max_time, batch, beam = step.shape
+    out = np.full_like(step, end)
+    for b in range(batch):
+        for k in range(beam):
+            length = min(max_time, lens[b])
+            if length <= 0:
+                continue
+            out[length - 1, b, k] = step[length - 1, b, k]
+            p = parent[length - 1, b, k]
+            for level in range(length - 2, -1, -1):
+                out[level, b, k] = step[level, b, p]
+                p = parent[level, b, p]
+            finished = False
+            for t in range(length):
+                if finished:
+                    out[t, b, k] = end
+                elif out[t, b, k] == end:
+                    finished = True
+    return out
+
+
+def test_gather_tree():
+    tf.reset_default_graph()
+    rs = np.random.RandomState(3)
+    step = rs.randint(0, 6, (6, 3, 4)).astype(np.int32)
+    parent = rs.randint(0, 4, (6, 3, 4)).astype(np.int32)
+    lens = np.array([6, 3, 0], np.int32)
+    cases = [s2s.gather_tree(step, parent, lens, end) for end in (2, 9)]
+    ph = tf.placeholder(tf.int32, [None, None, 4])
+    assert cases[0].shape.as_list() == [6, 3, 4]
+    assert s2s.gather_tree(ph, ph, [1], 0).shape.as_list() == [None, None, 4]
+    with pytest.raises(ValueError, match="Shape must be rank 0"):
+        s2s.gather_tree(step, parent, lens, [1])
+    # A hand-checked case (one batch entry, two beams, three steps).
+    small = s2s.gather_tree([[[1, 2]], [[3, 4]], [[5, 6]]], [[[0, 0]], [[0, 0]], [[1, 0]]],
+                            [3], 9)
+    with tf.Session() as sess:
+        got = sess.run(cases + [small])
+    for end, value in zip((2, 9), got):
+        np.testing.assert_array_equal(value, _gather_tree_reference(step, parent, lens, end))
+    # Beam 0: 5 <- beam 1 (4) <- beam 0 (1); beam 1: 6 <- beam 0 (3) <- beam 0 (1).
+    assert got[-1][:, 0].T.tolist() == [[1, 4, 5], [1, 3, 6]]
