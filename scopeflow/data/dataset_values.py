@@ -16,6 +16,7 @@ import numpy as np
 from scopeflow.data import structure as st
 from scopeflow.data.dataset_ops import Dataset
 from scopeflow.data.dataset_spec import DatasetSpec as PublicDatasetSpec
+from scopeflow.data.iterator_state import SavedDataset
 from scopeflow.data.pipeline import End, PyIterator
 from scopeflow.framework import dtypes
 
@@ -42,12 +43,21 @@ class DatasetSpec(st.Spec):
 
 class DatasetValue:
     """A dataset-valued component at run time: ``make()`` gives a fresh iterator over it (each
-    consumer of the component reads it from its start, as TF re-iterates a variant)."""
+    consumer of the component reads it from its start, as TF re-iterates a variant).
+    ``elements``: its values, when it is just a list of them (a window's component), which
+    is what a saved iterator position keeps of it."""
 
-    __slots__ = ("make",)
+    __slots__ = ("make", "elements")
 
-    def __init__(self, make):
+    def __init__(self, make, elements=None):
         self.make = make
+        self.elements = elements
+
+    @classmethod
+    def of_elements(cls, elements):
+        """The dataset of the values ``elements`` (one component each)."""
+        elements = list(elements)
+        return cls(lambda: ListIterator([[e] for e in elements]), elements)
 
     def __repr__(self):
         return "<DatasetValue>"
@@ -92,6 +102,8 @@ def element_value(value) -> DatasetValue:
     """``value`` (an element's component, perhaps wrapped in a 0-d object array by a
     function's plan) as the ``DatasetValue`` it is."""
     while not isinstance(value, DatasetValue):
+        if isinstance(value, SavedDataset):
+            return DatasetValue.of_elements(value.elements)
         if isinstance(value, np.ndarray) and value.shape == () and value.dtype.kind == "O":
             value = value.item()
             continue

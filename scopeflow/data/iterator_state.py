@@ -102,7 +102,20 @@ def _encode(x, level=1):
         return [_encode(v, level + 1) for v in x]
     if x is None or isinstance(x, (bool, int, float, str)):
         return x
+    if getattr(x, "elements", None) is not None:
+        # a dataset-valued component that is a list of values (a window's)
+        return {"__dataset__": _encode(list(x.elements), level + 2)}
     raise TypeError(f"cannot save a {type(x).__name__} in an iterator's state")
+
+
+class SavedDataset:
+    """A dataset-valued component read back from a saved state: its elements' values
+    (``dataset_values.element_value`` makes it a dataset again)."""
+
+    __slots__ = ("elements",)
+
+    def __init__(self, elements):
+        self.elements = elements
 
 
 def _as_bytes(v):
@@ -124,6 +137,8 @@ def _decode(x):
             return out.reshape(shape)
         if "__bytes__" in x:
             return base64.b64decode(_text(x["__bytes__"]))
+        if "__dataset__" in x:
+            return SavedDataset(_decode(x["__dataset__"]))
         if "__dict__" in x:
             if not isinstance(x["__dict__"], dict):
                 raise ValueError("a dict's entry is damaged")

@@ -91,8 +91,7 @@ class _WindowIterator(pl.OneInput):
             raise pl.End
         self.skip = max(0, self.shift - len(self.buffer))
         self.buffer = self.buffer[self.shift:]
-        return [DatasetValue(lambda i=i: ListIterator([[e[i]] for e in window]))
-                for i in range(len(window[0]))]
+        return [DatasetValue.of_elements(e[i] for e in window) for i in range(len(window[0]))]
 
     def get_state(self):
         return {"inner": self.inner.get_state(), "buffer": self.buffer, "skip": self.skip,

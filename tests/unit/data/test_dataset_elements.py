@@ -184,3 +184,27 @@ def test_against_tf(tf1, ours):
             assert ours[key][0] == theirs[key][0]
             continue
         assert ours[key] == theirs[key], key
+
+
+@pytest.mark.parametrize("taken", [1, 2, 4])
+def test_saved_position_inside_a_window(tmp_path, taken):
+    """A position saved while a window is half read resumes on the same next element (the
+    window's values are saved with it)."""
+    prefix = str(tmp_path / "m")
+    with tf.Graph().as_default():
+        ds = tf.data.Dataset.range(9).window(4, 3).flat_map(lambda w: w.batch(3))
+        it = tf.data.make_one_shot_iterator(ds)
+        nxt = it.get_next()
+        tf.add_to_collection(tf.GraphKeys.SAVEABLE_OBJECTS,
+                             tf.data.experimental.make_saveable_from_iterator(it))
+        saver = tf.train.Saver()
+        with tf.Session() as s:
+            head = [s.run(nxt).tolist() for _ in range(taken)]
+            saver.save(s, prefix)
+            rest = [s.run(nxt).tolist() for _ in range(5 - taken)]
+        assert head + rest == [[0, 1, 2], [3], [3, 4, 5], [6], [6, 7, 8]]
+        with tf.Session() as s:
+            saver.restore(s, prefix)
+            assert [s.run(nxt).tolist() for _ in range(5 - taken)] == rest
+            with pytest.raises(tf.errors.OutOfRangeError):
+                s.run(nxt)
