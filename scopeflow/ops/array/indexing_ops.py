@@ -432,6 +432,10 @@ def _unsorted_segment_sum_kernel(data, segment_ids, num_segments):
         ids, rows = ids[keep], rows[keep]
     width = rows.shape[1]
     out_shape = (n,) + data.shape[np.ndim(segment_ids):]
+    if data.dtype.kind == "f" and width >= _SORTED_SUM_MIN_WIDTH and ids.size:
+        out = _sorted_segment_sum(rows, ids, n)
+        if out is not None:
+            return out.reshape(out_shape)
     if data.dtype.kind in "fc" and width:  # one bincount over (segment, column) pairs
         flat = (ids[:, None] * width + np.arange(width)).reshape(-1)
         acc = np.float32 if data.dtype == np.float16 else data.dtype
@@ -446,6 +450,45 @@ def _unsorted_segment_sum_kernel(data, segment_ids, num_segments):
     out = np.zeros((n, width), data.dtype)
     np.add.at(out, ids, rows)
     return out.reshape(out_shape)
+
+
+# Rows at least this wide are summed by sorting the ids (one row per id) rather than by
+# one bincount over every (segment, column) pair, whose flat index costs as much again;
+# the sorted sum takes one vectorised step per row of the longest segment, so it is used
+# only while that is short.
+_SORTED_SUM_MIN_WIDTH = 4
+_SORTED_SUM_MAX_STEPS = 64
+
+
+def _sorted_segment_sum(rows, ids, n):
+    """The bincount path's sums bit for bit, or None when a segment is too long: rows
+    stably sorted by segment and added in that order into float64 zeros, one step per
+    position within a segment (bincount adds each segment's rows in order from +0.0; a
+    reduceat would not keep that order). 1.5x faster for the gradient of
+    extract_image_patches (36864 ids x 64 columns, at most 9 rows a segment)."""
+    order = np.argsort(ids, kind="stable")
+    sorted_ids = ids[order]
+    starts = np.flatnonzero(np.r_[True, sorted_ids[1:] != sorted_ids[:-1]])
+    counts = np.diff(np.r_[starts, ids.size])
+    if counts.max() > _SORTED_SUM_MAX_STEPS:
+        return None
+    steps = int(counts.max())
+    # short segments padded with a zero row: adding +0.0 to
+    # a sum that started at +0.0 leaves its bits as they are
+    pick = starts[:, None] + np.arange(steps)
+    pick = np.where(np.arange(steps) < counts[:, None], order[np.minimum(pick, ids.size - 1)],
+                    ids.size)
+    padded = np.concatenate([rows, np.zeros((1, rows.shape[1]), rows.dtype)])
+    # (position, segment, column): each step adds one contiguous block; np.take is 10x
+    # faster here than fancy indexing
+    dense = np.take(padded, pick.T, axis=0)
+    sums = np.zeros((starts.size, rows.shape[1]), np.float64)
+    for k in builtins.range(steps):
+        sums += dense[k]
+    acc = np.float32 if rows.dtype == np.float16 else rows.dtype
+    out = np.zeros((n, rows.shape[1]), acc)
+    out[sorted_ids[starts]] = sums
+    return out.astype(rows.dtype, copy=False)
 
 
 unsorted_segment_sum_op = OpDef(
