@@ -16,9 +16,10 @@ from scopeflow.data.dataset_ops import Dataset
 from scopeflow.data.dataset_values import DatasetSpec, DatasetValue, ElementDataset
 from scopeflow.framework.func_graph import FuncGraph, FunctionKind
 from scopeflow.framework.graph import convert_to_tensor, get_default_graph, name_scope
-from scopeflow.framework.sparse_tensor import SparseTensor
+from scopeflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from scopeflow.ops import array_ops
 from scopeflow.ops.control_flow.while_ops import loop_var
+from scopeflow.ragged.ragged_tensor import RaggedTensor
 
 __all__ = ["TracedFunction"]
 
@@ -36,16 +37,22 @@ class TracedFunction:
 
     def __init__(self, fn, input_structure, name, allow_dataset=False, unpack_args=True):
         graph = get_default_graph()
+        self.input_structure = input_structure
+        self.leaf_specs = None
         # Nested in the function being traced, if any (flat_map's dataset maps again).
         self.context = ctx = FuncGraph(FunctionKind.DATA_FUNCTION,
                                        parent=graph._state().cf_context, name=name)
         with name_scope(name), ctx.entered(graph):
-            self.args = ctx.inputs = [loop_var(s.dtype, s.shape, name=f"args_{i}")
-                                      for i, s in enumerate(st.specs(input_structure))]
-            # a dataset-valued component is seen as a dataset (its variant is fed per call)
+            self.args = ctx.inputs = [
+                loop_var(s.dtype, s.shape, name=f"args_{i}")
+                for i, s in enumerate(st.component_specs(input_structure))]
+            # a dataset-valued component is seen as a dataset (its variant is fed per call);
+            # a sparse or ragged one as a SparseTensor/RaggedTensor of its components
+            leaf_specs = st.specs(input_structure)
             packed = st.pack(input_structure, [
-                ElementDataset(spec, a) if isinstance(spec, DatasetSpec) else a
-                for spec, a in zip(st.specs(input_structure), self.args)])
+                ElementDataset(spec, a[0]) if isinstance(spec, DatasetSpec)
+                else st.leaf_from_tensors(spec, a)
+                for spec, a in zip(leaf_specs, st.group_components(leaf_specs, self.args))])
             if unpack_args and isinstance(packed, tuple) and not hasattr(packed, "_fields"):
                 result = fn(*packed)
             else:
@@ -60,24 +67,25 @@ class TracedFunction:
             else:
                 if isinstance(result, list):
                     result = tuple(result)  # as TF: a list result is a tuple of components
-                if isinstance(result, SparseTensor):
-                    raise NotImplementedError(
-                        f"tf.data: {name} returned a SparseTensor; scopeflow's datasets carry "
-                        "dense tensors only")
+                result = _sparse_values_as_tensors(result)
                 leaves = st.flatten(result)
                 # datasets among the results (a map making dataset-valued elements): not
                 # outputs of the plan; each call makes their values (``caller``)
                 self.datasets = {i: x for i, x in enumerate(leaves) if isinstance(x, Dataset)}
                 for i, x in self.datasets.items():
                     ctx.aux_outputs[f"{_DATASET}{i}"] = self._inside(x)
-                flat = [convert_to_tensor(x) for i, x in enumerate(leaves)
-                        if i not in self.datasets]
+                # SparseTensors and RaggedTensors stay composite: their components are
+                # the function's outputs
+                leaves = [x if i in self.datasets or isinstance(x, (SparseTensor, RaggedTensor))
+                          else convert_to_tensor(x) for i, x in enumerate(leaves)]
+                flat = [t for i, x in enumerate(leaves) if i not in self.datasets
+                        for t in st.components_of(x)]
                 flat = [t if t._op._cf_context is ctx else array_ops.identity(t)
                         for t in flat]
                 self.results = ctx.outputs = flat
-                tensors = iter(flat)
                 out_specs = [DatasetSpec(x._structure) if i in self.datasets
-                             else st.spec_of(next(tensors)) for i, x in enumerate(leaves)]
+                             else st.spec_of(x) for i, x in enumerate(leaves)]
+                self.leaf_specs = out_specs
                 self.output_structure = st.pack(result, out_specs) \
                     if st.is_sequence(result) else out_specs[0]
         # plus what datasets it returns need from outside it (their iterators read them)
@@ -96,7 +104,18 @@ class TracedFunction:
 
     def caller(self, state, env):
         """A function ``call(flat_args) -> flat_results`` bound to a session and the
-        captured values ``env``."""
+        captured values ``env`` (one value per leaf of the element in and out: a sparse or
+        ragged leaf is one SparseTensorValue/RaggedTensorValue)."""
+        call = self._component_caller(state, env)
+        ins, outs = st.specs(self.input_structure), self.leaf_specs or []
+        if not any(isinstance(s, (st.SparseSpec, st.RaggedSpec)) for s in ins + outs):
+            return call
+
+        def call_composite(flat_args):
+            return st.from_components(outs, call(st.to_components(ins, flat_args)))
+        return call_composite
+
+    def _component_caller(self, state, env):
         fn = state.function(self.context)
         captured = [env[t] for t in self.context.captures]
         if not getattr(self, "datasets", None):
@@ -104,11 +123,16 @@ class TracedFunction:
                 return fn(list(flat_args) + captured)
             return call
         makers = {i: self._value_maker(state, env, i, d) for i, d in self.datasets.items()}
-        n = len(self.results) + len(makers)
+        # where each dataset result goes among the results' components
+        at, n = {}, 0
+        for i, spec in enumerate(self.leaf_specs):
+            if i in makers:
+                at[n] = makers[i]
+            n += len(st.component_specs(spec))
 
         def call_with_datasets(flat_args):
             tensors = iter(fn(list(flat_args) + captured))
-            return [makers[i](flat_args) if i in makers else next(tensors) for i in range(n)]
+            return [at[j](flat_args) if j in at else next(tensors) for j in range(n)]
         return call_with_datasets
 
     def _value_maker(self, state, env, i, dataset):
@@ -136,7 +160,10 @@ class TracedFunction:
         captured = [env[t] for t in self.context.captures]
         args = self.args
 
+        ins = st.specs(self.input_structure)
+
         def call(flat_args):
+            flat_args = st.to_components(ins, flat_args)
             # Each call makes its dataset anew (TF runs the function's dataset ops per
             # element), so shuffles inside start their seed generators afresh.
             values = dict(zip(args, flat_args))
@@ -144,3 +171,16 @@ class TracedFunction:
                 values.update(zip(inside, inner(list(flat_args) + captured)))
             return dataset._make_iterator(state, env.for_element(values))
         return call
+
+
+def _sparse_values_as_tensors(result):
+    """``result`` with each SparseTensorValue (a namedtuple, but one sparse leaf, as TF
+    takes it) a SparseTensor."""
+    if isinstance(result, SparseTensorValue):
+        return SparseTensor.from_value(result)
+    if isinstance(result, dict):
+        return type(result)((k, _sparse_values_as_tensors(v)) for k, v in result.items())
+    if isinstance(result, tuple):
+        items = [_sparse_values_as_tensors(v) for v in result]
+        return type(result)(*items) if hasattr(result, "_fields") else tuple(items)
+    return result

@@ -104,14 +104,14 @@ def _replace(resources, name, resource):
 
 
 def _get_next_shape(handle, *, spec):
-    return [s.shape for s in st.specs(spec)]
+    return [s.shape for s in st.component_specs(spec)]
 
 
 def _get_next_dtype(handle, *, spec):
-    return [s.dtype for s in st.specs(spec)]
+    return [s.dtype for s in st.component_specs(spec)]
 
 
-def _next_arrays(run, handle, specs):
+def _next_arrays(run, handle, specs, leaves=None):
     """The iterator's next element as arrays of ``specs``' dtypes, or None at the end."""
     resource = run.state.resources.get(_handle_name(handle))
     if resource is None:
@@ -123,6 +123,9 @@ def _next_arrays(run, handle, specs):
         values = resource.iterator.next()
     except pl.End:
         return None
+    if leaves is not None:
+        # sparse and ragged leaves leave as their components (indices, values, ...)
+        values = st.to_components(leaves, values)
     out = []
     for v, s in zip(values, specs):
         arr = np.asarray(v) if s.dtype != dtypes.string else np.asarray(v, dtype=object)
@@ -137,7 +140,7 @@ def _next_arrays(run, handle, specs):
 
 
 def _get_next_kernel(run, handle, *, spec):
-    out = _next_arrays(run, handle, st.specs(spec))
+    out = _next_arrays(run, handle, st.component_specs(spec), st.specs(spec))
     if out is None:
         raise errors.OutOfRangeError(None, None, "End of sequence")
     return out[0] if len(out) == 1 else tuple(out)
@@ -145,7 +148,7 @@ def _get_next_kernel(run, handle, *, spec):
 get_next_op = OpDef("IteratorGetNext", shape=_get_next_shape, dtype=_get_next_dtype,
                     stateful=True, kernel=_get_next_kernel, grad=NO_GRADIENT,
                     attrs={"spec": None},
-                    num_outputs=lambda attrs, n: len(st.specs(attrs["spec"])))
+                    num_outputs=lambda attrs, n: len(st.component_specs(attrs["spec"])))
 
 
 # ── IteratorGetNextAsOptional ──────────────────────────────────────────────────────────
@@ -349,7 +352,7 @@ class Iterator(st.ElementDescription):
         """The next element (a structure of tensors); ``OutOfRangeError`` at the end."""
         op = get_next_op.create([self._handle], {"spec": self._structure},
                                 name=name or "IteratorGetNext")
-        return st.pack(self._structure, list(op.outputs))
+        return st.pack_tensors(self._structure, list(op.outputs))
 
     def get_next_as_optional(self):
         """The next element as an Optional (``IteratorGetNextAsOptional``): empty at the

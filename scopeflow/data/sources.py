@@ -11,6 +11,7 @@ import sys
 
 import numpy as np
 
+from scopeflow.data import composite
 from scopeflow.data import structure as st
 from scopeflow.data.buffers import _Shuffle
 from scopeflow.data.dataset_ops import (
@@ -24,27 +25,53 @@ from scopeflow.data.dataset_ops import (
 from scopeflow.data.pipeline import End, PyIterator
 from scopeflow.framework import dtypes, errors
 from scopeflow.framework.graph import convert_to_tensor, name_scope
-from scopeflow.framework.sparse_tensor import SparseTensor
+from scopeflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.io import tfrecord
+from scopeflow.ragged.ragged_tensor import RaggedTensor, RaggedTensorValue
 
 __all__ = ["TextLineDataset", "TFRecordDataset", "FixedLengthRecordDataset"]
 
 
 def _as_tensors(tensors, what):
-    if isinstance(tensors, SparseTensor):
-        raise NotImplementedError(f"tf.data.Dataset.{what} of a SparseTensor")
+    """``tensors`` as graph tensors (packed as given) and the flat list of them, for
+    sources that carry dense tensors only."""
+    packed, leaves, flat = _as_elements(tensors)
+    if len(flat) != len(leaves):
+        raise NotImplementedError(f"tf.data.Dataset.{what} of a SparseTensor or RaggedTensor")
+    return packed, flat
+
+
+def _as_elements(tensors):
+    """``tensors`` as graph values (packed as given), the leaf specs and the component
+    tensors the source captures. SparseTensor(Value)s and RaggedTensors stay composite."""
     if isinstance(tensors, list):
         # As TF: a list is one tensor (packed), a tuple is a structure.
-        flat = [convert_to_tensor(tensors, name="component_0")]
-        return flat[0], flat
-    # As TF's tf.data nest: only tuples and dicts nest; a list inside is one tensor too.
-    leaves = _data_leaves(tensors)
-    flat = [convert_to_tensor(x, name=f"component_{i}") for i, x in enumerate(leaves)]
-    return _data_pack(tensors, iter(flat)), flat
+        leaves = [convert_to_tensor(tensors, name="component_0")]
+        packed = leaves[0]
+    else:
+        # As TF's tf.data nest: only tuples and dicts nest; a list inside is one tensor too.
+        leaves = [_as_leaf(x, f"component_{i}")
+                  for i, x in enumerate(_data_leaves(tensors))]
+        packed = _data_pack(tensors, iter(leaves))
+    flat = [t for x in leaves for t in st.components_of(x)]
+    return packed, [st.spec_of(x) for x in leaves], flat
+
+
+def _as_leaf(value, name):
+    if isinstance(value, SparseTensorValue):
+        return SparseTensor.from_value(value)
+    if isinstance(value, RaggedTensorValue):
+        return RaggedTensor.from_nested_row_splits(value.flat_values,
+                                                   value.nested_row_splits)
+    if isinstance(value, (SparseTensor, RaggedTensor)):
+        return value
+    return convert_to_tensor(value, name=name)
 
 
 def _data_leaves(value):
+    if isinstance(value, SparseTensorValue):  # a namedtuple, but one (sparse) leaf
+        return [value]
     if isinstance(value, dict):
         return [x for k in sorted(value) for x in _data_leaves(value[k])]
     if isinstance(value, tuple):
@@ -53,6 +80,8 @@ def _data_leaves(value):
 
 
 def _data_pack(structure, flat):
+    if isinstance(structure, SparseTensorValue):
+        return next(flat)
     if isinstance(structure, dict):
         packed = {k: _data_pack(structure[k], flat) for k in sorted(structure)}
         return type(structure)((k, packed[k]) for k in structure) \
@@ -68,14 +97,14 @@ def _data_pack(structure, flat):
 class _Tensors(Dataset):
     def __init__(self, tensors):
         with name_scope("TensorDataset"):
-            packed, self._flat = _as_tensors(tensors, "from_tensors")
-        self._structure = _structure_like(packed, [st.spec_of(t) for t in self._flat])
+            packed, self._leaves, self._flat = _as_elements(tensors)
+        self._structure = _structure_like(packed, self._leaves)
 
     def _captures(self):
         return list(self._flat)
 
     def _iterator(self, state, env):
-        return _OnceIterator([env[t] for t in self._flat])
+        return _OnceIterator(st.from_components(self._leaves, [env[t] for t in self._flat]))
 
 
 class _OnceIterator(PyIterator):
@@ -101,24 +130,26 @@ class _OnceIterator(PyIterator):
 class _TensorSlices(Dataset):
     def __init__(self, tensors):
         with name_scope("TensorSliceDataset"):
-            packed, self._flat = _as_tensors(tensors, "from_tensor_slices")
+            packed, leaves, self._flat = _as_elements(tensors)
         first = None
-        for t in self._flat:
-            if t.shape.ndims == 0:
+        for s in leaves:
+            if s.shape.ndims == 0:
                 raise ValueError("Unbatching a tensor is only supported for rank >= 1")
-            n = t.shape.as_tuple()[0] if t.shape.ndims else None
+            n = s.shape.as_tuple()[0] if s.shape.ndims else None
             if first is not None and n is not None and first != n:
                 raise ValueError(f"Dimensions {first} and {n} are not compatible")
             first = n if first is None else first
-        self._structure = _structure_like(packed, [
-            st.Spec(t.dtype, t.shape[1:] if t.shape.ndims else None) for t in self._flat])
+        self._leaves = leaves
+        self._structure = _structure_like(packed, [composite.unbatched_spec(s) for s in leaves])
 
     def _captures(self):
         return list(self._flat)
 
     def _iterator(self, state, env):
-        values = [np.asarray(env[t]) for t in self._flat]
-        n = {len(v) for v in values}
+        values = st.from_components(self._leaves, [env[t] for t in self._flat])
+        values = [v if isinstance(s, (st.SparseSpec, st.RaggedSpec)) else np.asarray(v)
+                  for s, v in zip(self._leaves, values)]
+        n = {composite.nrows(v) for v in values}
         if len(n) > 1:
             raise errors.InvalidArgumentError(
                 None, None, "All components must have the same size in the 0th dimension "
@@ -129,7 +160,7 @@ class _TensorSlices(Dataset):
 class _SlicesIterator(PyIterator):
     def __init__(self, components):
         self.components = components
-        self.n = len(components[0]) if components else 0
+        self.n = composite.nrows(components[0]) if components else 0
         self.i = 0
 
     def next(self):
@@ -137,7 +168,7 @@ class _SlicesIterator(PyIterator):
             raise End
         i = self.i
         self.i += 1
-        return [c[i] for c in self.components]
+        return [composite.row(c, i) for c in self.components]
 
     def get_state(self):
         return {"i": self.i}

@@ -8,12 +8,19 @@ import numpy as np
 from scopeflow.framework import dtypes
 from scopeflow.framework.graph import Tensor
 from scopeflow.framework.nest import flatten, is_sequence, map_structure, pack_sequence_as
+from scopeflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from scopeflow.framework.tensor_shape import TensorShape, as_shape
-from scopeflow.framework.type_spec import TensorSpec
+from scopeflow.framework.type_spec import SparseTensorSpec, TensorSpec
+from scopeflow.ops.array.layout_ops import stack, unstack
+from scopeflow.ops.constant_op import constant
+from scopeflow.ragged.ragged_tensor import RaggedTensor, RaggedTensorValue
+from scopeflow.ragged.ragged_tensor_spec import RaggedTensorSpec
 
-__all__ = ["Spec", "ElementDescription", "spec_of", "specs", "output_types", "output_shapes",
-           "output_classes", "type_specs", "unify_shapes", "pack", "flatten", "is_sequence",
-           "map_structure"]
+__all__ = ["Spec", "SparseSpec", "RaggedSpec", "ElementDescription", "spec_of",
+           "component_specs", "components_of", "leaf_from_tensors", "group_components",
+           "pack_tensors", "to_components", "from_components", "specs", "output_types",
+           "output_shapes", "output_classes", "type_specs", "unify_shapes", "pack", "flatten",
+           "is_sequence", "map_structure"]
 
 
 class Spec:
@@ -34,9 +41,152 @@ class Spec:
             shape = "(" + ", ".join(str(d) for d in dims) + ("," if len(dims) == 1 else "") + ")"
         return f"TensorSpec(shape={shape}, dtype={self.dtype!r}, name=None)"
 
+    def type_spec(self):
+        """The ``tf.TypeSpec`` TF gives for this component (``element_spec``)."""
+        return TensorSpec(self.shape, self.dtype)
 
-def spec_of(t: Tensor) -> Spec:
+
+class SparseSpec(Spec):
+    """A SparseTensor component (``shape`` is its dense shape). A pipeline carries it as one
+    ``SparseTensorValue``; where it enters or leaves the graph (sources, traced functions,
+    ``get_next``) it is three tensors: indices, values, dense_shape."""
+
+    __slots__ = ()
+
+    def components(self) -> list:
+        rank = self.shape.ndims
+        return [Spec(dtypes.int64, [None, rank]), Spec(self.dtype, [None]),
+                Spec(dtypes.int64, [rank])]
+
+    def type_spec(self):
+        return SparseTensorSpec(self.shape, self.dtype)
+
+    def __repr__(self):
+        return repr(self.type_spec())
+
+
+class RaggedSpec(Spec):
+    """A RaggedTensor component with ``ragged_rank`` ragged dimensions. A pipeline carries it
+    as one ``RaggedTensorValue`` (ragged_rank 0, a row of a ragged rank-1 tensor: a plain
+    array, which ``get_next`` gives as a Tensor, as TF's); in the graph it is its flat
+    values then its nested row splits (int64)."""
+
+    __slots__ = ("ragged_rank",)
+
+    def __init__(self, dtype, shape, ragged_rank):
+        super().__init__(dtype, shape)
+        self.ragged_rank = int(ragged_rank)
+
+    def components(self) -> list:
+        dims = self.shape.as_tuple()
+        flat = None if dims is None else \
+            [None if self.ragged_rank else dims[0]] + list(dims[self.ragged_rank + 1:])
+        return [Spec(self.dtype, flat)] + [Spec(dtypes.int64, [None])] * self.ragged_rank
+
+    def type_spec(self):
+        return RaggedTensorSpec(self.shape, self.dtype, self.ragged_rank)
+
+    def __repr__(self):
+        return repr(self.type_spec())
+
+
+def spec_of(t) -> Spec:
+    """The leaf spec of a graph value: a Tensor, a SparseTensor or a RaggedTensor."""
+    if isinstance(t, SparseTensor):
+        return SparseSpec(t.dtype, t.shape)
+    if isinstance(t, RaggedTensor):
+        return RaggedSpec(t.dtype, t.shape, t.ragged_rank)
     return Spec(t.dtype, t.shape)
+
+
+def _components(spec) -> list:
+    return spec.components() if isinstance(spec, (SparseSpec, RaggedSpec)) else [spec]
+
+
+def component_specs(structure) -> list:
+    """The specs of the tensors ``structure``'s leaves are in the graph, in order."""
+    return [c for s in specs(structure) for c in _components(s)]
+
+
+def components_of(leaf) -> list:
+    """The tensors of one graph leaf, in ``component_specs`` order."""
+    if isinstance(leaf, SparseTensor):
+        return list(leaf.components())
+    if isinstance(leaf, RaggedTensor):
+        return [leaf.flat_values] + list(leaf.nested_row_splits)
+    return [leaf]
+
+
+def leaf_from_tensors(spec, parts):
+    """One graph leaf of ``spec`` from its component tensors."""
+    if isinstance(spec, SparseSpec):
+        return _sparse_from_tensors(spec, *parts)
+    if isinstance(spec, RaggedSpec) and spec.ragged_rank:
+        return spec.type_spec()._from_components(parts)
+    return parts[0]
+
+
+def _sparse_from_tensors(spec, indices, values, dense_shape):
+    """As TF's ``SparseTensorSpec._from_compatible_tensor_list``: the spec's known dense
+    dimensions are constants in ``dense_shape`` (all of it a ``shape`` Const when fully
+    known), so shape inference downstream sees them."""
+    dims = spec.shape.as_tuple()
+    if spec.shape.is_fully_defined():
+        dense_shape = constant(list(dims), dtypes.int64, name="shape")
+    elif dims is not None and any(d is not None for d in dims):
+        pieces = unstack(dense_shape, num=len(dims))
+        pieces = [p if d is None else constant(d, dtypes.int64) for p, d in zip(pieces, dims)]
+        dense_shape = stack(pieces)
+    sp = SparseTensor(indices, values, dense_shape)
+    sp._set_static_shape(spec.shape)
+    return sp
+
+
+def group_components(leaf_specs, flat) -> list:
+    """``flat`` components cut into one list per leaf of ``leaf_specs``."""
+    flat, out = list(flat), []
+    for s in leaf_specs:
+        n = len(_components(s))
+        out.append(flat[:n])
+        flat = flat[n:]
+    return out
+
+
+def pack_tensors(structure, tensors):
+    """Component tensors (``component_specs`` order) as ``structure``'s graph values:
+    SparseTensors and RaggedTensors where its leaves are composite."""
+    leaves = specs(structure)
+    return pack(structure, [leaf_from_tensors(s, p)
+                            for s, p in zip(leaves, group_components(leaves, tensors))])
+
+
+def to_components(leaf_specs, values) -> list:
+    """Run-time leaf values (one per leaf) as their component arrays."""
+    out = []
+    for s, v in zip(leaf_specs, values):
+        if isinstance(s, SparseSpec):
+            out += [v.indices, v.values, v.dense_shape]
+        elif isinstance(s, RaggedSpec) and s.ragged_rank:
+            out += [v.flat_values] + list(v.nested_row_splits)
+        else:
+            out.append(v)
+    return out
+
+
+def from_components(leaf_specs, arrays) -> list:
+    """Component arrays as run-time leaf values (one per leaf)."""
+    out = []
+    for s, p in zip(leaf_specs, group_components(leaf_specs, arrays)):
+        if isinstance(s, SparseSpec):
+            out.append(SparseTensorValue(*(np.asarray(x) for x in p)))
+        elif isinstance(s, RaggedSpec) and s.ragged_rank:
+            v = np.asarray(p[0])
+            for splits in reversed(p[1:]):
+                v = RaggedTensorValue(v, np.asarray(splits, np.int64))
+            out.append(v)
+        else:
+            out.append(p[0])
+    return out
 
 
 def specs(structure) -> list:
@@ -51,8 +201,15 @@ def output_shapes(structure):
     return map_structure(lambda s: s.shape, structure)
 
 
+def _legacy_class(spec):
+    # TF1's output_classes: the value class, except a RaggedTensor's spec itself
+    if isinstance(spec, SparseSpec):
+        return SparseTensor
+    return spec.type_spec() if isinstance(spec, RaggedSpec) else Tensor
+
+
 def output_classes(structure):
-    return map_structure(lambda s: Tensor, structure)
+    return map_structure(_legacy_class, structure)
 
 
 class ElementDescription:
@@ -81,7 +238,7 @@ class ElementDescription:
 
 def type_specs(structure):
     """``structure`` with each ``Spec`` as the ``tf.TensorSpec`` TF gives for it."""
-    return map_structure(lambda s: TensorSpec(s.shape, s.dtype), structure)
+    return map_structure(lambda s: s.type_spec(), structure)
 
 
 def unify_shapes(a: TensorShape, b: TensorShape) -> TensorShape:

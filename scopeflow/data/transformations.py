@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from scopeflow.data import composite
 from scopeflow.data import structure as st
 from scopeflow.data.dataset_ops import (
     AUTOTUNE,
@@ -236,6 +237,12 @@ class _Batch(_Unary):
         if padded is not None:
             shapes, values = padded
             specs = st.specs(input_dataset._structure)
+            for s in specs:
+                if composite.is_composite(s):
+                    raise TypeError(
+                        "`padded_batch` is only supported for datasets that produce tensor "
+                        "elements but type spec of elements in the input dataset is not a "
+                        f"subclass of TensorSpec: `{s!r}`.")
             if shapes is None:
                 shapes = [s.shape for s in specs]
             else:
@@ -251,13 +258,13 @@ class _Batch(_Unary):
             leaves = [st.Spec(s.dtype, TensorShape([lead]).concatenate(shape))
                       for s, shape in zip(specs, shapes)]
         else:
-            leaves = [st.Spec(s.dtype, TensorShape([lead]).concatenate(s.shape))
-                      for s in st.specs(input_dataset._structure)]
+            leaves = [composite.batched_spec(s, lead) for s in st.specs(input_dataset._structure)]
+        self._leaves = st.specs(input_dataset._structure)
         self._structure = _structure_like(input_dataset._structure, leaves)
 
     def _iterator(self, state, env):
         return _BatchIterator(self._input._make_iterator(state, env), self._size, self._drop,
-                              self._pad)
+                              self._pad, self._leaves)
 
 
 def _static_value(value):
@@ -270,9 +277,10 @@ def _static_value(value):
 
 
 class _BatchIterator(OneInput):
-    def __init__(self, inner, size, drop_remainder, pad=None):
+    def __init__(self, inner, size, drop_remainder, pad=None, leaves=()):
         self.inner, self.size, self.drop = inner, size, drop_remainder
         self.pad = pad  # (padded shapes per component, padding values) for padded_batch
+        self.leaves = leaves  # the input's leaf specs (sparse and ragged ones batch apart)
 
     def next(self):
         items = []
@@ -284,7 +292,8 @@ class _BatchIterator(OneInput):
                 raise
         columns = list(zip(*items))
         if self.pad is None:
-            return [_stack(c, k) for k, c in enumerate(columns)]
+            return [composite.stack(c, self.leaves[k], k) if composite.is_composite(
+                self.leaves[k]) else _stack(c, k) for k, c in enumerate(columns)]
         shapes, values = self.pad
         return [_pad_stack(c, shapes[k], values[k]) for k, c in enumerate(columns)]
 
@@ -324,8 +333,7 @@ class _Unbatch(_Unary):
     def __init__(self, input_dataset):
         super().__init__(input_dataset)
         self._structure = _structure_like(input_dataset._structure, [
-            st.Spec(s.dtype, s.shape[1:] if s.shape.ndims else None)
-            for s in st.specs(input_dataset._structure)])
+            composite.unbatched_spec(s) for s in st.specs(input_dataset._structure)])
 
     def _iterator(self, state, env):
         return _UnbatchIterator(self._input._make_iterator(state, env))
@@ -338,12 +346,12 @@ class _UnbatchIterator(PyIterator):
         self.i = 0
 
     def next(self):
-        while self.batch is None or self.i >= len(self.batch[0]):
+        while self.batch is None or self.i >= composite.nrows(self.batch[0]):
             self.batch = self.inner.next()
             self.i = 0
         i = self.i
         self.i += 1
-        return [c[i] for c in self.batch]
+        return [composite.row(c, i) for c in self.batch]
 
     def get_state(self):
         return {"inner": self.inner.get_state(), "batch": self.batch, "i": self.i}
