@@ -17,13 +17,21 @@ from scopeflow.contrib.seq2seq.basic_decoder import BasicDecoder, BasicDecoderOu
 from scopeflow.contrib.seq2seq.beam_search_decoder import tile_batch
 from scopeflow.contrib.seq2seq.beam_search_ops import gather_tree
 from scopeflow.contrib.seq2seq.decoder import Decoder, dynamic_decode
-from scopeflow.contrib.seq2seq.helper import GreedyEmbeddingHelper, Helper, TrainingHelper
+from scopeflow.contrib.seq2seq.helper import (
+    CustomHelper,
+    GreedyEmbeddingHelper,
+    Helper,
+    SampleEmbeddingHelper,
+    ScheduledEmbeddingTrainingHelper,
+    TrainingHelper,
+)
 from scopeflow.contrib.seq2seq.loss import sequence_loss
 from scopeflow.framework.api_fallback import missing_attribute
 
 __all__ = ["BasicDecoder", "BasicDecoderOutput", "Decoder", "dynamic_decode",
            "GreedyEmbeddingHelper", "Helper", "TrainingHelper", "sequence_loss", "tile_batch",
-           "gather_tree",
+           "gather_tree", "CustomHelper", "SampleEmbeddingHelper",
+           "ScheduledEmbeddingTrainingHelper",
            "AttentionMechanism", "AttentionWrapper", "AttentionWrapperState",
            "BahdanauAttention", "LuongAttention", "hardmax", "safe_cumprod",
            "monotonic_attention", "BahdanauMonotonicAttention", "LuongMonotonicAttention"]

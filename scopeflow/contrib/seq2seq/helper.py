@@ -4,7 +4,11 @@ A ``Helper`` gives the first inputs (``initialize``), picks sample ids from each
 outputs (``sample``) and gives the next inputs and which entries finished
 (``next_inputs``). ``TrainingHelper`` reads the ground-truth inputs step by step (teacher
 forcing); ``GreedyEmbeddingHelper`` feeds back the embedding of each step's argmax and
-finishes an entry at ``end_token``.
+finishes an entry at ``end_token``; ``SampleEmbeddingHelper`` feeds back a sample of the
+softmax instead; ``ScheduledEmbeddingTrainingHelper`` replaces each ground-truth input by
+the embedding of a sample with probability ``sampling_probability`` (scheduled sampling).
+Samples are TF 1.15's ``Categorical(logits).sample(seed)``: one ``Multinomial`` draw per
+row, int32.
 """
 
 from __future__ import annotations
@@ -16,13 +20,16 @@ from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.nest import map_structure
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops import array_ops, math_ops
+from scopeflow.ops.array.scatter_nd_ops import scatter_nd
 from scopeflow.ops.control_flow.cond_ops import cond
 from scopeflow.ops.control_flow.tensor_array_ops import TensorArray
 from scopeflow.ops.math import reduction_ops
 from scopeflow.ops.nn.embedding_ops import embedding_lookup
+from scopeflow.ops.random.random_ops import multinomial, random_uniform
 from scopeflow.rnn.rnn import _transpose_batch_time
 
-__all__ = ["Helper", "TrainingHelper", "GreedyEmbeddingHelper"]
+__all__ = ["Helper", "CustomHelper", "TrainingHelper", "GreedyEmbeddingHelper",
+           "SampleEmbeddingHelper", "ScheduledEmbeddingTrainingHelper"]
 
 
 class Helper(abc.ABC):
@@ -54,6 +61,66 @@ class Helper(abc.ABC):
     @abc.abstractmethod
     def next_inputs(self, time, outputs, state, sample_ids, name=None):
         """Returns ``(finished, next_inputs, next_state)``."""
+
+
+class CustomHelper(Helper):
+    """A helper made of three functions: ``initialize_fn() -> (finished, inputs)``,
+    ``sample_fn(time, outputs, state) -> sample_ids`` and ``next_inputs_fn(time, outputs,
+    state, sample_ids) -> (finished, next_inputs, next_state)``."""
+
+    def __init__(self, initialize_fn, sample_fn, next_inputs_fn, sample_ids_shape=None,
+                 sample_ids_dtype=None):
+        self._initialize_fn = initialize_fn
+        self._sample_fn = sample_fn
+        self._next_inputs_fn = next_inputs_fn
+        self._batch_size = None
+        self._sample_ids_shape = TensorShape(sample_ids_shape or [])
+        self._sample_ids_dtype = sample_ids_dtype or dtypes.int32
+
+    @property
+    def batch_size(self):
+        if self._batch_size is None:
+            raise ValueError("batch_size accessed before initialize was called")
+        return self._batch_size
+
+    @property
+    def sample_ids_shape(self):
+        return self._sample_ids_shape
+
+    @property
+    def sample_ids_dtype(self):
+        return self._sample_ids_dtype
+
+    def initialize(self, name=None):
+        with name_scope(name or f"{type(self).__name__}Initialize"):
+            finished, next_inputs = self._initialize_fn()
+            if self._batch_size is None:
+                self._batch_size = array_ops.size(finished)
+        return finished, next_inputs
+
+    def sample(self, time, outputs, state, name=None):
+        with name_scope(name or f"{type(self).__name__}Sample"):
+            return self._sample_fn(time=time, outputs=outputs, state=state)
+
+    def next_inputs(self, time, outputs, state, sample_ids, name=None):
+        with name_scope(name or f"{type(self).__name__}NextInputs"):
+            return self._next_inputs_fn(time=time, outputs=outputs, state=state,
+                                        sample_ids=sample_ids)
+
+
+def _categorical_sample(logits, seed):
+    """One int32 class id per row of ``logits`` (TF 1.15's ``Categorical.sample``: a
+    ``Multinomial`` draw on the rows flattened to 2-D, reshaped back)."""
+    depth = array_ops.shape(logits)[-1]
+    draws = multinomial(array_ops.reshape(logits, [-1, depth]), 1, seed=seed,
+                        output_dtype=dtypes.int32)
+    return array_ops.reshape(draws, array_ops.shape(logits)[:-1])
+
+
+def _embedding_fn(embedding):
+    if callable(embedding):
+        return embedding
+    return lambda ids: embedding_lookup(embedding, ids)
 
 
 def _unstack_ta(inp):
@@ -138,10 +205,7 @@ class GreedyEmbeddingHelper(Helper):
     """
 
     def __init__(self, embedding, start_tokens, end_token):
-        if callable(embedding):
-            self._embedding_fn = embedding
-        else:
-            self._embedding_fn = lambda ids: embedding_lookup(embedding, ids)
+        self._embedding_fn = _embedding_fn(embedding)
         self._start_tokens = convert_to_tensor(start_tokens, dtype=dtypes.int32,
                                                name="start_tokens")
         self._end_token = convert_to_tensor(end_token, dtype=dtypes.int32, name="end_token")
@@ -171,7 +235,7 @@ class GreedyEmbeddingHelper(Helper):
     def sample(self, time, outputs, state, name=None):
         if not isinstance(outputs, Tensor):
             raise TypeError(f"Expected outputs to be a single Tensor, got: {type(outputs)}")
-        return math_ops.argmax(outputs, axis=-1, output_type=dtypes.int32)
+        return math_ops.cast(math_ops.argmax(outputs, axis=-1), dtypes.int32)
 
     def next_inputs(self, time, outputs, state, sample_ids, name=None):
         finished = math_ops.equal(sample_ids, self._end_token)
@@ -180,3 +244,71 @@ class GreedyEmbeddingHelper(Helper):
                            lambda: self._embedding_fn(sample_ids))
         return finished, next_inputs, state
 
+
+
+class SampleEmbeddingHelper(GreedyEmbeddingHelper):
+    """``GreedyEmbeddingHelper`` that samples from ``softmax(outputs /
+    softmax_temperature)`` instead of taking the argmax."""
+
+    def __init__(self, embedding, start_tokens, end_token, softmax_temperature=None,
+                 seed=None):
+        super().__init__(embedding, start_tokens, end_token)
+        self._softmax_temperature = softmax_temperature
+        self._seed = seed
+
+    def sample(self, time, outputs, state, name=None):
+        if not isinstance(outputs, Tensor):
+            raise TypeError(f"Expected outputs to be a single Tensor, got: {type(outputs)}")
+        logits = outputs if self._softmax_temperature is None else \
+            outputs / self._softmax_temperature
+        return _categorical_sample(logits, self._seed)
+
+
+class ScheduledEmbeddingTrainingHelper(TrainingHelper):
+    """``TrainingHelper`` with scheduled sampling: each entry's next input is, with
+    probability ``sampling_probability``, the embedding of a sample of its outputs
+    instead of the ground truth. Sample ids are -1 where no sampling took place."""
+
+    def __init__(self, inputs, sequence_length, embedding, sampling_probability,
+                 time_major=False, seed=None, scheduling_seed=None, name=None):
+        with name_scope(name or "ScheduledEmbeddingSamplingWrapper"):
+            self._embedding_fn = _embedding_fn(embedding)
+            self._sampling_probability = convert_to_tensor(sampling_probability,
+                                                           name="sampling_probability")
+            if self._sampling_probability.shape.ndims not in (0, 1):
+                raise ValueError("sampling_probability must be either a scalar or a vector. "
+                                 f"saw shape: {self._sampling_probability.shape}")
+            self._seed = seed
+            self._scheduling_seed = scheduling_seed
+            super().__init__(inputs=inputs, sequence_length=sequence_length,
+                             time_major=time_major, name=name)
+
+    def sample(self, time, outputs, state, name=None):
+        with name_scope(name or "ScheduledEmbeddingTrainingHelperSample"):
+            noise = random_uniform([self.batch_size], seed=self._scheduling_seed)
+            select_sample = math_ops.greater(self._sampling_probability, noise)
+            return reduction_ops.where(select_sample, _categorical_sample(outputs, self._seed),
+                                       reduction_ops.tile([-1], [self.batch_size]))
+
+    def next_inputs(self, time, outputs, state, sample_ids, name=None):
+        with name_scope(name or "ScheduledEmbeddingTrainingHelperSample"):
+            finished, base_next_inputs, state = super().next_inputs(
+                time=time, outputs=outputs, state=state, sample_ids=sample_ids, name=name)
+
+            def maybe_sample():
+                # Sampled rows take the embedding of their sample, the others the truth.
+                where_sampling = math_ops.cast(
+                    reduction_ops.where(sample_ids > -1), dtypes.int32)
+                where_not_sampling = math_ops.cast(
+                    reduction_ops.where(sample_ids <= -1), dtypes.int32)
+                sampled = self._embedding_fn(array_ops.gather(
+                    sample_ids, array_ops.reshape(where_sampling, [-1])))
+                kept = array_ops.gather(base_next_inputs,
+                                        array_ops.reshape(where_not_sampling, [-1]))
+                base_shape = array_ops.shape(base_next_inputs)
+                return scatter_nd(where_sampling, sampled, base_shape) + \
+                    scatter_nd(where_not_sampling, kept, base_shape)
+
+            next_inputs = cond(math_ops.reduce_all(finished), lambda: base_next_inputs,
+                               maybe_sample)
+            return finished, next_inputs, state

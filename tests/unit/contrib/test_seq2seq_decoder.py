@@ -320,3 +320,83 @@ def test_gather_tree():
         np.testing.assert_array_equal(value, _gather_tree_reference(step, parent, lens, end))
     # Beam 0: 5 <- beam 1 (4) <- beam 0 (1); beam 1: 6 <- beam 0 (3) <- beam 0 (1).
     assert got[-1][:, 0].T.tolist() == [[1, 4, 5], [1, 3, 6]]
+
+
+# ── SampleEmbeddingHelper ────────────────────────────────────────────────────────────
+# A sampling decode written as a plain tf.while_loop: one Multinomial op (seed 11 under
+# graph seed 5) run once per step, as TF 1.15's Categorical.sample inside dynamic_decode.
+SAMPLE_REFERENCE = """
+def sample_reference(end_token, steps):
+    tf.reset_default_graph()
+    tf.set_random_seed(5)
+    cell = tf.nn.rnn_cell.BasicLSTMCell(H)
+    proj = tf.layers.Dense(V)
+    emb = tf.constant(W["emb"])
+    inp0 = tf.nn.embedding_lookup(emb, tf.constant(START))
+
+    def body(t, inp, state, finished, lens, ids_ta):
+        out, state = cell(inp, state)
+        sid = tf.reshape(tf.multinomial(proj(out) / 0.7, 1, seed=11,
+                                        output_dtype=tf.int32), [B])
+        lens = tf.where(finished, lens, tf.fill([B], t + 1))
+        finished = tf.logical_or(finished, tf.equal(sid, end_token))
+        return (t + 1, tf.nn.embedding_lookup(emb, sid), state, finished, lens,
+                ids_ta.write(t, sid))
+
+    loop = tf.while_loop(
+        lambda t, inp, state, finished, *_: tf.logical_not(tf.reduce_all(finished)), body,
+        (tf.constant(0), inp0, cell.zero_state(B, tf.float32), tf.fill([B], False),
+         tf.zeros([B], tf.int32), tf.TensorArray(tf.int32, size=0, dynamic_size=True)),
+        maximum_iterations=steps)
+    assigns = [v.assign(W[k]) for v, k in zip(
+        tf.trainable_variables(), ["kernel", "bias", "dense_kernel", "dense_bias"])]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(assigns)
+        ids, lens = sess.run([tf.transpose(loop[5].stack()), loop[4]])
+    return [ids.tolist(), lens.tolist()]
+"""
+
+
+def _scopeflow_sample_decode(end_token, steps):
+    tf.reset_default_graph()
+    tf.set_random_seed(5)
+    cell = tf.nn.rnn_cell.BasicLSTMCell(H)
+    helper = s2s.SampleEmbeddingHelper(tf.constant(W["emb"]), START, end_token,
+                                       softmax_temperature=0.7, seed=11)
+    dec = s2s.BasicDecoder(cell, helper, cell.zero_state(B, tf.float32),
+                           output_layer=tf.layers.Dense(V))
+    out, _, lens = s2s.dynamic_decode(dec, maximum_iterations=steps)
+    assigns = [v.assign(W[k]) for v, k in zip(
+        tf.trainable_variables(), ["kernel", "bias", "dense_kernel", "dense_bias"])]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(assigns)
+        ids, n = sess.run([out.sample_id, lens])
+    return [ids.tolist(), n.tolist()]
+
+
+SAMPLE_CASES = [(4, 6), (1, 9)]
+
+
+def test_sample_embedding_helper_without_tf():
+    env = {"tf": tf, "np": np, "W": W, "B": B, "H": H, "V": V, "START": START}
+    exec(SAMPLE_REFERENCE, env)
+    for end_token, steps in SAMPLE_CASES:
+        assert _scopeflow_sample_decode(end_token, steps) == \
+            env["sample_reference"](end_token, steps)
+
+
+def test_sample_embedding_helper_matches_tf(tf1):
+    consts = {"W": {k: v.tolist() for k, v in W.items()}, "B": B, "H": H, "V": V,
+              "START": START}
+    ref = tf1(f"""
+tf.disable_v2_behavior()
+C = {consts!r}
+W = {{k: np.asarray(v, np.float32) for k, v in C["W"].items()}}
+B, H, V, START = C["B"], C["H"], C["V"], C["START"]
+{SAMPLE_REFERENCE}
+print(json.dumps([sample_reference(e, s) for e, s in {SAMPLE_CASES!r}]))
+""")
+    got = [_scopeflow_sample_decode(e, s) for e, s in SAMPLE_CASES]
+    assert got == ref
