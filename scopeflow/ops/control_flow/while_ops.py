@@ -117,8 +117,11 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     """Repeats ``loop_vars = body(*loop_vars)`` while ``cond(*loop_vars)`` is true.
 
     ``cond`` and ``body`` are called once, while building; ``loop_vars`` is a (nested)
-    list/tuple of tensors and TensorArrays, and ``body`` returns the same structure with the
-    same dtypes and shapes (or shapes within ``shape_invariants``). ``parallel_iterations``
+    list/tuple of tensors, TensorArrays and composites (SparseTensor, IndexedSlices,
+    RaggedTensor: their components are loop variables, of shapes from their specs, so a
+    SparseTensor's ``indices`` and ``values`` may grow), and ``body`` returns the same
+    structure with the same dtypes and shapes (or shapes within ``shape_invariants``; for a
+    SparseTensor, the shape of its ``dense_shape``, as TF). ``parallel_iterations``
     and ``swap_memory`` are accepted; iterations run one after another. As TF1, a single
     loop variable comes back as itself unless ``return_same_structure=True``.
 

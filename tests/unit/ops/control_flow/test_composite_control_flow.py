@@ -185,6 +185,33 @@ def _():
     with tf.Session() as s:
         return [r.dtype.name, s.run(r).tolist()]
 
+@rec("while_is")
+def _():
+    v = tf.get_variable("v", [4, 2], initializer=tf.ones_initializer())
+    g = tf.gradients(tf.reduce_sum(tf.gather(v, [1, 3])), v)[0]
+    r = tf.while_loop(lambda i, s: i < 2, lambda i, s: (i + 1, tf.IndexedSlices(s.values * 2.0, s.indices, s.dense_shape)), [0, g])
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer()); x = s.run(r[1])
+    return [type(r[1]).__name__, r[1].values.name, str(r[1].values.shape), x.values.tolist()]
+@rec("while_grad_sparse")
+def _():
+    x = tf.constant([1.0, 2.0])
+    r = tf.while_loop(lambda i, s: i < 3, lambda i, s: (i + 1, tf.SparseTensor(s.indices, s.values * x, s.dense_shape)), [0, tf.SparseTensor([[0], [1]], x, [2])])
+    g = tf.gradients(tf.reduce_sum(r[1].values), x)[0]
+    with tf.Session() as s: return s.run(g).tolist()
+@rec("map_fn_grad_ragged")
+def _():
+    x = tf.constant([1.0, 2.0, 3.0])
+    rt = tf.RaggedTensor.from_row_splits(x, [0, 2, 3])
+    r = tf.map_fn(lambda e: tf.reduce_sum(e * e), rt, fn_output_signature=tf.float32)
+    g = tf.gradients(tf.reduce_sum(r), x)[0]
+    with tf.Session() as s: return s.run(tf.convert_to_tensor(g)).tolist()
+@rec("map_fn_dict_sparse")
+def _():
+    r = tf.map_fn(lambda d: {"a": d["a"] + 1.0, "b": tf.SparseTensor([[0]], [d["a"]], [2])}, {"a": tf.constant([1.0, 2.0])}, fn_output_signature={"a": tf.float32, "b": tf.SparseTensorSpec([2], tf.float32)})
+    with tf.Session() as s:
+        v = s.run(r)
+    return [v["a"].tolist(), v["b"].indices.tolist(), v["b"].dense_shape.tolist()]
 print(json.dumps(out))
 ''')
 
@@ -247,6 +274,14 @@ def test_map_fn_batches_composite_results_and_slices_composite_elements(ours):
     assert ours["map_fn_sparse_in"] == [1.0, 6.0, 0.0]
     assert ours["map_fn_ragged_in"] == [3, 3, 0]
     assert ours["map_fn_ragged_in_out"] == ["RaggedTensor", [[2, 4], [6], []]]
+
+
+def test_indexed_slices_loop_variables_and_gradients_through_composites(ours):
+    assert ours["while_is"] == ["IndexedSlices", "while/Exit_1:0", "(2, 2)",
+                                [[4.0, 4.0], [4.0, 4.0]]]
+    assert ours["while_grad_sparse"] == [4.0, 32.0]  # d/dx of x * x**3
+    assert ours["map_fn_grad_ragged"] == [2.0, 4.0, 6.0]
+    assert ours["map_fn_dict_sparse"] == [[2.0, 3.0], [[0, 0], [1, 0]], [2, 2]]
 
 
 # Outputs named after TF's variant encode/decode ops, which scopeflow's map_fn does not
