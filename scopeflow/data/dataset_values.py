@@ -27,6 +27,7 @@ class DatasetSpec(st.Spec):
     """A component that is a dataset whose elements have the nested ``Spec``s ``element``."""
 
     __slots__ = ("element",)
+    LEGACY_IS_SPEC = True  # TF1's output_types/shapes/classes are this DatasetSpec too
 
     def __init__(self, element):
         super().__init__(dtypes.variant, [])

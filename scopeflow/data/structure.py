@@ -193,16 +193,23 @@ def specs(structure) -> list:
     return flatten(structure)
 
 
+def _legacy(spec, value):
+    # TF1's output_types/shapes/classes give a dataset-valued component's DatasetSpec itself
+    return spec.type_spec() if getattr(spec, "LEGACY_IS_SPEC", False) else value
+
+
 def output_types(structure):
-    return map_structure(lambda s: s.dtype, structure)
+    return map_structure(lambda s: _legacy(s, s.dtype), structure)
 
 
 def output_shapes(structure):
-    return map_structure(lambda s: s.shape, structure)
+    return map_structure(lambda s: _legacy(s, s.shape), structure)
 
 
 def _legacy_class(spec):
     # TF1's output_classes: the value class, except a RaggedTensor's spec itself
+    if getattr(spec, "LEGACY_IS_SPEC", False):
+        return spec.type_spec()
     if isinstance(spec, SparseSpec):
         return SparseTensor
     return spec.type_spec() if isinstance(spec, RaggedSpec) else Tensor

@@ -59,6 +59,11 @@ CASES = {
         R(4).map(lambda x: R(x).reduce(np.int64(0), lambda a, y: a + y))),
     "window_reduce": lambda: _values(
         R(7).window(3).map(lambda w: w.reduce(np.int64(0), lambda a, x: a + x))),
+    "window_specs": lambda: [str(f(tf.data.Dataset.from_tensor_slices(
+        ([1, 2], {"a": [1.0, 2.0]})).window(2))) for f in (
+        lambda d: d.element_spec, tf.data.get_output_types, tf.data.get_output_shapes,
+        tf.data.get_output_classes)],
+    "map_dataset_spec": lambda: [str(R(3).map(lambda x: (x, R(x))).element_spec)],
     "map_dataset": lambda: _values(R(3).map(lambda x: R(x)).flat_map(lambda d: d)),
     "map_dataset_tuple": lambda: _values(
         R(4).map(lambda x: (x, R(x))).flat_map(lambda x, d: d.map(lambda y: y * 10 + x))),
