@@ -22,7 +22,9 @@ from scopeflow.framework import dtypes, errors
 from scopeflow.framework.graph import Operation, Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.opdef import NO_GRADIENT, OpDef
 from scopeflow.framework.random_seed import get_seed
+from scopeflow.framework.sparse_tensor import SparseTensor
 from scopeflow.framework.tensor_shape import TensorShape, as_shape
+from scopeflow.ragged.ragged_tensor_spec import RaggedTensorSpec
 
 __all__ = ["Iterator", "make_one_shot_iterator", "make_initializable_iterator",
            "make_saveable_from_iterator", "IteratorSaveable"]
@@ -310,7 +312,7 @@ class Iterator(st.ElementDescription):
                        output_classes=None):
         """An iterator for any dataset with this element structure; ``make_initializer``
         points it at one (TF1's reinitializable iterator)."""
-        structure = _structure(output_types, output_shapes)
+        structure = _structure(output_types, output_shapes, output_classes)
         with name_scope("Iterator"):
             handle = _iterator_handle(shared_name, structure)
         return Iterator(handle, structure)
@@ -320,7 +322,7 @@ class Iterator(st.ElementDescription):
                            output_classes=None):
         """An iterator that reads from whichever iterator ``string_handle`` names when it
         runs (TF1's feedable iterator)."""
-        structure = _structure(output_types, output_shapes)
+        structure = _structure(output_types, output_shapes, output_classes)
         handle = convert_to_tensor(string_handle, dtype=dtypes.string)
         return Iterator(handle, structure)
 
@@ -339,6 +341,13 @@ class Iterator(st.ElementDescription):
             raise TypeError("Expected output types "
                             f"{self.output_types} but got dataset with output types "
                             f"{dataset.output_types}.")
+        composite = (st.SparseSpec, st.RaggedSpec)
+        if any(type(a) is not type(b) and (isinstance(a, composite) or
+                                           isinstance(b, composite))
+               for a, b in zip(ours, theirs)):
+            raise TypeError("Expected output classes "
+                            f"{self.output_classes} but got dataset with output classes "
+                            f"{dataset.output_classes}.")
         for a, b in zip(ours, theirs):
             if not a.shape.is_compatible_with(b.shape):
                 raise TypeError(f"Expected output shapes compatible with {self.output_shapes} "
@@ -370,13 +379,24 @@ class Iterator(st.ElementDescription):
         return self._handle.op.name
 
 
-def _structure(output_types, output_shapes):
+def _structure(output_types, output_shapes, output_classes=None):
     if output_shapes is None:
         output_shapes = st.map_structure(lambda _: TensorShape(None), output_types)
+    if output_classes is None:
+        output_classes = st.map_structure(lambda _: Tensor, output_types)
     if st.is_sequence(output_types):
-        return st.map_structure(lambda t, s: st.Spec(t, as_shape(s)), output_types,
-                                output_shapes)
-    return st.Spec(output_types, as_shape(output_shapes))
+        return st.map_structure(_leaf_spec, output_types, output_shapes, output_classes)
+    return _leaf_spec(output_types, output_shapes, output_classes)
+
+
+def _leaf_spec(dtype, shape, cls):
+    """TF1's (type, shape, class) triple as a leaf spec: a SparseTensor class makes a
+    sparse leaf, a RaggedTensorSpec (TF1's class for ragged leaves) a ragged one."""
+    if cls is SparseTensor:
+        return st.SparseSpec(dtype, as_shape(shape))
+    if isinstance(cls, RaggedTensorSpec):
+        return st.RaggedSpec(cls.dtype, cls.shape, cls.ragged_rank)
+    return st.Spec(dtype, as_shape(shape))
 
 
 def _iterator_handle(shared_name, structure, one_shot=None):

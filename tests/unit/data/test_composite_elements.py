@@ -122,6 +122,27 @@ def _():
     ds = tf.data.Dataset.from_tensor_slices(SV()).batch(2)
     it = tf.data.make_one_shot_iterator(ds).get_next()
     return str(tf.sparse.to_dense(it).shape)
+def reinit(ds):
+    it = tf.data.Iterator.from_structure(tf.data.get_output_types(ds),
+                                         tf.data.get_output_shapes(ds),
+                                         output_classes=tf.data.get_output_classes(ds))
+    init = it.make_initializer(ds)
+    n = it.get_next()
+    with tf.Session() as s:
+        s.run(init)
+        return [cls(n), val(s.run(n)), val(s.run(n))]
+@rec("from_structure_sparse")
+def _(): return reinit(tf.data.Dataset.from_tensor_slices(SV()).batch(2))
+@rec("from_structure_ragged")
+def _(): return reinit(tf.data.Dataset.from_tensor_slices((RG(), [1, 2, 3])).batch(2))
+@rec("from_structure_class_mismatch")
+def _():
+    ds = tf.data.Dataset.from_tensor_slices(SV())
+    try:
+        tf.data.Iterator.from_structure(tf.int32, tf.TensorShape([4])).make_initializer(ds)
+    except TypeError as e:  # the classes' modules differ: their names are compared
+        return [w.rsplit(".", 1)[-1] for w in str(e).split()]
+    return "built"
 @rec("sparse_placeholder_feed")
 def _():
     p = tf.sparse_placeholder(tf.float32)
@@ -184,6 +205,10 @@ def test_map_nested_and_refusals(ours):
     assert ours["nested"][0] == {"d": ["Tensor", "RaggedTensor"], "s": "SparseTensor"}
     assert ours["padded_sparse"].startswith("TypeError: `padded_batch` is only supported")
     assert ours["sparse_placeholder_feed"][0] == 7.0
+    assert ours["from_structure_sparse"] == [
+        "SparseTensor", ["S", [[0, 0], [1, 2]], [1, 2], [2, 4]], ["S", [[0, 1]], [3], [1, 4]]]
+    assert ours["from_structure_ragged"][0] == ["RaggedTensor", "Tensor"]
+    assert ours["from_structure_class_mismatch"][:3] == ["Expected", "output", "classes"]
 
 
 def test_sparse_batch_ranks_must_agree():
