@@ -25,7 +25,7 @@ class GraphState:
     """One graph's ambient state in one thread (what ``with`` blocks on it have set)."""
 
     __slots__ = ("name_stack", "control_stack", "device_stack", "variable_scope",
-                 "variable_scope_counts", "cf_context", "variable_creators")
+                 "variable_scope_counts", "cf_context", "variable_creators", "critical_sections")
 
     def __init__(self):
         self.name_stack = ""        # "a/b": the name scope new ops are created in
@@ -35,6 +35,7 @@ class GraphState:
         self.variable_scope_counts: dict[str, int] = {}  # uses, for default_name
         self.cf_context = None  # the tf.cond branch / while body being built (None: none)
         self.variable_creators: list = []  # variable_creator_scope functions, outermost first
+        self.critical_sections: list = []  # CriticalSection.execute signatures being built
 
 
 class _Context(threading.local):

@@ -11,10 +11,11 @@ import weakref
 from collections.abc import Callable
 from typing import NamedTuple
 
+from scopeflow.framework import dtypes
 from scopeflow.framework.dtype_groups import FLOATS, NUMERIC  # noqa: F401 - re-exported
 from scopeflow.framework.graph import Operation, Tensor, _graph_of, convert_to_tensor
 from scopeflow.framework.registry import OP_TYPES, VARIABLE_OP_TYPES, is_variable_op  # noqa: F401
-from scopeflow.framework.tensor_shape import TensorShape, shape_str
+from scopeflow.framework.tensor_shape import Dimension, TensorShape, shape_str
 
 __all__ = ["OpDef", "REGISTRY", "NO_GRADIENT", "describe", "same_shape", "broadcast_shape",
            "same_dtype", "first_dtype", "merge_shapes", "unknown_shape_rule", "scalar_shape",
@@ -211,7 +212,8 @@ class OpDef:
             if isinstance(x, Tensor):
                 out.append(x)
                 continue
-            t = convert_to_tensor(x, name=self._input_name(i), preferred_dtype=hint)
+            t = convert_to_tensor(x, name=self._input_name(i), preferred_dtype=hint if
+                                  hint is not None or not _holds_dimension(x) else dtypes.int32)
             if hint is None and self.dtype_rule is same_dtype:
                 hint = t.dtype.base_dtype
             out.append(t)
@@ -396,3 +398,8 @@ def check_dtype(dtype, allowed, what):
     return dtype
 
 
+def _holds_dimension(value) -> bool:
+    """Whether a Python list holds TF1 ``Dimension``s (``[-1, shape[1] * shape[2]]``): such
+    lists convert as int32, as TF's ops convert them through their int32 default type."""
+    return isinstance(value, (list, tuple)) and any(
+        isinstance(v, Dimension) or _holds_dimension(v) for v in value)

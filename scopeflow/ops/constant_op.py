@@ -87,7 +87,12 @@ def to_numpy(value, dtype=None) -> np.ndarray:
     except OverflowError:
         raise _not_convertible(value) from None  # ints past 64 bits (ragged lists: ValueError)
     if arr.dtype.kind == "O" and not all(isinstance(v, (str, bytes)) for v in arr.reshape(-1)):
-        raise _not_convertible(value)
+        if dtype is None or not dtype.is_integer:
+            raise _not_convertible(value)
+        try:  # with a numeric dtype asked for, NumPy takes __index__/__int__ (TF1 Dimensions)
+            arr = np.asarray(value, dtype=dtype.as_numpy_dtype)
+        except (TypeError, ValueError):
+            raise _not_convertible(value) from None
     is_string = arr.dtype.kind in "SUO"
     if is_string and _first_offender(value, "iufcb") is not None:
         raise _not_convertible(value)  # NumPy would turn [b"a", 1] into strings; TF refuses

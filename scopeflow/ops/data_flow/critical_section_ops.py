@@ -149,14 +149,11 @@ class _ExecutionSignature(collections.namedtuple(
     """One ``execute``: its MutexLock op, the section's handle, the resources it reads."""
 
 
-_STACK = threading.local()
-
-
 @contextlib.contextmanager
 def _entered(signature):
     """Marks this thread as building inside the section ``signature``; entering it again
     (a nested execute of the same section) would deadlock, so it is an error."""
-    stack = _STACK.__dict__.setdefault("value", [])
+    stack = get_default_graph()._state().critical_sections
     if signature in stack:
         raise ValueError(f"Attempting to lock a CriticalSection (signature={signature}) in "
                          "which we are already running. This is illegal and may cause "
