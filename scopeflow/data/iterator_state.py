@@ -22,6 +22,8 @@ import numpy as np
 from numpy.lib import format as npy_format
 
 from scopeflow.framework import errors
+from scopeflow.framework.sparse_tensor import SparseTensorValue
+from scopeflow.ragged.ragged_tensor import RaggedTensorValue, value_from_components
 
 __all__ = ["Position", "dumps", "loads", "decode_document", "parse_json", "MAX_DEPTH"]
 
@@ -98,6 +100,10 @@ def _encode(x, level=1):
         if not all(isinstance(k, str) for k in x):
             raise TypeError("iterator state dict keys must be strings")
         return {"__dict__": {k: _encode(v, level + 2) for k, v in x.items()}}
+    if isinstance(x, SparseTensorValue):  # a sparse component (a namedtuple: before tuples)
+        return {"__sparse__": _encode(list(x), level + 2)}
+    if isinstance(x, RaggedTensorValue):
+        return {"__ragged__": _encode([x.flat_values, *x.nested_row_splits], level + 2)}
     if isinstance(x, (list, tuple)):
         return [_encode(v, level + 1) for v in x]
     if x is None or isinstance(x, (bool, int, float, str)):
@@ -137,6 +143,11 @@ def _decode(x):
             return out.reshape(shape)
         if "__bytes__" in x:
             return base64.b64decode(_text(x["__bytes__"]))
+        if "__sparse__" in x:
+            return SparseTensorValue(*_decode(x["__sparse__"]))
+        if "__ragged__" in x:
+            flat, *splits = _decode(x["__ragged__"])
+            return value_from_components(splits + [flat])
         if "__dataset__" in x:
             return SavedDataset(_decode(x["__dataset__"]))
         if "__dict__" in x:
