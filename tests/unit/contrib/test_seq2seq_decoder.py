@@ -400,3 +400,118 @@ print(json.dumps([sample_reference(e, s) for e, s in {SAMPLE_CASES!r}]))
 """)
     got = [_scopeflow_sample_decode(e, s) for e, s in SAMPLE_CASES]
     assert got == ref
+
+
+# ── ScheduledEmbeddingTrainingHelper ─────────────────────────────────────────────────
+# Scheduled sampling as a plain tf.while_loop: per step a RandomUniform (seed 3) picks the
+# rows that sample, a Multinomial (seed 11) samples them; they get the sample's embedding,
+# the other rows the next ground-truth input. RandomUniform does not depend on the loop's
+# values, so TF runs it for several iterations at once in whatever order (also inside TF
+# 1.15's dynamic_decode); parallel_iterations=1 gives TF the step order scopeflow runs.
+SCHEDULED_REFERENCE = """
+def scheduled_reference():
+    tf.reset_default_graph()
+    tf.set_random_seed(5)
+    cell = tf.nn.rnn_cell.BasicLSTMCell(H)
+    proj = tf.layers.Dense(V)
+    emb = tf.constant(W["emb"])
+    x_tm = tf.constant(np.concatenate([X.transpose(1, 0, 2), np.zeros((1, B, D), "f")]))
+    lens = tf.constant(LENS)
+
+    def body(t, inp, state, logits_ta, ids_ta):
+        out, state = cell(inp, state)
+        logits = proj(out)
+        select = 0.5 > tf.random_uniform([B], seed=3)
+        sid = tf.where(select, tf.reshape(tf.multinomial(logits, 1, seed=11,
+                                                         output_dtype=tf.int32), [B]),
+                       tf.fill([B], -1))
+        truth = tf.gather(x_tm, t + 1)
+        nxt = tf.where(sid > -1, tf.nn.embedding_lookup(emb, tf.maximum(sid, 0)), truth)
+        nxt = tf.cond(tf.reduce_all(t + 1 >= lens), lambda: truth, lambda: nxt)
+        return t + 1, nxt, state, logits_ta.write(t, logits), ids_ta.write(t, sid)
+
+    loop = tf.while_loop(
+        lambda t, *_: t < tf.reduce_max(lens), body,
+        (tf.constant(0), x_tm[0], cell.zero_state(B, tf.float32),
+         tf.TensorArray(tf.float32, size=0, dynamic_size=True),
+         tf.TensorArray(tf.int32, size=0, dynamic_size=True)), parallel_iterations=1)
+    assigns = [v.assign(W[k]) for v, k in zip(
+        tf.trainable_variables(), ["kernel", "bias", "dense_kernel", "dense_bias"])]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(assigns)
+        logits, ids = sess.run([loop[3].stack(), loop[4].stack()])
+    return [logits.transpose(1, 0, 2).tolist(), ids.T.tolist()]
+"""
+
+
+def _scopeflow_scheduled_decode():
+    tf.reset_default_graph()
+    tf.set_random_seed(5)
+    cell = tf.nn.rnn_cell.BasicLSTMCell(H)
+    helper = s2s.ScheduledEmbeddingTrainingHelper(
+        tf.constant(X), LENS, tf.constant(W["emb"]), 0.5, seed=11, scheduling_seed=3)
+    dec = s2s.BasicDecoder(cell, helper, cell.zero_state(B, tf.float32),
+                           output_layer=tf.layers.Dense(V))
+    out, _, lens = s2s.dynamic_decode(dec)
+    assigns = [v.assign(W[k]) for v, k in zip(
+        tf.trainable_variables(), ["kernel", "bias", "dense_kernel", "dense_bias"])]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(assigns)
+        o, n = sess.run([out, lens])
+    assert n.tolist() == LENS
+    return o.rnn_output, o.sample_id
+
+
+def _check_scheduled(ref):
+    logits, ids = _scopeflow_scheduled_decode()
+    np.testing.assert_allclose(logits, ref[0], rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(ids, ref[1])
+    assert (ids == -1).any() and (ids >= 0).any()  # both kinds of rows occur
+
+
+def test_scheduled_embedding_training_helper_without_tf():
+    env = {"tf": tf, "np": np, "W": W, "X": X, "LENS": LENS, "B": B, "D": D, "H": H,
+           "V": V}
+    exec(SCHEDULED_REFERENCE, env)
+    _check_scheduled(env["scheduled_reference"]())
+    with pytest.raises(ValueError, match="sampling_probability must be either a scalar"):
+        s2s.ScheduledEmbeddingTrainingHelper(tf.constant(X), LENS, W["emb"], [[0.5]])
+
+
+def test_scheduled_embedding_training_helper_matches_tf(tf1):
+    consts = {"W": {k: v.tolist() for k, v in W.items()}, "X": X.tolist(), "LENS": LENS,
+              "B": B, "D": D, "H": H, "V": V}
+    ref = tf1(f"""
+tf.disable_v2_behavior()
+C = {consts!r}
+W = {{k: np.asarray(v, np.float32) for k, v in C["W"].items()}}
+X = np.asarray(C["X"], np.float32)
+LENS, B, D, H, V = C["LENS"], C["B"], C["D"], C["H"], C["V"]
+{SCHEDULED_REFERENCE}
+print(json.dumps(scheduled_reference()))
+""")
+    _check_scheduled(ref)
+
+
+def test_custom_helper():
+    """A CustomHelper feeding back the cell output: row 1 finishes after one step, row 0
+    after three; batch_size is known only after initialize (TF's ValueError before)."""
+    tf.reset_default_graph()
+    cell = tf.nn.rnn_cell.BasicRNNCell(D)
+    stop = tf.constant([3, 1])
+    helper = s2s.CustomHelper(
+        lambda: (tf.constant([False, False]), tf.ones([2, D])),
+        lambda time, outputs, state: tf.cast(tf.argmax(outputs, -1), tf.int32),
+        lambda time, outputs, state, sample_ids: (time + 1 >= stop, outputs, state))
+    with pytest.raises(ValueError, match="batch_size accessed before initialize"):
+        _ = helper.batch_size
+    dec = s2s.BasicDecoder(cell, helper, cell.zero_state(2, tf.float32))
+    out, state, lens = s2s.dynamic_decode(dec, impute_finished=True)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        o, st, n = sess.run([out.rnn_output, state, lens])
+    assert n.tolist() == [3, 1] and o.shape == (2, 3, D)
+    np.testing.assert_array_equal(o[1, 1:], 0.0)  # imputed zeros after row 1 finished
+    np.testing.assert_allclose(st, o[np.arange(2), n - 1], rtol=1e-6)  # RNN state = output
