@@ -299,9 +299,17 @@ def _past_the_end(done, zero_output, output, state, new_state):
     keep their state."""
     output = map_structure(lambda zero, new: reduction_ops.where(done, zero, new),
                            zero_output, output)
-    new_state = map_structure(lambda old, new: reduction_ops.where(done, old, new),
+    new_state = map_structure(lambda old, new: _copy_one_through(done, old, new),
                               state, new_state)
     return output, new_state
+
+
+def _copy_one_through(done, old, new):
+    """TF's rule: TensorArrays and scalars in a state (an attention wrapper's history and
+    time) pass through; other parts keep their old value where the sequence ended."""
+    if isinstance(old, TensorArray) or old.shape.ndims == 0:
+        return new
+    return reduction_ops.where(done, old, new)
 
 
 def bidirectional_dynamic_rnn(cell_fw, cell_bw, inputs, sequence_length=None,

@@ -97,3 +97,25 @@ def test_rnn_cells_without_tf(scopeflow_run):
 def test_rnn_cells_match_tf(tf1, scopeflow_run):
     want = tf1("tf.disable_v2_behavior()\n" + PROGRAM)
     assert scopeflow_run(PROGRAM) == want
+
+
+def test_sequence_length_passes_scalars_and_tensor_arrays_through():
+    """TF's ``_copy_one_through``: an attention wrapper's ``time`` (a scalar) and alignment
+    history (a TensorArray) are not masked by ``sequence_length``."""
+    import numpy as np
+
+    import scopeflow as tf
+
+    with tf.Graph().as_default():
+        memory = tf.constant(np.ones([2, 5, 4], np.float32))
+        cell = tf.contrib.seq2seq.AttentionWrapper(
+            tf.nn.rnn_cell.GRUCell(3), tf.contrib.seq2seq.BahdanauAttention(3, memory),
+            alignment_history=True)
+        x = tf.constant(np.linspace(-1, 1, 48, dtype=np.float32).reshape(2, 6, 4))
+        out, state = tf.nn.dynamic_rnn(cell, x, sequence_length=[3, 6],
+                                       initial_state=cell.zero_state(2, tf.float32))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            o, t, hist = sess.run([out, state.time, state.alignment_history.stack()])
+    assert t == 6 and hist.shape == (6, 2, 5)
+    assert not o[0, 3:].any() and o[1, 3:].any()  # the short row's outputs end at 3
