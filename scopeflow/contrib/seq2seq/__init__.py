@@ -21,6 +21,7 @@ from scopeflow.contrib.seq2seq.helper import (
     CustomHelper,
     GreedyEmbeddingHelper,
     Helper,
+    InferenceHelper,
     SampleEmbeddingHelper,
     ScheduledEmbeddingTrainingHelper,
     TrainingHelper,
@@ -31,7 +32,7 @@ from scopeflow.framework.api_fallback import missing_attribute
 __all__ = ["BasicDecoder", "BasicDecoderOutput", "Decoder", "dynamic_decode",
            "GreedyEmbeddingHelper", "Helper", "TrainingHelper", "sequence_loss", "tile_batch",
            "gather_tree", "CustomHelper", "SampleEmbeddingHelper",
-           "ScheduledEmbeddingTrainingHelper",
+           "ScheduledEmbeddingTrainingHelper", "InferenceHelper",
            "AttentionMechanism", "AttentionWrapper", "AttentionWrapperState",
            "BahdanauAttention", "LuongAttention", "hardmax", "safe_cumprod",
            "monotonic_attention", "BahdanauMonotonicAttention", "LuongMonotonicAttention"]

@@ -29,7 +29,7 @@ from scopeflow.ops.random.random_ops import multinomial, random_uniform
 from scopeflow.rnn.rnn import _transpose_batch_time
 
 __all__ = ["Helper", "CustomHelper", "TrainingHelper", "GreedyEmbeddingHelper",
-           "SampleEmbeddingHelper", "ScheduledEmbeddingTrainingHelper"]
+           "SampleEmbeddingHelper", "ScheduledEmbeddingTrainingHelper", "InferenceHelper"]
 
 
 class Helper(abc.ABC):
@@ -312,3 +312,43 @@ class ScheduledEmbeddingTrainingHelper(TrainingHelper):
             next_inputs = cond(math_ops.reduce_all(finished), lambda: base_next_inputs,
                                maybe_sample)
             return finished, next_inputs, state
+
+
+class InferenceHelper(Helper):
+    """Inference on outputs that are not token ids: ``sample_fn(outputs)`` gives the
+    samples, ``next_inputs_fn(sample_ids)`` the next inputs (the samples themselves without
+    it), ``end_fn(sample_ids)`` which entries finished."""
+
+    def __init__(self, sample_fn, sample_shape, sample_dtype, start_inputs, end_fn,
+                 next_inputs_fn=None):
+        self._sample_fn = sample_fn
+        self._end_fn = end_fn
+        self._sample_shape = TensorShape(sample_shape)
+        self._sample_dtype = sample_dtype
+        self._next_inputs_fn = next_inputs_fn
+        self._batch_size = array_ops.shape(start_inputs)[0]
+        self._start_inputs = convert_to_tensor(start_inputs, name="start_inputs")
+
+    @property
+    def batch_size(self):
+        return self._batch_size
+
+    @property
+    def sample_ids_shape(self):
+        return self._sample_shape
+
+    @property
+    def sample_ids_dtype(self):
+        return self._sample_dtype
+
+    def initialize(self, name=None):
+        finished = reduction_ops.tile([False], [self._batch_size])
+        return finished, self._start_inputs
+
+    def sample(self, time, outputs, state, name=None):
+        return self._sample_fn(outputs)
+
+    def next_inputs(self, time, outputs, state, sample_ids, name=None):
+        next_inputs = sample_ids if self._next_inputs_fn is None else \
+            self._next_inputs_fn(sample_ids)
+        return self._end_fn(sample_ids), next_inputs, state

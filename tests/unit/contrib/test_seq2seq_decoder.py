@@ -515,3 +515,33 @@ def test_custom_helper():
     assert n.tolist() == [3, 1] and o.shape == (2, 3, D)
     np.testing.assert_array_equal(o[1, 1:], 0.0)  # imputed zeros after row 1 finished
     np.testing.assert_allclose(st, o[np.arange(2), n - 1], rtol=1e-6)  # RNN state = output
+
+
+def test_inference_helper():
+    """Regression-style decoding: the cell output is the sample and the next input; an
+    entry ends when its first output component goes negative (or at maximum_iterations)."""
+    tf.reset_default_graph()
+    cell = tf.nn.rnn_cell.BasicRNNCell(2)
+    helper = s2s.InferenceHelper(
+        sample_fn=lambda outputs: outputs, sample_shape=[2], sample_dtype=tf.float32,
+        start_inputs=tf.constant([[1.0, 0.0], [0.0, 1.0]]),
+        end_fn=lambda sample_ids: sample_ids[:, 0] < 0)
+    dec = s2s.BasicDecoder(cell, helper, cell.zero_state(2, tf.float32))
+    out, _, lens = s2s.dynamic_decode(dec, maximum_iterations=4)
+    assert out.sample_id.shape.as_list() == [2, None, 2]
+    kernel = np.array([[0.5, -1.0], [1.0, 0.5], [0.2, 0.3], [-0.4, 0.1]], np.float32)
+    assign = tf.trainable_variables()[0].assign(kernel)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(assign)
+        o, n = sess.run([out, lens])
+    # NumPy: h' = tanh([x, h] @ kernel); x' = h'; stop once h'[0] < 0.
+    x, h, want, ends = np.eye(2, dtype=np.float32), np.zeros((2, 2), np.float32), [], [4, 4]
+    for t in range(o.rnn_output.shape[1]):
+        h = np.tanh(np.concatenate([x, h], 1) @ kernel)
+        x = h
+        want.append(h)
+        ends = [min(e, t + 1) if h[i, 0] < 0 else e for i, e in enumerate(ends)]
+    np.testing.assert_allclose(o.rnn_output, np.stack(want, 1), rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(o.sample_id, o.rnn_output)
+    assert n.tolist() == ends and min(ends) < 4
