@@ -128,24 +128,34 @@ class AdamOptimizer(Optimizer):
 
 
 # ── Adagrad ──────────────────────────────────────────────────────────────────────────
+def checked_accumulator_value(value):
+    """Adagrad's ``initial_accumulator_value``, which TF requires positive."""
+    if value <= 0.0:
+        raise ValueError(f"initial_accumulator_value must be positive: {value}")
+    return value
+
+
+def make_accumulator_slots(optimizer, var_list, value):
+    """Adagrad's (and ProximalAdagrad's) ``accumulator`` slot of each variable, at
+    ``value``."""
+    for v in var_list:
+        dtype = v.dtype.base_dtype
+        optimizer._get_or_make_slot_with_initializer(
+            v, constant_initializer(value, dtype=dtype), v.shape, dtype, "accumulator",
+            optimizer._name)
+
+
 class AdagradOptimizer(Optimizer):
     """``accum += grad^2; var -= lr * grad / sqrt(accum)`` (slot ``w/Adagrad``)."""
 
     def __init__(self, learning_rate, initial_accumulator_value=0.1, use_locking=False,
                  name="Adagrad"):
-        if initial_accumulator_value <= 0.0:
-            raise ValueError(f"initial_accumulator_value must be positive: "
-                             f"{initial_accumulator_value}")
         super().__init__(use_locking, name)
         self._learning_rate = learning_rate
-        self._initial_accumulator_value = initial_accumulator_value
+        self._initial_accumulator_value = checked_accumulator_value(initial_accumulator_value)
 
     def _create_slots(self, var_list):
-        for v in var_list:
-            dtype = v.dtype.base_dtype
-            init = constant_initializer(self._initial_accumulator_value, dtype=dtype)
-            self._get_or_make_slot_with_initializer(v, init, v.shape, dtype, "accumulator",
-                                                    self._name)
+        make_accumulator_slots(self, var_list, self._initial_accumulator_value)
 
     def _prepare(self):
         self._lr_t = _tensor(self._learning_rate, "learning_rate")

@@ -15,6 +15,7 @@ from scopeflow.ops import array_ops
 from scopeflow.ops.state import proximal_training_ops as ops
 from scopeflow.ops.state.init_ops import constant_initializer
 from scopeflow.train.optimizer import Optimizer
+from scopeflow.train.optimizers import checked_accumulator_value, make_accumulator_slots
 
 __all__ = ["ProximalGradientDescentOptimizer", "ProximalAdagradOptimizer",
            "AdagradDAOptimizer"]
@@ -57,21 +58,14 @@ class ProximalAdagradOptimizer(_ProximalBase):
     def __init__(self, learning_rate, initial_accumulator_value=0.1,
                  l1_regularization_strength=0.0, l2_regularization_strength=0.0,
                  use_locking=False, name="ProximalAdagrad"):
-        if initial_accumulator_value <= 0.0:
-            raise ValueError(f"initial_accumulator_value must be positive: "
-                             f"{initial_accumulator_value}")
         super().__init__(use_locking, name)
         self._learning_rate = learning_rate
-        self._initial_accumulator_value = initial_accumulator_value
+        self._initial_accumulator_value = checked_accumulator_value(initial_accumulator_value)
         self._l1 = l1_regularization_strength
         self._l2 = l2_regularization_strength
 
     def _create_slots(self, var_list):
-        for v in var_list:
-            dtype = v.dtype.base_dtype
-            init = constant_initializer(self._initial_accumulator_value, dtype=dtype)
-            self._get_or_make_slot_with_initializer(v, init, v.shape, dtype, "accumulator",
-                                                    self._name)
+        make_accumulator_slots(self, var_list, self._initial_accumulator_value)
 
     def _apply_dense(self, grad, var):
         return ops.apply_proximal_adagrad(
