@@ -19,7 +19,7 @@ from scopeflow.data.dataset_values import DatasetSpec, DatasetValue, ListIterato
 from scopeflow.data.functions import TracedFunction
 from scopeflow.framework import dtypes, errors
 from scopeflow.framework.graph import convert_to_tensor, name_scope
-from scopeflow.framework.opdef import NO_GRADIENT, OpDef
+from scopeflow.framework.opdef import OpDef
 
 __all__: list = []
 
@@ -160,7 +160,7 @@ def _reduce_kernel(run, *inputs, fn, dataset, n_state):
 
 
 reduce_op = OpDef("ReduceDataset", shape=_reduce_shape, dtype=_reduce_dtype, stateful=True,
-                  kernel=_reduce_kernel, grad=NO_GRADIENT,
+                  kernel=_reduce_kernel, grad=None,  # TF: NotDifferentiable
                   attrs={"fn": None, "dataset": None, "n_state": 0},
                   num_outputs=lambda attrs, n: attrs["n_state"])
 
