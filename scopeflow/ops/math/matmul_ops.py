@@ -11,12 +11,15 @@ from scopeflow.framework.opdef import OpDef, broadcast_shape, broadcasting, shap
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops.array.indexing_ops import gather
 from scopeflow.ops.array.layout_ops import stack, transpose
+from scopeflow.ops.array.shape_ops import rank as rank_op
 from scopeflow.ops.array.shape_ops import reshape
 from scopeflow.ops.array.shape_ops import shape as shape_of
 from scopeflow.ops.array.slicing_ops import concat
+from scopeflow.ops.array.sort_ops import setdiff1d
 from scopeflow.ops.math.arithmetic_ops import conj
+from scopeflow.ops.math.arithmetic_ops import range as arange
 from scopeflow.ops.math.blas import gemm, split_rows
-from scopeflow.ops.math.reduction_ops import reduce_prod
+from scopeflow.ops.math.reduction_ops import reduce_prod, where
 from scopeflow.ops.op_helpers import _same_dtype_in
 
 __all__ = ["matmul", "tensordot"]
@@ -216,15 +219,14 @@ def tensordot(a, b, axes, name=None) -> Tensor:
 
     The ops are TF's: a fully defined shape is transposed and reshaped with constant
     shapes; a shape with unknown dimensions is measured at run time (``axes``/``free``
-    constants, ``Shape``, ``GatherV2``, ``Prod``, ``ConcatV2``, ``Pack``). Both ranks
-    must be known.
+    constants, ``Shape``, ``GatherV2``, ``Prod``, ``ConcatV2``, ``Pack``); a rank unknown
+    while building is too (``Rank``, ``Range``, ``ListDiff``).
     """
     with name_scope(name, "Tensordot", [a, b, axes]) as scope:
         a = convert_to_tensor(a, name="a")
         b = convert_to_tensor(b, name="b", preferred_dtype=a.dtype.base_dtype)
         if a.shape.ndims is None or b.shape.ndims is None:
-            raise ValueError("tensordot in scopeflow needs inputs of known rank; got "
-                             f"{a.shape} and {b.shape}")
+            return _tensordot_unknown_rank(a, b, axes, scope)
         sa, sb = a.shape.as_list(), b.shape.as_list()
         a_axes, b_axes = _tensordot_axes(axes, len(sa), len(sb))
         for i, j in zip(a_axes, b_axes):
@@ -278,7 +280,13 @@ def _tensordot_reshape(t, shape, axes, contract_last):
         return t, free_dims, free_dims
     axes_t = convert_to_tensor(axes, dtype=dtypes.int32, name="axes")
     free_t = convert_to_tensor(free, dtype=dtypes.int32, name="free")
-    shape_t = shape_of(t)
+    t2, free_dims_t = _tensordot_measured(t, shape_of(t), axes_t, free_t, contract_last)
+    return t2, free_dims_t, free_dims
+
+
+def _tensordot_measured(t, shape_t, axes_t, free_t, contract_last):
+    """``t`` transposed and reshaped to the 2-D operand from shapes measured at run time;
+    returns it and the free dimensions (an int32 tensor)."""
     free_dims_t = gather(shape_t, free_t)
     axes_dims_t = gather(shape_t, axes_t)
     prod_free = reduce_prod(free_dims_t)
@@ -289,4 +297,53 @@ def _tensordot_reshape(t, shape, axes, contract_last):
     else:
         perm = concat([axes_t, free_t], 0)
         new_shape = stack([prod_axes, prod_free])
-    return reshape(transpose(t, perm), new_shape), free_dims_t, free_dims
+    return reshape(transpose(t, perm), new_shape), free_dims_t
+
+
+def _tensordot_unknown_rank(a, b, axes, scope):
+    """TF's ``tensordot`` when a rank is unknown while building: that operand's axes and free
+    dimensions are measured at run time (``Rank``, ``Range``, ``ListDiff``)."""
+    if isinstance(axes, (int, np.integer)):
+        if axes < 0:
+            raise ValueError(f"`axes` must be at least 0. Received: {axes}.")
+        a_axes, b_axes = int(axes), int(axes)
+    else:
+        a_axes, b_axes = axes
+        a_axes = [a_axes] if isinstance(a_axes, (int, np.integer)) else list(a_axes)
+        b_axes = [b_axes] if isinstance(b_axes, (int, np.integer)) else list(b_axes)
+        if len(a_axes) != len(b_axes):
+            raise ValueError(f"Different number of contraction axes 'a' and 'b', "
+                             f"{len(a_axes)} != {len(b_axes)}.")
+    a2, a_free, a_static = _tensordot_operand(a, a_axes, contract_last=True)
+    b2, b_free, b_static = _tensordot_operand(b, b_axes, contract_last=False)
+    product = matmul(a2, b2)
+    a_free = convert_to_tensor(a_free, dtype=dtypes.int32)
+    b_free = convert_to_tensor(b_free, dtype=dtypes.int32)
+    out = reshape(product, concat([a_free, b_free], 0), name=scope)
+    if a_static is not None and b_static is not None:
+        out.set_shape(a_static + b_static)
+    return out
+
+
+def _tensordot_operand(t, axes, contract_last):
+    """One operand for ``_tensordot_unknown_rank``: ``axes`` an int (the last or first N
+    axes) or a list; static when ``t``'s rank is known."""
+    rank_t = t.shape.ndims
+    if rank_t is not None:
+        if isinstance(axes, int):
+            if axes > rank_t:
+                raise ValueError(f"`axes` must not be larger than the number of dimensions "
+                                 f"of tensor {t}.  Received {axes}, vs tensor dimensions "
+                                 f"{rank_t}.")
+            axes = list(range(rank_t - axes, rank_t)) if contract_last else list(range(axes))
+        return _tensordot_reshape(t, t.shape.as_list(), [i % rank_t for i in axes],
+                                  contract_last)
+    shape_t, rank = shape_of(t), rank_op(t)
+    if isinstance(axes, int):
+        axes_t = arange(rank - axes, rank) if contract_last else arange(axes)
+    else:
+        axes_t = convert_to_tensor(axes, dtype=dtypes.int32, name="axes")
+        axes_t = where(axes_t >= 0, axes_t, axes_t + rank)
+    free_t = setdiff1d(arange(rank), axes_t).out
+    t2, free_dims = _tensordot_measured(t, shape_t, axes_t, free_t, contract_last)
+    return t2, free_dims, None
