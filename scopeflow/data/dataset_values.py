@@ -37,6 +37,11 @@ class DatasetSpec(st.Spec):
         """The public spec TF gives such a component: ``tf.data.DatasetSpec``."""
         return PublicDatasetSpec(st.type_specs(self.element))
 
+    def graph_value(self, tensor):
+        """The dataset a graph reads from this component's variant ``tensor`` (what
+        ``get_next()`` returns for it)."""
+        return ElementDataset(self, tensor)
+
     def __repr__(self):
         # as TF prints it: DatasetSpec(<element's TensorSpecs>, TensorShape([]))
         return repr(self.type_spec())

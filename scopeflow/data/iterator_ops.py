@@ -130,6 +130,11 @@ def _next_arrays(run, handle, specs, leaves=None):
         values = st.to_components(leaves, values)
     out = []
     for v, s in zip(values, specs):
+        if s.dtype == dtypes.variant:  # a dataset-valued component leaves as it is
+            arr = np.empty((), dtype=object)
+            arr[()] = v
+            out.append(arr)
+            continue
         arr = np.asarray(v) if s.dtype != dtypes.string else np.asarray(v, dtype=object)
         if arr.dtype != s.dtype.as_numpy_dtype and s.dtype != dtypes.string:
             arr = arr.astype(s.dtype.as_numpy_dtype)

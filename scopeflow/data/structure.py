@@ -123,7 +123,8 @@ def leaf_from_tensors(spec, parts):
         return _sparse_from_tensors(spec, *parts)
     if isinstance(spec, RaggedSpec) and spec.ragged_rank:
         return spec.type_spec()._from_components(parts)
-    return parts[0]
+    from_tensor = getattr(spec, "graph_value", None)  # a dataset-valued leaf: a Dataset
+    return parts[0] if from_tensor is None else from_tensor(parts[0])
 
 
 def _sparse_from_tensors(spec, indices, values, dense_shape):

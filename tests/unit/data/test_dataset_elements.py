@@ -213,3 +213,29 @@ def test_saved_position_inside_a_window(tmp_path, taken):
             assert [s.run(nxt).tolist() for _ in range(5 - taken)] == rest
             with pytest.raises(tf.errors.OutOfRangeError):
                 s.run(nxt)
+
+
+GET_NEXT_DATASET = '''
+w = tf.data.make_one_shot_iterator(tf.data.Dataset.range(5).window(2)).get_next()
+inner = tf.data.make_initializable_iterator(w.batch(5))
+nxt = inner.get_next()
+out = {"specs": str(tf.data.get_output_types(w)) + str(tf.data.get_output_shapes(w))}
+with tf.Session() as s:
+    rows = []
+    for _ in range(3):
+        s.run(inner.initializer)
+        rows.append(s.run(nxt).tolist())
+    out["rows"] = rows
+    try:
+        s.run(w)
+    except TypeError:
+        out["fetch"] = "TypeError"
+print(json.dumps(out))
+'''
+
+
+def test_get_next_of_a_dataset_valued_element(tf1, scopeflow_run):
+    """``get_next()`` of a window is a dataset: each initializer reads the next window."""
+    got = scopeflow_run(GET_NEXT_DATASET)
+    assert got["rows"] == [[0, 1], [2, 3], [4]] and got["fetch"] == "TypeError"
+    assert got == tf1("tf.disable_v2_behavior()\n" + GET_NEXT_DATASET)
