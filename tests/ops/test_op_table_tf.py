@@ -367,20 +367,12 @@ _DERIVED_KNOWN = {
      'only at run time (InvalidArgumentError)'): (
         'rows_random_more/FixedUnigramCandidateSampler#0|empty-last',
     ),
-    ("owned elsewhere this session: IRFFT with an empty input (last dimension 0): TF's kernel "
-     'leaves parts of its output unwritten (garbage values)'): (
+    ("IRFFT with an empty input dimension: TF's kernel leaves parts of its output unwritten "
+     "(uninitialized memory, different in every TF run); scopeflow writes zeros"): (
         'rows_signal/IRFFT#0|empty-last',
-    ),
-    ("owned elsewhere this session: IRFFT2D with an empty input (last dimension 0): TF's "
-     'kernel leaves parts of its output unwritten (garbage values)'): (
+        'rows_signal/IRFFT-odd#0|empty-first',
         'rows_signal/IRFFT2D#0|empty-last',
-    ),
-    ("owned elsewhere this session: IRFFT3D with an empty input (first dimension 0): TF's "
-     'kernel leaves parts of its output unwritten (garbage values)'): (
         'rows_signal/IRFFT3D#0|empty-first',
-    ),
-    ("owned elsewhere this session: IRFFT3D with an empty input (last dimension 0): TF's "
-     'kernel leaves parts of its output unwritten (garbage values)'): (
         'rows_signal/IRFFT3D#0|empty-last',
     ),
     ("owned elsewhere this session: LRN with float64 inputs: TF's op definition rejects the "
