@@ -250,12 +250,20 @@ MODULE_PATHS: dict[str, tuple[str, ...]] = {
         "apply_regularization",),
     "tensorflow.contrib.rnn.python.ops.core_rnn_cell": ("scopeflow.contrib.rnn",),
     "tensorflow.contrib.rnn.python.ops.rnn_cell": ("scopeflow.contrib.rnn",),
-    "tensorflow.contrib.seq2seq.python.ops.basic_decoder": ("scopeflow.contrib.seq2seq.basic_decoder",),
-    "tensorflow.contrib.seq2seq.python.ops.beam_search_decoder": ("scopeflow.contrib.seq2seq.beam_search_decoder",),
-    "tensorflow.contrib.seq2seq.python.ops.beam_search_ops": ("scopeflow.contrib.seq2seq.beam_search_ops",),
-    "tensorflow.contrib.seq2seq.python.ops.decoder": ("scopeflow.contrib.seq2seq.decoder",),
-    "tensorflow.contrib.seq2seq.python.ops.helper": ("scopeflow.contrib.seq2seq.helper",),
-    "tensorflow.contrib.seq2seq.python.ops.loss": ("scopeflow.contrib.seq2seq.loss",),
+    "tensorflow.contrib.seq2seq.python.ops.attention_wrapper": (
+        "scopeflow.contrib.seq2seq.attention_wrapper",),
+    "tensorflow.contrib.seq2seq.python.ops.basic_decoder": (
+        "scopeflow.contrib.seq2seq.basic_decoder",),
+    "tensorflow.contrib.seq2seq.python.ops.beam_search_decoder": (
+        "scopeflow.contrib.seq2seq.beam_search_decoder",),
+    "tensorflow.contrib.seq2seq.python.ops.beam_search_ops": (
+        "scopeflow.contrib.seq2seq.beam_search_ops",),
+    "tensorflow.contrib.seq2seq.python.ops.decoder": (
+        "scopeflow.contrib.seq2seq.decoder",),
+    "tensorflow.contrib.seq2seq.python.ops.helper": (
+        "scopeflow.contrib.seq2seq.helper",),
+    "tensorflow.contrib.seq2seq.python.ops.loss": (
+        "scopeflow.contrib.seq2seq.loss",),
     "tensorflow.contrib.learn": (),
     "tensorflow.contrib.learn.datasets": (),
     "tensorflow.contrib.learn.datasets.mnist": ("scopeflow.datasets.mnist",),
