@@ -242,127 +242,127 @@ _DERIVED_KNOWN = {
      'run time; scopeflow computes a result'): (
         'rows_array/UnravelIndex#0|empty-first',
     ),
-    ('owned elsewhere this session: AdjustHue with float16 inputs: TF 2.21 registers no CPU '
+    ('not fixed yet: AdjustHue with float16 inputs: TF 2.21 registers no CPU '
      'kernel for them (InvalidArgumentError at run time); scopeflow computes'): (
         'rows_image_more/AdjustHue#0|dtype-float16',
         'rows_image_more/AdjustHue-negative#0|dtype-float16',
     ),
-    ('owned elsewhere this session: AdjustSaturation with float16 inputs: TF 2.21 registers no'
+    ('not fixed yet: AdjustSaturation with float16 inputs: TF 2.21 registers no'
      ' CPU kernel for them (InvalidArgumentError at run time); scopeflow computes'): (
         'rows_image_more/AdjustSaturation#0|dtype-float16',
         'rows_image_more/AdjustSaturation-clipped#0|dtype-float16',
     ),
-    ('owned elsewhere this session: Cholesky with an empty input (first dimension 0): TF '
+    ('not fixed yet: Cholesky with an empty input (first dimension 0): TF '
      'raises NotImplementedError at build time, scopeflow ValueError at build time'): (
         'rows_linalg/logdet#0|empty-first',
     ),
-    ('owned elsewhere this session: Cholesky with an empty input (last dimension 0): TF raises'
+    ('not fixed yet: Cholesky with an empty input (last dimension 0): TF raises'
      ' NotImplementedError at build time, scopeflow ValueError at build time'): (
         'rows_linalg/Cholesky#0|empty-last',
         'rows_linalg/logdet#0|empty-last',
     ),
-    ('owned elsewhere this session: Cholesky with float16 inputs: TF 2.21 registers no CPU '
+    ('not fixed yet: Cholesky with float16 inputs: TF 2.21 registers no CPU '
      'kernel for them (InvalidArgumentError at run time); scopeflow computes'): (
         'rows_linalg/Cholesky#0|dtype-float16',
         'rows_linalg/logdet#0|dtype-float16',
     ),
-    ('owned elsewhere this session: CombinedNonMaxSuppression with an empty input (first '
+    ('not fixed yet: CombinedNonMaxSuppression with an empty input (first '
      'dimension 0): TF raises ValueError at build time; scopeflow computes a result'): (
         'rows_image_more/CombinedNonMaxSuppression#0|empty-first',
     ),
-    ('owned elsewhere this session: CombinedNonMaxSuppression with an empty input (last '
+    ('not fixed yet: CombinedNonMaxSuppression with an empty input (last '
      "dimension 0): TF's shape function rejects them at build time (ValueError); scopeflow "
      'only at run time (InvalidArgumentError)'): (
         'rows_image_more/CombinedNonMaxSuppression#0|empty-last',
     ),
-    ('owned elsewhere this session: ComputeAccidentalHits with an empty input (last dimension '
+    ('not fixed yet: ComputeAccidentalHits with an empty input (last dimension '
      "0): TF's shape function rejects them at build time (ValueError); scopeflow only at run "
      'time (InvalidArgumentError)'): (
         'rows_embedding/ComputeAccidentalHits#0|empty-last',
     ),
-    ('owned elsewhere this session: DenseCountSparseOutput with an empty input (first '
+    ('not fixed yet: DenseCountSparseOutput with an empty input (first '
      'dimension 0): TF raises InvalidArgumentError at run time; scopeflow computes a result'): (
         'rows_sparse/DenseCountSparseOutput#0|empty-first',
     ),
-    ('owned elsewhere this session: DenseToDenseSetOperation with a size-1 input broadcast '
+    ('not fixed yet: DenseToDenseSetOperation with a size-1 input broadcast '
      'against its partner: TF raises ValueError at build time; scopeflow computes a result'): (
         'rows_sparse/DenseToDenseSetOperation#0|broadcast',
         'rows_sparse/Dense-union#0|broadcast',
     ),
-    ('owned elsewhere this session: DenseToSparseSetOperation with an empty input (first '
+    ('not fixed yet: DenseToSparseSetOperation with an empty input (first '
      'dimension 0): TF raises InvalidArgumentError at run time; scopeflow computes a result'): (
         'rows_sparse/DenseToSparseSetOperation#0|empty-first',
     ),
-    ("owned elsewhere this session: DepthwiseConv2dNative with an empty batch: TF 2.21's "
+    ("not fixed yet: DepthwiseConv2dNative with an empty batch: TF 2.21's "
      "kernel hands back its empty input tensor itself (fetched shape = the input's, while "
      'tf.shape gives the static shape); scopeflow returns the static shape'): (
         'rows_conv/DepthwiseConv2dNative#0|empty-first',
         'rows_conv/DepthwiseConv2dNative-s2-VALID#0|empty-first',
     ),
-    ('owned elsewhere this session: DepthwiseConv2dNativeBackpropFilter with an empty input '
+    ('not fixed yet: DepthwiseConv2dNativeBackpropFilter with an empty input '
      '(first dimension 0): TF computes a result; scopeflow raises InvalidArgumentError at run '
      'time'): (
         'rows_conv/DepthwiseConv2dNativeBackpropFilter#0|empty-first',
     ),
-    ('owned elsewhere this session: DepthwiseConv2dNativeBackpropFilter with an empty input '
+    ('not fixed yet: DepthwiseConv2dNativeBackpropFilter with an empty input '
      '(last dimension 0): TF computes a result; scopeflow raises InvalidArgumentError at run '
      'time'): (
         'rows_conv/DepthwiseConv2dNativeBackpropFilter#0|empty-last',
     ),
-    ('owned elsewhere this session: DepthwiseConv2dNativeBackpropInput with an empty input '
+    ('not fixed yet: DepthwiseConv2dNativeBackpropInput with an empty input '
      '(last dimension 0): TF computes a result; scopeflow raises InvalidArgumentError at run '
      'time'): (
         'rows_conv/DepthwiseConv2dNativeBackpropInput#0|empty-last',
     ),
-    ('owned elsewhere this session: DeserializeManySparse with an empty input (first dimension'
+    ('not fixed yet: DeserializeManySparse with an empty input (first dimension'
      " 0): TF's shape function rejects them at build time (ValueError); scopeflow only at run "
      'time (InvalidArgumentError)'): (
         'rows_sparse/DeserializeManySparse#0|empty-first',
     ),
-    ('owned elsewhere this session: DrawBoundingBoxes with an empty input (last dimension 0): '
+    ('not fixed yet: DrawBoundingBoxes with an empty input (last dimension 0): '
      "TF's shape function rejects them at build time (ValueError); scopeflow only at run time "
      '(InvalidArgumentError)'): (
         'rows_image_more/DrawBoundingBoxes#0|empty-last',
     ),
-    ('owned elsewhere this session: EditDistance with a size-1 input broadcast against its '
+    ('not fixed yet: EditDistance with a size-1 input broadcast against its '
      "partner: TF's shape function rejects them at build time (ValueError); scopeflow only at "
      'run time (InvalidArgumentError)'): (
         'rows_sparse/EditDistance#0|broadcast',
     ),
-    ("owned elsewhere this session: EditDistance with an empty input (first dimension 0): TF's"
+    ("not fixed yet: EditDistance with an empty input (first dimension 0): TF's"
      ' shape function rejects them at build time (ValueError); scopeflow only at run time '
      '(InvalidArgumentError)'): (
         'rows_sparse/EditDistance#0|empty-first',
     ),
-    ('owned elsewhere this session: EncodeJpegVariableQuality with an empty input (first '
+    ('not fixed yet: EncodeJpegVariableQuality with an empty input (first '
      'dimension 0): TF raises InternalError at run time, scopeflow InvalidArgumentError at run'
      ' time'): (
         'rows_misc3/EncodeJpegVariableQuality#0|empty-first',
     ),
-    ('owned elsewhere this session: EncodeWav with an empty input (last dimension 0): TF '
+    ('not fixed yet: EncodeWav with an empty input (last dimension 0): TF '
      'raises InvalidArgumentError at run time; scopeflow computes a result'): (
         'rows_signal/EncodeWav#0|empty-last',
     ),
-    ('owned elsewhere this session: ExtractGlimpse with an empty input (first dimension 0): '
+    ('not fixed yet: ExtractGlimpse with an empty input (first dimension 0): '
      "TF's shape function rejects them at build time (ValueError); scopeflow only at run time "
      '(InvalidArgumentError)'): (
         'rows_image_more/ExtractGlimpse-pixels#0|empty-first',
     ),
-    ('owned elsewhere this session: ExtractGlimpse with an empty input (last dimension 0): TF '
+    ('not fixed yet: ExtractGlimpse with an empty input (last dimension 0): TF '
      'computes a result; scopeflow raises InvalidArgumentError at run time'): (
         'rows_image_more/ExtractGlimpse-pixels#0|empty-last',
     ),
-    ('owned elsewhere this session: ExtractImagePatches with an empty input (first dimension '
+    ('not fixed yet: ExtractImagePatches with an empty input (first dimension '
      '0): TF computes a result; scopeflow raises InvalidArgumentError at run time'): (
         'rows_image_more/ExtractImagePatches-SAME#0|empty-first',
         'rows_image_more/ExtractImagePatches-VALID#0|empty-first',
     ),
-    ('owned elsewhere this session: ExtractVolumePatches with an empty input (first dimension '
+    ('not fixed yet: ExtractVolumePatches with an empty input (first dimension '
      '0): TF computes a result; scopeflow raises InvalidArgumentError at run time'): (
         'rows_image_more/ExtractVolumePatches-SAME#0|empty-first',
         'rows_image_more/ExtractVolumePatches-VALID#0|empty-first',
     ),
-    ('owned elsewhere this session: FixedUnigramCandidateSampler with an empty input (last '
+    ('not fixed yet: FixedUnigramCandidateSampler with an empty input (last '
      "dimension 0): scopeflow's shape function rejects them at build time (ValueError); TF "
      'only at run time (InvalidArgumentError)'): (
         'rows_random_more/FixedUnigramCandidateSampler#0|empty-last',
@@ -375,105 +375,105 @@ _DERIVED_KNOWN = {
         'rows_signal/IRFFT3D#0|empty-first',
         'rows_signal/IRFFT3D#0|empty-last',
     ),
-    ("owned elsewhere this session: LRN with float64 inputs: TF's op definition rejects the "
+    ("not fixed yet: LRN with float64 inputs: TF's op definition rejects the "
      "dtype (TypeError at build time); scopeflow's dtype rule accepts it"): (
         'rows_nn/LRN#0|dtype-float64',
         'rows_nn/LRN-defaults#0|dtype-float64',
     ),
-    ("owned elsewhere this session: LRNGrad with float64 inputs: TF's op definition rejects "
+    ("not fixed yet: LRNGrad with float64 inputs: TF's op definition rejects "
      "the dtype (TypeError at build time); scopeflow's dtype rule accepts it"): (
         'rows_nn/LRNGrad#0|dtype-float64',
     ),
-    ('owned elsewhere this session: LogMatrixDeterminant with float16 inputs: TF 2.21 '
+    ('not fixed yet: LogMatrixDeterminant with float16 inputs: TF 2.21 '
      'registers no CPU kernel for them (InvalidArgumentError at run time); scopeflow computes'): (
         'rows_linalg/LogMatrixDeterminant#0|dtype-float16',
     ),
-    ('owned elsewhere this session: Lu with float16 inputs: TF 2.21 registers no CPU kernel '
+    ('not fixed yet: Lu with float16 inputs: TF 2.21 registers no CPU kernel '
      'for them (InvalidArgumentError at run time); scopeflow computes'): (
         'rows_linalg/Lu#0|dtype-float16',
         'rows_linalg/lu_solve#0|dtype-float16',
     ),
-    ('owned elsewhere this session: MatrixDeterminant with float16 inputs: TF 2.21 registers '
+    ('not fixed yet: MatrixDeterminant with float16 inputs: TF 2.21 registers '
      'no CPU kernel for them (InvalidArgumentError at run time); scopeflow computes'): (
         'rows_linalg/MatrixDeterminant#0|dtype-float16',
     ),
-    ('owned elsewhere this session: MatrixSolve with float16 inputs: TF 2.21 registers no CPU '
+    ('not fixed yet: MatrixSolve with float16 inputs: TF 2.21 registers no CPU '
      'kernel for them (InvalidArgumentError at run time); scopeflow computes'): (
         'rows_linalg/MatrixSolve#0|dtype-float16',
         'rows_linalg/MatrixSolve-adjoint#0|dtype-float16',
     ),
-    ('owned elsewhere this session: MatrixSquareRoot with an empty input (last dimension 0): '
+    ('not fixed yet: MatrixSquareRoot with an empty input (last dimension 0): '
      'TF raises NotImplementedError at build time, scopeflow ValueError at build time'): (
         'rows_linalg/MatrixSquareRoot#0|empty-last',
     ),
-    ('owned elsewhere this session: MatrixSquareRoot with float16 inputs: TF 2.21 registers no'
+    ('not fixed yet: MatrixSquareRoot with float16 inputs: TF 2.21 registers no'
      ' CPU kernel for them (InvalidArgumentError at run time); scopeflow computes'): (
         'rows_linalg/MatrixSquareRoot#0|dtype-float16',
     ),
-    ('owned elsewhere this session: MatrixTriangularSolve with an empty input (first dimension'
+    ('not fixed yet: MatrixTriangularSolve with an empty input (first dimension'
      ' 0): TF raises NotImplementedError at build time, scopeflow ValueError at build time'): (
         'rows_linalg/cholesky_solve#0|empty-first',
     ),
-    ('owned elsewhere this session: MatrixTriangularSolve with an empty input (last dimension '
+    ('not fixed yet: MatrixTriangularSolve with an empty input (last dimension '
      '0): TF raises NotImplementedError at build time, scopeflow ValueError at build time'): (
         'rows_linalg/cholesky_solve#0|empty-last',
     ),
-    ('owned elsewhere this session: MatrixTriangularSolve with float16 inputs: TF 2.21 '
+    ('not fixed yet: MatrixTriangularSolve with float16 inputs: TF 2.21 '
      'registers no CPU kernel for them (InvalidArgumentError at run time); scopeflow computes'): (
         'rows_linalg/MatrixTriangularSolve#0|dtype-float16',
         'rows_linalg/MatrixTriangularSolve-upper-adjoint-broadcast#0|dtype-float16',
         'rows_linalg/cholesky_solve#0|dtype-float16',
     ),
-    ('owned elsewhere this session: Ndtri with float16 inputs: TF 2.21 registers no CPU kernel'
+    ('not fixed yet: Ndtri with float16 inputs: TF 2.21 registers no CPU kernel'
      ' for them (InvalidArgumentError at run time); scopeflow computes'): (
         'rows_math/Ndtri#0|dtype-float16',
     ),
-    ('owned elsewhere this session: NonMaxSuppressionV3 with an empty input (first dimension '
+    ('not fixed yet: NonMaxSuppressionV3 with an empty input (first dimension '
      "0): TF's shape function rejects them at build time (ValueError); scopeflow only at run "
      'time (InvalidArgumentError)'): (
         'rows_image_more/NonMaxSuppressionV3#0|empty-first',
         'rows_image_more/NonMaxSuppressionV3-score-threshold#0|empty-first',
     ),
-    ('owned elsewhere this session: NonMaxSuppressionV5 with an empty input (first dimension '
+    ('not fixed yet: NonMaxSuppressionV5 with an empty input (first dimension '
      "0): TF's shape function rejects them at build time (ValueError); scopeflow only at run "
      'time (InvalidArgumentError)'): (
         'rows_image_more/NonMaxSuppressionV5-soft#0|empty-first',
     ),
-    ("owned elsewhere this session: NonMaxSuppressionV5 with float16 inputs: TF's op "
+    ("not fixed yet: NonMaxSuppressionV5 with float16 inputs: TF's op "
      "definition rejects the dtype (TypeError at build time); scopeflow's dtype rule accepts "
      'it'): (
         'rows_image_more/NonMaxSuppressionV5-soft#0|dtype-float16',
     ),
-    ('owned elsewhere this session: NonMaxSuppressionWithOverlaps with an empty input (first '
+    ('not fixed yet: NonMaxSuppressionWithOverlaps with an empty input (first '
      "dimension 0): TF's shape function rejects them at build time (ValueError); scopeflow "
      'only at run time (InvalidArgumentError)'): (
         'rows_image_more/NMSWithOverlaps#0|empty-first',
     ),
-    ('owned elsewhere this session: NonMaxSuppressionWithOverlaps with an empty input (last '
+    ('not fixed yet: NonMaxSuppressionWithOverlaps with an empty input (last '
      "dimension 0): TF's shape function rejects them at build time (ValueError); scopeflow "
      'only at run time (InvalidArgumentError)'): (
         'rows_image_more/NMSWithOverlaps#0|empty-last',
     ),
-    ('owned elsewhere this session: RFFT with an empty input (first dimension 0): TF raises '
+    ('not fixed yet: RFFT with an empty input (first dimension 0): TF raises '
      'InvalidArgumentError at run time; scopeflow computes a result'): (
         'rows_signal/RFFT-padded-odd#0|empty-first',
     ),
-    ("owned elsewhere this session: RFFT with an empty input (last dimension 0): TF's kernel "
+    ("not fixed yet: RFFT with an empty input (last dimension 0): TF's kernel "
      'leaves parts of its output unwritten (garbage values)'): (
         'rows_signal/RFFT-padded-odd#0|empty-last',
     ),
-    ('owned elsewhere this session: RandomIndexShuffle with an empty input (first dimension '
+    ('not fixed yet: RandomIndexShuffle with an empty input (first dimension '
      '0): TF raises InvalidArgumentError at run time; scopeflow computes a result'): (
         'rows_random_more/RandomIndexShuffle#0|empty-first',
     ),
-    ('owned elsewhere this session: ResizeArea with an empty input (last dimension 0): TF '
+    ('not fixed yet: ResizeArea with an empty input (last dimension 0): TF '
      'raises InvalidArgumentError at run time; scopeflow computes a result'): (
         'rows_image/ResizeArea-align0-7x5-to-3x2#0|empty-last',
         'rows_image/ResizeArea-align1-7x5-to-3x2#0|empty-last',
         'rows_image/ResizeArea-align0-3x4-to-7x9#0|empty-last',
         'rows_image/ResizeArea-align1-3x4-to-7x9#0|empty-last',
     ),
-    ('owned elsewhere this session: ResizeBicubic with an empty input (last dimension 0): TF '
+    ('not fixed yet: ResizeBicubic with an empty input (last dimension 0): TF '
      'raises InvalidArgumentError at run time; scopeflow computes a result'): (
         'rows_image/ResizeBicubic-plain-3x4-to-5x7#0|empty-last',
         'rows_image/ResizeBicubic-align-3x4-to-5x7#0|empty-last',
@@ -482,7 +482,7 @@ _DERIVED_KNOWN = {
         'rows_image/ResizeBicubic-align-6x5-to-4x2#0|empty-last',
         'rows_image/ResizeBicubic-half-6x5-to-4x2#0|empty-last',
     ),
-    ('owned elsewhere this session: ResizeBilinear with an empty input (last dimension 0): TF '
+    ('not fixed yet: ResizeBilinear with an empty input (last dimension 0): TF '
      'raises InvalidArgumentError at run time; scopeflow computes a result'): (
         'rows_image/ResizeBilinear-plain-3x4-to-5x7#0|empty-last',
         'rows_image/ResizeBilinear-align-3x4-to-5x7#0|empty-last',
@@ -491,7 +491,7 @@ _DERIVED_KNOWN = {
         'rows_image/ResizeBilinear-align-6x5-to-4x2#0|empty-last',
         'rows_image/ResizeBilinear-half-6x5-to-4x2#0|empty-last',
     ),
-    ('owned elsewhere this session: ResizeNearestNeighbor with an empty input (last dimension '
+    ('not fixed yet: ResizeNearestNeighbor with an empty input (last dimension '
      '0): TF raises InvalidArgumentError at run time; scopeflow computes a result'): (
         'rows_image/ResizeNearestNeighbor-plain-float32-3x4-to-5x7#0|empty-last',
         'rows_image/ResizeNearestNeighbor-align-float32-3x4-to-5x7#0|empty-last',
@@ -501,152 +501,152 @@ _DERIVED_KNOWN = {
         'rows_image/ResizeNearestNeighbor-half-float32-6x5-to-4x2#0|empty-last',
         'rows_image/ResizeNearestNeighbor-align-uint8-3x5-to-6x4#0|empty-last',
     ),
-    ('owned elsewhere this session: ScatterNd with int64 inputs: TF computes a result; '
+    ('not fixed yet: ScatterNd with int64 inputs: TF computes a result; '
      'scopeflow raises TypeError at build time'): (
         'rows_array/ScatterNd#0|dtype-int64',
     ),
-    ('owned elsewhere this session: SelfAdjointEigV2 with an empty input (first dimension 0): '
+    ('not fixed yet: SelfAdjointEigV2 with an empty input (first dimension 0): '
      'TF raises NotImplementedError at build time, scopeflow ValueError at build time'): (
         'rows_linalg/SelfAdjointEigV2-vectors#0|empty-first',
     ),
-    ('owned elsewhere this session: SelfAdjointEigV2 with an empty input (last dimension 0): '
+    ('not fixed yet: SelfAdjointEigV2 with an empty input (last dimension 0): '
      'TF raises NotImplementedError at build time, scopeflow ValueError at build time'): (
         'rows_linalg/SelfAdjointEigV2#0|empty-last',
         'rows_linalg/SelfAdjointEigV2-vectors#0|empty-last',
     ),
-    ('owned elsewhere this session: SelfAdjointEigV2 with float16 inputs: TF 2.21 registers no'
+    ('not fixed yet: SelfAdjointEigV2 with float16 inputs: TF 2.21 registers no'
      ' CPU kernel for them (InvalidArgumentError at run time); scopeflow computes'): (
         'rows_linalg/SelfAdjointEigV2#0|dtype-float16',
         'rows_linalg/SelfAdjointEigV2-vectors#0|dtype-float16',
     ),
-    ('owned elsewhere this session: SerializeManySparse with an empty input (first dimension '
+    ('not fixed yet: SerializeManySparse with an empty input (first dimension '
      "0): TF's shape function rejects them at build time (ValueError); scopeflow only at run "
      'time (InvalidArgumentError)'): (
         'rows_sparse/SerializeManySparse#0|empty-first',
     ),
-    ('owned elsewhere this session: SerializeSparse with an empty input (first dimension 0): '
+    ('not fixed yet: SerializeSparse with an empty input (first dimension 0): '
      "TF's shape function rejects them at build time (ValueError); scopeflow only at run time "
      '(InvalidArgumentError)'): (
         'rows_sparse/SerializeSparse#0|empty-first',
     ),
-    ("owned elsewhere this session: SetSize with an empty input (first dimension 0): TF's "
+    ("not fixed yet: SetSize with an empty input (first dimension 0): TF's "
      'shape function rejects them at build time (ValueError); scopeflow only at run time '
      '(InvalidArgumentError)'): (
         'rows_sparse/SetSize#0|empty-first',
     ),
-    ("owned elsewhere this session: SparseAdd with an empty input (first dimension 0): TF's "
+    ("not fixed yet: SparseAdd with an empty input (first dimension 0): TF's "
      'shape function rejects them at build time (ValueError); scopeflow only at run time '
      '(InvalidArgumentError)'): (
         'rows_sparse/SparseAdd#0|empty-first',
         'rows_sparse/SparseAdd-threshold#0|empty-first',
     ),
-    ('owned elsewhere this session: SparseAdd with float16 inputs: TF 2.21 registers no CPU '
+    ('not fixed yet: SparseAdd with float16 inputs: TF 2.21 registers no CPU '
      'kernel for them (InvalidArgumentError at run time); scopeflow computes'): (
         'rows_sparse/SparseAdd#0|dtype-float16',
         'rows_sparse/SparseAdd-threshold#0|dtype-float16',
     ),
-    ("owned elsewhere this session: SparseConcat with an empty input (first dimension 0): TF's"
+    ("not fixed yet: SparseConcat with an empty input (first dimension 0): TF's"
      ' shape function rejects them at build time (ValueError); scopeflow only at run time '
      '(InvalidArgumentError)'): (
         'rows_sparse/SparseConcat#0|empty-first',
     ),
-    ('owned elsewhere this session: SparseCountSparseOutput with a size-1 input broadcast '
+    ('not fixed yet: SparseCountSparseOutput with a size-1 input broadcast '
      "against its partner: TF's shape function rejects them at build time (ValueError); "
      'scopeflow only at run time (InvalidArgumentError)'): (
         'rows_sparse/SparseCountSparseOutput#0|broadcast',
     ),
-    ('owned elsewhere this session: SparseCountSparseOutput with an empty input (first '
+    ('not fixed yet: SparseCountSparseOutput with an empty input (first '
      "dimension 0): TF's shape function rejects them at build time (ValueError); scopeflow "
      'only at run time (InvalidArgumentError)'): (
         'rows_sparse/SparseCountSparseOutput#0|empty-first',
     ),
-    ("owned elsewhere this session: SparseCross with an empty input (first dimension 0): TF's "
+    ("not fixed yet: SparseCross with an empty input (first dimension 0): TF's "
      'shape function rejects them at build time (ValueError); scopeflow only at run time '
      '(InvalidArgumentError)'): (
         'rows_sparse/SparseCross#0|empty-first',
     ),
-    ('owned elsewhere this session: SparseCrossV2 with an empty input (first dimension 0): '
+    ('not fixed yet: SparseCrossV2 with an empty input (first dimension 0): '
      "TF's shape function rejects them at build time (ValueError); scopeflow only at run time "
      '(InvalidArgumentError)'): (
         'rows_sparse/SparseCrossV2#0|empty-first',
     ),
-    ('owned elsewhere this session: SparseFillEmptyRows with an empty input (first dimension '
+    ('not fixed yet: SparseFillEmptyRows with an empty input (first dimension '
      "0): TF's shape function rejects them at build time (ValueError); scopeflow only at run "
      'time (InvalidArgumentError)'): (
         'rows_sparse/SparseFillEmptyRows#0|empty-first',
     ),
-    ('owned elsewhere this session: SparseReduceMax with an empty input (first dimension 0): '
+    ('not fixed yet: SparseReduceMax with an empty input (first dimension 0): '
      "TF's shape function rejects them at build time (ValueError); scopeflow only at run time "
      '(InvalidArgumentError)'): (
         'rows_sparse/SparseReduceMax#0|empty-first',
     ),
-    ('owned elsewhere this session: SparseReduceMaxSparse with an empty input (first dimension'
+    ('not fixed yet: SparseReduceMaxSparse with an empty input (first dimension'
      " 0): TF's shape function rejects them at build time (ValueError); scopeflow only at run "
      'time (InvalidArgumentError)'): (
         'rows_sparse/SparseReduceMaxSparse#0|empty-first',
     ),
-    ('owned elsewhere this session: SparseReduceSum with an empty input (first dimension 0): '
+    ('not fixed yet: SparseReduceSum with an empty input (first dimension 0): '
      "TF's shape function rejects them at build time (ValueError); scopeflow only at run time "
      '(InvalidArgumentError)'): (
         'rows_sparse/SparseReduceSum#0|empty-first',
         'rows_sparse/SparseReduceSum-keepdims#0|empty-first',
     ),
-    ('owned elsewhere this session: SparseReduceSumSparse with an empty input (first dimension'
+    ('not fixed yet: SparseReduceSumSparse with an empty input (first dimension'
      " 0): TF's shape function rejects them at build time (ValueError); scopeflow only at run "
      'time (InvalidArgumentError)'): (
         'rows_sparse/SparseReduceSumSparse#0|empty-first',
     ),
-    ('owned elsewhere this session: SparseReshape with an empty input (first dimension 0): TF '
+    ('not fixed yet: SparseReshape with an empty input (first dimension 0): TF '
      'raises ValueError at build time; scopeflow computes a result'): (
         'rows_sparse/SparseReshape#0|empty-first',
     ),
-    ("owned elsewhere this session: SparseSlice with an empty input (first dimension 0): TF's "
+    ("not fixed yet: SparseSlice with an empty input (first dimension 0): TF's "
      'shape function rejects them at build time (ValueError); scopeflow only at run time '
      '(InvalidArgumentError)'): (
         'rows_sparse/SparseSlice#0|empty-first',
     ),
-    ('owned elsewhere this session: SparseSoftmax with an empty input (first dimension 0): '
+    ('not fixed yet: SparseSoftmax with an empty input (first dimension 0): '
      "TF's shape function rejects them at build time (ValueError); scopeflow only at run time "
      '(InvalidArgumentError)'): (
         'rows_sparse/SparseSoftmax#0|empty-first',
     ),
-    ('owned elsewhere this session: SparseSparseMaximum with an empty input (first dimension '
+    ('not fixed yet: SparseSparseMaximum with an empty input (first dimension '
      "0): TF's shape function rejects them at build time (ValueError); scopeflow only at run "
      'time (InvalidArgumentError)'): (
         'rows_sparse/SparseSparseMaximum#0|empty-first',
     ),
-    ('owned elsewhere this session: SparseSparseMinimum with an empty input (first dimension '
+    ('not fixed yet: SparseSparseMinimum with an empty input (first dimension '
      "0): TF's shape function rejects them at build time (ValueError); scopeflow only at run "
      'time (InvalidArgumentError)'): (
         'rows_sparse/SparseSparseMinimum#0|empty-first',
     ),
-    ("owned elsewhere this session: SparseSplit with an empty input (first dimension 0): TF's "
+    ("not fixed yet: SparseSplit with an empty input (first dimension 0): TF's "
      'shape function rejects them at build time (ValueError); scopeflow only at run time '
      '(InvalidArgumentError)'): (
         'rows_sparse/SparseSplit#0|empty-first',
     ),
-    ('owned elsewhere this session: SparseTensorDenseAdd with an empty input (first dimension '
+    ('not fixed yet: SparseTensorDenseAdd with an empty input (first dimension '
      "0): TF's shape function rejects them at build time (ValueError); scopeflow only at run "
      'time (InvalidArgumentError)'): (
         'rows_sparse/SparseTensorDenseAdd#0|empty-first',
     ),
-    ('owned elsewhere this session: SparseTensorDenseMatMul with an empty input (first '
+    ('not fixed yet: SparseTensorDenseMatMul with an empty input (first '
      "dimension 0): TF's shape function rejects them at build time (ValueError); scopeflow "
      'only at run time (InvalidArgumentError)'): (
         'rows_sparse/SparseTensorDenseMatMul#0|empty-first',
         'rows_sparse/SparseTensorDenseMatMul-adjoints#0|empty-first',
     ),
-    ('owned elsewhere this session: SparseToSparseSetOperation with a size-1 input broadcast '
+    ('not fixed yet: SparseToSparseSetOperation with a size-1 input broadcast '
      "against its partner: TF's shape function rejects them at build time (ValueError); "
      'scopeflow only at run time (InvalidArgumentError)'): (
         'rows_sparse/SparseToSparseSetOperation#0|broadcast',
     ),
-    ('owned elsewhere this session: SparseToSparseSetOperation with an empty input (first '
+    ('not fixed yet: SparseToSparseSetOperation with an empty input (first '
      "dimension 0): TF's shape function rejects them at build time (ValueError); scopeflow "
      'only at run time (InvalidArgumentError)'): (
         'rows_sparse/SparseToSparseSetOperation#0|empty-first',
     ),
-    ('owned elsewhere this session: Svd with float16 inputs: TF 2.21 registers no CPU kernel '
+    ('not fixed yet: Svd with float16 inputs: TF 2.21 registers no CPU kernel '
      'for them (InvalidArgumentError at run time); scopeflow computes'): (
         'rows_linalg/Svd#0|dtype-float16',
         'rows_linalg/Svd-rebuild-wide#0|dtype-float16',
@@ -655,51 +655,51 @@ _DERIVED_KNOWN = {
         'rows_linalg/pinv#0|dtype-float16',
         'rows_linalg/norm-matrix-2#0|dtype-float16',
     ),
-    ('owned elsewhere this session: TensorScatterAdd with an empty input (first dimension 0): '
+    ('not fixed yet: TensorScatterAdd with an empty input (first dimension 0): '
      "TF's shape function rejects them at build time (ValueError); scopeflow only at run time "
      '(InvalidArgumentError)'): (
         'rows_array/TensorScatterAdd#0|empty-first',
     ),
-    ('owned elsewhere this session: TensorScatterMax with an empty input (first dimension 0): '
+    ('not fixed yet: TensorScatterMax with an empty input (first dimension 0): '
      "TF's shape function rejects them at build time (ValueError); scopeflow only at run time "
      '(InvalidArgumentError)'): (
         'rows_array/TensorScatterMax#0|empty-first',
     ),
-    ('owned elsewhere this session: TensorScatterMin with an empty input (first dimension 0): '
+    ('not fixed yet: TensorScatterMin with an empty input (first dimension 0): '
      "TF's shape function rejects them at build time (ValueError); scopeflow only at run time "
      '(InvalidArgumentError)'): (
         'rows_array/TensorScatterMin#0|empty-first',
     ),
-    ('owned elsewhere this session: TensorScatterSub with an empty input (first dimension 0): '
+    ('not fixed yet: TensorScatterSub with an empty input (first dimension 0): '
      "TF's shape function rejects them at build time (ValueError); scopeflow only at run time "
      '(InvalidArgumentError)'): (
         'rows_array/TensorScatterSub#0|empty-first',
     ),
-    ('owned elsewhere this session: TensorScatterUpdate with an empty input (first dimension '
+    ('not fixed yet: TensorScatterUpdate with an empty input (first dimension '
      "0): TF's shape function rejects them at build time (ValueError); scopeflow only at run "
      'time (InvalidArgumentError)'): (
         'rows_array/TensorScatterUpdate#0|empty-first',
     ),
-    ('owned elsewhere this session: TridiagonalMatMul with an empty input (first dimension 0):'
+    ('not fixed yet: TridiagonalMatMul with an empty input (first dimension 0):'
      " TF's shape function rejects them at build time (ValueError); scopeflow only at run time"
      ' (InvalidArgumentError)'): (
         'rows_linalg/TridiagonalMatMul#0|empty-first',
     ),
-    ('owned elsewhere this session: TridiagonalMatMul with an empty input (last dimension 0): '
+    ('not fixed yet: TridiagonalMatMul with an empty input (last dimension 0): '
      "TF's shape function rejects them at build time (ValueError); scopeflow only at run time "
      '(InvalidArgumentError)'): (
         'rows_linalg/TridiagonalMatMul#0|empty-last',
     ),
-    ("owned elsewhere this session: TridiagonalMatMul with float16 inputs: TF's op definition "
+    ("not fixed yet: TridiagonalMatMul with float16 inputs: TF's op definition "
      "rejects the dtype (TypeError at build time); scopeflow's dtype rule accepts it"): (
         'rows_linalg/TridiagonalMatMul#0|dtype-float16',
     ),
-    ('owned elsewhere this session: TridiagonalSolve with an empty input (last dimension 0): '
+    ('not fixed yet: TridiagonalSolve with an empty input (last dimension 0): '
      "TF's shape function rejects them at build time (ValueError); scopeflow only at run time "
      '(InvalidArgumentError)'): (
         'rows_linalg/TridiagonalSolve#0|empty-last',
     ),
-    ("owned elsewhere this session: TridiagonalSolve with float16 inputs: TF's op definition "
+    ("not fixed yet: TridiagonalSolve with float16 inputs: TF's op definition "
      "rejects the dtype (TypeError at build time); scopeflow's dtype rule accepts it"): (
         'rows_linalg/TridiagonalSolve#0|dtype-float16',
     ),
