@@ -81,8 +81,8 @@ KNOWN.update({
 
 
 # Derived cases (tests/ops/sweeps.py) where scopeflow knowingly differs from TF 2.21: reason
-# -> 'row key|derived case'. A reason starting "owned elsewhere this session" is in a module
-# another engineer owns now; the rest are open divergences (TF quirks where said so).
+# -> 'row key|derived case'. A reason starting "not fixed yet" is an open divergence of
+# scopeflow's; the others say why scopeflow differs (TF quirks where said so).
 _DERIVED_KNOWN = {
     ('AvgPool3D with float64 inputs: TF 2.21 registers no CPU kernel for them '
      '(InvalidArgumentError at run time); scopeflow computes'): (
