@@ -7,7 +7,7 @@ import numpy as np
 from scopeflow.framework import dtypes, errors
 from scopeflow.framework.dtype_groups import COMPLEX, FLOATS, INDEX, UNSIGNED_INTS
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
-from scopeflow.framework.opdef import OpDef, broadcast_shape, broadcasting, shape_str
+from scopeflow.framework.opdef import REGISTRY, OpDef, broadcast_shape, broadcasting, shape_str
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops.array.indexing_ops import gather
 from scopeflow.ops.array.layout_ops import stack, transpose
@@ -15,7 +15,6 @@ from scopeflow.ops.array.shape_ops import rank as rank_op
 from scopeflow.ops.array.shape_ops import reshape
 from scopeflow.ops.array.shape_ops import shape as shape_of
 from scopeflow.ops.array.slicing_ops import concat
-from scopeflow.ops.array.sort_ops import setdiff1d
 from scopeflow.ops.math.arithmetic_ops import conj
 from scopeflow.ops.math.arithmetic_ops import range as arange
 from scopeflow.ops.math.blas import gemm, split_rows
@@ -344,6 +343,8 @@ def _tensordot_operand(t, axes, contract_last):
     else:
         axes_t = convert_to_tensor(axes, dtype=dtypes.int32, name="axes")
         axes_t = where(axes_t >= 0, axes_t, axes_t + rank)
-    free_t = setdiff1d(arange(rank), axes_t).out
+    # ListDiff through the registry: its module (sort_ops) imports this one's namespace
+    free_t = REGISTRY["ListDiff"].create([arange(rank), axes_t],
+                                          {"out_idx": dtypes.int32}).outputs[0]
     t2, free_dims = _tensordot_measured(t, shape_t, axes_t, free_t, contract_last)
     return t2, free_dims, None

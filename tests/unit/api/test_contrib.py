@@ -399,7 +399,7 @@ def test_contrib_rnn_is_tf_nn_rnn_cell():
 def test_other_contrib_names_raise_not_implemented_naming_them():
     assert hasattr(tf, "contrib") and tf.contrib.layers is layers
     for expr, name in (("tf.contrib.bayesflow", "tf.contrib.bayesflow"),
-                       ("tf.contrib.seq2seq", "tf.contrib.seq2seq"),
+                       ("tf.contrib.tpu", "tf.contrib.tpu"),
                        ("tf.contrib.layers.layer_norm", "tf.contrib.layers.layer_norm"),
                        ("tf.contrib.rnn.AttentionCellWrapper",
                         "tf.contrib.rnn.AttentionCellWrapper")):
@@ -410,6 +410,6 @@ def test_other_contrib_names_raise_not_implemented_naming_them():
                                "plan to implement it: tf.contrib was removed")
         assert text.endswith("(see docs/API.md)")
     assert not hasattr(tf.contrib, "bayesflow")
-    assert getattr(tf.contrib, "seq2seq", None) is None
+    assert getattr(tf.contrib, "tpu", None) is None
     # slim, framework and learn map onto scopeflow (scopeflow/python/module_paths.py).
     assert tf.contrib.slim.fully_connected is layers.fully_connected
