@@ -215,6 +215,23 @@ class LuongAttention(_BaseAttentionMechanism):
         return alignments, alignments
 
 
+
+def _bahdanau_score_in_scope(mechanism, processed_query):
+    """The Bahdanau score of a (monotonic) Bahdanau mechanism, its variables
+    (``attention_v``; ``attention_g``/``attention_b`` when normalized) made in the current
+    scope as TF 1.15 makes them."""
+    dtype, units = processed_query.dtype, mechanism._num_units
+    attention_v = get_variable("attention_v", [units], dtype=dtype)
+    attention_g = attention_b = None
+    if mechanism._normalize:
+        attention_g = get_variable(
+            "attention_g", shape=(), dtype=dtype,
+            initializer=init_ops.constant_initializer(math.sqrt(1. / units)))
+        attention_b = get_variable("attention_b", [units], dtype=dtype,
+                                   initializer=init_ops.zeros_initializer())
+    return _bahdanau_score(processed_query, mechanism._keys, attention_v,
+                           attention_g=attention_g, attention_b=attention_b)
+
 def _bahdanau_score(processed_query, keys, attention_v, attention_g=None,
                     attention_b=None):
     """``sum(v * tanh(keys + query))`` over the units axis; normalized, ``v`` is
@@ -254,17 +271,7 @@ class BahdanauAttention(_BaseAttentionMechanism):
         """``(alignments, next_state)`` for ``query`` ``[batch, query_depth]``."""
         with variable_scope(None, default_name="bahdanau_attention", values=[query]):
             processed_query = self.query_layer(query) if self.query_layer else query
-            attention_v = get_variable("attention_v", [self._num_units], dtype=query.dtype)
-            attention_g = attention_b = None
-            if self._normalize:
-                attention_g = get_variable(
-                    "attention_g", shape=(), dtype=query.dtype,
-                    initializer=init_ops.constant_initializer(math.sqrt(1. / self._num_units)))
-                attention_b = get_variable("attention_b", [self._num_units],
-                                           dtype=query.dtype,
-                                           initializer=init_ops.zeros_initializer())
-            score = _bahdanau_score(processed_query, self._keys, attention_v,
-                                    attention_g=attention_g, attention_b=attention_b)
+            score = _bahdanau_score_in_scope(self, processed_query)
         alignments = self._probability_fn(score, state)
         return alignments, alignments
 
@@ -381,17 +388,7 @@ class BahdanauMonotonicAttention(_BaseMonotonicAttentionMechanism):
         with variable_scope(None, default_name="bahdanau_monotonic_attention",
                             values=[query]):
             processed_query = self.query_layer(query) if self.query_layer else query
-            attention_v = get_variable("attention_v", [self._num_units], dtype=query.dtype)
-            attention_g = attention_b = None
-            if self._normalize:
-                attention_g = get_variable(
-                    "attention_g", shape=(), dtype=query.dtype,
-                    initializer=init_ops.constant_initializer(math.sqrt(1. / self._num_units)))
-                attention_b = get_variable("attention_b", [self._num_units],
-                                           dtype=query.dtype,
-                                           initializer=init_ops.zeros_initializer())
-            score = _bahdanau_score(processed_query, self._keys, attention_v,
-                                    attention_g=attention_g, attention_b=attention_b)
+            score = _bahdanau_score_in_scope(self, processed_query)
             score += _score_bias(processed_query.dtype, self._score_bias_init)
         alignments = self._probability_fn(score, state)
         return alignments, alignments
