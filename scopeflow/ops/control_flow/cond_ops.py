@@ -293,11 +293,14 @@ def _cond_pred(pred, scope):
 
 
 def _trace_branches(graph, scope, false_fn, true_fn):
-    """Traces ``false_fn`` then ``true_fn``, each into its own ``FuncGraph``; returns what
-    each returned and the ``FuncGraph``s (``[false, true]`` both)."""
+    """Traces ``true_fn`` then ``false_fn``, each into its own ``FuncGraph``; returns what
+    each returned and the ``FuncGraph``s (``[false, true]`` both).
+
+    True first, as TF1's ``cond`` builds them: unseeded random ops in the branches take
+    the graph's seed requests, and name uniquing, in that order."""
     parent = graph._state().cf_context
     results, branches = [], []
-    for what, fn in (("false_fn", false_fn), ("true_fn", true_fn)):
+    for what, fn in (("true_fn", true_fn), ("false_fn", false_fn)):
         branch = FuncGraph(FunctionKind.COND_BRANCH, parent=parent, name=scope.rstrip("/"))
         with branch.entered(graph):
             result = fn()
@@ -305,8 +308,8 @@ def _trace_branches(graph, scope, false_fn, true_fn):
                 raise ValueError(f"'{what}' must have a return value.")
             branch.outputs = [branch_value(x, branch, f"'{what}'")
                               for x in as_flow_structure(result)]
-        results.append(result)
-        branches.append(branch)
+        results.insert(0, result)
+        branches.insert(0, branch)
     return results, branches
 
 
