@@ -28,7 +28,9 @@ __all__ = ["map_fn", "scan", "foldl", "foldr"]
 def _elements(elems, name):
     flat = [convert_to_tensor(e, name="elem") for e in flatten(elems)]
     if not flat:
-        raise ValueError(f"{name}: elems must not be empty")
+        # TF's message (map_fn's; scan and the folds fail there with a bare IndexError)
+        raise ValueError("elems must be a Tensor or (possibly nested) sequence of Tensors. "
+                         f"Got {elems}, which does not contain any Tensors.")
     for e in flat:
         if e.shape.ndims == 0:
             raise ValueError("Elements in elems must be 1+ dimensional Tensors, not scalars")
