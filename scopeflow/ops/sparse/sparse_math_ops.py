@@ -792,3 +792,39 @@ def convert_to_tensor_or_sparse_tensor(value, dtype=None, name=None):
                                f"{value.dtype.name}")
         return value
     return convert_to_tensor(value, dtype=dtype, name=name)
+
+
+# ── SparseTensor's Python operators: ``sp * y``, ``sp / y`` (and TF1's ``__div__``) ───────
+# TF defines exactly these three on SparseTensor (no reflected forms, no ``+``, no unary
+# ops): ``y`` is dense, broadcast to the SparseTensor's shape, and only the stored values
+# change. Built from gather_nd of the broadcast dense operand, so the gradient to both
+# operands comes from the dense ops' own gradients.
+def _dense_at_indices(sp, y):
+    y = array_ops.broadcast_to(y, sp.dense_shape)
+    return array_ops.gather_nd(y, sp.indices)
+
+
+def _sparse_dense_cwise(sp, y, op_name, fn, truediv=False):
+    with name_scope(None, op_name, [sp.indices, sp.values, sp.dense_shape, y]) as name:
+        y = convert_to_tensor(y, dtype=sp.dtype.base_dtype, name="y")
+        values = sp.values
+        if truediv and _truediv_dtype(values.dtype.base_dtype) != values.dtype.base_dtype:
+            target = _truediv_dtype(values.dtype.base_dtype)
+            values, y = math_ops.cast(values, target), math_ops.cast(y, target)
+        out = fn(values, _dense_at_indices(sp, y), name=name)
+        return SparseTensor(sp.indices, out, sp.dense_shape)
+
+
+def _truediv_dtype(dtype):
+    """TF's truediv table: small integers become float32, 32/64-bit ones float64."""
+    if dtype in (dtypes.uint8, dtypes.int8, dtypes.uint16, dtypes.int16):
+        return dtypes.float32
+    if dtype in (dtypes.int32, dtypes.uint32, dtypes.int64, dtypes.uint64):
+        return dtypes.float64
+    return dtype
+
+
+SparseTensor.__mul__ = lambda self, y: _sparse_dense_cwise(self, y, "mul", math_ops.multiply)
+SparseTensor.__div__ = lambda self, y: _sparse_dense_cwise(self, y, "div", math_ops.realdiv)
+SparseTensor.__truediv__ = lambda self, y: _sparse_dense_cwise(
+    self, y, "truediv", math_ops.realdiv, truediv=True)
