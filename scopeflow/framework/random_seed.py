@@ -1,7 +1,10 @@
 """TF1's random-seed rules: a graph-level seed plus an op-level seed give an op's (seed, seed2).
 
-- graph seed set, op seed not: the op seed counts the ops seeded this way so far in the
-  graph (0, 1, 2...: TF 2.x's ``_seed_offset``), so the same program gives the same streams;
+- graph seed set, op seed not: the op seed counts the seed requests made this way so far
+  in the graph (0, 1, 2...: TF 2.x's ``_graph_to_seed_dict``), so the same program gives
+  the same streams. A function TF traces into a ``FuncGraph`` of its own (a ``tf.data``
+  function, a batch function) counts its own requests from 0, and leaves the graph's alone;
+  a cond branch or loop body (TF1 builds them in the graph itself) counts in its graph's;
 - op seed set, graph seed not: the graph seed defaults to ``DEFAULT_GRAPH_SEED``;
 - neither: ``(None, None)``: a fresh, nondeterministic stream in each session.
 """
@@ -20,14 +23,32 @@ def _truncate_seed(seed: int) -> int:
     return seed % _MAXINT32
 
 
+# Traced functions that TF builds as FuncGraphs, each with its own seed counter.
+_OWN_COUNTER_KINDS = frozenset({"DATA_FUNCTION", "BATCH_FUNCTION"})
+
+
+def _seed_counter_owner(graph):
+    """What counts this request: the innermost function being traced that TF would build
+    as a graph of its own, else ``graph``."""
+    ctx = graph._state().cf_context
+    while ctx is not None:
+        if ctx.kind.name in _OWN_COUNTER_KINDS:
+            if not hasattr(ctx, "_seed_offset"):
+                ctx._seed_offset = 0
+            return ctx
+        ctx = ctx.parent
+    return graph
+
+
 def get_seed(op_seed):
     """The ``(graph_seed, op_seed)`` pair an op should use, by TF's rules."""
     graph = get_default_graph()
     global_seed = graph.seed
     if global_seed is not None:
         if op_seed is None:
-            op_seed = graph._seed_offset
-            graph._seed_offset = op_seed + 1
+            counter = _seed_counter_owner(graph)
+            op_seed = counter._seed_offset
+            counter._seed_offset = op_seed + 1
         seeds = _truncate_seed(global_seed), _truncate_seed(op_seed)
     elif op_seed is not None:
         seeds = DEFAULT_GRAPH_SEED, _truncate_seed(op_seed)
