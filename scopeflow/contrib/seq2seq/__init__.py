@@ -1,5 +1,5 @@
 """``tf.contrib.seq2seq`` as TF 1.15 had it (the NMT tutorial's stack): the decoders,
-helpers, ``dynamic_decode``, ``sequence_loss`` and ``tile_batch``."""
+helpers, ``dynamic_decode``, beam search, attention and ``sequence_loss``."""
 
 from scopeflow.contrib.seq2seq.attention_wrapper import (
     AttentionMechanism,
@@ -14,7 +14,13 @@ from scopeflow.contrib.seq2seq.attention_wrapper import (
     safe_cumprod,
 )
 from scopeflow.contrib.seq2seq.basic_decoder import BasicDecoder, BasicDecoderOutput
-from scopeflow.contrib.seq2seq.beam_search_decoder import tile_batch
+from scopeflow.contrib.seq2seq.beam_search_decoder import (
+    BeamSearchDecoder,
+    BeamSearchDecoderOutput,
+    BeamSearchDecoderState,
+    FinalBeamSearchDecoderOutput,
+    tile_batch,
+)
 from scopeflow.contrib.seq2seq.beam_search_ops import gather_tree
 from scopeflow.contrib.seq2seq.decoder import Decoder, dynamic_decode
 from scopeflow.contrib.seq2seq.helper import (
@@ -24,6 +30,7 @@ from scopeflow.contrib.seq2seq.helper import (
     InferenceHelper,
     SampleEmbeddingHelper,
     ScheduledEmbeddingTrainingHelper,
+    ScheduledOutputTrainingHelper,
     TrainingHelper,
 )
 from scopeflow.contrib.seq2seq.loss import sequence_loss
@@ -35,7 +42,9 @@ __all__ = ["BasicDecoder", "BasicDecoderOutput", "Decoder", "dynamic_decode",
            "ScheduledEmbeddingTrainingHelper", "InferenceHelper",
            "AttentionMechanism", "AttentionWrapper", "AttentionWrapperState",
            "BahdanauAttention", "LuongAttention", "hardmax", "safe_cumprod",
-           "monotonic_attention", "BahdanauMonotonicAttention", "LuongMonotonicAttention"]
+           "monotonic_attention", "BahdanauMonotonicAttention", "LuongMonotonicAttention",
+           "BeamSearchDecoder", "BeamSearchDecoderOutput", "BeamSearchDecoderState",
+           "FinalBeamSearchDecoderOutput", "ScheduledOutputTrainingHelper"]
 
 
 def __getattr__(name):

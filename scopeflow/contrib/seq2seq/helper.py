@@ -6,7 +6,8 @@ outputs (``sample``) and gives the next inputs and which entries finished
 forcing); ``GreedyEmbeddingHelper`` feeds back the embedding of each step's argmax and
 finishes an entry at ``end_token``; ``SampleEmbeddingHelper`` feeds back a sample of the
 softmax instead; ``ScheduledEmbeddingTrainingHelper`` replaces each ground-truth input by
-the embedding of a sample with probability ``sampling_probability`` (scheduled sampling).
+the embedding of a sample with probability ``sampling_probability`` (scheduled sampling);
+``ScheduledOutputTrainingHelper`` replaces it by the step's output itself.
 Samples are TF 1.15's ``Categorical(logits).sample(seed)``: one ``Multinomial`` draw per
 row, int32.
 """
@@ -20,7 +21,7 @@ from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.nest import map_structure
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops import array_ops, math_ops
-from scopeflow.ops.array.scatter_nd_ops import scatter_nd
+from scopeflow.ops.array.scatter_nd_ops import gather_nd, scatter_nd
 from scopeflow.ops.control_flow.cond_ops import cond
 from scopeflow.ops.control_flow.tensor_array_ops import TensorArray
 from scopeflow.ops.math import reduction_ops
@@ -29,7 +30,8 @@ from scopeflow.ops.random.random_ops import multinomial, random_uniform
 from scopeflow.rnn.rnn import _transpose_batch_time
 
 __all__ = ["Helper", "CustomHelper", "TrainingHelper", "GreedyEmbeddingHelper",
-           "SampleEmbeddingHelper", "ScheduledEmbeddingTrainingHelper", "InferenceHelper"]
+           "SampleEmbeddingHelper", "ScheduledEmbeddingTrainingHelper",
+           "ScheduledOutputTrainingHelper", "InferenceHelper"]
 
 
 class Helper(abc.ABC):
@@ -311,6 +313,92 @@ class ScheduledEmbeddingTrainingHelper(TrainingHelper):
 
             next_inputs = cond(math_ops.reduce_all(finished), lambda: base_next_inputs,
                                maybe_sample)
+            return finished, next_inputs, state
+
+
+def _bernoulli_sample(probs, sample_shape, seed):
+    """TF 1.15's ``Bernoulli(probs).sample(sample_shape, seed)``: int32 ones where a
+    uniform draw of shape ``sample_shape + shape(probs)`` falls below ``probs``."""
+    shape = array_ops.concat([array_ops.reshape(sample_shape, [-1]),
+                              array_ops.shape(probs)], 0)
+    uniform = random_uniform(shape, seed=seed, dtype=probs.dtype)
+    return math_ops.cast(math_ops.less(uniform, probs), dtypes.int32)
+
+
+class ScheduledOutputTrainingHelper(TrainingHelper):
+    """``TrainingHelper`` with scheduled sampling on the outputs themselves: with
+    probability ``sampling_probability`` an entry's next input is its own output (through
+    ``next_inputs_fn`` if given) instead of the ground truth; ``auxiliary_inputs`` are
+    concatenated to either. Sample ids are 1 where sampling took place, 0 elsewhere."""
+
+    def __init__(self, inputs, sequence_length, sampling_probability, time_major=False,
+                 seed=None, next_inputs_fn=None, auxiliary_inputs=None, name=None):
+        with name_scope(name or "ScheduledOutputTrainingHelper"):
+            self._sampling_probability = convert_to_tensor(sampling_probability,
+                                                           name="sampling_probability")
+            if self._sampling_probability.shape.ndims not in (0, 1):
+                raise ValueError("sampling_probability must be either a scalar or a vector. "
+                                 f"saw shape: {self._sampling_probability.shape}")
+            if auxiliary_inputs is None:
+                maybe_concatenated_inputs = inputs
+            else:
+                inputs = convert_to_tensor(inputs, name="inputs")
+                auxiliary_inputs = convert_to_tensor(auxiliary_inputs,
+                                                     name="auxiliary_inputs")
+                maybe_concatenated_inputs = map_structure(
+                    lambda x, y: array_ops.concat((x, y), -1), inputs, auxiliary_inputs)
+                if not time_major:
+                    auxiliary_inputs = map_structure(_transpose_batch_time,
+                                                     auxiliary_inputs)
+            self._auxiliary_input_tas = None if auxiliary_inputs is None else \
+                map_structure(_unstack_ta, auxiliary_inputs)
+            self._seed = seed
+            self._next_inputs_fn = next_inputs_fn
+            super().__init__(inputs=maybe_concatenated_inputs,
+                             sequence_length=sequence_length, time_major=time_major,
+                             name=name)
+
+    def sample(self, time, outputs, state, name=None):
+        with name_scope(name or "ScheduledOutputTrainingHelperSample"):
+            return _bernoulli_sample(self._sampling_probability, self.batch_size,
+                                     self._seed)
+
+    def next_inputs(self, time, outputs, state, sample_ids, name=None):
+        with name_scope(name or "ScheduledOutputTrainingHelperNextInputs"):
+            finished, base_next_inputs, state = super().next_inputs(
+                time=time, outputs=outputs, state=state, sample_ids=sample_ids, name=name)
+            sampling = math_ops.cast(sample_ids, dtypes.bool)
+
+            def with_auxiliary(outputs_, indices=None):
+                if self._auxiliary_input_tas is None:
+                    return outputs_
+                auxiliary = map_structure(lambda ta: ta.read(time + 1),
+                                          self._auxiliary_input_tas)
+                if indices is not None:
+                    auxiliary = gather_nd(auxiliary, indices)
+                return map_structure(lambda x, y: array_ops.concat((x, y), -1), outputs_,
+                                     auxiliary)
+
+            def maybe_sample():
+                if self._next_inputs_fn is None:
+                    return reduction_ops.where(sampling, with_auxiliary(outputs),
+                                               base_next_inputs)
+                # next_inputs_fn only sees the sampled rows; the rest keep the truth.
+                where_sampling = math_ops.cast(reduction_ops.where(sampling), dtypes.int32)
+                where_not_sampling = math_ops.cast(
+                    reduction_ops.where(math_ops.logical_not(sampling)), dtypes.int32)
+                sampled = with_auxiliary(
+                    self._next_inputs_fn(gather_nd(outputs, where_sampling)),
+                    where_sampling)
+                kept = gather_nd(base_next_inputs, where_not_sampling)
+                base_shape = array_ops.shape(base_next_inputs)
+                return scatter_nd(where_sampling, sampled, base_shape) + \
+                    scatter_nd(where_not_sampling, kept, base_shape)
+
+            no_samples = math_ops.logical_not(math_ops.reduce_any(sampling))
+            next_inputs = cond(math_ops.logical_or(math_ops.reduce_all(finished),
+                                                   no_samples),
+                               lambda: base_next_inputs, maybe_sample)
             return finished, next_inputs, state
 
 
