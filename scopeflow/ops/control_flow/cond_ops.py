@@ -26,6 +26,7 @@ from scopeflow.framework.graph import (
     convert_to_tensor,
     name_scope,
 )
+from scopeflow.framework.indexed_slices import IndexedSlices
 from scopeflow.framework.nest import assert_same_structure, flatten, pack_sequence_as
 from scopeflow.framework.opdef import OpDef
 from scopeflow.framework.tensor_shape import TensorShape
@@ -260,6 +261,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         pred = _cond_pred(pred, scope)
         graph = pred.graph
         results, branches = _trace_branches(graph, scope, false_fn, true_fn)
+        _widen_indexed_slices_indices(graph, results, branches)
         false_result, true_result = results
         n_out = _check_branch_results(true_result, false_result, branches)
         outs = create_if(graph, pred, branches, n_out)
@@ -311,6 +313,33 @@ def _trace_branches(graph, scope, false_fn, true_fn):
         results.insert(0, result)
         branches.insert(0, branch)
     return results, branches
+
+
+def _widen_indexed_slices_indices(graph, results, branches):
+    """Where one branch returns IndexedSlices with int32 indices and the other int64, the
+    int32 ones are cast to int64 in their branch (TF1's ``_cast_indexed_slice_indices``),
+    so that the branches agree; ``results`` and the branches' outputs are updated."""
+    leaves = [flatten(r) for r in results]
+    if len(leaves[0]) != len(leaves[1]):
+        return  # a structure mismatch, reported by the check that follows
+    changed = set()
+    for j, pair in enumerate(zip(*leaves)):
+        if not all(isinstance(x, IndexedSlices) for x in pair):
+            continue
+        if len({x.indices.dtype.base_dtype for x in pair}) < 2:
+            continue
+        for side, x in enumerate(pair):
+            if x.indices.dtype.base_dtype != dtypes.int64:
+                with branches[side].entered(graph):
+                    leaves[side][j] = IndexedSlices(x.values, cast(x.indices, dtypes.int64),
+                                                    x.dense_shape)
+                changed.add(side)
+    for side in changed:
+        results[side] = pack_sequence_as(results[side], leaves[side])
+        branch = branches[side]
+        with branch.entered(graph):
+            branch.outputs = [branch_value(x, branch, "the branch")
+                              for x in as_flow_structure(results[side])]
 
 
 def _check_branch_results(true_result, false_result, branches):
