@@ -17,6 +17,7 @@ from scopeflow.framework.graph import (
     register_tensor_conversion_function,
 )
 from scopeflow.framework.indexed_slices import IndexedSlices
+from scopeflow.framework.sparse_tensor import SparseTensor
 from scopeflow.ops import array_ops, math_ops
 from scopeflow.state.variables import Variable
 
@@ -35,6 +36,8 @@ _UNARY = {"neg": math_ops.negative, "abs": math_ops.abs, "invert": math_ops.logi
 def _binary_operator(fn, op_name):
     """``x <op> y`` and the reflected ``y <op> x``, in TF's ``<op>`` name scope."""
     def forward(x, y):
+        if op_name == "mul" and isinstance(y, SparseTensor):
+            return y * x  # TF's _mul_dispatch: dense * sparse is SparseDenseCwiseMul
         with name_scope(None, op_name, [x, y]) as scope:
             return fn(x, y, name=scope)
 

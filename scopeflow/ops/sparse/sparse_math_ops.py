@@ -586,16 +586,45 @@ softmax_op = OpDef("SparseSoftmax", shape=lambda i, v, s: TensorShape([None]).me
                    kernel=_softmax_kernel, input_names=("sp_indices", "sp_values", "sp_shape"))
 
 
-def _cwise_add_kernel(sp_indices, sp_values, sp_shape, dense):
-    idx, vals, shape = check_sparse(sp_indices, sp_values, sp_shape, "sp")
+def _dense_at_sparse(idx, shape, dense):
+    """The element of ``dense`` (broadcast to ``shape``) at each sparse coordinate, with
+    TF's error when ``dense`` does not broadcast to the sparse shape."""
     dense = np.asarray(dense)
-    if dense.ndim > len(shape):
-        raise invalid(f"SparseDenseBinaryOpShared broadcasts dense to sparse only; got "
-                      f"incompatible shapes: [{_vec(shape)}] vs. [{_vec(dense.shape)}]")
     lead = len(shape) - dense.ndim
-    sub = idx[:, lead:]
-    sub = np.where(np.asarray(dense.shape) == 1, 0, sub)
-    return vals + dense[tuple(sub.T)] if len(idx) else vals.copy()
+    tail = [int(d) for d in shape[max(lead, 0):]]
+    if lead < 0 or any(d not in (1, t) for d, t in zip(dense.shape, tail)):
+        raise invalid(f"SparseDenseBinaryOpShared broadcasts dense to sparse only; got "
+                      f"incompatible shapes: {_vec(shape)} vs. {_vec(dense.shape)}")
+    sub = np.where(np.asarray(dense.shape) == 1, 0, idx[:, lead:])
+    return dense[tuple(sub.T)]
+
+
+def _truncated_quotient(x, y):
+    """C's integer division (toward zero), with TF's error for a zero divisor."""
+    if np.any(y == 0):
+        raise invalid("Integer division by zero")
+    q = np.abs(x) // np.abs(y)
+    return np.where((x < 0) != (y < 0), -q, q).astype(x.dtype)
+
+
+def _cwise_kernel(fn):
+    def kernel(sp_indices, sp_values, sp_shape, dense):
+        idx, vals, shape = check_sparse(sp_indices, sp_values, sp_shape, "sp")
+        other = _dense_at_sparse(idx, shape, dense)
+        if len(idx) == 0:
+            return vals.copy()
+        return np.asarray(fn(vals, other)).astype(vals.dtype)
+    return kernel
+
+
+def _divide(x, y):
+    if x.dtype.kind in "iu":
+        return _truncated_quotient(x, y)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return x / y
+
+
+_cwise_add_kernel = _cwise_kernel(np.add)
 
 
 cwise_add_op = OpDef("SparseDenseCwiseAdd", shape=lambda i, v, s, d: TensorShape([None]),
@@ -794,25 +823,54 @@ def convert_to_tensor_or_sparse_tensor(value, dtype=None, name=None):
     return convert_to_tensor(value, dtype=dtype, name=name)
 
 
-# ── SparseTensor's Python operators: ``sp * y``, ``sp / y`` (and TF1's ``__div__``) ───────
-# TF defines exactly these three on SparseTensor (no reflected forms, no ``+``, no unary
-# ops): ``y`` is dense, broadcast to the SparseTensor's shape, and only the stored values
-# change. Built from gather_nd of the broadcast dense operand, so the gradient to both
-# operands comes from the dense ops' own gradients.
-def _dense_at_indices(sp, y):
-    y = array_ops.broadcast_to(y, sp.dense_shape)
-    return array_ops.gather_nd(y, sp.indices)
+# ── SparseDenseCwiseMul / SparseDenseCwiseDiv and SparseTensor's * and / ─────────────────
+# TF defines exactly these operators on SparseTensor (``sp * y``, ``sp / y`` and TF1's
+# ``__div__``; a dense ``y * sp`` goes through Tensor's ``__mul__``): ``y`` is dense,
+# broadcast to the SparseTensor's shape, and only the stored values change.
+def _cwise_dtype(i, v, s, d):
+    check_dtype(v, _NUMBERS, "sp_values")
+    return v
 
 
-def _sparse_dense_cwise(sp, y, op_name, fn, truediv=False):
-    with name_scope(None, op_name, [sp.indices, sp.values, sp.dense_shape, y]) as name:
-        y = convert_to_tensor(y, dtype=sp.dtype.base_dtype, name="y")
-        values = sp.values
-        if truediv and _truediv_dtype(values.dtype.base_dtype) != values.dtype.base_dtype:
-            target = _truediv_dtype(values.dtype.base_dtype)
-            values, y = math_ops.cast(values, target), math_ops.cast(y, target)
-        out = fn(values, _dense_at_indices(sp, y), name=name)
-        return SparseTensor(sp.indices, out, sp.dense_shape)
+cwise_mul_op = OpDef("SparseDenseCwiseMul", shape=lambda i, v, s, d: TensorShape([None]),
+                     dtype=_cwise_dtype, kernel=_cwise_kernel(np.multiply),
+                     input_names=("sp_indices", "sp_values", "sp_shape", "dense"))
+cwise_div_op = OpDef("SparseDenseCwiseDiv", shape=lambda i, v, s, d: TensorShape([None]),
+                     dtype=_cwise_dtype, kernel=_cwise_kernel(_divide),
+                     input_names=("sp_indices", "sp_values", "sp_shape", "dense"))
+
+
+def _dense_coordinates(op):
+    """Where each sparse value reads the broadcast dense operand: the trailing coordinates,
+    0 along the dense operand's dimensions of size 1."""
+    indices, dense = op.inputs[0], op.inputs[3]
+    dense_shape = array_ops.shape(dense, out_type=dtypes.int64)
+    lead = array_ops.size(op.inputs[2]) - array_ops.size(dense_shape)
+    tail = array_ops.slice(indices, array_ops.stack([0, lead]), [-1, -1])
+    keep = math_ops.cast(math_ops.not_equal(dense_shape, 1), dtypes.int64)
+    return math_ops.multiply(tail, keep), dense_shape
+
+
+def _cwise_grad(op, dy, is_mul):
+    coords, dense_shape = _dense_coordinates(op)
+    dense_vals = array_ops.gather_nd(op.inputs[3], coords)
+    values = op.inputs[1]
+    if is_mul:
+        d_values, d_dense = dy * dense_vals, dy * values
+    else:
+        d_values = dy / dense_vals
+        d_dense = dy * (-values / math_ops.square(dense_vals))
+    return [None, d_values, None, array_ops.scatter_nd(coords, d_dense, dense_shape)]
+
+
+@cwise_mul_op.def_grad
+def _cwise_mul_grad(op, dy):
+    return _cwise_grad(op, dy, True)
+
+
+@cwise_div_op.def_grad
+def _cwise_div_grad(op, dy):
+    return _cwise_grad(op, dy, False)
 
 
 def _truediv_dtype(dtype):
@@ -824,7 +882,18 @@ def _truediv_dtype(dtype):
     return dtype
 
 
-SparseTensor.__mul__ = lambda self, y: _sparse_dense_cwise(self, y, "mul", math_ops.multiply)
-SparseTensor.__div__ = lambda self, y: _sparse_dense_cwise(self, y, "div", math_ops.realdiv)
+def _sparse_dense_cwise(sp, y, op_name, op, truediv=False):
+    with name_scope(None, op_name, [sp.indices, sp.values, sp.dense_shape, y]) as name:
+        y = convert_to_tensor(y, dtype=sp.dtype.base_dtype, name="y")
+        values = sp.values
+        target = _truediv_dtype(values.dtype.base_dtype)
+        if truediv and target != values.dtype.base_dtype:
+            values, y = math_ops.cast(values, target), math_ops.cast(y, target)
+        out = op.bind(sp.indices, values, sp.dense_shape, y, name=name)
+        return SparseTensor(sp.indices, out, sp.dense_shape)
+
+
+SparseTensor.__mul__ = lambda self, y: _sparse_dense_cwise(self, y, "mul", cwise_mul_op)
+SparseTensor.__div__ = lambda self, y: _sparse_dense_cwise(self, y, "div", cwise_div_op)
 SparseTensor.__truediv__ = lambda self, y: _sparse_dense_cwise(
-    self, y, "truediv", math_ops.realdiv, truediv=True)
+    self, y, "truediv", cwise_div_op, truediv=True)
