@@ -55,16 +55,20 @@ def _batch_size(first_input):
 
 def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=None,
                scope=None):
-    """Runs ``cell`` over ``inputs`` (a list of ``[batch, depth]`` tensors); returns the
-    list of outputs and the final state."""
+    """Runs ``cell`` over ``inputs`` (a list of ``[batch, depth...]`` tensors, or of nested
+    structures of them); returns the list of outputs and the final state."""
     _check_inputs(inputs)
     outputs = []
     with variable_scope(scope or "rnn") as varscope:
-        inputs = [convert_to_tensor(x) for x in inputs]
-        first = inputs[0]
-        if first.shape.ndims is not None and first.shape.ndims < 2:
-            raise ValueError(f"Expected inputs to have rank >= 2, got shape {first.shape}")
-        batch_size = _batch_size(first)
+        inputs = [map_structure(convert_to_tensor, x) for x in inputs]
+        flat_first = flatten(inputs[0])
+        for x in flat_first:
+            if x.shape.ndims is not None and x.shape.ndims < 2:
+                raise ValueError(f"Expected inputs to have rank >= 2, got shape {x.shape}")
+        batch_size = next((x.shape[0].value for x in flat_first if x.shape.ndims
+                           and x.shape[0].value is not None), None)
+        if batch_size is None:
+            batch_size = array_ops.shape(flat_first[0])[0]
         if initial_state is not None:
             state = initial_state
         else:
@@ -76,24 +80,38 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
             sequence_length = math_ops.cast(sequence_length, dtypes.int32,
                                             name="sequence_length")
             if sequence_length.shape.ndims not in (None, 1):
-                raise ValueError("sequence_length must be a vector of length batch_size")
+                raise ValueError("Argument `sequence_length` must be a vector of length "
+                                 f"{batch_size}. Received sequence_length="
+                                 f"{sequence_length}.")
             output_dtype = flatten(state)[0].dtype
-            zero_output = array_ops.zeros(
-                array_ops.stack([array_ops.shape(first)[0], cell.output_size]),
-                dtype=output_dtype)
+            rows = array_ops.shape(flat_first[0])[0]
+            zero_output = map_structure(
+                lambda size: array_ops.zeros(array_ops.stack([rows] + _dims(size)),
+                                             dtype=output_dtype),
+                cell.output_size)
         for time, input_ in enumerate(inputs):
             if time > 0:
                 varscope.reuse_variables()
             output, new_state = cell(input_, state)
             if sequence_length is not None:
                 done = math_ops.greater_equal(time, sequence_length)
-                output = reduction_ops.where(done, zero_output, output)
+                output = map_structure(
+                    lambda zero, new, done=done: _where_rows(done, zero, new),
+                    zero_output, output)
                 new_state = map_structure(
-                    lambda old, new, done=done: reduction_ops.where(done, old, new),
+                    lambda old, new, done=done: _where_rows(done, old, new),
                     state, new_state)
             state = new_state
             outputs.append(output)
     return outputs, state
+
+
+def _where_rows(done, old, new):
+    """``old`` in the rows that are ``done``, ``new`` elsewhere, keeping ``new``'s static
+    shape (the zeros' shape comes from a ``Pack`` of dynamic sizes)."""
+    out = reduction_ops.where(done, old, new)
+    out.set_shape(new.shape)
+    return out
 
 
 def _saver_initial_state(state_saver, state_name, state_size):
@@ -154,22 +172,28 @@ def static_bidirectional_rnn(cell_fw, cell_bw, inputs, initial_state_fw=None,
             reversed_bw, state_bw = static_rnn(cell_bw, reversed_inputs, initial_state_bw,
                                                dtype, sequence_length, scope=bw_scope)
         output_bw = _reverse_seq(reversed_bw, sequence_length)
-        outputs = [array_ops.concat([fw, bw], 1) for fw, bw in zip(output_fw, output_bw)]
+        outputs = [map_structure(lambda f, b: array_ops.concat([f, b], 1), fw, bw)
+                   for fw, bw in zip(output_fw, output_bw)]
     return outputs, state_fw, state_bw
 
 
 def _reverse_seq(steps, lengths):
     """The list of time steps reversed; with ``lengths``, each row within its length (TF1's
-    ``_reverse_seq``: stack, ``ReverseSequence``, unstack)."""
+    ``_reverse_seq``: stack, ``ReverseSequence``, unstack, for each part of nested steps)."""
     if lengths is None:
         return list(reversed(steps))
-    stacked = array_ops.stack(steps)
-    reversed_ = reverse_ops.reverse_sequence(stacked, math_ops.cast(lengths, dtypes.int64),
-                                             seq_axis=0, batch_axis=1)
-    out = array_ops.unstack(reversed_, num=len(steps))
-    for before, after in zip(steps, out):
-        after.set_shape(before.shape)
-    return out
+    flat_steps = [flatten(step) for step in steps]
+    lengths = math_ops.cast(lengths, dtypes.int64)
+    reversed_parts = []
+    for part in zip(*flat_steps):
+        stacked = array_ops.stack(list(part))
+        reversed_ = reverse_ops.reverse_sequence(stacked, lengths, seq_axis=0, batch_axis=1)
+        out = array_ops.unstack(reversed_, num=len(steps))
+        for before, after in zip(part, out):
+            after.set_shape(before.shape)
+        reversed_parts.append(out)
+    return [pack_sequence_as(step, [parts[t] for parts in reversed_parts])
+            for t, step in enumerate(steps)]
 
 
 # ── dynamic_rnn ──────────────────────────────────────────────────────────────────────

@@ -11,6 +11,7 @@ scope, as TF's.
 from __future__ import annotations
 
 import collections
+import contextlib
 import hashlib
 import numbers
 
@@ -20,12 +21,14 @@ from scopeflow.framework.dtypes import as_dtype
 from scopeflow.framework.graph import convert_to_tensor, device, name_scope
 from scopeflow.framework.nest import flatten, is_sequence, map_structure
 from scopeflow.framework.properties import read_only
+from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.layers.base import Layer
 from scopeflow.ops import array_ops, math_ops
 from scopeflow.ops.constant_op import constant
 from scopeflow.ops.nn import conv_ops, nn_composites
 from scopeflow.ops.state import init_ops
-from scopeflow.state.variable_scope import variable_scope
+from scopeflow.state.partitioned_variables import fixed_size_partitioner
+from scopeflow.state.variable_scope import get_variable_scope, variable_scope
 
 __all__ = ["RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell",
            "DropoutWrapper", "ResidualWrapper", "DeviceWrapper", "LSTMStateTuple"]
@@ -50,10 +53,14 @@ class LSTMStateTuple(collections.namedtuple("LSTMStateTuple", ("c", "h"))):
 
 
 def _batch_shape(batch_size, size):
+    """``[batch_size] + size``; ``size`` an int or (for cells on inputs of higher rank) a
+    ``TensorShape``."""
+    dims = [int(d) for d in TensorShape(size).as_list()] if isinstance(size, TensorShape) \
+        else [int(size)]
     static = tensor_util.constant_value(batch_size) if hasattr(batch_size, "op") else batch_size
     if static is not None:
-        return [int(static), int(size)]
-    return array_ops.stack([batch_size, int(size)])
+        return [int(static)] + dims
+    return array_ops.stack([batch_size] + dims)
 
 
 # ── RNNCell: the base ────────────────────────────────────────────────────────────────
@@ -314,9 +321,8 @@ class LSTMCell(RNNCell):
                  forget_bias=1.0, state_is_tuple=True, activation=None, reuse=None, name=None,
                  dtype=None, **kwargs):
         super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
-        if num_unit_shards is not None or num_proj_shards is not None:
-            raise NotImplementedError("LSTMCell's num_unit_shards and num_proj_shards "
-                                      "(deprecated in TF; partitioned variables)")
+        self._num_unit_shards = num_unit_shards
+        self._num_proj_shards = num_proj_shards
         self._num_units = int(num_units)
         self._use_peepholes = use_peepholes
         self._cell_clip = cell_clip
@@ -338,8 +344,11 @@ class LSTMCell(RNNCell):
         depth = _input_depth(self, inputs_shape)
         units = self._num_units
         h_depth = self._num_proj or units
-        self._kernel = self.add_weight("kernel", [depth + h_depth, 4 * units],
-                                       initializer=self._initializer)
+        # deprecated in TF but still honoured: the shards are a PartitionedVariable
+        # (kernel/part_0, ...) split on axis 0, which the matmuls read concatenated
+        with _partitioned(self._num_unit_shards):
+            self._kernel = self.add_weight("kernel", [depth + h_depth, 4 * units],
+                                           initializer=self._initializer)
         self._bias = self.add_weight("bias", [4 * units],
                                      initializer=init_ops.zeros_initializer())
         if self._use_peepholes:
@@ -347,7 +356,7 @@ class LSTMCell(RNNCell):
             self._w_i_diag = self.add_weight("w_i_diag", [units], initializer=self._initializer)
             self._w_o_diag = self.add_weight("w_o_diag", [units], initializer=self._initializer)
         if self._num_proj is not None:
-            with variable_scope("projection"):
+            with variable_scope("projection"), _partitioned(self._num_proj_shards):
                 self._proj_kernel = self.add_weight("kernel", [units, self._num_proj],
                                                     initializer=self._initializer)
 
@@ -381,6 +390,14 @@ class LSTMCell(RNNCell):
         if self._state_is_tuple:
             return m, LSTMStateTuple(c, m)
         return m, array_ops.concat([c, m], 1)
+
+
+def _partitioned(num_shards):
+    """The current variable scope, with a fixed-size partitioner when ``num_shards``."""
+    if num_shards is None:
+        return contextlib.nullcontext()
+    return variable_scope(get_variable_scope(), partitioner=fixed_size_partitioner(num_shards),
+                          auxiliary_name_scope=False)
 
 
 # ── wrappers: no scope of their own; the wrapped cell's variables keep their names ───
