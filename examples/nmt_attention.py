@@ -15,7 +15,8 @@ The model is the tutorial's stack (``tf.contrib.seq2seq``):
   concatenated, are the attention memory, and its final states, concatenated, start the
   decoder;
 - an ``LSTMCell`` decoder wrapped in ``AttentionWrapper`` with ``BahdanauAttention``
-  (memory masked by the source lengths, an attention layer of ``--units``);
+  (``--attention luong``: ``LuongAttention(scale=True)``), the memory masked by the source
+  lengths, an attention layer of ``--units``;
 - training: ``TrainingHelper`` (teacher forcing: the decoder reads the reference
   translation shifted right by ``<s>``), ``BasicDecoder`` with a bias-free output
   projection, ``dynamic_decode`` and ``sequence_loss`` masked by the target lengths; Adam
@@ -94,8 +95,13 @@ def build_model(args):
 
             def attention_cell(memory, lengths, state, batch):
                 """The decoder cell over ``memory`` and its first state from ``state``."""
-                mechanism = tf.contrib.seq2seq.BahdanauAttention(
-                    args.units, memory, memory_sequence_length=lengths, dtype=dtype)
+                if args.attention == "luong":  # scores against the decoder's output
+                    mechanism = tf.contrib.seq2seq.LuongAttention(
+                        2 * args.units, memory, memory_sequence_length=lengths, scale=True,
+                        dtype=dtype)
+                else:
+                    mechanism = tf.contrib.seq2seq.BahdanauAttention(
+                        args.units, memory, memory_sequence_length=lengths, dtype=dtype)
                 cell = tf.contrib.seq2seq.AttentionWrapper(
                     tf.nn.rnn_cell.LSTMCell(2 * args.units), mechanism,
                     attention_layer_size=args.units, name="attention")
@@ -162,6 +168,8 @@ def parse_args(argv=None):
     parser.add_argument("--max-gradient-norm", type=float, default=5.0)
     parser.add_argument("--beam-width", type=int, default=3)
     parser.add_argument("--seed", type=int, default=1234)
+    parser.add_argument("--attention", choices=["bahdanau", "luong"], default="bahdanau",
+                        help="Bahdanau's additive attention or Luong's scaled multiplicative")
     parser.add_argument("--dtype", choices=["float32", "float64"], default="float32",
                         help="float64 shows the float32 drift from TF is rounding")
     parser.add_argument("--translate", type=int, default=4,

@@ -5,7 +5,7 @@ translation) trains step for step as real TensorFlow trains the same network.
 TF 2.21 has no ``tf.contrib``, so the reference is the network written in TF's core ops
 (``tests/fixtures/nmt_attention/make_fixture.py``): the same variable names, shapes and
 order, the same seeded initializer and batches. Its losses (300 steps in float32 and in
-float64) are in ``losses.json``; the live test reruns its first steps under the oracle.
+float64, and 60 with Luong attention) are in ``losses.json``; the live test reruns its first steps under the oracle.
 
 Tolerances (relative), and why:
 
@@ -20,6 +20,7 @@ Tolerances (relative), and why:
   over the first 50 steps (8.8e-15 seen), ``1e-7`` up to step 150 (1.2e-9 seen). The
   float64 runs drift apart along the same curve as the float32 ones, starting 1e8 lower:
   an op or a gradient that differed would show at step 1.
+- ``LuongAttention(scale=True)`` in float64, 60 steps: ``1e-12`` (5.5e-14 seen).
 """
 
 from __future__ import annotations
@@ -104,16 +105,18 @@ def test_the_batches_are_the_references():
             assert ours.dtype == theirs.dtype
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_the_variables_are_tensorflows(dtype):
+@pytest.mark.parametrize("run", ["float32", "float64", "luong_float64"])
+def test_the_variables_are_tensorflows(run):
     """The contrib stack makes the variables the core-ops network makes in TF: names,
     shapes and order (so the seeded initializer gives both the same values)."""
-    args = example.parse_args(_flags(FIXTURE["runs"][dtype]["config"]) + ["--beam-width=0"])
+    config = FIXTURE["runs"][run]["config"]
+    args = example.parse_args(_flags(config))
     with tf.Graph().as_default():
-        example.build_model(args)
+        example.build_model(args)  # the beam search decoder included: it makes none
         ours = [[v.op.name, v.shape.as_list()] for v in tf.trainable_variables()]
-        assert {v.dtype.base_dtype.name for v in tf.trainable_variables()} == {dtype}
-    assert ours == FIXTURE["variables"]
+        dtypes = {v.dtype.base_dtype.name for v in tf.trainable_variables()}
+    assert dtypes == {config["dtype"]}
+    assert ours == FIXTURE["variables"][config["attention"]]
 
 
 def test_the_toy_task_is_a_reversal():
@@ -137,6 +140,14 @@ def test_float64_training_tracks_tensorflows_losses(float64_losses):
     theirs = FIXTURE["runs"]["float64"]["loss"]
     _check(float64_losses, theirs, 50, 1e-12)
     _check(float64_losses, theirs, 150, 1e-7)
+
+
+def test_luong_attention_tracks_tensorflows_losses():
+    """``LuongAttention(scale=True)`` (its ``attention_g``) in float64, 60 steps."""
+    config = FIXTURE["runs"]["luong_float64"]["config"]
+    theirs = FIXTURE["runs"]["luong_float64"]["loss"]
+    ours = _losses(_run_example(*_flags(config), "--translate=0", "--beam-width=0"))
+    _check(ours, theirs, 60, 1e-12)
 
 
 def test_the_trained_program_translates_greedily_and_by_beam_search(run_output):
@@ -169,7 +180,7 @@ def test_training_tracks_tensorflow_live(tf1, run_output, float64_losses):
                 out["variables"], out[run] = ref.train_reference(tf, config)
         print(json.dumps(out))
     """)
-    assert theirs["variables"] == FIXTURE["variables"]
+    assert theirs["variables"] == FIXTURE["variables"]["bahdanau"]
     _check(_losses(run_output), theirs["float32"], 30, 1e-5)
     _check(_losses(run_output), theirs["float32"], 40, 1e-4)
     _check(float64_losses, theirs["float64"], 40, 1e-12)
