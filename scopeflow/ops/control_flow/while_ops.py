@@ -24,7 +24,12 @@ from scopeflow.framework.graph import convert_to_tensor, name_scope
 from scopeflow.framework.nest import assert_same_structure, flatten, is_sequence
 from scopeflow.framework.opdef import NO_GRADIENT, OpDef
 from scopeflow.framework.tensor_shape import TensorShape, as_shape
-from scopeflow.framework.type_spec import IndexedSlicesSpec, SparseTensorSpec, TypeSpec
+from scopeflow.framework.type_spec import (
+    IndexedSlicesSpec,
+    SparseTensorSpec,
+    TensorSpec,
+    TypeSpec,
+)
 from scopeflow.ops import array_ops
 from scopeflow.ops.control_flow.cond_ops import (
     Trace,
@@ -268,6 +273,12 @@ def _tensor_invariant(t, s):
     """The invariant shape ``s`` of loop variable ``t``, checked against its shape."""
     if s is None:
         return t.shape
+    if isinstance(s, TypeSpec):
+        # TF's _shape_invariant_to_type_spec: a spec must describe the tensor (a
+        # TensorSpec of its dtype), then its shape is the invariant
+        if not (isinstance(s, TensorSpec) and s.is_compatible_with(t)):
+            raise TypeError(f"TypeSpec {s!r} is not compatible with {t!r}")
+        s = s.shape
     s = as_shape(s)
     if t.dtype.base_dtype is dtypes.variant:
         return t.shape
@@ -387,7 +398,8 @@ def _while_grad_kernel(run, *inputs, spec):
     nv = len(spec.var_grads)
     totals = [None] * len(spec.cap_grads)
     for i in range(trace.branch - 1, -1, -1):
-        rec = trace.values[i]
+        # a forward loop whose body records nothing keeps no per-iteration values
+        rec = trace.values[i] if rec_index else ()
         out = body_grad(dvals + captures + [rec[k] for k in rec_index])
         dvals = list(out[:nv])
         for k, g in enumerate(out[nv:]):
