@@ -345,3 +345,52 @@ def test_coverage_penalty_needs_attention_and_state_checks():
     assert s2s.FinalBeamSearchDecoderOutput.__name__ == "FinalBeamSearchDecoderOutput"
     assert s2s.BeamSearchDecoderState._fields == (
         "cell_state", "log_probs", "finished", "lengths", "accumulated_attention_probs")
+
+
+def test_scores_with_length_and_coverage_penalties():
+    """The scores as TF 1.15 defines them: log probabilities over ((5 + length) / 6) **
+    alpha, plus, for finished beams, weight * sum(log(min(attention, 1))) with unattended
+    (zero) positions counted as 1."""
+    from scopeflow.contrib.seq2seq import beam_search_decoder as bsd
+    tf.reset_default_graph()
+    rs = np.random.RandomState(2)
+    log_probs = -rs.rand(2, 3, 4).astype(np.float32) * 5
+    lengths = rs.randint(0, 6, (2, 3, 4)).astype(np.int64)
+    finished = np.array([[True, False, True], [False, True, False]])
+    acc = (rs.rand(2, 3, 5) * 1.6).astype(np.float32)
+    acc[:, :, -1] = 0.0
+    scores = bsd._get_scores(tf.constant(log_probs), tf.constant(lengths), 0.7, 0.4,
+                             tf.constant(finished), tf.constant(acc))
+    plain = bsd._get_scores(tf.constant(log_probs), tf.constant(lengths), 0.0, 0.0,
+                            tf.constant(finished), None)
+    with tf.Session() as sess:
+        got, got_plain = sess.run([scores, plain])
+    coverage = np.log(np.minimum(np.where(acc == 0, 1, acc), 1)).sum(-1) * finished
+    want = log_probs / ((5. + lengths) / 6.) ** 0.7 + 0.4 * coverage[:, :, None]
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    np.testing.assert_array_equal(got_plain, log_probs)
+    with pytest.raises(ValueError, match="accumulated_attention_probs can be None only if "
+                                         "coverage penalty is disabled"):
+        bsd._get_scores(tf.constant(log_probs), tf.constant(lengths), 0.0, 0.4,
+                        tf.constant(finished), None)
+    with pytest.raises(ValueError, match="coverage_penalty_weight should be a scalar"):
+        bsd._get_scores(tf.constant(log_probs), tf.constant(lengths), 0.0, [0.4],
+                        tf.constant(finished), tf.constant(acc))
+
+
+def test_attention_probs_average_layers_and_mechanisms():
+    from scopeflow.contrib.seq2seq import beam_search_decoder as bsd
+    tf.reset_default_graph()
+    a, b, c = (np.full([1, 2, 3], v, np.float32) for v in (0.1, 0.3, 0.8))
+
+    def state(alignments):
+        return s2s.AttentionWrapperState(cell_state=(), attention=(), time=(),
+                                         alignments=alignments, alignment_history=(),
+                                         attention_state=())
+
+    two_layers = (state(tf.constant(a)), tf.zeros([1]), state((tf.constant(b),
+                                                                tf.constant(c))))
+    assert bsd.get_attention_probs(two_layers, 0.0) is None
+    with tf.Session() as sess:
+        got = sess.run(bsd.get_attention_probs(two_layers, 0.5))
+    np.testing.assert_allclose(got, (0.1 + (0.3 + 0.8) / 2) / 2, rtol=1e-6)
