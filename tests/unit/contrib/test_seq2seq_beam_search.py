@@ -394,3 +394,20 @@ def test_attention_probs_average_layers_and_mechanisms():
     with tf.Session() as sess:
         got = sess.run(bsd.get_attention_probs(two_layers, 0.5))
     np.testing.assert_allclose(got, (0.1 + (0.3 + 0.8) / 2) / 2, rtol=1e-6)
+
+
+# TF 1.15's tf.contrib.seq2seq, name by name (its API docs for r1.15).
+TF115_SEQ2SEQ = [
+    "AttentionMechanism", "AttentionWrapper", "AttentionWrapperState", "BahdanauAttention",
+    "BahdanauMonotonicAttention", "BasicDecoder", "BasicDecoderOutput", "BeamSearchDecoder",
+    "BeamSearchDecoderOutput", "BeamSearchDecoderState", "CustomHelper", "Decoder",
+    "FinalBeamSearchDecoderOutput", "GreedyEmbeddingHelper", "Helper", "InferenceHelper",
+    "LuongAttention", "LuongMonotonicAttention", "SampleEmbeddingHelper",
+    "ScheduledEmbeddingTrainingHelper", "ScheduledOutputTrainingHelper", "TrainingHelper",
+    "dynamic_decode", "gather_tree", "hardmax", "monotonic_attention", "safe_cumprod",
+    "sequence_loss", "tile_batch"]
+
+
+def test_every_tf115_public_name_is_there():
+    assert [n for n in TF115_SEQ2SEQ if not hasattr(s2s, n)] == []
+    assert sorted(s2s.__all__) == sorted(TF115_SEQ2SEQ)
