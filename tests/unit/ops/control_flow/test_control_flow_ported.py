@@ -1011,6 +1011,419 @@ def test_while_cond_grad_multi_device_v1():
         assert sess.run(grad, {pred: False}) == 0.0
 
 
+def test_while_update_variable_1():
+    with _session() as sess:
+        select = tf.Variable([3.0, 4.0, 5.0])
+
+        def loop_body(j):
+            ns = tf.scatter_update(select, j, 10.0)
+            nj = tf.add(j, 1)
+            op = tf.group(ns)
+            with tf.control_dependencies([op]):
+                return [tf.identity(nj)]
+
+        r = tf.while_loop(lambda j: tf.less(j, 3), loop_body, [tf.constant(0)],
+                          parallel_iterations=1)
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(r) == 3
+        _close(np.float32([10.0, 10.0, 10.0]), sess.run(select))
+
+
+def test_while_update_variable_2():
+    with _session() as sess:
+        select1 = tf.Variable([3.0, 4.0, 5.0])
+        select2 = tf.Variable([3.0, 4.0, 5.0])
+
+        def loop_body(j):
+            ns1 = tf.scatter_update(select1, j, 10.0)
+            ns2 = tf.scatter_update(select2, j, 10.0)
+            op = tf.group(ns1, ns2)
+            with tf.control_dependencies([op]):
+                return [tf.identity(tf.add(j, 1))]
+
+        r = tf.while_loop(lambda j: tf.less(j, 3), loop_body, [tf.constant(0)],
+                          parallel_iterations=1)
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(r) == 3
+        _close(np.float32([10.0, 10.0, 10.0]), sess.run(select1))
+        _close(np.float32([10.0, 10.0, 10.0]), sess.run(select2))
+
+
+def test_while_update_variable_3():
+    with _session() as sess:
+        select = tf.Variable([3.0, 4.0, 5.0])
+
+        def loop_body(j, _):
+            ns = tf.scatter_update(select, j, 10.0)
+            return [tf.add(j, 1), ns]
+
+        r = tf.while_loop(lambda j, _: tf.less(j, 3), loop_body,
+                          [tf.constant(0), tf.identity(select)], parallel_iterations=1)
+        sess.run(tf.global_variables_initializer())
+        _close(np.float32([10.0, 10.0, 10.0]), sess.run(r[1]))
+
+
+def test_while_update_variable_4():
+    with _session() as sess:
+        var_a = tf.Variable(0, name="a")
+        var_b = tf.Variable(0, name="b")
+        sess.run(tf.global_variables_initializer())
+        asn1 = tf.assign_add(var_a, 1, name="a_add")
+
+        def loop_body(i):
+            asn2 = tf.assign_add(var_b, asn1, name="b_add")
+            with tf.control_dependencies([asn2]):
+                return tf.add(i, 1, name="i_add")
+
+        lpa = tf.while_loop(lambda i: tf.less(i, 10), loop_body, [tf.constant(0, name="c")],
+                            parallel_iterations=1)
+        assert sess.run(var_b) == 0
+        sess.run(lpa)
+        assert sess.run(var_b) == 10
+
+
+def test_while_update_variable_5():
+    with _session() as sess:
+        var_a = tf.Variable(0, name="a")
+        var_b = tf.Variable(0, name="b")
+        sess.run(tf.global_variables_initializer())
+
+        def loop_body(i):
+            asn1 = tf.assign_add(var_a, tf.constant(1), name="a_add")
+            asn2 = tf.assign_add(var_b, tf.constant(1), name="b_add")
+            with tf.control_dependencies([asn1, asn2]):
+                return tf.identity(var_b)
+
+        lpa = tf.while_loop(lambda _: tf.less(var_b, 10), loop_body, [var_b],
+                            parallel_iterations=1, name="loop")
+        assert sess.run(var_b) == 0
+        sess.run(lpa)
+        assert sess.run(var_a) == 10
+        assert sess.run(var_b) == 10
+
+
+def test_while_update_variable_6():
+    with _session() as sess:
+        var_a = tf.Variable(0, name="a")
+        var_b = tf.Variable(0, name="b")
+        c = tf.constant(0)
+        sess.run(tf.global_variables_initializer())
+
+        def loop_body(i):
+            asn1 = tf.assign_add(var_a, 1, name="a_add")
+            with tf.control_dependencies([asn1]):
+                asn2 = tf.assign_add(var_b, var_a, name="b_add")
+            with tf.control_dependencies([asn2]):
+                return tf.add(i, 1, name="i_add")
+
+        lpa = tf.while_loop(lambda i: tf.less(i, 10), loop_body, [c], parallel_iterations=1,
+                            name="loop")
+        assert sess.run(var_b) == 0
+        sess.run(lpa)
+        assert sess.run(var_b) == 55
+        assert sess.run(var_a) == 10
+
+
+def test_while_queue_1():
+    with _session() as sess:
+        q = tf.FIFOQueue(-1, tf.int32)
+
+        def b(i):
+            with tf.control_dependencies([q.enqueue((i,))]):
+                return tf.identity(tf.add(i, 1))
+
+        r = tf.while_loop(lambda i: tf.less(i, 10), b, [tf.constant(0)], parallel_iterations=1)
+        assert sess.run(r) == 10
+        for i in range(10):
+            assert sess.run(q.dequeue()) == i
+
+
+def test_while_grad_square():
+    with _session() as sess:
+        v = tf.constant(2.0, name="v")
+        r = tf.while_loop(lambda v: tf.less(v, 100.0), tf.square, [v], parallel_iterations=1)
+        r = tf.cond(tf.less(1, 2), lambda: r, lambda: v)
+        _close(1024.0, sess.run(tf.gradients(r, v)[0]))
+
+
+def test_while_grad_shape():
+    with _session() as sess:
+        x = tf.placeholder(tf.float32, shape=[None])
+        v = tf.constant([2.0], name="v")
+        n = tf.constant(0, name="n")
+        r = tf.while_loop(lambda i, v: tf.less(i, 5), lambda i, v: [i + 1, tf.multiply(x, v)],
+                          [n, v], [n.get_shape(), tf.TensorShape(None)], parallel_iterations=1)
+        r = tf.gradients(r[1], x)[0]
+        assert r.get_shape().as_list() == [None]
+        _close(np.float32([810.0, 2560.0]), sess.run(r, feed_dict={x: [3.0, 4.0]}))
+
+
+def test_while_grad_base_shape():
+    with _session() as sess:
+        x = tf.placeholder(tf.float32, [None])
+        v0 = tf.constant([2.0, 2.0], name="v")
+        r = tf.while_loop(lambda v: tf.constant(False), lambda v: tf.multiply(v, x), [v0])
+        y = tf.square(x)
+        r = tf.gradients([r, y], x)[0]
+        _close(np.float32([2.0, 4.0]), sess.run(r, feed_dict={x: [1.0, 2.0]}))
+
+
+def test_while_grad_multiple_uses():
+    with _session() as sess:
+        v = tf.constant(2.0, name="v")
+        r = tf.while_loop(lambda v: tf.less(v, 100.0), tf.square, [v], parallel_iterations=1)
+        r = tf.multiply(r, r)
+        assert sess.run(tf.gradients(r, v)[0]) == 524288.0
+
+
+def test_while_grad_loop_add():
+    with _session() as sess:
+        v = tf.constant(2.0, name="v")
+        r = tf.while_loop(lambda v: tf.less(v, 100.0), tf.square, [v], parallel_iterations=1)
+        r = tf.add(r, r)
+        _close(2048.0, sess.run(tf.gradients(r, v)[0]))
+
+
+def test_while_grad_mul():
+    for p_iters in (1, 10):
+        with _session() as sess:
+            a = tf.constant(3.0, name="a")
+            v = tf.constant(2.0, name="v")
+            r = tf.while_loop(lambda v: tf.less(v, 100.0),
+                              lambda v, a=a: tf.multiply(v, a), [v],
+                              parallel_iterations=p_iters)
+            grad_a, grad_v = tf.gradients(r, [a, v])
+            got = sess.run([grad_a, grad_v])
+            _close(216.0, got[0])
+            _close(81.0, got[1])
+
+
+def test_nested_while_cond_while_grad():
+    with _session() as sess:
+        v = tf.constant(1.0)
+
+        def inner_loop(s):
+            z = tf.constant(0)
+            return tf.while_loop(lambda i, x: tf.less(i, 4),
+                                 lambda i, x: [tf.add(i, 1), tf.multiply(x, 2.0)], [z, s])
+
+        def b(x):
+            return tf.cond(tf.constant(True), lambda: tf.square(inner_loop(x)[1]),
+                           lambda: tf.multiply(x, 2.0))
+
+        r = tf.while_loop(lambda x: tf.less(x, 128.0), b, [v])
+        _close(512.0, sess.run(tf.gradients(r, v)[0]))
+
+
+def test_while_grad_variable():
+    with _session() as sess:
+        a = tf.Variable(3.0)
+        v = tf.constant(2.0, name="v")
+        r = tf.while_loop(lambda v: tf.less(v, 100.0), lambda v: tf.multiply(v, a), [v],
+                          parallel_iterations=1)
+        r = tf.gradients(r, a)
+        sess.run(tf.global_variables_initializer())
+        _close(216.0, sess.run(r[0]))
+
+
+def test_while_grad_resource_variable():
+    with _session() as sess:
+        a = tf.Variable(3.0, use_resource=True)
+        v = tf.constant(2.0, name="v")
+        r = tf.while_loop(lambda v: tf.less(v, 100.0), lambda v: tf.multiply(v, a), [v],
+                          parallel_iterations=1)
+        g = tf.gradients(r, a)
+        sess.run(tf.global_variables_initializer())
+        _close(216.0, sess.run(g[0]))
+
+
+@_xfail(_NO_RESOURCE_VARIABLES)
+def test_while_grad_resource_var_sparse_read():
+    with _session() as sess:
+        var = tf.Variable(np.ones(5), dtype=tf.float32, use_resource=True)
+        r = tf.while_loop(lambda i, _: i < 3,
+                          lambda i, x: (i + 1, x * tf.reduce_sum(var.sparse_read([1, 3]))),
+                          [0, tf.constant(1.0)])[1]
+        grad = tf.gradients(r, var)[0]
+        sess.run(tf.global_variables_initializer())
+        _equal(np.float32([0., 12., 0., 12., 0.]), _dense(sess.run(grad)))
+
+
+@_xfail(_NO_RESOURCE_VARIABLES)
+def test_while_grad_multi_resource_var_sparse_read():
+    with _session() as sess:
+        var1 = tf.Variable(np.ones(5), dtype=tf.float32, use_resource=True)
+        var2 = tf.Variable(np.ones(3), dtype=tf.float32, use_resource=True)
+
+        def body(i, unused_x1, x2, x3):
+            y1 = var1.sparse_read([1, 3])
+            y2 = x2 * 2
+            y3 = x3 * tf.reduce_sum(var2.sparse_read([0]))
+            return i + 1, y1, y2, y3
+
+        r = tf.while_loop(lambda i, x1, x2, x3: i < 3, body,
+                          [0, tf.constant([0., 0.]), tf.constant(1.), tf.constant(1.)])[1:]
+        var1_grad, var2_grad = tf.gradients(r, [var1, var2])
+        sess.run(tf.global_variables_initializer())
+        _equal(np.float32([0., 1., 0., 1., 0.]), _dense(sess.run(var1_grad)))
+        _equal(np.float32([3., 0., 0.]), _dense(sess.run(var2_grad)))
+
+
+def test_while_grad_gather():
+    with _session() as sess:
+        x = tf.constant([1., 1., 1., 1., 1.])
+        y = tf.while_loop(lambda i, _: i < 3, lambda i, x: (i + 1, x + tf.gather(x, [0])),
+                          [0, x[:1]])[1]
+        grad = tf.gradients(y * 3.0, x)[0]
+        got_y, got_grad = sess.run([y, grad])
+        _equal(np.float32([8.]), got_y)
+        _equal(np.float32([24., 0., 0., 0., 0.]), _dense(got_grad))
+
+
+def test_while_grad_gather_no_fan_out():
+    with _session() as sess:
+        x = tf.constant([1., 1., 1., 1., 1.])
+        y = tf.while_loop(lambda i, _: i < 3, lambda i, x: (i + 1, tf.gather(x, [0])),
+                          [0, x[:1]])[1]
+        grad = tf.gradients(y * 3.0, x)[0]
+        got_y, got_grad = sess.run([y, grad])
+        _equal(np.float32([1.]), got_y)
+        _equal(np.float32([3., 0., 0., 0., 0.]), _dense(got_grad))
+
+
+def test_while_grad_in_cond():
+    with _session() as sess:
+        n = tf.convert_to_tensor(1.0, name="n")
+        x = tf.placeholder(tf.float32, shape=None)
+
+        def fn1():
+            r = tf.while_loop(lambda n: tf.less(n, 10.0), lambda n: tf.add(n, x), [n],
+                              [tf.TensorShape(None)])
+            return tf.gradients(r, x)[0]
+
+        r = tf.cond(tf.less(1, 2), fn1, lambda: x)
+        _close(9.0, sess.run(r, feed_dict={x: 1.0}))
+
+
+@_xfail("tf.gradients inside a loop body stops at the loop variable (None) instead of "
+        "raising TF1's error for a gradient through its initial value (the walk is in "
+        "scopeflow/autodiff)")
+def test_grad_in_while_wrt_initial_loop_val():
+    with _session():
+        x = tf.placeholder(tf.float32, shape=(), name="x")
+        y = x + 1
+
+        def body(i, v):
+            z = v * 2
+            return i + 1, tf.gradients(z, x)[0]
+
+        with _raises(ValueError,
+                     "Cannot compute gradient inside while loop with respect to op 'x'. "
+                     "We do not support taking the gradient wrt or through the initial "
+                     "value of a loop variable. Gradients can be computed through "
+                     "loop invariants or wrt the input parameters to the loop body."):
+            tf.while_loop(lambda i, x: i < 3, body, [0, y])
+
+
+def test_while_grad_in_while():
+    with _session() as sess:
+        n = tf.convert_to_tensor(1.0, name="n")
+        x = tf.placeholder(tf.float32, shape=None)
+
+        def b1(n):
+            r = tf.while_loop(lambda n: tf.less(n, 10.0), lambda n: tf.add(n, x), [n],
+                              [tf.TensorShape(None)])
+            return tf.gradients(r, x)
+
+        r = tf.while_loop(lambda n: n < 6.0, b1, [n], [tf.TensorShape(None)])
+        _close(9.0, sess.run(r, feed_dict={x: 1.0}))
+
+
+def test_cond_grad_in_nested_whiles():
+    with _session() as sess:
+        def outer_body(i, x):
+            _, x = tf.while_loop(lambda j, x: j < 3, inner_body, [0, 0.0])
+            return i + 1, x
+
+        def inner_body(j, x):
+            y = tf.cond(tf.less(x, 1), lambda: 2 * x, lambda: x)
+            return j + 1, tf.gradients(y, x)[0]
+
+        i, x = tf.while_loop(lambda i, x: i < 3, outer_body, [0, 0.0])
+        i_val, x_val = sess.run([i, x])
+        assert i_val == 3
+        _close(1.0, x_val)
+
+
+def test_while_nested_input():
+    import collections
+
+    with _session() as sess:
+        named = collections.namedtuple("named", ("a", "b"))
+        loop_vars = [named(a=tf.constant(0.0), b=tf.constant(1.0)),
+                     (tf.constant(2.0), tf.constant(3.0)), tf.constant(4.0)]
+
+        def b(lv0, lv1, lv2):
+            lv0 = named(a=lv0.a + 1, b=lv0.b)
+            lv1 = (lv1[0] + 1, lv1[1])
+            lv2 += 2
+            return [lv0, lv1, lv2]
+
+        r = tf.while_loop(lambda lv0, _1, _2: lv0.a < 100.0, b, loop_vars)
+        assert isinstance(r, list)
+        assert isinstance(r[0], named)
+        assert isinstance(r[1], tuple)
+        assert isinstance(r[2], tf.Tensor)
+        assert sess.run(tf.nest.flatten(r)) == [100.0, 1.0, 102.0, 3.0, 4.0 + 100 * 2.0]
+
+
+def test_while_nested_bad_arity_fails():
+    import collections
+
+    with _session():
+        named = collections.namedtuple("named", ("a", "b"))
+        loop_vars = [named(a=tf.constant(0.0), b=tf.constant(1.0)),
+                     (tf.constant(2.0), tf.constant(3.0)), tf.constant(4.0)]
+        with _raises(ValueError, "the same number of elements"):
+            tf.while_loop(lambda lv0, _1, _2: lv0.a < 100.0, lambda lv0, lv1, _: [lv0, lv1],
+                          loop_vars)
+
+
+def test_while_grad_ys_xs():
+    with _session() as sess:
+        x = tf.constant(3.0, name="x")
+        y = tf.constant(2.0, name="y")
+
+        def b(x, y):
+            y1 = tf.add(x, y)
+            return tf.multiply(x, y1), y1
+
+        rx, ry = tf.while_loop(lambda x, y: tf.less(x, 100.0), b, [x, y], parallel_iterations=1)
+        _close(304.0, sess.run(tf.gradients([rx, ry], x)[0]))
+        _close(124.0, sess.run(tf.gradients([rx, ry], y)[0]))
+        _close(295.0, sess.run(tf.gradients([rx], x)[0]))
+        _close(120.0, sess.run(tf.gradients([rx], y)[0]))
+
+
+def test_while_grad_dependency():
+    with _session() as sess:
+        i = tf.constant(0, name="i")
+        x = tf.constant(2.0, name="x")
+        ri, rx = tf.while_loop(lambda i, x: tf.less(i, 10),
+                               lambda i, x: (tf.add(i, 1), tf.multiply(x, 2.0)), [i, x],
+                               parallel_iterations=1)
+        _close(1024.0, sess.run(tf.gradients([ri, rx], x)[0]))
+        _close(1024.0, sess.run(tf.gradients([rx], x)[0]))
+
+
+def test_while_grad_no_gradient():
+    with _session() as sess:
+        v = tf.constant(2.0, name="v")
+        r = tf.while_loop(lambda v: tf.less(v, 100.0), tf.square, [v], back_prop=False)
+        r = tf.add(r, v)
+        _close(1.0, sess.run(tf.gradients(r, v)[0]))
+
+
 # ── TF tests not ported ──────────────────────────────────────────────────────────────
 _RAW = ("builds control flow by hand from raw {} ops (control_flow_ops / "
         "gen_control_flow_ops internals, not in tf.compat.v1's public API)")
@@ -1072,6 +1485,23 @@ SKIPPED = {
         "scopeflow's ragged module)",
     "testWhileCondGradMultiDevice (device half)":
         _DEVICE + "; the v1 gradient is ported as test_while_cond_grad_multi_device_v1",
+    "testWhileTimeOut": "RunOptions(timeout_in_ms=1) on an endless loop (session "
+                        "deadlines, not control flow)",
+    "testWhileStack_1": "uses the raw gen_data_flow_ops stack_v2 / stack_push_v2 / "
+                        "stack_pop_v2 ops (not public)",
+    "testWhileGrad_ColocateGradients": _DEVICE + " (colocate_gradients_with_ops)",
+    "testWhileGradAfterSessionRun": _V2 + " (output_all_intermediates)",
+    "testNestedWhileGradAfterSessionRun": _V2 + " (output_all_intermediates)",
+    "testWhileGradInControlDeps": _V2,
+    "testTfFunctionInV1WhileLoop": _V2 + " (a tf.function as the loop body)",
+    "testNestedWhileCondWhileGradGpu": _DEVICE,
+    "testWhileGrad_EagerResourceVariable": "eager mode with tf.function",
+    "testWhileGrad_ResourceVarInFunctionCall": _V2,
+    "testWhileGrad_ResourceVarInNestedFunctionCall": _V2,
+    "testWhileGrad_ResourceVarInLoopInFunctionCall": _V2,
+    "testWhileCondGrad_ResourceVarInFunctionCall": _V2,
+    "testGpuResourceAccess": _DEVICE,
+    "testNestedResourceAccess": _V2 + " (v1 control flow's answer is not checked)",
 }
 
 if pytest is not None:
