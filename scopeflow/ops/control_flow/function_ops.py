@@ -21,8 +21,15 @@ from __future__ import annotations
 import inspect
 from contextlib import nullcontext
 
-from scopeflow.framework import dtypes
-from scopeflow.framework.graph import Graph, Operation, Tensor, convert_to_tensor, name_scope
+from scopeflow.framework import dtypes, random_seed
+from scopeflow.framework.graph import (
+    Graph,
+    Operation,
+    Tensor,
+    convert_to_tensor,
+    get_default_graph,
+    name_scope,
+)
 from scopeflow.framework.nest import flatten, is_sequence, map_structure, pack_sequence_as
 from scopeflow.framework.registry import VARIABLE_OP_TYPES
 from scopeflow.framework.tensor_shape import TensorShape
@@ -72,7 +79,9 @@ class Function:
             kwargs = {}
         if instance is not None:
             args = (instance, *args)
-        return self._python_function(*args, **kwargs)
+        # TF traces the function into a FuncGraph of its own, with its own seed counter
+        with random_seed.function_seed_counter():
+            return self._python_function(*args, **kwargs)
 
     def _conform(self, args, kwargs):
         """The arguments as tensors of the signature's dtypes, checked against its shapes."""
@@ -181,6 +190,8 @@ def wrap_function(fn, signature, name=None):
     """``fn`` traced on placeholders made from ``signature`` (``tf.TensorSpec``s), as a
     callable ``WrappedFunction``."""
     graph = Graph()
+    # as TF's FuncGraph: the caller's graph seed, and a seed counter of its own
+    graph.seed = get_default_graph().seed
     with graph.as_default():
         inputs = []
         args = []
