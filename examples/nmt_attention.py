@@ -25,12 +25,14 @@ The model is the tutorial's stack (``tf.contrib.seq2seq``):
   ``--beam-width`` > 0, ``BeamSearchDecoder`` (encoder outputs, lengths and state tiled by
   ``tile_batch``).
 
-All weights come from one seeded ``random_uniform_initializer`` set on the model's
-variable scope (the tutorial's ``init_weight``), so their values do not depend on the
-order the variables are made in: ``tests/fixtures/nmt_attention/make_fixture.py`` builds
-the same network from TensorFlow's core ops (real TensorFlow has no ``tf.contrib``) and
-its per-step losses are what this program's must track. ``--data-dir`` is accepted and
-ignored (the training-comparison harness passes it to every example).
+All weights come from one ``random_uniform_initializer`` with an op seed, set on the
+model's variable scope (the tutorial's ``init_weight``): each variable's draw depends on
+its shape alone, not on the order the variables are made in (so the two embeddings start
+equal, as in the tutorial). ``tests/fixtures/nmt_attention/make_fixture.py`` builds the
+same network from TensorFlow's core ops (real TensorFlow has no ``tf.contrib``) and its
+per-step losses are what this program's must track; ``--dtype float64`` runs both in
+float64. ``--data-dir`` is accepted and ignored (the training-comparison harness passes
+it to every example).
 """
 
 import argparse
