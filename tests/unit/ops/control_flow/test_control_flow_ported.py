@@ -1424,6 +1424,465 @@ def test_while_grad_no_gradient():
         _close(1.0, sess.run(tf.gradients(r, v)[0]))
 
 
+def test_while_grad_no_dependency():
+    with _session() as sess:
+        variable = tf.Variable(tf.ones([2, 3]))
+        duration = tf.zeros([], dtype=tf.int32)
+        tensors = tf.while_loop(cond=lambda d, t, _: d < 10,
+                                body=lambda d, t, _: (d + 1, t, t),
+                                loop_vars=[duration, variable, variable])
+        cost = tf.reduce_sum(tensors[2])
+        grad = tf.gradients(cost, [variable])
+        sess.run(tf.global_variables_initializer())
+        _close(np.ones([2, 3], np.float32), sess.run(grad[0]))
+
+
+def test_while_grad_const():
+    with _session() as sess:
+        c0 = tf.constant(0.0, name="c0")
+        c1 = tf.constant(1.0, name="c1")
+        duration = tf.constant(0, name="t")
+        tensors = tf.while_loop(cond=lambda d, _: d < 1, body=lambda d, _: (d + 1, c1),
+                                loop_vars=[duration, c0])
+        grad = tf.gradients(tf.reduce_sum(tensors[1]), [c0])
+        _close(0.0, sess.run(grad[0]))
+
+
+def _double_loop_body(i, x):
+    return tf.add(i, 1), tf.multiply(x, 2.0)
+
+
+def test_while_grad_serial_two_loops():
+    with _session() as sess:
+        i = tf.constant(0, name="i")
+        x = tf.constant(2.0, name="x")
+        c = lambda i, x: tf.less(i, 5)  # noqa: E731
+        _, rx = tf.while_loop(c, _double_loop_body, [i, x], parallel_iterations=1)
+        _, rx = tf.while_loop(c, _double_loop_body, [i, rx], parallel_iterations=1)
+        _close(1024.0, sess.run(tf.gradients([rx], x)[0]))
+
+
+def test_while_grad_parallel_two_loops():
+    with _session() as sess:
+        i = tf.constant(0, name="i")
+        x = tf.constant(2.0, name="x")
+        c = lambda i, x: tf.less(i, 5)  # noqa: E731
+        _, r1 = tf.while_loop(c, _double_loop_body, [i, x], parallel_iterations=1)
+        _, r2 = tf.while_loop(c, _double_loop_body, [i, x], parallel_iterations=1)
+        _close(64.0, sess.run(tf.gradients([tf.add(r1, r2)], x)[0]))
+
+
+def test_while_grad_one_output_with_control_dependency_on_second():
+    with _session() as sess:
+        i = tf.constant(0, name="i")
+        x = tf.constant(1.0, name="x")
+        y = tf.constant(1.0, name="y")
+
+        def b(i, xi, yi):
+            return (tf.add(i, 1, name="inc"), tf.identity(xi, name="xi"),
+                    tf.add(xi, yi, name="xi_plus_yi"))
+
+        _, x_f, y_f = tf.while_loop(lambda i, *_: tf.less(i, 1, name="cond_less"), b, [i, x, y])
+        with tf.control_dependencies([x_f]):
+            y_f_d = tf.identity(y_f, name="y_f_d")
+        _close(2.0, sess.run(y_f_d))
+        g = tf.gradients([y_f_d], [x])[0]
+        assert g is not None
+        _close(1.0, sess.run(g))
+
+
+def test_nested_while_grad_simple():
+    with _session() as sess:
+        v = tf.constant(1.0)
+
+        def inner_loop(s):
+            return tf.while_loop(lambda x: tf.less(x, 4.0), lambda x: tf.multiply(x, 2.0), [s])
+
+        r = tf.while_loop(lambda x: tf.less(x, 2.0),
+                          lambda x: tf.multiply(inner_loop(x), 2.0), [v])
+        _close(8.0, sess.run(tf.gradients(r, v)[0]))
+
+
+def _inner_loop(s):
+    z = tf.constant(0)
+    return tf.while_loop(lambda i, x: tf.less(i, 4),
+                         lambda i, x: [tf.add(i, 1), tf.multiply(x, 2.0)], [z, s])
+
+
+def test_nested_while_grad_serial_inner():
+    with _session() as sess:
+        v = tf.constant(1.0)
+        r = tf.while_loop(lambda x: tf.less(x, 128.0),
+                          lambda x: _inner_loop(_inner_loop(x)[1])[1], [v])
+        _close(256.0, sess.run(tf.gradients(r, v)[0]))
+
+
+def test_nested_while_grad_parallel_inner():
+    with _session() as sess:
+        v = tf.constant(1.0)
+        r = tf.while_loop(lambda x: tf.less(x, 128.0),
+                          lambda x: tf.multiply(_inner_loop(x)[1], _inner_loop(x)[1]), [v])
+        _close(512.0, sess.run(tf.gradients(r, v)[0]))
+
+
+def test_nested_while_grad_parallel_iterations():
+    with _session() as sess:
+        var = tf.Variable(tf.constant(3.0))
+
+        def inner_loop(t):
+            return tf.map_fn(fn=lambda n: n + tf.square(var), elems=t, parallel_iterations=10)
+
+        inp = tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+        res = tf.map_fn(fn=inner_loop, elems=inp, parallel_iterations=10)
+        optimizer = tf.train.AdamOptimizer(learning_rate=0.001)
+        train_op = optimizer.minimize(tf.reduce_mean(tf.square(res)))
+        sess.run(tf.global_variables_initializer())
+        sess.run(train_op)
+        _close(2.999, sess.run(var.read_value()), rtol=1e-5)
+
+
+def test_while_cond_grad_simple():
+    with _session() as sess:
+        v = tf.convert_to_tensor(2.0, name="v")
+        n = tf.convert_to_tensor(100.0, name="n")
+        one = tf.convert_to_tensor(1.0, name="one")
+        b = lambda x: tf.cond(tf.constant(True), lambda: tf.square(x),  # noqa: E731
+                              lambda: tf.subtract(x, one))
+        r = tf.while_loop(lambda x: tf.less(x, n), b, [v])
+        _close(1024.0, sess.run(tf.gradients(r, v)[0]))
+
+
+def test_while_cond_grad_unknown_shape():
+    with _session() as sess:
+        v = tf.placeholder(tf.float32)
+        n = tf.convert_to_tensor(100.0, name="n")
+        one = tf.convert_to_tensor(1.0, name="one")
+        b = lambda x: tf.cond(tf.constant(True), lambda: tf.square(x),  # noqa: E731
+                              lambda: tf.subtract(x, one))
+        r = tf.while_loop(lambda x: tf.less(x, n), b, [v])
+        _close(1024.0, sess.run(tf.gradients(r, v)[0], feed_dict={v: 2.0}))
+
+
+def test_while_grad_concat():
+    with _session() as sess:
+        x = tf.get_variable("x", initializer=[[1., 2.]])
+        i0 = tf.constant(0)
+        h0 = tf.zeros([0, 2])
+        _, h = tf.while_loop(lambda i, _: i < 2, lambda i, h: (i + 1, tf.concat([h, x], 0)),
+                             [i0, h0], [i0.get_shape(), tf.TensorShape([None, 2])])
+        op = tf.train.GradientDescentOptimizer(0.01).minimize(tf.reduce_sum(h))
+        sess.run(tf.global_variables_initializer())
+        sess.run(op)
+        _close(np.float32([[0.98000002, 1.98000002]]), sess.run(x))
+
+
+def test_while_grad_indexed_slices():
+    with _session() as sess:
+        values = tf.constant([2.0, 4.0], name="values")
+        indices = tf.constant([0, 3], name="indices")
+        shape = tf.constant([10], name="dense_shape")
+        x = tf.IndexedSlices(values, indices, dense_shape=shape)
+        _, r = tf.while_loop(
+            lambda i, _: i < 10,
+            lambda i, x: [i + 1, tf.IndexedSlices(x.values * 2.0, x.indices, x.dense_shape)],
+            [tf.constant(0), x])
+        _close(np.float32([1024.0, 1024.0]), sess.run(tf.gradients(r.values, values)[0]))
+
+
+def test_while_grad_sparse_tensor():
+    with _session() as sess:
+        x = _sparse_x()
+        values = x.values
+        _, r = tf.while_loop(
+            lambda i, _: i < 10,
+            lambda i, x: [i + 1, tf.SparseTensor(x.indices, x.values * 2.0, x.dense_shape)],
+            [tf.constant(0), x])
+        _close(np.float32([1024.0, 1024.0]), sess.run(tf.gradients(r.values, values)[0]))
+
+
+def test_call_grad_in_loop():
+    with _session() as sess:
+        params = tf.constant(5.0)
+        params_1 = tf.square(params)
+
+        def b(i, x):
+            data = tf.multiply(tf.constant([1.0, 2.0, 3.0]), params_1)
+            return i + 1, x + tf.gradients(data, params)[0]
+
+        output_grad = tf.while_loop(lambda i, _: i < 10, b, [tf.constant(0), tf.constant(0.0)])
+        _close(600.0, sess.run(output_grad)[1])
+
+
+def test_while_and_tensor_array():
+    with _session() as sess:
+        param = tf.constant(2.0)
+        y0 = tf.constant([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], name="elems")
+        r = tf.while_loop(lambda i, _: i < 10,
+                          lambda i, y: [i + 1, tf.map_fn(lambda x: tf.multiply(x, param), y)],
+                          [tf.constant(0), y0], parallel_iterations=1)
+        _close(107520.0, sess.run(tf.gradients(r, param)[0]))
+
+
+def test_nested_while_and_tensor_array():
+    with _session() as sess:
+        n = tf.constant(3.0)
+
+        def body(row, ta):
+            def inner_body(row, col, ta):
+                ta = ta.write(tf.cast(n * (row - 1.) + col - 1., tf.int32), row * col)
+                return row, col + 1., ta
+
+            ta = tf.while_loop(lambda _, col, _1: col <= n, inner_body,
+                               [row, tf.constant(1.), ta], return_same_structure=False)[2]
+            return row + 1., ta
+
+        ta = tf.TensorArray(dtype=tf.float32, size=9)
+        ta = tf.while_loop(lambda row, _: row <= n, body, [tf.constant(1.), ta],
+                           return_same_structure=False)[1]
+        output = tf.reshape(ta.stack(), [3, 3])
+        _equal(np.float32([[1., 2., 3.], [2., 4., 6.], [3., 6., 9.]]), sess.run(output))
+
+
+def test_while_grad_stop_grad():
+    with _session() as sess:
+        x = tf.constant(3.0, name="x")
+        y = tf.constant(2.0, name="y")
+
+        def b(x, y):
+            y1 = tf.square(y)
+            return tf.add(tf.square(x), y1), y1
+
+        rx, ry = tf.while_loop(lambda x, y: tf.less(x, 100.0), b, [x, y])
+        assert sess.run(tf.gradients(rx, y)[0]) == 136.0
+        assert sess.run(tf.gradients(ry, y)[0]) == 32.0
+        assert tf.gradients(tf.stop_gradient(rx), y)[0] is None
+        assert tf.gradients(tf.stop_gradient(ry), y)[0] is None
+        assert tf.gradients(tf.stop_gradient(tf.square(rx)), y)[0] is None
+        assert tf.gradients(tf.stop_gradient(tf.add(rx, ry)), x)[0] is None
+        assert tf.gradients(tf.stop_gradient(tf.add(rx, ry)), y)[0] is None
+        assert sess.run(tf.gradients(tf.add(rx, ry), y)[0]) == 168.0
+        assert sess.run(tf.gradients(tf.add(rx, tf.stop_gradient(ry)), y)[0]) == 136.0
+        assert sess.run(tf.gradients(tf.add(tf.stop_gradient(rx), ry), y)[0]) == 32.0
+
+
+def test_while_grad_stop_grad_inside():
+    with _session() as sess:
+        x = tf.constant(3.0, name="x")
+        y = tf.constant(2.0, name="y")
+
+        def b(x, y):
+            y1 = tf.stop_gradient(tf.square(y))
+            return tf.add(tf.square(x), y1), y1
+
+        rx, _ = tf.while_loop(lambda x, y: tf.less(x, 100.0), b, [x, y])
+        _close(0.0, sess.run(tf.gradients(rx, y)[0]))
+        _close(156.0, sess.run(tf.gradients(rx, x)[0]))
+
+
+def test_while_grad_stop_grad_inside_no_shape():
+    with _session() as sess:
+        x = tf.placeholder(tf.float32)
+        y = tf.placeholder(tf.float32)
+
+        def b(x, y):
+            y1 = tf.stop_gradient(tf.square(y, name="stopped"))
+            return tf.add(tf.square(x), y1), y1
+
+        rx, _ = tf.while_loop(lambda x, y: tf.less(tf.reduce_sum(x), 100.0), b, [x, y])
+        grad_y = tf.gradients(rx, y)[0]
+        grad_x = tf.gradients(rx, x)[0]
+        feed_dict = {x: [3.0, 4.0], y: [2.0, 3.0]}
+        _close(np.float32([0.0, 0.0]), sess.run(grad_y, feed_dict=feed_dict))
+        _close(np.float32([156.0, 400.0]), sess.run(grad_x, feed_dict=feed_dict))
+        name = "gradients/while/stopped_grad"
+        assert not any(name in op.name for op in x.graph.get_operations())
+
+
+def test_while_grad_grad_fail():
+    with _session():
+        theta = tf.Variable(initial_value=1.)
+        result = tf.scan(lambda prev, x: prev + x * theta,
+                         np.array([1., 2., 3.], dtype=np.float32))
+        grad_theta = tf.gradients(result, theta)
+        with _raises(TypeError, "Second-order gradient"):
+            tf.gradients(grad_theta, theta)
+        tf.gradients(tf.stop_gradient(grad_theta), theta)
+
+
+def test_stop_grad_on_while_grad():
+    with _session() as sess:
+        x = tf.constant(2.0, name="x")
+        y = tf.constant(2.0, name="y")
+        rx = tf.while_loop(lambda x: tf.less(x, 100.0), lambda x: tf.multiply(x, y), [x])
+        rg = tf.stop_gradient(tf.gradients(rx, y)[0])
+        r = tf.add(tf.add(tf.square(y), rx), rg)
+        assert sess.run(tf.gradients(r, y)[0]) == 388.0
+
+
+def test_while_gradient_with_nontrainable_path_1():
+    with _session() as sess:
+        q = tf.Variable([7., 8.])
+        _, y = tf.while_loop(
+            lambda _, y: False,
+            lambda x, _: (x, tf.cast(x, tf.float32) + tf.reduce_sum(q)), (tf.argmin(q), 0.))
+        dy_dq, = tf.gradients(y, q)
+        assert dy_dq is not None
+        sess.run(q.initializer)
+        _close(np.float32([0., 0.]), sess.run(dy_dq))
+
+
+def test_while_gradient_with_nontrainable_path_2():
+    with _session() as sess:
+        q = tf.Variable([7., 8.])
+
+        def body(x, _):
+            zero = tf.constant(0, dtype=tf.int64)
+            return zero, tf.cast(x, tf.float32) + tf.reduce_sum(q)
+
+        _, y = tf.while_loop(lambda _, y: tf.equal(y, 0.), body, (tf.argmin(q), 0.))
+        dy_dq, = tf.gradients(y, q)
+        assert dy_dq is not None
+        sess.run(q.initializer)
+        _close(np.float32([1., 1.]), sess.run(dy_dq))
+
+
+def test_issue_16504():
+    with _session():
+        c = tf.constant(np.arange(100), dtype=tf.float32)
+        w = tf.Variable(initial_value=np.ones(100), dtype=tf.float32) / 100
+        k = tf.Variable(0, dtype=tf.int32)
+        chg_w = tf.constant(np.inf, dtype=tf.float32)
+
+        def body(k, w, chg_w):
+            grad, = tf.gradients(-tf.reduce_sum(w * c), w)
+            w_n = w * tf.exp(-0.1 * grad)
+            w_n /= tf.reduce_sum(w_n)
+            chg_w = tf.reduce_sum(tf.abs(w_n - w)) / tf.reduce_sum(tf.abs(w))
+            return k + 1, w_n, chg_w
+
+        _, w, _ = tf.while_loop(lambda k, _, chg_w: tf.logical_and(k < 10, chg_w > 1e-3),
+                                body, [k, w, chg_w])
+        grad, = tf.gradients(w, c)
+        assert grad is not None
+
+
+def test_stop_grad_multi_flows():
+    with _session() as sess:
+        def body(i, y, r):
+            x = tf.get_variable("x", shape=(), dtype=tf.float32,
+                                initializer=tf.ones_initializer())
+            y *= x
+            return [i + 1, y, r + tf.reduce_sum(y)]
+
+        _, _, r = tf.while_loop(lambda i, y, r: i < 1, body,
+                                [tf.constant(0), tf.ones(5), tf.constant(0.0)], back_prop=True)
+        vars_ = tf.global_variables()
+        grads = tf.norm(tf.gradients(r, vars_)[0])
+        z = tf.add(r, tf.stop_gradient(tf.reduce_sum(grads)))
+        result = tf.gradients(z, vars_)[0]
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(result) == 5.0
+
+
+def test_one_value_cond():
+    with _session() as sess:
+        c = tf.placeholder(tf.int32, shape=[])
+        one = tf.convert_to_tensor(1, name="one")
+        two = tf.convert_to_tensor(2, name="two")
+        i = tf.cond(tf.greater_equal(c, 1), lambda: one, lambda: two)
+        assert isinstance(i, tf.Tensor)
+        assert sess.run(i, feed_dict={c: 2}) == 1
+        assert sess.run(i, feed_dict={c: 0}) == 2
+
+
+def test_example_cond():
+    import math
+
+    with _session() as sess:
+        x = tf.convert_to_tensor([-2.0, 2.0], name="x")
+        d = tf.placeholder(tf.int32, shape=[])
+        i = tf.cond(tf.equal(d, 2), lambda: tf.sqrt(tf.reduce_sum(tf.square(x))),
+                    lambda: tf.reduce_sum(tf.abs(x)))
+        _close(4.0, sess.run(i, feed_dict={d: 1}))
+        _close(2.0 * math.sqrt(2), sess.run(i, feed_dict={d: 2}))
+
+
+def test_case():
+    with _session() as sess:
+        x = tf.constant(1)
+        y = tf.constant(2)
+        z = tf.constant(3)
+        f1 = lambda: tf.constant(17)  # noqa: E731
+        f2 = lambda: tf.constant(23)  # noqa: E731
+        f3 = lambda: tf.constant(-1)  # noqa: E731
+        r1 = tf.case({x < y: f1, x > z: f2}, default=f3, exclusive=True)
+        assert sess.run(r1) == 17
+        r2 = tf.case([(y > z, f1), (y > x, f2)], default=f3)
+        assert sess.run(r2) == 23
+        r3 = tf.case([(x < y, f1), (x < y, f2)], default=f3)
+        assert sess.run(r3) == 17
+        r4 = tf.case([(x < y, f1), (x < y, f2)], default=f3, exclusive=True)
+        with _raises(tf.errors.OpError, "Input error:"):
+            sess.run(r4)
+        r5 = tf.case({x > y: f1}, default=f3)
+        assert sess.run(r5) == -1
+        ran_once = [False, False, False]
+
+        def break_run_twice(ix):
+            def _break():
+                ran_once[ix] = True
+                return tf.constant(ix)
+            return _break
+
+        r6 = tf.case([(x < y, break_run_twice(0)), (x > y, break_run_twice(1))],
+                     default=lambda: tf.constant(2))
+        assert sess.run(r6) == 0
+
+
+def test_case_side_effects():
+    with _session() as sess:
+        v0 = tf.Variable(-1)
+        v1 = tf.Variable(-1)
+        v2 = tf.Variable(-1)
+
+        def _after(assign, value):
+            def fn():
+                with tf.control_dependencies([assign()]):
+                    return tf.identity(value)
+            return fn
+
+        a = _after(lambda: tf.assign(v0, 0), 0)
+        b = _after(lambda: tf.assign(v1, 1), 1)
+        c = _after(lambda: tf.assign(v2, 2), 2)
+        x = tf.constant(1)
+        y = tf.constant(2)
+        r0 = tf.case(((x < y, a), (x > y, b)), default=c, exclusive=True)
+        r1 = tf.case(((x > y, a), (x < y, b)), default=c, exclusive=True)
+        r2 = tf.case(((x > y, a), (x > y, b)), default=c, exclusive=True)
+        for r, want, after in ((r2, 2, [-1, -1, 2]), (r1, 1, [-1, 1, -1]),
+                               (r0, 0, [0, -1, -1])):
+            sess.run(tf.global_variables_initializer())
+            assert sess.run([v0, v1, v2]) == [-1] * 3
+            assert sess.run(r) == want
+            assert sess.run([v0, v1, v2]) == after
+
+
+def test_one_op_cond():
+    with _session() as sess:
+        v = tf.Variable(0)
+        c = tf.convert_to_tensor(0)
+        one = tf.convert_to_tensor(1)
+        two = tf.convert_to_tensor(2)
+        i = tf.cond(tf.greater_equal(c, 1), lambda: tf.assign(v, one), lambda: tf.assign(v, two))
+        assert isinstance(i, tf.Tensor)
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(v) == 0
+        assert sess.run(i, feed_dict={c.name: 2}) == 1
+        assert sess.run(v) == 1
+        assert sess.run(i, feed_dict={c.name: 0}) == 2
+        assert sess.run(v) == 2
+
+
 # ── TF tests not ported ──────────────────────────────────────────────────────────────
 _RAW = ("builds control flow by hand from raw {} ops (control_flow_ops / "
         "gen_control_flow_ops internals, not in tf.compat.v1's public API)")
@@ -1502,6 +1961,14 @@ SKIPPED = {
     "testWhileCondGrad_ResourceVarInFunctionCall": _V2,
     "testGpuResourceAccess": _DEVICE,
     "testNestedResourceAccess": _V2 + " (v1 control flow's answer is not checked)",
+    "testWhileWithRefsWithGradients_1": "ref-typed loop variables (VariableV1._ref, "
+                                        "RefIdentity) and a ref grad_ys",
+    "testWithOpsDependencies": "control_flow_ops.with_dependencies on a ref tensor "
+                               "(with_dependencies is not in tf.compat.v1)",
+    "testWithTensorDependencies": "control_flow_ops.with_dependencies, not in tf.compat.v1",
+    "testWithIndexedSlicesDependencies":
+        "control_flow_ops.with_dependencies, not in tf.compat.v1",
+    "testDependenciesDevice": _DEVICE + " (with_dependencies' colocation)",
 }
 
 if pytest is not None:
