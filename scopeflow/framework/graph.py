@@ -23,6 +23,7 @@ from scopeflow.framework.device_functions import (
 )
 from scopeflow.framework.device_spec import merge_devices
 from scopeflow.framework.graph_def import GRAPH_DEF_VERSION, graph_to_graph_def
+from scopeflow.framework.object_identity import Reference
 from scopeflow.framework.properties import read_only
 from scopeflow.framework.registry import OP_TYPES
 from scopeflow.framework.sites import user_site
@@ -135,6 +136,14 @@ class Tensor:
 
     def consumers(self) -> list[Operation]:
         return list(self._consumers)
+
+    def ref(self) -> Reference:
+        """A hashable handle comparing by this tensor's identity (TF's ``Tensor.ref()``)."""
+        return Reference(self)
+
+    def experimental_ref(self) -> Reference:
+        """TF's deprecated name of ``ref()``."""
+        return Reference(self)
 
     def eval(self, feed_dict=None, session=None) -> np.ndarray:
         """The value of this tensor in ``session`` (default: the default session)."""

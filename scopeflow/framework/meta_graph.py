@@ -13,20 +13,11 @@ from scopeflow._version import __version__
 from scopeflow.framework._tf_op_signatures import SIGNATURES
 from scopeflow.framework.graph import Operation, Tensor, get_default_graph
 from scopeflow.io.atomic import atomic_write_bytes
-from scopeflow.io.protos import POOL, AttrValue, CollectionDef, MetaGraphDef, VariableDef
+from scopeflow.io.protos import POOL, AttrValue, CollectionDef, MetaGraphDef
 
 __all__ = ["export_meta_graph", "strip_graph_default_attrs"]
 
 _log = logging.getLogger("scopeflow")
-
-
-def _variable_def(v) -> VariableDef:
-    proto = VariableDef(variable_name=v.name, initializer_name=v.initializer.name,
-                        snapshot_name=v.value().name, trainable=bool(v.trainable))
-    initial = getattr(v, "initial_value", None)
-    if initial is not None:
-        proto.initial_value_name = initial.name
-    return proto
 
 
 def _collection_def(values):
@@ -38,7 +29,7 @@ def _collection_def(values):
         if not all(hasattr(v, "_ref") for v in values):
             return None
         return CollectionDef(bytes_list=CollectionDef.BytesList(
-            value=[_variable_def(v).SerializeToString() for v in values]))
+            value=[v.to_proto().SerializeToString() for v in values]))
     if _is_any(first):  # e.g. a SavedModel builder's packed AssetFileDefs
         if not all(_is_any(v) for v in values):
             return None

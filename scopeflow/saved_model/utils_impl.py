@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from scopeflow.framework import dtypes
 from scopeflow.framework.graph import get_default_graph
+from scopeflow.framework.scope_names import prepend_name_scope
 from scopeflow.framework.sparse_tensor import SparseTensor
 from scopeflow.io import protos
 from scopeflow.io.tensor_proto import shape_proto
@@ -60,18 +61,6 @@ def build_tensor_info_from_op(op):
     info = protos.TensorInfo(dtype=0, name=op.name)
     info.tensor_shape.unknown_rank = True
     return info
-
-
-def prepend_name_scope(name, import_scope):
-    """``name`` under ``import_scope`` (TF's ``ops.prepend_name_scope``): a control input's
-    ``^`` and a colocation's ``loc:@`` stay in front."""
-    if not import_scope:
-        return name
-    scope = import_scope[:-1] if import_scope.endswith("/") else import_scope
-    for lead in ("^", "loc:@"):
-        if name.startswith(lead):
-            return f"{lead}{scope}/{name[len(lead):]}"
-    return f"{scope}/{name}"
 
 
 def get_tensor_from_tensor_info(tensor_info, graph=None, import_scope=None):

@@ -29,7 +29,9 @@ from scopeflow.framework.graph import (
     register_tensor_conversion_function,
 )
 from scopeflow.framework.properties import read_only
+from scopeflow.framework.scope_names import prepend_name_scope, strip_name_scope
 from scopeflow.framework.tensor_shape import TensorShape, dimension_value
+from scopeflow.io import protos
 from scopeflow.ops import array_ops
 
 __all__ = ["PartitionedVariable"]
@@ -43,11 +45,28 @@ class SaveSliceInfo:
     '10 4 4,3:0,4'
     """
 
-    def __init__(self, full_name=None, full_shape=None, var_offset=None, var_shape=None):
+    def __init__(self, full_name=None, full_shape=None, var_offset=None, var_shape=None,
+                 save_slice_info_def=None, import_scope=None):
+        if save_slice_info_def is not None:
+            full_name = prepend_name_scope(save_slice_info_def.full_name, import_scope)
+            full_shape = list(save_slice_info_def.full_shape)
+            var_offset = list(save_slice_info_def.var_offset)
+            var_shape = list(save_slice_info_def.var_shape)
         self.full_name = full_name
         self.full_shape = full_shape
         self.var_offset = var_offset
         self.var_shape = var_shape
+
+    def to_proto(self, export_scope=None):
+        """The ``SaveSliceInfoDef`` a ``VariableDef`` carries in a ``.meta`` (None when the
+        full variable lies outside ``export_scope``)."""
+        if export_scope is not None and not self.full_name.startswith(export_scope):
+            return None
+        return protos.SaveSliceInfoDef(
+            full_name=strip_name_scope(self.full_name, export_scope),
+            full_shape=[int(d) for d in self.full_shape],
+            var_offset=[int(d) for d in self.var_offset],
+            var_shape=[int(d) for d in self.var_shape])
 
     @property
     def spec(self) -> str:

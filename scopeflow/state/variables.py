@@ -17,11 +17,17 @@ from scopeflow.framework.graph import (
     name_scope,
     register_tensor_conversion_function,
 )
+from scopeflow.framework.indexed_slices import IndexedSlices
+from scopeflow.framework.object_identity import Reference
 from scopeflow.framework.properties import read_only
+from scopeflow.framework.scope_names import strip_name_scope
 from scopeflow.framework.tensor_shape import TensorShape, as_shape
+from scopeflow.io.protos import VariableDef
 from scopeflow.ops import array_ops, constant_op, math_ops
 from scopeflow.ops.control_flow import control_flow_ops
-from scopeflow.ops.state import state_ops
+from scopeflow.ops.data_flow import queue_ops
+from scopeflow.ops.state import scatter_ops, state_ops, training_ops
+from scopeflow.state.partitioning import SaveSliceInfo
 from scopeflow.state.variable_creator import create_through_scopes, creator_stack
 
 if TYPE_CHECKING:
@@ -105,8 +111,10 @@ class Variable(metaclass=_VariableMeta):
             return
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
-        if trainable is None:
-            trainable = True
+        self._synchronization, self._aggregation = _sync_and_aggregation(
+            synchronization, aggregation, name)
+        if trainable is None:  # TF's: a variable synchronized on read is never trained
+            trainable = self._synchronization is not VariableSynchronization.ON_READ
         if collections is None:
             collections = [GraphKeys.GLOBAL_VARIABLES]
         if not isinstance(collections, (list, tuple, set)):
@@ -154,8 +162,14 @@ class Variable(metaclass=_VariableMeta):
         self._initial_value = element(variable_def.initial_value_name) \
             if variable_def.initial_value_name else None
         self._trainable = bool(variable_def.trainable)
+        # Our VariableDef descriptor lacks these fields (TF writes them only for
+        # distributed variables, and they default to AUTO and NONE).
+        self._synchronization = VariableSynchronization.AUTO
+        self._aggregation = VariableAggregation.NONE
         self._constraint = None
-        self._save_slice_info = None
+        self._save_slice_info = SaveSliceInfo(
+            save_slice_info_def=variable_def.save_slice_info_def, import_scope=import_scope) \
+            if variable_def.HasField("save_slice_info_def") else None
         self._graph = graph
 
     @classmethod
@@ -178,6 +192,36 @@ class Variable(metaclass=_VariableMeta):
     constraint = read_only("_constraint")
     initializer = read_only("_initializer_op")
     initial_value = read_only("_initial_value")
+
+    synchronization = read_only("_synchronization")
+    aggregation = read_only("_aggregation")
+    SaveSliceInfo = SaveSliceInfo  # TF's Variable.SaveSliceInfo
+
+    def ref(self) -> Reference:
+        """A hashable handle comparing by this variable's identity (TF's ``ref()``)."""
+        return Reference(self)
+
+    def experimental_ref(self) -> Reference:
+        """TF's deprecated name of ``ref()``."""
+        return Reference(self)
+
+    def to_proto(self, export_scope=None):
+        """The ``VariableDef`` a ``.meta`` stores for this variable, names relative to
+        ``export_scope`` (None when the variable lies outside it)."""
+        if export_scope is not None and not self._variable.name.startswith(export_scope):
+            return None
+        proto = VariableDef(
+            variable_name=strip_name_scope(self._variable.name, export_scope),
+            initializer_name=strip_name_scope(self._initializer_op.name, export_scope),
+            snapshot_name=strip_name_scope(self._snapshot.name, export_scope),
+            trainable=bool(self._trainable))
+        if self._initial_value is not None:
+            proto.initial_value_name = strip_name_scope(self._initial_value.name,
+                                                        export_scope)
+        if self._save_slice_info is not None:
+            proto.save_slice_info_def.MergeFrom(
+                self._save_slice_info.to_proto(export_scope=export_scope))
+        return proto
 
     def _ref(self) -> Tensor:
         return self._variable
@@ -238,6 +282,79 @@ class Variable(metaclass=_VariableMeta):
         op = state_ops.assign_sub(self._variable, delta, use_locking=use_locking, name=name)
         return op if read_value else op.op
 
+    def _scatter(self, scatter_fn, sparse_delta, use_locking, name):
+        if not isinstance(sparse_delta, IndexedSlices):
+            raise TypeError(f"sparse_delta is not IndexedSlices: {sparse_delta}")
+        return scatter_fn(self._variable, sparse_delta.indices, sparse_delta.values,
+                          use_locking=use_locking, name=name)
+
+    def scatter_add(self, sparse_delta, use_locking=False, name=None):
+        """``v[sparse_delta.indices] += sparse_delta.values`` (an ``IndexedSlices``)."""
+        return self._scatter(training_ops.scatter_add, sparse_delta, use_locking, name)
+
+    def scatter_sub(self, sparse_delta, use_locking=False, name=None):
+        return self._scatter(training_ops.scatter_sub, sparse_delta, use_locking, name)
+
+    def scatter_mul(self, sparse_delta, use_locking=False, name=None):
+        return self._scatter(scatter_ops.scatter_mul, sparse_delta, use_locking, name)
+
+    def scatter_div(self, sparse_delta, use_locking=False, name=None):
+        return self._scatter(scatter_ops.scatter_div, sparse_delta, use_locking, name)
+
+    def scatter_max(self, sparse_delta, use_locking=False, name=None):
+        return self._scatter(scatter_ops.scatter_max, sparse_delta, use_locking, name)
+
+    def scatter_min(self, sparse_delta, use_locking=False, name=None):
+        return self._scatter(scatter_ops.scatter_min, sparse_delta, use_locking, name)
+
+    def scatter_update(self, sparse_delta, use_locking=False, name=None):
+        return self._scatter(training_ops.scatter_update, sparse_delta, use_locking, name)
+
+    def batch_scatter_update(self, sparse_delta, use_locking=False, name=None):
+        """``scatter_update`` per batch row (TF builds it from ``scatter_nd_update``)."""
+        return scatter_ops.batch_scatter_update(self._variable, sparse_delta.indices,
+                                                sparse_delta.values, use_locking=use_locking,
+                                                name=name)
+
+    # TF's RefVariable passes use_locking=True to the nd scatters, whatever the caller says.
+    def scatter_nd_add(self, indices, updates, name=None):
+        return scatter_ops.scatter_nd_add(self._variable, indices, updates, use_locking=True,
+                                          name=name)
+
+    def scatter_nd_sub(self, indices, updates, name=None):
+        return scatter_ops.scatter_nd_sub(self._variable, indices, updates, use_locking=True,
+                                          name=name)
+
+    def scatter_nd_update(self, indices, updates, name=None):
+        return scatter_ops.scatter_nd_update(self._variable, indices, updates,
+                                             use_locking=True, name=name)
+
+    def scatter_nd_max(self, indices, updates, name=None):
+        raise NotImplementedError("Variable.scatter_nd_max (TF's ScatterNdMax op) is not "
+                                  "implemented in scopeflow; use tf.tensor_scatter_nd_max and "
+                                  "assign the result")
+
+    def scatter_nd_min(self, indices, updates, name=None):
+        raise NotImplementedError("Variable.scatter_nd_min (TF's ScatterNdMin op) is not "
+                                  "implemented in scopeflow; use tf.tensor_scatter_nd_min and "
+                                  "assign the result")
+
+    def count_up_to(self, limit):
+        """Increments the variable until it reaches ``limit`` (then ``OutOfRangeError``)."""
+        return queue_ops.count_up_to(self._variable, limit=limit)
+
+    # TF's RefVariable has these names but raises AttributeError: they read resource
+    # variables only (ReadVariableOp / ResourceGather), which scopeflow builds as ref ones.
+    def sparse_read(self, indices, name=None):
+        raise AttributeError("Variable.sparse_read reads resource variables only; this "
+                             "is a ref variable (TF's RefVariable raises too): use "
+                             "tf.gather(v, indices)")
+
+    def gather_nd(self, indices, name=None):
+        raise AttributeError("Variable.gather_nd reads resource variables only; this "
+                             "is a ref variable (TF's RefVariable raises too): use "
+                             "tf.gather_nd(v, indices)")
+
     def load(self, value, session=None):
         """Sets the value in ``session`` by feeding the initializer (builds no op)."""
         if session is None:
@@ -258,6 +375,21 @@ class Variable(metaclass=_VariableMeta):
             raise ValueError(f"Incompatible type conversion requested to type '{dtype.name}' "
                              f"for variable of type '{self.dtype.name}'")
         return self._snapshot
+
+
+def _sync_and_aggregation(synchronization, aggregation, name):
+    """The variable's ``VariableSynchronization`` and ``VariableAggregation`` (defaults AUTO
+    and NONE), with TF's ValueError for a value that is neither."""
+    def member(enum_type, value, what):
+        if value is None:
+            return next(iter(enum_type))
+        try:
+            return enum_type(value.value if isinstance(value, enum.Enum) else value)
+        except ValueError:
+            raise ValueError(f"Invalid variable {what} mode: {value} for variable: "
+                             f"{name}") from None
+    return (member(VariableSynchronization, synchronization, "synchronization"),
+            member(VariableAggregation, aggregation, "aggregation"))
 
 
 def _initial_value_tensor(initial_value, dtype) -> Tensor:
