@@ -7,19 +7,23 @@ over the time steps backwards, gathering each beam's id and parent (``gather`` w
 ``batch_dims=1``), then every step after a beam's first ``end_token`` set to
 ``end_token``, as TF's kernel does for broken trajectories. Steps at or past a batch
 entry's ``max_sequence_lengths`` hold ``end_token``. A parent id outside ``[0, beam)``
-raises InvalidArgumentError (from the gather). No gradient, as TF's
+raises InvalidArgumentError with the kernel's message (an Assert before each step's
+gather). No gradient, as TF's
 (``NotDifferentiable``): the result is integer ids.
 """
 
 from __future__ import annotations
 
 from scopeflow.framework import dtypes
-from scopeflow.framework.graph import convert_to_tensor, name_scope
+from scopeflow.framework.graph import control_dependencies, convert_to_tensor, name_scope
 from scopeflow.ops import array_ops, math_ops
 from scopeflow.ops.control_flow.tensor_array_ops import TensorArray
 from scopeflow.ops.control_flow.while_ops import while_loop
+from scopeflow.ops.io.io_ops import string_join
+from scopeflow.ops.logging.logging_ops import Assert
 from scopeflow.ops.math import reduction_ops
 from scopeflow.ops.math.scan_ops import cumsum
+from scopeflow.ops.strings.string_ops import as_string
 
 __all__ = ["gather_tree"]
 
@@ -32,6 +36,22 @@ def _check_ranks(step_ids, parent_ids, max_sequence_lengths, end_token):
             raise ValueError(f"Shape must be rank {rank} but is rank {t.shape.ndims} for "
                              f"'{what}'")
     step_ids.shape.assert_is_compatible_with(parent_ids.shape)
+
+
+def _check_parents(parent, active, t, beam):
+    """An Assert, at step ``t``, that the parents the traced beams are about to follow are
+    beams, with the GatherTree kernel's message for the first that is not (its batch entry,
+    the step and the beam the trace started from)."""
+    bad = math_ops.logical_and(active, math_ops.logical_or(
+        math_ops.less(parent, 0), math_ops.greater_equal(parent, beam)))
+    first = math_ops.cast(math_ops.argmax(math_ops.cast(
+        array_ops.reshape(bad, [-1]), dtypes.int32)), dtypes.int32)
+    b, k = math_ops.floordiv(first, beam), math_ops.floormod(first, beam)
+    message = string_join([
+        "Saw invalid parent id ", as_string(array_ops.reshape(parent, [-1])[first]),
+        " at (batch, time, beam) == (", as_string(b), ", ", as_string(t), ", ",
+        as_string(k), ")"])
+    return Assert(math_ops.logical_not(math_ops.reduce_any(bad)), [message])
 
 
 def gather_tree(step_ids, parent_ids, max_sequence_lengths, end_token, name=None):
@@ -54,7 +74,8 @@ def gather_tree(step_ids, parent_ids, max_sequence_lengths, end_token, name=None
         def body(t, parent, beams_ta):
             # ``t`` counts down; a beam is traced only within its batch entry's length.
             active = array_ops.expand_dims(math_ops.less(t, lengths), 1)
-            ids = array_ops.gather(step_ids[t], parent, batch_dims=1)
+            with control_dependencies([_check_parents(parent, active, t, beam)]):
+                ids = array_ops.gather(step_ids[t], parent, batch_dims=1)
             beams_ta = beams_ta.write(t, reduction_ops.where_v2(active, ids, end_token))
             next_parent = reduction_ops.where_v2(
                 active, array_ops.gather(parent_ids[t], parent, batch_dims=1), parent)

@@ -56,14 +56,6 @@ def _bad_parent_beams():
                            max_sequence_lengths=[3], end_token=10)
 
 
-def test_bad_parent_values_on_cpu_raise():
-    with pytest.raises(tf.errors.InvalidArgumentError):
-        _run(_bad_parent_beams())
-
-
-@pytest.mark.xfail(strict=True, reason="gather_tree is built from core ops: a bad parent "
-                   "fails in its GatherV2 ('indices[0,1] = -1 is not in [0, 3)'), not with "
-                   "the GatherTree kernel's message")
 def test_bad_parent_values_on_cpu():
     with pytest.raises(tf.errors.InvalidArgumentError,
                        match=r"parent id -1 at \(batch, time, beam\) == \(0, 0, 1\)"):
