@@ -8,6 +8,8 @@
     scopeflow run [--check] PROG.py [ARGS]   run an unmodified TF1 program on scopeflow
                                              (--check: list the TF APIs it uses that
                                              scopeflow lacks, without running it)
+    scopeflow graphdiff A B                  compare two graphs (.meta, .pb, .pbtxt) node
+                                             by node, in creation order
     scopeflow --version                      the installed version
 
 Each subcommand lives beside the code it drives and registers itself through
@@ -60,6 +62,7 @@ _COMMANDS = {
     "info": "scopeflow.cli.info",
     "examples": "scopeflow.examples.tour",
     "run": "scopeflow.cli.runner",
+    "graphdiff": "scopeflow.cli.graphdiff",
 }
 
 
