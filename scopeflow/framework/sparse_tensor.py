@@ -63,18 +63,30 @@ class SparseTensor:
 
     @property
     def shape(self) -> TensorShape:
-        """The static dense shape: known entries of ``dense_shape`` (TF's rules)."""
+        """The static dense shape: what is known of ``dense_shape``'s value (TF's
+        ``constant_value_as_shape``), merged with ``set_shape``'s shapes."""
         if self._static_shape is None:
-            value = constant_value(self._dense_shape)
-            if value is not None:
-                self._static_shape = TensorShape([int(d) for d in value])
-            else:
-                self._static_shape = TensorShape([None] * self._dense_shape.shape[0].value) \
-                    if self._dense_shape.shape.is_fully_defined() else TensorShape(None)
+            self._static_shape = self._shape_of_dense_shape(self._dense_shape)
         return self._static_shape
+
+    @staticmethod
+    def _shape_of_dense_shape(dense_shape) -> TensorShape:
+        # The ops layer installs TF's constant_value_as_shape here (it sees through
+        # Shape, Pack, ConcatV2 and slices); this fallback knows constants only.
+        value = constant_value(dense_shape)
+        if value is not None:
+            return TensorShape([int(d) for d in value])
+        return TensorShape([None] * dense_shape.shape[0].value) \
+            if dense_shape.shape.is_fully_defined() else TensorShape(None)
 
     def get_shape(self) -> TensorShape:
         return self.shape
+
+    def set_shape(self, shape):
+        """Refines the static shape; ``ValueError`` where ``shape`` contradicts it."""
+        if not isinstance(shape, TensorShape):
+            shape = TensorShape(shape)
+        self._static_shape = self.shape.merge_with(shape)
 
     def _set_static_shape(self, shape):
         self._static_shape = TensorShape(shape)

@@ -234,40 +234,63 @@ def _concat(original):
     def handler(values, axis, name="concat"):
         values = list(values)
         with name_scope(name, "RaggedConcat", values):
+            if not isinstance(axis, (int, np.integer)):
+                raise TypeError("axis must be an int")
             rank = max(v.ragged_rank for v in values if isinstance(v, RaggedTensor))
-            rts = _as_ragged(values, rank)
-            if any(rt.ragged_rank != rank for rt in rts):
-                raise NotImplementedError("concat of RaggedTensors of different ragged_rank")
-            ndims = rts[0].shape.ndims
-            ax = axis + ndims if isinstance(axis, int) and axis < 0 and ndims else axis
-            if ax == 0:
-                if len(rts) == 1:
-                    return rts[0]
-                return ragged_ops.stack(rts).values
-            if ax == 1 and rank == 1:
-                return _concat_axis1(rts)
-            raise NotImplementedError(
-                f"concat of RaggedTensors along axis {axis} (axis 0, and axis 1 with "
-                "ragged_rank 1, are supported)")
+            ndims = next((v.shape.ndims for v in values if v.shape.ndims is not None), None)
+            if axis < 0:
+                if ndims is None:
+                    raise ValueError("axis may only be negative if ndims is statically "
+                                     "known.")
+                if axis < -ndims:
+                    raise ValueError(f"axis={axis} out of bounds: expected "
+                                     f"{-ndims}<=axis<{ndims}")
+                axis += ndims
+            elif ndims is not None and axis >= ndims:
+                raise ValueError(f"axis={axis} out of bounds: expected {-ndims}<=axis<{ndims}")
+            if len(values) == 1:
+                return values[0]
+            return _concat_ragged(_as_ragged(values, rank), axis)
     return handler
+
+
+def _concat_ragged(rts, axis):
+    """TF's ragged concat: axis 0 appends rows; axis 1 joins row ``i`` of every input;
+    deeper axes share the outer partition (checked) and concatenate the values."""
+    if not isinstance(rts[0], RaggedTensor):
+        return slicing_ops.concat(list(rts), axis)
+    rank = rts[0].ragged_rank
+    if any(rt.ragged_rank != rank for rt in rts):
+        raise ValueError("concat of RaggedTensors of different ragged_rank")
+    if axis == 0:
+        return ragged_ops.stack(rts).values
+    if axis == 1:
+        return _concat_axis1(rts)
+    checks = [check_ops.assert_equal(rt.row_splits, rts[0].row_splits,
+                                     message="Input tensors have incompatible shapes.")
+              for rt in rts[1:]
+              if rt.row_splits is not rts[0].row_splits]
+    values = _concat_ragged([rt.values for rt in rts], axis - 1)
+    splits = with_dependencies(checks, rts[0].row_splits) if checks else rts[0].row_splits
+    return RaggedTensor(values, splits, internal=True)
 
 
 def _concat_axis1(rts):
     """Row ``i`` of the result joins row ``i`` of every input: the inputs' rows stacked
     (input-major) are gathered in row-major order, then every ``k`` rows merged."""
     k = len(rts)
-    stacked = ragged_ops.stack(rts).values
     nrows = rts[0].nrows()
+    checks = [check_ops.assert_equal(rt.nrows(), nrows,
+                                     message="Input tensors have incompatible shapes.")
+              for rt in rts[1:]]
+    stacked = ragged_ops.stack(rts).values
     rows = arithmetic_ops.cast(ragged_ops.range(nrows).values, dtypes.int64)
     order = shape_ops.reshape(
         arithmetic_ops.add(shape_ops.expand_dims(rows, 1),
                            arithmetic_ops.multiply(np.arange(k, dtype=np.int64), nrows)), [-1])
-    gathered = _gather_rows(stacked, order)
+    gathered = _gather_rows(stacked, with_dependencies(checks, order))
     splits = gathered.row_splits[::k]
-    checks = [check_ops.assert_equal(rt.nrows(), nrows, message="Input tensors at index 0 "
-                                     f"(=x) and {i} (=y) have incompatible shapes.")
-              for i, rt in enumerate(rts[1:], 1)]
-    splits = with_dependencies(checks, splits)
+    splits.set_shape(rts[0].row_splits.shape)  # as many rows as each input
     return RaggedTensor(gathered.values, splits, internal=True)
 
 

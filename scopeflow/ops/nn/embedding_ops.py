@@ -63,6 +63,10 @@ def _sparse_to_dense_kernel(sparse_indices, output_shape, sparse_values, default
                             validate_indices):
     dims = tuple(int(d) for d in np.reshape(output_shape, [-1]))
     out = np.full(dims, default_value, dtype=sparse_values.dtype)
+    if not dims:  # a scalar output: indices [N, 0] (or [N]); the last value is it
+        if np.size(sparse_values):
+            out[()] = np.reshape(sparse_values, -1)[-1]
+        return out
     idx = np.reshape(sparse_indices, (-1, len(dims)) if sparse_indices.ndim else (1, 1))
     if idx.size:
         if ((idx < 0) | (idx >= np.array(dims))).any():

@@ -19,6 +19,8 @@ from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.framework.tensor_util import constant_value
 from scopeflow.ops import array_ops, math_ops
 from scopeflow.ops.array.sort_ops import setdiff1d
+from scopeflow.ops.control_flow.control_flow_ops import with_dependencies
+from scopeflow.ops.logging import check_ops
 from scopeflow.ops.math.reduction_ops import where_v2
 from scopeflow.ops.sparse.sparse_kernels import check_sparse, invalid, match_rows, row_keys
 from scopeflow.ops.sparse.sparse_math_ops import convert_to_sparse_tensor
@@ -486,15 +488,19 @@ def sparse_reset_shape(sp_input, new_shape=None) -> SparseTensor:
     out = convert_to_tensor(new_shape)
     out.shape.assert_has_rank(1)
     out = math_ops.cast(out, dtypes.int64)
+    out.shape.assert_is_compatible_with(in_shape.shape)
     value = constant_value(out)
-    if value is None or not sp_input.shape.is_fully_defined():
-        raise NotImplementedError("sparse_reset_shape with a new_shape known only when the "
-                                  "graph runs (TF asserts it at run time) is not supported")
-    old = np.array(sp_input.shape.as_list())
-    if len(old) != len(value) or not np.all(old <= value):
-        raise ValueError(f"Requested new_shape should have dimension sizes >= sp_input.shape."
-                         f"  Found new_shape ({old}), sp_input.shape ({value}).")
-    return SparseTensor(in_indices, in_values, value)
+    if value is not None and sp_input.shape.is_fully_defined():
+        old = np.array(sp_input.shape.as_list())
+        if not np.all(value >= old):
+            raise ValueError(f"Requested new_shape should have dimension sizes >= "
+                             f"sp_input.shape.  Found new_shape ({value}), sp_input.shape "
+                             f"({sp_input.shape.as_list()}).")
+        return SparseTensor(in_indices, in_values, value)
+    # Known only when the graph runs: TF checks the rank and the sizes there.
+    checks = [check_ops.assert_equal(array_ops.shape(in_shape), array_ops.shape(out)),
+              check_ops.assert_less_equal(in_shape, out)]
+    return SparseTensor(in_indices, in_values, with_dependencies(checks, out))
 
 
 def sparse_transpose(sp_input, perm=None, name=None) -> SparseTensor:

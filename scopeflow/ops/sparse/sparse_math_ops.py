@@ -373,10 +373,8 @@ def _reduce_shape(indices, values, shape, axes, *, keep_dims):
     dims = [int(d) for d in dims]
     rank = len(dims)
     ax = np.asarray(ax).reshape(-1)
-    for a in ax:
-        if a < -rank or a >= rank:
-            raise ValueError(f"Invalid reduction dimension {a}, for input with {rank} "
-                             f"dimensions.")
+    if any(a < -rank or a >= rank for a in ax):
+        return unknown_shape()  # as TF's: the kernel reports the bad axis when it runs
     ax = {int(a) % rank for a in ax} if rank else set()
     return TensorShape([1 if i in ax else d for i, d in enumerate(dims)] if keep_dims else
                        [d for i, d in enumerate(dims) if i not in ax])

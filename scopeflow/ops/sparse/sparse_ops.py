@@ -16,8 +16,14 @@ from scopeflow.framework.tensor_shape import as_shape
 from scopeflow.ops import array_ops, constant_op, math_ops
 from scopeflow.ops.math import segment_ops
 from scopeflow.ops.nn.embedding_ops import embedding_lookup, sparse_to_dense
+from scopeflow.ops.op_helpers import _partial_dims, _shape_from_dims
 
 __all__ = ["sparse_placeholder", "sparse_tensor_to_dense", "embedding_lookup_sparse"]
+
+# A SparseTensor's static shape is what TF's constant_value_as_shape sees of its dense_shape
+# (a concat of a slice of another shape and a constant, as sparse_merge builds, included).
+SparseTensor._shape_of_dense_shape = staticmethod(
+    lambda dense_shape: _shape_from_dims(_partial_dims(dense_shape)))
 
 
 def sparse_placeholder(dtype, shape=None, name=None) -> SparseTensor:
