@@ -82,6 +82,20 @@ def cf_context_of(tensor_or_op):
     return op._cf_context
 
 
+def outside_loop_message(t, consumer, context) -> str:
+    """TF1's message (control_flow_util.CheckInputFromValidContext) for an op in
+    ``context`` (a function, or None for the main graph) reading ``t``, made in a while loop
+    the op is not in."""
+    name = consumer.name if consumer is not None else "?"
+    while context is not None and context.kind.where != "while loop":
+        context = context.parent
+    if context is not None:
+        return (f"Cannot use '{t._op.name}' as input to '{name}' because they are in "
+                "different while loops. See info log for more details.")
+    return (f"Cannot use '{t._op.name}' as input to '{name}' because '{t._op.name}' is in "
+            "a while loop. See info log for more details.")
+
+
 def is_inside(inner, outer) -> bool:
     """Whether function ``inner`` is ``outer`` or nested in it (``None`` is the main graph)."""
     while inner is not None:
@@ -142,6 +156,9 @@ class FuncGraph:
             self.recorded_from_forward[t] = None
             return
         if self.parent is None:
+            if tctx is not None and tctx.kind.where == "while loop":
+                raise ValueError(outside_loop_message(
+                    t, consumer, consumer._cf_context if consumer is not None else self))
             if tctx is not None:
                 where = f" (created at {consumer.creation_site})" if consumer is not None else ""
                 raise ValueError(

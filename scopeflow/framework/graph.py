@@ -14,6 +14,7 @@ import threading
 from typing import TYPE_CHECKING
 
 from scopeflow.framework import dtypes as _dtypes
+from scopeflow.framework import func_graph
 from scopeflow.framework.context import CONTEXT, GraphState, get_default_session, pushed
 from scopeflow.framework.device_functions import (
     Colocation,
@@ -610,6 +611,9 @@ class Graph:
             state.cf_context._add_op(op)
         else:
             for t in inputs:
+                if t._op._cf_context is not None and \
+                        t._op._cf_context.kind.where == "while loop":
+                    raise ValueError(func_graph.outside_loop_message(t, op, None))
                 if t._op._cf_context is not None:
                     raise ValueError(
                         f"Cannot use '{t.name}' as input to '{name}' (created at {site}) "

@@ -310,7 +310,8 @@ def _inside(build):
     (lambda fn: tf.cond(tf.constant(True), lambda: fn(tf.constant(1)), lambda: 0),
      ("tf.cond branch ('cond')", "a tf.cond branch ('cond')")),
     (lambda fn: tf.while_loop(lambda i: i < 3, lambda i: fn(i) - i + 1, [0]),
-     ("while loop ('while')", "a tf.while_loop body ('while')")),
+     # a while loop's value used outside it: TF1's own message, which names no loop
+     ("while loop. See info log for more details.", "a tf.while_loop body ('while')")),
     (lambda fn: tf.data.Dataset.range(3).map(fn),
      ("tf.data function ('MapDataset')", "a tf.data function ('MapDataset')")),
 ])
