@@ -32,7 +32,11 @@ sys.path.remove(str(FIXTURES))
 EXPECTED = json.loads((FIXTURES / "seed_requests.json").read_text())
 
 # Idioms scopeflow cannot build yet (an API it lacks), with why.
-NOT_BUILT: dict = {}
+NOT_BUILT = {
+    "data_static_random": "tf.data.Dataset.random and Dataset.sample_from_datasets (static "
+                          "methods TF 2.21's DatasetV1 has) are missing (AttributeError); "
+                          "tf.data.experimental's forms are in data_random_sources",
+}
 
 # Idioms whose functions scopeflow builds inline in the graph where TF has a library
 # function (tf.function): their random ops are compared as one set, not in graph order.
@@ -58,7 +62,7 @@ def _in_function(graph):
 
 def _params():
     for name in idioms.IDIOMS:
-        marks = [pytest.mark.xfail(strict=True, raises=NotImplementedError,
+        marks = [pytest.mark.xfail(strict=True, raises=(NotImplementedError, AttributeError),
                                    reason=NOT_BUILT[name])] if name in NOT_BUILT else []
         yield pytest.param(name, marks=marks, id=name)
 
