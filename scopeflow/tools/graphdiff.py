@@ -7,7 +7,9 @@ creation order (the first graph's order; a node only the second has comes after 
 second's nearest earlier matched node), which is the order that decides unseeded random
 ops' seeds: the first difference listed is where two programs' graphs start to part.
 Tensor attrs are compared by value (dtype, shape, elements), not by how the proto encodes
-them (``tensor_content`` or ``float_val``).
+them (``tensor_content`` or ``float_val``). The graphs' function libraries (TF's
+``tf.data`` and ``tf.function`` bodies, which scopeflow builds in the graph) are not
+compared: only the nodes of the graph itself.
 """
 
 from __future__ import annotations
