@@ -242,14 +242,12 @@ class _Queue(SessionResource):
         self.drawn += 1
         return self._block[1][k]
 
-    def _restore(self, taken, closing=False):
-        """Puts back what a failed dequeue had taken: at the front in order (FIFO), or by
-        priority. A shuffling queue is TF's RandomShuffleQueue: when the queue closes
-        short, the taken go back at the end, last taken first (the order later draws
-        see); when the dequeue is cancelled or times out, they are lost, as in TF."""
+    def _restore(self, taken):
+        """Puts back what a dequeue the closed queue cannot fill had taken: at the front in
+        order (FIFO), or by priority; a RandomShuffleQueue puts them back at the end, last
+        taken first (the order later draws see)."""
         if self.kind == "RandomShuffleQueue":
-            if closing:
-                self.items.extend(reversed(taken))
+            self.items.extend(reversed(taken))
         elif self.kind == "PriorityQueue":
             for element in taken:
                 self.items.append(element)
@@ -264,7 +262,10 @@ class _Queue(SessionResource):
         ``min_after_dequeue`` in a shuffling queue until it is closed). If the queue is
         closed before it has all, it puts them back and raises ``OutOfRangeError`` naming
         how many it still needed and how many the queue held; ``up_to`` instead returns
-        all that is left, if anything is."""
+        all that is left, if anything is. A dequeue that times out
+        (``DeadlineExceededError``) or is cancelled loses what it had taken, as TF's
+        cancelled attempt does; a PriorityQueue takes a batch only whole, so it loses
+        nothing."""
         requested = 1 if n is None else n
         deadline = deadline_of(ctx)
         taken: list = []
@@ -280,12 +281,18 @@ class _Queue(SessionResource):
                         taken = self._dequeue_closed(taken, requested, size, up_to)
                         break
                     k = min(size if self.closed else size - keep, requested)
+                    if self.kind == "PriorityQueue" and k < requested:
+                        k = 0  # TF's PriorityQueue takes a batch whole or not at all
                     if k > 0:
                         taken += self._take(k)
                         requested -= k
                         self.cond.notify_all()
                         continue
                     wait_once(self.cond, deadline)
+            except (errors.DeadlineExceededError, errors.CancelledError):
+                # TF cancels a timed-out or cancelled attempt: what it had taken is lost
+                # (only a close puts elements back).
+                raise
             except BaseException:
                 self._restore(taken)
                 self.cond.notify_all()
@@ -308,7 +315,7 @@ class _Queue(SessionResource):
                 None, None, f"{self.kind} '{self.name}' is closed and has "
                 f"insufficient elements (requested {requested - size}, current "
                 "size 0)")
-        self._restore(taken, closing=True)
+        self._restore(taken)
         if up_to and self.items:
             return self._take(len(self.items))
         raise errors.OutOfRangeError(
