@@ -60,6 +60,21 @@ def _in_function(graph):
     return out
 
 
+def _variational_dropout_missing():
+    try:
+        tf.nn.rnn_cell.DropoutWrapper(tf.nn.rnn_cell.GRUCell(2), variational_recurrent=True,
+                                      input_size=2, dtype=tf.float32)
+    except NotImplementedError:
+        return True
+    return False
+
+
+# Being implemented beside this test: xfailed only where this checkout still lacks it.
+if _variational_dropout_missing():
+    NOT_BUILT["rnn_variational_dropout"] = (
+        "DropoutWrapper(variational_recurrent=True) is not implemented here yet")
+
+
 def _params():
     for name in idioms.IDIOMS:
         marks = [pytest.mark.xfail(strict=True, raises=(NotImplementedError, AttributeError),
