@@ -18,7 +18,13 @@ import numbers
 from scopeflow.framework import tensor_util
 from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.framework.dtypes import as_dtype
-from scopeflow.framework.graph import convert_to_tensor, device, name_scope
+from scopeflow.framework.graph import (
+    GraphKeys,
+    convert_to_tensor,
+    device,
+    get_default_graph,
+    name_scope,
+)
 from scopeflow.framework.nest import flatten, is_sequence, map_structure
 from scopeflow.framework.properties import read_only
 from scopeflow.framework.tensor_shape import TensorShape
@@ -26,8 +32,10 @@ from scopeflow.layers.base import Layer
 from scopeflow.ops import array_ops, math_ops
 from scopeflow.ops.constant_op import constant
 from scopeflow.ops.nn import conv_ops, nn_composites
+from scopeflow.ops.random import random_ops
 from scopeflow.ops.state import init_ops
 from scopeflow.state.partitioned_variables import fixed_size_partitioner
+from scopeflow.state.partitioning import PartitionedVariable
 from scopeflow.state.variable_scope import get_variable_scope, variable_scope
 
 __all__ = ["RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell",
@@ -95,6 +103,20 @@ class RNNCell(Layer):
                 _check_supported_dtype(t.dtype)
         with self._call_scope(inputs):
             return self.call(inputs, state)
+
+    def add_weight(self, name, shape, dtype=None, initializer=None, regularizer=None,
+                   trainable=True, constraint=None):
+        """As ``Layer.add_weight``; a weight a custom getter made non-trainable (it is not
+        in ``TRAINABLE_VARIABLES``) counts as non-trainable, as in TF's cells."""
+        variable = super().add_weight(name, shape, dtype, initializer, regularizer,
+                                      trainable, constraint)
+        if any(w is variable for w in self._trainable_weights):
+            collection = get_default_graph().get_collection(GraphKeys.TRAINABLE_VARIABLES)
+            parts = list(variable) if isinstance(variable, PartitionedVariable) else [variable]
+            if not all(any(p is v for v in collection) for p in parts):
+                self._trainable_weights.remove(variable)
+                self._non_trainable_weights.append(variable)
+        return variable
 
     def get_initial_state(self, inputs=None, batch_size=None, dtype=None):
         """``zero_state`` for ``inputs``' batch size and dtype (or the ones given)."""
@@ -280,6 +302,27 @@ class MultiRNNCell(RNNCell):
 
     output_size = property(lambda self: self._cells[-1].output_size)
 
+    # the stacked cells are the layer's sub-layers: their weights are its weights
+    @property
+    def trainable_weights(self):
+        if not self.trainable:
+            return []
+        return [w for c in self._cells for w in c.trainable_weights] + \
+            list(self._trainable_weights)
+
+    @property
+    def non_trainable_weights(self):
+        own = self._non_trainable_weights + ([] if self.trainable
+                                             else self._trainable_weights)
+        if not self.trainable:
+            return [w for c in self._cells for w in c.weights] + own
+        return [w for c in self._cells for w in c.non_trainable_weights] + own
+
+    trainable_variables = trainable_weights
+    non_trainable_variables = non_trainable_weights
+    weights = property(lambda self: self.trainable_weights + self.non_trainable_weights)
+    variables = weights
+
     def zero_state(self, batch_size, dtype):
         with name_scope(type(self).__name__ + "ZeroState"):
             if self._state_is_tuple:
@@ -436,14 +479,33 @@ class DropoutWrapper(_Wrapper):
                  variational_recurrent=False, input_size=None, dtype=None, seed=None,
                  dropout_state_filter_visitor=None):
         super().__init__(cell)
-        if variational_recurrent:
-            raise NotImplementedError("DropoutWrapper(variational_recurrent=True)")
         if dropout_state_filter_visitor is not None:
             raise NotImplementedError("DropoutWrapper's dropout_state_filter_visitor")
         self._input_keep_prob = _check_keep_prob("input_keep_prob", input_keep_prob)
         self._output_keep_prob = _check_keep_prob("output_keep_prob", output_keep_prob)
         self._state_keep_prob = _check_keep_prob("state_keep_prob", state_keep_prob)
         self._seed = seed
+        self._variational_recurrent = variational_recurrent
+        self._noise = {}
+        if variational_recurrent:
+            # one uniform noise per leaf, shaped [1, size], made here once: every step and
+            # every row of the batch then drops the same units (TF's variational dropout)
+            if dtype is None:
+                raise ValueError("When variational_recurrent=True, dtype must be provided")
+
+            def batch_noise(salt_prefix, structure):
+                return [random_ops.random_uniform(
+                            [1] + _dims_of(size), seed=self._gen_seed(salt_prefix, i),
+                            dtype=dtype)
+                        for i, size in enumerate(_size_leaves(structure))]
+
+            if not isinstance(input_keep_prob, numbers.Real) or input_keep_prob < 1.0:
+                if input_size is None:
+                    raise ValueError("When variational_recurrent=True and input_keep_prob < "
+                                     "1.0 or is unknown, input_size must be provided")
+                self._noise["input"] = batch_noise("input", input_size)
+            self._noise["state"] = batch_noise("state", cell.state_size)
+            self._noise["output"] = batch_noise("output", cell.output_size)
 
     def _gen_seed(self, salt_prefix, index):
         if self._seed is None:
@@ -453,9 +515,15 @@ class DropoutWrapper(_Wrapper):
 
     def _dropout(self, values, salt_prefix, keep_prob):
         leaves = _dropout_leaves(values)
-        dropped = [nn_composites.dropout(v, rate=1.0 - keep_prob,
-                                         seed=self._gen_seed(salt_prefix, i)) if keep else v
-                   for i, (v, keep) in enumerate(leaves)]
+        if self._variational_recurrent:
+            noise = self._noise[salt_prefix]
+            dropped = [_variational_dropout(v, noise[i], keep_prob) if keep else v
+                       for i, (v, keep) in enumerate(leaves)]
+        else:
+            dropped = [nn_composites.dropout(v, rate=1.0 - keep_prob,
+                                             seed=self._gen_seed(salt_prefix, i))
+                       if keep else v
+                       for i, (v, keep) in enumerate(leaves)]
         return _pack_like(values, dropped)
 
     def __call__(self, inputs, state, scope=None):
@@ -470,6 +538,24 @@ class DropoutWrapper(_Wrapper):
         if should_dropout(self._output_keep_prob):
             output = self._dropout(output, "output", self._output_keep_prob)
         return output, new_state
+
+
+def _dims_of(size):
+    return TensorShape(size).as_list() if isinstance(size, TensorShape) else [int(size)]
+
+
+def _size_leaves(structure):
+    """The leaves of a (state or output) size structure; a TensorShape is one leaf."""
+    if isinstance(structure, TensorShape) or not _is_sequence(structure):
+        return [structure]
+    return [leaf for item in structure for leaf in _size_leaves(item)]
+
+
+def _variational_dropout(value, noise, keep_prob):
+    """``value / keep_prob`` where ``keep_prob + noise >= 1``, else 0 (TF's mask rule)."""
+    out = math_ops.divide(value, keep_prob) * math_ops.floor(keep_prob + noise)
+    out.set_shape(value.shape)
+    return out
 
 
 def _dropout_leaves(structure, keep=True):

@@ -390,8 +390,12 @@ def test_wrapper_arguments():
     cell = rc.BasicLSTMCell(2)
     with pytest.raises(ValueError, match=r"^Parameter input_keep_prob must be between 0 and 1. Received 1.5$"):
         rc.DropoutWrapper(cell, input_keep_prob=1.5)
-    with pytest.raises(NotImplementedError, match="variational_recurrent"):
+    with pytest.raises(ValueError, match=r"^When variational_recurrent=True, dtype must be "
+                                         r"provided$"):
         rc.DropoutWrapper(cell, variational_recurrent=True)
+    with pytest.raises(ValueError, match=r"input_size must be provided$"):
+        rc.DropoutWrapper(cell, variational_recurrent=True, dtype=tf.float32,
+                          input_keep_prob=0.5)
     with tf.Graph().as_default():
         state = rc.DropoutWrapper(rc.BasicLSTMCell(2)).zero_state(2, tf.float32)
         assert state.h.op.name.startswith("DropoutWrapperZeroState/BasicLSTMCellZeroState/")
