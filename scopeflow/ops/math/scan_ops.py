@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from scopeflow.framework import dtypes
 from scopeflow.framework.dtype_groups import FLOATS, INDEX, NUMERIC
 from scopeflow.framework.errors import InvalidArgumentError
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
@@ -84,7 +85,9 @@ def _cumsum_kernel(x, axis, *, exclusive, reverse):
     return _scan(np.add, 0, x, axis, exclusive, reverse)
 
 
-cumsum_op = _scan_op("Cumsum", NUMERIC, _cumsum_kernel)
+# TF's numbertypes include bfloat16 (the scans accept it, unlike most math here)
+_NUMBERTYPES = NUMERIC + (dtypes.bfloat16,)
+cumsum_op = _scan_op("Cumsum", _NUMBERTYPES, _cumsum_kernel)
 
 
 @cumsum_op.def_grad
@@ -108,7 +111,7 @@ def _cumprod_kernel(x, axis, *, exclusive, reverse):
     return _scan(np.multiply, 1, x, axis, exclusive, reverse)
 
 
-cumprod_op = _scan_op("Cumprod", NUMERIC, _cumprod_kernel)
+cumprod_op = _scan_op("Cumprod", _NUMBERTYPES, _cumprod_kernel)
 
 
 @cumprod_op.def_grad
