@@ -589,11 +589,12 @@ class ProfilerHook(SessionRunHook):
 
     def __init__(self, save_steps=None, save_secs=None, output_dir="", show_dataflow=True,
                  show_memory=False):
+        # The timer first: bad arguments raise ValueError before a writer is made.
+        self._timer = SecondOrStepTimer(every_secs=save_secs, every_steps=save_steps)
         self._output_file = os.path.join(output_dir, "timeline-{}.json")
         self._file_writer = FileWriterCache.get(output_dir)
         self._show_dataflow = show_dataflow
         self._show_memory = show_memory
-        self._timer = SecondOrStepTimer(every_secs=save_secs, every_steps=save_steps)
 
     def begin(self):
         self._next_step = None
