@@ -747,9 +747,6 @@ def test_while_bad_shape_indexed_slices():
                           [i.get_shape(), tf.TensorShape([5])])
 
 
-@_xfail("tf.concat of RaggedTensors along axis 1 leaves row_splits of unknown shape (?,) "
-        "in scopeflow's ragged ops (TF keeps (4,)), so the default shape invariant check "
-        "rejects the body")
 def test_while_shape_inference_ragged_tensor():
     with _session():
         i = tf.constant(0)
