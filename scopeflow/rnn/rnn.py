@@ -17,6 +17,7 @@ row's length gives zeros as output and carries the row's state through unchanged
 from __future__ import annotations
 
 from scopeflow.framework import dtypes
+from scopeflow.framework.dtypes import as_dtype
 from scopeflow.framework.graph import Tensor, control_dependencies, convert_to_tensor, name_scope
 from scopeflow.framework.nest import (
     assert_same_structure,
@@ -267,7 +268,11 @@ def _dynamic_rnn_loop(cell, inputs, initial_state, swap_memory, sequence_length,
     got_shapes = [x.shape for x in flat_input]
     const_time_steps = got_shapes[0].as_tuple()[0] if got_shapes[0].ndims else None
     const_batch_size = batch_size if isinstance(batch_size, int) else None
-    state_dtype = flatten(state)[0].dtype.base_dtype if flatten(state) else dtype
+    # TF's _infer_state_dtype: an explicit dtype wins (a cell's state may be int32 while
+    # its outputs are float32); otherwise the state's
+    state_leaves = [x for x in flatten(state) if not isinstance(x, TensorArray)]
+    state_dtype = as_dtype(dtype) if dtype is not None else \
+        state_leaves[0].dtype.base_dtype if state_leaves else None
     if sequence_length is not None:
         max_len = math_ops.reduce_max(sequence_length)
         zero_output = map_structure(
