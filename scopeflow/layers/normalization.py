@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from scopeflow.framework import dtypes
-from scopeflow.framework.graph import colocate_with, name_scope
+from scopeflow.framework.graph import Tensor, colocate_with, convert_to_tensor, name_scope
 from scopeflow.layers.base import Layer, _apply_layer, _select_each
 from scopeflow.ops import array_ops, math_ops
 from scopeflow.ops.constant_op import constant
@@ -12,10 +12,20 @@ from scopeflow.ops.state import init_ops, state_ops
 
 
 # ── BatchNormalization ───────────────────────────────────────────────────────────────
-def _assign_moving_average(variable, value, decay):
-    """``variable -= (variable - value) * decay`` as op ``<layer>/AssignMovingAvg`` (TF's)."""
+def _assign_moving_average(variable, value, momentum):
+    """``variable -= (variable - value) * (1 - momentum)`` as op ``<layer>/AssignMovingAvg``
+    with TF's nodes: a Python ``momentum`` gives the constant ``AssignMovingAvg/decay``, a
+    tensor one (the fused path's) the float32 ``sub`` of ``1.0 - momentum`` (so the decay
+    is ``0.00999999`` there, as TF's, not ``0.01``)."""
     with name_scope("AssignMovingAvg") as scope, colocate_with(variable):
-        delta = (variable - math_ops.cast(value, variable.dtype.base_dtype)) * decay
+        base = variable.dtype.base_dtype
+        if isinstance(momentum, Tensor):
+            decay = 1.0 - momentum
+        else:
+            decay = convert_to_tensor(1.0 - momentum, name="decay")
+        if decay.dtype.base_dtype != base:
+            decay = math_ops.cast(decay, base)
+        delta = (variable - math_ops.cast(value, base)) * decay
         return state_ops.assign_sub(variable, delta, name=scope)
 
 
@@ -95,14 +105,15 @@ class BatchNormalization(Layer):
     def call(self, inputs, training=False):
         if self.fused:
             output, mean, variance = self._fused(inputs, training)
-        else:
-            output, mean, variance = self._plain(inputs, training)
-        if training is not False:
-            decay = constant(1.0 - self.momentum, dtype=self.moving_mean.dtype.base_dtype,
-                             name="decay")
-            self.add_update(_assign_moving_average(self.moving_mean, mean, decay))
-            self.add_update(_assign_moving_average(self.moving_variance, variance, decay))
-        return output
+            if training is not False:
+                # TF's fused path takes the momentum as a tensor (``<layer>/Const``).
+                self._add_updates(mean, variance, convert_to_tensor(self.momentum))
+            return output
+        return self._plain(inputs, training)
+
+    def _add_updates(self, mean, variance, momentum):
+        self.add_update(_assign_moving_average(self.moving_mean, mean, momentum))
+        self.add_update(_assign_moving_average(self.moving_variance, variance, momentum))
 
     def _param(self, variable, fill):
         if variable is not None:
@@ -115,7 +126,10 @@ class BatchNormalization(Layer):
         data_format = "NHWC" if self.axis == [3] else "NCHW"
 
         def train():
-            return nn_norm_ops.fused_batch_norm(inputs, gamma, beta, epsilon=self.epsilon,
+            # TF feeds the moving statistics in training too; with the default
+            # ``exponential_avg_factor`` of 1 the op ignores them.
+            return nn_norm_ops.fused_batch_norm(inputs, gamma, beta, self.moving_mean,
+                                                self.moving_variance, epsilon=self.epsilon,
                                                 data_format=data_format)
 
         def infer():
@@ -142,11 +156,11 @@ class BatchNormalization(Layer):
             mean, variance = _select_each(
                 training, lambda: (batch_mean, batch_variance),
                 lambda: (self.moving_mean.value(), self.moving_variance.value()))
-        output = nn_composites.batch_normalization(
+            # TF builds the updates (Python momentum) before the output's ops.
+            self._add_updates(mean, variance, self.momentum)
+        return nn_composites.batch_normalization(
             inputs, bcast(mean), bcast(variance), bcast(self.beta), bcast(self.gamma),
             self.epsilon)
-        return output, mean, variance
-
 
 
 def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,

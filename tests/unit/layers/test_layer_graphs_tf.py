@@ -1,0 +1,72 @@
+"""tf.layers graphs node for node as TF's: names, op types and inputs of every node, in
+creation order, against GraphDefs real TF wrote (tests/fixtures/layer_graphs, made by
+make_fixtures.py under the oracle). Attrs are not compared here: scopeflow's
+``colocate_with`` does not write TF's ``_class`` attr yet."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import scopeflow as tf
+from scopeflow.tools import graphdiff
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "layer_graphs"
+sys.path.insert(0, str(FIXTURES))
+import make_fixtures  # noqa: E402
+
+sys.path.remove(str(FIXTURES))
+
+# Cases whose graphs still differ from TF's, with the reason.
+DIFFERENT = {
+    "bn_fused_placeholder": "a tensor `training` builds scopeflow's Cond/SelectV2, not TF's "
+                            "v1 cond (Switch/Merge) subgraph",
+    "bn_plain_placeholder": "a tensor `training` builds SelectV2, not TF's v1 cond "
+                            "(Switch/Merge) subgraph",
+    "conv2d_transpose": "the output-shape subgraph differs from TF's",
+    "layers_dropout": "dropout's scopes and ops differ from TF's",
+    "nn_dropout": "dropout's scopes and ops differ from TF's",
+}
+
+
+def _nodes(nodes):
+    return [(n.name, n.op, list(n.input)) for n in nodes]
+
+
+def _ours(case, tmp_path):
+    with tf.Graph().as_default() as graph:
+        getattr(make_fixtures, "build_" + case)(tf)
+        tf.io.write_graph(graph.as_graph_def(), str(tmp_path), case + ".pbtxt", as_text=True)
+    return graphdiff.load_nodes(tmp_path / (case + ".pbtxt"))
+
+
+@pytest.mark.parametrize("case", make_fixtures.CASES)
+def test_nodes_names_ops_and_inputs_as_tfs(case, tmp_path):
+    if case in DIFFERENT:
+        pytest.xfail(DIFFERENT[case])
+    theirs = _nodes(graphdiff.load_nodes(FIXTURES / (case + ".pbtxt")))
+    assert _nodes(_ours(case, tmp_path)) == theirs
+
+
+@pytest.mark.parametrize("shape", [[2, 2, 2, 3], [4, 3]], ids=["fused", "plain"])
+def test_batch_norm_moving_average_update_values_as_tfs(shape):
+    """TF's fused path computes the decay in float32 (``1.0 - Const(0.99)``), the plain
+    path takes the Python ``1.0 - 0.99``; the moving statistics follow each."""
+    x = np.random.RandomState(0).randn(*shape).astype(np.float32)
+    with tf.Graph().as_default():
+        y = tf.layers.batch_normalization(tf.constant(x), training=True)
+        updates = tf.get_collection(tf.GraphKeys.UPDATE_OPS)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run([y, updates])
+            mean, var = sess.run(tf.global_variables()[2:])
+    axes = tuple(range(len(shape) - 1))
+    n = x.size // shape[-1]
+    batch_mean = x.mean(axes, dtype=np.float64)
+    batch_var = x.var(axes, dtype=np.float64) * (n / (n - 1) if len(shape) == 4 else 1)
+    decay = (np.float32(1.0) - np.float32(0.99)) if len(shape) == 4 else np.float32(1 - 0.99)
+    np.testing.assert_allclose(mean, (0 - batch_mean) * -decay, rtol=1e-5)
+    np.testing.assert_allclose(var, 1 - (1 - batch_var) * decay, rtol=1e-6)
