@@ -256,6 +256,20 @@ def test_lstm_cell_variables():
             "root/lstm_cell/kernel", "root/lstm_cell/bias", "root/lstm_cell/projection/kernel"]
 
 
+def test_lstm_cell_dtype():
+    """rnn_cell_test.py LSTMTest.testDType (GitHub issue 16228): the weights take the
+    cell's dtype, float32 when none is given."""
+    def bias_dtype(cell):
+        cell.build(tf.ones([10, 50]).get_shape())
+        bias = [v for v in cell.variables if v.op.name.endswith("/bias")][0]
+        return bias.dtype.base_dtype
+
+    with tf.Graph().as_default():
+        assert bias_dtype(tf.nn.rnn_cell.LSTMCell(10)) == tf.float32
+        for dtype in [tf.float16, tf.float32, tf.float64]:
+            assert bias_dtype(tf.nn.rnn_cell.LSTMCell(10, dtype=dtype)) == dtype
+
+
 def test_residual_wrapper():
     with _session() as sess, _root():
         x = tf.zeros([1, 3])
