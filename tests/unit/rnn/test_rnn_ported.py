@@ -1253,6 +1253,8 @@ SKIPPED = {
     "testTooManyShards":
         "TF 2.21's LSTMCell no longer refuses num_proj_shards > num_proj (it builds the "
         "partitioned projection without error), so the TF test's ValueError is gone",
+    "StateSaverRNNTest.testStateSaverCallsSaveState":
+        "TF skips it itself (b/124196246: the state/save_state call counts differ, 2 != 1)",
     "testEagerMemory": "checks eager execution leaks no Python objects: eager-only",
     "testRNNWithKerasSimpleRNNCell / testRNNWithKerasGRUCell / testRNNWithStackKerasCell / "
     "testRNNWithKerasLSTMCell / testStaticRNNWithKerasSimpleRNNCell / "
