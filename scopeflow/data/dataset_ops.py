@@ -90,22 +90,22 @@ class Dataset(st.ElementDescription):
 
     # -- sources --------------------------------------------------------------------------
     @staticmethod
-    def from_tensor_slices(tensors):
+    def from_tensor_slices(tensors, name=None):
         return _BUILDERS["from_tensor_slices"](tensors)
 
     @staticmethod
-    def from_tensors(tensors):
+    def from_tensors(tensors, name=None):
         if any(isinstance(x, Dataset) for x in st.flatten(tensors)):
             # an element holding datasets (``window_reduce``'s source)
             return _BUILDERS["from_tensors_with_datasets"](tensors)
         return _BUILDERS["from_tensors"](tensors)
 
     @staticmethod
-    def range(*args, output_type=dtypes.int64):
+    def range(*args, output_type=dtypes.int64, name=None):
         return _BUILDERS["range"](args, output_type)
 
     @staticmethod
-    def zip(datasets):
+    def zip(datasets, name=None):
         return _BUILDERS["zip"](datasets)
 
     @staticmethod
@@ -117,33 +117,35 @@ class Dataset(st.ElementDescription):
         return _BUILDERS["list_files"](file_pattern, shuffle, seed)
 
     # -- transformations ------------------------------------------------------------------
-    def map(self, map_func, num_parallel_calls=None, deterministic=None):
-        del num_parallel_calls, deterministic  # elements are made in order, one at a time
+    def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
+        del num_parallel_calls, deterministic, name  # elements are made in order, one at a time
         return _BUILDERS["map"](self, map_func)
 
-    def filter(self, predicate):
+    def filter(self, predicate, name=None):
         return _BUILDERS["filter"](self, predicate)
 
-    def flat_map(self, map_func):
+    def flat_map(self, map_func, name=None):
         return _BUILDERS["flat_map"](self, map_func)
 
     def interleave(self, map_func, cycle_length=None, block_length=None,
-                   num_parallel_calls=None, deterministic=None):
-        del num_parallel_calls, deterministic
+                   num_parallel_calls=None, deterministic=None, name=None):
+        del num_parallel_calls, deterministic, name
         return _BUILDERS["interleave"](self, map_func, cycle_length, block_length)
 
-    def batch(self, batch_size, drop_remainder=False):
+    def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None,
+              deterministic=None, name=None):
+        del num_parallel_calls, deterministic, name  # batches are made in order
         return _BUILDERS["batch"](self, batch_size, drop_remainder)
 
     def padded_batch(self, batch_size, padded_shapes=None, padding_values=None,
-                     drop_remainder=False):
+                     drop_remainder=False, name=None):
         return _BUILDERS["batch"](self, batch_size, drop_remainder, padded=(padded_shapes,
                                                                  padding_values))
 
-    def unbatch(self):
+    def unbatch(self, name=None):
         return _BUILDERS["unbatch"](self)
 
-    def window(self, size, shift=None, stride=1, drop_remainder=False):
+    def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
         """Windows of the input as elements: each component becomes a dataset of ``size``
         elements, ``stride`` apart, a window starting every ``shift`` (default ``size``).
 
@@ -154,24 +156,24 @@ class Dataset(st.ElementDescription):
         """
         return _BUILDERS["window"](self, size, shift, stride, drop_remainder)
 
-    def reduce(self, initial_state, reduce_func):
+    def reduce(self, initial_state, reduce_func, name=None):
         """The tensors ``reduce_func(state, element)`` leaves after the last element,
         starting from ``initial_state`` (one ``ReduceDataset`` op that runs the pipeline)."""
         return _BUILDERS["reduce"](self, initial_state, reduce_func)
 
-    def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None):
+    def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None, name=None):
         return _BUILDERS["shuffle"](self, buffer_size, seed, reshuffle_each_iteration)
 
-    def repeat(self, count=None):
+    def repeat(self, count=None, name=None):
         return _BUILDERS["repeat"](self, count)
 
-    def take(self, count):
+    def take(self, count, name=None):
         return _BUILDERS["take"](self, count)
 
-    def skip(self, count):
+    def skip(self, count, name=None):
         return _BUILDERS["skip"](self, count)
 
-    def shard(self, num_shards, index):
+    def shard(self, num_shards, index, name=None):
         """Every ``num_shards``-th element, starting at ``index`` (TF's ``shard``: one
         worker's part of the data; both may be tensors, checked when the iterator starts).
 
@@ -182,13 +184,13 @@ class Dataset(st.ElementDescription):
         """
         return _BUILDERS["shard"](self, num_shards, index)
 
-    def concatenate(self, dataset):
+    def concatenate(self, dataset, name=None):
         return _BUILDERS["concatenate"](self, dataset)
 
-    def prefetch(self, buffer_size):
+    def prefetch(self, buffer_size, name=None):
         return _BUILDERS["prefetch"](self, buffer_size)
 
-    def cache(self, filename=""):
+    def cache(self, filename="", name=None):
         return _BUILDERS["cache"](self, filename)
 
     def apply(self, transformation_func):

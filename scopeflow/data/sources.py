@@ -131,6 +131,8 @@ class _TensorSlices(Dataset):
     def __init__(self, tensors):
         with name_scope("TensorSliceDataset"):
             packed, leaves, self._flat = _as_elements(tensors)
+        if not leaves:
+            raise ValueError("Invalid `element`. `element` should not be empty.")
         first = None
         for s in leaves:
             if s.shape.ndims == 0:

@@ -24,7 +24,7 @@ from scopeflow.data.functions import TracedFunction
 from scopeflow.data.pipeline import Counting, End, OneInput, PyIterator
 from scopeflow.framework import dtypes, errors
 from scopeflow.framework.graph import Tensor
-from scopeflow.framework.tensor_shape import TensorShape, as_shape
+from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.framework.tensor_util import constant_value
 
 __all__: list = []
@@ -228,9 +228,6 @@ class _Batch(_Unary):
     def __init__(self, input_dataset, batch_size, drop_remainder, padded=None):
         super().__init__(input_dataset)
         self._size = _static_int(batch_size, "batch_size")
-        if self._size <= 0:
-            raise errors.InvalidArgumentError(None, None, "Batch size must be greater than "
-                                               "zero.")
         self._drop = bool(drop_remainder)
         lead = self._size if self._drop else None
         self._pad = None
@@ -244,15 +241,23 @@ class _Batch(_Unary):
                         "elements but type spec of elements in the input dataset is not a "
                         f"subclass of TensorSpec: `{s!r}`.")
             if shapes is None:
+                for k, s in enumerate(specs):
+                    if s.shape.ndims is None:
+                        raise ValueError("You must provide `padded_shapes` argument because "
+                                         f"component {k} has unknown rank.")
                 shapes = [s.shape for s in specs]
             else:
-                shapes = [as_shape(s) for s in
-                          _flatten_up_to(input_dataset._structure, shapes)]
+                shapes = [_padded_shape(p, s) for p, s in zip(
+                    _flatten_up_to(input_dataset._structure, shapes), specs)]
             if values is None:
-                values = [b"" if s.dtype == dtypes.string else 0 for s in specs]
-            else:
-                values = [_static_value(v) for v in
-                          _flatten_up_to(input_dataset._structure, values)]
+                values = [None] * len(specs)
+            elif st.is_sequence(values) or not st.is_sequence(input_dataset._structure):
+                values = _flatten_padding(input_dataset._structure, values)
+            else:  # one padding value for every component
+                values = [values] * len(specs)
+            values = [(b"" if s.dtype == dtypes.string else 0) if v is None
+                      else _static_value(v) for v, s in zip(values, specs)]
+            values = [v.encode() if isinstance(v, str) else v for v in values]
             self._pad = ([s.as_list() if s.ndims is not None else None for s in shapes],
                          values)
             leaves = [st.Spec(s.dtype, TensorShape([lead]).concatenate(shape))
@@ -263,8 +268,56 @@ class _Batch(_Unary):
         self._structure = _structure_like(input_dataset._structure, leaves)
 
     def _iterator(self, state, env):
+        if self._size <= 0:  # TF's kernel checks it when the iterator is made
+            raise errors.InvalidArgumentError(None, None, "Batch size must be greater than "
+                                               "zero.")
         return _BatchIterator(self._input._make_iterator(state, env), self._size, self._drop,
                               self._pad, self._leaves)
+
+
+def _flatten_padding(structure, values):
+    """``padding_values`` per component, where ``None`` (for a component or a whole
+    substructure) means the default padding."""
+    if values is None:
+        return [None] * len(st.specs(structure))
+    if isinstance(structure, dict):
+        return [x for k in sorted(structure) for x in _flatten_padding(structure[k],
+                                                                      values[k])]
+    if isinstance(structure, (tuple, list)):
+        if not isinstance(values, (tuple, list)) or len(values) != len(structure):
+            raise ValueError(f"The two structures don't have the same nested structure: "
+                             f"{structure} and {values}")
+        return [x for s, v in zip(structure, values) for x in _flatten_padding(s, v)]
+    return [values]
+
+
+def _padded_shape(value, spec):
+    """``padded_shapes``' entry for one component (a shape, a list with ``None``/-1 for
+    "pad to the longest", or an int64 vector tensor) as a ``TensorShape``; TF's errors for
+    a shape that is no vector of ints or does not fit the component's shape."""
+    if isinstance(value, Tensor):
+        if value.dtype != dtypes.int64:
+            raise TypeError(f"Padded shape {value} must be a `tf.int64` vector tensor, but "
+                            f"its element type was {value.dtype.name}.")
+        if value.shape.ndims != 1:
+            raise ValueError(f"Padded shape {value} must be a `tf.int64` vector tensor, but "
+                             f"its shape was {value.shape}.")
+        known = constant_value(value)
+        shape = (TensorShape([None] * value.shape[0].value) if known is None
+                 else TensorShape([None if d == -1 else int(d) for d in known]))
+    elif isinstance(value, TensorShape):
+        shape = value
+    else:
+        a = np.asarray([-1 if d is None else d for d in value] if isinstance(value, (
+            list, tuple)) and all(np.ndim(d) == 0 for d in value) else value, dtype=object)
+        if a.ndim != 1:
+            raise ValueError(f"Padded shape {value} must be a `tf.int64` vector tensor, but "
+                             f"its shape was {a.shape}.")
+        shape = TensorShape([None if d is None or int(d) == -1 else int(d) for d in a])
+    if not shape.is_compatible_with(spec.shape):
+        raise ValueError(f"The padded shape {shape} is not compatible with the shape "
+                         f"{spec.shape} of the corresponding input component.")
+    return shape
 
 
 def _static_value(value):
@@ -300,11 +353,11 @@ class _BatchIterator(OneInput):
 
 def _stack(column, k):
     first = np.shape(column[0])
-    for x in column[1:]:
+    for i, x in enumerate(column):
         if np.shape(x) != first:
             raise errors.InvalidArgumentError(
                 None, None, f"Cannot batch tensors with different shapes in component {k}. "
-                f"First element had shape {list(first)} and element {column.index(x)} had "
+                f"First element had shape {list(first)} and element {i} had "
                 f"shape {list(np.shape(x))}.")
     if isinstance(column[0], bytes) or np.asarray(column[0]).dtype == object:
         # strings stay objects: NumPy's bytes type would drop trailing NUL bytes (a
@@ -316,11 +369,17 @@ def _stack(column, k):
 def _pad_stack(column, shape, value):
     dims = [max(np.shape(x)[d] for x in column) if s is None else s
             for d, s in enumerate(shape)]
-    out = np.full([len(column)] + dims, value, dtype=np.asarray(column[0]).dtype)
+    dtype = np.asarray(column[0]).dtype
+    if dtype.kind in "SUO":  # strings stay bytes objects (NumPy's str types would not)
+        dtype = object
+    out = np.full([len(column)] + dims, value, dtype=dtype)
     for i, x in enumerate(column):
         x = np.asarray(x)
+        if x.dtype.kind in "UO" and x.size:
+            x = np.vectorize(lambda v: v.encode() if isinstance(v, str) else v,
+                             otypes=[object])(x)
         if any(a > b for a, b in zip(x.shape, dims)):
-            raise errors.InvalidArgumentError(
+            raise errors.DataLossError(
                 None, None, f"Attempted to pad to a smaller size than the input element. "
                 f"Element shape {list(x.shape)}, padded shape {dims}")
         out[(i,) + tuple(slice(0, n) for n in x.shape)] = x
@@ -332,8 +391,16 @@ def _pad_stack(column, shape, value):
 class _Unbatch(_Unary):
     def __init__(self, input_dataset):
         super().__init__(input_dataset)
+        specs = st.specs(input_dataset._structure)
+        leading = {s.shape[0].value for s in specs
+                   if s.shape.ndims and s.shape[0].value is not None}
+        if len(leading) > 1:
+            a, b = sorted(leading)[:2]
+            raise ValueError("`unbatch()` is only supported for datasets of elements whose "
+                             "components have a matching leading dimension. Encountered "
+                             f"both {a} and {b}.")
         self._structure = _structure_like(input_dataset._structure, [
-            composite.unbatched_spec(s) for s in st.specs(input_dataset._structure)])
+            composite.unbatched_spec(s) for s in specs])
 
     def _iterator(self, state, env):
         return _UnbatchIterator(self._input._make_iterator(state, env))
@@ -349,6 +416,7 @@ class _UnbatchIterator(PyIterator):
         while self.batch is None or self.i >= composite.nrows(self.batch[0]):
             self.batch = self.inner.next()
             self.i = 0
+            _check_batch_sizes(self.batch)
         i = self.i
         self.i += 1
         return [composite.row(c, i) for c in self.batch]
@@ -359,6 +427,22 @@ class _UnbatchIterator(PyIterator):
     def set_state(self, state):
         self.inner.set_state(state["inner"])
         self.batch, self.i = state["batch"], int(state["i"])
+
+
+def _check_batch_sizes(components):
+    """TF's run-time checks of an element to unbatch: no scalars, one batch size."""
+    sizes = []
+    for c in components:
+        if not isinstance(c, composite.SparseTensorValue) and np.ndim(c) == 0 and not \
+                isinstance(c, composite.RaggedTensorValue):
+            raise errors.InvalidArgumentError(
+                None, None, "Input element must have a non-scalar value in each component.")
+        sizes.append(composite.nrows(c))
+    for k, n in enumerate(sizes):
+        if n != sizes[0]:
+            raise errors.InvalidArgumentError(
+                None, None, "Input element must have the same batch size in each component. "
+                f"Component 0 had size {sizes[0]} but component {k} had size, {n}.")
 
 
 # ── repeat, take, skip, shard: transformations with counts ───────────────────────────
@@ -508,6 +592,15 @@ class _ShardIterator(Counting):
 
 
 # ── concatenate ──────────────────────────────────────────────────────────────────────
+def _skeleton(structure):
+    """``structure``'s nesting (dict keys, sequence lengths) with its leaves left out."""
+    if isinstance(structure, dict):
+        return {k: _skeleton(v) for k, v in structure.items()}
+    if st.is_sequence(structure):
+        return tuple(_skeleton(v) for v in structure)
+    return None
+
+
 @builds("concatenate")
 class _Concatenate(_Unary):
     def __init__(self, input_dataset, other):
@@ -515,7 +608,8 @@ class _Concatenate(_Unary):
         if not isinstance(other, Dataset):
             raise TypeError(f"Expected a Dataset, got {type(other).__name__}")
         a, b = st.specs(input_dataset._structure), st.specs(other._structure)
-        if len(a) != len(b) or any(x.dtype != y.dtype for x, y in zip(a, b)):
+        if _skeleton(input_dataset._structure) != _skeleton(other._structure) or any(
+                x.dtype != y.dtype for x, y in zip(a, b)):
             raise TypeError(f"Incompatible dataset elements:\n  {input_dataset.output_types}"
                             f" vs.   {other.output_types}")
         self._other = other
