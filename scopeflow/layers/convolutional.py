@@ -416,13 +416,18 @@ class Conv3DTranspose(Conv3D):
     def call(self, inputs):
         dims = inputs.shape.as_tuple()
         shape = array_ops.shape(inputs)
-        sizes = [dims[i] if dims[i] is not None else shape[i] for i in (1, 2, 3)]
+        # TF's Keras layer takes every size from the run-time shape, known or not (its
+        # nodes: strided_slice_1..3, mul..mul_2); the static shape is set after.
+        batch = shape[0]
+        sizes = [shape[i] for i in (1, 2, 3)]
         out_dhw = [_deconv_length(size, k, self.padding, s)
                    for size, k, s in zip(sizes, self.kernel_size, self.strides)]
-        output_shape = array_ops.stack([shape[0], *out_dhw, self.filters])
+        output_shape = array_ops.stack([batch, *out_dhw, self.filters])
         out = conv3d_ops.conv3d_transpose(inputs, self.kernel, output_shape,
                                           strides=[1, *self.strides, 1], padding=self.padding)
-        out.set_shape([dims[0], *[v if isinstance(v, int) else None for v in out_dhw],
+        out.set_shape([dims[0], *[None if d is None else _deconv_length(d, k, self.padding, s)
+                                  for d, k, s in zip(dims[1:4], self.kernel_size,
+                                                     self.strides)],
                        self.filters])
         return self._finish(out)
 

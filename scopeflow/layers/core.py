@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from scopeflow.framework.graph import convert_to_tensor
 from scopeflow.layers.base import Layer, _apply_layer, _select
 from scopeflow.ops import array_ops, math_ops, nn_ops
 from scopeflow.ops.constant_op import constant
@@ -143,8 +144,18 @@ class Dropout(Layer):
             return array_ops.identity(inputs)
         return _select(training,
                        lambda: nn_ops.dropout(inputs, rate=self.rate,
-                                              noise_shape=self.noise_shape, seed=self.seed),
+                                              noise_shape=self._noise_shape(inputs),
+                                              seed=self.seed),
                        lambda: array_ops.identity(inputs))
+
+    def _noise_shape(self, inputs):
+        """TF's nodes: the input's ``Shape`` (a ``None`` entry takes its dimension), then
+        the list as one tensor (``<layer>/Const``, or ``stack`` with a ``None``)."""
+        if self.noise_shape is None:
+            return None
+        shape = array_ops.shape(inputs)
+        return convert_to_tensor([shape[i] if n is None else n
+                                  for i, n in enumerate(self.noise_shape)])
 
 
 def dropout(inputs, rate=0.5, noise_shape=None, seed=None, training=False, name=None):

@@ -26,9 +26,6 @@ DIFFERENT = {
                             "v1 cond (Switch/Merge) subgraph",
     "bn_plain_placeholder": "a tensor `training` builds SelectV2, not TF's v1 cond "
                             "(Switch/Merge) subgraph",
-    "conv3d_transpose": "the output size is the static product, TF's the shape's "
-                        "StridedSlice * stride subgraph",
-    "layers_dropout": "a noise_shape is one Const, TF's Shape + Const",
     "layers_dropout_placeholder": "a tensor `training` builds SelectV2, not TF's v1 cond "
                                   "(Switch/Merge) subgraph",
 }
