@@ -122,7 +122,7 @@ class BatchNormalization(Layer):
                         shape=self.moving_mean.shape.as_list())
 
     def _fused(self, inputs, training):
-        gamma, beta = self._param(self.gamma, 1.0), self._param(self.beta, 0.0)
+        beta, gamma = self._param(self.beta, 0.0), self._param(self.gamma, 1.0)
         data_format = "NHWC" if self.axis == [3] else "NCHW"
 
         def train():
@@ -148,6 +148,9 @@ class BatchNormalization(Layer):
         def bcast(v):
             return array_ops.reshape(v, broadcast) if needs_broadcast and v is not None else v
 
+        # TF's order: gamma's and beta's reshapes, the moments, the updates, then the
+        # statistics' reshapes.
+        scale, offset = bcast(self.gamma), bcast(self.beta)
         if training is False:
             mean, variance = self.moving_mean, self.moving_variance
         else:
@@ -159,8 +162,7 @@ class BatchNormalization(Layer):
             # TF builds the updates (Python momentum) before the output's ops.
             self._add_updates(mean, variance, self.momentum)
         return nn_composites.batch_normalization(
-            inputs, bcast(mean), bcast(variance), bcast(self.beta), bcast(self.gamma),
-            self.epsilon)
+            inputs, bcast(mean), bcast(variance), offset, scale, self.epsilon)
 
 
 def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
