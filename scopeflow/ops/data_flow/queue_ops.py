@@ -504,6 +504,10 @@ queue_dequeue_up_to_op = OpDef("QueueDequeueUpToV2", shape=_dequeue_shape,
 def _queue_close_kernel(ctx, handle, *, cancel_pending_enqueues):
     queue = _queue_of(handle)
     with queue.cond:
+        if queue.closed and not cancel_pending_enqueues:
+            # TF's QueueBase::Close: a plain close of a closed queue fails (one that
+            # cancels pending enqueues does not).
+            raise errors.CancelledError(None, None, f"Queue '{queue.name}' is already closed.")
         queue.closed = True
         queue.cancel_enqueues = queue.cancel_enqueues or cancel_pending_enqueues
         queue.cond.notify_all()
