@@ -12,7 +12,7 @@ import numpy as np
 from scopeflow.framework import dtypes, tensor_util
 from scopeflow.framework.graph import GraphKeys, convert_to_tensor, get_default_graph, name_scope
 from scopeflow.framework.properties import read_only
-from scopeflow.ops import math_ops
+from scopeflow.ops.control_flow import cond_ops
 from scopeflow.state.variable_scope import get_variable, variable_scope
 
 
@@ -217,15 +217,15 @@ def _select(training, when_true, when_false):
     """TF's ``smart_cond``: a Python bool (or a constant tensor) picks a branch while
     building; any other tensor selects at run time.
 
-    NOTE: TF1 builds a ``cond`` there; scopeflow selects between both values
-    (``SelectV2``), so both branches run on every step.
+    The tensor case builds ``tf.cond`` (``<layer>/cond/...``, as TF's names; scopeflow's
+    cond is one ``Cond`` op, not TF's Switch/Merge).
     """
     value = training
     if not isinstance(training, (bool, np.bool_)):
         value = tensor_util.constant_value(convert_to_tensor(training))
     if value is not None:
         return when_true() if bool(value) else when_false()
-    return _merge(convert_to_tensor(training), when_true(), when_false())
+    return cond_ops.cond(convert_to_tensor(training), when_true, when_false)
 
 
 def _select_each(training, when_true, when_false):
@@ -235,14 +235,5 @@ def _select_each(training, when_true, when_false):
         value = tensor_util.constant_value(convert_to_tensor(training))
     if value is not None:
         return when_true() if bool(value) else when_false()
-    cond = convert_to_tensor(training)
-    return tuple(_merge(cond, a, b) for a, b in zip(when_true(), when_false()))
-
-
-def _merge(cond, a, b):
-    """``where_v2(cond, a, b)`` with the static shape of TF's ``cond`` output (``Merge``'s:
-    the branches' most specific compatible shape): ``cond`` is a scalar there, even when
-    its own static shape is unknown (a ``tf.placeholder(tf.bool)``)."""
-    out = math_ops.where_v2(cond, a, b)
-    out.set_shape(a.shape.most_specific_compatible_shape(b.shape))
-    return out
+    return tuple(cond_ops.cond(convert_to_tensor(training), lambda: tuple(when_true()),
+                               lambda: tuple(when_false())))

@@ -40,8 +40,9 @@ class BatchNormalization(Layer):
     Bessel-corrected batch variance, as TF's); other ranks the ``nn.moments`` /
     ``nn.batch_normalization`` ops (``<layer>/batchnorm/add_1``, the population variance).
 
-    NOTE: with a tensor ``training`` TF builds ``cond``s (``bn/cond/Merge``); scopeflow
-    selects between the training and inference values (``SelectV2``), both computed.
+    NOTE: with a tensor ``training`` scopeflow builds one ``cond`` for the statistics and
+    the updates outside it; TF one per statistic and for the momentum or the updates
+    (``cond_1``.., with Switch/Merge ops scopeflow's cond has not).
     """
 
     def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,

@@ -21,13 +21,12 @@ import make_fixtures  # noqa: E402
 sys.path.remove(str(FIXTURES))
 
 # Cases whose graphs still differ from TF's, with the reason.
+_NO_SWITCH = "scopeflow's cond is one Cond op, not TF's Switch/Merge ops"
 DIFFERENT = {
-    "bn_fused_placeholder": "a tensor `training` builds scopeflow's Cond/SelectV2, not TF's "
-                            "v1 cond (Switch/Merge) subgraph",
-    "bn_plain_placeholder": "a tensor `training` builds SelectV2, not TF's v1 cond "
-                            "(Switch/Merge) subgraph",
-    "layers_dropout_placeholder": "a tensor `training` builds SelectV2, not TF's v1 cond "
-                                  "(Switch/Merge) subgraph",
+    "bn_fused_placeholder": _NO_SWITCH + "; TF's momentum cond (cond_1) is not built",
+    "bn_plain_placeholder": _NO_SWITCH + "; TF builds one cond per statistic and the "
+                            "updates inside conds (cond_2, cond_3)",
+    "layers_dropout_placeholder": _NO_SWITCH,
 }
 
 
