@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from scopeflow.framework import dtypes
+import numpy as np
+
+from scopeflow.framework import dtypes, tensor_util
 from scopeflow.framework.graph import Tensor, colocate_with, convert_to_tensor, name_scope
-from scopeflow.layers.base import Layer, _apply_layer, _select_each
+from scopeflow.layers.base import Layer, _apply_layer, _select, _select_each
 from scopeflow.ops import array_ops, math_ops
 from scopeflow.ops.constant_op import constant
 from scopeflow.ops.nn import nn_composites, nn_norm_ops
@@ -107,8 +109,15 @@ class BatchNormalization(Layer):
         if self.fused:
             output, mean, variance = self._fused(inputs, training)
             if training is not False:
-                # TF's fused path takes the momentum as a tensor (``<layer>/Const``).
-                self._add_updates(mean, variance, convert_to_tensor(self.momentum))
+                # TF's fused path takes the momentum as a tensor (``<layer>/Const``); with
+                # a tensor ``training`` a cond of it and 1 (no update when not training).
+                if isinstance(training, (bool, np.bool_)) or tensor_util.constant_value(
+                        convert_to_tensor(training)) is not None:
+                    momentum = convert_to_tensor(self.momentum)
+                else:
+                    momentum = _select(training, lambda: convert_to_tensor(self.momentum),
+                                       lambda: convert_to_tensor(1.0))
+                self._add_updates(mean, variance, momentum)
             return output
         return self._plain(inputs, training)
 

@@ -23,7 +23,7 @@ sys.path.remove(str(FIXTURES))
 # Cases whose graphs still differ from TF's, with the reason.
 _NO_SWITCH = "scopeflow's cond is one Cond op, not TF's Switch/Merge ops"
 DIFFERENT = {
-    "bn_fused_placeholder": _NO_SWITCH + "; TF's momentum cond (cond_1) is not built",
+    "bn_fused_placeholder": _NO_SWITCH,
     "bn_plain_placeholder": _NO_SWITCH + "; TF builds one cond per statistic and the "
                             "updates inside conds (cond_2, cond_3)",
     "layers_dropout_placeholder": _NO_SWITCH,
