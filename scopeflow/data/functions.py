@@ -11,6 +11,8 @@ fed to every call. Calling it is one call of the function compiled for the sessi
 
 from __future__ import annotations
 
+import numpy as np
+
 from scopeflow.data import structure as st
 from scopeflow.data.dataset_ops import Dataset
 from scopeflow.data.dataset_values import DatasetSpec, DatasetValue, ElementDataset
@@ -120,7 +122,7 @@ class TracedFunction:
         captured = [env[t] for t in self.context.captures]
         if not getattr(self, "datasets", None):
             def call(flat_args):
-                return fn(list(flat_args) + captured)
+                return fn(_as_arrays(flat_args) + captured)
             return call
         makers = {i: self._value_maker(state, env, i, d) for i, d in self.datasets.items()}
         # where each dataset result goes among the results' components
@@ -131,7 +133,7 @@ class TracedFunction:
             n += len(st.component_specs(spec))
 
         def call_with_datasets(flat_args):
-            tensors = iter(fn(list(flat_args) + captured))
+            tensors = iter(fn(_as_arrays(flat_args) + captured))
             return [at[j](flat_args) if j in at else next(tensors) for j in range(n)]
         return call_with_datasets
 
@@ -184,3 +186,10 @@ def _sparse_values_as_tensors(result):
         items = [_sparse_values_as_tensors(v) for v in result]
         return type(result)(*items) if hasattr(result, "_fields") else tuple(items)
     return result
+
+
+def _as_arrays(flat_args):
+    """An element's leaves as the kernels take them: a scalar string (a Python ``bytes``
+    where a source yields one) as a 0-d object array, as a fed or computed one is."""
+    return [np.asarray(a, dtype=object) if isinstance(a, (bytes, str)) else a
+            for a in flat_args]

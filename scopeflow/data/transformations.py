@@ -67,8 +67,8 @@ class _Filter(_Traced):
         spec = self._fn.output_structure
         if not isinstance(spec, st.Spec) or spec.dtype != dtypes.bool or \
                 spec.shape.ndims not in (None, 0):
-            raise ValueError("`predicate` return type must be convertible to a scalar boolean "
-                             f"tensor. Was {spec}.")
+            raise ValueError("Invalid `predicate`. `predicate` must return a `tf.bool` scalar "
+                             f"tensor, but its return type is {spec}.")
 
     def _iterator(self, state, env):
         return _FilterIterator(self._input._make_iterator(state, env),
