@@ -166,11 +166,15 @@ class BatchNormalization(Layer):
         else:
             batch_mean, batch_variance = nn_composites.moments(
                 inputs, reduction, keep_dims=len(self.axis) > 1)
-            mean, variance = _select_each(
-                training, lambda: (batch_mean, batch_variance),
-                lambda: (self.moving_mean.value(), self.moving_variance.value()))
-            # TF builds the updates (Python momentum) before the output's ops.
-            self._add_updates(mean, variance, self.momentum)
+            # TF's nodes: one cond per statistic, then the updates (Python momentum),
+            # each in a cond of its own for a tensor ``training``, before the output's ops.
+            mean = _select(training, lambda: batch_mean, lambda: self.moving_mean.value())
+            variance = _select(training, lambda: batch_variance,
+                               lambda: self.moving_variance.value())
+            for var, value in ((self.moving_mean, mean), (self.moving_variance, variance)):
+                self.add_update(_select(
+                    training, lambda var=var, value=value: _assign_moving_average(
+                        var, value, self.momentum), var.value))
         return nn_composites.batch_normalization(
             inputs, bcast(mean), bcast(variance), offset, scale, self.epsilon)
 

@@ -24,8 +24,8 @@ sys.path.remove(str(FIXTURES))
 _NO_SWITCH = "scopeflow's cond is one Cond op, not TF's Switch/Merge ops"
 DIFFERENT = {
     "bn_fused_placeholder": _NO_SWITCH,
-    "bn_plain_placeholder": _NO_SWITCH + "; TF builds one cond per statistic and the "
-                            "updates inside conds (cond_2, cond_3)",
+    "bn_plain_placeholder": _NO_SWITCH + " (scopeflow's cond adds an Identity per "
+                            "output taken from outside the branch)",
     "layers_dropout_placeholder": _NO_SWITCH,
 }
 
@@ -68,3 +68,26 @@ def test_batch_norm_moving_average_update_values_as_tfs(shape):
     decay = (np.float32(1.0) - np.float32(0.99)) if len(shape) == 4 else np.float32(1 - 0.99)
     np.testing.assert_allclose(mean, (0 - batch_mean) * -decay, rtol=1e-5)
     np.testing.assert_allclose(var, 1 - (1 - batch_var) * decay, rtol=1e-6)
+
+
+@pytest.mark.parametrize("shape", [[2, 2, 2, 3], [4, 3]], ids=["fused", "plain"])
+def test_batch_norm_tensor_training_runs_as_the_constant(shape):
+    """The cond-built graph of a placeholder ``training`` gives the constant's outputs,
+    updates and gradients; fed False, the moving statistics stay."""
+    x = np.random.RandomState(0).randn(*shape).astype(np.float32)
+    results = {}
+    for feed in (True, False, "fed True", "fed False"):
+        with tf.Graph().as_default():
+            training = tf.placeholder(tf.bool, []) if isinstance(feed, str) else feed
+            y = tf.layers.batch_normalization(tf.constant(x), training=training)
+            grads = tf.gradients(tf.reduce_sum(y * y), tf.trainable_variables())
+            updates = tf.get_collection(tf.GraphKeys.UPDATE_OPS)
+            fd = {training: feed == "fed True"} if isinstance(feed, str) else {}
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                out, grad, _ = sess.run([y, grads, updates], fd)
+                results[feed] = out, grad, sess.run(tf.global_variables()[2:])
+    for const, fed in ((True, "fed True"), (False, "fed False")):
+        np.testing.assert_array_equal(results[fed][0], results[const][0])
+        for a, b in zip(results[fed][1] + results[fed][2], results[const][1] + results[const][2]):
+            np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
