@@ -207,6 +207,18 @@ def _matrix_diag_shape(diagonal, k, num_rows, num_cols, padding_value, *, align)
     return TensorShape(batch + (m, n))
 
 
+def _place_diagonals(out, diagonal, lo, hi, max_len, align):
+    """Writes ``diagonal``'s rows (diagonals ``hi`` down to ``lo``, each ``max_len`` long
+    and padded per ``align``) onto ``out``'s inner matrices, in place; returns ``out``."""
+    m, n = out.shape[-2:]
+    for j, d in enumerate(range(hi, lo - 1, -1)):
+        length = _diag_len(m, n, d)
+        start = _diag_offset(d, length, max_len, align)
+        rows, cols = _diag_coords(m, n, d)
+        out[..., rows, cols] = diagonal[..., j, start:start + length]
+    return out
+
+
 def _matrix_diag_kernel(diagonal, k, num_rows, num_cols, padding_value, *, align):
     lo, hi = _k_range(k)
     if lo == hi:
@@ -214,12 +226,7 @@ def _matrix_diag_kernel(diagonal, k, num_rows, num_cols, padding_value, *, align
     max_len = diagonal.shape[-1]
     m, n = _matrix_diag_dims(max_len, lo, hi, int(num_rows), int(num_cols))
     out = np.full(diagonal.shape[:-2] + (m, n), padding_value, diagonal.dtype)
-    for j, d in enumerate(range(hi, lo - 1, -1)):
-        length = _diag_len(m, n, d)
-        start = _diag_offset(d, length, max_len, align)
-        rows, cols = _diag_coords(m, n, d)
-        out[..., rows, cols] = diagonal[..., j, start:start + length]
-    return out
+    return _place_diagonals(out, diagonal, lo, hi, max_len, align)
 
 
 matrix_diag_op = OpDef("MatrixDiagV3", shape=from_tensors(_matrix_diag_shape),
@@ -325,12 +332,7 @@ def _set_diag_kernel(x, diagonal, k, *, align):
             None, None, f"diagonal must be at least 1-dim and of shape {shown(want)}, "
                         f"received {shown(diagonal.shape)}")
     out = np.array(x, copy=True)
-    for j, d in enumerate(range(hi, lo - 1, -1)):
-        length = _diag_len(m, n, d)
-        start = _diag_offset(d, length, max_len, align)
-        rows, cols = _diag_coords(m, n, d)
-        out[..., rows, cols] = diagonal[..., j, start:start + length]
-    return out
+    return _place_diagonals(out, diagonal, lo, hi, max_len, align)
 
 
 matrix_set_diag_op = OpDef("MatrixSetDiagV3", shape=from_tensors(_set_diag_shape),

@@ -31,6 +31,23 @@ def _enclosing_power_of_two(value):
     return cast(pow(2.0, ceil(log(cast(value, dtypes.float32)) / log(2.0))), value.dtype)
 
 
+def _frame_params(frame_length, frame_step, fft_length, check_fft_rank):
+    """The scalar ``frame_length`` and ``frame_step`` tensors and ``fft_length`` (by
+    default the power of 2 enclosing ``frame_length``); only ``inverse_stft`` checks a
+    given ``fft_length``'s rank, as TF's does."""
+    frame_length = convert_to_tensor(frame_length, name="frame_length")
+    frame_length.shape.assert_has_rank(0)
+    frame_step = convert_to_tensor(frame_step, name="frame_step")
+    frame_step.shape.assert_has_rank(0)
+    if fft_length is None:
+        fft_length = _enclosing_power_of_two(frame_length)
+    else:
+        fft_length = convert_to_tensor(fft_length, name="fft_length")
+        if check_fft_rank:
+            fft_length.shape.assert_has_rank(0)
+    return frame_length, frame_step, fft_length
+
+
 def stft(signals, frame_length, frame_step, fft_length=None, window_fn=hann_window,
          pad_end=False, name=None) -> Tensor:
     """The STFT of ``signals`` ``[..., samples]``: windowed frames' RFFTs,
@@ -38,14 +55,8 @@ def stft(signals, frame_length, frame_step, fft_length=None, window_fn=hann_wind
     with name_scope(name, "stft", [signals, frame_length, frame_step]):
         signals = convert_to_tensor(signals, name="signals")
         signals.shape.with_rank_at_least(1)
-        frame_length = convert_to_tensor(frame_length, name="frame_length")
-        frame_length.shape.assert_has_rank(0)
-        frame_step = convert_to_tensor(frame_step, name="frame_step")
-        frame_step.shape.assert_has_rank(0)
-        if fft_length is None:
-            fft_length = _enclosing_power_of_two(frame_length)
-        else:
-            fft_length = convert_to_tensor(fft_length, name="fft_length")
+        frame_length, frame_step, fft_length = _frame_params(
+            frame_length, frame_step, fft_length, check_fft_rank=False)
         framed = frame(signals, frame_length, frame_step, pad_end=pad_end)
         if window_fn is not None:
             framed *= window_fn(frame_length, dtype=framed.dtype)
@@ -81,15 +92,8 @@ def inverse_stft(stfts, frame_length, frame_step, fft_length=None, window_fn=han
     with name_scope(name, "inverse_stft", [stfts]):
         stfts = convert_to_tensor(stfts, name="stfts")
         stfts.shape.with_rank_at_least(2)
-        frame_length = convert_to_tensor(frame_length, name="frame_length")
-        frame_length.shape.assert_has_rank(0)
-        frame_step = convert_to_tensor(frame_step, name="frame_step")
-        frame_step.shape.assert_has_rank(0)
-        if fft_length is None:
-            fft_length = _enclosing_power_of_two(frame_length)
-        else:
-            fft_length = convert_to_tensor(fft_length, name="fft_length")
-            fft_length.shape.assert_has_rank(0)
+        frame_length, frame_step, fft_length = _frame_params(
+            frame_length, frame_step, fft_length, check_fft_rank=True)
         real_frames = irfft(stfts, [fft_length])
         length = constant_value(frame_length)
         dims = real_frames.shape.as_tuple()
