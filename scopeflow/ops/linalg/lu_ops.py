@@ -103,6 +103,15 @@ def _permutation_matrix(perm, dtype):
     return one_hot(perm, shape_of(perm)[-1], dtype=dtype)
 
 
+def _lu_operands(lower_upper, perm):
+    """``lower_upper`` and ``perm`` as tensors, statically checked."""
+    lower_upper = convert_to_tensor(lower_upper, dtype_hint=dtypes.float32,
+                                    name="lower_upper")
+    perm = convert_to_tensor(perm, dtype_hint=dtypes.int32, name="perm")
+    _reconstruct_checks(lower_upper, perm)
+    return lower_upper, perm
+
+
 def lu_solve(lower_upper, perm, rhs, validate_args=False, name=None) -> Tensor:
     """Solves ``A x = rhs`` from ``lu(A)``: the rows of ``rhs`` permuted, then the unit
     lower and the upper triangular solves."""
@@ -132,10 +141,7 @@ def lu_solve(lower_upper, perm, rhs, validate_args=False, name=None) -> Tensor:
 def lu_reconstruct(lower_upper, perm, validate_args=False, name=None) -> Tensor:
     """The matrix ``A`` that ``lu`` factored: ``(L @ U)`` with its rows put back."""
     with name_scope(name or "lu_reconstruct", None, [lower_upper, perm]):
-        lower_upper = convert_to_tensor(lower_upper, dtype_hint=dtypes.float32,
-                                        name="lower_upper")
-        perm = convert_to_tensor(perm, dtype_hint=dtypes.int32, name="perm")
-        _reconstruct_checks(lower_upper, perm)
+        lower_upper, perm = _lu_operands(lower_upper, perm)
         shape = shape_of(lower_upper)
         upper = matrix_band_part(lower_upper, 0, -1)
         x = matmul(_unit_lower(lower_upper), upper)
@@ -156,10 +162,7 @@ def lu_reconstruct(lower_upper, perm, validate_args=False, name=None) -> Tensor:
 def lu_matrix_inverse(lower_upper, perm, validate_args=False, name=None) -> Tensor:
     """``inv(A)`` from ``lu(A)``: ``lu_solve`` against the identity."""
     with name_scope(name or "lu_matrix_inverse", None, [lower_upper, perm]):
-        lower_upper = convert_to_tensor(lower_upper, dtype_hint=dtypes.float32,
-                                        name="lower_upper")
-        perm = convert_to_tensor(perm, dtype_hint=dtypes.int32, name="perm")
-        _reconstruct_checks(lower_upper, perm)
+        lower_upper, perm = _lu_operands(lower_upper, perm)
         shape = shape_of(lower_upper)
         out = lu_solve(lower_upper, perm,
                        rhs=eye(shape[-1], batch_shape=shape[:-2], dtype=lower_upper.dtype))
