@@ -353,6 +353,10 @@ class _Prefetch(_Unary):
         self._size = 2 if size == AUTOTUNE else size
 
     def _iterator(self, state, env):
+        if self._size < 0:  # TF's kernel checks it when the iterator is made
+            raise errors.InvalidArgumentError(
+                None, None, "buffer_size must be >= 0 or set buffer_size to be -1 for "
+                "auto-tuning")
         if self._size == 0:
             return self._input._make_iterator(state, env)
         it = _PrefetchIterator(self._input._make_iterator(state, env), self._size)

@@ -342,6 +342,10 @@ class Iterator(st.ElementDescription):
         """An op that (re)starts this iterator on ``dataset``, which must have this
         iterator's element types and compatible shapes."""
         ours, theirs = st.specs(self._structure), st.specs(dataset._structure)
+        if _nesting(self._structure) != _nesting(dataset._structure):
+            raise ValueError("The two structures don't have the same nested structure.\n\n"
+                             f"First structure: {self.output_types}\n\nSecond structure: "
+                             f"{dataset.output_types}")
         if len(ours) != len(theirs) or any(a.dtype != b.dtype for a, b in zip(ours, theirs)):
             raise TypeError("Expected output types "
                             f"{self.output_types} but got dataset with output types "
@@ -378,15 +382,35 @@ class Iterator(st.ElementDescription):
         return optional_ops.optional_from_components(variant, self.element_spec)
 
     def string_handle(self, name=None) -> Tensor:
-        return to_string_handle_op.bind(self._handle, name=name or "IteratorToStringHandle")
+        if name is not None:
+            return to_string_handle_op.bind(self._handle, name=name)
+        # TF makes the unnamed handle once per iterator and returns that same tensor
+        if getattr(self, "_string_handle", None) is None:
+            self._string_handle = to_string_handle_op.bind(self._handle,
+                                                           name="IteratorToStringHandle")
+        return self._string_handle
 
     def _as_saveable_name(self):
         return self._handle.op.name
 
 
+def _nesting(structure):
+    """``structure``'s nesting (dict keys, sequence lengths) with its leaves left out."""
+    if isinstance(structure, dict):
+        return {k: _nesting(v) for k, v in structure.items()}
+    if st.is_sequence(structure):
+        return tuple(_nesting(v) for v in structure)
+    return None
+
+
 def _structure(output_types, output_shapes, output_classes=None):
     if output_shapes is None:
         output_shapes = st.map_structure(lambda _: TensorShape(None), output_types)
+    if st.is_sequence(output_types) and isinstance(output_shapes, list) and all(
+            d is None or isinstance(d, int) for d in output_shapes):
+        # a list of dimensions is one shape, not a structure of shapes
+        raise TypeError("If shallow structure is a sequence, input must also be a sequence. "
+                        "Input has type: 'list'.")
     if output_classes is None:
         output_classes = st.map_structure(lambda _: Tensor, output_types)
     if st.is_sequence(output_types):
