@@ -10,6 +10,8 @@
                                              scopeflow lacks, without running it)
     scopeflow graphdiff A B                  compare two graphs (.meta, .pb, .pbtxt) node
                                              by node, in creation order
+    scopeflow savedmodel show|run ...        inspect and run a SavedModel (TF's
+                                             saved_model_cli, its output format)
     scopeflow --version                      the installed version
 
 Each subcommand lives beside the code it drives and registers itself through
@@ -63,6 +65,7 @@ _COMMANDS = {
     "examples": "scopeflow.examples.tour",
     "run": "scopeflow.cli.runner",
     "graphdiff": "scopeflow.cli.graphdiff",
+    "savedmodel": "scopeflow.saved_model.cli",
 }
 
 
