@@ -116,6 +116,31 @@ class Dataset(st.ElementDescription):
     def list_files(file_pattern, shuffle=None, seed=None):
         return _BUILDERS["list_files"](file_pattern, shuffle, seed)
 
+    # TF 2.x's static forms of tf.data.experimental's sources, on TF1's Dataset too.
+    @staticmethod
+    def random(seed=None, rerandomize_each_iteration=None, name=None):
+        if rerandomize_each_iteration:
+            raise NotImplementedError(
+                "tf.data.Dataset.random(rerandomize_each_iteration=True) (a new stream per "
+                "epoch) is not implemented in scopeflow; leave it unset for TF1's "
+                "RandomDataset, the same values every epoch")
+        return _BUILDERS["random"](seed)
+
+    @staticmethod
+    def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False,
+                             rerandomize_each_iteration=None):
+        if rerandomize_each_iteration:
+            raise NotImplementedError(
+                "tf.data.Dataset.sample_from_datasets(rerandomize_each_iteration=True) is "
+                "not implemented in scopeflow")
+        return _BUILDERS["sample_from_datasets"](datasets, weights, seed,
+                                                 stop_on_empty_dataset)
+
+    @staticmethod
+    def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
+        return _BUILDERS["choose_from_datasets"](datasets, choice_dataset,
+                                                 stop_on_empty_dataset)
+
     # -- transformations ------------------------------------------------------------------
     def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
         del num_parallel_calls, deterministic, name  # elements are made in order, one at a time

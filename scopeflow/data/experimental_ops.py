@@ -13,7 +13,7 @@ import numpy as np
 
 from scopeflow.data import buffers, sources, transformations
 from scopeflow.data import structure as st
-from scopeflow.data.dataset_ops import Dataset, _Unary, _unique
+from scopeflow.data.dataset_ops import Dataset, _Unary, _unique, builds
 from scopeflow.data.functions import TracedFunction
 from scopeflow.data.iterator_ops import _captured_env
 from scopeflow.data.pipeline import End, OneInput, PyIterator
@@ -309,6 +309,7 @@ class _ChooseIterator(PyIterator):
                 it.set_state(s)
 
 
+@builds("choose_from_datasets")
 def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=False):
     """Elements of ``datasets[i]`` for each ``i`` of ``choice_dataset`` in turn."""
     return _Choose(datasets, choice_dataset, stop_on_empty_dataset)

@@ -16,7 +16,7 @@ import numpy as np
 
 from scopeflow.data import structure as st
 from scopeflow.data.buffers import _dataset_seeds
-from scopeflow.data.dataset_ops import Dataset, _node_id
+from scopeflow.data.dataset_ops import Dataset, _node_id, builds
 from scopeflow.data.experimental_ops import _Choose, scan
 from scopeflow.data.pipeline import PhiloxWords, PyIterator, SeedTable, os_seeds
 from scopeflow.framework import dtypes
@@ -30,6 +30,7 @@ __all__ = ["RandomDataset", "sample_from_datasets", "rejection_resample"]
 
 
 # ── RandomDataset ────────────────────────────────────────────────────────────────────
+@builds("random")
 class RandomDataset(Dataset):
     """TF1's ``tf.data.experimental.RandomDataset``: endless scalar ``int64`` values, the
     uint32 samples of TF's Philox stream for the dataset seeds (``(graph seed, op seed)`` as
@@ -108,6 +109,7 @@ def _draw(logits, seed):
     return array_ops.squeeze(stateless_multinomial(logits, 1, seed=seed), axis=[0, 1])
 
 
+@builds("sample_from_datasets")
 def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False):
     """Elements of ``datasets``, each taken from dataset ``i`` with probability
     ``weights[i]`` (uniform when ``weights`` is None; ``weights`` may also be a dataset of

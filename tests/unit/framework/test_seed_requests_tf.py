@@ -32,11 +32,7 @@ sys.path.remove(str(FIXTURES))
 EXPECTED = json.loads((FIXTURES / "seed_requests.json").read_text())
 
 # Idioms scopeflow cannot build yet (an API it lacks), with why.
-NOT_BUILT = {
-    "data_static_random": "tf.data.Dataset.random and Dataset.sample_from_datasets (static "
-                          "methods TF 2.21's DatasetV1 has) are missing (AttributeError); "
-                          "tf.data.experimental's forms are in data_random_sources",
-}
+NOT_BUILT: dict[str, str] = {}
 
 # Idioms whose functions scopeflow builds inline in the graph where TF has a library
 # function (tf.function): their random ops are compared as one set, not in graph order.
