@@ -5,7 +5,7 @@ make_fixtures.py under the oracle). Attrs are not compared here: scopeflow's
 
 from __future__ import annotations
 
-import sys
+import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -15,10 +15,11 @@ import scopeflow as tf
 from scopeflow.tools import graphdiff
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "layer_graphs"
-sys.path.insert(0, str(FIXTURES))
-import make_fixtures  # noqa: E402
-
-sys.path.remove(str(FIXTURES))
+# Loaded under its own name: other tests import their own ``make_fixtures`` modules.
+_spec = importlib.util.spec_from_file_location("layer_graphs_make_fixtures",
+                                               FIXTURES / "make_fixtures.py")
+make_fixtures = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(make_fixtures)
 
 # Cases whose graphs still differ from TF's, with the reason.
 _NO_SWITCH = "scopeflow's cond is one Cond op, not TF's Switch/Merge ops"
