@@ -19,9 +19,9 @@ __all__ = ["conv1d", "separable_conv2d"]
 def _conv1d_layout(data_format):
     """(2-D data format, the inserted spatial axis) for ``NWC``/``NCW``, as TF's."""
     if data_format in (None, "NHWC", "NWC"):
-        return "NHWC", 1
+        return "NHWC", -3
     if data_format in ("NCHW", "NCW"):
-        return "NCHW", 2
+        return "NCHW", -2
     raise ValueError('data_format must be "NWC" or "NCW".')
 
 
