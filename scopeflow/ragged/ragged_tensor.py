@@ -381,11 +381,54 @@ class RaggedTensor(_NestedRows):
         with name_scope(name, "RaggedBoundingShape", [self]):
             return shape_ops.shape(self.to_tensor(), out_type=out_type or dtypes.int64)
 
+    def __getitem__(self, key):
+        """Rows by index along the outer axis, as TF's ragged ``__getitem__``: ``rt[i]`` is
+        row ``i`` (a Tensor, or a RaggedTensor when rows are ragged inside), ``rt[a:b]`` the
+        rows ``a`` to ``b - 1`` as a RaggedTensor; either may be followed by ``:`` or
+        ``...`` for the inner axes. Other keys (strides, inner-axis indices) raise
+        NotImplementedError naming the key."""
+        if isinstance(key, tuple):
+            if any(not (k is Ellipsis or k == slice(None)) for k in key[1:]):
+                raise NotImplementedError(
+                    f"RaggedTensor.__getitem__ with {key!r}: scopeflow indexes ragged "
+                    "tensors along their outer axis only (rt[i], rt[a:b])")
+            key = key[0] if key else Ellipsis
+        if key is Ellipsis or key == slice(None):
+            return self
+        with name_scope(None, "RaggedGetItem", [self]):
+            splits = self._row_splits
+            nrows = shape_ops.shape(splits, out_type=splits.dtype)[0] - 1
+            if isinstance(key, slice):
+                if key.step not in (None, 1):
+                    raise NotImplementedError(
+                        f"RaggedTensor.__getitem__ with step {key.step!r}: scopeflow slices "
+                        "ragged rows with step 1 only")
+                begin = _row_bound(key.start, 0, nrows)
+                end = reduction_ops.maximum(_row_bound(key.stop, nrows, nrows), begin)
+                new_splits = splits[begin:end + 1]
+                values = self._values[splits[begin]:splits[end]]
+                return RaggedTensor(values, new_splits - splits[begin], internal=True)
+            index = convert_to_tensor(key, dtype=splits.dtype)
+            if index.shape.ndims != 0:
+                raise TypeError(f"RaggedTensor indices must be scalars or slices, not {key!r}")
+            index = reduction_ops.where_v2(index < 0, index + nrows, index)
+            return self._values[splits[index]:splits[index + 1]]
+
     def _session_components(self):
         return self.nested_row_splits + (self.flat_values,)
 
     def __repr__(self):
         return f"tf.RaggedTensor(values={self._values}, row_splits={self._row_splits})"
+
+
+def _row_bound(bound, default, nrows):
+    """A slice bound over ``nrows`` rows as Python slices take it: None is ``default``, a
+    negative bound counts from the end, and the result is clamped to ``[0, nrows]``."""
+    if bound is None:
+        return default
+    bound = convert_to_tensor(bound, dtype=nrows.dtype)
+    bound = reduction_ops.where_v2(bound < 0, bound + nrows, bound)
+    return reduction_ops.minimum(reduction_ops.maximum(bound, 0), nrows)
 
 
 def value_from_components(parts) -> RaggedTensorValue:

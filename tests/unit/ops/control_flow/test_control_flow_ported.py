@@ -135,7 +135,6 @@ def test_cond_sparse_tensor():
         assert r.values.get_shape().as_list() == [2]
 
 
-@_xfail("RaggedTensor has no __getitem__ (rt[:2]) in scopeflow/ragged/ragged_tensor.py")
 def test_cond_ragged_tensor():
     with _session() as sess:
         rt = tf.ragged.constant([[1, 2], [3], [4, 5, 6]])
