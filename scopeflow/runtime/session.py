@@ -27,6 +27,7 @@ from scopeflow.ragged.ragged_tensor import RaggedTensor, RaggedTensorValue, valu
 from scopeflow.runtime import malloc_tuning, shape_specialization, step_stats
 from scopeflow.runtime import passes as plan_passes
 from scopeflow.runtime.kernel_errors import kernel_error
+from scopeflow.runtime.partition_graphs import fill_partition_graphs
 from scopeflow.runtime.placement import place
 from scopeflow.runtime.plan import UninitializedVariable, compile_plan
 from scopeflow.runtime.session_handles import wrap_handles
@@ -259,6 +260,8 @@ class Session:
                 deadlines.pop(thread, None)
         else:
             values = self._run_elements(elements, feed_tensors, feed_values)
+        if run_metadata is not None and getattr(options, "output_partition_graphs", False):
+            fill_partition_graphs(run_metadata, self._graph, elements, feed_tensors)
         values = wrap_handles(elements, values, self)  # GetSessionHandle: a TensorHandle
         if build is None:
             return values[0] if type(fetches) is Tensor else None

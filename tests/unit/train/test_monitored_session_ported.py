@@ -1226,13 +1226,6 @@ def test_merge_run_options_partition_graphs():
             assert len(hook.run_metadata_list[0].partition_graphs) > 0
 
 
-if pytest is not None:
-    test_merge_run_options_partition_graphs = pytest.mark.xfail(
-        strict=True, reason="scopeflow's Session.run leaves RunMetadata.partition_graphs "
-        "empty (it runs one graph, unpartitioned); client/session.py is not this issue's"
-    )(test_merge_run_options_partition_graphs)
-
-
 def test_with_statement_and_close():
     with _raises(RuntimeError, "Session is already closed"):
         with tf.Graph().as_default():
