@@ -12,11 +12,13 @@ is one TF passes.
 """
 from __future__ import annotations
 
-import contextlib
-import json
-import re
-
 import numpy as np
+from ported_data_harness import (
+    _equal,
+    _produces,
+    _raises,
+)
+from ported_harness import oracle_run
 
 import scopeflow as tf
 
@@ -24,102 +26,6 @@ try:
     import pytest
 except ImportError:  # under the oracle, whose virtualenv has no pytest
     pytest = None
-
-
-@contextlib.contextmanager
-def _raises(exc, pattern=None):
-    """Expects ``exc`` whose message matches the regular expression ``pattern``."""
-    try:
-        yield
-    except exc as e:
-        if pattern is not None and not re.search(pattern, str(e)):
-            raise AssertionError(f"{e!r} does not match {pattern!r}") from e
-    else:
-        raise AssertionError(f"{exc} not raised")
-
-
-@contextlib.contextmanager
-def _session():
-    with tf.Graph().as_default(), tf.Session() as sess:
-        yield sess
-
-
-def _equal(want, got):
-    """``got`` (a fetched element) equals ``want``: tuples and dicts are structure, sparse
-    and ragged values compare by their parts, anything else as an array."""
-    if hasattr(got, "to_list"):  # a RaggedTensorValue
-        want = want.to_list() if hasattr(want, "to_list") else want
-        assert got.to_list() == want, (got.to_list(), want)
-    elif hasattr(want, "dense_shape"):  # a SparseTensorValue
-        for part in ("indices", "values", "dense_shape"):
-            _equal(np.asarray(getattr(want, part)).reshape(np.shape(getattr(got, part))),
-                   getattr(got, part))
-    elif isinstance(want, dict):
-        assert sorted(want) == sorted(got), (sorted(want), sorted(got))
-        for k in want:
-            _equal(want[k], got[k])
-    elif isinstance(want, tuple):
-        assert isinstance(got, tuple) and len(got) == len(want), (want, got)
-        for w, g in zip(want, got):
-            _equal(w, g)
-    else:
-        want = np.asarray(want)
-        np.testing.assert_array_equal(np.asarray(got), want)
-        if want.size:  # an empty expected list says nothing of the shape
-            assert np.shape(got) == want.shape, (np.shape(got), want.shape)
-
-
-def _elements(sess, next_element, limit=10000):
-    """Every element ``next_element`` yields until OutOfRangeError."""
-    out = []
-    for _ in range(limit):
-        try:
-            out.append(sess.run(next_element))
-        except tf.errors.OutOfRangeError:
-            return out
-    raise AssertionError("the dataset did not end")
-
-
-def _produces(dataset, expected, initializable=False, feed_dict=None, ordered=True):
-    """``dataset`` (of the default graph) yields ``expected`` through a TF1 iterator, then
-    OutOfRangeError (an exhausted iterator stays exhausted)."""
-    with tf.Session() as sess:
-        if initializable:
-            it = tf.data.make_initializable_iterator(dataset)
-            sess.run(it.initializer, feed_dict=feed_dict)
-        else:
-            it = tf.data.make_one_shot_iterator(dataset)
-        nxt = it.get_next()
-        got = _elements(sess, nxt)
-        assert len(got) == len(expected), (len(got), len(expected))
-        if not ordered:
-            got, expected = sorted(got), sorted(expected)
-        for w, g in zip(expected, got):
-            _equal(w, g)
-        with _raises(tf.errors.OutOfRangeError):
-            sess.run(nxt)
-
-
-def _produces_error(dataset, exc, pattern=None, before=()):
-    """``dataset`` (of the default graph) yields ``before`` and then fails with ``exc``."""
-    with tf.Session() as sess:
-        nxt = tf.data.make_one_shot_iterator(dataset).get_next()
-        for w in before:
-            _equal(w, sess.run(nxt))
-        with _raises(exc, pattern):
-            sess.run(nxt)
-
-
-def _shapes(dataset):
-    return tf.nest.map_structure(lambda s: s.as_list() if s.rank is not None else None,
-                                 tf.data.get_output_shapes(dataset))
-
-
-def _xfail(reason):
-    """``xfail(strict=True)`` under pytest; under the oracle (no pytest) the test runs."""
-    if pytest is None:
-        return lambda f: f
-    return pytest.mark.xfail(strict=True, reason=reason)
 
 
 # ── iterator_test.py (graph mode) ───────────────────────────────────────────────────
@@ -372,36 +278,4 @@ if pytest is not None:
 
 
 # ── the same tests under real TensorFlow ──────────────────────────────────────────────
-def _our_tests():
-    return sorted(n for n, f in globals().items()
-                  if n.startswith("test_") and callable(f)
-                  and n not in ("test_skipped_tf_test", "test_real_tensorflow_passes_these_tests"))
-
-
-def run_all():
-    """Runs every test of this file, returning ``{name: "ok" or the error}`` (used by the
-    oracle run, where pytest is absent)."""
-    results = {}
-    for name in _our_tests():
-        try:
-            globals()[name]()
-            results[name] = "ok"
-        except Exception as e:  # noqa: BLE001 - every failure is reported by name
-            results[name] = f"{type(e).__name__}: {e}"[:2000]
-    return results
-
-
-def test_real_tensorflow_passes_these_tests(tf1):
-    """This file's tests, run under TF 2.21 (TF1 mode) with ``scopeflow`` standing for
-    ``tensorflow.compat.v1``: all pass there, so each compares scopeflow with TF."""
-    results = tf1(f"""
-        import sys, importlib.util
-        sys.modules["scopeflow"] = tf
-        spec = importlib.util.spec_from_file_location("ported", {__file__!r})
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        print(json.dumps(module.run_all()))
-    """)
-    assert sorted(results) == _our_tests()
-    failed = {k: v for k, v in results.items() if v != "ok"}
-    assert not failed, json.dumps(failed, indent=1)
+run_all, test_real_tensorflow_passes_these_tests = oracle_run(globals(), __file__)

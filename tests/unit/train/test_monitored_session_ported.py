@@ -17,13 +17,14 @@ from __future__ import annotations
 import collections
 import contextlib
 import glob
-import json
 import os
 import re
 import shutil
 import tempfile
 import threading
 import time
+
+from ported_harness import oracle_run
 
 import scopeflow as tf
 
@@ -1571,36 +1572,4 @@ if pytest is not None:
 
 
 # ── the same tests under real TensorFlow ──────────────────────────────────────────────
-def _our_tests():
-    return sorted(n for n, f in globals().items()
-                  if n.startswith("test_") and callable(f)
-                  and n not in ("test_skipped_tf_test", "test_real_tensorflow_passes_these_tests"))
-
-
-def run_all():
-    """Runs every test of this file, returning ``{name: "ok" or the error}`` (used by the
-    oracle run, where pytest is absent)."""
-    results = {}
-    for name in _our_tests():
-        try:
-            globals()[name]()
-            results[name] = "ok"
-        except Exception as e:  # noqa: BLE001 - every failure is reported by name
-            results[name] = f"{type(e).__name__}: {e}"[:2000]
-    return results
-
-
-def test_real_tensorflow_passes_these_tests(tf1):
-    """This file's tests, run under TF 2.21 (TF1 mode) with ``scopeflow`` standing for
-    ``tensorflow.compat.v1``: all pass there, so each compares scopeflow with TF."""
-    results = tf1(f"""
-        import sys, importlib.util
-        sys.modules["scopeflow"] = tf
-        spec = importlib.util.spec_from_file_location("ported", {__file__!r})
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        print(json.dumps(module.run_all()))
-    """)
-    assert sorted(results) == _our_tests()
-    failed = {k: v for k, v in results.items() if v != "ok"}
-    assert not failed, json.dumps(failed, indent=1)
+run_all, test_real_tensorflow_passes_these_tests = oracle_run(globals(), __file__)
