@@ -610,16 +610,13 @@ def _unsorted_segment_min_or_max_grad(op, dy):
 
 
 # ── UnsortedSegmentMax ───────────────────────────────────────────────────────────────
-def _unsorted_segment_extreme_kernel(ufunc, highest):
-    """The Max (``highest=False``: empty segments hold the dtype's lowest) or Min kernel."""
-    def kernel(data, segment_ids, num_segments):
-        return _unsorted_segment_reduce(data, segment_ids, num_segments, ufunc,
-                                        _extreme(data.dtype, highest))
-    return kernel
+def _unsorted_segment_max_kernel(data, segment_ids, num_segments):
+    return _unsorted_segment_reduce(data, segment_ids, num_segments, np.fmax,
+                                    _extreme(data.dtype, False))
 
 
-unsorted_segment_max_op = _unsorted_segment_op(
-    "UnsortedSegmentMax", REAL, _unsorted_segment_extreme_kernel(np.fmax, False))
+unsorted_segment_max_op = _unsorted_segment_op("UnsortedSegmentMax", REAL,
+                                               _unsorted_segment_max_kernel)
 unsorted_segment_max_op.def_grad(_unsorted_segment_min_or_max_grad)
 
 
@@ -634,8 +631,13 @@ def unsorted_segment_max(data, segment_ids, num_segments, name=None) -> Tensor:
 
 
 # ── UnsortedSegmentMin ───────────────────────────────────────────────────────────────
-unsorted_segment_min_op = _unsorted_segment_op(
-    "UnsortedSegmentMin", REAL, _unsorted_segment_extreme_kernel(np.fmin, True))
+def _unsorted_segment_min_kernel(data, segment_ids, num_segments):
+    return _unsorted_segment_reduce(data, segment_ids, num_segments, np.fmin,
+                                    _extreme(data.dtype, True))
+
+
+unsorted_segment_min_op = _unsorted_segment_op("UnsortedSegmentMin", REAL,
+                                               _unsorted_segment_min_kernel)
 unsorted_segment_min_op.def_grad(_unsorted_segment_min_or_max_grad)
 
 
