@@ -285,9 +285,9 @@ _GRAD_INPUTS = ("grad", "indices", "segment_ids", "output_dim0")
 _GRAD_V2_INPUTS = ("grad", "indices", "segment_ids", "dense_output_dim0")
 
 
-def _define_sparse_segment(combiner, allowed, dense_grad=True):
+def _define_sparse_segment(combiner, allowed, kernel, grad_v2_kernel, grad_kernel=None):
     """``SparseSegment<combiner>`` over ``allowed`` data types, its gradient ops
-    (``SparseSegment<combiner>Grad`` only where ``dense_grad``, else Sum's gather, and
+    (``SparseSegment<combiner>Grad`` only with a ``grad_kernel``, else Sum's gather, and
     ``SparseSegment<combiner>GradV2``), registered in that order: ``(forward op, dense
     gradient op or None, sparse gradient op)``."""
     op_type = "SparseSegment" + combiner
@@ -295,18 +295,9 @@ def _define_sparse_segment(combiner, allowed, dense_grad=True):
     def dtype(data, indices, segment_ids, *, sparse_gradient=False):
         return _sparse_segment_dtype(data, indices, segment_ids, allowed)
 
-    def kernel(data, indices, segment_ids, *, sparse_gradient=False):
-        return _sparse_segment_reduce(op_type, combiner, data, indices, segment_ids)
-
-    def grad_kernel(grad, indices, segment_ids, output_dim0):
-        return _dense_grad(combiner, grad, indices, segment_ids, output_dim0)
-
-    def grad_v2_kernel(grad, indices, segment_ids, dense_output_dim0):
-        return _sparse_grad(combiner, grad, indices, segment_ids)
-
     dense_grad_op = OpDef(op_type + "Grad", shape=_grad_shape, dtype=_grad_dtype,
                           kernel=grad_kernel, grad=NO_GRADIENT,
-                          input_names=_GRAD_INPUTS) if dense_grad else None
+                          input_names=_GRAD_INPUTS) if grad_kernel else None
     sparse_grad_op = OpDef(op_type + "GradV2", shape=_grad_v2_shape, dtype=_grad_v2_dtype,
                            kernel=grad_v2_kernel, num_outputs=2, grad=NO_GRADIENT,
                            input_names=_GRAD_V2_INPUTS)
@@ -316,11 +307,48 @@ def _define_sparse_segment(combiner, allowed, dense_grad=True):
     return forward, dense_grad_op, sparse_grad_op
 
 
+def _sparse_segment_sum_kernel(data, indices, segment_ids, *, sparse_gradient=False):
+    return _sparse_segment_reduce("SparseSegmentSum", "Sum", data, indices, segment_ids)
+
+
+def _sparse_segment_sum_grad_v2_kernel(grad, indices, segment_ids, dense_output_dim0):
+    return _sparse_grad("Sum", grad, indices, segment_ids)
+
+
+def _sparse_segment_mean_kernel(data, indices, segment_ids, *, sparse_gradient=False):
+    return _sparse_segment_reduce("SparseSegmentMean", "Mean", data, indices, segment_ids)
+
+
+def _sparse_segment_mean_grad_kernel(grad, indices, segment_ids, output_dim0):
+    return _dense_grad("Mean", grad, indices, segment_ids, output_dim0)
+
+
+def _sparse_segment_mean_grad_v2_kernel(grad, indices, segment_ids, dense_output_dim0):
+    return _sparse_grad("Mean", grad, indices, segment_ids)
+
+
+def _sparse_segment_sqrt_n_kernel(data, indices, segment_ids, *, sparse_gradient=False):
+    return _sparse_segment_reduce("SparseSegmentSqrtN", "SqrtN", data, indices, segment_ids)
+
+
+def _sparse_segment_sqrt_n_grad_kernel(grad, indices, segment_ids, output_dim0):
+    return _dense_grad("SqrtN", grad, indices, segment_ids, output_dim0)
+
+
+def _sparse_segment_sqrt_n_grad_v2_kernel(grad, indices, segment_ids, dense_output_dim0):
+    return _sparse_grad("SqrtN", grad, indices, segment_ids)
+
+
 # Combiner -> (forward op, dense gradient op or None, sparse gradient op).
 SPARSE_SEGMENT_OPS = {
-    "Sum": _define_sparse_segment("Sum", _SUMMABLE, dense_grad=False),
-    "Mean": _define_sparse_segment("Mean", FLOATS),
-    "SqrtN": _define_sparse_segment("SqrtN", FLOATS),
+    "Sum": _define_sparse_segment("Sum", _SUMMABLE, _sparse_segment_sum_kernel,
+                                  _sparse_segment_sum_grad_v2_kernel),
+    "Mean": _define_sparse_segment("Mean", FLOATS, _sparse_segment_mean_kernel,
+                                   _sparse_segment_mean_grad_v2_kernel,
+                                   _sparse_segment_mean_grad_kernel),
+    "SqrtN": _define_sparse_segment("SqrtN", FLOATS, _sparse_segment_sqrt_n_kernel,
+                                    _sparse_segment_sqrt_n_grad_v2_kernel,
+                                    _sparse_segment_sqrt_n_grad_kernel),
 }
 sparse_segment_sum_op, _, sparse_segment_sum_grad_v2_op = SPARSE_SEGMENT_OPS["Sum"]
 (sparse_segment_mean_op, sparse_segment_mean_grad_op,
