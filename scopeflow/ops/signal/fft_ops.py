@@ -54,13 +54,10 @@ def _check_rank(shape_, rank_):
 
 
 # ── FFT, IFFT, FFT2D, IFFT2D, FFT3D, IFFT3D ──────────────────────────────────────────
-def _complex_fft_op(op_type, rank_, transform):
+def _complex_fft_op(op_type, rank_, kernel):
     def shape_rule(x, **attrs):
         _check_rank(x, rank_)
         return x
-
-    def kernel(x, **attrs):
-        return _complex_fft(x, rank_, transform)
 
     return OpDef(op_type, shape=shape_rule, dtype=_complex_fft_dtype, kernel=kernel,
                  input_names=("input",))
@@ -97,12 +94,36 @@ def _complex_fft(x, rank_, transform):
     return _batched(transform, x, rank_, x.shape[x.ndim - rank_:], x.dtype)
 
 
-fft_op = _complex_fft_op("FFT", 1, np.fft.fftn)
-ifft_op = _complex_fft_op("IFFT", 1, np.fft.ifftn)
-fft2d_op = _complex_fft_op("FFT2D", 2, np.fft.fftn)
-ifft2d_op = _complex_fft_op("IFFT2D", 2, np.fft.ifftn)
-fft3d_op = _complex_fft_op("FFT3D", 3, np.fft.fftn)
-ifft3d_op = _complex_fft_op("IFFT3D", 3, np.fft.ifftn)
+def _fft_kernel(x, **attrs):
+    return _complex_fft(x, 1, np.fft.fftn)
+
+
+def _ifft_kernel(x, **attrs):
+    return _complex_fft(x, 1, np.fft.ifftn)
+
+
+def _fft2d_kernel(x, **attrs):
+    return _complex_fft(x, 2, np.fft.fftn)
+
+
+def _ifft2d_kernel(x, **attrs):
+    return _complex_fft(x, 2, np.fft.ifftn)
+
+
+def _fft3d_kernel(x, **attrs):
+    return _complex_fft(x, 3, np.fft.fftn)
+
+
+def _ifft3d_kernel(x, **attrs):
+    return _complex_fft(x, 3, np.fft.ifftn)
+
+
+fft_op = _complex_fft_op("FFT", 1, _fft_kernel)
+ifft_op = _complex_fft_op("IFFT", 1, _ifft_kernel)
+fft2d_op = _complex_fft_op("FFT2D", 2, _fft2d_kernel)
+ifft2d_op = _complex_fft_op("IFFT2D", 2, _ifft2d_kernel)
+fft3d_op = _complex_fft_op("FFT3D", 3, _fft3d_kernel)
+ifft3d_op = _complex_fft_op("IFFT3D", 3, _ifft3d_kernel)
 
 
 def fft(input, name=None) -> Tensor:  # noqa: A002 - TF's name
@@ -150,22 +171,34 @@ def _inverse_grad(dy, forward, rank_):
     return [forward(dy) * rsize]
 
 
-def _def_complex_fft_grad(op_def, rank_, counterpart, forward):
-    """Registers ``op_def``'s gradient: ``counterpart`` (the opposite transform) of ``dy``,
-    scaled by the transform's size (forward) or its reciprocal (inverse)."""
-    def grad(op, dy):
-        if forward:
-            return _forward_grad(dy, counterpart, rank_)
-        return _inverse_grad(dy, counterpart, rank_)
-    op_def.def_grad(grad)
+@fft_op.def_grad
+def _fft_grad(op, dy):
+    return _forward_grad(dy, ifft, 1)
 
 
-_def_complex_fft_grad(fft_op, 1, ifft, True)
-_def_complex_fft_grad(ifft_op, 1, fft, False)
-_def_complex_fft_grad(fft2d_op, 2, ifft2d, True)
-_def_complex_fft_grad(ifft2d_op, 2, fft2d, False)
-_def_complex_fft_grad(fft3d_op, 3, ifft3d, True)
-_def_complex_fft_grad(ifft3d_op, 3, fft3d, False)
+@ifft_op.def_grad
+def _ifft_grad(op, dy):
+    return _inverse_grad(dy, fft, 1)
+
+
+@fft2d_op.def_grad
+def _fft2d_grad(op, dy):
+    return _forward_grad(dy, ifft2d, 2)
+
+
+@ifft2d_op.def_grad
+def _ifft2d_grad(op, dy):
+    return _inverse_grad(dy, fft2d, 2)
+
+
+@fft3d_op.def_grad
+def _fft3d_grad(op, dy):
+    return _forward_grad(dy, ifft3d, 3)
+
+
+@ifft3d_op.def_grad
+def _ifft3d_grad(op, dy):
+    return _inverse_grad(dy, fft3d, 3)
 
 
 # ── RFFT, IRFFT (1-3 D) ──────────────────────────────────────────────────────────────
@@ -236,25 +269,44 @@ def _irfft(x, fft_length, Treal, rank_):
     return _batched(np.fft.irfftn, x, rank_, s, out_dtype, s=s)
 
 
-def _real_fft_op(op_type, rank_, forward, **extra):
-    def kernel(x, fft_length, *, Treal, Tcomplex):
-        if forward:
-            return _rfft(x, fft_length, Tcomplex, rank_)
-        return _irfft(x, fft_length, Treal, rank_)
+def _rfft_kernel(x, fft_length, *, Treal, Tcomplex):
+    return _rfft(x, fft_length, Tcomplex, 1)
 
+
+def _irfft_kernel(x, fft_length, *, Treal, Tcomplex):
+    return _irfft(x, fft_length, Treal, 1)
+
+
+def _rfft2d_kernel(x, fft_length, *, Treal, Tcomplex):
+    return _rfft(x, fft_length, Tcomplex, 2)
+
+
+def _irfft2d_kernel(x, fft_length, *, Treal, Tcomplex):
+    return _irfft(x, fft_length, Treal, 2)
+
+
+def _rfft3d_kernel(x, fft_length, *, Treal, Tcomplex):
+    return _rfft(x, fft_length, Tcomplex, 3)
+
+
+def _irfft3d_kernel(x, fft_length, *, Treal, Tcomplex):
+    return _irfft(x, fft_length, Treal, 3)
+
+
+def _real_fft_op(op_type, rank_, forward, kernel, **extra):
     return OpDef(op_type, shape=_real_fft_shape(rank_, forward),
                  dtype=_rfft_dtype if forward else _irfft_dtype, kernel=kernel,
                  attrs={"Treal": None, "Tcomplex": None}, input_names=("input", "fft_length"),
                  **extra)
 
 
-rfft_op = _real_fft_op("RFFT", 1, True)
-irfft_op = _real_fft_op("IRFFT", 1, False)
-rfft2d_op = _real_fft_op("RFFT2D", 2, True)
-irfft2d_op = _real_fft_op("IRFFT2D", 2, False)
+rfft_op = _real_fft_op("RFFT", 1, True, _rfft_kernel)
+irfft_op = _real_fft_op("IRFFT", 1, False, _irfft_kernel)
+rfft2d_op = _real_fft_op("RFFT2D", 2, True, _rfft2d_kernel)
+irfft2d_op = _real_fft_op("IRFFT2D", 2, False, _irfft2d_kernel)
 # TF registers no gradient for the 3-D real transforms.
-rfft3d_op = _real_fft_op("RFFT3D", 3, True, grad=NO_GRADIENT)
-irfft3d_op = _real_fft_op("IRFFT3D", 3, False, grad=NO_GRADIENT)
+rfft3d_op = _real_fft_op("RFFT3D", 3, True, _rfft3d_kernel, grad=NO_GRADIENT)
+irfft3d_op = _real_fft_op("IRFFT3D", 3, False, _irfft3d_kernel, grad=NO_GRADIENT)
 
 
 def _infer_fft_length_for_rfft(x, rank_):
@@ -417,18 +469,24 @@ def _irfft_gradient(op, dy, rank_, rfft_fn):
     return [rfft_fn(dy, fft_length) * cast(rsize * mask, complex_dtype), None]
 
 
-def _def_real_fft_grad(op_def, rank_, counterpart, forward):
-    def grad(op, dy):
-        if forward:
-            return _rfft_gradient(op, dy, rank_, counterpart)
-        return _irfft_gradient(op, dy, rank_, counterpart)
-    op_def.def_grad(grad)
+@rfft_op.def_grad
+def _rfft_grad(op, dy):
+    return _rfft_gradient(op, dy, 1, irfft)
 
 
-_def_real_fft_grad(rfft_op, 1, irfft, True)
-_def_real_fft_grad(irfft_op, 1, rfft, False)
-_def_real_fft_grad(rfft2d_op, 2, irfft2d, True)
-_def_real_fft_grad(irfft2d_op, 2, rfft2d, False)
+@irfft_op.def_grad
+def _irfft_grad(op, dy):
+    return _irfft_gradient(op, dy, 1, rfft)
+
+
+@rfft2d_op.def_grad
+def _rfft2d_grad(op, dy):
+    return _rfft_gradient(op, dy, 2, irfft2d)
+
+
+@irfft2d_op.def_grad
+def _irfft2d_grad(op, dy):
+    return _irfft_gradient(op, dy, 2, rfft2d)
 
 
 # ── fftshift, ifftshift ──────────────────────────────────────────────────────────────
