@@ -605,14 +605,24 @@ def _truncated_quotient(x, y):
     return np.where((x < 0) != (y < 0), -q, q).astype(x.dtype)
 
 
-def _cwise_kernel(fn):
-    def kernel(sp_indices, sp_values, sp_shape, dense):
-        idx, vals, shape = check_sparse(sp_indices, sp_values, sp_shape, "sp")
-        other = _dense_at_sparse(idx, shape, dense)
-        if len(idx) == 0:
-            return vals.copy()
-        return np.asarray(fn(vals, other)).astype(vals.dtype)
-    return kernel
+def _cwise(fn, sp_indices, sp_values, sp_shape, dense):
+    idx, vals, shape = check_sparse(sp_indices, sp_values, sp_shape, "sp")
+    other = _dense_at_sparse(idx, shape, dense)
+    if len(idx) == 0:
+        return vals.copy()
+    return np.asarray(fn(vals, other)).astype(vals.dtype)
+
+
+def _cwise_add_kernel(sp_indices, sp_values, sp_shape, dense):
+    return _cwise(np.add, sp_indices, sp_values, sp_shape, dense)
+
+
+def _cwise_mul_kernel(sp_indices, sp_values, sp_shape, dense):
+    return _cwise(np.multiply, sp_indices, sp_values, sp_shape, dense)
+
+
+def _cwise_div_kernel(sp_indices, sp_values, sp_shape, dense):
+    return _cwise(_divide, sp_indices, sp_values, sp_shape, dense)
 
 
 def _divide(x, y):
@@ -620,9 +630,6 @@ def _divide(x, y):
         return _truncated_quotient(x, y)
     with np.errstate(divide="ignore", invalid="ignore"):
         return x / y
-
-
-_cwise_add_kernel = _cwise_kernel(np.add)
 
 
 cwise_add_op = OpDef("SparseDenseCwiseAdd", shape=lambda i, v, s, d: TensorShape([None]),
@@ -831,10 +838,10 @@ def _cwise_dtype(i, v, s, d):
 
 
 cwise_mul_op = OpDef("SparseDenseCwiseMul", shape=lambda i, v, s, d: TensorShape([None]),
-                     dtype=_cwise_dtype, kernel=_cwise_kernel(np.multiply),
+                     dtype=_cwise_dtype, kernel=_cwise_mul_kernel,
                      input_names=("sp_indices", "sp_values", "sp_shape", "dense"))
 cwise_div_op = OpDef("SparseDenseCwiseDiv", shape=lambda i, v, s, d: TensorShape([None]),
-                     dtype=_cwise_dtype, kernel=_cwise_kernel(_divide),
+                     dtype=_cwise_dtype, kernel=_cwise_div_kernel,
                      input_names=("sp_indices", "sp_values", "sp_shape", "dense"))
 
 
