@@ -62,6 +62,12 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
                   "scopeflow.profiler")),
     # SavedModels: the builder and loader drive Savers, meta graph export and sessions.
     ("saved_model", ("scopeflow.saved_model",)),
+    # tf.keras: layers, models and their training loops, callbacks and saving; they drive
+    # sessions, Savers, summaries and SavedModels.
+    ("keras", ("scopeflow.keras",)),
+    # tf.estimator: model_fn/input_fn training on MonitoredTrainingSession, SavedModel export,
+    # premade estimators over feature columns.
+    ("estimator", ("scopeflow.estimator",)),
     # The TF1 namespaces (tf.test's helpers among them: they run sessions and gradients), and
     # TF's module paths (tensorflow.python.*, .core.*: scopeflow/python/module_paths.py).
     ("api", ("scopeflow.api", "scopeflow.contrib", "scopeflow.python", "scopeflow.core")),
