@@ -16,7 +16,7 @@ def _already(*args, **kwargs) -> None:
     """scopeflow always behaves this way: nothing to do."""
 
 
-disable_v2_behavior = disable_eager_execution = disable_resource_variables = _already
+disable_v2_behavior = disable_eager_execution = _already
 disable_v2_tensorshape = disable_control_flow_v2 = disable_tensor_equality = _already
 
 
@@ -30,9 +30,25 @@ def executing_eagerly_outside_functions() -> bool:
     return False
 
 
+# Whether ``tf.Variable`` and ``get_variable`` make resource variables when not told
+# (``use_resource=None``): TF1's default is ref variables.
+_RESOURCE_VARIABLES = [False]
+
+
 def resource_variables_enabled() -> bool:
-    """False: variables are TF1's ref variables (``tf.Variable`` reads alias as TF1's do)."""
-    return False
+    """Whether variables are resource variables by default (``enable_resource_variables``);
+    False unless switched on: TF1's ref variables."""
+    return _RESOURCE_VARIABLES[0]
+
+
+def enable_resource_variables() -> None:
+    """``tf.Variable``/``get_variable`` make ``ResourceVariable``s unless told otherwise."""
+    _RESOURCE_VARIABLES[0] = True
+
+
+def disable_resource_variables() -> None:
+    """Back to TF1's default: ref variables unless ``use_resource=True``."""
+    _RESOURCE_VARIABLES[0] = False
 
 
 def control_flow_v2_enabled() -> bool:
@@ -51,7 +67,6 @@ def _not_available(name):
 
 enable_v2_behavior = _not_available("enable_v2_behavior")
 enable_eager_execution = _not_available("enable_eager_execution")
-enable_resource_variables = _not_available("enable_resource_variables")
 enable_control_flow_v2 = _not_available("enable_control_flow_v2")
 enable_tensor_equality = _not_available("enable_tensor_equality")
 enable_v2_tensorshape = _not_available("enable_v2_tensorshape")
