@@ -99,6 +99,9 @@ NAMESPACES = {
     "scopeflow.contrib": "contrib",
     "scopeflow.contrib.layers": "contrib.layers",
     "scopeflow.contrib.rnn": "contrib.rnn",
+    "scopeflow.estimator": "estimator",
+    "scopeflow.estimator.export": "estimator.export",
+    "scopeflow.estimator.inputs": "estimator.inputs",
 }
 
 _GPU = "scopeflow runs NumPy kernels on the CPU: there are no GPUs or other devices to manage"
@@ -108,15 +111,13 @@ _EAGER = "scopeflow is TF1's graph-and-session API; eager execution is TF2's def
 _KERNELS = "loads compiled TensorFlow C++ kernels; scopeflow's kernels are Python and NumPy"
 
 # What scopeflow deliberately does not implement, by TF path (a module covers its names).
-# "contrib" and "estimator" are not in TF 2.21's tf.compat.v1 but were in TF 1.x.
+# "contrib" is not in TF 2.21's tf.compat.v1 but was in TF 1.x.
 NOT_PLANNED = {
     # scopeflow has the basics of tf.contrib.layers, rnn, slim, framework and
     # learn.datasets (scopeflow/contrib/); every other name under tf.contrib is this.
     "contrib": "tf.contrib was removed in TensorFlow 2.0 (its parts moved into core TF or "
                "into separate packages); scopeflow has only the basics of tf.contrib.layers, "
                "rnn, slim, framework and learn.datasets, for the rest use the core API",
-    "estimator": "tf.estimator is a separate training framework (removed in TF 2.16); "
-                 "scopeflow provides the Session API it is built on",
     "keras": "Keras is a framework of its own (Model.fit, HDF5 saving, its own layers); "
              "scopeflow implements TF1's graph API, with tf.layers for layers",
     "distribute": "distribution strategies spread training over several devices or machines; "

@@ -121,7 +121,6 @@ def test_compat_v1_is_the_root():
 @pytest.mark.parametrize("expr,why", [
     ("tf.keras", "Keras is a framework of its own"),
     ("tf.contrib.bayesflow", "tf.contrib was removed"),   # TF 1.x only: not in the fixture
-    ("tf.estimator", "separate training framework"),
     ("tf.tpu", "TPU"),
     ("tf.train.Server", "parameter-server distribution"),
     ("tf.test.create_local_cluster", "parameter-server distribution"),
