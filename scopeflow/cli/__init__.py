@@ -10,8 +10,12 @@
                                              scopeflow lacks, without running it)
     scopeflow graphdiff A B                  compare two graphs (.meta, .pb, .pbtxt) node
                                              by node, in creation order
+    scopeflow compare PROG.py [ARGS]         run a program under scopeflow and real
+                                             TensorFlow; the first op whose value differs
     scopeflow savedmodel show|run ...        inspect and run a SavedModel (TF's
                                              saved_model_cli, its output format)
+    scopeflow serve DIR [--port P] ...       answer TF Serving's REST API for a
+                                             SavedModel (the `serve` extra)
     scopeflow --version                      the installed version
 
 Each subcommand lives beside the code it drives and registers itself through
@@ -65,7 +69,9 @@ _COMMANDS = {
     "examples": "scopeflow.examples.tour",
     "run": "scopeflow.cli.runner",
     "graphdiff": "scopeflow.cli.graphdiff",
+    "compare": "scopeflow.cli.compare",
     "savedmodel": "scopeflow.saved_model.cli",
+    "serve": "scopeflow.saved_model.serving.cli",
 }
 
 
