@@ -1,0 +1,2 @@
+"""Keras's engine: ``Layer`` and ``Node`` (base_layer), ``InputLayer``/``Input``, the
+functional ``Network``/``Model``, ``Sequential`` and the training loop."""
