@@ -66,6 +66,7 @@ from scopeflow import train
 from scopeflow import summary
 from scopeflow import saved_model  # noqa: E402
 from scopeflow import estimator  # noqa: E402  (tf.estimator, docs/estimator.md)
+from scopeflow import keras  # noqa: E402  (tf.keras, graph mode)
 from scopeflow import profiler  # noqa: E402  (tf.profiler: tfprof model analysis)
 from scopeflow.io.protos import TensorInfo  # noqa: E402
 from scopeflow.summary import Event, HistogramProto, SessionLog, Summary

@@ -118,8 +118,6 @@ NOT_PLANNED = {
     "contrib": "tf.contrib was removed in TensorFlow 2.0 (its parts moved into core TF or "
                "into separate packages); scopeflow has only the basics of tf.contrib.layers, "
                "rnn, slim, framework and learn.datasets, for the rest use the core API",
-    "keras": "Keras is a framework of its own (Model.fit, HDF5 saving, its own layers); "
-             "scopeflow implements TF1's graph API, with tf.layers for layers",
     "distribute": "distribution strategies spread training over several devices or machines; "
                   "scopeflow runs a graph in one process, on the CPU",
     "train.Server": _DISTRIBUTED,

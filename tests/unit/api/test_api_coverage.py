@@ -119,7 +119,6 @@ def test_compat_v1_is_the_root():
 
 
 @pytest.mark.parametrize("expr,why", [
-    ("tf.keras", "Keras is a framework of its own"),
     ("tf.contrib.bayesflow", "tf.contrib was removed"),   # TF 1.x only: not in the fixture
     ("tf.tpu", "TPU"),
     ("tf.train.Server", "parameter-server distribution"),
@@ -175,7 +174,7 @@ def test_hasattr_feature_checks():
     """TF1 code and libraries probe with hasattr/getattr: nothing raises out of them."""
     assert hasattr(tf, "Session") and hasattr(tf.nn, "relu")
     missing = _a_missing_name("")
-    for name in ["keras", missing, "xyzzy", "__wrapped__"]:
+    for name in ["tpu", missing, "xyzzy", "__wrapped__"]:
         assert not hasattr(tf, name), name
         assert getattr(tf, name, None) is None
     with pytest.raises(NotImplementedError):
@@ -206,6 +205,6 @@ def test_every_walked_namespace_classifies_each_name():
     root = {r[0]: r for r in cov[""]["names"]}
     assert root["placeholder"][2] == "supported"
     assert root[_a_missing_name("")][2] == "not yet"
-    assert root["keras"][2] == "not planned" and root["keras"][3]
+    assert root["tpu"][2] == "not planned" and root["tpu"][3]
     for name in _api.NOT_PLANNED:  # each reason is a single line
         assert "\n" not in _api.NOT_PLANNED[name] and _api.NOT_PLANNED[name]
