@@ -56,7 +56,8 @@ def add_parser(subparsers):
         "serve", help="answer TF Serving's REST API for a SavedModel",
         description=__doc__.split("\n\n")[0],
         epilog=epilog("the SavedModel could not be loaded or the port not opened",
-                      signals="0 after Ctrl-C or SIGTERM (a clean shutdown)"))
+                      signals="130 interrupted (Ctrl-C), 143 terminated (SIGTERM), "
+                      "each after a clean shutdown"))
     p.add_argument("dir", help="the model base path (numeric version folders) or a "
                    "SavedModel directory")
     p.add_argument("--port", "--rest_api_port", type=int, default=8501,

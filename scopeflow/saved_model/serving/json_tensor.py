@@ -293,15 +293,7 @@ def _from_instances(instances, infos) -> dict:
             except RequestError as e:
                 raise RequestError(f"Failed to process element: {i} of 'instances' list. "
                                    f"Error: Invalid argument: {e.message}") from None
-    return {key: np.stack(parts) if parts[0].dtype != object else _stack_objects(parts)
-            for key, parts in rows.items()}
-
-
-def _stack_objects(parts):
-    out = np.empty((len(parts),) + parts[0].shape, dtype=object)
-    for i, p in enumerate(parts):
-        out[i] = p
-    return out
+    return {key: np.stack(parts) for key, parts in rows.items()}
 
 
 def _instance_item(value, dtype_enum, previous):
@@ -448,8 +440,9 @@ class _Writer:
     def __init__(self):
         self.parts: list[str] = []
 
-    def value(self, arr: np.ndarray, as_bytes: bool):
+    def value(self, arr, as_bytes: bool):
         """A tensor (or one row of one) as nested JSON lists."""
+        arr = arr if isinstance(arr, np.ndarray) else np.asarray(arr)
         kind = arr.dtype.kind
         if kind == "f":
             np_type = np.float32 if arr.dtype.itemsize <= 4 else np.float64
@@ -529,7 +522,7 @@ def predict_response(outputs: dict, fmt: str) -> str:
         for i, name in enumerate(names):
             if len(names) > 1:
                 w.parts.append((", " if i else "") + json.dumps(name) + ": ")
-            w.value(outputs[name][item], _is_bytes_output(name, outputs[name]))
+            w.value(outputs[name][item, ...], _is_bytes_output(name, outputs[name]))
         if len(names) > 1:
             w.parts.append("}")
     w.parts.append("]}")

@@ -185,7 +185,7 @@ class Batcher:
         self._cond = threading.Condition()
         self._queues: dict = {}  # batch key -> [tasks], in arrival order
         self._closed = False
-        self.runs = 0  # merged Session.runs done (tests and logs read it)
+        self.runs = 0  # merged Session.runs tried (tests and logs read it)
         self._threads = [threading.Thread(target=self._loop, daemon=True,
                                           name=f"scopeflow-batch-{i}")
                          for i in range(options.num_batch_threads)]
@@ -264,14 +264,22 @@ class Batcher:
                 return
             merged = {k: np.concatenate([t.feeds[k] for t in batch])
                       for k in batch[0].feeds}
-            outputs = self.model.run_signature(sig, merged, batch[0].output_keys)
+            try:
+                outputs = self.model.run_signature(sig, merged, batch[0].output_keys)
+            except RequestError:
+                outputs = None  # one request's bad values must not fail the others
             self.runs += 1
             total = sum(t.rows for t in batch)
-            if any(getattr(v, "ndim", 0) == 0 or v.shape[0] != total
-                   for v in outputs.values()):
-                # An output that is not per row (a sum over the batch): run each alone.
+            if outputs is None or any(getattr(v, "ndim", 0) == 0 or v.shape[0] != total
+                                      for v in outputs.values()):
+                # An error, or an output that is not per row (a sum over the batch): each
+                # request runs alone and gets its own answer.
                 for t in batch:
-                    t.future.set_result(self.model.run_signature(sig, t.feeds, t.output_keys))
+                    try:
+                        t.future.set_result(self.model.run_signature(sig, t.feeds,
+                                                                     t.output_keys))
+                    except RequestError as e:
+                        t.future.set_exception(e)
                 return
             start = 0
             for t in batch:
