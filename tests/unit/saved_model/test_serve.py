@@ -11,6 +11,7 @@ installable here, so these are checked against that documentation and source.
 
 from __future__ import annotations
 
+import base64
 import importlib.util
 import json
 import os
@@ -360,3 +361,50 @@ def test_the_command_reports_a_missing_model(tmp_path):
                           "--port", "1"], capture_output=True, text=True, timeout=120)
     assert out.returncode == 1
     assert out.stderr.startswith("scopeflow serve: error: Could not find base path")
+
+
+# ── a TF-written model that parses tf.Examples (tests/fixtures/serving) ───────────
+EXAMPLES_BASE = str(HERE.parents[1] / "fixtures" / "serving" / "tf_examples_model")
+
+
+@pytest.fixture(scope="module")
+def examples_server():
+    server = Server(ServedModel(EXAMPLES_BASE, name="pets"))
+    yield server
+    server.close()
+
+
+def test_classify_and_regress_on_a_tf_written_model_give_tfs_values(examples_server):
+    expected = json.loads((Path(EXAMPLES_BASE).parent / "expected.json").read_text())
+    examples = expected["examples"]
+    assert http(examples_server, "/v1/models/pets")[1]["model_version_status"][0][
+        "version"] == "7"
+    # serving_default is a classification signature, as estimator exports have it
+    status, doc = http(examples_server, "/v1/models/pets:classify", {"examples": examples})
+    assert status == 200
+    assert [[label for label, _ in row] for row in doc["results"]] == [["cat", "dog"]] * 3
+    np.testing.assert_allclose([[s for _, s in row] for row in doc["results"]],
+                               expected["scores"], rtol=1e-6)
+    status, doc = http(examples_server, "/v1/models/pets/versions/7:regress",
+                       {"signature_name": "regress", "examples": examples})
+    assert status == 200
+    np.testing.assert_allclose(doc["results"], expected["regress"], rtol=1e-6)
+    # the same examples serialized by the client, through predict, as b64 strings
+    from scopeflow.io import protos
+
+    b64 = []
+    for d in examples:
+        ex = protos.Example()
+        ex.features.feature["x"].float_list.value.extend(d["x"])
+        if "age" in d:
+            ex.features.feature["age"].int64_list.value.extend(d["age"])
+        b64.append({"b64": base64.b64encode(ex.SerializeToString()).decode()})
+    status, doc = http(examples_server, "/v1/models/pets:predict",
+                       {"signature_name": "classify", "instances": b64})
+    assert status == 200 and [p["classes"] for p in doc["predictions"]] == [["cat", "dog"]] * 3
+    np.testing.assert_allclose([p["scores"] for p in doc["predictions"]], expected["scores"],
+                               rtol=1e-6)
+    # an int64 feature sent as a float: TF's parser refuses it, answered 400
+    status, doc = http(examples_server, "/v1/models/pets:classify",
+                       {"examples": [{"x": [1.0, 2.0], "age": 1.5}]})
+    assert status == 400 and "Data types don't match" in doc["error"], doc
