@@ -61,7 +61,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("datasets", ("scopeflow.datasets", "scopeflow.distributed", "scopeflow.tools",
                   "scopeflow.profiler")),
     # SavedModels: the builder and loader drive Savers, meta graph export and sessions.
-    ("saved_model", ("scopeflow.saved_model",)),
+    ("saved_model", ("scopeflow.saved_model", "scopeflow.tools.freeze_graph")),
     # tf.keras: layers, models and their training loops, callbacks and saving; they drive
     # sessions, Savers, summaries and SavedModels.
     ("keras", ("scopeflow.keras",)),
