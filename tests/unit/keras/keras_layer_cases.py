@@ -145,14 +145,73 @@ CASES = {
             "def after(s, layer, feed):\n"
             "    s.run(layer.updates, feed)\n"
             "    return [w.tolist() for w in layer.get_weights()]\n"),
-        "batchnorm_axis1": ("layer = L.BatchNormalization(axis=1); "
-                            "x = [rnd((3, 2, 4, 5), 1)]; wlow = 0.2\n"
-                            "feed = lambda: {K.learning_phase(): True}"),
+        "batchnorm_axis1": (
+            "layer = L.BatchNormalization(axis=1); x = [rnd((3, 2, 4, 5), 1)]; wlow = 0.2\n"
+            "feed = lambda: {K.learning_phase(): True}\n"
+            "def after(s, layer, feed):\n"
+            "    s.run(layer.updates, feed)\n"
+            "    return [w.tolist() for w in layer.get_weights()]\n"),
         "batchnorm_noscale": ("layer = L.BatchNormalization(center=False, scale=False); "
                               "x = [rnd((4, 3, 2), 1)]; wlow = 0.2"),
         "layernorm": "layer = L.LayerNormalization(); x = [rnd((2, 3, 5), 1)]",
         "layernorm_axes": ("layer = L.LayerNormalization(axis=[1, 2], epsilon=1e-5); "
                            "x = [rnd((2, 3, 4), 1)]"),
+    },
+    "recurrent": {
+        "simple_rnn": "layer = L.SimpleRNN(4); x = [rnd((2, 5, 3), 1)]",
+        "simple_rnn_seq_state": ("layer = L.SimpleRNN(3, return_sequences=True, "
+                                 "return_state=True); x = [rnd((2, 4, 3), 1)]"),
+        "lstm": "layer = L.LSTM(4); x = [rnd((2, 5, 3), 1)]",
+        "lstm_seq_state": ("layer = L.LSTM(3, return_sequences=True, return_state=True); "
+                           "x = [rnd((2, 4, 3), 1)]"),
+        "lstm_backwards": ("layer = L.LSTM(3, go_backwards=True, return_sequences=True); "
+                           "x = [rnd((2, 4, 3), 1)]"),
+        "lstm_unroll_sigmoid": ("layer = L.LSTM(3, unroll=True, recurrent_activation="
+                                "'sigmoid', activation='relu'); x = [rnd((2, 4, 3), 1)]"),
+        "gru": "layer = L.GRU(4, return_sequences=True); x = [rnd((2, 5, 3), 1)]",
+        "gru_reset_after": ("layer = L.GRU(3, reset_after=True, return_state=True); "
+                            "x = [rnd((2, 4, 3), 1)]"),
+        "rnn_lstm_cell": "layer = L.RNN(L.LSTMCell(3)); x = [rnd((2, 4, 3), 1)]",
+        "rnn_stacked": ("layer = L.RNN([L.LSTMCell(3), L.GRUCell(2), L.SimpleRNNCell(4)], "
+                        "return_sequences=True); x = [rnd((2, 4, 3), 1)]"),
+        "lstm_masked": (
+            "layer = L.LSTM(3, return_sequences=True); x = [rnd((3, 5, 2), 1)]\n"
+            "m = tf.placeholder(tf.bool, [None, 5])\n"
+            "call_kwargs = {'mask': m}\n"
+            "feed = lambda: {m: np.array([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1], "
+            "[1, 0, 1, 0, 0]], bool)}"),
+        "gru_masked_last": (
+            "layer = L.GRU(3); x = [rnd((3, 5, 2), 1)]\n"
+            "m = tf.placeholder(tf.bool, [None, 5])\n"
+            "call_kwargs = {'mask': m}\n"
+            "feed = lambda: {m: np.array([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1], "
+            "[1, 0, 1, 0, 0]], bool)}"),
+        "lstm_initial_state": (
+            "layer = L.LSTM(3, return_state=True); x = [rnd((2, 4, 3), 1)]\n"
+            "call_kwargs = {'initial_state': [tf.constant(rnd((2, 3), 7)), "
+            "tf.constant(rnd((2, 3), 8))]}"),
+        "lstm_dropout_inference": ("layer = L.LSTM(3, dropout=0.5, recurrent_dropout=0.5); "
+                                   "x = [rnd((2, 4, 3), 1)]"),
+    },
+    "wrappers": {
+        "time_distributed_dense": ("layer = L.TimeDistributed(L.Dense(4)); "
+                                   "x = [rnd((2, 5, 3), 1)]"),
+        "time_distributed_conv": ("layer = L.TimeDistributed(L.Conv2D(2, 2)); "
+                                  "x = [rnd((2, 3, 4, 4, 2), 1)]"),
+        "bidirectional_lstm": "layer = L.Bidirectional(L.LSTM(3)); x = [rnd((2, 4, 3), 1)]",
+        "bidirectional_gru_seq_sum": ("layer = L.Bidirectional(L.GRU(3, return_sequences="
+                                      "True), merge_mode='sum'); x = [rnd((2, 4, 3), 1)]"),
+        "bidirectional_state": ("layer = L.Bidirectional(L.LSTM(2, return_state=True)); "
+                                "x = [rnd((2, 4, 3), 1)]"),
+        "bidirectional_none": ("layer = L.Bidirectional(L.SimpleRNN(2, return_sequences="
+                               "True), merge_mode=None); x = [rnd((2, 4, 3), 1)]"),
+        "bidirectional_masked": (
+            "layer = L.Bidirectional(L.LSTM(3, return_sequences=True), merge_mode='ave'); "
+            "x = [rnd((3, 5, 2), 1)]\n"
+            "m = tf.placeholder(tf.bool, [None, 5])\n"
+            "call_kwargs = {'mask': m}\n"
+            "feed = lambda: {m: np.array([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1], "
+            "[1, 0, 1, 0, 0]], bool)}"),
     },
 }
 
