@@ -11,3 +11,24 @@ __all__ = ["Layer", "InputSpec"]
 def __getattr__(name):
     """A TF1 name scopeflow lacks raises NotImplementedError naming it (api/fallback.py)."""
     raise missing_attribute(__name__, name)
+
+
+# Convolution, pooling, normalization, merge, advanced activation and recurrent layers,
+# and the wrappers (scopeflow/keras/layers/<family>.py).
+from scopeflow.keras.layers import advanced_activations as _advanced_activations  # noqa: E402
+from scopeflow.keras.layers import convolutional as _convolutional  # noqa: E402
+from scopeflow.keras.layers import merge as _merge  # noqa: E402
+from scopeflow.keras.layers import normalization as _normalization  # noqa: E402
+from scopeflow.keras.layers import pooling as _pooling  # noqa: E402
+from scopeflow.keras.layers import recurrent as _recurrent  # noqa: E402
+from scopeflow.keras.layers import wrappers as _wrappers  # noqa: E402
+from scopeflow.keras.layers.advanced_activations import *  # noqa: E402,F403
+from scopeflow.keras.layers.convolutional import *  # noqa: E402,F403
+from scopeflow.keras.layers.merge import *  # noqa: E402,F403
+from scopeflow.keras.layers.normalization import *  # noqa: E402,F403
+from scopeflow.keras.layers.pooling import *  # noqa: E402,F403
+from scopeflow.keras.layers.recurrent import *  # noqa: E402,F403
+from scopeflow.keras.layers.wrappers import *  # noqa: E402,F403
+
+__all__ += [name for module in (_advanced_activations, _convolutional, _merge, _normalization,
+                                _pooling, _recurrent, _wrappers) for name in module.__all__]
