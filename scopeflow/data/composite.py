@@ -1,13 +1,17 @@
 """The run-time side of composite elements of ``tf.data``: SparseTensorValues and
 RaggedTensorValues carried as one value each, batched, unbatched and sliced as TF's
 ``SparseTensorSpec``/``RaggedTensorSpec`` batch and unbatch them (and plain arrays as
-tensors). Each function takes a leaf's ``Spec`` or value and works on whole arrays."""
+tensors); ``None`` components (TF's ``NoneTensorSpec``), which stay ``None``; and
+dataset-valued components, whose batches are object arrays of ``DatasetValue``s (TF's
+``DatasetSpec`` with a ``dataset_shape``). Each function takes a leaf's ``Spec`` or value
+and works on whole arrays."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from scopeflow.data import structure as st
+from scopeflow.data.dataset_values import DatasetSpec
 from scopeflow.framework import errors
 from scopeflow.framework.sparse_tensor import SparseTensorValue
 from scopeflow.framework.tensor_shape import TensorShape
@@ -17,13 +21,18 @@ __all__ = ["is_composite", "batched_spec", "unbatched_spec", "nrows", "row", "st
 
 
 def is_composite(spec) -> bool:
-    return isinstance(spec, (st.SparseSpec, st.RaggedSpec))
+    """Whether ``spec``'s values batch and unbatch other than as one array."""
+    return isinstance(spec, (st.SparseSpec, st.RaggedSpec, st.NoneSpec, DatasetSpec))
 
 
 def batched_spec(spec, lead):
     """The spec of a batch of ``spec``s whose leading dimension is ``lead`` (or unknown):
     a ragged leaf gains a ragged dimension, as TF's ``RaggedTensorSpec._batch``."""
+    if isinstance(spec, st.NoneSpec):
+        return spec
     shape = TensorShape([lead]).concatenate(spec.shape)
+    if isinstance(spec, DatasetSpec):
+        return DatasetSpec(spec.element, shape)
     if isinstance(spec, st.SparseSpec):
         return st.SparseSpec(spec.dtype, shape)
     if isinstance(spec, st.RaggedSpec):
@@ -33,6 +42,12 @@ def batched_spec(spec, lead):
 
 def unbatched_spec(spec):
     """The spec of one row of ``spec`` (``ValueError`` for a scalar, as TF's)."""
+    if isinstance(spec, st.NoneSpec):
+        return spec
+    if isinstance(spec, DatasetSpec):
+        if spec.shape.ndims == 0:
+            raise ValueError("Slicing dataset elements is not supported for rank 0.")
+        return DatasetSpec(spec.element, spec.shape[1:])
     if spec.shape.ndims == 0:
         raise ValueError("Unbatching a tensor is only supported for rank >= 1")
     shape = spec.shape[1:] if spec.shape.ndims else TensorShape(None)
@@ -45,8 +60,10 @@ def unbatched_spec(spec):
     return st.Spec(spec.dtype, shape)
 
 
-def nrows(value) -> int:
-    """The length of ``value``'s first dimension."""
+def nrows(value):
+    """The length of ``value``'s first dimension (``None`` for a ``None`` component)."""
+    if value is None:
+        return None
     if isinstance(value, SparseTensorValue):
         return int(value.dense_shape[0])
     if isinstance(value, RaggedTensorValue):
@@ -66,6 +83,8 @@ def _rows(value, start, stop):
 def row(value, i):
     """Row ``i`` of ``value``: a sparse value's row keeps the other dense dimensions (TF's
     unbatch of a SparseTensor); a ragged rank-1 value's row is an array."""
+    if value is None:
+        return None
     if isinstance(value, SparseTensorValue):
         idx = np.asarray(value.indices)
         keep = idx[:, 0] == i
@@ -83,7 +102,20 @@ def stack(column, spec, k):
         return _stack_sparse(column, k)
     if isinstance(spec, st.RaggedSpec):
         return _stack_ragged(column)
+    if isinstance(spec, DatasetSpec):
+        return _stack_objects(column)
     return None
+
+
+def _stack_objects(column):
+    """Dataset values (or object arrays of them, all one shape) as one object array."""
+    column = [v.item() if isinstance(v, np.ndarray) and v.shape == () else v
+              for v in column]
+    first = np.shape(column[0]) if isinstance(column[0], np.ndarray) else ()
+    out = np.empty((len(column),) + first, dtype=object)
+    for i, v in enumerate(column):
+        out[i] = v
+    return out
 
 
 def _stack_sparse(column, k):

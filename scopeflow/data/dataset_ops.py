@@ -91,6 +91,9 @@ class Dataset(st.ElementDescription):
     # -- sources --------------------------------------------------------------------------
     @staticmethod
     def from_tensor_slices(tensors, name=None):
+        if any(isinstance(x, Dataset) for x in st.flatten(tensors)):
+            # slices of datasets batched (a list of datasets is one component, as in TF)
+            return _BUILDERS["unbatch"](_BUILDERS["from_tensors_with_datasets"](tensors))
         return _BUILDERS["from_tensor_slices"](tensors)
 
     @staticmethod
@@ -217,6 +220,49 @@ class Dataset(st.ElementDescription):
 
     def cache(self, filename="", name=None):
         return _BUILDERS["cache"](self, filename)
+
+    # TF 2.x's methods for tf.data.experimental's transformations (TF 2.21's compat.v1
+    # Dataset has them); each is that transformation, applied.
+    def group_by_window(self, key_func, reduce_func, window_size=None, window_size_func=None,
+                        name=None):
+        """Groups elements by ``key_func``'s key into windows of ``window_size`` (or
+        ``window_size_func(key)``) elements, each a dataset that ``reduce_func(key,
+        window)`` makes into a dataset; their elements are the result's."""
+        return self.apply(_BUILDERS["group_by_window"](key_func, reduce_func, window_size,
+                                                       window_size_func))
+
+    def bucket_by_sequence_length(self, element_length_func, bucket_boundaries,
+                                  bucket_batch_sizes, padded_shapes=None, padding_values=None,
+                                  pad_to_bucket_boundary=False, no_padding=False,
+                                  drop_remainder=False, name=None):
+        return self.apply(_BUILDERS["bucket_by_sequence_length"](
+            element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes,
+            padding_values, pad_to_bucket_boundary, no_padding, drop_remainder))
+
+    def scan(self, initial_state, scan_func, name=None):
+        return self.apply(_BUILDERS["scan"](initial_state, scan_func))
+
+    def take_while(self, predicate, name=None):
+        return self.apply(_BUILDERS["take_while"](predicate))
+
+    def ignore_errors(self, log_warning=False, name=None):
+        return self.apply(_BUILDERS["ignore_errors"](log_warning))
+
+    def unique(self, name=None):
+        return self.apply(_BUILDERS["unique"]())
+
+    def enumerate(self, start=0, name=None):
+        return self.apply(_BUILDERS["enumerate"](start))
+
+    def get_single_element(self, name=None):
+        return _BUILDERS["get_single_element"](self)
+
+    def cardinality(self):
+        return _BUILDERS["cardinality"](self)
+
+    @staticmethod
+    def counter(start=0, step=1, dtype=dtypes.int64, name=None):
+        return _BUILDERS["counter"](start, step, dtype)
 
     def apply(self, transformation_func):
         result = transformation_func(self)

@@ -20,7 +20,8 @@ from scopeflow.data.iterator_state import SavedDataset
 from scopeflow.data.pipeline import End, PyIterator
 from scopeflow.framework import dtypes
 
-__all__ = ["DatasetSpec", "DatasetValue", "ElementDataset", "ListIterator", "element_value"]
+__all__ = ["DatasetSpec", "DatasetBatch", "DatasetValue", "ElementDataset", "ListIterator",
+           "element_value"]
 
 
 class DatasetSpec(st.Spec):
@@ -29,22 +30,41 @@ class DatasetSpec(st.Spec):
     __slots__ = ("element",)
     LEGACY_IS_SPEC = True  # TF1's output_types/shapes/classes are this DatasetSpec too
 
-    def __init__(self, element):
-        super().__init__(dtypes.variant, [])
+    def __init__(self, element, shape=()):
+        super().__init__(dtypes.variant, shape)
         self.element = element
 
     def type_spec(self):
         """The public spec TF gives such a component: ``tf.data.DatasetSpec``."""
-        return PublicDatasetSpec(st.type_specs(self.element))
+        return PublicDatasetSpec(st.type_specs(self.element), self.shape)
 
     def graph_value(self, tensor):
-        """The dataset a graph reads from this component's variant ``tensor`` (what
-        ``get_next()`` returns for it)."""
+        """What a graph reads from this component's variant ``tensor`` (what ``get_next()``
+        returns for it): a dataset, or for datasets batched, a ``DatasetBatch``."""
+        if self.shape.ndims != 0:
+            return DatasetBatch(self, tensor)
         return ElementDataset(self, tensor)
 
     def __repr__(self):
         # as TF prints it: DatasetSpec(<element's TensorSpecs>, TensorShape([]))
         return repr(self.type_spec())
+
+
+class DatasetBatch:
+    """A component that is datasets batched (a ``DatasetSpec`` of nonscalar shape), as a
+    graph has it: TF's ``_NestedVariant``, which a function can only pass on (to be
+    unbatched into datasets again)."""
+
+    __slots__ = ("_data_spec", "_data_tensor")
+
+    def __init__(self, spec: DatasetSpec, tensor):
+        self._data_spec, self._data_tensor = spec, tensor
+
+    shape = property(lambda self: self._data_spec.shape)
+    _type_spec = property(lambda self: self._data_spec.type_spec())
+
+    def __repr__(self):
+        return f"<DatasetBatch shape={self.shape} element_spec={self._data_spec.element}>"
 
 
 class DatasetValue:

@@ -72,6 +72,7 @@ class _TakeWhileIterator(OneInput):
         self.done = bool(state["done"])
 
 
+@builds("take_while")
 def take_while(predicate):
     """The elements up to (not including) the first for which ``predicate`` is false.
 
@@ -145,6 +146,7 @@ class _ScanIterator(OneInput):
         self.state = list(state["state"])
 
 
+@builds("scan")
 def scan(initial_state, scan_func):
     """A running ``scan_func(state, element) -> (new_state, output)`` over a dataset."""
     return lambda dataset: _Scan(dataset, initial_state, scan_func)
@@ -199,6 +201,7 @@ class _UniqueIterator(OneInput):
         self._keys = {_key(v) for v in self.seen}
 
 
+@builds("unique")
 def unique():
     """Each distinct element once, in the order first seen (int32, int64 or string
     elements)."""
@@ -206,6 +209,7 @@ def unique():
 
 
 # ── enumerate_dataset ────────────────────────────────────────────────────────────────
+@builds("enumerate")
 def enumerate_dataset(start=0):
     """``(index, element)`` pairs, counting from ``start`` (TF's zip with a range)."""
     def apply(dataset):
@@ -232,6 +236,7 @@ class _IgnoreErrorsIterator(OneInput):
                 continue  # TF drops an element whose computation failed
 
 
+@builds("ignore_errors")
 def ignore_errors(log_warning=False):
     """The elements whose computation does not fail (the failing ones dropped)."""
     return lambda dataset: _IgnoreErrors(dataset, log_warning)
@@ -316,6 +321,7 @@ def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=False):
 
 
 # ── Counter ──────────────────────────────────────────────────────────────────────────
+@builds("counter")
 def Counter(start=0, step=1, dtype=dtypes.int64):  # noqa: N802 (TF's name)
     """``start, start + step, ...`` forever, of ``dtype`` (TF's scan over a repeated
     zero)."""
@@ -345,6 +351,7 @@ class _SingleIterator(OneInput):
         raise errors.InvalidArgumentError(None, None, "Dataset had more than one element.")
 
 
+@builds("get_single_element")
 def get_single_element(dataset):
     """The one element of ``dataset``, as tensors (``InvalidArgumentError`` at run time when
     it has none or more than one)."""
@@ -613,6 +620,7 @@ cardinality_op = OpDef("DatasetCardinality", shape=_cardinality_shape, dtype=_ca
                        kernel=_cardinality_kernel, grad=NO_GRADIENT, attrs={"dataset": None})
 
 
+@builds("cardinality")
 def cardinality(dataset):
     """The number of elements of ``dataset`` as an int64 scalar tensor:
     ``INFINITE_CARDINALITY`` (-1) when it repeats forever, ``UNKNOWN_CARDINALITY`` (-2) when

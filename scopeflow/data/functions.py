@@ -15,7 +15,7 @@ import numpy as np
 
 from scopeflow.data import structure as st
 from scopeflow.data.dataset_ops import Dataset
-from scopeflow.data.dataset_values import DatasetSpec, DatasetValue, ElementDataset
+from scopeflow.data.dataset_values import DatasetSpec, DatasetValue
 from scopeflow.framework.func_graph import FuncGraph, FunctionKind
 from scopeflow.framework.graph import convert_to_tensor, get_default_graph, name_scope
 from scopeflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
@@ -52,8 +52,7 @@ class TracedFunction:
             # a sparse or ragged one as a SparseTensor/RaggedTensor of its components
             leaf_specs = st.specs(input_structure)
             packed = st.pack(input_structure, [
-                ElementDataset(spec, a[0]) if isinstance(spec, DatasetSpec)
-                else st.leaf_from_tensors(spec, a)
+st.leaf_from_tensors(spec, a)
                 for spec, a in zip(leaf_specs, st.group_components(leaf_specs, self.args))])
             if unpack_args and isinstance(packed, tuple) and not hasattr(packed, "_fields"):
                 result = fn(*packed)
@@ -78,8 +77,9 @@ class TracedFunction:
                     ctx.aux_outputs[f"{_DATASET}{i}"] = self._inside(x)
                 # SparseTensors and RaggedTensors stay composite: their components are
                 # the function's outputs
-                leaves = [x if i in self.datasets or isinstance(x, (SparseTensor, RaggedTensor))
-                          else convert_to_tensor(x) for i, x in enumerate(leaves)]
+                leaves = [x if i in self.datasets or x is None or isinstance(
+                    x, (SparseTensor, RaggedTensor)) or hasattr(x, "_data_spec")
+                    else convert_to_tensor(x) for i, x in enumerate(leaves)]
                 flat = [t for i, x in enumerate(leaves) if i not in self.datasets
                         for t in st.components_of(x)]
                 flat = [t if t._op._cf_context is ctx else array_ops.identity(t)
@@ -110,7 +110,8 @@ class TracedFunction:
         ragged leaf is one SparseTensorValue/RaggedTensorValue)."""
         call = self._component_caller(state, env)
         ins, outs = st.specs(self.input_structure), self.leaf_specs or []
-        if not any(isinstance(s, (st.SparseSpec, st.RaggedSpec)) for s in ins + outs):
+        if not any(isinstance(s, (st.SparseSpec, st.RaggedSpec, st.NoneSpec))
+                   for s in ins + outs):
             return call
 
         def call_composite(flat_args):
@@ -175,16 +176,20 @@ class TracedFunction:
         return call
 
 
-def _sparse_values_as_tensors(result):
+def _sparse_values_as_tensors(result, top=True):
     """``result`` with each SparseTensorValue (a namedtuple, but one sparse leaf, as TF
-    takes it) a SparseTensor."""
+    takes it) a SparseTensor, and each list inside a tuple or dict one tensor (TF's tf.data
+    nest: only tuples and dicts nest; a list result itself was made a tuple)."""
     if isinstance(result, SparseTensorValue):
         return SparseTensor.from_value(result)
     if isinstance(result, dict):
-        return type(result)((k, _sparse_values_as_tensors(v)) for k, v in result.items())
+        return type(result)((k, _sparse_values_as_tensors(v, False))
+                            for k, v in result.items())
     if isinstance(result, tuple):
-        items = [_sparse_values_as_tensors(v) for v in result]
+        items = [_sparse_values_as_tensors(v, False) for v in result]
         return type(result)(*items) if hasattr(result, "_fields") else tuple(items)
+    if isinstance(result, list) and not top:
+        return convert_to_tensor(result)
     return result
 
 

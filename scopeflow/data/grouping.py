@@ -15,7 +15,7 @@ import bisect
 import numpy as np
 
 from scopeflow.data import structure as st
-from scopeflow.data.dataset_ops import Dataset, _flatten_up_to, _Unary, _unique
+from scopeflow.data.dataset_ops import Dataset, _flatten_up_to, _Unary, _unique, builds
 from scopeflow.data.functions import TracedFunction
 from scopeflow.data.pipeline import End, PyIterator
 from scopeflow.data.transformations import _pad_stack, _stack, _static_value
@@ -146,6 +146,7 @@ class _GroupByWindowIterator(PyIterator):
                 self.current = self.reduce(k, self.groups.pop(k))
 
 
+@builds("group_by_window")
 def group_by_window(key_func, reduce_func, window_size=None, window_size_func=None):
     """Groups elements by ``key_func(element)`` (an int64 scalar) into windows of
     ``window_size`` (or ``window_size_func(key)``) elements, each turned into a dataset by
@@ -354,6 +355,7 @@ class _BucketIterator(PyIterator):
         raise End
 
 
+@builds("bucket_by_sequence_length")
 def bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_batch_sizes,
                               padded_shapes=None, padding_values=None,
                               pad_to_bucket_boundary=False, no_padding=False,

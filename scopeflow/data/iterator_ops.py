@@ -131,6 +131,9 @@ def _next_arrays(run, handle, specs, leaves=None):
     out = []
     for v, s in zip(values, specs):
         if s.dtype == dtypes.variant:  # a dataset-valued component leaves as it is
+            if isinstance(v, np.ndarray):  # datasets batched: an object array already
+                out.append(v)
+                continue
             arr = np.empty((), dtype=object)
             arr[()] = v
             out.append(arr)

@@ -59,6 +59,8 @@ def _as_elements(tensors):
 
 
 def _as_leaf(value, name):
+    if value is None or hasattr(value, "_data_spec"):
+        return value  # None (TF's NoneTensorSpec: no tensor) or datasets batched
     if isinstance(value, SparseTensorValue):
         return SparseTensor.from_value(value)
     if isinstance(value, RaggedTensorValue):
@@ -149,9 +151,9 @@ class _TensorSlices(Dataset):
 
     def _iterator(self, state, env):
         values = st.from_components(self._leaves, [env[t] for t in self._flat])
-        values = [v if isinstance(s, (st.SparseSpec, st.RaggedSpec)) else np.asarray(v)
+        values = [v if composite.is_composite(s) else np.asarray(v)
                   for s, v in zip(self._leaves, values)]
-        n = {composite.nrows(v) for v in values}
+        n = {composite.nrows(v) for v in values} - {None}
         if len(n) > 1:
             raise errors.InvalidArgumentError(
                 None, None, "All components must have the same size in the 0th dimension "
@@ -162,7 +164,8 @@ class _TensorSlices(Dataset):
 class _SlicesIterator(PyIterator):
     def __init__(self, components):
         self.components = components
-        self.n = composite.nrows(components[0]) if components else 0
+        rows = [composite.nrows(c) for c in components if c is not None]
+        self.n = rows[0] if rows else 0
         self.i = 0
 
     def next(self):

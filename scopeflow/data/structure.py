@@ -10,13 +10,13 @@ from scopeflow.framework.graph import Tensor
 from scopeflow.framework.nest import flatten, is_sequence, map_structure, pack_sequence_as
 from scopeflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from scopeflow.framework.tensor_shape import TensorShape, as_shape
-from scopeflow.framework.type_spec import SparseTensorSpec, TensorSpec
+from scopeflow.framework.type_spec import NoneTensorSpec, SparseTensorSpec, TensorSpec
 from scopeflow.ops.array.layout_ops import stack, unstack
 from scopeflow.ops.constant_op import constant
 from scopeflow.ragged.ragged_tensor import RaggedTensor, RaggedTensorValue
 from scopeflow.ragged.ragged_tensor_spec import RaggedTensorSpec
 
-__all__ = ["Spec", "SparseSpec", "RaggedSpec", "ElementDescription", "spec_of",
+__all__ = ["Spec", "SparseSpec", "RaggedSpec", "NoneSpec", "ElementDescription", "spec_of",
            "component_specs", "components_of", "leaf_from_tensors", "group_components",
            "pack_tensors", "to_components", "from_components", "specs", "output_types",
            "output_shapes", "output_classes", "type_specs", "unify_shapes", "pack", "flatten",
@@ -90,8 +90,34 @@ class RaggedSpec(Spec):
         return repr(self.type_spec())
 
 
+class NoneSpec(Spec):
+    """A ``None`` component (TF's ``NoneTensorSpec``): no tensors in the graph, ``None``
+    at run time; batching and unbatching keep it ``None``."""
+
+    __slots__ = ()
+    LEGACY_IS_SPEC = True  # TF1's output_types/shapes/classes are the NoneTensorSpec
+
+    def __init__(self):
+        super().__init__(dtypes.variant, None)
+
+    def components(self) -> list:
+        return []
+
+    def type_spec(self):
+        return NoneTensorSpec()
+
+    def __repr__(self):
+        return "NoneTensorSpec()"
+
+
 def spec_of(t) -> Spec:
-    """The leaf spec of a graph value: a Tensor, a SparseTensor or a RaggedTensor."""
+    """The leaf spec of a graph value: a Tensor, a SparseTensor, a RaggedTensor, ``None``
+    or a batch of datasets."""
+    if t is None:
+        return NoneSpec()
+    data_spec = getattr(t, "_data_spec", None)  # datasets batched (dataset_values)
+    if data_spec is not None:
+        return data_spec
     if isinstance(t, SparseTensor):
         return SparseSpec(t.dtype, t.shape)
     if isinstance(t, RaggedTensor):
@@ -100,7 +126,8 @@ def spec_of(t) -> Spec:
 
 
 def _components(spec) -> list:
-    return spec.components() if isinstance(spec, (SparseSpec, RaggedSpec)) else [spec]
+    return spec.components() if isinstance(spec, (SparseSpec, RaggedSpec, NoneSpec)) \
+        else [spec]
 
 
 def component_specs(structure) -> list:
@@ -114,7 +141,10 @@ def components_of(leaf) -> list:
         return list(leaf.components())
     if isinstance(leaf, RaggedTensor):
         return [leaf.flat_values] + list(leaf.nested_row_splits)
-    return [leaf]
+    if leaf is None:
+        return []
+    tensor = getattr(leaf, "_data_tensor", None)  # datasets batched (dataset_values)
+    return [leaf if tensor is None else tensor]
 
 
 def leaf_from_tensors(spec, parts):
@@ -123,6 +153,8 @@ def leaf_from_tensors(spec, parts):
         return _sparse_from_tensors(spec, *parts)
     if isinstance(spec, RaggedSpec) and spec.ragged_rank:
         return spec.type_spec()._from_components(parts)
+    if isinstance(spec, NoneSpec):
+        return None
     from_tensor = getattr(spec, "graph_value", None)  # a dataset-valued leaf: a Dataset
     return parts[0] if from_tensor is None else from_tensor(parts[0])
 
@@ -169,7 +201,7 @@ def to_components(leaf_specs, values) -> list:
             out += [v.indices, v.values, v.dense_shape]
         elif isinstance(s, RaggedSpec) and s.ragged_rank:
             out += [v.flat_values] + list(v.nested_row_splits)
-        else:
+        elif not isinstance(s, NoneSpec):
             out.append(v)
     return out
 
@@ -185,6 +217,8 @@ def from_components(leaf_specs, arrays) -> list:
             for splits in reversed(p[1:]):
                 v = RaggedTensorValue(v, np.asarray(splits, np.int64))
             out.append(v)
+        elif isinstance(s, NoneSpec):
+            out.append(None)
         else:
             out.append(p[0])
     return out

@@ -20,6 +20,7 @@ from scopeflow.data.dataset_ops import (
     _unique,
     builds,
 )
+from scopeflow.data.dataset_values import DatasetSpec
 from scopeflow.data.functions import TracedFunction
 from scopeflow.data.pipeline import Counting, End, OneInput, PyIterator
 from scopeflow.framework import dtypes, errors
@@ -235,6 +236,9 @@ class _Batch(_Unary):
             shapes, values = padded
             specs = st.specs(input_dataset._structure)
             for s in specs:
+                if isinstance(s, DatasetSpec):
+                    raise TypeError("`padded_batch` is not supported for datasets of datasets")
+            for s in specs:
                 if composite.is_composite(s):
                     raise TypeError(
                         "`padded_batch` is only supported for datasets that produce tensor "
@@ -410,13 +414,13 @@ class _UnbatchIterator(PyIterator):
     def __init__(self, inner):
         self.inner = inner
         self.batch = None
-        self.i = 0
+        self.i = self.n = 0
 
     def next(self):
-        while self.batch is None or self.i >= composite.nrows(self.batch[0]):
+        while self.batch is None or self.i >= self.n:
             self.batch = self.inner.next()
             self.i = 0
-            _check_batch_sizes(self.batch)
+            self.n = _check_batch_sizes(self.batch)
         i = self.i
         self.i += 1
         return [composite.row(c, i) for c in self.batch]
@@ -427,12 +431,16 @@ class _UnbatchIterator(PyIterator):
     def set_state(self, state):
         self.inner.set_state(state["inner"])
         self.batch, self.i = state["batch"], int(state["i"])
+        self.n = 0 if self.batch is None else _check_batch_sizes(self.batch)
 
 
 def _check_batch_sizes(components):
-    """TF's run-time checks of an element to unbatch: no scalars, one batch size."""
+    """TF's run-time checks of an element to unbatch: no scalars, one batch size (the
+    number of rows it returns; ``None`` components have none)."""
     sizes = []
     for c in components:
+        if c is None:
+            continue
         if not isinstance(c, composite.SparseTensorValue) and np.ndim(c) == 0 and not \
                 isinstance(c, composite.RaggedTensorValue):
             raise errors.InvalidArgumentError(
@@ -443,6 +451,7 @@ def _check_batch_sizes(components):
             raise errors.InvalidArgumentError(
                 None, None, "Input element must have the same batch size in each component. "
                 f"Component 0 had size {sizes[0]} but component {k} had size, {n}.")
+    return sizes[0] if sizes else 0
 
 
 # ── repeat, take, skip, shard: transformations with counts ───────────────────────────

@@ -17,8 +17,9 @@ from scopeflow.data import structure as st
 from scopeflow.data.dataset_ops import Dataset, _node_id, _scalar_int, _Unary, _unique, builds
 from scopeflow.data.dataset_values import DatasetSpec, DatasetValue, ListIterator
 from scopeflow.data.functions import TracedFunction
+from scopeflow.data.sources import _data_leaves, _data_pack
 from scopeflow.framework import dtypes, errors
-from scopeflow.framework.graph import convert_to_tensor, name_scope
+from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.opdef import OpDef
 
 __all__: list = []
@@ -71,11 +72,15 @@ class _WindowIterator(pl.OneInput):
         self.ended = False
 
     def _pull(self):
+        """The next input element, or the error reading it (kept in the buffer: as TF's,
+        an error counts only if its element is in a window, not skipped by ``stride``)."""
         try:
             return self.inner.next()
         except pl.End:
             self.ended = True
             return None
+        except errors.OpError as e:
+            return e
 
     def next(self):
         span = (self.size - 1) * self.stride + 1
@@ -91,6 +96,9 @@ class _WindowIterator(pl.OneInput):
             raise pl.End
         self.skip = max(0, self.shift - len(self.buffer))
         self.buffer = self.buffer[self.shift:]
+        for e in window:
+            if isinstance(e, errors.OpError):
+                raise e
         return [DatasetValue.of_elements(e[i] for e in window) for i in range(len(window[0]))]
 
     def get_state(self):
@@ -107,26 +115,52 @@ class _WindowIterator(pl.OneInput):
 @builds("from_tensors_with_datasets")
 class _TensorsWithDatasets(Dataset):
     """``Dataset.from_tensors`` of a structure holding datasets: one element whose dataset
-    components are those datasets (each read from its start by whoever reads it)."""
+    components are those datasets (each read from its start by whoever reads it). As TF's
+    tf.data nest, only tuples and dicts nest: a (nested) list of datasets is one component,
+    datasets batched (a ``DatasetSpec`` of the list's shape)."""
 
     def __init__(self, tensors):
         self._id = _node_id()
-        leaves = st.flatten(tensors)
-        self._leaves = [x if isinstance(x, Dataset) else
+        leaves = _data_leaves(tensors)
+        self._leaves = [x if isinstance(x, Dataset) or _dataset_list(x) else
                         convert_to_tensor(x, name=f"component_{i}")
                         for i, x in enumerate(leaves)]
-        self._structure = st.pack(tensors, [
-            DatasetSpec(x._structure) if isinstance(x, Dataset) else st.spec_of(x)
-            for x in self._leaves])
+        self._structure = _data_pack(tensors, iter([_leaf_spec(x) for x in self._leaves]))
+
+    def _datasets(self, x):
+        return [x] if isinstance(x, Dataset) else st.flatten(x) if _dataset_list(x) else []
 
     def _captures(self):
         return _unique([t for x in self._leaves
-                        for t in (x._captures() if isinstance(x, Dataset) else [x])])
+                        for t in ([x] if isinstance(x, Tensor) else
+                                  [c for d in self._datasets(x) for c in d._captures()])])
 
     def _iterator(self, state, env):
-        element = [DatasetValue(lambda x=x: x._make_iterator(state, env))
-                   if isinstance(x, Dataset) else env[x] for x in self._leaves]
-        return ListIterator([element])
+        def value(x):
+            if isinstance(x, Dataset):
+                return DatasetValue(lambda: x._make_iterator(state, env))
+            if isinstance(x, list):
+                out = np.empty(len(x), dtype=object)
+                for i, item in enumerate(x):
+                    out[i] = value(item)
+                return out
+            return env[x]
+        return ListIterator([[value(x) for x in self._leaves]])
+
+
+def _dataset_list(x) -> bool:
+    """Whether ``x`` is a (nested) list of datasets, one component of an element."""
+    return isinstance(x, list) and bool(x) and all(
+        isinstance(d, Dataset) for d in st.flatten(x))
+
+
+def _leaf_spec(x):
+    if isinstance(x, Dataset):
+        return DatasetSpec(x._structure)
+    if isinstance(x, list):
+        first = st.flatten(x)[0]
+        return DatasetSpec(first._structure, np.shape(np.array(x, dtype=object)))
+    return st.spec_of(x)
 
 
 # ── reduce ───────────────────────────────────────────────────────────────────────────

@@ -19,7 +19,6 @@ from ported_data_harness import (
     _raises,
     _session,
     _shapes,
-    _xfail,
 )
 from ported_harness import oracle_run
 
@@ -70,7 +69,6 @@ def test_batch_invalid_batch_size():
             sess.run(it.initializer)
 
 
-@_xfail("a map function returning a Dataset (datasets as elements, batched) is not supported")
 def test_batch_dataset():
     ds = tf.data.Dataset.range(10).map(tf.data.Dataset.from_tensors).batch(5)
     ds = ds.map(lambda x: x).unbatch().flat_map(lambda x: x)
@@ -146,7 +144,6 @@ def test_batch_ragged_nested():
     _produces(ds, [[[[[0]], [[1]], [[2]], [[3]], [[4]]], [[[5]], [[6]], [[7]], [[8]], [[9]]]]])
 
 
-@_xfail("None components (TF's NoneTensorSpec) are not supported in dataset elements")
 def test_batch_none_component():
     ds = tf.data.Dataset.range(10).map(lambda x: (x, None)).batch(10).map(lambda x, y: x)
     _produces(ds, [list(range(10))])
@@ -387,7 +384,6 @@ def test_unbatch_scalar_dataset():
         _produces(ds, [(i,) * 3 for i in range(10)])
 
 
-@_xfail("from_tensors of a list of Datasets (datasets as batched elements) is not supported")
 def test_unbatch_nested_dataset():
     ds = tf.data.Dataset.from_tensors([tf.data.Dataset.range(10) for _ in range(10)])
     _produces(ds.unbatch().flat_map(lambda x: x), list(range(10)) * 10)
@@ -491,7 +487,6 @@ def test_unbatch_dataset_with_uint_dtypes():
         _produces(ds, [tuple(c[i] for c in components) for i in range(4)])
 
 
-@_xfail("None components (TF's NoneTensorSpec) are not supported in dataset elements")
 def test_unbatch_none_component():
     ds = tf.data.Dataset.from_tensors((list(range(10)), None)).unbatch().map(lambda x, y: x)
     _produces(ds, list(range(10)))

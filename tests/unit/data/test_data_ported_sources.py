@@ -19,7 +19,6 @@ from ported_data_harness import (
     _raises,
     _session,
     _shapes,
-    _xfail,
 )
 from ported_harness import oracle_run
 
@@ -140,7 +139,6 @@ def test_from_tensor_slices():
     _produces(ds, [tuple(c[i] for c in components) for i in range(4)])
 
 
-@_xfail("from_tensor_slices of a list of Datasets (datasets as elements) is not supported")
 def test_from_tensor_slices_dataset():
     ds = tf.data.Dataset.from_tensor_slices([tf.data.Dataset.range(10) for _ in range(10)])
     _produces(ds.flat_map(lambda x: x), list(range(10)) * 10)
