@@ -7,15 +7,24 @@ from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.keras import (
     activations,
     backend,
+    callbacks,
     constraints,
     initializers,
     layers,
+    losses,
+    metrics,
+    models,
+    optimizers,
     regularizers,
     utils,
 )
+from scopeflow.keras.engine.input_layer import Input
+from scopeflow.keras.engine.sequential import Sequential
+from scopeflow.keras.engine.training import Model
 
-__all__ = ["activations", "backend", "constraints", "initializers", "layers", "regularizers",
-           "utils"]
+__all__ = ["activations", "backend", "callbacks", "constraints", "initializers", "layers",
+           "losses", "metrics", "models", "optimizers", "regularizers", "utils", "Input",
+           "Model", "Sequential"]
 
 
 def __getattr__(name):

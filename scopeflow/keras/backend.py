@@ -28,6 +28,7 @@ from scopeflow.framework.graph import (
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.keras.engine.keras_tensor import get_history
 from scopeflow.ops import array_ops, math_ops, nn_ops
+from scopeflow.ops.constant_op import constant as _constant
 from scopeflow.ops.control_flow import cond_ops
 from scopeflow.ops.control_flow.control_flow_ops import group
 from scopeflow.ops.nn.conv_ops import bias_add as _bias_add
@@ -306,7 +307,6 @@ def variable(value, dtype=None, name=None, constraint=None):
 
 
 def constant(value, dtype=None, shape=None, name=None):
-    from scopeflow.ops.constant_op import constant as _constant
     return _constant(value, dtype=dtype or floatx(), shape=shape, name=name)
 
 

@@ -536,16 +536,13 @@ class Layer:
 
     @property
     def input_shape(self):
-        shapes = [tuple(n.input_shapes.as_list()) if isinstance(n.input_shapes, TensorShape)
-                  else _map(lambda s: tuple(s.as_list()), n.input_shapes)
-                  for n in self._inbound_nodes]
-        if not shapes:
+        if not self._inbound_nodes:
             raise AttributeError(f'The layer "{self.name}" has never been called and thus has '
                                  "no defined input shape.")
-        first = shapes[0]
-        if isinstance(first, list) and len(first) == 1:
-            first = first[0]
-        return first
+        shapes = self._inbound_nodes[0].input_shapes
+        if isinstance(shapes, TensorShape):
+            return tuple(shapes.as_list())
+        return _map(lambda s: tuple(s.as_list()) if s.ndims is not None else None, shapes)
 
     @property
     def output_shape(self):
@@ -555,8 +552,7 @@ class Layer:
         shapes = self._inbound_nodes[0].output_shapes
         if isinstance(shapes, TensorShape):
             return tuple(shapes.as_list())
-        shapes = _map(lambda s: tuple(s.as_list()), shapes)
-        return shapes[0] if isinstance(shapes, list) and len(shapes) == 1 else shapes
+        return _map(lambda s: tuple(s.as_list()) if s.ndims is not None else None, shapes)
 
     def get_input_at(self, node_index):
         return self._node_attr("input_tensors", "input", node_index)

@@ -4,8 +4,25 @@ from __future__ import annotations
 
 from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.keras.engine.base_layer import InputSpec, Layer
+from scopeflow.keras.engine.input_layer import Input, InputLayer
+from scopeflow.keras.layers.core import (
+    Activation,
+    ActivityRegularization,
+    Dense,
+    Dropout,
+    Flatten,
+    Lambda,
+    Masking,
+    Permute,
+    RepeatVector,
+    Reshape,
+    SpatialDropout1D,
+)
+from scopeflow.keras.layers.embeddings import Embedding
 
-__all__ = ["Layer", "InputSpec"]
+__all__ = ["Layer", "InputSpec", "Input", "InputLayer", "Activation", "ActivityRegularization",
+           "Dense", "Dropout", "Flatten", "Lambda", "Masking", "Permute", "RepeatVector",
+           "Reshape", "SpatialDropout1D", "Embedding"]
 
 
 def __getattr__(name):

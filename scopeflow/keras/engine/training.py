@@ -1,0 +1,583 @@
+"""Keras's ``Model``: a ``Network`` with a training loop, as tf_keras's graph-mode (v1) loop
+builds and runs it.
+
+``compile`` makes one target placeholder per output (``dense_1_target``) and a sample-weight
+placeholder, the total loss (each output's loss, weighted per sample and averaged over the
+batch's elements, times its ``loss_weights``, plus the layers' losses) in ``loss/``, and the
+metrics in ``metrics/``; the first ``fit`` builds the optimizer's updates in ``training/``.
+``fit``/``evaluate``/``predict`` slice NumPy arrays into batches and run them in
+``backend.get_session()`` (feeding ``keras_learning_phase`` ``True`` while training); the
+epoch values are sample-weighted means over the batches, as tf_keras reports them.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from scopeflow.framework.graph import name_scope
+from scopeflow.keras import backend as K
+from scopeflow.keras import callbacks as cbks
+from scopeflow.keras import losses as losses_module
+from scopeflow.keras import metrics as metrics_module
+from scopeflow.keras import optimizers
+from scopeflow.keras.engine.keras_tensor import get_mask
+from scopeflow.keras.engine.network import Network
+from scopeflow.keras.utils import saving_utils
+from scopeflow.keras.utils.generic_utils import Progbar
+from scopeflow.ops import array_ops, math_ops
+from scopeflow.ops.constant_op import constant
+
+__all__ = ["Model"]
+
+_METRIC_NAMES = {"accuracy": "acc", "acc": "acc", "mse": "mean_squared_error",
+                 "mae": "mean_absolute_error", "mape": "mean_absolute_percentage_error",
+                 "msle": "mean_squared_logarithmic_error", "crossentropy": "ce", "ce": "ce"}
+
+
+def _as_list(x):
+    if x is None:
+        return []
+    if isinstance(x, (list, tuple)):
+        return list(x)
+    return [x]
+
+
+def _batches(size, batch_size):
+    num = int(np.ceil(size / float(batch_size)))
+    return [(i * batch_size, min(size, (i + 1) * batch_size)) for i in range(num)]
+
+
+def _slice(arrays, ids):
+    return [None if a is None else a[ids] for a in arrays]
+
+
+class Model(Network):
+    """``Model(inputs, outputs)`` or a subclass with ``call``; ``compile``, ``fit``,
+    ``evaluate``, ``predict`` and the ``*_on_batch`` methods.
+
+    >>> x = tf.keras.Input((3,))
+    >>> model = tf.keras.Model(x, tf.keras.layers.Dense(1)(x))
+    >>> model.compile("sgd", "mse")
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.optimizer = None
+        self.stop_training = False
+        self.history = None
+        self._compiled = False
+        self._train_function = self._test_function = self._predict_function = None
+
+    # ── compile ───────────────────────────────────────────────────────────────────────
+    def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None,
+                sample_weight_mode=None, weighted_metrics=None, target_tensors=None,
+                **kwargs):
+        """Builds the loss, metrics and placeholders in the model's graph."""
+        if kwargs:
+            raise TypeError(f"Invalid keyword argument(s) in `compile`: {sorted(kwargs)}")
+        if sample_weight_mode is not None:
+            raise NotImplementedError("compile(sample_weight_mode=...) is not implemented in "
+                                      "scopeflow's tf.keras")
+        if target_tensors is not None:
+            raise NotImplementedError("compile(target_tensors=...) is not implemented in "
+                                      "scopeflow's tf.keras")
+        self.optimizer = optimizers.get(optimizer)
+        self.loss = loss
+        self._compile_metrics = metrics
+        self._compile_weighted_metrics = weighted_metrics
+        self.loss_weights = loss_weights
+        self._compiled = True
+        self._train_function = self._test_function = None
+        if self.outputs:
+            self._compile_graph()
+
+    def _loss_functions(self):
+        loss = self.loss
+        if isinstance(loss, dict):
+            for name in loss:
+                if name not in self.output_names:
+                    raise ValueError(f"Unknown entries in loss dictionary: ['{name}']. Only "
+                                     f"expected following keys: {self.output_names}")
+            return [losses_module.get(loss.get(name)) for name in self.output_names]
+        if isinstance(loss, (list, tuple)):
+            if len(loss) != len(self.outputs):
+                raise ValueError(f"When passing a list as loss, it should have one entry per "
+                                 f"model outputs. The model has {len(self.outputs)} outputs, "
+                                 f"but you passed loss={loss}")
+            return [losses_module.get(fn) for fn in loss]
+        return [losses_module.get(loss) for _ in self.outputs]
+
+    def _per_output(self, spec):
+        if isinstance(spec, dict):
+            return [_as_list(spec.get(name)) for name in self.output_names]
+        spec = _as_list(spec)
+        if spec and isinstance(spec[0], (list, tuple)):
+            return [list(s) for s in spec]
+        return [list(spec) for _ in self.outputs]
+
+    def _compile_graph(self):
+        graph = self.outputs[0].graph
+        with graph.as_default():
+            self._loss_fns = self._loss_functions()
+            if self.loss_weights is None:
+                weights = [1.0] * len(self.outputs)
+            elif isinstance(self.loss_weights, dict):
+                weights = [self.loss_weights.get(n, 1.0) for n in self.output_names]
+            else:
+                weights = list(self.loss_weights)
+            self._targets, self._sample_weights = [], []
+            for output, name, fn in zip(self.outputs, self.output_names, self._loss_fns):
+                if fn is None:
+                    self._targets.append(None)
+                    self._sample_weights.append(None)
+                    continue
+                target = K.placeholder(ndim=output.shape.ndims, name=f"{name}_target",
+                                       dtype=output.dtype.base_dtype)
+                self._targets.append(target)
+                self._sample_weights.append(array_ops.placeholder_with_default(
+                    constant([1.0], dtype=K.floatx()), shape=[None],
+                    name=f"{name}_sample_weights"))
+            total = None
+            self._output_losses = []
+            with name_scope("loss"):
+                for i, (output, name, fn) in enumerate(zip(self.outputs, self.output_names,
+                                                           self._loss_fns)):
+                    if fn is None:
+                        self._output_losses.append(None)
+                        continue
+                    with name_scope(f"{name}_loss"):
+                        value = self._weighted_loss(fn, self._targets[i], output,
+                                                    self._sample_weights[i], get_mask(output))
+                    self._output_losses.append(value)
+                    term = value if weights[i] == 1.0 else value * weights[i]
+                    total = term if total is None else total + term
+                if total is None:
+                    raise ValueError("The model cannot be compiled because it has no loss to "
+                                     "optimize.")
+                extra = self.losses
+                if extra:
+                    total = total + math_ops.add_n([math_ops.cast(x, total.dtype.base_dtype)
+                                                    for x in extra])
+            self.total_loss = total
+            self._metric_tensors, self.metrics_names = [], ["loss"]
+            if len(self.outputs) > 1:
+                self.metrics_names += [f"{n}_loss" for n, fn in
+                                       zip(self.output_names, self._loss_fns) if fn is not None]
+            per_output = self._per_output(self._compile_metrics)
+            with name_scope("metrics"):
+                for i, (output, name) in enumerate(zip(self.outputs, self.output_names)):
+                    if self._targets[i] is None:
+                        continue
+                    for metric in per_output[i]:
+                        fn, metric_name = self._metric_function(metric, output, i)
+                        with name_scope(metric_name):
+                            value = math_ops.reduce_mean(fn(self._targets[i], output))
+                        self._metric_tensors.append(value)
+                        self.metrics_names.append(metric_name if len(self.outputs) == 1
+                                                  else f"{name}_{metric_name}")
+
+    def _weighted_loss(self, fn, target, output, sample_weight, mask):
+        losses = fn(target, output)
+        weights = sample_weight
+        rank = losses.shape.ndims
+        if rank is not None and rank > 1:
+            weights = array_ops.reshape(weights, [-1] + [1] * (rank - 1))
+        weighted = losses * weights
+        if mask is not None:
+            weighted = weighted * math_ops.cast(mask, losses.dtype.base_dtype)
+        count = math_ops.cast(array_ops.size(losses), losses.dtype.base_dtype)
+        return math_ops.div_no_nan(math_ops.reduce_sum(weighted), count)
+
+    def _metric_function(self, metric, output, index):
+        if metric in ("accuracy", "acc"):
+            loss_fn = self._loss_fns[index]
+            if output.shape[-1].value == 1 or loss_fn is losses_module.binary_crossentropy:
+                fn = metrics_module.binary_accuracy
+            elif loss_fn is losses_module.sparse_categorical_crossentropy:
+                fn = metrics_module.sparse_categorical_accuracy
+            else:
+                fn = metrics_module.categorical_accuracy
+            return fn, "acc"
+        if isinstance(metric, str):
+            name = _METRIC_NAMES.get(metric, metric)
+            if name == "ce":
+                loss_fn = self._loss_fns[index]
+                if output.shape[-1].value == 1 or \
+                        loss_fn is losses_module.binary_crossentropy:
+                    return metrics_module.binary_crossentropy, "ce"
+                if loss_fn is losses_module.sparse_categorical_crossentropy:
+                    return metrics_module.sparse_categorical_crossentropy, "ce"
+                return metrics_module.categorical_crossentropy, "ce"
+            return metrics_module.get(name), name
+        return metric, getattr(metric, "__name__", type(metric).__name__)
+
+    # ── the functions ─────────────────────────────────────────────────────────────────
+    def _check_compiled(self):
+        if not self._compiled or self.optimizer is None:
+            raise RuntimeError("You must compile your model before training/testing. Use "
+                               "`model.compile(optimizer, loss)`.")
+
+    def _feeds(self):
+        targets = [t for t in self._targets if t is not None]
+        weights = [w for w in self._sample_weights if w is not None]
+        return list(self.inputs) + targets + weights
+
+    def _make_train_function(self):
+        if self._train_function is not None:
+            return
+        graph = self.outputs[0].graph
+        with graph.as_default():
+            with name_scope("training"):
+                params = self._collected_trainable_weights = self.trainable_weights
+                updates = self.optimizer.get_updates(loss=self.total_loss, params=params)
+                updates = list(updates) + list(self.updates)
+                self._train_function = K.function(
+                    self._feeds(), [self.total_loss] + self._extra_loss_outputs()
+                    + self._metric_tensors, updates=updates, name="train_function")
+                self._train_function.training = True
+
+    def _extra_loss_outputs(self):
+        if len(self.outputs) > 1:
+            return [x for x in self._output_losses if x is not None]
+        return []
+
+    def _make_test_function(self):
+        if self._test_function is not None:
+            return
+        with self.outputs[0].graph.as_default():
+            self._test_function = K.function(
+                self._feeds(), [self.total_loss] + self._extra_loss_outputs()
+                + self._metric_tensors, name="test_function")
+            self._test_function.training = False
+
+    def _run(self, function, ins, training):
+        feed_phase = not isinstance(K.learning_phase(), int)
+        graph = self.outputs[0].graph
+        with graph.as_default():
+            phase = K._learning_phase_placeholder() if feed_phase else None
+        if feed_phase and training:
+            function.feed_dict = {phase: True}
+        else:
+            function.feed_dict = {}
+        return function(ins)
+
+    # ── data ──────────────────────────────────────────────────────────────────────────
+    def _standardize(self, data, names, what, tensors):
+        if data is None:
+            return [None] * len(names)
+        if isinstance(data, dict):
+            missing = [n for n in names if n not in data]
+            if missing:
+                raise ValueError(f"No data provided for \"{missing[0]}\". Need data for each "
+                                 f"key in: {names}")
+            arrays = [data[n] for n in names]
+        elif isinstance(data, (list, tuple)) and len(names) > 1:
+            arrays = list(data)
+        elif isinstance(data, (list, tuple)) and len(data) == 1 and len(names) == 1 and \
+                hasattr(data[0], "shape"):
+            arrays = [data[0]]
+        else:
+            arrays = [data]
+        if len(arrays) != len(names):
+            raise ValueError(f"Error when checking model {what}: the list of Numpy arrays that "
+                             f"you are passing to your model is not the size the model "
+                             f"expected. Expected to see {len(names)} array(s), but instead "
+                             f"got the following list of {len(arrays)} arrays.")
+        out = []
+        for array, name, tensor in zip(arrays, names, tensors):
+            array = np.asarray(array)
+            if tensor is not None:
+                ndim = tensor.shape.ndims
+                if array.ndim == 1 and ndim == 2:
+                    array = np.expand_dims(array, 1)
+                expected = tensor.shape.as_list()
+                if ndim is not None and array.ndim != ndim:
+                    raise ValueError(f"Error when checking {what}: expected {name} to have "
+                                     f"{ndim} dimensions, but got array with shape "
+                                     f"{array.shape}")
+                for want, got in zip(expected[1:], array.shape[1:]):
+                    if want is not None and want != got and what == "input":
+                        raise ValueError(f"Error when checking input: expected {name} to have "
+                                         f"shape {tuple(expected[1:])} but got array with "
+                                         f"shape {array.shape[1:]}")
+            out.append(array)
+        return out
+
+    def _prepare(self, x, y, sample_weight=None, class_weight=None):
+        self._ensure_built(x)
+        inputs = self._standardize(x, self.input_names, "input", self.inputs)
+        if y is None:
+            return inputs, [], []
+        names = [n for n, t in zip(self.output_names, self._targets) if t is not None]
+        targets = self._standardize(y, names, "target",
+                                    [t for t in self._targets if t is not None])
+        weights = []
+        sample_weights = sample_weight if isinstance(sample_weight, (list, tuple, dict)) \
+            else [sample_weight] * len(targets)
+        if isinstance(sample_weights, dict):
+            sample_weights = [sample_weights.get(n) for n in names]
+        class_weights = class_weight if isinstance(class_weight, dict) and class_weight and \
+            all(n in class_weight for n in names) else {n: class_weight for n in names}
+        for target, sw, name in zip(targets, sample_weights, names):
+            if sw is None:
+                sw = np.ones(len(target), dtype=K.floatx())
+            sw = np.asarray(sw, dtype=K.floatx())
+            cw = class_weights.get(name)
+            if cw:
+                classes = np.argmax(target, axis=1) if target.ndim == 2 and \
+                    target.shape[1] > 1 else target.reshape(len(target), -1)[:, 0]
+                sw = sw * np.asarray([cw.get(int(c), 1.0) for c in classes], K.floatx())
+            weights.append(sw)
+        lengths = {len(a) for a in inputs + targets}
+        if len(lengths) > 1:
+            raise ValueError("Input arrays should have the same number of samples as target "
+                             f"arrays. Found {[len(a) for a in inputs]} input samples and "
+                             f"{[len(a) for a in targets]} target samples.")
+        return inputs, targets, weights
+
+    def _ensure_built(self, x):
+        if not self.outputs:
+            raise NotImplementedError("fit/evaluate/predict of a subclassed model (no "
+                                      "functional outputs) is not implemented in scopeflow's "
+                                      "tf.keras; build it with the functional API")
+
+    # ── loops ─────────────────────────────────────────────────────────────────────────
+    def _loop(self, function, arrays, num_samples, batch_size, training, callbacks=None,
+              index_array=None, mode="train"):
+        """Runs ``function`` over batches; returns the sample-weighted means of its outputs
+        (the loss averaged over batches, the metrics over samples)."""
+        if index_array is None:
+            index_array = np.arange(num_samples)
+        totals = None
+        seen = 0
+        for batch_index, (start, end) in enumerate(_batches(num_samples, batch_size)):
+            ids = index_array[start:end]
+            batch = _slice(arrays, ids)
+            size = end - start
+            logs = {"batch": batch_index, "size": size}
+            if callbacks is not None:
+                hook = "on_train_batch_begin" if mode == "train" else "on_test_batch_begin"
+                getattr(callbacks, hook)(batch_index, logs)
+            outs = self._run(function, batch, training)
+            values = [float(np.asarray(o)) for o in outs]
+            totals = [v * size for v in values] if totals is None else \
+                [t + v * size for t, v in zip(totals, values)]
+            seen += size
+            if callbacks is not None:
+                n_losses = len(self.metrics_names) - len(self._metric_tensors)
+                for i, name in enumerate(self.metrics_names):
+                    # The metrics are running means (tf_keras's stateful metrics).
+                    logs[name] = values[i] if i < n_losses else totals[i] / seen
+                hook = "on_train_batch_end" if mode == "train" else "on_test_batch_end"
+                getattr(callbacks, hook)(batch_index, logs)
+                if mode == "train" and self.stop_training:
+                    break
+        if totals is None:
+            return []
+        return [t / seen for t in totals]
+
+    def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose=1, callbacks=None,
+            validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,
+            sample_weight=None, initial_epoch=0, steps_per_epoch=None, validation_steps=None,
+            validation_freq=1, **kwargs):
+        """Trains on NumPy arrays for ``epochs``; returns the ``History``."""
+        if kwargs:
+            raise TypeError(f"Unrecognized keyword arguments: {kwargs}")
+        if steps_per_epoch is not None:
+            raise NotImplementedError("fit(steps_per_epoch=...) (tensors or datasets as input) "
+                                      "is not implemented in scopeflow's tf.keras")
+        if batch_size is None:
+            batch_size = 32
+        self._check_compiled()
+        inputs, targets, weights = self._prepare(x, y, sample_weight, class_weight)
+        val_arrays = None
+        if validation_data is not None:
+            if len(validation_data) == 2:
+                val_x, val_y = validation_data
+                val_w = None
+            elif len(validation_data) == 3:
+                val_x, val_y, val_w = validation_data
+            else:
+                raise ValueError("When passing validation_data, it must contain 2 (x_val, "
+                                 "y_val) or 3 (x_val, y_val, val_sample_weights) items, "
+                                 f"however it contains {len(validation_data)} items")
+            vi, vt, vw = self._prepare(val_x, val_y, val_w)
+            val_arrays = vi + vt + vw
+        elif validation_split and 0.0 < validation_split < 1.0:
+            split_at = int(len(inputs[0]) * (1.0 - validation_split))
+            all_arrays = inputs + targets + weights
+            val_arrays = [a[split_at:] for a in all_arrays]
+            inputs = [a[:split_at] for a in inputs]
+            targets = [a[:split_at] for a in targets]
+            weights = [a[:split_at] for a in weights]
+        arrays = inputs + targets + weights
+        num_samples = len(inputs[0])
+        self._make_train_function()
+        do_validation = val_arrays is not None
+        if do_validation:
+            self._make_test_function()
+        out_labels = list(self.metrics_names)
+        callback_metrics = out_labels + ([f"val_{n}" for n in out_labels]
+                                         if do_validation else [])
+        self.history = cbks.History()
+        stateful = self.metrics_names[len(self.metrics_names) - len(self._metric_tensors):]
+        callback_list = [cbks.BaseLogger(stateful_metrics=stateful)] + _as_list(callbacks) + \
+            [self.history]
+        if verbose:
+            callback_list.append(cbks.ProgbarLogger("samples", stateful_metrics=stateful))
+        callback_list = cbks.CallbackList(callback_list)
+        callback_list.set_model(self)
+        callback_list.set_params({"batch_size": batch_size, "epochs": epochs, "steps": None,
+                                  "samples": num_samples, "verbose": verbose,
+                                  "do_validation": do_validation,
+                                  "metrics": callback_metrics})
+        self.stop_training = False
+        if do_validation and verbose:
+            print(f"Train on {num_samples} samples, validate on {len(val_arrays[0])} samples")
+        elif verbose:
+            print(f"Train on {num_samples} samples")
+        callback_list.on_train_begin()
+        for epoch in range(initial_epoch, epochs):
+            epoch_logs = {}
+            callback_list.on_epoch_begin(epoch, epoch_logs)
+            index_array = np.arange(num_samples)
+            if shuffle == "batch":
+                raise NotImplementedError("fit(shuffle='batch') is not implemented in "
+                                          "scopeflow's tf.keras")
+            if shuffle:
+                np.random.shuffle(index_array)
+            self._loop(self._train_function, arrays, num_samples, batch_size, True,
+                       callbacks=callback_list, index_array=index_array)
+            if do_validation and (epoch + 1) % validation_freq == 0 and \
+                    not self.stop_training:
+                values = self._loop(self._test_function, val_arrays, len(val_arrays[0]),
+                                    batch_size, False, mode="test")
+                for name, value in zip(out_labels, values):
+                    epoch_logs[f"val_{name}"] = value
+            callback_list.on_epoch_end(epoch, epoch_logs)
+            if self.stop_training:
+                break
+        callback_list.on_train_end()
+        return self.history
+
+    def evaluate(self, x=None, y=None, batch_size=None, verbose=1, sample_weight=None,
+                 steps=None, callbacks=None, **kwargs):
+        """The loss and metrics over ``x``/``y``: a scalar, or a list (``metrics_names``)."""
+        if steps is not None:
+            raise NotImplementedError("evaluate(steps=...) is not implemented in scopeflow's "
+                                      "tf.keras")
+        self._check_compiled()
+        batch_size = batch_size or 32
+        inputs, targets, weights = self._prepare(x, y, sample_weight)
+        self._make_test_function()
+        arrays = inputs + targets + weights
+        num_samples = len(inputs[0])
+        progbar = None
+        if verbose == 1:
+            from_progbar = cbks.ProgbarLogger("samples", stateful_metrics=self.metrics_names)
+            from_progbar.set_params({"verbose": 1, "epochs": 1, "samples": num_samples,
+                                     "metrics": self.metrics_names})
+            from_progbar.on_train_begin()
+            from_progbar.on_epoch_begin(0)
+            progbar = _TestProgress(from_progbar)
+        values = self._loop(self._test_function, arrays, num_samples, batch_size, False,
+                            callbacks=progbar, mode="test")
+        if progbar is not None:
+            from_progbar.log_values = []
+            from_progbar.on_epoch_end(0, dict(zip(self.metrics_names, values)))
+        return values[0] if len(values) == 1 else values
+
+    def predict(self, x, batch_size=None, verbose=0, steps=None, callbacks=None, **kwargs):
+        """The outputs for ``x``, batch by batch, concatenated (a list for several)."""
+        if steps is not None:
+            raise NotImplementedError("predict(steps=...) is not implemented in scopeflow's "
+                                      "tf.keras")
+        batch_size = batch_size or 32
+        inputs, _, _ = self._prepare(x, None)
+        if self._predict_function is None:
+            with self.outputs[0].graph.as_default():
+                self._predict_function = K.function(list(self.inputs), list(self.outputs),
+                                                    name="predict_function")
+        num_samples = len(inputs[0])
+        results = None
+        progbar = Progbar(num_samples) if verbose == 1 else None
+        for start, end in _batches(num_samples, batch_size):
+            outs = self._run(self._predict_function, [a[start:end] for a in inputs], False)
+            results = [[o] for o in outs] if results is None else \
+                [r + [o] for r, o in zip(results, outs)]
+            if progbar is not None:
+                progbar.update(end)
+        results = [np.concatenate(r) for r in results]
+        return results[0] if len(results) == 1 else results
+
+    def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None,
+                       reset_metrics=True):
+        """One gradient step on one batch: the loss (and metrics) of that batch."""
+        self._check_compiled()
+        inputs, targets, weights = self._prepare(x, y, sample_weight, class_weight)
+        self._make_train_function()
+        outs = self._run(self._train_function, inputs + targets + weights, True)
+        outs = [np.float32(o) for o in outs]
+        return outs[0] if len(outs) == 1 else outs
+
+    def test_on_batch(self, x, y=None, sample_weight=None, reset_metrics=True):
+        self._check_compiled()
+        inputs, targets, weights = self._prepare(x, y, sample_weight)
+        self._make_test_function()
+        outs = self._run(self._test_function, inputs + targets + weights, False)
+        outs = [np.float32(o) for o in outs]
+        return outs[0] if len(outs) == 1 else outs
+
+    def predict_on_batch(self, x):
+        return self.predict(x, batch_size=len(self._prepare(x, None)[0][0]))
+
+    def reset_metrics(self):
+        pass
+
+    @property
+    def metrics(self):
+        return list(self._metric_tensors) if self._compiled and self.outputs else []
+
+    # ── weights and saving ────────────────────────────────────────────────────────────
+    def get_weights(self):
+        return K.batch_get_value(self.weights)
+
+    def save_weights(self, filepath, overwrite=True, save_format=None):
+        """Saves the weights: HDF5 (``.h5``, ``.keras``; needs h5py) or a TF checkpoint."""
+        filepath = os.fspath(filepath)
+        if save_format is None:
+            save_format = "h5" if filepath.endswith((".h5", ".keras", ".hdf5")) else "tf"
+        if save_format == "h5":
+            saving_utils.save_weights_to_hdf5(self, filepath)
+        else:
+            saving_utils.save_weights_to_checkpoint(self, filepath)
+
+    def load_weights(self, filepath, by_name=False):
+        filepath = os.fspath(filepath)
+        if filepath.endswith((".h5", ".keras", ".hdf5")):
+            saving_utils.load_weights_from_hdf5(self, filepath, by_name=by_name)
+        else:
+            saving_utils.load_weights_from_checkpoint(self, filepath)
+
+    def save(self, filepath, overwrite=True, include_optimizer=True, save_format=None):
+        raise NotImplementedError("tf.keras.Model.save (whole-model HDF5 or SavedModel) is "
+                                  "not implemented in scopeflow yet; use save_weights")
+
+    def to_json(self, **kwargs):
+        raise NotImplementedError("tf.keras.Model.to_json is not implemented in scopeflow yet")
+
+
+class _TestProgress:
+    """Feeds ``evaluate``'s batch logs to a ``ProgbarLogger``."""
+
+    def __init__(self, logger):
+        self.logger = logger
+
+    def on_test_batch_begin(self, batch, logs=None):
+        self.logger.on_batch_begin(batch, logs)
+
+    def on_test_batch_end(self, batch, logs=None):
+        self.logger.on_batch_end(batch, logs)
+
