@@ -10,6 +10,9 @@ Each test is ours, written after the TF test of the same name; TF tests of inter
 """
 from __future__ import annotations
 
+import os
+import tempfile
+
 import numpy as np
 from ported_data_harness import (
     _elements,
@@ -195,9 +198,6 @@ def test_nested_output():
 def test_window_checkpoint():
     """WindowCheckpointTest's dataset (windows interleaved two at a time), read through a
     saveable iterator: restoring the position saved after 20 elements gives the rest."""
-    import os
-    import tempfile
-
     with tf.Graph().as_default(), tempfile.TemporaryDirectory() as tmp:
         ds = tf.data.Dataset.range(42).window(6).interleave(
             lambda x: x, cycle_length=2, num_parallel_calls=2)
