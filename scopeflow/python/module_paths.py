@@ -42,7 +42,7 @@ MODULE_PATHS: dict[str, tuple[str, ...]] = {
     "tensorflow.python.framework.tensor_shape": ("scopeflow.framework.tensor_shape",),
     "tensorflow.python.framework.constant_op": ("scopeflow.ops.constant_op",),
     "tensorflow.python.framework.tensor_util": ("scopeflow.framework.tensor_util",),
-    "tensorflow.python.framework.graph_util": (),
+    "tensorflow.python.framework.graph_util": ("scopeflow.framework.graph_util",),
     "tensorflow.python.framework.graph_io": (
         "scopeflow.train.basic_session_run_hooks: write_graph",),
     "tensorflow.python.framework.importer": ("scopeflow.framework.graph_import",),
@@ -192,8 +192,11 @@ MODULE_PATHS: dict[str, tuple[str, ...]] = {
         "scopeflow.train.checkpoint_utils: NewCheckpointReader CheckpointReader",),
     "tensorflow.python.lib.io.tf_record": ("scopeflow.platform.python_io",),
     "tensorflow.python.tools.inspect_checkpoint": ("scopeflow.tools.inspect_checkpoint",),
-    # scopeflow has no graph_util.convert_variables_to_constants: freeze_graph's names raise.
-    "tensorflow.python.tools.freeze_graph": (),
+    "tensorflow.python.tools.freeze_graph": ("scopeflow.tools.freeze_graph",),
+    "tensorflow.python.tools.optimize_for_inference_lib": (
+        "scopeflow.tools.optimize_for_inference_lib",),
+    "tensorflow.python.tools.strip_unused_lib": (
+        "scopeflow.tools.optimize_for_inference_lib: strip_unused",),
     # ── tensorflow.core: TF's protocol buffers (scopeflow/io/protos.py) ─────────────────
     "tensorflow.core.framework.graph_pb2": (_PROTOS + "GraphDef",),
     "tensorflow.core.framework.node_def_pb2": (_PROTOS + "NodeDef",),
@@ -276,10 +279,4 @@ MODULE_PATHS: dict[str, tuple[str, ...]] = {
 
 # Why a mapped path's names are missing, where the reason is known (the error says it).
 NOTES = {
-    "tensorflow.python.tools.freeze_graph": (
-        "freezing a graph needs graph_util.convert_variables_to_constants, which scopeflow "
-        "does not implement yet"),
-    "tensorflow.python.framework.graph_util": (
-        "scopeflow does not implement TF's graph rewriting helpers "
-        "(convert_variables_to_constants, extract_sub_graph...) yet"),
 }

@@ -184,9 +184,6 @@ def test_from_import_and_attribute_chains():
 
 @pytest.mark.parametrize("tf_path,name,why", [
     ("tensorflow.python.framework.ops", "no_such_name", "holds the names of"),
-    ("tensorflow.python.framework.graph_util", "convert_variables_to_constants",
-     "convert_variables_to_constants"),
-    ("tensorflow.python.tools.freeze_graph", "freeze_graph", "convert_variables_to_constants"),
     ("tensorflow.python.util.deprecation", "deprecated", "holds none of TF's names yet"),
     ("tensorflow.contrib.slim", "repeat", "scopeflow.contrib.layers"),
     ("tensorflow.python.ops", "no_such_name", "holds none"),
