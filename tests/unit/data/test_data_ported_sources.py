@@ -144,6 +144,19 @@ def test_from_tensor_slices_dataset():
     _produces(ds.flat_map(lambda x: x), list(range(10)) * 10)
 
 
+def test_from_tensor_slices_dataset_of_ordered_dict():
+    dss = [tf.data.Dataset.range(10).map(lambda x: collections.OrderedDict([("x", x)]))
+           for _ in range(10)]
+    ds = tf.data.Dataset.from_tensor_slices(dss).flat_map(lambda x: x)
+    _produces(ds, [{"x": x} for x in list(range(10)) * 10])
+
+
+def test_from_tensor_slices_dataset_in_function():
+    ds = tf.data.Dataset.from_tensors([tf.data.Dataset.range(10) for _ in range(10)])
+    ds = ds.flat_map(tf.data.Dataset.from_tensor_slices).flat_map(lambda x: x)
+    _produces(ds, list(range(10)) * 10)
+
+
 def test_from_tensor_slices_sparse():
     components = (_sp([[0, 0], [1, 0], [2, 0]], [0, 0, 0], [3, 1]),
                   _sp([[0, 0], [1, 1], [2, 2]], [1, 2, 3], [3, 3]))
@@ -408,11 +421,6 @@ def test_take_skip_placeholder_counts():
 SKIPPED = {
     "FromTensorsTest.testSkipEagerSplitPipelineFailsWithPlacementError":
         "needs two CPU devices and resource-variable placement errors",
-    "FromTensorSlicesTest.testFromTensorSlicesDatasetOfOrderedDict":
-        "slices a list of Datasets (datasets as elements); the OrderedDict part is ported "
-        "as test_from_tensor_slices_ordered_dict_of_map",
-    "FromTensorSlicesTest.testFromTensorSlicesDatasetInFunction":
-        "from_tensors of a list of Datasets, sliced in a flat_map (datasets as elements)",
     "FromTensorSlicesRandomAccessTest.*":
         "tf.data.experimental.random_access.at, an internal op with no tf.compat.v1 name",
     "FromTensorSlicesGlobalShuffleTest.* / *CheckpointTest.*":
