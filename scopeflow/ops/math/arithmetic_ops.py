@@ -249,6 +249,19 @@ def add(x, y, name=None) -> Tensor:
     return _apply(add_op, [x, y], name or "Add")
 
 
+# ── Add ──────────────────────────────────────────────────────────────────────────────
+# TF 1.x's addition op, in the GraphDefs TF 1.x wrote (frozen model-zoo graphs): AddV2's
+# values, and string concatenation. scopeflow's builders make AddV2, as TF 2.21's do.
+add_v1_op = OpDef("Add", shape=broadcasting(broadcast_shape),
+                  dtype=_same_dtype_in(NUMERIC + (dtypes.string,)), kernel=np.add,
+                  input_names=("x", "y"))
+
+
+@add_v1_op.def_grad
+def _add_v1_grad(op, dy):
+    return [dy, dy]  # as AddV2's: gradients.py sums each back to its input's shape
+
+
 # ── Sub ──────────────────────────────────────────────────────────────────────────────
 sub_op = OpDef("Sub", shape=broadcasting(broadcast_shape), dtype=_same_dtype_in(NUMERIC),
                kernel=np.subtract, input_names=("x", "y"))
