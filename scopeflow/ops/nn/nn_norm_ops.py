@@ -148,6 +148,44 @@ def _fused_bn_grad(op, dy, *unused):
     return [dx, dscale, doffset, None, None]
 
 
+# ── FusedBatchNorm / FusedBatchNormV2 ────────────────────────────────────────────────
+# TF 1.x's fused batch norms, in the GraphDefs TF 1.x wrote (frozen model-zoo graphs) and
+# from optimize_for_inference's fuse_decomposed_batch_norm: FusedBatchNormV3's values
+# without its sixth output (V1: every input of type T; V2: scale..variance of type U).
+def _fused_bn_v1_shape(x, scale, offset, mean, variance, **attrs):
+    return _fused_bn_shape(x, scale, offset, mean, variance, **attrs)[:5]
+
+
+def _fused_bn_v1_dtype(x, scale, offset, mean, variance, **attrs):
+    return _fused_bn_dtype(x, scale, offset, mean, variance, **attrs)[:5]
+
+
+def _fused_bn_v1_kernel(x, scale, offset, mean, variance, **attrs):
+    return _fused_bn_kernel(x, scale, offset, mean, variance, **attrs)[:5]
+
+
+fused_bn_v1_op = OpDef("FusedBatchNorm", shape=_fused_bn_v1_shape, dtype=_fused_bn_v1_dtype,
+                       kernel=_fused_bn_v1_kernel, num_outputs=5, attrs=dict(_BN_ATTRS),
+                       input_names=("x", "scale", "offset", "mean", "variance"))
+fused_bn_v2_op = OpDef("FusedBatchNormV2", shape=_fused_bn_v1_shape, dtype=_fused_bn_v1_dtype,
+                       kernel=_fused_bn_v1_kernel, num_outputs=5, attrs=dict(_BN_ATTRS),
+                       input_names=("x", "scale", "offset", "mean", "variance"))
+
+
+def _fused_bn_v1_grad(op, dy, *unused):
+    """FusedBatchNormV3's gradient, from the saved statistics (outputs 3 and 4)."""
+    empty = constant_op.constant(np.zeros([0], np.float32))
+    dx, dscale, doffset, _, _ = fused_bn_grad_op.bind(
+        dy, op.inputs[0], op.inputs[1], op.outputs[3], op.outputs[4], empty,
+        epsilon=op.get_attr("epsilon"), data_format=op.get_attr("data_format"),
+        is_training=op.get_attr("is_training"))
+    return [dx, dscale, doffset, None, None]
+
+
+fused_bn_v1_op.def_grad(_fused_bn_v1_grad)
+fused_bn_v2_op.def_grad(_fused_bn_v1_grad)
+
+
 def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001,
                      data_format="NHWC", is_training=True, name=None,
                      exponential_avg_factor=1.0):
