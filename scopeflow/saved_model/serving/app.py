@@ -79,8 +79,10 @@ class ServingApp:
                               "'scopeflow[serve]'")
         self.model = model
         self.max_body_bytes = max_body_bytes
-        self.app = Starlette(routes=[Route("/{path:path}", self._dispatch,
-                                           methods=["GET", "POST"])])
+        # Every verb reaches _dispatch: one TF Serving does not serve is a malformed
+        # request there (400, with the error JSON), not Starlette's plain-text 405.
+        self.app = Starlette(routes=[Route("/{path:path}", self._dispatch, methods=[
+            "GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"])])
 
     async def __call__(self, scope, receive, send):
         await self.app(scope, receive, send)
@@ -100,8 +102,8 @@ class ServingApp:
                 body = await self._body(request)
                 return await self._post(method.lower(), body, version)
             m = _STATUS_RE.fullmatch(path)
-            if m is None:
-                raise RequestError(f"Malformed request: GET {path}")
+            if request.method != "GET" or m is None:
+                raise RequestError(f"Malformed request: {request.method} {path}")
             name, version, label, sub = m.groups()
             if not name:
                 raise RequestError("Missing model name in request.")

@@ -237,6 +237,8 @@ def test_unknown_models_paths_versions_and_huge_bodies(tf_server, sf_server):
     assert http(tf_server, "/v1/models/tfm", {"instances": [1.0]}) == (
         400, {"error": "Malformed request: POST /v1/models/tfm"})
     assert http(tf_server, "/v2/anything")[0] == 404
+    assert http(tf_server, "/v1/models/tfm", method="DELETE") == (
+        400, {"error": "Malformed request: DELETE /v1/models/tfm"})
     assert http(tf_server, "/v1/models") == (400, {"error": "Missing model name in request."})
     huge = b'{"instances": [' + b"1.0, " * 20000 + b"1.0]}"
     status, doc = http(sf_server, "/v1/models/m:predict", huge)
