@@ -76,14 +76,15 @@ def _install_tensor_operators():
 
 
 def _install_variable_operators():
-    """A variable supports every operator a tensor does, acting on its snapshot."""
+    """A variable supports every operator a tensor does, acting on its value (a ref
+    variable's snapshot, a resource variable's read made here)."""
     names = ([f"__{n}__" for n in _BINARY] + [f"__r{n}__" for n in _BINARY]
              + [f"__{n}__" for n in (*_COMPARISONS, *_UNARY)] + ["__getitem__"])
     for n in names:
         method = getattr(Tensor, n)
 
         def operator(self, *args, method=method):
-            return method(self._snapshot, *args)
+            return method(self.value(), *args)  # a resource variable: a new read here
         operator.__name__ = operator.__qualname__ = n
         setattr(Variable, n, operator)
 

@@ -39,6 +39,7 @@ from scopeflow.framework.sites import user_site
 from scopeflow.framework.tensor_shape import as_shape
 from scopeflow.ops import array_ops
 from scopeflow.ops.state import init_ops
+from scopeflow.state import resource_variable  # noqa: F401 - registers ResourceVariable
 from scopeflow.state.partitioning import (
     PartitionedVariable,
     SaveSliceInfo,
@@ -287,7 +288,8 @@ class _VariableStore:
                                                       partition_info)
         v = Variable(initial_value=init_val, name=name, trainable=request.trainable,
                      collections=request.collections, dtype=variable_dtype,
-                     validate_shape=request.validate_shape, constraint=request.constraint)
+                     validate_shape=request.validate_shape, constraint=request.constraint,
+                     use_resource=request.use_resource)
         self.vars[name] = v
         self.log.append((name, "created", site))
         _add_regularization_loss(v, name, request.regularizer)

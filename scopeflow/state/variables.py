@@ -6,7 +6,7 @@ import enum
 import inspect
 from typing import TYPE_CHECKING, Any
 
-from scopeflow.framework import dtypes
+from scopeflow.framework import dtypes, modes
 from scopeflow.framework.context import get_default_session
 from scopeflow.framework.graph import (
     GraphKeys,
@@ -69,7 +69,9 @@ class _VariableMeta(type):
     are in effect (TF's ``VariableMetaclass``), with every argument given by keyword."""
 
     def __call__(cls, *args, **kwargs):
-        if cls is not Variable or not creator_stack():
+        if cls is Variable and _RESOURCE_VARIABLE_CLASS and _wants_resource(args, kwargs):
+            cls = _RESOURCE_VARIABLE_CLASS[0]
+        if cls not in (Variable, *_RESOURCE_VARIABLE_CLASS[:1]) or not creator_stack():
             return super().__call__(*args, **kwargs)
         bound = _INIT_SIGNATURE.bind(None, *args, **kwargs)
         bound.apply_defaults()
@@ -78,13 +80,34 @@ class _VariableMeta(type):
         full["synchronization"] = full["synchronization"] or VariableSynchronization.AUTO
         full["aggregation"] = full["aggregation"] or VariableAggregation.NONE
         full["experimental_enable_variable_lifting"] = None
+        if cls is not Variable:
+            full["use_resource"] = True
         return create_through_scopes(_default_creator, full)
 
 
 def _default_creator(experimental_enable_variable_lifting=None, **kwargs):
     """The end of the creator chain: the constructor itself."""
     del experimental_enable_variable_lifting  # TF2's variable lifting: no tf.function here
+    if _RESOURCE_VARIABLE_CLASS and _wants_resource((), kwargs):
+        return type.__call__(_RESOURCE_VARIABLE_CLASS[0], **kwargs)
     return type.__call__(Variable, **kwargs)
+
+
+# ``scopeflow.state.resource_variable`` puts ``ResourceVariable`` here when imported (it
+# builds on this module, so this one cannot import it).
+_RESOURCE_VARIABLE_CLASS: list = []
+
+
+def _wants_resource(args, kwargs) -> bool:
+    """Whether a ``Variable(...)`` call makes a resource variable: ``use_resource=True``,
+    or ``use_resource`` left None while ``tf.enable_resource_variables()`` is on; a
+    ``variable_def`` with ``is_resource`` set."""
+    bound = _INIT_SIGNATURE.bind(None, *args, **kwargs).arguments
+    vdef = bound.get("variable_def")
+    if vdef is not None:
+        return bool(getattr(vdef, "is_resource", False))
+    use_resource = bound.get("use_resource")
+    return modes.resource_variables_enabled() if use_resource is None else bool(use_resource)
 
 
 class Variable(metaclass=_VariableMeta):
@@ -97,6 +120,8 @@ class Variable(metaclass=_VariableMeta):
     >>> v.name, v.initializer.name
     ('v:0', 'v/Assign')
     """
+
+    _is_resource = False  # ResourceVariable: True
 
     def __init__(self, initial_value: Any = None, trainable: bool | None = None,
                  collections: list[str] | None = None, validate_shape: bool = True,
@@ -497,6 +522,8 @@ def assert_variables_initialized(var_list=None):
 
 
 def is_variable_initialized(variable):
+    if getattr(variable, "_is_resource", False):
+        return variable.is_initialized()
     return state_ops.is_variable_initialized(variable)
 
 
@@ -509,7 +536,7 @@ def report_uninitialized_variables(var_list=None, name="report_uninitialized_var
     with name_scope(name):
         if not var_list:
             return constant_op.constant([], dtype=dtypes.string)
-        initialized = [state_ops.is_variable_initialized(v) for v in var_list]
+        initialized = [is_variable_initialized(v) for v in var_list]
         mask = math_ops.logical_not(array_ops.stack(initialized))
         names = constant_op.constant([v.op.name for v in var_list])
         return array_ops.boolean_mask(names, mask)

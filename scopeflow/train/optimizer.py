@@ -33,6 +33,7 @@ from scopeflow.ops import math_ops
 from scopeflow.ops.control_flow import control_flow_ops
 from scopeflow.ops.state import state_ops
 from scopeflow.ops.state.init_ops import zeros_initializer
+from scopeflow.ops.state.resource_variable_ops import assign_add_variable_op, is_resource
 from scopeflow.state.variable_scope import (
     _unique_variable_scope,
     framework_variable_scope,
@@ -68,7 +69,8 @@ def create_slot_with_initializer(primary, initializer, shape, dtype, op_name):
             scope.set_partitioner(None)
             try:
                 return get_variable("", shape=shape, dtype=dtype, initializer=initializer,
-                                    trainable=False, validate_shape=shape.is_fully_defined())
+                                    trainable=False, validate_shape=shape.is_fully_defined(),
+                                    use_resource=is_resource(primary))
             finally:
                 scope.set_partitioner(partitioner)
 
@@ -196,7 +198,10 @@ class Optimizer:
                 with graph.control_dependencies([self._finish(update_ops, "update")]):
                     step = getattr(global_step, "_variable", global_step)
                     one = np.ones((), step.dtype.base_dtype.as_numpy_dtype)
-                    apply_updates = state_ops.assign_add(step, one, name=scope)
+                    if is_resource(step):  # TF's: AssignAddVariableOp, named as the scope
+                        apply_updates = assign_add_variable_op(step, one, name=scope)
+                    else:
+                        apply_updates = state_ops.assign_add(step, one, name=scope)
             if isinstance(apply_updates, Tensor):
                 apply_updates = apply_updates.op
             train_ops = get_collection_ref(GraphKeys.TRAIN_OP)
@@ -260,7 +265,8 @@ class Optimizer:
         key = (name, colocate_with.op.graph)
         v = self._non_slot_dict.get(key)
         if v is None:
-            v = Variable(initial_value, name=name, trainable=False)
+            v = Variable(initial_value, name=name, trainable=False,
+                         use_resource=is_resource(colocate_with))
             self._non_slot_dict[key] = v
         return v
 

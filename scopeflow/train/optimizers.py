@@ -12,10 +12,21 @@ from scopeflow.ops import math_ops
 from scopeflow.ops.control_flow import control_flow_ops
 from scopeflow.ops.state import training_ops
 from scopeflow.ops.state.init_ops import constant_initializer, ones_initializer
+from scopeflow.ops.state.resource_variable_ops import is_resource, resource_apply
 from scopeflow.train.optimizer import Optimizer
 
 __all__ = ["GradientDescentOptimizer", "MomentumOptimizer", "AdamOptimizer",
            "AdagradOptimizer", "RMSPropOptimizer", "AdadeltaOptimizer", "FtrlOptimizer"]
+
+
+def _update(fn, var, *args, **attrs):
+    """The update op of ``fn`` (a ``training_ops`` builder, e.g. ``apply_adam``) on ``var``:
+    its ref op (``ApplyAdam``) on a ref variable, its ``Resource*`` op (``ResourceApplyAdam``,
+    ``ResourceScatterSub``) on a resource variable, as TF's ``_resource_apply_*``."""
+    if is_resource(var):
+        return resource_apply(getattr(training_ops, fn.__name__ + "_op").type, var, *args,
+                              **attrs)
+    return fn(var, *args, **attrs).op
 
 
 def _tensor(value, name):
@@ -34,13 +45,13 @@ class GradientDescentOptimizer(Optimizer):
         self._lr_t = _tensor(self._learning_rate, "learning_rate")
 
     def _apply_dense(self, grad, var):
-        return training_ops.apply_gradient_descent(
-            var, self._cast(self._lr_t, var), grad, use_locking=self._use_locking).op
+        return _update(training_ops.apply_gradient_descent,
+            var, self._cast(self._lr_t, var), grad, use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
         delta = grad.values * self._cast(self._lr_t, var)
-        return training_ops.scatter_sub(var, grad.indices, delta,
-                                        use_locking=self._use_locking).op
+        return _update(training_ops.scatter_sub, var, grad.indices, delta,
+                                        use_locking=self._use_locking)
 
 
 # ── Momentum ─────────────────────────────────────────────────────────────────────────
@@ -62,16 +73,16 @@ class MomentumOptimizer(Optimizer):
         self._momentum_t = _tensor(self._momentum, "momentum")
 
     def _apply_dense(self, grad, var):
-        return training_ops.apply_momentum(
+        return _update(training_ops.apply_momentum,
             var, self.get_slot(var, "momentum"), self._cast(self._lr_t, var), grad,
             self._cast(self._momentum_t, var), use_locking=self._use_locking,
-            use_nesterov=self._use_nesterov).op
+            use_nesterov=self._use_nesterov)
 
     def _apply_sparse(self, grad, var):
-        return training_ops.sparse_apply_momentum(
+        return _update(training_ops.sparse_apply_momentum,
             var, self.get_slot(var, "momentum"), self._cast(self._lr_t, var), grad.values,
             grad.indices, self._cast(self._momentum_t, var), use_locking=self._use_locking,
-            use_nesterov=self._use_nesterov).op
+            use_nesterov=self._use_nesterov)
 
 
 # ── Adam ─────────────────────────────────────────────────────────────────────────────
@@ -107,14 +118,14 @@ class AdamOptimizer(Optimizer):
                                              self._beta2_t, self._epsilon_t)]
 
     def _apply_dense(self, grad, var):
-        return training_ops.apply_adam(
+        return _update(training_ops.apply_adam,
             var, self.get_slot(var, "m"), self.get_slot(var, "v"), *self._hyper(var), grad,
-            use_locking=self._use_locking).op
+            use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
-        return training_ops.sparse_apply_adam(
+        return _update(training_ops.sparse_apply_adam,
             var, self.get_slot(var, "m"), self.get_slot(var, "v"), *self._hyper(var),
-            grad.values, grad.indices, use_locking=self._use_locking).op
+            grad.values, grad.indices, use_locking=self._use_locking)
 
     def _finish(self, update_ops, name_scope):
         graph = get_default_graph()
@@ -161,14 +172,14 @@ class AdagradOptimizer(Optimizer):
         self._lr_t = _tensor(self._learning_rate, "learning_rate")
 
     def _apply_dense(self, grad, var):
-        return training_ops.apply_adagrad(
+        return _update(training_ops.apply_adagrad,
             var, self.get_slot(var, "accumulator"), self._cast(self._lr_t, var), grad,
-            use_locking=self._use_locking).op
+            use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
-        return training_ops.sparse_apply_adagrad(
+        return _update(training_ops.sparse_apply_adagrad,
             var, self.get_slot(var, "accumulator"), self._cast(self._lr_t, var), grad.values,
-            grad.indices, use_locking=self._use_locking).op
+            grad.indices, use_locking=self._use_locking)
 
 
 # ── RMSProp ──────────────────────────────────────────────────────────────────────────
@@ -210,14 +221,14 @@ class RMSPropOptimizer(Optimizer):
         slots, hyper = self._args(var)
         fn = training_ops.apply_centered_rms_prop if self._centered else \
             training_ops.apply_rms_prop
-        return fn(var, *slots, *hyper, grad, use_locking=self._use_locking).op
+        return _update(fn, var, *slots, *hyper, grad, use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
         slots, hyper = self._args(var)
         fn = training_ops.sparse_apply_centered_rms_prop if self._centered else \
             training_ops.sparse_apply_rms_prop
-        return fn(var, *slots, *hyper, grad.values, grad.indices,
-                  use_locking=self._use_locking).op
+        return _update(fn, var, *slots, *hyper, grad.values, grad.indices,
+                  use_locking=self._use_locking)
 
 
 # ── Adadelta ─────────────────────────────────────────────────────────────────────────
@@ -242,13 +253,13 @@ class AdadeltaOptimizer(Optimizer):
                 + [self._cast(t, var) for t in (self._lr_t, self._rho_t, self._epsilon_t)])
 
     def _apply_dense(self, grad, var):
-        return training_ops.apply_adadelta(var, *self._args(var), grad,
-                                           use_locking=self._use_locking).op
+        return _update(training_ops.apply_adadelta, var, *self._args(var), grad,
+                                           use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
-        return training_ops.sparse_apply_adadelta(var, *self._args(var), grad.values,
+        return _update(training_ops.sparse_apply_adadelta, var, *self._args(var), grad.values,
                                                   grad.indices,
-                                                  use_locking=self._use_locking).op
+                                                  use_locking=self._use_locking)
 
 
 # ── Ftrl ─────────────────────────────────────────────────────────────────────────────
@@ -317,11 +328,11 @@ class FtrlOptimizer(Optimizer):
         head = [var, accum, linear, grad] + ([] if indices is None else [indices])
         if self._l2_shrinkage <= 0.0:
             fn = training_ops.apply_ftrl if indices is None else training_ops.sparse_apply_ftrl
-            return fn(*head, lr, l1, l2, power, use_locking=self._use_locking).op
+            return _update(fn, *head, lr, l1, l2, power, use_locking=self._use_locking)
         fn = training_ops.apply_ftrl_v2 if indices is None else \
             training_ops.sparse_apply_ftrl_v2
         shrink = self._cast(self._l2_shrinkage_t, var)
-        return fn(*head, lr, l1, l2, shrink, power, use_locking=self._use_locking).op
+        return _update(fn, *head, lr, l1, l2, shrink, power, use_locking=self._use_locking)
 
     def _apply_dense(self, grad, var):
         return self._update(var, grad, None)

@@ -48,6 +48,7 @@ from scopeflow.ops import array_ops, constant_op, math_ops
 from scopeflow.ops.control_flow import control_flow_ops
 from scopeflow.ops.io import io_ops
 from scopeflow.ops.state import state_ops
+from scopeflow.ops.state.resource_variable_ops import assign_variable_op
 from scopeflow.runtime.session import Session
 from scopeflow.state.partitioning import PartitionedVariable
 from scopeflow.train import checkpoint_management as cm
@@ -161,7 +162,38 @@ def _as_variable_tensor(var):
 
 
 def _comes_from_variable(t) -> bool:
-    return isinstance(t, Tensor) and is_variable_op(t.op)
+    return isinstance(t, Tensor) and (is_variable_op(t.op) or t.op.type == "VarHandleOp")
+
+
+class _ResourceVariableSaveable:
+    """One checkpoint key bound to a resource variable: saves its read
+    (``v/Read/ReadVariableOp``), restores with ``AssignVariableOp`` (TF's
+    ``ResourceVariableSaveable``: ``save/Identity``, ``save/AssignVariableOp``)."""
+
+    __slots__ = ("name", "variable", "slice_spec")
+    restore_in_graph = True
+
+    def __init__(self, name, variable, slice_spec=""):
+        self.name = name
+        self.variable = variable
+        self.slice_spec = slice_spec
+
+    tensor = property(lambda self: self.variable._as_graph_element())
+    op = property(lambda self: self.variable.handle.op)
+    dtype = property(lambda self: self.variable.dtype.base_dtype)
+    device = property(lambda self: self.variable.device)
+
+    @property
+    def shape(self):
+        if self.slice_spec:
+            return TensorShape(parse_shape_and_slice(self.slice_spec)[0])
+        return self.variable.shape
+
+    def restore(self, restored, shape=None):
+        restored = array_ops.identity(restored)
+        if shape is not None:
+            restored = array_ops.reshape(restored, shape)
+        return assign_variable_op(self.variable.handle, restored)
 
 
 def _normalised_var_list(var_list):
@@ -237,6 +269,11 @@ def _validate_and_slice_inputs(names_to_saveables) -> list:
         if t.op in seen:
             raise ValueError(f"The same saveable will be restored with two names: {name}")
         seen.add(t.op)
+        if t.op.type == "VarHandleOp":
+            if t is var:
+                raise TypeError(f"Save a resource variable, not its handle: {var}")
+            saveables.append(_ResourceVariableSaveable(name, var))
+            continue
         saveables.append(_VariableSaveable(name, t, var if t is not var else None))
     return saveables
 
@@ -772,10 +809,10 @@ class Saver:
             return None, {}
         restore_v2, assign_of = None, {}
         for assign in restore_all.control_inputs:
-            if assign.type != "Assign":
+            if assign.type not in ("Assign", "AssignVariableOp"):
                 continue
             src = assign.inputs[1]
-            while src.op.type == "Reshape":
+            while src.op.type in ("Reshape", "Identity"):
                 src = src.op.inputs[0]
             if src.op.type == "RestoreV2":
                 restore_v2 = src.op

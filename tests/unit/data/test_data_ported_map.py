@@ -108,8 +108,6 @@ def test_capture_hash_table():
             sess.run(nxt)
 
 
-@_xfail("a resource variable's assign_add inside a map function fails at run time "
-        "(AssignAdd gets the handle as an array)")
 def test_capture_variable():
     counter = tf.Variable(0, use_resource=True)
     ds = tf.data.Dataset.from_tensors(0).repeat(10).map(lambda _: counter.assign_add(1))

@@ -63,12 +63,6 @@ def _xfail(reason):
     return pytest.mark.xfail(strict=True, reason=reason)
 
 
-_NO_RESOURCE_VARIABLES = (
-    "scopeflow has no resource variables: tf.Variable(use_resource=True) is a ref-style "
-    "Variable (scopeflow/state/variables.py), whose assign_add returns a Tensor (no "
-    "read_value) and which has no sparse_read")
-
-
 _COND_BRANCH_VALUES = (
     "scopeflow traces a tf.cond branch into a function of its own, so a tensor made in a "
     "branch cannot be read outside it or from the other branch (TF1 allows it, 'although "
@@ -444,7 +438,9 @@ def test_cond_grad_gather():
         _equal(np.float32([0.0, 2.0]), _dense(sess.run(grad, feed_dict={c: 3})))
 
 
-@_xfail(_NO_RESOURCE_VARIABLES)
+@_xfail("scopeflow's cond is one If op, and its gradient is another: the gradient leaves "
+        "it as a dense tensor, where TF1's Switch/Merge gradient keeps sparse_read's "
+        "IndexedSlices (the values are right)")
 def test_cond_grad_resource_var_sparse_read():
     with _session() as sess:
         var = tf.Variable(np.ones((4, 2), dtype=np.float32), use_resource=True)
@@ -487,7 +483,6 @@ def test_while_1():
         assert sess.run(r) == 10000
 
 
-@_xfail(_NO_RESOURCE_VARIABLES)
 def test_while_external_control_dependencies():
     with _session() as sess:
         v = tf.Variable(0.0, use_resource=True)
@@ -503,7 +498,6 @@ def test_while_external_control_dependencies():
         assert sess.run(v.read_value()) == 1.0
 
 
-@_xfail(_NO_RESOURCE_VARIABLES)
 def test_while_external_control_dependencies_no_input():
     with _session() as sess:
         v = tf.Variable(0.0, use_resource=True)
@@ -1239,7 +1233,6 @@ def test_while_grad_resource_variable():
         _close(216.0, sess.run(g[0]))
 
 
-@_xfail(_NO_RESOURCE_VARIABLES)
 def test_while_grad_resource_var_sparse_read():
     with _session() as sess:
         var = tf.Variable(np.ones(5), dtype=tf.float32, use_resource=True)
@@ -1251,7 +1244,6 @@ def test_while_grad_resource_var_sparse_read():
         _equal(np.float32([0., 12., 0., 12., 0.]), _dense(sess.run(grad)))
 
 
-@_xfail(_NO_RESOURCE_VARIABLES)
 def test_while_grad_multi_resource_var_sparse_read():
     with _session() as sess:
         var1 = tf.Variable(np.ones(5), dtype=tf.float32, use_resource=True)
