@@ -410,3 +410,39 @@ def test_classify_and_regress_on_a_tf_written_model_give_tfs_values(examples_ser
     status, doc = http(examples_server, "/v1/models/pets:classify",
                        {"examples": [{"x": [1.0, 2.0], "age": 1.5}]})
     assert status == 400 and "Data types don't match" in doc["error"], doc
+
+
+@pytest.mark.parametrize("body", [
+    b"[" * 50000 + b"]" * 50000,                      # nested past Python's recursion limit
+    b'{"instances": ' + b"[" * 5000 + b"1.0" + b"]" * 5000 + b"}",
+    b'{"inputs": ' + b"[" * 5000 + b"1.0" + b"]" * 5000 + b"}",
+    b"\xff\xfe{\x00}",                                # not UTF-8
+    b'{"instances": [null]}',
+    b'{"instances": [[NaN, Infinity]], "x": -Infinity}',
+    b'{"inputs": {"x": {"b64": "AAAA"}}}',            # bytes for a float input
+    b'{"inputs": {"x": [[1e999, 2]]}}',
+    b'{"instances": [{"b64": 5}]}',
+    b'{"instances": [[1, 2]], "signature_name": null}',
+    b'{"inputs": {}}',
+    b'{"instances": [{}]}',
+    b'{"examples": [1, 2]}',
+    "{\"instances\": [[\"\u00e9\", \"\U0001f600\"]]}".encode(),
+])
+def test_garbage_is_a_4xx_never_a_crash(tf_server, body):
+    for path in ("/v1/models/tfm:predict", "/v1/models/tfm:classify",
+                 "/v1/models/tfm/versions/1:regress"):
+        status, doc = http(tf_server, path, body)
+        # (1e999 reads as Infinity, which a float input takes: a 200)
+        assert 400 <= status < 500 or (status == 200 and list(doc) in (
+            ["predictions"], ["outputs"])), (path, doc)
+    assert http(tf_server, "/v1/models/tfm")[0] == 200
+
+
+def test_without_the_serve_extra_the_command_says_what_to_install(tmp_path):
+    code = ("import sys; sys.modules['uvicorn'] = None; sys.modules['starlette'] = None\n"
+            "from scopeflow.cli import main\n"
+            f"sys.exit(main(['serve', {TF_MODEL!r}]))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 1, out.stderr
+    assert "pip install 'scopeflow[serve]'" in out.stderr
