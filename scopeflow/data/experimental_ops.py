@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from scopeflow.data import buffers, sources, transformations
+from scopeflow.data import buffers, grouping, sources, transformations
 from scopeflow.data import structure as st
 from scopeflow.data.dataset_ops import Dataset, _Unary, _unique, builds
 from scopeflow.data.functions import TracedFunction
@@ -591,6 +591,9 @@ _CARDINALITY_RULES = (
     (_List, lambda d, env: len(d._rows)),
     ((buffers._Shuffle, buffers._Cache, buffers._Prefetch, _Scan),
      lambda d, env: _cardinality(d._input, env)),
+    # TF's GroupByWindowDataset: endless if its input is, unknown otherwise
+    (grouping._GroupByWindow, lambda d, env: INFINITE_CARDINALITY if _cardinality(
+        d._input, env) == INFINITE_CARDINALITY else UNKNOWN_CARDINALITY),
 )
 
 

@@ -63,6 +63,12 @@ class _ListIterator(PyIterator):
         self.i += 1
         return self.elements[self.i - 1]
 
+    def get_state(self):  # the elements are the window's, which the caller saves
+        return {"i": self.i}
+
+    def set_state(self, state):
+        self.i = int(state["i"])
+
 
 # ── group_by_window ──────────────────────────────────────────────────────────────────
 class _GroupByWindow(_Unary):
@@ -112,7 +118,30 @@ class _GroupByWindowIterator(PyIterator):
         self.groups: dict = {}
         self.sizes: dict = {}
         self.current = None
+        self.window = None  # (key, elements) of the window ``current`` reads
         self.ended = False
+
+    def _reduce(self, k, elements):
+        self.window = (k, elements)
+        self.current = self.reduce(k, elements)
+
+    def get_state(self):
+        current = None if self.current is None else \
+            [self.window[0], self.window[1], self.current.get_state()]
+        return {"inner": self.inner.get_state(), "ended": self.ended,
+                "groups": [[k, g] for k, g in self.groups.items()],
+                "sizes": [[k, n] for k, n in self.sizes.items()], "current": current}
+
+    def set_state(self, state):
+        self.inner.set_state(state["inner"])
+        self.ended = bool(state["ended"])
+        self.groups = {int(k): [list(e) for e in g] for k, g in state["groups"]}
+        self.sizes = {int(k): int(n) for k, n in state["sizes"]}
+        self.current = self.window = None
+        if state["current"] is not None:
+            k, elements, inner = state["current"]
+            self._reduce(int(k), [list(e) for e in elements])
+            self.current.set_state(inner)
 
     def next(self):
         while True:
@@ -125,7 +154,7 @@ class _GroupByWindowIterator(PyIterator):
                 if not self.groups:
                     raise End
                 k = min(self.groups)
-                self.current = self.reduce(k, self.groups.pop(k))
+                self._reduce(k, self.groups.pop(k))
                 continue
             try:
                 element = self.inner.next()
@@ -143,7 +172,7 @@ class _GroupByWindowIterator(PyIterator):
             group = self.groups.setdefault(k, [])
             group.append(element)
             if len(group) == self.sizes[k]:
-                self.current = self.reduce(k, self.groups.pop(k))
+                self._reduce(k, self.groups.pop(k))
 
 
 @builds("group_by_window")

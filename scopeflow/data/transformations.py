@@ -232,6 +232,7 @@ class _Batch(_Unary):
         self._drop = bool(drop_remainder)
         lead = self._size if self._drop else None
         self._pad = None
+        self._shape_tensors: dict = {}
         if padded is not None:
             shapes, values = padded
             specs = st.specs(input_dataset._structure)
@@ -251,8 +252,11 @@ class _Batch(_Unary):
                                          f"component {k} has unknown rank.")
                 shapes = [s.shape for s in specs]
             else:
-                shapes = [_padded_shape(p, s) for p, s in zip(
-                    _flatten_up_to(input_dataset._structure, shapes), specs)]
+                given = _flatten_up_to(input_dataset._structure, shapes)
+                shapes = [_padded_shape(p, s) for p, s in zip(given, specs)]
+                # shapes only known at run time: read when the iterator is made
+                self._shape_tensors = {k: p for k, p in enumerate(given)
+                                       if isinstance(p, Tensor) and _runtime_shape(p)}
             if values is None:
                 values = [None] * len(specs)
             elif st.is_sequence(values) or not st.is_sequence(input_dataset._structure):
@@ -275,8 +279,22 @@ class _Batch(_Unary):
         if self._size <= 0:  # TF's kernel checks it when the iterator is made
             raise errors.InvalidArgumentError(None, None, "Batch size must be greater than "
                                                "zero.")
+        pad = self._pad
+        if self._shape_tensors:
+            shapes = list(pad[0])
+            for k, t in self._shape_tensors.items():
+                dims = [int(d) for d in np.asarray(env[t]).reshape(-1)]
+                for d in dims:
+                    if d < -1:
+                        raise errors.InvalidArgumentError(
+                            None, None, f"Dimension {d} must be >= -1")
+                shapes[k] = [None if d == -1 else d for d in dims]
+            pad = (shapes, pad[1])
         return _BatchIterator(self._input._make_iterator(state, env), self._size, self._drop,
-                              self._pad, self._leaves)
+                              pad, self._leaves)
+
+    def _captures(self):
+        return _unique(self._input._captures() + list(self._shape_tensors.values()))
 
 
 def _flatten_padding(structure, values):
@@ -306,7 +324,7 @@ def _padded_shape(value, spec):
         if value.shape.ndims != 1:
             raise ValueError(f"Padded shape {value} must be a `tf.int64` vector tensor, but "
                              f"its shape was {value.shape}.")
-        known = constant_value(value)
+        known = None if _runtime_shape(value) else constant_value(value)
         shape = (TensorShape([None] * value.shape[0].value) if known is None
                  else TensorShape([None if d == -1 else int(d) for d in known]))
     elif isinstance(value, TensorShape):
@@ -322,6 +340,13 @@ def _padded_shape(value, spec):
         raise ValueError(f"The padded shape {shape} is not compatible with the shape "
                          f"{spec.shape} of the corresponding input component.")
     return shape
+
+
+def _runtime_shape(tensor) -> bool:
+    """Whether a padded shape given as ``tensor`` is read at run time: its value is not
+    known while the graph is built (or is not a valid shape, TF's error then)."""
+    known = constant_value(tensor)
+    return known is None or bool((np.asarray(known) < -1).any())
 
 
 def _static_value(value):
