@@ -9,6 +9,7 @@ SavedModel is served as version 1.
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -81,7 +82,7 @@ class ServedModel:
         self.session.close()
 
     # ── looking things up ──
-    def check_version(self, version: int | None, latest_text: bool = True):
+    def check_version(self, version: int | None):
         """NOT_FOUND unless ``version`` (None: the latest) is the one served."""
         if version is not None and version != self.version:
             raise RequestError(f"Servable not found for request: Specific({self.name}, "
@@ -153,8 +154,6 @@ class BatchingOptions:
     def from_file(cls, path: str) -> BatchingOptions:
         """Reads a ``--batching_parameters_file`` (text ``BatchingParameters``, e.g.
         ``max_batch_size { value: 32 }``)."""
-        import re
-
         with open(path) as f:
             text = f.read()
         known = ("max_batch_size", "batch_timeout_micros", "num_batch_threads",
