@@ -95,7 +95,8 @@ def _check_optimized(d, name):
         _graph_def(os.path.join(d, f"{name}.pb")), [info["input"]], info["outputs"],
         tf.float32.as_datatype_enum)
     assert [n.name for n in ours.node] == info["optimized_nodes"]
-    assert not any(n.op.startswith("FusedBatchNorm") for n in ours.node)
+    folded = ("FusedBatchNorm", "FusedBatchNormV3")   # TF leaves FusedBatchNormV2 alone
+    assert not any(n.op in folded for n in ours.node)
     theirs_path = os.path.join(d, f"{name}_optimized.pb")
     if os.path.exists(theirs_path):
         theirs = _graph_def(theirs_path)
@@ -110,7 +111,7 @@ def _check_optimized(d, name):
     _assert_close(lg, want_l, RTOL_OPTIMIZED, f"{name} optimized logits")
 
 
-SMALL = ["blocks", "mobilenet_v1_025"]
+SMALL = ["blocks", "mobilenet_v1_025", "tf1_ops"]
 
 
 @pytest.mark.parametrize("name", SMALL)
@@ -133,6 +134,43 @@ def test_frozen_graph_holds_the_blocks_the_big_models_use():
     assert {"Pad", "Conv2D", "DepthwiseConv2dNative", "FusedBatchNormV3", "Relu6", "Relu",
             "AddV2", "MaxPool", "AvgPool", "ConcatV2", "Mean", "MatMul", "BiasAdd",
             "Softmax"} <= ops
+
+
+def test_tf1_graph_holds_tf1_ops():
+    ops = {n.op for n in _graph_def(os.path.join(FIXTURES, "tf1_ops.pb")).node}
+    assert {"Add", "FusedBatchNorm", "FusedBatchNormV2", "Rsqrt", "VariableV2"} - ops == \
+        {"VariableV2"}   # frozen: the variables are Consts
+
+
+def test_tf1_batch_norm_and_add_gradients_match_tf(tf1):
+    """FusedBatchNorm, FusedBatchNormV2 (training) and Add: values and gradients as TF's."""
+    rng = np.random.RandomState(0)
+    x, w = rng.normal(size=(2, 3, 3, 4)).astype(np.float32), rng.normal(size=(2, 3, 3, 4))
+    scale, offset = rng.uniform(0.5, 1.5, 4).astype(np.float32), rng.normal(size=4)
+    theirs = tf1(f"""
+        x = tf.constant({x.tolist()}); s = tf.constant({scale.tolist()})
+        o = tf.constant({offset.astype(np.float32).tolist()})
+        w = tf.constant({w.astype(np.float32).tolist()}); out = []
+        for fn in (tf.raw_ops.FusedBatchNorm, tf.raw_ops.FusedBatchNormV2):
+            y = fn(x=x, scale=s, offset=o, mean=tf.zeros([0]), variance=tf.zeros([0]),
+                   epsilon=0.001, is_training=True)
+            loss = tf.reduce_sum(tf.raw_ops.Add(x=y[0], y=w) * y[0])
+            out.append(tf.Session().run([y[0], y[1], y[2]] + tf.gradients(loss, [x, s, o])))
+        print(json.dumps([[v.tolist() for v in vs] for vs in out]))
+    """)
+    from scopeflow.ops.math.arithmetic_ops import add_v1_op
+    from scopeflow.ops.nn.nn_norm_ops import fused_bn_v1_op, fused_bn_v2_op
+    with tf.Graph().as_default(), tf.Session() as sess:
+        xs, ss = tf.constant(x), tf.constant(scale)
+        os_, ws = tf.constant(offset.astype(np.float32)), tf.constant(w.astype(np.float32))
+        for op_def, want in zip((fused_bn_v1_op, fused_bn_v2_op), theirs):
+            y = op_def.bind(xs, ss, os_, tf.zeros([0]), tf.zeros([0]), epsilon=0.001,
+                            is_training=True)
+            assert y[0].op.type == op_def.type and len(y) == 5
+            loss = tf.reduce_sum(add_v1_op.bind(y[0], ws) * y[0])
+            got = sess.run([y[0], y[1], y[2]] + tf.gradients(loss, [xs, ss, os_]))
+            for g, t in zip(got, want):
+                np.testing.assert_allclose(g, t, rtol=1e-4, atol=1e-5)
 
 
 @pytest.mark.parametrize("name", ["mobilenet_v1", "mobilenet_v2", "resnet50",
