@@ -175,9 +175,7 @@ class ServingApp:
     def metadata_json(self, version) -> str:
         """``GetModelMetadataResponse`` as TF Serving prints it: ``model_spec`` and the
         ``signature_def`` map, every proto field present (defaults included)."""
-        sigs = {key: json_format.MessageToDict(sig, always_print_fields_with_no_presence=True,
-                                               preserving_proto_field_name=True)
-                for key, sig in sorted(self.model.signatures.items())}
+        sigs = {key: _signature_json(sig) for key, sig in sorted(self.model.signatures.items())}
         return json.dumps({
             "model_spec": {"name": self.model.name, "signature_name": "",
                            "version": str(self.model.version)},
@@ -224,6 +222,18 @@ class ServingApp:
         if method == "regress" and "outputs" not in sig.outputs:
             raise RequestError("No output Tensor named outputs found in the signature.")
         return sig, {next(iter(sig.inputs)): arr}, len(examples)
+
+
+def _signature_json(sig) -> dict:
+    """A SignatureDef as TF Serving's metadata prints it: a TensorInfo's ``dtype`` and
+    ``tensor_shape`` before its encoding (``name``), as in the samples of its docs."""
+    doc = json_format.MessageToDict(sig, always_print_fields_with_no_presence=True,
+                                    preserving_proto_field_name=True)
+    for side in ("inputs", "outputs"):
+        for key, info in doc.get(side, {}).items():
+            first = {k: info[k] for k in ("dtype", "tensor_shape") if k in info}
+            doc[side][key] = {**first, **{k: v for k, v in info.items() if k not in first}}
+    return doc
 
 
 def _shape_text(shape) -> str:
