@@ -8,11 +8,16 @@ from __future__ import annotations
 
 from scopeflow.framework.graph import convert_to_tensor, get_default_graph
 from scopeflow.framework.indexed_slices import IndexedSlices
-from scopeflow.ops import math_ops
+from scopeflow.ops import array_ops, math_ops
 from scopeflow.ops.control_flow import control_flow_ops
+from scopeflow.ops.math import segment_ops
 from scopeflow.ops.state import training_ops
 from scopeflow.ops.state.init_ops import constant_initializer, ones_initializer
-from scopeflow.ops.state.resource_variable_ops import is_resource, resource_apply
+from scopeflow.ops.state.resource_variable_ops import (
+    is_resource,
+    resource_apply,
+    resource_scatter_add,
+)
 from scopeflow.train.optimizer import Optimizer
 
 __all__ = ["GradientDescentOptimizer", "MomentumOptimizer", "AdamOptimizer",
@@ -27,6 +32,14 @@ def _update(fn, var, *args, **attrs):
         return resource_apply(getattr(training_ops, fn.__name__ + "_op").type, var, *args,
                               **attrs)
     return fn(var, *args, **attrs).op
+
+
+def _scatter_add_read(var, indices, values):
+    """``ResourceScatterAdd``, then a read of the variable that follows it (TF's
+    ``_resource_scatter_add``)."""
+    with get_default_graph().control_dependencies(
+            [resource_scatter_add(var, indices, values)]):
+        return var.value()
 
 
 def _tensor(value, name):
@@ -123,9 +136,32 @@ class AdamOptimizer(Optimizer):
             use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
+        if is_resource(var):
+            return self._resource_apply_sparse(grad, var)
         return _update(training_ops.sparse_apply_adam,
             var, self.get_slot(var, "m"), self.get_slot(var, "v"), *self._hyper(var),
             grad.values, grad.indices, use_locking=self._use_locking)
+
+    def _resource_apply_sparse(self, grad, var):
+        """TF's graph for a resource variable (it has no fused sparse Adam op): duplicate
+        rows summed, ``m = m * beta1`` then ``ResourceScatterAdd`` of ``g * (1 - beta1)``,
+        the same for ``v``, then ``var -= lr * m / (sqrt(v) + epsilon)``."""
+        indices, positions = segment_ops.unique(grad.indices)
+        values = math_ops.unsorted_segment_sum(grad.values, positions,
+                                               array_ops.shape(indices)[0])
+        b1p, b2p, lr_t, beta1_t, beta2_t, epsilon_t = self._hyper(var)
+        lr = lr_t * math_ops.sqrt(1 - b2p) / (1 - b1p)
+        graph = get_default_graph()
+        m, v = self.get_slot(var, "m"), self.get_slot(var, "v")
+        m_t = m.assign(m * beta1_t, use_locking=self._use_locking)
+        with graph.control_dependencies([m_t]):
+            m_t = _scatter_add_read(m, indices, values * (1 - beta1_t))
+        v_t = v.assign(v * beta2_t, use_locking=self._use_locking)
+        with graph.control_dependencies([v_t]):
+            v_t = _scatter_add_read(v, indices, (values * values) * (1 - beta2_t))
+        var_update = var.assign_sub(lr * m_t / (math_ops.sqrt(v_t) + epsilon_t),
+                                    use_locking=self._use_locking)
+        return control_flow_ops.group(var_update, m_t, v_t)
 
     def _finish(self, update_ops, name_scope):
         graph = get_default_graph()

@@ -296,6 +296,9 @@ def _slice_saveables(name, parts, seen) -> list:
         if t.op in seen:
             raise ValueError(f"The same saveable will be restored with two names: {name}")
         seen.add(t.op)
+        if t.op.type == "VarHandleOp":
+            out.append(_ResourceVariableSaveable(name, v, info.spec))
+            continue
         out.append(_VariableSaveable(name, t, v, info.spec))
     return out
 

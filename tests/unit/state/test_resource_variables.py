@@ -317,3 +317,37 @@ def test_tf_written_meta_graph_and_checkpoint_train_as_in_tf():
             np.testing.assert_allclose(sess.run(variables["model/" + name]), expected[name],
                                        rtol=1e-5, atol=1e-7)
         assert sess.run(g.get_tensor_by_name("global_step:0")) == expected["global_step"]
+
+
+def test_scopeflow_written_meta_graph_trains_in_tf(tf1, tmp_path):
+    """A scopeflow graph with resource variables (partitioned ones and sparse Adam updates
+    included) and its checkpoint load in TF, whose next step gives scopeflow's values."""
+    prefix = str(tmp_path / "m")
+    with _graph(), tf.Session() as sess:
+        with tf.variable_scope("p", use_resource=True,
+                               partitioner=tf.fixed_size_partitioner(2)):
+            pv = tf.get_variable("pv", [4, 2], initializer=tf.ones_initializer())
+        v = tf.get_variable("v", initializer=np.float32([[3.0], [4.0]]), use_resource=True)
+        e = tf.get_variable("e", initializer=np.arange(6, dtype=np.float32).reshape(3, 2),
+                            use_resource=True)
+        loss = tf.reduce_sum(tf.matmul(tf.constant([[1.0, 2.0]]), v)) + \
+            tf.reduce_sum(tf.square(e.sparse_read([0, 2, 2]))) + \
+            tf.reduce_sum(tf.nn.embedding_lookup(pv, [1, 3]))
+        train = tf.train.AdamOptimizer(0.1).minimize(loss, name="train")
+        sess.run(tf.global_variables_initializer())
+        sess.run(train)
+        tf.train.Saver().save(sess, prefix)
+        sess.run(train)
+        ours = [sess.run(v).tolist(), sess.run(e).tolist()]
+    theirs = tf1(f"""
+        tf.disable_v2_behavior()
+        saver = tf.train.import_meta_graph({prefix + '.meta'!r})
+        g = tf.get_default_graph()
+        with tf.Session() as sess:
+            saver.restore(sess, {prefix!r})
+            sess.run(g.get_operation_by_name("train"))
+            print(json.dumps([sess.run(g.get_tensor_by_name(n + "/Read/ReadVariableOp:0"))
+                              .tolist() for n in ("v", "e")]))
+    """)
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-6)
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-6)
