@@ -17,7 +17,7 @@ from scopeflow.data import structure as st
 from scopeflow.data.dataset_ops import Dataset, _node_id, _scalar_int, _Unary, _unique, builds
 from scopeflow.data.dataset_values import DatasetSpec, DatasetValue, ListIterator
 from scopeflow.data.functions import TracedFunction
-from scopeflow.data.sources import _data_leaves, _data_pack
+from scopeflow.data.sources import _as_leaf, _data_leaves, _data_pack
 from scopeflow.framework import dtypes, errors
 from scopeflow.framework.graph import Tensor, convert_to_tensor, name_scope
 from scopeflow.framework.opdef import OpDef
@@ -165,19 +165,20 @@ def _leaf_spec(x):
 
 # ── reduce ───────────────────────────────────────────────────────────────────────────
 def _reduce_shape(*inputs, fn, dataset, n_state):
-    return [s.shape for s in st.specs(fn.output_structure)]
+    return [s.shape for s in st.component_specs(fn.output_structure)]
 
 
 def _reduce_dtype(*inputs, fn, dataset, n_state):
-    return [s.dtype for s in st.specs(fn.output_structure)]
+    return [s.dtype for s in st.component_specs(fn.output_structure)]
 
 
 def _reduce_kernel(run, *inputs, fn, dataset, n_state):
-    state = list(inputs[:n_state])
+    # the state leaves as values (a sparse or ragged one as one value), from their components
+    state_specs, out_specs = st.specs(fn.input_structure[0]), st.specs(fn.output_structure)
+    state = st.from_components(state_specs, list(inputs[:n_state]))
     captured = inputs[n_state:]
     captures = _unique(dataset._captures() + fn.captures)
     env = pl.Env(dict(zip(captures, captured)))
-    specs = st.specs(fn.output_structure)
     try:
         iterator = dataset._make_iterator(run.state, env)
         call = fn.caller(run.state, env)
@@ -189,14 +190,27 @@ def _reduce_kernel(run, *inputs, fn, dataset, n_state):
             state = list(call(state + list(element)))
     finally:
         env.close()
-    out = [np.asarray(v, dtype=s.dtype.as_numpy_dtype) for v, s in zip(state, specs)]
+    out = [np.asarray(v, dtype=s.dtype.as_numpy_dtype) for v, s in zip(
+        st.to_components(out_specs, state), st.component_specs(fn.output_structure))]
     return out[0] if len(out) == 1 else tuple(out)
 
 
 reduce_op = OpDef("ReduceDataset", shape=_reduce_shape, dtype=_reduce_dtype, stateful=True,
                   kernel=_reduce_kernel, grad=None,  # TF: NotDifferentiable
                   attrs={"fn": None, "dataset": None, "n_state": 0},
-                  num_outputs=lambda attrs, n: attrs["n_state"])
+                  num_outputs=lambda attrs, n: len(
+                      st.component_specs(attrs["fn"].output_structure)))
+
+
+def _relaxed(a, b):
+    """Spec ``a`` with the dimensions where ``b`` differs unknown (sparse and ragged specs
+    stay sparse and ragged)."""
+    shape = st.unify_shapes(a.shape, b.shape)
+    if isinstance(a, st.SparseSpec):
+        return st.SparseSpec(a.dtype, shape)
+    if isinstance(a, st.RaggedSpec):
+        return st.RaggedSpec(a.dtype, shape, a.ragged_rank)
+    return a if isinstance(a, st.NoneSpec) else st.Spec(a.dtype, shape)
 
 
 def _trace_reducer(reduce_func, state_structure, element_structure):
@@ -212,11 +226,13 @@ def _trace_reducer(reduce_func, state_structure, element_structure):
                             f"Expected {state_structure} but got {new}.") from None
         old_specs, new_specs = st.specs(state_structure), st.specs(new)
         for a, b in zip(old_specs, new_specs):
+            if type(a) is not type(b):
+                raise TypeError(f"The structure of the new state must match the initial "
+                                f"state. Expected {state_structure} but got {new}.")
             if a.dtype != b.dtype:
                 raise TypeError("The element types for the new state must match the initial "
                                 f"state. Expected {a.dtype} but got {b.dtype}.")
-        relaxed = [st.Spec(a.dtype, st.unify_shapes(a.shape, b.shape))
-                   for a, b in zip(old_specs, new_specs)]
+        relaxed = [_relaxed(a, b) for a, b in zip(old_specs, new_specs)]
         if all(r.shape.as_tuple() == a.shape.as_tuple() for r, a in zip(relaxed, old_specs)):
             return fn
         state_structure = st.pack(state_structure, relaxed)
@@ -224,13 +240,15 @@ def _trace_reducer(reduce_func, state_structure, element_structure):
 
 @builds("reduce")
 def _reduce(dataset, initial_state, reduce_func):
-    """``Dataset.reduce``: the tensors of the final state (nested as ``initial_state``)."""
+    """``Dataset.reduce``: the final state (tensors, SparseTensors, RaggedTensors), nested
+    as ``initial_state``."""
     with name_scope("initial_state"):
-        flat = [convert_to_tensor(v, name=f"component_{i}")
-                for i, v in enumerate(st.flatten(initial_state))]
-    state_structure = st.pack(initial_state, [st.spec_of(t) for t in flat])
+        leaves = [_as_leaf(v, f"component_{i}")
+                  for i, v in enumerate(_data_leaves(initial_state))]
+    state_structure = _data_pack(initial_state, iter([st.spec_of(x) for x in leaves]))
+    flat = [t for x in leaves for t in st.components_of(x)]
     fn = _trace_reducer(reduce_func, state_structure, dataset._structure)
     captures = _unique(dataset._captures() + fn.captures)
     op = reduce_op.create(flat + captures, {"fn": fn, "dataset": dataset, "n_state": len(flat)},
                           name="ReduceDataset")
-    return st.pack(fn.output_structure, list(op.outputs))
+    return st.pack_tensors(fn.output_structure, list(op.outputs))

@@ -224,6 +224,41 @@ def test_reduce_invalid_state():
         tf.data.Dataset.range(3).reduce(np.int64(0), lambda x, y: tf.cast(x + y, tf.float32))
 
 
+def _sparse_state(i):
+    return tf.SparseTensorValue(indices=np.array([[0, 0]]), values=i * np.array([1]),
+                                dense_shape=np.array([1, 1]))
+
+
+def test_reduce_sparse():
+    for i in range(10):
+        with tf.Graph().as_default():
+            ds = tf.data.Dataset.from_tensors(_sparse_state(i + 1))
+            result = ds.reduce(_sparse_state(0), lambda _, value: value)
+            with tf.Session() as sess:
+                _equal(_sparse_state(i + 1), sess.run(result))
+
+
+def test_reduce_nested():
+    """TF 1.x's testNested: a dict state whose sparse part is replaced each step (TF
+    2.21's version adds it with tf.sparse.add, see SKIPPED)."""
+    def reduce_fn(state, value):
+        state["dense"] += value["dense"]
+        state["sparse"] = value["sparse"]
+        return state
+
+    def map_fn(i):
+        return {"dense": tf.cast(i, dtype=tf.int64),
+                "sparse": _sparse_state(tf.cast(i, dtype=tf.int64))}
+
+    for i in range(10):
+        with tf.Graph().as_default():
+            result = tf.data.Dataset.range(1, i + 1).map(map_fn).reduce(map_fn(0), reduce_fn)
+            with tf.Session() as sess:
+                got = sess.run(result)
+            assert got["dense"] == ((i + 1) * i) // 2
+            _equal(_sparse_state(i), got["sparse"])
+
+
 # ── prefetch_test.py / cache_test.py ────────────────────────────────────────────────
 def test_prefetch_buffer_size():
     for buffer_size in (-1, 0, 1, 5, 100):
@@ -255,7 +290,7 @@ SKIPPED = {
         "saveable iterator internals (iterator_ops._IteratorSaveable)",
     "ReduceTest.testDatasetSideEffect / testSideEffect / testAutomaticControlDependencies":
         "TF2 tf.function automatic control dependencies",
-    "ReduceTest.testNested (sparse state)":
+    "ReduceTest.testNested (TF 2.21's, adding sparse states)":
         "tf.sparse.add of the int64 state and the mapped SparseTensor fails in TF 2.21's "
         "graph tracing of reduce",
     "IteratorTest.testOneShotIteratorInitializerFails":
