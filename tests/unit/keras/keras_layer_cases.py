@@ -4,11 +4,13 @@ under real tf_keras (TF 2.21 in TF1 mode) and scopeflow.
 Each case is a snippet that sets ``layer`` and ``x`` (a list of input arrays, batch
 first) and optionally ``call_kwargs`` (passed to the layer's call), ``as_list`` (call on a
 list even for one input), ``feed`` (a function returning extra feeds, e.g. the learning
-phase), ``wlow``/``whigh`` (the range of the weights' values) and ``after(sess, layer,
-feed)`` (more JSON-able results, e.g. the weights after running the updates). The runner
-builds the layer on placeholders (batch dimension ``None``) in a fresh graph, loads every
-weight with fixed random values (``layer.set_weights``), runs it and records the weights'
-names, the outputs' static shapes and their values.
+phase), ``wlow``/``whigh`` (the range of the weights' values), ``fixed_batch`` (a known
+batch size), ``grads = False`` and ``after(sess, layer, feed)`` (more JSON-able results,
+e.g. the weights after running the updates; ``outputs`` are the layer's outputs). The
+runner builds the layer on placeholders (batch dimension ``None``) in a fresh graph, loads
+every weight with fixed random values (``layer.set_weights``), runs it and records the
+weights' names, the outputs' static shapes, their values, and the gradients of a fixed
+weighting of the outputs for the trainable weights and the float inputs.
 
 ``python tests/unit/keras/keras_layer_cases.py <family>...`` run under ``../shared/tools/tf1``
 prints real TF's results as JSON: ``tests/fixtures/keras_layers/make_fixtures.sh`` writes
@@ -190,6 +192,13 @@ CASES = {
             "layer = L.LSTM(3, return_state=True); x = [rnd((2, 4, 3), 1)]\n"
             "call_kwargs = {'initial_state': [tf.constant(rnd((2, 3), 7)), "
             "tf.constant(rnd((2, 3), 8))]}"),
+        "lstm_stateful": (
+            "layer = L.LSTM(2, stateful=True, return_sequences=True); "
+            "x = [rnd((2, 3, 3), 1)]; fixed_batch = True\n"
+            "def after(s, layer, feed):\n"
+            "    s.run(layer.updates, feed)\n"
+            "    second = s.run(outputs[0], feed)\n"
+            "    return second.tolist()\n"),
         "lstm_dropout_inference": ("layer = L.LSTM(3, dropout=0.5, recurrent_dropout=0.5); "
                                    "x = [rnd((2, 4, 3), 1)]"),
     },
@@ -227,10 +236,20 @@ def run_case(tf, src):
     with graph.as_default():
         exec(src, ns)  # noqa: S102 - the case snippets above
         layer, xs = ns["layer"], ns["x"]
-        phs = [tf.placeholder(_dtype_of(tf, a), [None] + list(a.shape[1:])) for a in xs]
+        fixed = ns.get("fixed_batch", False)
+        phs = [tf.placeholder(_dtype_of(tf, a), [a.shape[0] if fixed else None]
+                              + list(a.shape[1:])) for a in xs]
         inputs = phs if ns.get("as_list", len(phs) > 1) else phs[0]
         y = layer(inputs, **ns.get("call_kwargs", {}))
         ys = list(y) if isinstance(y, (list, tuple)) else [y]
+        ns["outputs"] = ys
+        # Gradients of a fixed weighting of the outputs, for the trainable weights and the
+        # float inputs (None where disconnected).
+        batch = xs[0].shape[0]
+        loss = tf.add_n([tf.reduce_sum(t * rnd([d or batch for d in t.shape.as_list()], 50 + i))
+                         for i, t in enumerate(ys)])
+        wrt = list(layer.trainable_weights) + [p for p in phs if p.dtype == tf.float32]
+        grads = tf.gradients(loss, wrt) if ns.get("grads", True) else []
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             low, high = ns.get("wlow", -1.0), ns.get("whigh", 1.0)
@@ -240,11 +259,15 @@ def run_case(tf, src):
             if "feed" in ns:
                 feed.update(ns["feed"]())
             values = sess.run(ys, feed)
+            grad_values = sess.run([g for g in grads if g is not None], feed)
+            grad_values = iter(grad_values)
             result = {
                 "weights": [v.name for v in layer.weights],
                 "trainable": [v.name for v in layer.trainable_weights],
                 "static": [t.shape.as_list() for t in ys],
                 "values": [np.asarray(v).tolist() for v in values],
+                "grads": [None if g is None else np.asarray(next(grad_values)).tolist()
+                          for g in grads],
             }
             if "after" in ns:
                 result["after"] = ns["after"](sess, layer, feed)
@@ -278,6 +301,12 @@ def check(ours, expected, rtol=1e-4, atol=1e-5):
     for got, want in zip(ours["values"], expected["values"]):
         np.testing.assert_allclose(np.asarray(got, dtype=np.float64),
                                    np.asarray(want, dtype=np.float64), rtol=rtol, atol=atol)
+    assert [g is None for g in ours["grads"]] == [g is None for g in expected["grads"]]
+    for got, want in zip(ours["grads"], expected["grads"]):
+        if want is not None:
+            np.testing.assert_allclose(np.asarray(got, dtype=np.float64),
+                                       np.asarray(want, dtype=np.float64), rtol=rtol,
+                                       atol=atol * 10)
     if "after" in expected:
         _close_nested(ours["after"], expected["after"], rtol, atol)
 
