@@ -485,11 +485,13 @@ class Layer:
                 self._handle_activity_regularization(outputs)
             output_list = _flatten(outputs)
             if keras_inputs and any(any(o is i for i in input_list) for o in output_list):
-                outputs = _map(lambda o: array_ops.identity(o) if any(o is i for i in
-                                                                     input_list) else o,
-                               outputs)
-            if self.supports_masking or previous_mask is not None or \
-                    type(self).compute_mask is not Layer.compute_mask:
+                # tf_keras wraps them in the layer's scope once more (dense/dense/Identity).
+                with name_scope(self.name):
+                    outputs = _map(lambda o: array_ops.identity(o) if any(
+                        o is i for i in input_list) else o, outputs)
+            # A layer that neither supports masking nor computes a mask drops the mask,
+            # as tf_keras's _set_mask_metadata.
+            if self.supports_masking or type(self).compute_mask is not Layer.compute_mask:
                 output_masks = self.compute_mask(inputs, previous_mask)
                 if output_masks is not None:
                     masks = output_masks if isinstance(output_masks, (list, tuple)) \

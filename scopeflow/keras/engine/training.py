@@ -350,8 +350,8 @@ class Model(Network):
         (the loss averaged over batches, the metrics over samples)."""
         if index_array is None:
             index_array = np.arange(num_samples)
-        totals = None
-        seen = 0
+        self.reset_metrics()
+        total_loss, seen, values = 0.0, 0, []
         for batch_index, (start, end) in enumerate(_batches(num_samples, batch_size)):
             ids = index_array[start:end]
             batch = _slice(arrays, ids)
@@ -361,22 +361,18 @@ class Model(Network):
                 hook = "on_train_batch_begin" if mode == "train" else "on_test_batch_begin"
                 getattr(callbacks, hook)(batch_index, logs)
             outs = self._run(function, batch, training)
-            values = [float(np.asarray(o)) for o in outs]
-            totals = [v * size for v in values] if totals is None else \
-                [t + v * size for t, v in zip(totals, values)]
+            values = self._accumulate_metrics([float(np.asarray(o)) for o in outs], size)
+            total_loss += values[0] * size
             seen += size
             if callbacks is not None:
-                n_losses = len(self.metrics_names) - len(self._metric_tensors)
-                for i, name in enumerate(self.metrics_names):
-                    # The metrics are running means (tf_keras's stateful metrics).
-                    logs[name] = values[i] if i < n_losses else totals[i] / seen
+                logs.update(zip(self.metrics_names, values))
                 hook = "on_train_batch_end" if mode == "train" else "on_test_batch_end"
                 getattr(callbacks, hook)(batch_index, logs)
                 if mode == "train" and self.stop_training:
                     break
-        if totals is None:
+        if not seen:
             return []
-        return [t / seen for t in totals]
+        return [total_loss / seen] + values[1:]
 
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose=1, callbacks=None,
             validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,
@@ -422,7 +418,7 @@ class Model(Network):
         callback_metrics = out_labels + ([f"val_{n}" for n in out_labels]
                                          if do_validation else [])
         self.history = cbks.History()
-        stateful = self.metrics_names[len(self.metrics_names) - len(self._metric_tensors):]
+        stateful = self.metrics_names[1:]
         callback_list = [cbks.BaseLogger(stateful_metrics=stateful)] + _as_list(callbacks) + \
             [self.history]
         if verbose:
@@ -474,19 +470,9 @@ class Model(Network):
         self._make_test_function()
         arrays = inputs + targets + weights
         num_samples = len(inputs[0])
-        progbar = None
-        if verbose == 1:
-            from_progbar = cbks.ProgbarLogger("samples", stateful_metrics=self.metrics_names)
-            from_progbar.set_params({"verbose": 1, "epochs": 1, "samples": num_samples,
-                                     "metrics": self.metrics_names})
-            from_progbar.on_train_begin()
-            from_progbar.on_epoch_begin(0)
-            progbar = _TestProgress(from_progbar)
-        values = self._loop(self._test_function, arrays, num_samples, batch_size, False,
-                            callbacks=progbar, mode="test")
-        if progbar is not None:
-            from_progbar.log_values = []
-            from_progbar.on_epoch_end(0, dict(zip(self.metrics_names, values)))
+        # tf_keras's graph-mode evaluate prints no progress bar, whatever ``verbose``.
+        values = [np.float32(v) for v in self._loop(self._test_function, arrays, num_samples,
+                                                    batch_size, False, mode="test")]
         return values[0] if len(values) == 1 else values
 
     def predict(self, x, batch_size=None, verbose=0, steps=None, callbacks=None, **kwargs):
@@ -518,23 +504,44 @@ class Model(Network):
         self._check_compiled()
         inputs, targets, weights = self._prepare(x, y, sample_weight, class_weight)
         self._make_train_function()
-        outs = self._run(self._train_function, inputs + targets + weights, True)
-        outs = [np.float32(o) for o in outs]
-        return outs[0] if len(outs) == 1 else outs
+        return self._on_batch(self._train_function, inputs + targets + weights, True,
+                              reset_metrics)
 
     def test_on_batch(self, x, y=None, sample_weight=None, reset_metrics=True):
         self._check_compiled()
         inputs, targets, weights = self._prepare(x, y, sample_weight)
         self._make_test_function()
-        outs = self._run(self._test_function, inputs + targets + weights, False)
-        outs = [np.float32(o) for o in outs]
-        return outs[0] if len(outs) == 1 else outs
+        return self._on_batch(self._test_function, inputs + targets + weights, False,
+                              reset_metrics)
 
     def predict_on_batch(self, x):
         return self.predict(x, batch_size=len(self._prepare(x, None)[0][0]))
 
     def reset_metrics(self):
-        pass
+        """Zeroes the metrics' running totals (tf_keras's stateful metrics)."""
+        self._metric_state = None
+
+    def _accumulate_metrics(self, values, size):
+        """Adds one batch's outputs to the running totals of tf_keras's stateful metrics:
+        each output's loss (a mean over batches) and the metrics (over samples). Returns
+        the total loss of the batch, then those running means."""
+        state = getattr(self, "_metric_state", None) or [[0.0, 0] for _ in values[1:]]
+        n_output_losses = len(values) - 1 - len(self._metric_tensors)
+        for i, (entry, value) in enumerate(zip(state, values[1:])):
+            weight = 1 if i < n_output_losses else size
+            entry[0] += value * weight
+            entry[1] += weight
+        self._metric_state = state
+        return values[:1] + [total / max(count, 1) for total, count in state]
+
+    def _on_batch(self, function, arrays, training, reset_metrics):
+        outs = self._run(function, arrays, training)
+        values = self._accumulate_metrics([float(np.asarray(o)) for o in outs],
+                                          len(arrays[0]))
+        if reset_metrics:
+            self.reset_metrics()
+        outs = [np.float32(v) for v in values]
+        return outs[0] if len(outs) == 1 else outs
 
     @property
     def metrics(self):
@@ -567,17 +574,3 @@ class Model(Network):
 
     def to_json(self, **kwargs):
         raise NotImplementedError("tf.keras.Model.to_json is not implemented in scopeflow yet")
-
-
-class _TestProgress:
-    """Feeds ``evaluate``'s batch logs to a ``ProgbarLogger``."""
-
-    def __init__(self, logger):
-        self.logger = logger
-
-    def on_test_batch_begin(self, batch, logs=None):
-        self.logger.on_batch_begin(batch, logs)
-
-    def on_test_batch_end(self, batch, logs=None):
-        self.logger.on_batch_end(batch, logs)
-

@@ -95,6 +95,15 @@ def deserialize_keras_object(identifier, module_objects=None, custom_objects=Non
     raise ValueError(f"Could not interpret serialized {printable_module_name}: {identifier}")
 
 
+def _format_time(seconds, unit_name):
+    """`` 2s/epoch``, `` 44ms/epoch``, `` 80us/sample`` (Keras's)."""
+    if seconds >= 1 or seconds == 0:
+        return f" {seconds:.0f}s/{unit_name}"
+    if seconds >= 1e-3:
+        return f" {seconds * 1e3:.0f}ms/{unit_name}"
+    return f" {seconds * 1e6:.0f}us/{unit_name}"
+
+
 class Progbar:
     """Keras's progress bar: ``32/100 [========>.....................] - ETA: 1s - loss:
     0.6931`` while running, then the final line with the time per step (or sample)."""
@@ -160,12 +169,7 @@ class Progbar:
             sys.stdout.write(bar)
             time_per_unit = (now - self._start) / current if current else 0
             if self.target is None or finalize:
-                if time_per_unit >= 1 or time_per_unit == 0:
-                    info += f" {time_per_unit:.0f}s/{self.unit_name}"
-                elif time_per_unit >= 1e-3:
-                    info += f" {time_per_unit * 1e3:.0f}ms/{self.unit_name}"
-                else:
-                    info += f" {time_per_unit * 1e6:.0f}us/{self.unit_name}"
+                info += _format_time(time_per_unit, self.unit_name)
             else:
                 eta = time_per_unit * (self.target - current)
                 if eta > 3600:
@@ -186,7 +190,11 @@ class Progbar:
         elif self.verbose == 2 and finalize:
             numdigits = int(np.log10(self.target)) + 1
             count = ("%" + str(numdigits) + "d/%d") % (current, self.target)
-            sys.stdout.write(count + info + self._metrics_text() + "\n")
+            elapsed = now - self._start
+            info += self._metrics_text()
+            info += " -" + _format_time(elapsed, "epoch")
+            info += " -" + _format_time(elapsed / self.target, self.unit_name)
+            sys.stdout.write(count + info + "\n")
             sys.stdout.flush()
         self._last_update = now
 
