@@ -5,6 +5,7 @@ scopeflow's MonitoredTrainingSession, Savers, summaries and SavedModels
 from __future__ import annotations
 
 from scopeflow.estimator import export, inputs
+from scopeflow.estimator.canned.dnn import DNNClassifier, DNNRegressor
 from scopeflow.estimator.estimator import Estimator, VocabInfo, WarmStartSettings
 from scopeflow.estimator.model_fn import EstimatorSpec, ModeKeys
 from scopeflow.estimator.run_config import RunConfig
@@ -40,7 +41,8 @@ from scopeflow.train.session_run_hook import (
 )
 
 __all__ = [
-    "CheckpointSaverHook", "CheckpointSaverListener", "Estimator", "EstimatorSpec", "EvalSpec",
+    "CheckpointSaverHook", "CheckpointSaverListener", "DNNClassifier", "DNNRegressor",
+    "Estimator", "EstimatorSpec", "EvalSpec",
     "Exporter", "FeedFnHook", "FinalExporter", "FinalOpsHook", "GlobalStepWaiterHook",
     "LatestExporter", "LoggingTensorHook", "ModeKeys", "NanLossDuringTrainingError",
     "NanTensorHook", "ProfilerHook", "RunConfig", "SecondOrStepTimer", "SessionRunArgs",

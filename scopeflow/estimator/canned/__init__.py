@@ -1,0 +1,1 @@
+"""Premade estimators (TF's ``canned``): DNN classifier and regressor with TF's heads."""

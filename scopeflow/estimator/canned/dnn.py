@@ -1,0 +1,124 @@
+"""``DNNClassifier`` and ``DNNRegressor`` (TF 1.x's ``tf.compat.v1.estimator`` versions) with
+TF's variable names: ``dnn/hiddenlayer_<i>/{kernel,bias}``, ``dnn/logits/{kernel,bias}``."""
+
+from __future__ import annotations
+
+from scopeflow import train as train_lib
+from scopeflow.estimator.canned import head as head_lib
+from scopeflow.estimator.estimator import Estimator
+from scopeflow.feature_column.feature_column import input_layer
+from scopeflow.layers import core as layers_core
+from scopeflow.ops.math.count_ops import zero_fraction
+from scopeflow.ops.nn.nn_activation_ops import relu
+from scopeflow.ops.state import init_ops
+from scopeflow.state.variable_scope import variable_scope
+from scopeflow.summary import histogram, scalar
+
+_LEARNING_RATE = 0.05
+_OPTIMIZERS = {"Adagrad": "AdagradOptimizer", "Adam": "AdamOptimizer", "Ftrl": "FtrlOptimizer",
+               "RMSProp": "RMSPropOptimizer", "SGD": "GradientDescentOptimizer"}
+
+
+def get_optimizer_instance(opt, learning_rate=None):
+    """An optimizer from TF's names (``'Adagrad'``, ...), an instance, or a callable."""
+    if isinstance(opt, str):
+        if opt not in _OPTIMIZERS:
+            raise ValueError(f"Unsupported optimizer name: {opt}. Supported names are: "
+                             f"{tuple(sorted(_OPTIMIZERS))}")
+        if not learning_rate:
+            raise ValueError("learning_rate must be specified when opt is string.")
+        return getattr(train_lib, _OPTIMIZERS[opt])(learning_rate=learning_rate)
+    if callable(opt) and not hasattr(opt, "minimize"):
+        opt = opt()
+    if not hasattr(opt, "minimize"):
+        raise ValueError(f"The given object is not an Optimizer instance. Given: {opt}")
+    return opt
+
+
+def _hidden_summary(value, tag):
+    scalar(f"{tag}/fraction_of_zero_values", zero_fraction(value))
+    histogram(f"{tag}/activation", value)
+
+
+def _dnn_model_fn(features, labels, mode, head, hidden_units, feature_columns,
+                  optimizer="Adagrad", activation_fn=relu, dropout=None, batch_norm=False):
+    if not isinstance(features, dict):
+        raise ValueError(f"features should be a dictionary of `Tensor`s. Given type: "
+                         f"{type(features)}")
+    if batch_norm:
+        raise NotImplementedError("DNNClassifier/DNNRegressor(batch_norm=True) is not "
+                                  "implemented in scopeflow yet")
+    optimizer = get_optimizer_instance(optimizer, learning_rate=_LEARNING_RATE)
+    with variable_scope("dnn", values=tuple(features.values())):
+        with variable_scope("input_from_feature_columns"):
+            net = input_layer(features, feature_columns)
+        for layer_id, units in enumerate(hidden_units):
+            with variable_scope(f"hiddenlayer_{layer_id}") as scope:
+                net = layers_core.dense(
+                    net, units, activation=activation_fn,
+                    kernel_initializer=init_ops.glorot_uniform_initializer(), name=scope)
+                if dropout is not None and mode == "train":
+                    net = layers_core.dropout(net, rate=dropout, training=True)
+            _hidden_summary(net, scope.name)
+        with variable_scope("logits") as scope:
+            logits = layers_core.dense(
+                net, head.logits_dimension, activation=None,
+                kernel_initializer=init_ops.glorot_uniform_initializer(), name=scope)
+        _hidden_summary(logits, scope.name)
+    return head.create_estimator_spec(features, mode, logits, labels, optimizer)
+
+
+class _DNNBase(Estimator):
+    def __init__(self, head, hidden_units, feature_columns, model_dir, optimizer,
+                 activation_fn, dropout, config, warm_start_from, batch_norm):
+        feature_columns = tuple(feature_columns or [])
+        hidden_units = list(hidden_units)
+
+        def _model_fn(features, labels, mode, config):
+            del config
+            return _dnn_model_fn(features, labels, mode, head, hidden_units, feature_columns,
+                                 optimizer, activation_fn, dropout, batch_norm)
+
+        super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config,
+                         warm_start_from=warm_start_from)
+
+
+def _check_unsupported(weight_column, label_vocabulary, input_layer_partitioner,
+                       loss_reduction):
+    for name, value in (("weight_column", weight_column),
+                        ("label_vocabulary", label_vocabulary),
+                        ("input_layer_partitioner", input_layer_partitioner)):
+        if value is not None:
+            raise NotImplementedError(f"DNN estimators' {name} is not implemented in "
+                                      "scopeflow yet")
+    if loss_reduction != head_lib.SUM:
+        raise NotImplementedError("DNN estimators' loss_reduction other than SUM (TF 1.x's "
+                                  "default) is not implemented in scopeflow yet")
+
+
+class DNNClassifier(_DNNBase):
+    """TF 1.x's ``DNNClassifier``: Adagrad(0.05) by default, loss summed over the batch."""
+
+    def __init__(self, hidden_units, feature_columns, model_dir=None, n_classes=2,
+                 weight_column=None, label_vocabulary=None, optimizer="Adagrad",
+                 activation_fn=relu, dropout=None, input_layer_partitioner=None,
+                 config=None, warm_start_from=None, loss_reduction=head_lib.SUM,
+                 batch_norm=False):
+        _check_unsupported(weight_column, label_vocabulary, input_layer_partitioner,
+                           loss_reduction)
+        super().__init__(head_lib.binary_or_multi_class_head(n_classes), hidden_units,
+                         feature_columns, model_dir, optimizer, activation_fn, dropout,
+                         config, warm_start_from, batch_norm)
+
+
+class DNNRegressor(_DNNBase):
+    """TF 1.x's ``DNNRegressor``: mean squared error summed over the batch."""
+
+    def __init__(self, hidden_units, feature_columns, model_dir=None, label_dimension=1,
+                 weight_column=None, optimizer="Adagrad", activation_fn=relu, dropout=None,
+                 input_layer_partitioner=None, config=None, warm_start_from=None,
+                 loss_reduction=head_lib.SUM, batch_norm=False):
+        _check_unsupported(weight_column, None, input_layer_partitioner, loss_reduction)
+        super().__init__(head_lib.RegressionHead(label_dimension), hidden_units,
+                         feature_columns, model_dir, optimizer, activation_fn, dropout,
+                         config, warm_start_from, batch_norm)
