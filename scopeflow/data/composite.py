@@ -17,12 +17,27 @@ from scopeflow.framework.sparse_tensor import SparseTensorValue
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ragged.ragged_tensor import RaggedTensorValue
 
-__all__ = ["is_composite", "batched_spec", "unbatched_spec", "nrows", "row", "stack"]
+__all__ = ["is_composite", "relaxed", "batched_spec", "unbatched_spec", "nrows", "row", "stack"]
 
 
 def is_composite(spec) -> bool:
     """Whether ``spec``'s values batch and unbatch other than as one array."""
     return isinstance(spec, (st.SparseSpec, st.RaggedSpec, st.NoneSpec, DatasetSpec))
+
+
+def relaxed(a, b):
+    """The spec both ``a`` and ``b`` fit (of ``a``'s kind; dimensions that differ unknown),
+    as TF's ``most_specific_common_supertype`` of two specs of one kind."""
+    if isinstance(a, st.NoneSpec):
+        return a
+    shape = st.unify_shapes(a.shape, b.shape)
+    if isinstance(a, DatasetSpec):
+        return DatasetSpec(a.element, shape)
+    if isinstance(a, st.SparseSpec):
+        return st.SparseSpec(a.dtype, shape)
+    if isinstance(a, st.RaggedSpec):
+        return st.RaggedSpec(a.dtype, shape, a.ragged_rank)
+    return st.Spec(a.dtype, shape)
 
 
 def batched_spec(spec, lead):

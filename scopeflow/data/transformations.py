@@ -45,6 +45,9 @@ class _Map(_Traced):
         super().__init__(input_dataset)
         self._fn = TracedFunction(fn, input_dataset._structure, "MapDataset")
         self._structure = self._fn.output_structure
+        if not st.component_specs(self._structure):  # only None: TF's op has no outputs
+            raise ValueError("Attr 'output_types' of 'MapDataset' Op passed list of length 0 "
+                             "less than minimum 1.")
 
     def _iterator(self, state, env):
         return _MapIterator(self._input._make_iterator(state, env),
@@ -643,12 +646,12 @@ class _Concatenate(_Unary):
             raise TypeError(f"Expected a Dataset, got {type(other).__name__}")
         a, b = st.specs(input_dataset._structure), st.specs(other._structure)
         if _skeleton(input_dataset._structure) != _skeleton(other._structure) or any(
-                x.dtype != y.dtype for x, y in zip(a, b)):
+                x.dtype != y.dtype or type(x) is not type(y) for x, y in zip(a, b)):
             raise TypeError(f"Incompatible dataset elements:\n  {input_dataset.output_types}"
                             f" vs.   {other.output_types}")
         self._other = other
         self._structure = _structure_like(input_dataset._structure, [
-            st.Spec(x.dtype, st.unify_shapes(x.shape, y.shape)) for x, y in zip(a, b)])
+            composite.relaxed(x, y) for x, y in zip(a, b)])
 
     def _captures(self):
         return _unique(self._input._captures() + self._other._captures())

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from scopeflow.data import composite
 from scopeflow.data import pipeline as pl
 from scopeflow.data import structure as st
 from scopeflow.data.dataset_ops import Dataset, _node_id, _scalar_int, _Unary, _unique, builds
@@ -202,17 +203,6 @@ reduce_op = OpDef("ReduceDataset", shape=_reduce_shape, dtype=_reduce_dtype, sta
                       st.component_specs(attrs["fn"].output_structure)))
 
 
-def _relaxed(a, b):
-    """Spec ``a`` with the dimensions where ``b`` differs unknown (sparse and ragged specs
-    stay sparse and ragged)."""
-    shape = st.unify_shapes(a.shape, b.shape)
-    if isinstance(a, st.SparseSpec):
-        return st.SparseSpec(a.dtype, shape)
-    if isinstance(a, st.RaggedSpec):
-        return st.RaggedSpec(a.dtype, shape, a.ragged_rank)
-    return a if isinstance(a, st.NoneSpec) else st.Spec(a.dtype, shape)
-
-
 def _trace_reducer(reduce_func, state_structure, element_structure):
     """``reduce_func`` traced on ``(state, element)``, its state's shapes relaxed (as TF
     does) until the new state fits the state it is given."""
@@ -232,7 +222,7 @@ def _trace_reducer(reduce_func, state_structure, element_structure):
             if a.dtype != b.dtype:
                 raise TypeError("The element types for the new state must match the initial "
                                 f"state. Expected {a.dtype} but got {b.dtype}.")
-        relaxed = [_relaxed(a, b) for a, b in zip(old_specs, new_specs)]
+        relaxed = [composite.relaxed(a, b) for a, b in zip(old_specs, new_specs)]
         if all(r.shape.as_tuple() == a.shape.as_tuple() for r, a in zip(relaxed, old_specs)):
             return fn
         state_structure = st.pack(state_structure, relaxed)
