@@ -75,22 +75,10 @@ class ResourceVariable(Variable):
             return
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
-        self._synchronization, self._aggregation = _sync_and_aggregation(
-            synchronization, aggregation, name)
-        if trainable is None:
-            trainable = self._synchronization is not VariableSynchronization.ON_READ
-        if collections is None:
-            collections = [GraphKeys.GLOBAL_VARIABLES]
-        if not isinstance(collections, (list, tuple, set)):
-            raise ValueError(f"collections argument to Variable constructor must be a list, "
-                             f"tuple, or set. Got {collections} of type {type(collections)}")
-        if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
-            collections = list(collections) + [GraphKeys.TRAINABLE_VARIABLES]
+        collections = self._set_options(trainable, collections, constraint, synchronization,
+                                        aggregation, name)
         if dtype is not None:
             dtype = dtypes.as_dtype(dtype)
-        self._trainable = trainable
-        self._constraint = constraint
-        self._save_slice_info = None
         init_from_fn = callable(initial_value)
         graph = get_default_graph()
         with graph.control_dependencies(None), \
@@ -117,6 +105,26 @@ class ResourceVariable(Variable):
         self._graph = graph
         self._parent_op = None
         graph.add_to_collections(collections, self)
+
+    def _set_options(self, trainable, collections, constraint, synchronization, aggregation,
+                     name) -> list:
+        """Sets trainable, constraint, synchronization and aggregation (TF's defaults and
+        checks); returns the collections the variable joins."""
+        self._synchronization, self._aggregation = _sync_and_aggregation(
+            synchronization, aggregation, name)
+        if trainable is None:
+            trainable = self._synchronization is not VariableSynchronization.ON_READ
+        if collections is None:
+            collections = [GraphKeys.GLOBAL_VARIABLES]
+        if not isinstance(collections, (list, tuple, set)):
+            raise ValueError(f"collections argument to Variable constructor must be a list, "
+                             f"tuple, or set. Got {collections} of type {type(collections)}")
+        if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
+            collections = list(collections) + [GraphKeys.TRAINABLE_VARIABLES]
+        self._trainable = trainable
+        self._constraint = constraint
+        self._save_slice_info = None
+        return collections
 
     def _init_from_proto(self, variable_def, import_scope=None):
         """The ResourceVariable whose ops a ``VariableDef`` (``is_resource``) names."""

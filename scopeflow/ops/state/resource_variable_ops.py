@@ -211,7 +211,10 @@ def assign_variable_op(resource, value, validate_shape=False, name=None):
 
 # ── AssignAddVariableOp / AssignSubVariableOp: shared rules ──────────────────────────
 def _update_variable(ctx, resource, value, ufunc):
-    var = _value(ctx, resource)
+    key = _key(resource)
+    var = ctx.state.vars.get(key)
+    if var is None:
+        raise _lookup_error(ctx, key)
     if var.shape != np.shape(value):
         raise errors.InvalidArgumentError(
             None, None, f"Cannot update variable with shape {_dims(var.shape)} using a Tensor "
@@ -471,8 +474,8 @@ def _resource_apply_kernel(ctx, *inputs, **attrs):
     keys = []
     for resource in inputs[:n]:
         key = _key(resource)
-        if key not in ctx.state.vars:
-            raise _missing(ctx, key)
+        if key not in ctx.state.vars:  # TF 2.21's words for an update of no variable
+            raise errors.InternalError(None, None, "Invalid variable reference.")
         keys.append(key)
     ref_op.kernel(ctx, *keys, *inputs[n:], **attrs)
 

@@ -245,11 +245,25 @@ def test_initialized_value_initializes_first():
         np.testing.assert_array_equal(sess.run(w), [2.0, 4.0])
 
 
-def test_uninitialized_update_fails_with_tf_error():
-    with _graph(), tf.Session() as sess:
-        v = tf.Variable([1.0, 2.0], use_resource=True)
-        with pytest.raises(tf.errors.FailedPreconditionError, match="Could not find variable"):
-            sess.run(v.assign_add([1.0, 1.0]))
+def test_uninitialized_updates_fail_with_tf_errors():
+    with _graph(), tf.Session() as sess:  # TF 2.21's classes and words
+        v = tf.Variable([1.0, 2.0], name="v", use_resource=True)
+        x = tf.Variable(1.0)
+        cases = [(v.assign_add([1.0, 1.0], read_value=False), tf.errors.NotFoundError),
+                 (v.scatter_add(tf.IndexedSlices(tf.constant([1.0]), tf.constant([0]))).op,
+                  tf.errors.NotFoundError),
+                 (tf.train.GradientDescentOptimizer(0.1).apply_gradients(
+                     [(tf.constant([1.0, 1.0]), v)]), tf.errors.InternalError)]
+        words = ["Container localhost does not exist. (Could not find resource: localhost/v)",
+                 "Resource localhost/v/N10tensorflow3VarE does not exist."]
+        for word in words:
+            for op, error in cases:
+                with pytest.raises(error) as info:
+                    sess.run(op)
+                want = word if error is tf.errors.NotFoundError else \
+                    "Invalid variable reference."
+                assert want in info.value.message
+            sess.run(x.initializer)
 
 
 def test_saver_round_trip_with_ref_variables(tmp_path):
