@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from scopeflow.framework import dtypes
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.keras import constraints, initializers, regularizers
@@ -14,6 +16,12 @@ from scopeflow.ops.math import reduction_ops
 from scopeflow.ops.nn import nn_activation_ops as nn
 
 __all__ = ["LeakyReLU", "PReLU", "ELU", "ThresholdedReLU", "Softmax", "ReLU"]
+
+
+def _floatx(value):
+    """``value`` rounded to float32, as Keras's ``cast_to_floatx`` stores it (its config
+    then reads ``0.30000001192092896`` for 0.3)."""
+    return float(np.float32(value))
 
 
 def _merged_config(layer, config):
@@ -56,7 +64,7 @@ class LeakyReLU(Layer):
             raise ValueError("The alpha value of a Leaky ReLU layer cannot be None, "
                              f"needs a float. Got {alpha}")
         self.supports_masking = True
-        self.alpha = float(alpha)
+        self.alpha = _floatx(alpha)
 
     def call(self, inputs):
         return nn.leaky_relu(inputs, alpha=self.alpha)
@@ -152,7 +160,7 @@ class ThresholdedReLU(Layer):
             raise ValueError("The theta value of a Thresholded ReLU layer should be >=0, "
                              f"got {theta}")
         self.supports_masking = True
-        self.theta = float(theta)
+        self.theta = _floatx(theta)
 
     def call(self, inputs):
         dtype = inputs.dtype.base_dtype
@@ -214,9 +222,9 @@ class ReLU(Layer):
             raise ValueError("threshold of a ReLU layer cannot be a negative value. "
                              f"Got: {threshold}")
         self.supports_masking = True
-        self.max_value = None if max_value is None else float(max_value)
-        self.negative_slope = float(negative_slope)
-        self.threshold = float(threshold)
+        self.max_value = None if max_value is None else _floatx(max_value)
+        self.negative_slope = _floatx(negative_slope)
+        self.threshold = _floatx(threshold)
 
     def call(self, inputs):
         return keras_relu(inputs, alpha=self.negative_slope, max_value=self.max_value,

@@ -316,8 +316,9 @@ class _ConvTranspose(Conv):
                  data_format, dilation_rate, activation, use_bias, kernel_initializer,
                  bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer,
                  kernel_constraint, bias_constraint, **kwargs):
+        groups = kwargs.pop("groups", 1)
         super().__init__(rank, filters, kernel_size, strides, padding, data_format,
-                         dilation_rate, 1, activation, use_bias, kernel_initializer,
+                         dilation_rate, groups, activation, use_bias, kernel_initializer,
                          bias_initializer, kernel_regularizer, bias_regularizer,
                          activity_regularizer, kernel_constraint, bias_constraint, **kwargs)
         self.output_padding = output_padding
@@ -358,8 +359,9 @@ class _ConvTranspose(Conv):
 
     def get_config(self):
         config = super().get_config()
-        config.pop("groups", None)
         config["output_padding"] = self.output_padding
+        if self.rank == 3:
+            config.pop("dilation_rate")  # Keras's Conv3DTranspose config has none
         return config
 
 
@@ -403,10 +405,15 @@ class _SeparableConv(Conv):
                  depthwise_regularizer, pointwise_regularizer, bias_regularizer,
                  activity_regularizer, depthwise_constraint, pointwise_constraint,
                  bias_constraint, **kwargs):
+        # Keras's config also has the (unused) kernel_* arguments and groups.
+        groups = kwargs.pop("groups", 1)
+        kernel_initializer = kwargs.pop("kernel_initializer", "glorot_uniform")
+        kernel_regularizer = kwargs.pop("kernel_regularizer", None)
+        kernel_constraint = kwargs.pop("kernel_constraint", None)
         super().__init__(rank, filters, kernel_size, strides, padding, data_format,
-                         dilation_rate, 1, activation, use_bias, None, bias_initializer,
-                         None, bias_regularizer, activity_regularizer, None, bias_constraint,
-                         **kwargs)
+                         dilation_rate, groups, activation, use_bias, kernel_initializer,
+                         bias_initializer, kernel_regularizer, bias_regularizer,
+                         activity_regularizer, kernel_constraint, bias_constraint, **kwargs)
         self.depth_multiplier = depth_multiplier
         self.depthwise_initializer = initializers.get(depthwise_initializer)
         self.pointwise_initializer = initializers.get(pointwise_initializer)
@@ -452,9 +459,6 @@ class _SeparableConv(Conv):
 
     def get_config(self):
         config = super().get_config()
-        for key in ("groups", "kernel_initializer", "kernel_regularizer",
-                    "kernel_constraint"):
-            config.pop(key, None)
         config.update({
             "depth_multiplier": self.depth_multiplier,
             "depthwise_initializer": initializers.serialize(self.depthwise_initializer),
@@ -553,7 +557,7 @@ class DepthwiseConv2D(Conv2D):
 
     def get_config(self):
         config = super().get_config()
-        for key in ("filters", "groups", "kernel_initializer", "kernel_regularizer",
+        for key in ("filters", "kernel_initializer", "kernel_regularizer",
                     "kernel_constraint"):
             config.pop(key, None)
         config.update({

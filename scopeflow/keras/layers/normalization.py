@@ -74,7 +74,8 @@ class BatchNormalization(Layer):
                  renorm_momentum=0.99, fused=None, trainable=True, virtual_batch_size=None,
                  adjustment=None, name=None, **kwargs):
         super().__init__(name=name, trainable=trainable, **kwargs)
-        self.axis = _axis_list(axis)
+        _axis_list(axis)  # checked; kept as given until build, as Keras's config shows it
+        self.axis = list(axis) if isinstance(axis, (list, tuple)) else axis
         self.momentum = momentum
         self.epsilon = epsilon
         self.center = center
@@ -108,7 +109,7 @@ class BatchNormalization(Layer):
         if input_shape.ndims is None:
             raise ValueError(f"Input has undefined rank. Received: input_shape={input_shape}.")
         ndims = input_shape.ndims
-        self.axis = [x + ndims if x < 0 else x for x in self.axis]
+        self.axis = [x + ndims if x < 0 else x for x in _axis_list(self.axis)]
         for x in self.axis:
             if x < 0 or x >= ndims:
                 raise ValueError(f"Invalid axis. Expected 0 <= axis < inputs.rank (with "
@@ -220,7 +221,7 @@ class BatchNormalization(Layer):
     def get_config(self):
         config = Layer.get_config(self)
         config.update({
-            "axis": self.axis[0] if len(self.axis) == 1 else self.axis,
+            "axis": self.axis,
             "momentum": self.momentum, "epsilon": self.epsilon, "center": self.center,
             "scale": self.scale,
             "beta_initializer": initializers.serialize(self.beta_initializer),
@@ -245,7 +246,8 @@ class LayerNormalization(Layer):
                  gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,
                  trainable=True, name=None, **kwargs):
         super().__init__(name=name, trainable=trainable, **kwargs)
-        self.axis = _axis_list(axis)
+        _axis_list(axis)  # checked; kept as given until build, as Keras's config shows it
+        self.axis = list(axis) if isinstance(axis, (list, tuple)) else axis
         self.epsilon = epsilon
         self.center = center
         self.scale = scale
@@ -262,7 +264,7 @@ class LayerNormalization(Layer):
         ndims = input_shape.ndims
         if ndims is None:
             raise ValueError(f"Input shape {input_shape} has undefined rank.")
-        self.axis = [x + ndims if x < 0 else x for x in self.axis]
+        self.axis = [x + ndims if x < 0 else x for x in _axis_list(self.axis)]
         for x in self.axis:
             if x < 0 or x >= ndims:
                 raise ValueError(f"Invalid value for `axis` argument. Expected 0 <= axis < "

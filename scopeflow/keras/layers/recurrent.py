@@ -532,6 +532,13 @@ class StackedRNNCells(Layer):
         return cls(cells, **config)
 
 
+def _inherit_dtype(layer, parent):
+    """A sub-layer built by its parent (not called) takes the parent's dtype, as Keras's
+    configs show it."""
+    if layer._dtype is None:
+        layer._dtype = parent._dtype
+
+
 def _as_list(x):
     return list(x) if isinstance(x, (list, tuple)) else [x]
 
@@ -619,6 +626,10 @@ class RNN(Layer):
         dims = _dims(input_shape)
         step_input_shape = TensorShape([dims[0]] + dims[2:])
         if isinstance(self.cell, Layer) and not self.cell.built:
+            # Keras's configs: the cells take the layer's dtype; a stack keeps its own.
+            for cell in getattr(self.cell, "cells", [self.cell]):
+                if isinstance(cell, Layer):
+                    _inherit_dtype(cell, self)
             with name_scope(self.cell.name):
                 self.cell.build(step_input_shape)
                 self.cell.built = True
@@ -799,6 +810,7 @@ class _CellLayer(RNN):
         base = RNN.get_config(self)
         base.pop("cell")
         base.update(config)
+        base["activity_regularizer"] = regularizers.serialize(self.activity_regularizer)
         return base
 
     @classmethod

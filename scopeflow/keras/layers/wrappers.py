@@ -43,6 +43,8 @@ class Wrapper(Layer):
 
     def build(self, input_shape=None):
         if not self.layer.built:
+            if self.layer._dtype is None:
+                self.layer._dtype = self._dtype
             self.layer.build(input_shape)
             self.layer.built = True
         self.built = True

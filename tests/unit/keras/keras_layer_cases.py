@@ -9,8 +9,9 @@ batch size), ``grads = False`` and ``after(sess, layer, feed)`` (more JSON-able 
 e.g. the weights after running the updates; ``outputs`` are the layer's outputs). The
 runner builds the layer on placeholders (batch dimension ``None``) in a fresh graph, loads
 every weight with fixed random values (``layer.set_weights``), runs it and records the
-weights' names, the outputs' static shapes, their values, and the gradients of a fixed
-weighting of the outputs for the trainable weights and the float inputs.
+weights' names, the outputs' static shapes, their values, the gradients of a fixed
+weighting of the outputs for the trainable weights and the float inputs, and the layer's
+config (after building).
 
 ``python tests/unit/keras/keras_layer_cases.py <family>...`` run under ``../shared/tools/tf1``
 prints real TF's results as JSON: ``tests/fixtures/keras_layers/make_fixtures.sh`` writes
@@ -271,7 +272,26 @@ def run_case(tf, src):
             }
             if "after" in ns:
                 result["after"] = ns["after"](sess, layer, feed)
+    result["class"] = type(layer).__name__
+    result["config"] = json_config(layer.get_config())
     return result
+
+
+def json_config(config):
+    """A layer config as JSON has it (tuples as lists, NumPy scalars as numbers)."""
+    def default(o):
+        if isinstance(o, (np.generic, np.ndarray)):
+            return o.tolist()
+        raise TypeError(f"not JSON: {o!r}")
+    return json.loads(json.dumps(config, default=default))
+
+
+def check_config(tf, expected):
+    """The layer's config is Keras's, and Keras's config makes the same layer here."""
+    cls = getattr(tf.keras.layers, expected["class"])
+    with tf.Graph().as_default():
+        remade = cls.from_config(expected["config"])
+        assert json_config(remade.get_config()) == expected["config"]
 
 
 def run_family(tf, family):
@@ -301,6 +321,8 @@ def check(ours, expected, rtol=1e-4, atol=1e-5):
     for got, want in zip(ours["values"], expected["values"]):
         np.testing.assert_allclose(np.asarray(got, dtype=np.float64),
                                    np.asarray(want, dtype=np.float64), rtol=rtol, atol=atol)
+    assert ours["class"] == expected["class"]
+    assert ours["config"] == expected["config"]
     assert [g is None for g in ours["grads"]] == [g is None for g in expected["grads"]]
     for got, want in zip(ours["grads"], expected["grads"]):
         if want is not None:

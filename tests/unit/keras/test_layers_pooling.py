@@ -27,5 +27,10 @@ def test_layer_matches_tf_keras(name):
     cases.check(cases.run_case(tf, cases.CASES[FAMILY][name]), FIXTURE[name])
 
 
+@pytest.mark.parametrize("name", sorted(cases.CASES[FAMILY]))
+def test_layer_from_tf_keras_config(name):
+    cases.check_config(tf, FIXTURE[name])
+
+
 def test_fixture_covers_every_case():
     assert sorted(FIXTURE) == sorted(cases.CASES[FAMILY])
