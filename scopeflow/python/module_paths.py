@@ -275,6 +275,29 @@ MODULE_PATHS: dict[str, tuple[str, ...]] = {
     "tensorflow.contrib.learn.python.learn.datasets.mnist": ("scopeflow.datasets.mnist",),
     "tensorflow.contrib.learn.python.learn.datasets.base": (
         "scopeflow.datasets.mnist: Datasets maybe_download",),
+    # ── tensorflow.python.estimator (TF 1.x; tensorflow_estimator's modules since 1.14) ──
+    "tensorflow.python.estimator": (),
+    "tensorflow.python.estimator.estimator": ("scopeflow.estimator.estimator",),
+    "tensorflow.python.estimator.model_fn": (
+        "scopeflow.estimator.model_fn: EstimatorSpec ModeKeys",),
+    "tensorflow.python.estimator.run_config": ("scopeflow.estimator.run_config: RunConfig",),
+    "tensorflow.python.estimator.training": (
+        "scopeflow.estimator.training: EvalSpec TrainSpec train_and_evaluate",),
+    "tensorflow.python.estimator.exporter": (
+        "scopeflow.estimator.training: Exporter FinalExporter LatestExporter",),
+    "tensorflow.python.estimator.export": (),
+    "tensorflow.python.estimator.export.export": ("scopeflow.estimator.export",),
+    "tensorflow.python.estimator.export.export_output": (
+        "scopeflow.estimator.export_output: ClassificationOutput ExportOutput PredictOutput "
+        "RegressionOutput",),
+    "tensorflow.python.estimator.inputs": ("scopeflow.estimator.inputs",),
+    "tensorflow.python.estimator.inputs.numpy_io": (
+        "scopeflow.estimator.inputs: numpy_input_fn",),
+    "tensorflow.python.estimator.inputs.pandas_io": (
+        "scopeflow.estimator.inputs: pandas_input_fn",),
+    "tensorflow.python.estimator.canned": (),
+    "tensorflow.python.estimator.canned.dnn": (
+        "scopeflow.estimator.canned.dnn: DNNClassifier DNNRegressor",),
 }
 
 # Why a mapped path's names are missing, where the reason is known (the error says it).
