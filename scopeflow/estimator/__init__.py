@@ -66,6 +66,10 @@ _NOT_YET = {
     "PoissonRegressionHead": "the public head API",
     "DNNEstimator": "premade estimators over a head", "LinearEstimator":
     "premade estimators over a head", "BaselineEstimator": "premade estimators over a head",
+    "LinearClassifier": "premade linear estimators (linear_model's partitioned weights, Ftrl)",
+    "LinearRegressor": "premade linear estimators (linear_model's partitioned weights, Ftrl)",
+    "BaselineClassifier": "premade baseline estimators",
+    "BaselineRegressor": "premade baseline estimators",
     "add_metrics": "tf.estimator.add_metrics", "experimental": "tf.estimator.experimental",
     "tpu": "TPU estimators",
 }
