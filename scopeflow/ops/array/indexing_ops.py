@@ -385,6 +385,8 @@ def gather(params, indices, validate_indices=None, name=None, axis=None, batch_d
     del validate_indices
     if axis is None:
         axis = batch_dims
+    if axis == 0 and getattr(params, "_is_resource", False):
+        return params.sparse_read(indices, name=name)  # TF's: a resource variable's rows
     return gather_op.bind(params, indices, axis, batch_dims=batch_dims, name=name)
 
 

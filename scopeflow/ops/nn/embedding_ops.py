@@ -217,7 +217,8 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
     del validate_indices
     params = _as_params_list(params)
     with name_scope(name, "embedding_lookup", params + [ids]) as scope:
-        params = _convert_params(params)
+        if not any(getattr(p, "_is_resource", False) for p in params):
+            params = _convert_params(params)  # TF's: resource variables stay (ResourceGather)
         ids = ids if isinstance(ids, Tensor) else convert_to_tensor(ids, name="ids")
         if len(params) == 1:
             result = _clip(array_ops.gather(params[0], ids, name=scope), ids, max_norm)

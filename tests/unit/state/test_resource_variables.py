@@ -213,6 +213,21 @@ def test_gradients_dense_and_sparse():
         np.testing.assert_array_equal(got.dense_shape, [3, 2])
 
 
+def test_gather_and_embedding_lookup_read_rows_as_tf():
+    """As TF: ``tf.gather``/``embedding_lookup`` of a resource variable are its
+    ``sparse_read`` (``ResourceGather``, named ``Gather``/``embedding_lookup``)."""
+    with _graph() as g:
+        w = tf.get_variable("w", [4, 2], use_resource=True)
+        e = tf.nn.embedding_lookup(w, [0, 2])
+        r = tf.gather(w, [1])
+        assert [(o.name, o.type) for o in g.get_operations()][-5:] == [
+            ("embedding_lookup/ids", "Const"), ("embedding_lookup", "ResourceGather"),
+            ("embedding_lookup/Identity", "Identity"), ("Gather/indices", "Const"),
+            ("Gather", "ResourceGather")]
+        assert isinstance(tf.gradients(tf.reduce_sum(e) + tf.reduce_sum(r), w)[0],
+                          tf.IndexedSlices)
+
+
 def test_scatter_methods_and_lazy_reads():
     with _graph(), tf.Session() as sess:
         v = tf.Variable([1.0, 2.0, 3.0, 4.0], use_resource=True)
