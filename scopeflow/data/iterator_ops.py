@@ -19,7 +19,13 @@ from scopeflow.data import iterator_state, optional_ops
 from scopeflow.data import pipeline as pl
 from scopeflow.data import structure as st
 from scopeflow.framework import dtypes, errors
-from scopeflow.framework.graph import Operation, Tensor, convert_to_tensor, name_scope
+from scopeflow.framework.graph import (
+    Operation,
+    Tensor,
+    convert_to_tensor,
+    get_default_graph,
+    name_scope,
+)
 from scopeflow.framework.opdef import NO_GRADIENT, OpDef
 from scopeflow.framework.random_seed import get_seed
 from scopeflow.framework.sparse_tensor import SparseTensor
@@ -69,7 +75,43 @@ def _captured_env(dataset, captured) -> pl.Env:
                    for t, v in zip(dataset._captures(), captured)})
 
 
+def _function_contexts(dataset, seen=None) -> set:
+    """The ``FuncGraph``s of the functions ``dataset``'s pipeline traced (``map``'s,
+    ``filter``'s, and those of datasets inside them)."""
+    seen = set() if seen is None else seen
+    contexts: set = set()
+    stack = [dataset]
+    while stack:
+        x = stack.pop()
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif hasattr(x, "caller") and hasattr(x, "context"):  # a TracedFunction
+            contexts.add(x.context)
+            stack.append(x.output)
+        elif hasattr(x, "_make_iterator"):  # a Dataset: its inputs and functions
+            stack.extend(v for v in vars(x).values()
+                         if isinstance(v, (list, tuple)) or hasattr(v, "_make_iterator") or
+                         (hasattr(v, "caller") and hasattr(v, "context")))
+    return contexts
+
+
+def _note_function_ops(dataset) -> None:
+    """Records on ``dataset`` the names of its functions' ops (in the graph being built),
+    whose random streams each initialization of an iterator over it restarts."""
+    contexts = _function_contexts(dataset)
+    dataset._function_op_names = [
+        op.name for op in get_default_graph().get_operations()
+        if getattr(op, "_cf_context", None) in contexts] if contexts else []
+
+
 def _make_iterator_kernel(run, handle, *captured, dataset):
+    # As TF instantiates a pipeline's functions afresh for each initialization, their
+    # stateful random ops start again from their seeds.
+    for name in getattr(dataset, "_function_op_names", ()):
+        run.state.rngs.pop(name, None)
     env = _captured_env(dataset, captured)
     _replace(run.state.resources, _handle_name(handle),
              _Resource(dataset, dataset._make_iterator(run.state, env), env))
@@ -366,6 +408,7 @@ class Iterator(st.ElementDescription):
                                 f"but got dataset with output shapes {dataset.output_shapes}.")
         self._datasets.append(dataset)
         with name_scope(name, "make_initializer"):
+            _note_function_ops(dataset)
             return make_iterator_op.create([self._handle] + dataset._captures(),
                                            {"dataset": dataset}, name="MakeIterator")
 

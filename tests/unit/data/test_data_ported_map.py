@@ -19,7 +19,6 @@ from ported_data_harness import (
     _produces_error,
     _raises,
     _shapes,
-    _xfail,
 )
 from ported_harness import oracle_run
 
@@ -129,8 +128,6 @@ def test_capture_placeholder():
     _produces(ds, [0, 3, 6, 9], initializable=True, feed_dict={scale: 3})
 
 
-@_xfail("a map function's seeded random op keeps its state across iterator re-initialization "
-        "(TF restarts it from the seed)")
 def test_seeded_stateful_operator_is_properly_stateful():
     ds = tf.data.Dataset.from_tensors(0).repeat(10).map(
         lambda _: tf.random_uniform((), seed=11)).batch(2)
