@@ -196,5 +196,7 @@ is_variable_initialized_op = OpDef(
 
 def is_variable_initialized(ref, name=None):
     """A scalar bool: whether the variable has a value in the session."""
+    if getattr(ref, "_is_resource", False):  # TF's: a resource variable's VarIsInitializedOp
+        return ref.is_initialized(name=name)
     ref = getattr(ref, "_variable", ref)
     return is_variable_initialized_op.bind(ref, dtype=ref.dtype.base_dtype, name=name)
