@@ -380,3 +380,25 @@ def test_scopeflow_written_meta_graph_trains_in_tf(tf1, tmp_path):
     """)
     np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-6)
     np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-6)
+
+
+def test_enable_resource_variables_trains_in_a_monitored_session(tmp_path):
+    tf.enable_resource_variables()
+    try:
+        with _graph():
+            w = tf.get_variable("w", initializer=np.float32([[1.0], [2.0]]))
+            step = tf.train.get_or_create_global_step()
+            assert type(w).__name__ == type(step).__name__ == "ResourceVariable"
+            loss = tf.reduce_sum(tf.matmul(tf.constant([[1.0, 2.0]]), w))
+            train = tf.train.GradientDescentOptimizer(0.5).minimize(loss, global_step=step)
+            assert train.type == "AssignAddVariableOp"
+            with tf.train.MonitoredTrainingSession(checkpoint_dir=str(tmp_path)) as sess:
+                for _ in range(3):
+                    sess.run(train)
+                assert sess.run(step) == 3
+    finally:
+        tf.disable_resource_variables()
+    with _graph(), tf.Session() as sess:  # ref variables restore the same keys
+        w = tf.get_variable("w", [2, 1])
+        tf.train.Saver([w]).restore(sess, tf.train.latest_checkpoint(str(tmp_path)))
+        np.testing.assert_allclose(sess.run(w), [[-0.5], [-1.0]])
