@@ -5,6 +5,7 @@ scopeflow's MonitoredTrainingSession, Savers, summaries and SavedModels
 from __future__ import annotations
 
 from scopeflow.estimator import export, inputs
+from scopeflow.estimator.canned.baseline import BaselineClassifier, BaselineRegressor
 from scopeflow.estimator.canned.dnn import DNNClassifier, DNNRegressor
 from scopeflow.estimator.estimator import Estimator, VocabInfo, WarmStartSettings
 from scopeflow.estimator.model_fn import EstimatorSpec, ModeKeys
@@ -41,6 +42,7 @@ from scopeflow.train.session_run_hook import (
 )
 
 __all__ = [
+    "BaselineClassifier", "BaselineRegressor",
     "CheckpointSaverHook", "CheckpointSaverListener", "DNNClassifier", "DNNRegressor",
     "Estimator", "EstimatorSpec", "EvalSpec",
     "Exporter", "FeedFnHook", "FinalExporter", "FinalOpsHook", "GlobalStepWaiterHook",
@@ -68,8 +70,6 @@ _NOT_YET = {
     "premade estimators over a head", "BaselineEstimator": "premade estimators over a head",
     "LinearClassifier": "premade linear estimators (linear_model's partitioned weights, Ftrl)",
     "LinearRegressor": "premade linear estimators (linear_model's partitioned weights, Ftrl)",
-    "BaselineClassifier": "premade baseline estimators",
-    "BaselineRegressor": "premade baseline estimators",
     "add_metrics": "tf.estimator.add_metrics", "experimental": "tf.estimator.experimental",
     "tpu": "TPU estimators",
 }

@@ -1,4 +1,4 @@
-"""Premade DNN estimators against TF 2.15's tf.compat.v1.estimator (premade.json, written by
+"""Premade DNN and Baseline estimators against TF 2.15's tf.compat.v1.estimator (premade.json, written by
 tests/fixtures/estimator/make_premade_fixtures.py): starting from TF's initial checkpoint
 (premade/<name>/model.ckpt-0, warm-started, since the two frameworks' random initializers
 differ), three Adagrad steps give TF's losses, then TF's eval metrics and predictions."""
@@ -45,6 +45,11 @@ CASES = {
     "DNNClassifierBinary": (lambda d, c, w: tf.estimator.DNNClassifier(
         [6], FC(), model_dir=d, config=c, warm_start_from=w),
         lambda y: (y > 0).astype(np.int32)),
+    # Zero-initialized: no warm start needed; Ftrl's steps must equal TF's.
+    "BaselineClassifier": (lambda d, c, w: tf.estimator.BaselineClassifier(
+        n_classes=3, model_dir=d, config=c), lambda y: y),
+    "BaselineRegressor": (lambda d, c, w: tf.estimator.BaselineRegressor(
+        model_dir=d, config=c), lambda y: y.astype(np.float32)),
 }
 
 
@@ -59,7 +64,8 @@ def test_premade_matches_tf215(name, tmp_path):
     labels = label_fn(y)
     want = EXPECTED[name]
     ws = tf.estimator.WarmStartSettings(str(FIXTURES / "premade" / name / "model.ckpt-0"),
-                                        vars_to_warm_start="dnn/.*")
+                                        vars_to_warm_start="dnn/.*") \
+        if name.startswith("DNN") else None
     est = make(str(tmp_path), tf.estimator.RunConfig(save_checkpoints_steps=100), ws)
     rec = LossRecorder()
     est.train(tf.estimator.inputs.numpy_input_fn({"x": x}, labels, batch_size=10,
@@ -81,5 +87,9 @@ def test_premade_matches_tf215(name, tmp_path):
             else:
                 np.testing.assert_allclose(got_v, value, rtol=1e-4, atol=1e-6, err_msg=key)
     names = set(est.get_variable_names())
-    assert {"dnn/logits/kernel", "dnn/logits/bias", "dnn/hiddenlayer_0/kernel",
-            "global_step"} <= names
+    if name.startswith("DNN"):
+        assert {"dnn/logits/kernel", "dnn/logits/bias", "dnn/hiddenlayer_0/kernel",
+                "global_step"} <= names
+    else:  # TF's names, the Ftrl slots included
+        assert names == {"baseline/bias", "baseline/bias/Ftrl", "baseline/bias/Ftrl_1",
+                         "global_step"}

@@ -1,0 +1,75 @@
+"""``BaselineClassifier`` and ``BaselineRegressor`` (TF 1.x's): a model of one bias per
+output, ``baseline/bias``, trained with Ftrl(0.3) by default; it predicts the labels' prior
+(the class frequencies, or the mean)."""
+
+from __future__ import annotations
+
+from scopeflow.estimator.canned import head as head_lib
+from scopeflow.estimator.canned.dnn import get_optimizer_instance
+from scopeflow.estimator.estimator import Estimator
+from scopeflow.framework import dtypes
+from scopeflow.framework.graph import control_dependencies
+from scopeflow.ops import array_ops, math_ops
+from scopeflow.ops.logging.check_ops import assert_equal
+from scopeflow.ops.state import init_ops
+from scopeflow.state.variable_scope import get_variable, variable_scope
+
+_LEARNING_RATE = 0.3
+
+
+def _baseline_logits(features, num_outputs):
+    if not isinstance(features, dict):
+        features = {"": features}
+    checks, batch_size = [], None
+    for feature in features.values():
+        first_dim = array_ops.shape(feature)[0]
+        if batch_size is None:
+            batch_size = first_dim
+        else:
+            checks.append(assert_equal(batch_size, first_dim))
+    with control_dependencies(checks), variable_scope("baseline"):
+        bias = get_variable("bias", shape=[num_outputs],
+                            initializer=init_ops.zeros_initializer())
+        return math_ops.multiply(bias, array_ops.ones([batch_size, num_outputs],
+                                                      dtype=dtypes.float32))
+
+
+class _BaselineBase(Estimator):
+    def __init__(self, head, model_dir, optimizer, config, weight_column):
+        if weight_column is not None:
+            raise NotImplementedError("Baseline estimators' weight_column is not implemented "
+                                      "in scopeflow yet")
+
+        def _model_fn(features, labels, mode, config):
+            del config
+            logits = _baseline_logits(features, head.logits_dimension)
+            opt = get_optimizer_instance(optimizer, learning_rate=_LEARNING_RATE) \
+                if mode == "train" else None
+            return head.create_estimator_spec(features, mode, logits, labels, opt)
+
+        super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config)
+
+
+class BaselineClassifier(_BaselineBase):
+    """Predicts the class frequencies seen in training (TF 1.x's, loss summed)."""
+
+    def __init__(self, model_dir=None, n_classes=2, weight_column=None, label_vocabulary=None,
+                 optimizer="Ftrl", config=None, loss_reduction=head_lib.SUM):
+        if label_vocabulary is not None or loss_reduction != head_lib.SUM:
+            raise NotImplementedError("BaselineClassifier's label_vocabulary and "
+                                      "loss_reduction other than SUM are not implemented in "
+                                      "scopeflow yet")
+        super().__init__(head_lib.binary_or_multi_class_head(n_classes), model_dir,
+                         optimizer, config, weight_column)
+
+
+class BaselineRegressor(_BaselineBase):
+    """Predicts the mean label seen in training (TF 1.x's, loss summed)."""
+
+    def __init__(self, model_dir=None, label_dimension=1, weight_column=None,
+                 optimizer="Ftrl", config=None, loss_reduction=head_lib.SUM):
+        if loss_reduction != head_lib.SUM:
+            raise NotImplementedError("BaselineRegressor's loss_reduction other than SUM is "
+                                      "not implemented in scopeflow yet")
+        super().__init__(head_lib.RegressionHead(label_dimension), model_dir, optimizer,
+                         config, weight_column)
