@@ -78,6 +78,10 @@ CASES = {
                  "x = [rnd((2, 4, 4, 5, 2), 1)]",
         "gmax1d": "layer = L.GlobalMaxPooling1D(); x = [rnd((2, 7, 3), 1)]",
         "gavg1d": "layer = L.GlobalAveragePooling1D(); x = [rnd((2, 7, 3), 1)]",
+        "gavg1d_masked": (
+            "layer = L.GlobalAveragePooling1D(); x = [rnd((2, 4, 3), 1)]\n"
+            "m = tf.placeholder(tf.bool, [None, 4]); call_kwargs = {'mask': m}\n"
+            "feed = lambda: {m: np.array([[1, 1, 0, 0], [1, 0, 1, 1]], bool)}"),
         "gmax2d": "layer = L.GlobalMaxPooling2D(); x = [rnd((2, 5, 6, 3), 1)]",
         "gavg2d": "layer = L.GlobalAveragePooling2D(); x = [rnd((2, 5, 6, 3), 1)]",
         "gavg2d_first": ("layer = L.GlobalAveragePooling2D(data_format='channels_first'); "
@@ -99,6 +103,13 @@ CASES = {
         "conv2d_first": ("layer = L.Conv2D(3, 2, data_format='channels_first'); "
                          "x = [rnd((2, 2, 5, 4), 1)]"),
         "conv3d": "layer = L.Conv3D(2, (2, 3, 2)); x = [rnd((2, 4, 5, 4, 3), 1)]",
+        "conv2d_regularized": (
+            "R = tf.keras.regularizers\n"
+            "layer = L.Conv2D(2, 2, kernel_regularizer=R.l1_l2(0.0, 0.01), bias_regularizer="
+            "R.L1L2(l1=0.1), activity_regularizer=R.L1L2(l1=0.01)); "
+            "x = [rnd((2, 4, 4, 2), 1)]\n"
+            "def after(s, layer, feed):\n"
+            "    return sorted(float(v) for v in s.run(layer.losses, feed))\n"),
         "conv2d_transpose": "layer = L.Conv2DTranspose(3, 3); x = [rnd((2, 4, 5, 2), 1)]",
         "conv2d_transpose_s2_same": ("layer = L.Conv2DTranspose(2, 3, strides=2, "
                                      "padding='same'); x = [rnd((2, 3, 4, 2), 1)]"),
@@ -165,6 +176,13 @@ CASES = {
         "simple_rnn_seq_state": ("layer = L.SimpleRNN(3, return_sequences=True, "
                                  "return_state=True); x = [rnd((2, 4, 3), 1)]"),
         "lstm": "layer = L.LSTM(4); x = [rnd((2, 5, 3), 1)]",
+        "lstm_regularized": (
+            "R = tf.keras.regularizers\n"
+            "layer = L.LSTM(2, kernel_regularizer=R.l1_l2(0.0, 0.01), recurrent_regularizer="
+            "R.L1L2(l1=0.01), bias_regularizer=R.l1_l2(0.01, 0.01)); "
+            "x = [rnd((2, 3, 3), 1)]\n"
+            "def after(s, layer, feed):\n"
+            "    return sorted(float(v) for v in s.run(layer.losses, feed))\n"),
         "lstm_seq_state": ("layer = L.LSTM(3, return_sequences=True, return_state=True); "
                            "x = [rnd((2, 4, 3), 1)]"),
         "lstm_backwards": ("layer = L.LSTM(3, go_backwards=True, return_sequences=True); "
