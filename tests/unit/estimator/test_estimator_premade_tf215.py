@@ -93,3 +93,30 @@ def test_premade_matches_tf215(name, tmp_path):
     else:  # TF's names, the Ftrl slots included
         assert names == {"baseline/bias", "baseline/bias/Ftrl", "baseline/bias/Ftrl_1",
                          "global_step"}
+
+
+def test_premade_export_signatures_match_tf215(tmp_path):
+    """premade_export_signatures.json: TF 2.15's SignatureDefs of the premade exports
+    (make_premade_export_fixture.py)."""
+    from scopeflow.io import protos
+    want = json.loads((FIXTURES / "premade_export_signatures.json").read_text())
+    x = np.random.RandomState(0).randn(20, 4).astype(np.float32)
+    y = (x[:, 0] > 0).astype(np.int32)
+    fc = FC()
+    for key, est in [("DNNClassifier3", tf.estimator.DNNClassifier(
+                          [4], fc, n_classes=3, model_dir=str(tmp_path / "c3"))),
+                     ("DNNClassifier2", tf.estimator.DNNClassifier(
+                         [4], fc, model_dir=str(tmp_path / "c2"))),
+                     ("DNNRegressor", tf.estimator.DNNRegressor(
+                         [4], fc, model_dir=str(tmp_path / "r")))]:
+        labels = y if "Classifier" in key else y.astype(np.float32)
+        est.train(tf.estimator.inputs.numpy_input_fn({"x": x}, labels, batch_size=5,
+                                                     num_epochs=1, shuffle=False))
+        path = est.export_saved_model(
+            str(tmp_path / "export" / key), tf.estimator.export.build_parsing_serving_input_receiver_fn(
+                tf.feature_column.make_parse_example_spec(fc)))
+        sm = protos.SavedModel()
+        sm.ParseFromString(Path(path.decode(), "saved_model.pb").read_bytes())
+        got = {k: [s.method_name, sorted(s.inputs), sorted(s.outputs)]
+               for k, s in sm.meta_graphs[0].signature_def.items()}
+        assert got == want[key], key
