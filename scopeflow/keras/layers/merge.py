@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from scopeflow.framework import dtypes
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.keras.engine.base_layer import Layer
 from scopeflow.ops import array_ops, math_ops
@@ -63,9 +64,9 @@ class _Merge(Layer):
         shapes = _shapes(input_shape)
         if shapes is None:
             raise ValueError("A merge layer should be called on a list of inputs.")
-        if len(shapes) < 2:
-            raise ValueError("A merge layer should be called on a list of at least 2 "
-                             f"inputs. Got {len(shapes)} inputs.")
+        if len(shapes) < 1:
+            raise ValueError("A merge layer should be called on a list of at least 1 "
+                             f"input. Got {len(shapes)} inputs.")
         batch_sizes = {s.as_list()[0] for s in shapes if s.ndims} - {None}
         if len(batch_sizes) > 1:
             raise ValueError("Can not merge tensors with different batch sizes. Got tensors "
@@ -119,7 +120,14 @@ class _Merge(Layer):
         if all(m is None for m in mask):
             return None
         masks = [array_ops.expand_dims(m, axis=0) for m in mask if m is not None]
-        return math_ops.reduce_all(array_ops.concat(masks, axis=0), axis=0, keepdims=False)
+        return _all(array_ops.concat(masks, axis=0), axis=0)
+
+
+def _all(x, axis):
+    """Keras's ``backend.all``: a logical AND over ``axis``, non-bools cast first."""
+    if x.dtype.base_dtype != dtypes.bool:
+        x = math_ops.cast(x, dtypes.bool)
+    return math_ops.reduce_all(x, axis=axis, keepdims=False)
 
 
 class Add(_Merge):
@@ -211,21 +219,20 @@ class Concatenate(_Merge):
             del s[self.axis]
             reduced.add(tuple(s))
         if len(reduced) > 1:
-            # Keras allows unknown dimensions to differ: compare only the known ones.
-            for i in range(len(next(iter(reduced)))):
-                known = {s[i] for s in reduced} - {None}
-                if len(known) > 1:
-                    raise ValueError(
-                        "A `Concatenate` layer requires inputs with matching shapes except "
-                        f"for the concatenation axis. Received: input_shape="
-                        f"{[tuple(s) for s in lists]}")
+            message = ("A `Concatenate` layer requires inputs with matching shapes except for "
+                       "the concatenation axis. Received: input_shape="
+                       f"{[tuple(s) for s in lists]}")
+            ranks = {len(s) for s in reduced}
+            if len(ranks) != 1:
+                raise ValueError(message)
+            # Unknown dimensions may differ: only the known ones must agree.
+            for i in range(ranks.pop()):
+                if len({s[i] for s in reduced} - {None}) > 1:
+                    raise ValueError(message)
         self.built = True
 
     def _merge_function(self, inputs):
         return array_ops.concat(list(inputs), axis=self.axis)
-
-    def call(self, inputs):
-        return self._merge_function(list(inputs))
 
     def compute_output_shape(self, input_shape):
         shapes = [TensorShape(s).as_list() for s in input_shape]
@@ -242,6 +249,8 @@ class Concatenate(_Merge):
             return None
         if not isinstance(mask, (tuple, list)):
             raise ValueError(f"`mask` should be a list. Received mask={mask}")
+        if not isinstance(inputs, (tuple, list)):
+            raise ValueError(f"`inputs` should be a list. Received: inputs={inputs}")
         if len(mask) != len(inputs):
             raise ValueError("The lists `inputs` and `mask` should have the same length. "
                              f"Received: inputs={inputs} of length {len(inputs)}, and "
@@ -257,7 +266,7 @@ class Concatenate(_Merge):
             else:
                 masks.append(m)
         concatenated = array_ops.concat(masks, axis=self.axis)
-        return math_ops.reduce_all(concatenated, axis=-1, keepdims=False)
+        return _all(concatenated, axis=-1)
 
     def get_config(self):
         config = Layer.get_config(self)
