@@ -51,7 +51,7 @@ from scopeflow.train.session_run_hook import SessionRunArgs, SessionRunHook
 from scopeflow.train.vocab_remap import VocabInfo
 from scopeflow.train.warm_start import warm_start
 
-__all__ = ["Estimator", "VocabInfo", "WarmStartSettings"]
+__all__ = ["Estimator", "VocabInfo", "WarmStartSettings", "add_metrics"]
 
 
 def _fn_args(fn):
@@ -337,7 +337,16 @@ class Estimator:
         self._warm_start_settings = _get_default_warm_start_settings(warm_start_from)
 
     model_dir = property(lambda self: self._model_dir)
-    model_fn = property(lambda self: self._model_fn)
+
+    @property
+    def model_fn(self):
+        """The ``model_fn`` as TF exposes it: ``(features, labels, mode, config)``, with
+        this estimator's params."""
+
+        def public_model_fn(features, labels, mode, config):
+            return self._call_model_fn(features, labels, mode, config)
+
+        return public_model_fn
 
     @property
     def config(self):
@@ -681,3 +690,38 @@ def _verify_model_fn_args(model_fn, params):
     if non_valid:
         raise ValueError(f"model_fn ({model_fn}) has following not expected args: "
                          f"{sorted(non_valid)}")
+
+
+_VALID_METRIC_FN_ARGS = {"features", "labels", "predictions", "config"}
+
+
+def add_metrics(estimator, metric_fn):
+    """An Estimator like ``estimator`` (same model_dir, config, warm start) whose evaluation
+    adds ``metric_fn``'s metrics; ``metric_fn`` takes ``predictions`` and any of
+    ``features``, ``labels``, ``config`` and returns a dict of ``tf.metrics`` pairs."""
+    args = set(_fn_args(metric_fn))
+    invalid = list(args - _VALID_METRIC_FN_ARGS)
+    if invalid:
+        raise ValueError(f"metric_fn ({metric_fn}) has following not expected args: {invalid}")
+    if "predictions" not in args:
+        raise ValueError(f"metric_fn ({metric_fn}) must include predictions argument.")
+    inner = estimator.model_fn
+
+    def new_model_fn(features, labels, mode, config):
+        spec = inner(features, labels, mode, config)
+        if mode != ModeKeys.EVAL:
+            return spec
+        kwargs = {"predictions": spec.predictions}
+        if "features" in args:
+            kwargs["features"] = features
+        if "labels" in args:
+            kwargs["labels"] = labels
+        if "config" in args:
+            kwargs["config"] = config
+        all_metrics = dict(spec.eval_metric_ops or {})
+        all_metrics.update(metric_fn(**kwargs))
+        return spec._replace(eval_metric_ops=all_metrics)
+
+    return Estimator(model_fn=new_model_fn, model_dir=estimator.model_dir,
+                     config=estimator.config,
+                     warm_start_from=estimator._warm_start_settings)  # noqa: SLF001 - as TF

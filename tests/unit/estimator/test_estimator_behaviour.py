@@ -25,8 +25,10 @@ def linear_model_fn(features, labels, mode):
         return tf.estimator.EstimatorSpec(mode, predictions={"y": pred})
     loss = tf.losses.mean_squared_error(labels, pred)
     if mode == tf.estimator.ModeKeys.EVAL:
-        return tf.estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops={
-            "mae": tf.metrics.mean_absolute_error(labels, pred)})
+        return tf.estimator.EstimatorSpec(mode, loss=loss, predictions={"y": pred},
+                                          eval_metric_ops={
+                                              "mae": tf.metrics.mean_absolute_error(labels,
+                                                                                    pred)})
     train_op = tf.train.GradientDescentOptimizer(0.5).minimize(
         loss, global_step=tf.train.get_global_step())
     return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
@@ -197,3 +199,18 @@ def test_not_yet_names_raise_not_implemented():
     with pytest.raises(NotImplementedError, match="DNNLinearCombinedClassifier"):
         tf.estimator.DNNLinearCombinedClassifier  # noqa: B018
     assert tf.compat.v1.estimator is tf.estimator
+
+
+def test_add_metrics(tmp_path):
+    est = tf.estimator.Estimator(linear_model_fn, model_dir=str(tmp_path))
+    est.train(numpy_fn(), steps=2)
+
+    def metric_fn(labels, predictions):
+        return {"rmse": tf.metrics.root_mean_squared_error(labels, predictions["y"])}
+
+    est2 = tf.estimator.add_metrics(est, metric_fn)
+    res = est2.evaluate(numpy_fn(num_epochs=1))
+    assert set(res) == {"mae", "rmse", "loss", "global_step"}
+    assert res["rmse"] == pytest.approx(np.sqrt(res["loss"]), rel=1e-5)
+    with pytest.raises(ValueError, match="must include predictions argument"):
+        tf.estimator.add_metrics(est, lambda labels: {})
