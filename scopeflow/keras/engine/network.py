@@ -194,6 +194,17 @@ class Network(Layer):
 
     # ── layers ────────────────────────────────────────────────────────────────────────
     @property
+    def weights(self):
+        """Each layer's weights in turn (a model's own first), as tf_keras's ``Model``;
+        ``trainable_weights`` gathers the trainable ones across layers instead."""
+        weights = list(self._trainable_weights) + list(self._non_trainable_weights)
+        for layer in self._layers:
+            weights.extend(w for w in layer.weights if not any(w is k for k in weights))
+        return weights
+
+    variables = weights
+
+    @property
     def layers(self):
         return list(self._layers)
 

@@ -27,8 +27,10 @@ y_bin = (rng.rand(20, 1) > 0.5).astype("float32")
 
 def same_weights(model, seed=1):
     r = np.random.RandomState(seed)
-    model.set_weights([r.uniform(-0.5, 0.5, w.shape.as_list()).astype("float32")
-                       for w in model.weights])
+    values = [r.uniform(-0.5, 0.5, w.shape.as_list()).astype("float32")
+              for w in model.weights]
+    model.set_weights([abs(v) + 0.5 if "variance" in w.name else v
+                       for v, w in zip(values, model.weights)])
 
 def floats(values):
     return np.asarray(values, dtype="float64").round(5).tolist()
@@ -262,3 +264,50 @@ def test_hdf5_weights_round_trip(tmp_path):
     model.set_weights([w * 0 for w in before])
     model.load_weights(str(tmp_path / "w.h5"))
     np.testing.assert_allclose(model.get_weights()[0], before[0])
+
+
+MODELS = COMMON + """
+result = {}
+images = rng.rand(12, 8, 8, 1).astype("float32")
+labels = rng.randint(0, 3, 12)
+K.backend.clear_session()
+cnn = K.Sequential([
+    K.layers.Conv2D(4, 3, activation="relu", input_shape=(8, 8, 1)),
+    K.layers.BatchNormalization(),
+    K.layers.MaxPooling2D(2),
+    K.layers.Dropout(0.0),
+    K.layers.Flatten(),
+    K.layers.Dense(3, activation="softmax")])
+same_weights(cnn, 4)
+cnn.compile("adam", "sparse_categorical_crossentropy", metrics=["accuracy"])
+h = cnn.fit(images, labels, batch_size=4, epochs=2, shuffle=False, verbose=0)
+result["cnn"] = {"history": {k: floats(v) for k, v in sorted(h.history.items())},
+                 "predict": floats(cnn.predict(images[:2])),
+                 "variables": [v.name for v in tf.global_variables()]}
+lines = []
+cnn.summary(print_fn=lines.append)
+result["cnn_summary"] = lines
+
+K.backend.clear_session()
+texts = rng.randint(1, 20, (12, 7))
+texts[:, 5:] = 0
+rnn = K.Sequential([
+    K.layers.Embedding(20, 5, mask_zero=True, input_length=7),
+    K.layers.LSTM(6),
+    K.layers.Dense(1, activation="sigmoid")])
+same_weights(rnn, 5)
+rnn.compile(K.optimizers.RMSprop(0.01), "binary_crossentropy", metrics=["accuracy"])
+h = rnn.fit(texts, y_bin[:12], batch_size=4, epochs=2, shuffle=False, verbose=0)
+result["lstm"] = {"history": {k: floats(v) for k, v in sorted(h.history.items())},
+                  "predict": floats(rnn.predict(texts[:3]))}
+"""
+
+
+def test_cnn_and_lstm_here():
+    result = run_here(MODELS)
+    assert len(result["cnn"]["history"]["loss"]) == 2
+    assert "batch_normalization/moving_mean:0" in result["cnn"]["variables"]
+
+
+def test_cnn_and_lstm_match_tf_keras(tf1):
+    _close(run_here(MODELS), _oracle(tf1, MODELS))
