@@ -17,11 +17,19 @@ from scopeflow.framework import dtypes
 from scopeflow.framework.func_graph import FuncGraph, FunctionKind
 from scopeflow.ops import array_ops
 from scopeflow.ops.control_flow import cond_ops, while_ops
+from scopeflow.ops.state.resource_variable_ops import zeros_like_variable
 
 __all__: list[str] = []
 
 
 # ── If ───────────────────────────────────────────────────────────────────────────────
+def _zeros_like(t):
+    """A zero gradient for ``t``; for a resource variable's handle, zeros of the variable."""
+    if t.dtype.base_dtype is dtypes.resource:
+        return zeros_like_variable(t)
+    return array_ops.zeros_like(t)
+
+
 @cond_ops.if_op.def_grad
 def _if_grad(op, *dys):
     spec = op.get_attr("spec")
@@ -58,7 +66,7 @@ def _if_grad(op, *dys):
                 g = grads.get(t)
                 if g is None:  # a TensorArray flow's zero gradient is an empty list
                     g = while_ops.none_flow() if t.dtype.base_dtype is dtypes.variant else \
-                        array_ops.zeros_like(t)
+                        _zeros_like(t)
                 else:
                     g = densify(g)
                 outs.append(cond_ops.branch_value(g, fn, "the gradient of a branch"))
@@ -94,7 +102,7 @@ def _while_grad(op, *dys):
             x = spec.loop_vars[k]
             if g is None:
                 g = while_ops.none_flow() if x.dtype.base_dtype is dtypes.variant else \
-                    array_ops.zeros_like(x)
+                    _zeros_like(x)
             var_grads.append(cond_ops.branch_value(densify(g), fn,
                                                    "the gradient of the loop body"))
         cap_pairs = [(t, cond_ops.branch_value(densify(g), fn, "the gradient of the loop body"))

@@ -6,6 +6,8 @@ update formulas are TF's, so optimizer state in a TF checkpoint restores here an
 
 from __future__ import annotations
 
+import sys
+
 from scopeflow.framework.graph import convert_to_tensor, get_default_graph
 from scopeflow.framework.indexed_slices import IndexedSlices
 from scopeflow.ops import array_ops, math_ops
@@ -24,13 +26,14 @@ __all__ = ["GradientDescentOptimizer", "MomentumOptimizer", "AdamOptimizer",
            "AdagradOptimizer", "RMSPropOptimizer", "AdadeltaOptimizer", "FtrlOptimizer"]
 
 
-def _update(fn, var, *args, **attrs):
-    """The update op of ``fn`` (a ``training_ops`` builder, e.g. ``apply_adam``) on ``var``:
+def apply_update(fn, var, *args, **attrs):
+    """The update op of ``fn`` (a ``training_ops`` or ``proximal_training_ops`` builder,
+    e.g. ``apply_adam``) on ``var``:
     its ref op (``ApplyAdam``) on a ref variable, its ``Resource*`` op (``ResourceApplyAdam``,
     ``ResourceScatterSub``) on a resource variable, as TF's ``_resource_apply_*``."""
     if is_resource(var):
-        return resource_apply(getattr(training_ops, fn.__name__ + "_op").type, var, *args,
-                              **attrs)
+        op_def = getattr(sys.modules[fn.__module__], fn.__name__ + "_op")
+        return resource_apply(op_def.type, var, *args, **attrs)
     return fn(var, *args, **attrs).op
 
 
@@ -58,12 +61,12 @@ class GradientDescentOptimizer(Optimizer):
         self._lr_t = _tensor(self._learning_rate, "learning_rate")
 
     def _apply_dense(self, grad, var):
-        return _update(training_ops.apply_gradient_descent,
+        return apply_update(training_ops.apply_gradient_descent,
             var, self._cast(self._lr_t, var), grad, use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
         delta = grad.values * self._cast(self._lr_t, var)
-        return _update(training_ops.scatter_sub, var, grad.indices, delta,
+        return apply_update(training_ops.scatter_sub, var, grad.indices, delta,
                                         use_locking=self._use_locking)
 
 
@@ -86,13 +89,13 @@ class MomentumOptimizer(Optimizer):
         self._momentum_t = _tensor(self._momentum, "momentum")
 
     def _apply_dense(self, grad, var):
-        return _update(training_ops.apply_momentum,
+        return apply_update(training_ops.apply_momentum,
             var, self.get_slot(var, "momentum"), self._cast(self._lr_t, var), grad,
             self._cast(self._momentum_t, var), use_locking=self._use_locking,
             use_nesterov=self._use_nesterov)
 
     def _apply_sparse(self, grad, var):
-        return _update(training_ops.sparse_apply_momentum,
+        return apply_update(training_ops.sparse_apply_momentum,
             var, self.get_slot(var, "momentum"), self._cast(self._lr_t, var), grad.values,
             grad.indices, self._cast(self._momentum_t, var), use_locking=self._use_locking,
             use_nesterov=self._use_nesterov)
@@ -131,14 +134,14 @@ class AdamOptimizer(Optimizer):
                                              self._beta2_t, self._epsilon_t)]
 
     def _apply_dense(self, grad, var):
-        return _update(training_ops.apply_adam,
+        return apply_update(training_ops.apply_adam,
             var, self.get_slot(var, "m"), self.get_slot(var, "v"), *self._hyper(var), grad,
             use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
         if is_resource(var):
             return self._resource_apply_sparse(grad, var)
-        return _update(training_ops.sparse_apply_adam,
+        return apply_update(training_ops.sparse_apply_adam,
             var, self.get_slot(var, "m"), self.get_slot(var, "v"), *self._hyper(var),
             grad.values, grad.indices, use_locking=self._use_locking)
 
@@ -208,12 +211,12 @@ class AdagradOptimizer(Optimizer):
         self._lr_t = _tensor(self._learning_rate, "learning_rate")
 
     def _apply_dense(self, grad, var):
-        return _update(training_ops.apply_adagrad,
+        return apply_update(training_ops.apply_adagrad,
             var, self.get_slot(var, "accumulator"), self._cast(self._lr_t, var), grad,
             use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
-        return _update(training_ops.sparse_apply_adagrad,
+        return apply_update(training_ops.sparse_apply_adagrad,
             var, self.get_slot(var, "accumulator"), self._cast(self._lr_t, var), grad.values,
             grad.indices, use_locking=self._use_locking)
 
@@ -257,13 +260,13 @@ class RMSPropOptimizer(Optimizer):
         slots, hyper = self._args(var)
         fn = training_ops.apply_centered_rms_prop if self._centered else \
             training_ops.apply_rms_prop
-        return _update(fn, var, *slots, *hyper, grad, use_locking=self._use_locking)
+        return apply_update(fn, var, *slots, *hyper, grad, use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
         slots, hyper = self._args(var)
         fn = training_ops.sparse_apply_centered_rms_prop if self._centered else \
             training_ops.sparse_apply_rms_prop
-        return _update(fn, var, *slots, *hyper, grad.values, grad.indices,
+        return apply_update(fn, var, *slots, *hyper, grad.values, grad.indices,
                   use_locking=self._use_locking)
 
 
@@ -289,11 +292,11 @@ class AdadeltaOptimizer(Optimizer):
                 + [self._cast(t, var) for t in (self._lr_t, self._rho_t, self._epsilon_t)])
 
     def _apply_dense(self, grad, var):
-        return _update(training_ops.apply_adadelta, var, *self._args(var), grad,
+        return apply_update(training_ops.apply_adadelta, var, *self._args(var), grad,
                                            use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
-        return _update(training_ops.sparse_apply_adadelta, var, *self._args(var), grad.values,
+        return apply_update(training_ops.sparse_apply_adadelta, var, *self._args(var), grad.values,
                                                   grad.indices,
                                                   use_locking=self._use_locking)
 
@@ -356,7 +359,7 @@ class FtrlOptimizer(Optimizer):
     def _args(self, var):
         return [self._cast(t, var) for t in (self._lr_t, self._l1_t, self._l2_t)]
 
-    def _update(self, var, grad, indices):
+    def apply_update(self, var, grad, indices):
         accum = self.get_slot(var, "accum")
         linear = self.get_slot(var, "linear")
         lr, l1, l2 = self._args(var)
@@ -364,15 +367,15 @@ class FtrlOptimizer(Optimizer):
         head = [var, accum, linear, grad] + ([] if indices is None else [indices])
         if self._l2_shrinkage <= 0.0:
             fn = training_ops.apply_ftrl if indices is None else training_ops.sparse_apply_ftrl
-            return _update(fn, *head, lr, l1, l2, power, use_locking=self._use_locking)
+            return apply_update(fn, *head, lr, l1, l2, power, use_locking=self._use_locking)
         fn = training_ops.apply_ftrl_v2 if indices is None else \
             training_ops.sparse_apply_ftrl_v2
         shrink = self._cast(self._l2_shrinkage_t, var)
-        return _update(fn, *head, lr, l1, l2, shrink, power, use_locking=self._use_locking)
+        return apply_update(fn, *head, lr, l1, l2, shrink, power, use_locking=self._use_locking)
 
     def _apply_dense(self, grad, var):
-        return self._update(var, grad, None)
+        return self.apply_update(var, grad, None)
 
     def _apply_sparse(self, grad: IndexedSlices, var):
-        return self._update(var, grad.values, grad.indices)
+        return self.apply_update(var, grad.values, grad.indices)
 

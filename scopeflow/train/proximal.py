@@ -15,7 +15,11 @@ from scopeflow.ops import array_ops
 from scopeflow.ops.state import proximal_training_ops as ops
 from scopeflow.ops.state.init_ops import constant_initializer
 from scopeflow.train.optimizer import Optimizer
-from scopeflow.train.optimizers import checked_accumulator_value, make_accumulator_slots
+from scopeflow.train.optimizers import (
+    apply_update,
+    checked_accumulator_value,
+    make_accumulator_slots,
+)
 
 __all__ = ["ProximalGradientDescentOptimizer", "ProximalAdagradOptimizer",
            "AdagradDAOptimizer"]
@@ -43,13 +47,13 @@ class ProximalGradientDescentOptimizer(_ProximalBase):
         self._l2 = l2_regularization_strength
 
     def _apply_dense(self, grad, var):
-        return ops.apply_proximal_gradient_descent(
-            var, self._lr_t, self._l1_t, self._l2_t, grad, use_locking=self._use_locking).op
+        return apply_update(ops.apply_proximal_gradient_descent,
+            var, self._lr_t, self._l1_t, self._l2_t, grad, use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
-        return ops.sparse_apply_proximal_gradient_descent(
+        return apply_update(ops.sparse_apply_proximal_gradient_descent,
             var, self._lr_t, self._l1_t, self._l2_t, grad.values, grad.indices,
-            use_locking=self._use_locking).op
+            use_locking=self._use_locking)
 
 
 class ProximalAdagradOptimizer(_ProximalBase):
@@ -68,14 +72,14 @@ class ProximalAdagradOptimizer(_ProximalBase):
         make_accumulator_slots(self, var_list, self._initial_accumulator_value)
 
     def _apply_dense(self, grad, var):
-        return ops.apply_proximal_adagrad(
+        return apply_update(ops.apply_proximal_adagrad,
             var, self.get_slot(var, "accumulator"), self._lr_t, self._l1_t, self._l2_t, grad,
-            use_locking=self._use_locking).op
+            use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
-        return ops.sparse_apply_proximal_adagrad(
+        return apply_update(ops.sparse_apply_proximal_adagrad,
             var, self.get_slot(var, "accumulator"), self._lr_t, self._l1_t, self._l2_t,
-            grad.values, grad.indices, use_locking=self._use_locking).op
+            grad.values, grad.indices, use_locking=self._use_locking)
 
 
 class AdagradDAOptimizer(Optimizer):
@@ -116,13 +120,13 @@ class AdagradDAOptimizer(Optimizer):
                 self._cast(self._l2, var), array_ops.identity(self._global_step_on_worker)]
 
     def _apply_dense(self, grad, var):
-        return ops.apply_adagrad_da(
+        return apply_update(ops.apply_adagrad_da,
             var, self.get_slot(var, "gradient_accumulator"),
             self.get_slot(var, "gradient_squared_accumulator"), grad, *self._args(var),
-            use_locking=self._use_locking).op
+            use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
-        return ops.sparse_apply_adagrad_da(
+        return apply_update(ops.sparse_apply_adagrad_da,
             var, self.get_slot(var, "gradient_accumulator"),
             self.get_slot(var, "gradient_squared_accumulator"), grad.values, grad.indices,
-            *self._args(var), use_locking=self._use_locking).op
+            *self._args(var), use_locking=self._use_locking)

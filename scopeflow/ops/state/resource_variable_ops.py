@@ -25,7 +25,11 @@ from scopeflow.framework.indexed_slices import IndexedSlices
 from scopeflow.framework.opdef import NO_GRADIENT, REGISTRY, OpDef, from_tensors, scalar_shape
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops import array_ops
-from scopeflow.ops.state import scatter_ops, training_ops  # noqa: F401 - scatter_ops
+from scopeflow.ops.state import (  # noqa: F401 - scatter_ops: see below
+    proximal_training_ops,
+    scatter_ops,
+    training_ops,
+)
 
 # registers Scatter{Mul,Div,Min,Max}, whose kernels ResourceScatter{Mul,...} run
 
@@ -35,6 +39,7 @@ __all__ = [
     "variable_shape", "resource_gather", "resource_scatter_add", "resource_scatter_sub",
     "resource_scatter_mul", "resource_scatter_div", "resource_scatter_min",
     "resource_scatter_max", "resource_scatter_update", "resource_apply", "is_resource",
+    "zeros_like_variable",
 ]
 
 
@@ -523,6 +528,34 @@ resource_apply_ftrl_v2_op = _resource_apply_op(training_ops.apply_ftrl_v2_op)
 resource_sparse_apply_ftrl_op = _resource_apply_op(training_ops.sparse_apply_ftrl_op)
 # ── ResourceSparseApplyFtrlV2 ────────────────────────────────────────────────────────
 resource_sparse_apply_ftrl_v2_op = _resource_apply_op(training_ops.sparse_apply_ftrl_v2_op)
+
+# ── ResourceApplyProximalGradientDescent ─────────────────────────────────────────────
+resource_apply_proximal_gradient_descent_op = _resource_apply_op(
+    proximal_training_ops.apply_proximal_gradient_descent_op)
+# ── ResourceSparseApplyProximalGradientDescent ───────────────────────────────────────
+resource_sparse_apply_proximal_gradient_descent_op = _resource_apply_op(
+    proximal_training_ops.sparse_apply_proximal_gradient_descent_op)
+# ── ResourceApplyProximalAdagrad ─────────────────────────────────────────────────────
+resource_apply_proximal_adagrad_op = _resource_apply_op(
+    proximal_training_ops.apply_proximal_adagrad_op)
+# ── ResourceSparseApplyProximalAdagrad ───────────────────────────────────────────────
+resource_sparse_apply_proximal_adagrad_op = _resource_apply_op(
+    proximal_training_ops.sparse_apply_proximal_adagrad_op)
+# ── ResourceApplyAdagradDA ───────────────────────────────────────────────────────────
+resource_apply_adagrad_da_op = _resource_apply_op(proximal_training_ops.apply_adagrad_da_op)
+# ── ResourceSparseApplyAdagradDA ─────────────────────────────────────────────────────
+resource_sparse_apply_adagrad_da_op = _resource_apply_op(
+    proximal_training_ops.sparse_apply_adagrad_da_op)
+
+
+def zeros_like_variable(handle) -> Tensor:
+    """Zeros of the variable a handle names (its shape and dtype): a resource input's zero
+    gradient, as TF's ``ZerosLike`` for a resource."""
+    dtype = _handle_dtype(handle) or dtypes.float32
+    shape = _handle_shape(handle)
+    if shape.is_fully_defined():
+        return array_ops.zeros(shape.as_list(), dtype)
+    return array_ops.zeros(variable_shape(handle), dtype)
 
 
 def resource_apply(ref_op_type, *inputs, name=None, **attrs):

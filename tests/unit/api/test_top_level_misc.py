@@ -77,5 +77,14 @@ def test_assert_variables_initialized_without_variables_is_none():
 
 
 def test_tf2_switches_say_they_are_unavailable():
-    with pytest.raises(NotImplementedError, match="enable_resource_variables"):
-        tf.enable_resource_variables()
+    with pytest.raises(NotImplementedError, match="enable_control_flow_v2"):
+        tf.enable_control_flow_v2()
+
+
+def test_resource_variables_switch():  # TF1's tf.enable_resource_variables (docs/variables.md)
+    tf.enable_resource_variables()
+    try:
+        assert tf.resource_variables_enabled()
+    finally:
+        tf.disable_resource_variables()
+    assert not tf.resource_variables_enabled()

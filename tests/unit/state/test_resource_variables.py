@@ -98,7 +98,7 @@ print(json.dumps(out))
 _TRAIN_SNIPPET = """
 out = {}
 for opt_name in ["GradientDescent", "Momentum", "Adam", "Adagrad", "RMSProp", "Adadelta",
-                 "Ftrl", "CenteredRMSProp"]:
+                 "Ftrl", "CenteredRMSProp", "ProximalGD", "ProximalAdagrad", "AdagradDA"]:
     g = tf.Graph()
     with g.as_default():
         w = tf.get_variable("w", initializer=np.array([[0.5, -1.0], [2.0, 0.25]], np.float32),
@@ -108,6 +108,7 @@ for opt_name in ["GradientDescent", "Momentum", "Adam", "Adagrad", "RMSProp", "A
         x = tf.constant([[1.0, 2.0], [3.0, -1.0]])
         loss = tf.reduce_sum(tf.square(tf.matmul(x, w))) + \\
             tf.reduce_sum(tf.square(e.sparse_read([0, 2, 2])))
+        step = tf.train.get_or_create_global_step()
         opt = {"GradientDescent": lambda: tf.train.GradientDescentOptimizer(0.01),
                "Momentum": lambda: tf.train.MomentumOptimizer(0.01, 0.9),
                "Adam": lambda: tf.train.AdamOptimizer(0.1),
@@ -115,8 +116,13 @@ for opt_name in ["GradientDescent", "Momentum", "Adam", "Adagrad", "RMSProp", "A
                "RMSProp": lambda: tf.train.RMSPropOptimizer(0.01, momentum=0.5),
                "CenteredRMSProp": lambda: tf.train.RMSPropOptimizer(0.01, centered=True),
                "Adadelta": lambda: tf.train.AdadeltaOptimizer(1.0),
-               "Ftrl": lambda: tf.train.FtrlOptimizer(0.1)}[opt_name]()
-        step = tf.train.get_or_create_global_step()
+               "Ftrl": lambda: tf.train.FtrlOptimizer(0.1),
+               "ProximalGD": lambda: tf.train.ProximalGradientDescentOptimizer(
+                   0.05, l1_regularization_strength=0.01, l2_regularization_strength=0.1),
+               "ProximalAdagrad": lambda: tf.train.ProximalAdagradOptimizer(
+                   0.1, l1_regularization_strength=0.01),
+               "AdagradDA": lambda: tf.train.AdagradDAOptimizer(
+                   0.1, step, l1_regularization_strength=0.01)}[opt_name]()
         train = opt.minimize(loss, global_step=step)
         types = sorted({o.type for o in g.get_operations() if o.type.startswith("Resource")})
         with tf.Session() as sess:
