@@ -4,7 +4,7 @@ scopeflow's MonitoredTrainingSession, Savers, summaries and SavedModels
 
 from __future__ import annotations
 
-from scopeflow.estimator import export, inputs
+from scopeflow.estimator import experimental, export, inputs
 from scopeflow.estimator.canned.baseline import BaselineClassifier, BaselineRegressor
 from scopeflow.estimator.canned.dnn import DNNClassifier, DNNRegressor
 from scopeflow.estimator.estimator import Estimator, VocabInfo, WarmStartSettings, add_metrics
@@ -50,7 +50,7 @@ __all__ = [
     "NanTensorHook", "ProfilerHook", "RunConfig", "SecondOrStepTimer", "SessionRunArgs",
     "SessionRunContext", "SessionRunHook", "SessionRunValues", "StepCounterHook",
     "StopAtStepHook", "SummarySaverHook", "TrainSpec", "VocabInfo", "WarmStartSettings",
-    "add_metrics", "export", "inputs", "train_and_evaluate"]
+    "add_metrics", "experimental", "export", "inputs", "train_and_evaluate"]
 
 # TF 1.15's tf.estimator names scopeflow does not have yet (docs/estimator.md).
 _NOT_YET = {
@@ -70,7 +70,6 @@ _NOT_YET = {
     "premade estimators over a head", "BaselineEstimator": "premade estimators over a head",
     "LinearClassifier": "premade linear estimators (linear_model's partitioned weights, Ftrl)",
     "LinearRegressor": "premade linear estimators (linear_model's partitioned weights, Ftrl)",
-    "experimental": "tf.estimator.experimental",
     "tpu": "TPU estimators",
 }
 

@@ -214,3 +214,28 @@ def test_add_metrics(tmp_path):
     assert res["rmse"] == pytest.approx(np.sqrt(res["loss"]), rel=1e-5)
     with pytest.raises(ValueError, match="must include predictions argument"):
         tf.estimator.add_metrics(est, lambda labels: {})
+
+
+def test_early_stopping_hook_stops_on_eval_metrics(tmp_path):
+    first = tf.estimator.Estimator(linear_model_fn, model_dir=str(tmp_path / "a"))
+    first.train(numpy_fn(), steps=2)
+    first.evaluate(numpy_fn(num_epochs=1))
+    metrics = tf.estimator.experimental.read_eval_metrics(first.eval_dir())
+    assert list(metrics) == [2] and set(metrics[2]) >= {"loss", "mae"}
+    # The hooks make signal_early_stopping/STOP, so (as in TF) they are there from the
+    # model's first training on: a checkpoint without it does not restore into their graph.
+    est = tf.estimator.Estimator(linear_model_fn, model_dir=str(tmp_path / "b"))
+    never = tf.estimator.experimental.stop_if_no_decrease_hook(
+        est, "loss", 1000, eval_dir=first.eval_dir(), run_every_secs=None, run_every_steps=1)
+    est.train(numpy_fn(), steps=2, hooks=[never])
+    assert est.get_variable_value("global_step") == 2
+    assert not est.get_variable_value("signal_early_stopping/STOP")
+    # loss is below 100 in first's eval: the hook stops the next run at its first check.
+    hook = tf.estimator.experimental.stop_if_lower_hook(
+        est, "loss", 100.0, eval_dir=first.eval_dir(), run_every_secs=None,
+        run_every_steps=1)
+    est.train(numpy_fn(), steps=50, hooks=[hook])
+    assert est.get_variable_value("global_step") == 3
+    assert bool(est.get_variable_value("signal_early_stopping/STOP"))
+    with pytest.raises(NotImplementedError, match="InMemoryEvaluatorHook"):
+        tf.estimator.experimental.InMemoryEvaluatorHook  # noqa: B018
