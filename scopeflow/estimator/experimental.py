@@ -22,7 +22,8 @@ from scopeflow.train.basic_session_run_hooks import SecondOrStepTimer
 from scopeflow.train.session_run_hook import SessionRunArgs, SessionRunHook
 from scopeflow.train.training_util import get_global_step
 
-__all__ = ["make_early_stopping_hook", "read_eval_metrics", "stop_if_higher_hook",
+# read_eval_metrics is TF's early_stopping module function, not exported by TF here.
+__all__ = ["make_early_stopping_hook", "stop_if_higher_hook",
            "stop_if_lower_hook", "stop_if_no_decrease_hook", "stop_if_no_increase_hook"]
 
 _EVENT_FILE_GLOB_PATTERN = "events.out.tfevents.*"
