@@ -311,3 +311,44 @@ def test_cnn_and_lstm_here():
 
 def test_cnn_and_lstm_match_tf_keras(tf1):
     _close(run_here(MODELS), _oracle(tf1, MODELS))
+
+
+CALLBACKS = COMMON + """
+import csv, os, tempfile
+result = {}
+K.backend.clear_session()
+model = K.Sequential([K.layers.Dense(3, activation="softmax", input_shape=(4,))])
+same_weights(model)
+model.compile(K.optimizers.SGD(0.5), "categorical_crossentropy", metrics=["accuracy"])
+folder = tempfile.mkdtemp()
+seen = []
+stopper = K.callbacks.EarlyStopping(monitor="val_loss", patience=1, min_delta=0.01)
+callbacks = [
+    K.callbacks.LearningRateScheduler(lambda epoch, lr: lr * 0.5 if epoch else lr),
+    K.callbacks.CSVLogger(os.path.join(folder, "log.csv")),
+    K.callbacks.LambdaCallback(on_epoch_end=lambda e, logs: seen.append(e)),
+    K.callbacks.ModelCheckpoint(os.path.join(folder, "w{epoch:02d}"), save_weights_only=True,
+                                save_best_only=True),
+    stopper, K.callbacks.TerminateOnNaN()]
+h = model.fit(x, y_cat, batch_size=5, epochs=8, shuffle=False, verbose=0,
+              validation_data=(x[:10], y_cat[:10]), callbacks=callbacks)
+with open(os.path.join(folder, "log.csv")) as f:
+    rows = list(csv.reader(f))
+result["header"] = rows[0]
+result["rows"] = floats([[float(v) for v in row] for row in rows[1:]])
+result["history"] = {k: floats(v) for k, v in sorted(h.history.items())}
+result["epochs"] = seen
+result["stopped"] = stopper.stopped_epoch
+result["saved"] = sorted(n.split(".")[0] for n in os.listdir(folder) if n.startswith("w"))
+"""
+
+
+def test_callbacks_here():
+    result = run_here(CALLBACKS)
+    assert result["header"][0] == "epoch" and "val_loss" in result["header"]
+    assert result["history"]["lr"][:2] == [0.5, 0.25]
+    assert result["epochs"] == list(range(len(result["rows"])))
+
+
+def test_callbacks_match_tf_keras(tf1):
+    _close(run_here(CALLBACKS), _oracle(tf1, CALLBACKS))
