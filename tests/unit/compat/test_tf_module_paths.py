@@ -206,7 +206,6 @@ def test_a_lacking_name_raises_not_implemented_naming_the_tf_path(tf_path, name,
     ("scopeflow.python.framework.no_such_module",
      "No module named 'tensorflow.python.framework.no_such_module'"),
     ("scopeflow.core.framework.no_such_pb2", "No module named 'tensorflow.core.framework."),
-    ("scopeflow.python.keras.layers", "Keras is a framework of its own"),
     ("scopeflow.contrib.bayesflow", "tf.contrib was removed"),
 ])
 def test_an_unknown_path_raises_module_not_found_naming_it(name, says):
