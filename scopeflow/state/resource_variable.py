@@ -307,6 +307,13 @@ class ResourceVariable(Variable):
     def scatter_update(self, sparse_delta, use_locking=False, name=None):
         return self._resource_scatter(rv_ops.resource_scatter_update, sparse_delta, name)
 
+    def _resource_update(self, ref_op_type, *inputs, name=None, **attrs):
+        """``Resource<ref_op_type>`` on this variable (``tf.scatter_add(v, ...)`` and the
+        raw ``training_ops`` builders): a ``Scatter*`` gives a variable whose reads follow
+        it (TF's ``state_ops.scatter_*``), an ``Apply*`` the op."""
+        op = rv_ops.resource_apply(ref_op_type, self, *inputs, name=name, **attrs)
+        return self._lazy_read(op) if ref_op_type.startswith("Scatter") else op
+
     def _not_implemented(self, what):
         raise NotImplementedError(f"ResourceVariable.{what} is not implemented in scopeflow "
                                   "(TF's ResourceScatterNd*/ResourceCountUpTo ops)")

@@ -132,7 +132,10 @@ def _training_op(op_type, input_names, kernel, attrs, *, n_refs, grad="grad",
 
 
 def _bind(op_def, *inputs, name, **attrs):
-    """Binds the op with Variables' refs for the ref inputs; the output refers to input 0."""
+    """Binds the op with Variables' refs for the ref inputs; the output refers to input 0.
+    On a resource variable, its ``Resource*`` op instead (TF's ``state_ops``)."""
+    if getattr(inputs[0], "_is_resource", False):
+        return inputs[0]._resource_update(op_def.type, *inputs[1:], name=name, **attrs)
     n = len(op_def.ref_inputs)
     refs = [getattr(x, "_variable", x) for x in inputs[:n]]
     return _ref_output(op_def.bind(*refs, *inputs[n:], name=name or op_def.type, **attrs),

@@ -248,6 +248,11 @@ def test_scatter_methods_and_lazy_reads():
             assert result.op.type == "Resource" + "".join(
                 p.capitalize() for p in method.split("_"))
             np.testing.assert_allclose(sess.run(result), want, rtol=1e-6, err_msg=method)
+        for fn, want in [(tf.scatter_add, [6, 2, 3, 4]), (tf.scatter_update, [5, 2, 3, 4])]:
+            sess.run(v.initializer)  # TF's state_ops: the Resource* op, a read after it
+            result = fn(v, [0], [5.0])
+            assert result.op.type.startswith("ResourceScatter")
+            np.testing.assert_array_equal(sess.run(result), want)
         sess.run(v.initializer)
         op = v.assign_sub([1.0, 1.0, 1.0, 1.0], read_value=False)
         assert op.type == "AssignSubVariableOp"
