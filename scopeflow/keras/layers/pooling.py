@@ -6,7 +6,7 @@ global ``GlobalMaxPooling1D/2D/3D``, ``GlobalAveragePooling1D/2D/3D`` (tf_keras
 from __future__ import annotations
 
 from scopeflow.framework.tensor_shape import TensorShape
-from scopeflow.keras.engine.base_layer import Layer
+from scopeflow.keras.engine.base_layer import InputSpec, Layer
 from scopeflow.keras.layers.convolutional import (
     _conv_output_length,
     _data_format,
@@ -155,6 +155,15 @@ class _GlobalPooling(Layer):
         super().__init__(**kwargs)
         self.data_format = _data_format(data_format)
         self.keepdims = keepdims
+        self.input_spec = InputSpec(ndim=self._rank + 2)
+
+    def build(self, input_shape):
+        dims = TensorShape(input_shape).as_list()
+        for axis in self._axes():
+            if dims[axis] == 0:
+                raise ValueError(f"Incorrect input shape {dims} with dimension 0 at "
+                                 f"reduction axis {axis}.")
+        self.built = True
 
     def _axes(self):
         if self.data_format == "channels_last":
