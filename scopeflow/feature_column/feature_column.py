@@ -907,7 +907,8 @@ def linear_model(features, feature_columns, units=1, sparse_combiner="sum",
     # unique where linear_model is called (so a second model over a column uses
     # ``<col>_1``), then opened inside the model's scope.
     with variable_scope(None, default_name="linear_model") as scope:
-        model_name = scope.name
+        model_scope = scope
+        model_name = scope.name.rsplit("/", 1)[-1]
     column_names = {}
     for column in columns:
         with variable_scope(None, default_name=column._var_scope_name) as scope:
@@ -915,8 +916,12 @@ def linear_model(features, feature_columns, units=1, sparse_combiner="sum",
     columns = sorted(columns, key=lambda c: column_names[c])
     builder = _Features(features)
     # TF's model layer is called under a name scope of its own name (so ops read
-    # ``linear_model_1/linear_model/...`` while variables are ``linear_model/...``).
-    with name_scope(model_name), variable_scope(model_name):
+    # ``linear_model_1/linear_model/...`` while variables are ``linear_model/...``);
+    # the model's variable scope is re-entered as the scope object (absolute), so
+    # inside ``variable_scope('linear')`` variables are ``linear/linear_model/...``.
+    with name_scope(model_name), \
+            variable_scope(model_scope, auxiliary_name_scope=False), \
+            name_scope(model_name):
         sums = []
         for column in columns:
             with variable_scope(column_names[column]):
