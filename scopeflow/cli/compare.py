@@ -51,7 +51,8 @@ def _compare(args) -> int:
         print_json({"program": args.program, "same": report.same,
                     "runs_compared": report.runs_compared,
                     "tensors_compared": report.tensors_compared,
-                    "first_run": report.first_run,
+                    "first_run": report.first_run, "raised_here": report.raised_here,
+                    "raised_in_tensorflow": report.raised_in_tensorflow,
                     "differences": [vars(d) for d in report.differences],
                     "only_scopeflow": report.only_scopeflow,
                     "only_tensorflow": report.only_tensorflow})

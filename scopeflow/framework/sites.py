@@ -6,6 +6,7 @@ point at the user's line instead of deep inside the framework.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
@@ -40,8 +41,14 @@ class Site(tuple):
 UNKNOWN_SITE = Site("<unknown>", 0, "<unknown>")
 
 
+# Frames of the standard library's context managers: an op made on a ``with`` block's exit
+# (a name scope's, a control-dependency block's) is the ``with`` line's, not contextlib's.
+_PASS_THROUGH_FILES = frozenset({contextlib.__file__})
+
+
 def _is_user_file(filename: str) -> bool:
-    return not filename.startswith(_PKG_DIR) or filename.startswith(_EXAMPLES_DIR)
+    return ((not filename.startswith(_PKG_DIR) or filename.startswith(_EXAMPLES_DIR))
+            and filename not in _PASS_THROUGH_FILES)
 
 
 def user_stacklevel() -> int:

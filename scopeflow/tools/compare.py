@@ -80,7 +80,7 @@ class Recording:
         except (OSError, ValueError) as e:
             raise RecordingError(f"{folder} holds no recording: {e}") from None
         self.ops: dict = meta["ops"]
-        self.runs: int = meta["recorded_runs"]
+        self.recorded: list[int] = meta["recorded"]  # the calls that returned
         self.skip: int = meta.get("skip", 0)
 
     def run(self, index: int) -> dict[str, np.ndarray]:
@@ -123,9 +123,12 @@ class Report:
     # with size-1 dims): a graph difference, not a numeric one, so they don't stop the walk.
     layout_only: list[Difference] = field(default_factory=list)
 
+    raised_here: list[int] = field(default_factory=list)
+    raised_in_tensorflow: list[int] = field(default_factory=list)
+
     @property
     def same(self) -> bool:
-        return self.first_run is None
+        return self.first_run is None and not self.raised_here and not self.raised_in_tensorflow
 
     @property
     def root_causes(self) -> list[Difference]:
@@ -169,7 +172,10 @@ def compare_recordings(scopeflow_dir: str, tensorflow_dir: str, rtol: float = 1e
                              f"{ours.skip} in {scopeflow_dir}, {theirs.skip} in "
                              f"{tensorflow_dir} (--skip)")
     report = Report()
-    for index in range(min(ours.runs, theirs.runs)):
+    # A call recorded on one side only returned there and raised on the other.
+    report.raised_in_tensorflow = [i for i in ours.recorded if i not in theirs.recorded]
+    report.raised_here = [i for i in theirs.recorded if i not in ours.recorded]
+    for index in [i for i in ours.recorded if i in theirs.recorded]:
         a, b = ours.run(index), theirs.run(index)
         report.runs_compared += 1
         common = [n for n in a if n in b]
@@ -207,7 +213,12 @@ def _difference(ours, a, b, index, name, found, differing) -> Difference:
 def format_report(report: Report, program: str, limit: int = 10) -> list[str]:
     """The lines ``scopeflow compare`` prints."""
     lines = []
-    if report.same:
+    for calls, where in ((report.raised_here, "here"),
+                         (report.raised_in_tensorflow, "in TensorFlow")):
+        if calls:
+            lines.append(f"Session.run calls {calls} raised {where} only (the other side "
+                         "returned)")
+    if report.first_run is None:
         lines.append(f"{program}: the same in {report.runs_compared} Session.run calls "
                      f"({report.tensors_compared} tensors compared)")
     else:

@@ -98,6 +98,7 @@ class Recorder:
         self.outdir, self.runs, self.skip = outdir, runs, skip
         self.calls = 0
         self.ops = {}
+        self.recorded = []
         owner = next(c for c in session_class.__mro__ if "run" in vars(c))
         self._owner, self._run = owner, owner.run
         recorder = self
@@ -118,8 +119,10 @@ class Recorder:
         order = {op.name: i for i, op in enumerate(graph.get_operations())}
         ops = sorted(upstream.values(), key=lambda op: order.get(op.name, len(order)))
         extra = [t for op in ops for t in _recordable(graph, op, fed)]
+        # A call that raises (an OutOfRangeError ending an epoch) records nothing.
         result, values = self._run(session, (fetches, extra), feed_dict, options,
                                    run_metadata)
+        self.recorded.append(index)
         names = [t.name for t in extra]
         np.savez(os.path.join(self.outdir, f"run{index:04d}.npz"),
                  *[np.asarray(v) for v in values])
@@ -130,5 +133,5 @@ class Recorder:
                 "type": op.type, "inputs": [t.name for t in op.inputs], "site": _site(op),
                 "order": order.get(op.name, len(order))})
         with open(os.path.join(self.outdir, "ops.json"), "w") as f:
-            json.dump({"recorded_runs": index + 1, "skip": self.skip, "ops": self.ops}, f)
+            json.dump({"recorded": self.recorded, "skip": self.skip, "ops": self.ops}, f)
         return result

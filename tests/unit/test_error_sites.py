@@ -86,7 +86,8 @@ def test_every_binary_elementwise_op_words_a_broadcast_failure_as_tf():
                 "RightShift": tf.bitwise.right_shift, "Complex": tf.complex,
                 "Igamma": tf.math.igamma, "Igammac": tf.math.igammac,
                 "IgammaGradA": REGISTRY["IgammaGradA"].bind,
-                "RandomGammaGrad": REGISTRY["RandomGammaGrad"].bind}
+                "RandomGammaGrad": REGISTRY["RandomGammaGrad"].bind,
+                "Add": REGISTRY["Add"].bind}  # TF 1.x graphs' Add (AddV2 today)
     assert set(types) <= set(builders), set(types) - set(builders)
     for op_type in types:
         dtype = (tf.bool if op_type.startswith("Logical") else
@@ -178,3 +179,16 @@ def test_fixture_is_what_tensorflow_says_live(tf1):
         print(json.dumps({{case.__name__: cases.run_case(tf, case) for case in cases.CASES}}))
     """)
     assert got == EXPECTED
+
+
+
+def test_an_op_made_entering_a_contextmanager_is_the_users_line():
+    # contextlib's frame sits between scopeflow and the user when scopeflow makes an op on a
+    # @contextmanager's entry (a learning-rate schedule's casts; found by scopeflow compare).
+    import inspect
+    rate = tf.train.exponential_decay(0.1, tf.placeholder(tf.int32, []), 100, 0.5)
+    line = inspect.currentframe().f_lineno - 1
+    for op in tf.get_default_graph().get_operations():
+        assert op.creation_site.filename == __file__, op.name
+        assert op.creation_site.lineno == line, op.name
+    assert rate.op.type == "Mul"

@@ -33,6 +33,7 @@ from scopeflow.ops.math.reduction_ops import (
     _reduce,
     _reduction,
     _run_reduction,
+    _sum_accumulator,
     _sum_grad,
     maximum,
     minimum,
@@ -61,7 +62,8 @@ def _mean(x, axes, keep_dims):
         if count == 0:
             return np.zeros_like(s)
         return np.sign(s) * (np.absolute(s) // count)
-    return np.add.reduce(x, axis=axes, dtype=_accumulator(x), keepdims=keep_dims) / count
+    return np.add.reduce(x, axis=axes, dtype=_sum_accumulator(x, axes),
+                         keepdims=keep_dims) / count
 
 
 def _mean_kernel(x, axis, *, keep_dims):

@@ -18,6 +18,7 @@ from scopeflow.framework.opdef import NO_GRADIENT, OpDef, check_dtype, merge_sha
 from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops import constant_op
 from scopeflow.ops.math.blas import gemm
+from scopeflow.ops.math.reduction_ops import _sum_accumulator
 from scopeflow.ops.nn.nn_rules import merge_same_shape, same_dtype_in
 
 __all__ = ["fused_batch_norm", "lrn", "local_response_normalization"]
@@ -67,9 +68,10 @@ def _fused_bn_kernel(x, scale, offset, mean, variance, *, epsilon, exponential_a
     xf = x.astype(np.float32, copy=False)
     if is_training:
         n = x.size // max(x.shape[c], 1)
-        batch_mean = xf.mean(axis=axes, dtype=np.float32)
+        wide = _sum_accumulator(xf, axes)  # float64 for long sums, as Mean's
+        batch_mean = xf.mean(axis=axes, dtype=wide).astype(np.float32)
         centered = xf - _bn_bcast(batch_mean, x.ndim, c)
-        batch_var = np.square(centered).mean(axis=axes, dtype=np.float32)
+        batch_var = np.square(centered).mean(axis=axes, dtype=wide).astype(np.float32)
         run_var = batch_var * np.float32(n / (n - 1) if n > 1 else 1)
         factor = np.float32(exponential_avg_factor)
         if factor != 1:
@@ -115,8 +117,9 @@ def _fused_bn_grad_kernel(dy, x, scale, saved_mean, saved_var, r3, *, epsilon,
     inv = 1 / np.sqrt(saved_var + np.float32(epsilon))
     x_hat = x.astype(np.float32) - _bn_bcast(saved_mean, x.ndim, c)
     x_hat *= _bn_bcast(inv, x.ndim, c)
-    d_offset = dyf.sum(axis=axes, dtype=np.float32)
-    d_scale = (dyf * x_hat).sum(axis=axes, dtype=np.float32)
+    wide = _sum_accumulator(dyf, axes)
+    d_offset = dyf.sum(axis=axes, dtype=wide).astype(np.float32)
+    d_scale = (dyf * x_hat).sum(axis=axes, dtype=wide).astype(np.float32)
     if is_training:
         n = np.float32(x.size // max(x.shape[c], 1))
         x_hat *= _bn_bcast(d_scale / n, x.ndim, c)
