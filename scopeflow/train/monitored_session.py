@@ -34,6 +34,7 @@ from scopeflow.framework.graph import (
 from scopeflow.framework.properties import read_only
 from scopeflow.io import protos
 from scopeflow.ops.control_flow.control_flow_ops import group
+from scopeflow.ops.lookup.lookup_ops import tables_initializer
 from scopeflow.platform import tf_logging as logging
 from scopeflow.state.variables import (
     global_variables,
@@ -186,9 +187,9 @@ class Scaffold:
 
     @staticmethod
     def default_local_init_op():
-        """Initializes the local variables (TF adds tables and local resources, which
-        scopeflow does not have)."""
-        return group(local_variables_initializer())
+        """Initializes the local variables and the lookup tables (TF's
+        ``group(local_variables_initializer(), tables_initializer(), ...)``)."""
+        return group(local_variables_initializer(), tables_initializer())
 
 
 # ── session creators ────────────────────────────────────────────────────────────────

@@ -34,6 +34,7 @@ from scopeflow.ops.control_flow import control_flow_ops
 from scopeflow.ops.state import state_ops
 from scopeflow.ops.state.init_ops import zeros_initializer
 from scopeflow.ops.state.resource_variable_ops import assign_add_variable_op, is_resource
+from scopeflow.state.partitioning import SaveSliceInfo
 from scopeflow.state.variable_scope import (
     _unique_variable_scope,
     framework_variable_scope,
@@ -68,11 +69,23 @@ def create_slot_with_initializer(primary, initializer, shape, dtype, op_name):
             partitioner = scope.partitioner
             scope.set_partitioner(None)
             try:
-                return get_variable("", shape=shape, dtype=dtype, initializer=initializer,
+                slot = get_variable("", shape=shape, dtype=dtype, initializer=initializer,
                                     trainable=False, validate_shape=shape.is_fully_defined(),
                                     use_resource=is_resource(primary))
             finally:
                 scope.set_partitioner(partitioner)
+    # A part of a partitioned variable: the slot is saved as a slice of
+    # ``<full name>/<slot name after the primary's op name>`` (TF's quirk: under an enclosing
+    # variable scope that suffix keeps ``part_<i>/``).
+    info = getattr(primary, "_save_slice_info", None)
+    if info is not None:
+        real_slot_name = slot.name[len(primary.op.name + "/"):-2]
+        n = slot.shape.ndims
+        if n is None or n > 0:
+            slot._save_slice_info = SaveSliceInfo(
+                info.full_name + "/" + real_slot_name, info.full_shape[:n],
+                info.var_offset[:n], info.var_shape[:n])
+    return slot
 
 
 class Optimizer:
