@@ -7,6 +7,11 @@ from __future__ import annotations
 from scopeflow.estimator import experimental, export, inputs
 from scopeflow.estimator.canned.baseline import BaselineClassifier, BaselineRegressor
 from scopeflow.estimator.canned.dnn import DNNClassifier, DNNRegressor
+from scopeflow.estimator.canned.dnn_linear_combined import (
+    DNNLinearCombinedClassifier,
+    DNNLinearCombinedRegressor,
+)
+from scopeflow.estimator.canned.linear import LinearClassifier, LinearRegressor
 from scopeflow.estimator.estimator import Estimator, VocabInfo, WarmStartSettings, add_metrics
 from scopeflow.estimator.model_fn import EstimatorSpec, ModeKeys
 from scopeflow.estimator.run_config import RunConfig
@@ -43,7 +48,9 @@ from scopeflow.train.session_run_hook import (
 
 __all__ = [
     "BaselineClassifier", "BaselineRegressor",
-    "CheckpointSaverHook", "CheckpointSaverListener", "DNNClassifier", "DNNRegressor",
+    "CheckpointSaverHook", "CheckpointSaverListener", "DNNClassifier",
+    "DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor", "DNNRegressor",
+    "LinearClassifier", "LinearRegressor",
     "Estimator", "EstimatorSpec", "EvalSpec",
     "Exporter", "FeedFnHook", "FinalExporter", "FinalOpsHook", "GlobalStepWaiterHook",
     "LatestExporter", "LoggingTensorHook", "ModeKeys", "NanLossDuringTrainingError",
@@ -54,8 +61,6 @@ __all__ = [
 
 # TF 1.15's tf.estimator names scopeflow does not have yet (docs/estimator.md).
 _NOT_YET = {
-    "DNNLinearCombinedClassifier": "premade wide-and-deep estimators",
-    "DNNLinearCombinedRegressor": "premade wide-and-deep estimators",
     "DNNLinearCombinedEstimator": "premade wide-and-deep estimators",
     "BoostedTreesClassifier": "gradient boosted trees (TF's C++ tree ops)",
     "BoostedTreesRegressor": "gradient boosted trees (TF's C++ tree ops)",
@@ -68,8 +73,6 @@ _NOT_YET = {
     "PoissonRegressionHead": "the public head API",
     "DNNEstimator": "premade estimators over a head", "LinearEstimator":
     "premade estimators over a head", "BaselineEstimator": "premade estimators over a head",
-    "LinearClassifier": "premade linear estimators (linear_model's partitioned weights, Ftrl)",
-    "LinearRegressor": "premade linear estimators (linear_model's partitioned weights, Ftrl)",
     "tpu": "TPU estimators",
 }
 

@@ -40,6 +40,28 @@ def _hidden_summary(value, tag):
     histogram(f"{tag}/activation", value)
 
 
+def dnn_logits(features, mode, units, hidden_units, feature_columns, activation_fn=relu,
+               dropout=None):
+    """TF's DNN logit function, in the current variable scope (``dnn``):
+    ``input_from_feature_columns``, ``hiddenlayer_<i>``, ``logits``."""
+    with variable_scope("input_from_feature_columns"):
+        net = input_layer(features, feature_columns)
+    for layer_id, num in enumerate(hidden_units):
+        with variable_scope(f"hiddenlayer_{layer_id}") as scope:
+            net = layers_core.dense(
+                net, num, activation=activation_fn,
+                kernel_initializer=init_ops.glorot_uniform_initializer(), name=scope)
+            if dropout is not None and mode == "train":
+                net = layers_core.dropout(net, rate=dropout, training=True)
+        _hidden_summary(net, scope.name)
+    with variable_scope("logits") as scope:
+        logits = layers_core.dense(
+            net, units, activation=None,
+            kernel_initializer=init_ops.glorot_uniform_initializer(), name=scope)
+    _hidden_summary(logits, scope.name)
+    return logits
+
+
 def _dnn_model_fn(features, labels, mode, head, hidden_units, feature_columns,
                   optimizer="Adagrad", activation_fn=relu, dropout=None, batch_norm=False):
     if not isinstance(features, dict):
@@ -50,21 +72,8 @@ def _dnn_model_fn(features, labels, mode, head, hidden_units, feature_columns,
                                   "implemented in scopeflow yet")
     optimizer = get_optimizer_instance(optimizer, learning_rate=_LEARNING_RATE)
     with variable_scope("dnn", values=tuple(features.values())):
-        with variable_scope("input_from_feature_columns"):
-            net = input_layer(features, feature_columns)
-        for layer_id, units in enumerate(hidden_units):
-            with variable_scope(f"hiddenlayer_{layer_id}") as scope:
-                net = layers_core.dense(
-                    net, units, activation=activation_fn,
-                    kernel_initializer=init_ops.glorot_uniform_initializer(), name=scope)
-                if dropout is not None and mode == "train":
-                    net = layers_core.dropout(net, rate=dropout, training=True)
-            _hidden_summary(net, scope.name)
-        with variable_scope("logits") as scope:
-            logits = layers_core.dense(
-                net, head.logits_dimension, activation=None,
-                kernel_initializer=init_ops.glorot_uniform_initializer(), name=scope)
-        _hidden_summary(logits, scope.name)
+        logits = dnn_logits(features, mode, head.logits_dimension, hidden_units,
+                            feature_columns, activation_fn, dropout)
     return head.create_estimator_spec(features, mode, logits, labels, optimizer)
 
 

@@ -53,8 +53,11 @@ def _mean_of(values, name):
         return metrics.mean(values, name=scope)
 
 
-def _train_spec(loss, unreduced_loss, optimizer, predictions):
-    train_op = optimizer.minimize(loss, global_step=get_global_step())
+def _train_spec(loss, unreduced_loss, optimizer, predictions, train_op_fn=None):
+    if train_op_fn is not None:
+        train_op = train_op_fn(loss)
+    else:
+        train_op = optimizer.minimize(loss, global_step=get_global_step())
     update_ops = get_collection(GraphKeys.UPDATE_OPS)
     if update_ops:
         train_op = with_dependencies([group(*update_ops)], train_op)
@@ -78,7 +81,8 @@ class _Head:
     def _loss(self, unreduced):
         return losses_impl.compute_weighted_loss(unreduced, reduction=self._loss_reduction)
 
-    def create_estimator_spec(self, features, mode, logits, labels=None, optimizer=None):
+    def create_estimator_spec(self, features, mode, logits, labels=None, optimizer=None,
+                              train_op_fn=None):
         with name_scope("head"):
             predictions, outputs = self._predictions(logits)
             if mode == ModeKeys.PREDICT:
@@ -91,7 +95,7 @@ class _Head:
                     ops = self._metrics(processed, predictions, unreduced)
                 return EstimatorSpec(ModeKeys.EVAL, predictions=predictions, loss=loss,
                                      eval_metric_ops=ops)
-            return _train_spec(loss, unreduced, optimizer, predictions)
+            return _train_spec(loss, unreduced, optimizer, predictions, train_op_fn)
 
 
 class MultiClassHead(_Head):

@@ -196,8 +196,8 @@ def test_numpy_input_fn_batches():
 
 
 def test_not_yet_names_raise_not_implemented():
-    with pytest.raises(NotImplementedError, match="DNNLinearCombinedClassifier"):
-        tf.estimator.DNNLinearCombinedClassifier  # noqa: B018
+    with pytest.raises(NotImplementedError, match="BoostedTreesClassifier"):
+        tf.estimator.BoostedTreesClassifier  # noqa: B018
     assert tf.compat.v1.estimator is tf.estimator
 
 
