@@ -27,6 +27,7 @@ from scopeflow.ops import array_ops, math_ops
 from scopeflow.ops.array.shape_ops import broadcast_gradient_args
 from scopeflow.ops.constant_op import constant
 from scopeflow.ops.control_flow import control_flow_ops, tensor_array_ops
+from scopeflow.ops.math.reduction_ops import reduce_gradient_args
 from scopeflow.ops.op_helpers import _shapes_fully_specified_and_equal
 
 __all__ = ["gradients", "IndexedSlices", "IndexedSlicesValue", "AggregationMethod",
@@ -244,9 +245,10 @@ _SAME_SHAPE_SHORTCUT = {"Add": None, "AddV2": None, "Sub": None, "MulNoNan": Non
 
 def _unbroadcast(op, in_grads):
     """Each input's gradient summed back to the input's shape. Two-input ops follow TF's
-    ``_ReduceGradientArgs``: ``Shape`` of both inputs, the axes found statically where the
-    static shapes tell (else by ``BroadcastGradientArgs``), and a keepdims ``Sum`` reshaped
-    to the input's ``Shape`` only for an input that was broadcast."""
+    ``_ReduceGradientArgs`` (``reduction_ops.reduce_gradient_args``: ``Shape`` of both
+    inputs, the axes found statically where the static shapes tell, else by
+    ``BroadcastGradientArgs``, and a keepdims ``Sum`` reshaped to the input's ``Shape``
+    only for an input that was broadcast)."""
     if len(op._inputs) != 2:
         return [g if g is None or _passes_sparse(g, t, op) else _sum_to_shape_of(g, t, op)
                 for t, g in zip(op._inputs, in_grads)]
@@ -259,39 +261,7 @@ def _unbroadcast(op, in_grads):
             and _shapes_fully_specified_and_equal(x, y, grad)
             and (shortcut is None or grad.dtype.base_dtype in shortcut)):
         return in_grads
-    x_shape, y_shape = array_ops.shape(x), array_ops.shape(y)
-    x_axes, y_axes = _infer_gradient_reduction_axes(x.shape, y.shape)
-    if x_axes is None:
-        x_axes, y_axes = broadcast_gradient_args(x_shape, y_shape)
-        must = (True, True)
-    else:
-        must = (bool(x_axes) or x.shape.ndims < y.shape.ndims,
-                bool(y_axes) or y.shape.ndims < x.shape.ndims)
-    out = []
-    for g, shape, axes, reduce in zip(in_grads, (x_shape, y_shape), (x_axes, y_axes), must):
-        if g is not None and reduce:
-            g = array_ops.reshape(math_ops.reduce_sum(g, axes, keepdims=True), shape)
-        out.append(g)
-    return out
-
-
-def _infer_gradient_reduction_axes(x_shape, y_shape):
-    """TF's ``_InferGradientReductionAxes``: the axes along which each input was broadcast,
-    or ``(None, None)`` when only the run-time shapes can tell."""
-    if x_shape.ndims is None or y_shape.ndims is None:
-        return None, None
-    xd, yd = x_shape.as_list(), y_shape.as_list()
-    rank = max(len(xd), len(yd))
-    xd, yd = [1] * (rank - len(xd)) + xd, [1] * (rank - len(yd)) + yd
-    x_axes, y_axes = [], []
-    for axis, (a, b) in enumerate(zip(xd, yd)):
-        if a == 1 and b != 1:
-            x_axes.append(axis)
-        elif b == 1 and a != 1:
-            y_axes.append(axis)
-        elif a is None or b is None:
-            return None, None
-    return x_axes, y_axes
+    return list(reduce_gradient_args(x, y, *in_grads))
 
 
 def _default_grad_y(y, i):
@@ -336,7 +306,7 @@ def _backprop_through(op, rule, out_grads, grads, gate_gradients=False):
                          f"{len(op._inputs)}")
     in_grads = [g if g is not None and _differentiable(t) else None
                 for t, g in zip(op._inputs, in_grads)]
-    if op._op_def.broadcasting:
+    if op._op_def.broadcasting and not op._op_def.grad_unbroadcasts:
         with name_scope(op_grad_scope):
             in_grads = _unbroadcast(op, in_grads)
     if gate_gradients and sum(g is not None for g in in_grads) > 1:

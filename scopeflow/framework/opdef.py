@@ -40,11 +40,13 @@ NO_GRADIENT = _NoGradient()
 class ShapeRule(NamedTuple):
     """A shape rule and how it is applied: ``from_tensors`` (it is given the input tensors,
     not their shapes) and ``broadcasting`` (the inputs broadcast together, so autodiff sums
-    each input's gradient back to its shape). ``OpDef(shape=...)`` takes a bare rule too."""
+    each input's gradient back to its shape, unless ``grad_unbroadcasts``: the op's gradient
+    rule does it itself). ``OpDef(shape=...)`` takes a bare rule too."""
 
     fn: Callable
     from_tensors: bool = False
     broadcasting: bool = False
+    grad_unbroadcasts: bool = False
 
 
 def from_tensors(rule) -> ShapeRule:
@@ -53,9 +55,14 @@ def from_tensors(rule) -> ShapeRule:
     return ShapeRule(rule, from_tensors=True)
 
 
-def broadcasting(rule) -> ShapeRule:
-    """``shape=broadcasting(rule)``: the inputs broadcast against each other (``Add``)."""
-    return ShapeRule(rule, broadcasting=True)
+def broadcasting(rule, *, grad_unbroadcasts=False) -> ShapeRule:
+    """``shape=broadcasting(rule)``: the inputs broadcast against each other (``Add``).
+
+    ``grad_unbroadcasts=True``: the gradient rule sums each input's gradient back to the
+    input's shape itself, as TF's rule does in its own way (``SelectV2``'s reduces against
+    the output, ``reduction_ops.reduce_gradient_args``), and autodiff leaves them as given.
+    """
+    return ShapeRule(rule, broadcasting=True, grad_unbroadcasts=grad_unbroadcasts)
 
 
 class _RefName(str):
@@ -101,7 +108,8 @@ class OpDef:
         as ``from_tensors(rule)`` it receives the input tensors instead (for rules that
         need constant inputs, like ``Reshape``); as ``broadcasting(rule)``, the inputs
         broadcast against each other, and autodiff reduces each input's gradient back to
-        the input's shape. Raises ``ValueError`` on bad shapes.
+        the input's shape (``broadcasting(rule, grad_unbroadcasts=True)``: the gradient
+        rule does). Raises ``ValueError`` on bad shapes.
       dtype: ``dtype(*input_dtypes, **attrs) -> DType | list[DType]``; raises ``TypeError``.
       kernel: NumPy implementation ``kernel(*arrays, **attrs)``; stateful kernels get an
         ``OpRunContext`` first.
@@ -130,6 +138,7 @@ class OpDef:
         self.shape_rule = rule.fn
         self.shape_from_tensors = rule.from_tensors
         self.broadcasting = rule.broadcasting
+        self.grad_unbroadcasts = rule.grad_unbroadcasts
         self.dtype_rule = dtype
         self.kernel = kernel
         self.attrs = dict(attrs or {})

@@ -141,16 +141,25 @@ def _select_v2_kernel(c, t, e):
     return np.where(c, t, e)
 
 
-select_v2_op = OpDef("SelectV2", shape=broadcasting(_select_v2_shape), dtype=_select_v2_dtype,
-                     kernel=_select_v2_kernel, input_names=("condition", "t", "e"))
+select_v2_op = OpDef("SelectV2",
+                     shape=broadcasting(_select_v2_shape, grad_unbroadcasts=True),
+                     dtype=_select_v2_dtype, kernel=_select_v2_kernel,
+                     input_names=("condition", "t", "e"))
 
 
 @select_v2_op.def_grad
 def _select_v2_grad(op, dy):
-    c = op.inputs[0]
-    zeros = zeros_like(dy)
-    # The walk sums each gradient back to its input's (possibly broadcast) shape.
-    return [None, where_v2(c, dy, zeros), where_v2(c, zeros, dy)]
+    """TF's ``_SelectGradV2``: ``dy`` where the condition picks each input, a scalar zero
+    elsewhere, each summed back to its input's shape against the output's
+    (``reduce_gradient_args``; autodiff leaves them as they are)."""
+    c, x, y = op.inputs
+    z = op.outputs[0]
+    zero = zeros([], dtype=dy.dtype.base_dtype)
+    gx = where_v2(c, dy, zero)
+    gy = where_v2(c, zero, dy)
+    gx, _ = reduce_gradient_args(x, z, gx, None)
+    gy, _ = reduce_gradient_args(y, z, gy, None)
+    return [None, gx, gy]
 
 
 def where_v2(condition, x=None, y=None, name=None) -> Tensor:
@@ -734,6 +743,54 @@ def reduce_sum(input_tensor, axis=None, keepdims=None, name=None, reduction_indi
     [2]
     """
     return _reduce(sum_op, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+# ── Un-broadcasting a gradient (TF's _ReduceGradientArgs; builds Sum ops, not an op) ──
+def infer_gradient_reduction_axes(x_shape, y_shape):
+    """TF's ``_InferGradientReductionAxes``: the axes along which each of two static
+    shapes was broadcast against the other, or ``(None, None)`` when only the run-time
+    shapes can tell."""
+    if x_shape.ndims is None or y_shape.ndims is None:
+        return None, None
+    xd, yd = x_shape.as_list(), y_shape.as_list()
+    n = builtins.max(len(xd), len(yd))
+    xd, yd = [1] * (n - len(xd)) + xd, [1] * (n - len(yd)) + yd
+    x_axes, y_axes = [], []
+    for axis, (a, b) in enumerate(zip(xd, yd)):
+        if a == 1 and b != 1:
+            x_axes.append(axis)
+        elif b == 1 and a != 1:
+            y_axes.append(axis)
+        elif a is None or b is None:
+            return None, None
+    return x_axes, y_axes
+
+
+def reduce_gradient_args(x, y, gx, gy):
+    """TF's ``_ReduceGradientArgs`` (with ``SmartBroadcastGradientArgs``): ``gx`` and ``gy``,
+    the gradients of a broadcasting op's ``x`` and ``y``, summed back to their shapes.
+
+    ``Shape`` of both (constants where fully known); the axes from the static shapes where
+    they tell, else from a ``BroadcastGradientArgs``; then, for each gradient that is not
+    None and whose input was broadcast (or whose axes only the run time knows), a keepdims
+    ``Sum`` reshaped to its input's ``Shape``. Binary ops' gradients get it from autodiff;
+    ``SelectV2``'s rule calls it against its output, as TF's."""
+    if gx is None and gy is None:
+        return gx, gy
+    x_shape, y_shape = shape(x), shape(y)
+    x_axes, y_axes = infer_gradient_reduction_axes(x.shape, y.shape)
+    if x_axes is None:
+        x_axes, y_axes = broadcast_gradient_args(x_shape, y_shape)
+        must = (True, True)
+    else:
+        must = (bool(x_axes) or x.shape.ndims < y.shape.ndims,
+                bool(y_axes) or y.shape.ndims < x.shape.ndims)
+    out = []
+    for g, g_shape, axes, reduce in zip((gx, gy), (x_shape, y_shape), (x_axes, y_axes), must):
+        if g is not None and reduce:
+            g = reshape(reduce_sum(g, axes, keepdims=True), g_shape)
+        out.append(g)
+    return tuple(out)
 
 
 # ── Max ──────────────────────────────────────────────────────────────────────────────
