@@ -317,6 +317,11 @@ MODULE_PATHS: dict[str, tuple[str, ...]] = {
     "tensorflow.python.estimator.canned": (),
     "tensorflow.python.estimator.canned.dnn": (
         "scopeflow.estimator.canned.dnn: DNNClassifier DNNRegressor",),
+    "tensorflow.python.estimator.canned.linear": (
+        "scopeflow.estimator.canned.linear: LinearClassifier LinearRegressor",),
+    "tensorflow.python.estimator.canned.dnn_linear_combined": (
+        "scopeflow.estimator.canned.dnn_linear_combined: DNNLinearCombinedClassifier "
+        "DNNLinearCombinedRegressor",),
 }
 
 # Why a mapped path's names are missing, where the reason is known (the error says it).
