@@ -204,6 +204,19 @@ def _element_dtype(*dts, dtype, **attrs):
     return dtype
 
 
+def _check_vector(t, scope, op, others):
+    """TF's graph-time shape check of a TensorArray op's ``indices``/``lengths`` input: a
+    known rank other than 1 is a ``ValueError`` naming the op, as TF's shape function."""
+    if t.shape.ndims in (None, 1):
+        return
+    shapes = [TensorShape([2]), *(x.shape for x in others), TensorShape([])]
+    listed = ", ".join("?" if x.ndims is None else
+                       "[" + ",".join("?" if d is None else str(d) for d in x.as_list()) + "]"
+                       for x in shapes)
+    raise ValueError(f"Shape must be rank 1 but is rank {t.shape.ndims} for "
+                     f"'{scope}{op}' (op: '{op}') with input shapes: {listed}.")
+
+
 # ── the forward ops ──────────────────────────────────────────────────────────────────
 _RESERVE_ATTRS = {"dtype": None, "element_shape": None, "dynamic_size": False,
                   "clear_after_read": True, "identical_element_shapes": True,
@@ -719,6 +732,7 @@ class TensorArray:
     def gather(self, indices, name=None):
         with name_scope(name, "TensorArrayGather", [self._flow, indices]) as scope:
             indices = convert_to_tensor(indices, dtype=dtypes.int32, name="indices")
+            _check_vector(indices, scope, "TensorArrayGatherV3", [indices])
             return gather_op.bind(self._flow, indices, name=scope, **self._attrs())
 
     def concat(self, name=None):
@@ -749,6 +763,7 @@ class TensorArray:
         with name_scope(name, "TensorArrayScatter", [self._flow, value, indices]) as scope:
             value, attrs = self._value(value)
             indices = convert_to_tensor(indices, dtype=dtypes.int32, name="indices")
+            _check_vector(indices, scope, "TensorArrayScatterV3", [indices, value])
             self._merge_row_shape(value)
             return self._with_flow(scatter_op.bind(self._flow, indices, value, name=scope,
                                                    **attrs))
@@ -762,6 +777,7 @@ class TensorArray:
         with name_scope(name, "TensorArraySplit", [self._flow, value, lengths]) as scope:
             value = convert_to_tensor(value, dtype=self._dtype, name="value")
             lengths = convert_to_tensor(lengths, preferred_dtype=dtypes.int64, name="lengths")
+            _check_vector(lengths, scope, "TensorArraySplitV3", [value, lengths])
             known = constant_value(lengths)
             if value.shape.ndims is not None and known is not None and np.ndim(known) and \
                     np.size(known) and np.max(known) == np.min(known):
