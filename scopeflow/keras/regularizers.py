@@ -6,7 +6,8 @@ from scopeflow.keras import backend as K
 from scopeflow.keras.utils.generic_utils import deserialize_keras_object, serialize_keras_object
 from scopeflow.ops import math_ops
 
-__all__ = ["Regularizer", "L1L2", "l1", "l2", "l1_l2", "get", "serialize", "deserialize"]
+__all__ = ["Regularizer", "L1L2", "L1", "L2",
+           "l1", "l2", "l1_l2", "get", "serialize", "deserialize"]
 
 
 class Regularizer:
@@ -41,19 +42,48 @@ class L1L2(Regularizer):
         return {"l1": float(self.l1), "l2": float(self.l2)}
 
 
+class L1(Regularizer):
+    """``l1 * sum(|x|)``."""
+
+    def __init__(self, l1=0.01, **kwargs):
+        l1 = kwargs.pop("l", l1)
+        self.l1 = K.cast_to_floatx(l1)
+
+    def __call__(self, x):
+        return self.l1 * math_ops.reduce_sum(math_ops.abs(x))
+
+    def get_config(self):
+        return {"l1": float(self.l1)}
+
+
+class L2(Regularizer):
+    """``l2 * sum(x ** 2)``."""
+
+    def __init__(self, l2=0.01, **kwargs):
+        l2 = kwargs.pop("l", l2)
+        self.l2 = K.cast_to_floatx(l2)
+
+    def __call__(self, x):
+        return self.l2 * math_ops.reduce_sum(math_ops.square(x))
+
+    def get_config(self):
+        return {"l2": float(self.l2)}
+
+
 def l1(l=0.01):  # noqa: E741 - Keras's name
-    return L1L2(l1=l)
+    return L1(l1=l)
 
 
 def l2(l=0.01):  # noqa: E741 - Keras's name
-    return L1L2(l2=l)
+    return L2(l2=l)
 
 
 def l1_l2(l1=0.01, l2=0.01):  # noqa: F811
     return L1L2(l1=l1, l2=l2)
 
 
-_BY_NAME = {"Regularizer": Regularizer, "L1L2": L1L2, "l1": l1, "l2": l2, "l1_l2": l1_l2}
+_BY_NAME = {"Regularizer": Regularizer, "L1L2": L1L2, "L1": L1, "L2": L2,
+            "l1": l1, "l2": l2, "l1_l2": l1_l2}
 
 
 def serialize(regularizer):

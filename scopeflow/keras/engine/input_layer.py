@@ -52,7 +52,17 @@ class InputLayer(Layer):
 
     def get_config(self):
         return {"batch_input_shape": self._batch_input_shape, "dtype": self.dtype,
-                "sparse": self.sparse, "name": self.name}
+                "sparse": self.sparse, "ragged": False, "name": self.name,
+                "optional": False}
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        for flag in ("ragged", "optional"):
+            if config.pop(flag, False):
+                raise NotImplementedError(f"tf.keras.layers.InputLayer({flag}=True) is not "
+                                          "implemented in scopeflow")
+        return cls(**config)
 
 
 def Input(shape=None, batch_size=None, name=None, dtype=None, sparse=False, tensor=None,  # noqa: N802

@@ -341,7 +341,7 @@ class Network(Layer):
                             tensor_index])
             return out
 
-        return {"name": self.name, "layers": layer_configs,
+        return {"name": self.name, "trainable": self.trainable, "layers": layer_configs,
                 "input_layers": refs(self.inputs), "output_layers": refs(self.outputs)}
 
     def _node_index_in_network(self, layer, node_index):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from scopeflow.keras import layers as layers_module
 from scopeflow.keras.engine.base_layer import Layer
 from scopeflow.keras.engine.input_layer import Input, InputLayer
 from scopeflow.keras.engine.keras_tensor import get_history
@@ -126,3 +127,12 @@ class Sequential(Model):
         layers = [{"class_name": type(layer).__name__, "config": layer.get_config()}
                   for layer in self._stack]
         return {"name": self.name, "layers": layers}
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        if isinstance(config, list):
+            config = {"layers": config}
+        model = cls(name=config.get("name"))
+        for layer_config in config["layers"]:
+            model.add(layers_module.deserialize(layer_config, custom_objects=custom_objects))
+        return model

@@ -12,6 +12,7 @@ epoch values are sample-weighted means over the batches, as tf_keras reports the
 
 from __future__ import annotations
 
+import json
 import os
 
 import numpy as np
@@ -19,6 +20,7 @@ import numpy as np
 from scopeflow.framework.graph import name_scope
 from scopeflow.keras import backend as K
 from scopeflow.keras import callbacks as cbks
+from scopeflow.keras import layers as layers_module
 from scopeflow.keras import losses as losses_module
 from scopeflow.keras import metrics as metrics_module
 from scopeflow.keras import optimizers
@@ -573,4 +575,55 @@ class Model(Network):
                                   "not implemented in scopeflow yet; use save_weights")
 
     def to_json(self, **kwargs):
-        raise NotImplementedError("tf.keras.Model.to_json is not implemented in scopeflow yet")
+        """The model's architecture as tf_keras's JSON (``model_from_json`` reads it)."""
+        class_name = "Functional" if type(self).__name__ == "Model" else type(self).__name__
+        return json.dumps({"class_name": class_name, "config": self.get_config(),
+                           "keras_version": "2.21.0", "backend": "tensorflow"},
+                          default=_json_default, **kwargs)
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        """A functional model from ``get_config()``: its layers, called as recorded."""
+        created = {}
+        pending = []
+        for layer_data in config["layers"]:
+            layer = layers_module.deserialize(
+                {"class_name": layer_data["class_name"], "config": layer_data["config"]},
+                custom_objects=custom_objects)
+            created[layer_data["name"]] = layer
+            pending.extend((layer, node) for node in layer_data["inbound_nodes"])
+        while pending:
+            waiting = []
+            for layer, node_data in pending:
+                try:
+                    inputs = [_node_output(created[name], index, tensor)
+                              for name, index, tensor, *_ in node_data]
+                except IndexError:
+                    waiting.append((layer, node_data))
+                    continue
+                kwargs = node_data[0][3] if node_data and len(node_data[0]) > 3 else {}
+                layer(inputs[0] if len(inputs) == 1 else inputs, **(kwargs or {}))
+            if len(waiting) == len(pending):
+                raise ValueError("Cannot rebuild the model: the layers' inbound nodes refer to "
+                                 "layers that never produce them.")
+            pending = waiting
+        inputs = [_node_output(created[name], index, tensor)
+                  for name, index, tensor in config["input_layers"]]
+        outputs = [_node_output(created[name], index, tensor)
+                   for name, index, tensor in config["output_layers"]]
+        return cls(inputs[0] if len(inputs) == 1 else inputs,
+                   outputs[0] if len(outputs) == 1 else outputs, name=config.get("name"))
+
+
+def _json_default(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"Not JSON serializable: {value!r}")
+
+
+def _node_output(layer, node_index, tensor_index):
+    """Output ``tensor_index`` of the ``node_index``-th call of ``layer``."""
+    outputs = layer._inbound_nodes[node_index].output_tensors
+    return outputs[tensor_index] if isinstance(outputs, (list, tuple)) else outputs

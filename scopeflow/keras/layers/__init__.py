@@ -49,3 +49,24 @@ from scopeflow.keras.layers.wrappers import *  # noqa: E402,F403
 
 __all__ += [name for module in (_advanced_activations, _convolutional, _merge, _normalization,
                                 _pooling, _recurrent, _wrappers) for name in module.__all__]
+
+from scopeflow.keras.utils.generic_utils import (  # noqa: E402
+    deserialize_keras_object as _deserialize_keras_object,
+)
+
+__all__ += ["serialize", "deserialize"]
+
+
+def serialize(layer):
+    """``{'class_name': ..., 'config': layer.get_config()}``."""
+    return {"class_name": type(layer).__name__, "config": layer.get_config()}
+
+
+def deserialize(config, custom_objects=None):
+    """The layer a ``serialize`` dict describes (a layer class of this module, or one of
+    ``custom_objects``)."""
+    classes = {name: value for name, value in globals().items()
+               if isinstance(value, type) and issubclass(value, Layer)}
+    return _deserialize_keras_object(config, module_objects=classes,
+                                     custom_objects=custom_objects,
+                                     printable_module_name="layer")

@@ -352,3 +352,30 @@ def test_callbacks_here():
 
 def test_callbacks_match_tf_keras(tf1):
     _close(run_here(CALLBACKS), _oracle(tf1, CALLBACKS))
+
+
+JSON = COMMON + """
+result = {}
+K.backend.clear_session()
+seq = K.Sequential([K.layers.Dense(4, input_shape=(3,), activation="relu",
+                                   kernel_regularizer=K.regularizers.l2(0.01)),
+                    K.layers.Dropout(0.1), K.layers.Dense(2, activation="softmax")])
+result["sequential"] = json.loads(seq.to_json())
+a = K.Input((3,), name="a")
+b = K.Input((2,), name="b")
+h = K.layers.Dense(2, name="h")(a)
+out = K.layers.Lambda(lambda ts: ts, name="pair", output_shape=(2,))
+o1 = K.layers.Dense(1, name="o1")(h)
+o2 = K.layers.Dense(1, name="o2", activation="sigmoid")(b)
+result["functional"] = json.loads(K.Model([a, b], [o1, o2], name="two").to_json())
+"""
+
+
+def test_to_json_matches_tf_keras_and_reads_its_json(tf1):
+    theirs = _oracle(tf1, JSON)
+    ours = run_here(JSON)
+    assert ours == theirs
+    for key in ("sequential", "functional"):
+        tf.reset_default_graph()
+        model = tf.keras.models.model_from_json(json.dumps(theirs[key]))
+        assert json.loads(model.to_json()) == theirs[key]
