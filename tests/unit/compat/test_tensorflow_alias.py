@@ -69,17 +69,17 @@ def test_a_module_scopeflow_lacks():
     out = _python("""\
         import scopeflow.compat.tensorflow_alias as a
         a.install_as_tensorflow()
-        for name in ("tensorflow.keras", "tensorflow.no_such_thing", "horovod.torch"):
+        for name in ("tensorflow.lite", "tensorflow.no_such_thing", "horovod.torch"):
             try:
                 __import__(name)
             except ModuleNotFoundError as e:
                 print(e.name, "|", e)
         """)
     assert out.returncode == 0, out.stderr
-    keras, missing, torch = out.stdout.splitlines()
-    assert keras.startswith("tensorflow.keras | No module named 'tensorflow.keras' (scopeflow "
-                            "stands in for it, and has no scopeflow.keras); scopeflow does not "
-                            "plan to have it: Keras is a framework of its own")
+    lite, missing, torch = out.stdout.splitlines()
+    assert lite.startswith("tensorflow.lite | No module named 'tensorflow.lite' (scopeflow "
+                           "stands in for it, and has no scopeflow.lite); scopeflow does not "
+                           "plan to have it: TensorFlow Lite converts models")
     assert missing == ("tensorflow.no_such_thing | No module named 'tensorflow.no_such_thing' "
                        "(scopeflow stands in for it, and has no scopeflow.no_such_thing)")
     assert torch.startswith("horovod.torch | No module named 'horovod.torch'")
