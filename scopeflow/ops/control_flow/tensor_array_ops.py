@@ -204,6 +204,20 @@ def _element_dtype(*dts, dtype, **attrs):
     return dtype
 
 
+def _int32_input(x, op, param):
+    """``x`` as the int32 ``param`` input of the TF op ``op``, refused with TF's
+    ``TypeError`` when it is a tensor of another dtype or a value int32 cannot hold."""
+    dtype = getattr(x, "dtype", None)
+    if hasattr(x, "op") and dtype is not None and dtype.base_dtype != dtypes.int32:
+        raise TypeError(f"Input '{param}' of '{op}' Op has type {dtype.base_dtype.name} that "
+                        f"does not match expected type of int32.")
+    try:
+        return convert_to_tensor(x, dtype=dtypes.int32, name=param)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"Expected int32 passed to parameter '{param}' of op '{op}', got "
+                        f"{x!r} of type '{type(x).__name__}' instead. Error: {e}") from None
+
+
 def _check_vector(t, scope, op, others):
     """TF's graph-time shape check of a TensorArray op's ``indices``/``lengths`` input: a
     known rank other than 1 is a ``ValueError`` naming the op, as TF's shape function."""
@@ -712,13 +726,13 @@ class TensorArray:
         with name_scope(name, "TensorArrayWrite", [self._flow, index, value]) as scope:
             value, attrs = self._value(value)
             self._merge_element_shape(value.shape)
-            index = convert_to_tensor(index, dtype=dtypes.int32, name="index")
+            index = _int32_input(index, "TensorArrayWriteV3", "index")
             return self._with_flow(set_item_op.bind(self._flow, index, value, name=scope,
                                                     **attrs))
 
     def read(self, index, name=None):
         with name_scope(name, "TensorArrayRead", [self._flow, index]) as scope:
-            index = convert_to_tensor(index, dtype=dtypes.int32, name="index")
+            index = _int32_input(index, "TensorArrayReadV3", "index")
             return get_item_op.bind(self._flow, index, name=scope, **self._attrs())
 
     def stack(self, name=None):
@@ -731,7 +745,7 @@ class TensorArray:
 
     def gather(self, indices, name=None):
         with name_scope(name, "TensorArrayGather", [self._flow, indices]) as scope:
-            indices = convert_to_tensor(indices, dtype=dtypes.int32, name="indices")
+            indices = _int32_input(indices, "TensorArrayGatherV3", "indices")
             _check_vector(indices, scope, "TensorArrayGatherV3", [indices])
             return gather_op.bind(self._flow, indices, name=scope, **self._attrs())
 
@@ -762,7 +776,7 @@ class TensorArray:
     def scatter(self, indices, value, name=None):
         with name_scope(name, "TensorArrayScatter", [self._flow, value, indices]) as scope:
             value, attrs = self._value(value)
-            indices = convert_to_tensor(indices, dtype=dtypes.int32, name="indices")
+            indices = _int32_input(indices, "TensorArrayScatterV3", "indices")
             _check_vector(indices, scope, "TensorArrayScatterV3", [indices, value])
             self._merge_row_shape(value)
             return self._with_flow(scatter_op.bind(self._flow, indices, value, name=scope,

@@ -258,6 +258,25 @@ def test_gather_and_scatter_indices_must_be_a_vector():
                 tf.placeholder(tf.int32, [None, 2]))
 
 
+def test_index_of_another_dtype_is_a_type_error():
+    with tf.Graph().as_default():
+        ta = tf.TensorArray(tf.float32, size=2)
+        with _raises(TypeError, "Input 'index' of 'TensorArrayReadV3' Op has type int64 that "
+                                "does not match expected type of int32."):
+            ta.read(tf.constant(0, tf.int64))
+        with _raises(TypeError, "Input 'index' of 'TensorArrayWriteV3' Op has type int64"):
+            ta.write(tf.constant(1, tf.int64), 2.0)
+        with _raises(TypeError, "Input 'indices' of 'TensorArrayGatherV3' Op has type int64"):
+            ta.gather(tf.constant([1], tf.int64))
+        with _raises(TypeError, "Input 'indices' of 'TensorArrayScatterV3' Op has type int64"):
+            ta.scatter(tf.constant([0], tf.int64), [1.0])
+        with _raises(TypeError, "Expected int32 passed to parameter 'index' of op "
+                                "'TensorArrayReadV3', got 0.5 of type 'float' instead."):
+            ta.read(0.5)
+        index = tf.Variable(0)
+        assert ta.write(index, 1.0).read(index).dtype == tf.float32
+
+
 def test_split_lengths_count_and_sum():
     with _session() as sess:
         ta = tf.TensorArray(tf.float32, size=2)
