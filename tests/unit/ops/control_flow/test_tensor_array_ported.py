@@ -905,6 +905,8 @@ SKIPPED = {
         "compiles with XLA (jit_compile=True) and runs eagerly: TF2-only",
     "testTensorArrayConcatFailsWhenMissingStepContainer":
         "calls the raw TensorArrayConcatV2 op inside a tf.function (TF2-only)",
+    "TensorArrayBenchmark.*":
+        "benchmarks (write in while loops and in tf.data map functions), not tests",
 }
 
 if pytest is not None:
