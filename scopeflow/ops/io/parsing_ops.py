@@ -284,8 +284,15 @@ def _parse_example_kernel(serialized, names, sparse_keys, dense_keys, ragged_key
               for k, t in zip(np.asarray(sparse_keys).reshape(-1), sparse_types)]
     dense = [parser.dense(as_text(k), t, s, d) for k, t, s, d in
              zip(np.asarray(dense_keys).reshape(-1), Tdense, dense_shapes, dense_defaults)]
-    return tuple([s[0] for s in sparse] + [s[1] for s in sparse] + [s[2] for s in sparse] +
-                 dense)
+    return _kernel_outputs([s[0] for s in sparse] + [s[1] for s in sparse] +
+                           [s[2] for s in sparse] + dense)
+
+
+def _kernel_outputs(values):
+    """What a parsing kernel returns: its outputs as a tuple, or the one array alone when
+    there is one, as the runtime takes a one-output kernel's result (a lone
+    ``FixedLenFeature``'s 1-tuple reached its consumers as a tuple)."""
+    return values[0] if len(values) == 1 else tuple(values)
 
 
 def _parse_example_num_outputs(attrs, n_inputs):
@@ -638,7 +645,7 @@ def _batch_sequences(examples, attrs):
     fl_dense = [_batch_list_dense([e[3][i] for e in examples], t, s)
                 for i, (t, s) in enumerate(zip(attrs["feature_list_dense_types"],
                                                attrs["feature_list_dense_shapes"]))]
-    return tuple(sparse[0] + ctx_dense + sparse[1] + _columns(fl_dense, 2))
+    return _kernel_outputs(sparse[0] + ctx_dense + sparse[1] + _columns(fl_dense, 2))
 
 
 def _parse_sequence_example_kernel(serialized, debug_name, context_sparse_keys,
@@ -657,7 +664,7 @@ def _parse_sequence_example_kernel(serialized, debug_name, context_sparse_keys,
     if serialized.ndim == 0:
         cs, cd, fs, fd = _parse_one_sequence(serialized, debug_name, keys, context_defaults,
                                              attrs)
-        return tuple(_columns(cs, 3) + cd + _columns(fs, 3) + _columns(fd, 2))
+        return _kernel_outputs(_columns(cs, 3) + cd + _columns(fs, 3) + _columns(fd, 2))
     debug = np.asarray(debug_name, dtype=object).reshape(-1)
     # (each as a 0-d object array: NumPy's bytes scalars drop trailing NULs)
     examples = [_parse_one_sequence(serialized[b:b + 1].reshape(()), debug[b:b + 1], keys,
