@@ -92,10 +92,8 @@ class _DNNBase(Estimator):
                          warm_start_from=warm_start_from)
 
 
-def _check_unsupported(weight_column, label_vocabulary, input_layer_partitioner,
-                       loss_reduction):
-    for name, value in (("weight_column", weight_column),
-                        ("label_vocabulary", label_vocabulary),
+def _check_unsupported(label_vocabulary, input_layer_partitioner, loss_reduction):
+    for name, value in (("label_vocabulary", label_vocabulary),
                         ("input_layer_partitioner", input_layer_partitioner)):
         if value is not None:
             raise NotImplementedError(f"DNN estimators' {name} is not implemented in "
@@ -113,9 +111,10 @@ class DNNClassifier(_DNNBase):
                  activation_fn=relu, dropout=None, input_layer_partitioner=None,
                  config=None, warm_start_from=None, loss_reduction=head_lib.SUM,
                  batch_norm=False):
-        _check_unsupported(weight_column, label_vocabulary, input_layer_partitioner,
-                           loss_reduction)
-        super().__init__(head_lib.binary_or_multi_class_head(n_classes), hidden_units,
+        _check_unsupported(label_vocabulary, input_layer_partitioner, loss_reduction)
+        super().__init__(head_lib.binary_or_multi_class_head(n_classes,
+                                                             weight_column=weight_column),
+                         hidden_units,
                          feature_columns, model_dir, optimizer, activation_fn, dropout,
                          config, warm_start_from, batch_norm)
 
@@ -127,7 +126,8 @@ class DNNRegressor(_DNNBase):
                  weight_column=None, optimizer="Adagrad", activation_fn=relu, dropout=None,
                  input_layer_partitioner=None, config=None, warm_start_from=None,
                  loss_reduction=head_lib.SUM, batch_norm=False):
-        _check_unsupported(weight_column, None, input_layer_partitioner, loss_reduction)
-        super().__init__(head_lib.RegressionHead(label_dimension), hidden_units,
+        _check_unsupported(None, input_layer_partitioner, loss_reduction)
+        super().__init__(head_lib.RegressionHead(label_dimension, weight_column=weight_column),
+                         hidden_units,
                          feature_columns, model_dir, optimizer, activation_fn, dropout,
                          config, warm_start_from, batch_norm)

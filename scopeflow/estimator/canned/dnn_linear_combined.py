@@ -109,9 +109,11 @@ class DNNLinearCombinedClassifier(_DNNLinearCombinedBase):
                  label_vocabulary=None, input_layer_partitioner=None, config=None,
                  warm_start_from=None, loss_reduction=head_lib.SUM, batch_norm=False,
                  linear_sparse_combiner="sum"):
-        check_unsupported("DNNLinearCombinedClassifier", weight_column, label_vocabulary,
+        check_unsupported("DNNLinearCombinedClassifier", label_vocabulary,
                           input_layer_partitioner, loss_reduction, linear_sparse_combiner)
-        super().__init__(head_lib.binary_or_multi_class_head(n_classes), model_dir,
+        super().__init__(head_lib.binary_or_multi_class_head(n_classes,
+                                                             weight_column=weight_column),
+                         model_dir,
                          linear_feature_columns, linear_optimizer, dnn_feature_columns,
                          dnn_optimizer, dnn_hidden_units, dnn_activation_fn, dnn_dropout,
                          config, warm_start_from, batch_norm, linear_sparse_combiner)
@@ -126,9 +128,10 @@ class DNNLinearCombinedRegressor(_DNNLinearCombinedBase):
                  weight_column=None, input_layer_partitioner=None, config=None,
                  warm_start_from=None, loss_reduction=head_lib.SUM, batch_norm=False,
                  linear_sparse_combiner="sum"):
-        check_unsupported("DNNLinearCombinedRegressor", weight_column, None,
-                          input_layer_partitioner, loss_reduction, linear_sparse_combiner)
-        super().__init__(head_lib.RegressionHead(label_dimension), model_dir,
+        check_unsupported("DNNLinearCombinedRegressor", None, input_layer_partitioner,
+                          loss_reduction, linear_sparse_combiner)
+        super().__init__(head_lib.RegressionHead(label_dimension, weight_column=weight_column),
+                         model_dir,
                          linear_feature_columns, linear_optimizer, dnn_feature_columns,
                          dnn_optimizer, dnn_hidden_units, dnn_activation_fn, dnn_dropout,
                          config, warm_start_from, batch_norm, linear_sparse_combiner)

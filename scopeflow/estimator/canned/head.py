@@ -47,13 +47,38 @@ def _all_classes(logits, n_classes):
                           [batch, 1])
 
 
-def _mean_of(values, name):
+def _mean_of(values, name, weights=None):
     with name_scope(name) as scope:
         values = math_ops.cast(values, dtypes.float32, name="predictions")
-        return metrics.mean(values, name=scope)
+        return metrics.mean(values, weights=weights, name=scope)
 
 
-def _train_spec(loss, unreduced_loss, optimizer, predictions, train_op_fn=None):
+def _example_weights(features, weight_column, logits):
+    """TF's ``_get_weights_and_check_match_logits``: the weight feature (a key or a
+    ``numeric_column``, its ``normalizer_fn`` applied) as float32 ``[batch, 1]``; ``None``
+    without a weight column."""
+    if weight_column is None:
+        return None
+    with name_scope("weights"):
+        key = weight_column if isinstance(weight_column, str) else weight_column.key
+        if not isinstance(features, dict) or key not in features:
+            raise ValueError(f"weight_column {key!r} is not in features "
+                             f"({sorted(features) if isinstance(features, dict) else features})")
+        weights = features[key]
+        normalizer = getattr(weight_column, "normalizer_fn", None)
+        if normalizer is not None:
+            weights = normalizer(weights)
+        if not weights.dtype.is_floating and not weights.dtype.is_integer:
+            raise ValueError(f"Weight column should be castable to float. Given dtype: "
+                             f"{weights.dtype}")
+        weights = math_ops.cast(weights, dtypes.float32, name="weights")
+        if weights.get_shape().ndims == 1:
+            weights = array_ops.expand_dims(weights, -1)
+        return weights
+
+
+def _train_spec(loss, unreduced_loss, optimizer, predictions, train_op_fn=None,
+                weights=None):
     if train_op_fn is not None:
         train_op = train_op_fn(loss)
     else:
@@ -61,7 +86,8 @@ def _train_spec(loss, unreduced_loss, optimizer, predictions, train_op_fn=None):
     update_ops = get_collection(GraphKeys.UPDATE_OPS)
     if update_ops:
         train_op = with_dependencies([group(*update_ops)], train_op)
-    example_weight_sum = math_ops.reduce_sum(array_ops.ones_like(unreduced_loss))
+    ones = array_ops.ones_like(unreduced_loss)
+    example_weight_sum = math_ops.reduce_sum(ones if weights is None else weights * ones)
     with name_scope(""):
         summary_scalar("loss", loss)
         summary_scalar("average_loss", loss / example_weight_sum)
@@ -72,14 +98,17 @@ def _train_spec(loss, unreduced_loss, optimizer, predictions, train_op_fn=None):
 class _Head:
     """One head: ``create_estimator_spec(features, mode, logits, labels, optimizer)``."""
 
-    def __init__(self, logits_dimension, loss_reduction=SUM):
+    def __init__(self, logits_dimension, loss_reduction=SUM, weight_column=None):
         self._logits_dimension = logits_dimension
         self._loss_reduction = loss_reduction
+        self._weight_column = weight_column
 
     logits_dimension = property(lambda self: self._logits_dimension)
 
-    def _loss(self, unreduced):
-        return losses_impl.compute_weighted_loss(unreduced, reduction=self._loss_reduction)
+    def _loss(self, unreduced, weights=None):
+        return losses_impl.compute_weighted_loss(
+            unreduced, weights=1.0 if weights is None else weights,
+            reduction=self._loss_reduction)
 
     def create_estimator_spec(self, features, mode, logits, labels=None, optimizer=None,
                               train_op_fn=None):
@@ -89,20 +118,21 @@ class _Head:
                 return EstimatorSpec(ModeKeys.PREDICT, predictions=predictions,
                                      export_outputs=outputs)
             unreduced, processed = self._unreduced_loss(logits, labels)
-            loss = self._loss(unreduced)
+            weights = _example_weights(features, self._weight_column, logits)
+            loss = self._loss(unreduced, weights)
             if mode == ModeKeys.EVAL:
                 with name_scope("metrics"):
-                    ops = self._metrics(processed, predictions, unreduced)
+                    ops = self._metrics(processed, predictions, unreduced, weights)
                 return EstimatorSpec(ModeKeys.EVAL, predictions=predictions, loss=loss,
                                      eval_metric_ops=ops)
-            return _train_spec(loss, unreduced, optimizer, predictions, train_op_fn)
+            return _train_spec(loss, unreduced, optimizer, predictions, train_op_fn, weights)
 
 
 class MultiClassHead(_Head):
     """Softmax cross-entropy over ``n_classes`` logits; integer labels."""
 
-    def __init__(self, n_classes, loss_reduction=SUM):
-        super().__init__(n_classes, loss_reduction)
+    def __init__(self, n_classes, loss_reduction=SUM, weight_column=None):
+        super().__init__(n_classes, loss_reduction, weight_column)
         self._n_classes = n_classes
 
     def _predictions(self, logits):
@@ -129,17 +159,17 @@ class MultiClassHead(_Head):
             labels=labels, logits=logits, reduction=losses_impl.Reduction.NONE)
         return array_ops.expand_dims(unreduced, -1), labels
 
-    def _metrics(self, labels, predictions, unreduced):
-        return {"average_loss": metrics.mean(unreduced, name="average_loss"),
+    def _metrics(self, labels, predictions, unreduced, weights=None):
+        return {"average_loss": metrics.mean(unreduced, weights=weights, name="average_loss"),
                 "accuracy": metrics.accuracy(labels, predictions["class_ids"],
-                                             name="accuracy")}
+                                             weights=weights, name="accuracy")}
 
 
 class BinaryClassHead(_Head):
     """Sigmoid cross-entropy over one logit; labels 0 or 1."""
 
-    def __init__(self, loss_reduction=SUM):
-        super().__init__(1, loss_reduction)
+    def __init__(self, loss_reduction=SUM, weight_column=None):
+        super().__init__(1, loss_reduction, weight_column)
 
     def _predictions(self, logits):
         with name_scope("predictions"):
@@ -164,24 +194,27 @@ class BinaryClassHead(_Head):
         labels = math_ops.cast(_labels_as_column(labels, 1), dtypes.float32)
         return sigmoid_cross_entropy_with_logits(labels=labels, logits=logits), labels
 
-    def _metrics(self, labels, predictions, unreduced):
+    def _metrics(self, labels, predictions, unreduced, weights=None):
         logistic = predictions["logistic"]
         class_ids = predictions["class_ids"]
-        label_mean = _mean_of(labels, "label/mean")
+        label_mean = _mean_of(labels, "label/mean", weights)
         value, update = label_mean
         with name_scope("accuracy_baseline"):
             baseline = (math_ops.maximum(value, 1.0 - value, name="value"),
                         math_ops.maximum(update, 1.0 - update, name="update_op"))
         with name_scope("auc") as scope:
-            auc = metrics.auc(labels, math_ops.cast(logistic, dtypes.float32), name=scope)
+            auc = metrics.auc(labels, math_ops.cast(logistic, dtypes.float32),
+                              weights=weights, name=scope)
         with name_scope("auc_precision_recall") as scope:
             auc_pr = metrics.auc(labels, math_ops.cast(logistic, dtypes.float32),
-                                 curve="PR", name=scope)
-        return {"average_loss": metrics.mean(unreduced, name="average_loss"),
-                "accuracy": metrics.accuracy(labels, class_ids, name="accuracy"),
-                "precision": metrics.precision(labels, class_ids, name="precision"),
-                "recall": metrics.recall(labels, class_ids, name="recall"),
-                "prediction/mean": _mean_of(logistic, "prediction/mean"),
+                                 weights=weights, curve="PR", name=scope)
+        return {"average_loss": metrics.mean(unreduced, weights=weights, name="average_loss"),
+                "accuracy": metrics.accuracy(labels, class_ids, weights=weights,
+                                             name="accuracy"),
+                "precision": metrics.precision(labels, class_ids, weights=weights,
+                                               name="precision"),
+                "recall": metrics.recall(labels, class_ids, weights=weights, name="recall"),
+                "prediction/mean": _mean_of(logistic, "prediction/mean", weights),
                 "label/mean": label_mean, "accuracy_baseline": baseline,
                 "auc": auc, "auc_precision_recall": auc_pr}
 
@@ -189,8 +222,8 @@ class BinaryClassHead(_Head):
 class RegressionHead(_Head):
     """Mean squared error over ``label_dimension`` logits."""
 
-    def __init__(self, label_dimension=1, loss_reduction=SUM):
-        super().__init__(label_dimension, loss_reduction)
+    def __init__(self, label_dimension=1, loss_reduction=SUM, weight_column=None):
+        super().__init__(label_dimension, loss_reduction, weight_column)
 
     def _predictions(self, logits):
         predictions = {"predictions": logits}
@@ -204,14 +237,15 @@ class RegressionHead(_Head):
         return losses_impl.mean_squared_error(labels=labels, predictions=logits,
                                               reduction=losses_impl.Reduction.NONE), labels
 
-    def _metrics(self, labels, predictions, unreduced):
-        return {"average_loss": metrics.mean(unreduced),
-                "prediction/mean": _mean_of(predictions["predictions"], "prediction/mean"),
-                "label/mean": metrics.mean(labels)}
+    def _metrics(self, labels, predictions, unreduced, weights=None):
+        return {"average_loss": metrics.mean(unreduced, weights=weights),
+                "prediction/mean": _mean_of(predictions["predictions"], "prediction/mean",
+                                            weights),
+                "label/mean": metrics.mean(labels, weights=weights)}
 
 
-def binary_or_multi_class_head(n_classes, loss_reduction=SUM):
+def binary_or_multi_class_head(n_classes, loss_reduction=SUM, weight_column=None):
     if n_classes is None or n_classes < 2:
         raise ValueError(f"n_classes must be > 1 for classification: {n_classes}")
-    return BinaryClassHead(loss_reduction) if n_classes == 2 else \
-        MultiClassHead(n_classes, loss_reduction)
+    return BinaryClassHead(loss_reduction, weight_column) if n_classes == 2 else \
+        MultiClassHead(n_classes, loss_reduction, weight_column)

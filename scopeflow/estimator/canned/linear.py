@@ -75,10 +75,9 @@ def _linear_model_fn(features, labels, mode, head, feature_columns, optimizer,
         return head.create_estimator_spec(features, mode, logits, labels, optimizer)
 
 
-def check_unsupported(kind, weight_column=None, label_vocabulary=None, partitioner=None,
+def check_unsupported(kind, label_vocabulary=None, partitioner=None,
                       loss_reduction=head_lib.SUM, sparse_combiner="sum"):
-    for name, value in (("weight_column", weight_column),
-                        ("label_vocabulary", label_vocabulary),
+    for name, value in (("label_vocabulary", label_vocabulary),
                         ("partitioner", partitioner)):
         if value is not None:
             raise NotImplementedError(f"{kind}'s {name} is not implemented in scopeflow yet")
@@ -113,9 +112,11 @@ class LinearClassifier(_LinearBase):
     def __init__(self, feature_columns, model_dir=None, n_classes=2, weight_column=None,
                  label_vocabulary=None, optimizer="Ftrl", config=None, partitioner=None,
                  warm_start_from=None, loss_reduction=head_lib.SUM, sparse_combiner="sum"):
-        check_unsupported("LinearClassifier", weight_column, label_vocabulary, partitioner,
-                          loss_reduction, sparse_combiner)
-        super().__init__(head_lib.binary_or_multi_class_head(n_classes), feature_columns,
+        check_unsupported("LinearClassifier", label_vocabulary, partitioner, loss_reduction,
+                          sparse_combiner)
+        super().__init__(head_lib.binary_or_multi_class_head(n_classes,
+                                                             weight_column=weight_column),
+                         feature_columns,
                          model_dir, optimizer, config, warm_start_from, sparse_combiner)
 
 
@@ -125,7 +126,8 @@ class LinearRegressor(_LinearBase):
     def __init__(self, feature_columns, model_dir=None, label_dimension=1, weight_column=None,
                  optimizer="Ftrl", config=None, partitioner=None, warm_start_from=None,
                  loss_reduction=head_lib.SUM, sparse_combiner="sum"):
-        check_unsupported("LinearRegressor", weight_column, None, partitioner,
-                          loss_reduction, sparse_combiner)
-        super().__init__(head_lib.RegressionHead(label_dimension), feature_columns,
+        check_unsupported("LinearRegressor", None, partitioner, loss_reduction,
+                          sparse_combiner)
+        super().__init__(head_lib.RegressionHead(label_dimension, weight_column=weight_column),
+                         feature_columns,
                          model_dir, optimizer, config, warm_start_from, sparse_combiner)
