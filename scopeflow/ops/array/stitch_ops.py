@@ -52,7 +52,8 @@ def _dynamic_partition_kernel(data, partitions, *, num_partitions):
         pos = tuple(int(v) for v in np.argwhere(bad)[0])
         raise InvalidArgumentError(None, None, f"partitions{list(pos)} = {partitions[pos]} is "
                                    f"not in [0, {num_partitions})")
-    return tuple(data[partitions == i] for i in range(num_partitions))
+    outs = tuple(data[partitions == i] for i in range(num_partitions))
+    return outs[0] if num_partitions == 1 else outs  # one output: the array itself
 
 
 def _dynamic_partition_num_outputs(attrs, n_inputs):

@@ -219,7 +219,8 @@ def _decode_csv_kernel(records, *defaults, OUT_TYPE, field_delim, use_quote_deli
                         None, None, f"Field {f} in record {r} is not a valid "
                         f"{_dtypes.type_string(dtype)}: {text}") from None
     shape = np.shape(records)
-    return tuple(o.reshape(shape) for o in outs)
+    outs = [o.reshape(shape) for o in outs]
+    return outs[0] if len(outs) == 1 else tuple(outs)  # one column: the array itself
 
 
 decode_csv_op = OpDef(

@@ -1,15 +1,21 @@
 """A parsing op with one output (one ``FixedLenFeature``, one context feature) hands its
 consumers the array itself: ``tf.parse_example(s, {'x': FixedLenFeature([2], ...)})['x'][:, 0]``
 failed with "TypeError: tuple indices must be integers..." (the kernel's 1-tuple reached
-``StridedSlice``). Values against TF 2.21 (a live check, skipped without it)."""
+``StridedSlice``); so did ``DecodeCSV`` of one column and ``DynamicPartition`` into one.
+Values against TF 2.21 (a live check, skipped without it)."""
 
 from __future__ import annotations
 
 import json
 
 import numpy as np
+import pytest
 
 import scopeflow
+
+# The program builds a few ops per run on purpose.
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::scopeflow.framework.graph.GraphGrowthWarning")
 
 PROGRAM = """
 F = tf.train.Feature
@@ -34,6 +40,10 @@ with tf.Graph().as_default(), tf.Session() as sess:
     ctx, _, _ = tf.io.parse_sequence_example(
         [se, se], context_features={"c": tf.FixedLenFeature([], tf.int64)})
     RESULT["seq_batch"] = sess.run(ctx["c"] * 2).tolist()
+    # The same for other kernels of a variable number of outputs, when it is one.
+    RESULT["csv"] = sess.run(tf.decode_csv(tf.constant(["1", "2"]), [[0]])[0][1:]).tolist()
+    part = tf.dynamic_partition(tf.constant([1.0, 2.0]), tf.constant([0, 0]), 1)[0]
+    RESULT["partition"] = sess.run(part[:1] + 1).tolist()
 """
 
 
@@ -54,6 +64,11 @@ def test_one_dense_output_reaches_its_consumer_as_an_array():
 def test_one_context_feature_of_a_sequence_example():
     r = _ours()
     assert r["seq_single"] == 8 and r["seq_batch"] == [14, 14]
+
+
+def test_decode_csv_and_dynamic_partition_with_one_output():
+    r = _ours()
+    assert r["csv"] == [2] and r["partition"] == [2.0]
 
 
 def test_against_tensorflow(tf1):
