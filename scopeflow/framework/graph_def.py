@@ -33,7 +33,7 @@ __all__ = ["graph_to_graph_def", "GRAPH_DEF_VERSION", "SCOPEFLOW_ONLY_OPS"]
 GRAPH_DEF_VERSION = 2474
 # Op types scopeflow registers that TensorFlow does not have: exported with their own attrs.
 SCOPEFLOW_ONLY_OPS = {
-    "SparseApplyAdam",
+    "SparseApplyAdam", "ResourceSparseApplyAdam",
     # Functional control flow and value TensorArrays (ops/control_flow/cond_ops.py, while_ops.py,
     # tensor_array_ops.py): TF1 has Switch/Merge/Enter/Exit and resource TensorArrays instead.
     "Cond", "WhileLoop", "WhileLoopGrad", "LoopVar", "TensorArrayReserve",

@@ -199,7 +199,7 @@ def _assign_variable_kernel(ctx, resource, value, *, validate_shape):
 
 assign_variable_op_def = OpDef(
     "AssignVariableOp", shape=_no_outputs, dtype=_no_outputs, kernel=_assign_variable_kernel,
-    attrs={"validate_shape": False}, num_outputs=0, stateful=True, grad=None,
+    attrs={"validate_shape": False}, num_outputs=0, stateful=True, grad=NO_GRADIENT,
     input_names=("resource", "value"))
 
 
@@ -229,7 +229,7 @@ def _update_variable(ctx, resource, value, ufunc):
 
 def _update_variable_op(op_type, kernel):
     return OpDef(op_type, shape=_no_outputs, dtype=_no_outputs, kernel=kernel, num_outputs=0,
-                 stateful=True, grad=None, input_names=("resource", "value"))
+                 stateful=True, grad=NO_GRADIENT, input_names=("resource", "value"))
 
 
 def _bind_update(op_def, resource, value, name):
@@ -278,7 +278,7 @@ def _var_is_initialized_kernel(ctx, resource):
 
 var_is_initialized_op_def = OpDef(
     "VarIsInitializedOp", shape=scalar_shape, dtype=_var_is_initialized_dtype,
-    kernel=_var_is_initialized_kernel, stateful=True, grad=NO_GRADIENT,
+    kernel=_var_is_initialized_kernel, stateful=True, grad=None,
     input_names=("resource",))
 
 
@@ -305,7 +305,7 @@ def _variable_shape_kernel(ctx, resource, *, out_type):
 variable_shape_op_def = OpDef(
     "VariableShape", shape=from_tensors(_variable_shape_shape), dtype=_variable_shape_dtype,
     kernel=_variable_shape_kernel, attrs={"out_type": dtypes.int32}, stateful=True,
-    grad=NO_GRADIENT, input_names=("input",))
+    grad=None, input_names=("input",))
 
 
 def variable_shape(resource, out_type=dtypes.int32, name=None) -> Tensor:
@@ -387,7 +387,7 @@ def _resource_scatter_kernel(ctx, resource, indices, updates):
 
 def _resource_scatter_op(op_type):
     return OpDef(op_type, shape=_no_outputs, dtype=_no_outputs,
-                 kernel=_resource_scatter_kernel, num_outputs=0, stateful=True, grad=None,
+                 kernel=_resource_scatter_kernel, num_outputs=0, stateful=True, grad=NO_GRADIENT,
                  input_names=("resource", "indices", "updates"))
 
 
