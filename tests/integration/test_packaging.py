@@ -33,9 +33,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 BASE_REQUIREMENTS = {"numpy", "protobuf", "google-crc32c"}
-EXTRAS = {"all", "test", "docs", "digits", "bfloat16", "image", "plot", "mpi", "fast"}
+EXTRAS = {"all", "test", "docs", "digits", "bfloat16", "image", "plot", "mpi", "fast", "serve",
+          "keras"}
 # Modules that only optional features use: `import scopeflow` must not load them.
-OPTIONAL_MODULES = ("ml_dtypes", "sklearn", "matplotlib", "tensorboard", "scipy", "mpi4py")
+OPTIONAL_MODULES = ("ml_dtypes", "sklearn", "matplotlib", "tensorboard", "scipy", "mpi4py",
+                    "starlette", "uvicorn", "h5py")
 
 
 def _canonical(name: str) -> str:

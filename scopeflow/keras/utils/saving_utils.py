@@ -12,15 +12,15 @@ from scopeflow.train.saver import Saver
 __all__ = ["save_weights_to_hdf5", "load_weights_from_hdf5", "save_weights_to_checkpoint",
            "load_weights_from_checkpoint"]
 
-try:  # h5py is optional, as for tf_keras
-    import h5py
-except ImportError:  # pragma: no cover - depends on the environment
-    h5py = None
-
-
 def _need_h5py(what):
-    if h5py is None:
-        raise ImportError(f"`{what}` requires h5py (pip install h5py).")
+    """h5py, imported on first use: it is optional (the `keras` extra), as for tf_keras, and
+    `import scopeflow` must not load it (a fifth of a second)."""
+    try:
+        import h5py  # noqa: PLC0415
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise ImportError(f"`{what}` requires h5py (pip install 'scopeflow[keras]' or "
+                          "h5py).") from None
+    return h5py
 
 
 def _layers(model):
@@ -30,7 +30,7 @@ def _layers(model):
 def save_weights_to_hdf5(model, filepath):
     """Keras's weights file: attrs ``layer_names``, ``backend``, ``keras_version``; a group
     per layer with ``weight_names`` and its weights (``dense/dense/kernel:0``)."""
-    _need_h5py("save_weights")
+    h5py = _need_h5py("save_weights")
     with h5py.File(filepath, "w") as f:
         layers = _layers(model)
         f.attrs["layer_names"] = [layer.name.encode("utf8") for layer in layers]
@@ -54,7 +54,7 @@ def _decode(values):
 
 def load_weights_from_hdf5(model, filepath, by_name=False):
     """Loads a Keras HDF5 weights file: layer by layer in order, or matched by name."""
-    _need_h5py("load_weights")
+    h5py = _need_h5py("load_weights")
     with h5py.File(filepath, "r") as f:
         if "layer_names" not in f.attrs and "model_weights" in f:
             f = f["model_weights"]
