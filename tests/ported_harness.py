@@ -6,8 +6,10 @@ imports neither pytest nor scopeflow."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _NOT_PORTED = ("test_skipped_tf_test", "test_real_tensorflow_passes_these_tests")
@@ -50,3 +52,16 @@ def oracle_run(namespace, path):
         assert not failed, json.dumps(failed, indent=1)
 
     return run_all, test_real_tensorflow_passes_these_tests
+
+
+@contextlib.contextmanager
+def raises(exc, pattern=None):
+    """Expects ``exc`` whose message matches the regular expression ``pattern`` (pytest's
+    ``raises``, which the oracle's virtualenv lacks)."""
+    try:
+        yield
+    except exc as e:
+        if pattern is not None and not re.search(pattern, str(e)):
+            raise AssertionError(f"{e!r} does not match {pattern!r}") from e
+    else:
+        raise AssertionError(f"{exc} not raised")

@@ -9,12 +9,11 @@ these_tests`` runs this very file under the oracle with ``scopeflow`` standing f
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import re
 
 import numpy as np
 from ported_harness import oracle_run
+from ported_harness import raises as _raises
 
 import scopeflow as tf
 
@@ -24,18 +23,6 @@ except ImportError:  # under the oracle, whose virtualenv has no pytest
     pytest = None
 
 keras = tf.keras
-
-
-@contextlib.contextmanager
-def _raises(exc, pattern=None):
-    """Expects ``exc`` whose message matches the regular expression ``pattern``."""
-    try:
-        yield
-    except exc as e:
-        if pattern is not None and not re.search(pattern, str(e)):
-            raise AssertionError(f"{e!r} does not match {pattern!r}") from e
-    else:
-        raise AssertionError(f"{exc} not raised")
 
 
 def _in_graph(fn):

@@ -16,6 +16,7 @@ import contextlib
 
 import numpy as np
 from ported_harness import oracle_run
+from ported_harness import raises as _raises
 
 import scopeflow as tf
 
@@ -26,14 +27,6 @@ except ImportError:  # under the oracle, whose virtualenv has no pytest
 
 
 # ── helpers ──────────────────────────────────────────────────────────────────────────
-@contextlib.contextmanager
-def _raises(exc):
-    try:
-        yield
-    except exc:
-        pass
-    else:
-        raise AssertionError(f"{exc} not raised")
 
 
 @contextlib.contextmanager

@@ -16,11 +16,11 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
-import re
 import tempfile
 
 import numpy as np
 from ported_harness import oracle_run
+from ported_harness import raises as _raises
 
 import scopeflow as tf
 
@@ -33,16 +33,6 @@ SEED = 23489
 
 
 # ── helpers ──────────────────────────────────────────────────────────────────────────
-@contextlib.contextmanager
-def _raises(exc, pattern=None):
-    """Expects ``exc`` whose message matches the regular expression ``pattern``."""
-    try:
-        yield
-    except exc as e:
-        if pattern is not None and not re.search(pattern, str(e)):
-            raise AssertionError(f"{e!r} does not match {pattern!r}") from e
-    else:
-        raise AssertionError(f"{exc} not raised")
 
 
 @contextlib.contextmanager

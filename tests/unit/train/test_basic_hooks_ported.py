@@ -14,13 +14,13 @@ from __future__ import annotations
 import contextlib
 import glob
 import os
-import re
 import shutil
 import tempfile
 import time
 
 import numpy as np
 from ported_harness import oracle_run
+from ported_harness import raises as _raises
 
 import scopeflow as tf
 
@@ -30,17 +30,6 @@ except ImportError:  # under the oracle, whose virtualenv has no pytest
     pytest = None
 
 MOCK_START_TIME = 1484695987.209386
-
-
-@contextlib.contextmanager
-def _raises(exc, pattern=None):
-    try:
-        yield
-    except exc as e:
-        if pattern is not None and not re.search(pattern, str(e)):
-            raise AssertionError(f"{e!r} does not match {pattern!r}") from e
-    else:
-        raise AssertionError(f"{exc} not raised")
 
 
 @contextlib.contextmanager

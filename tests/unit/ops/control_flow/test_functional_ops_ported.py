@@ -13,10 +13,10 @@ names that real TensorFlow's ``tf.compat.v1`` has too, so
 from __future__ import annotations
 
 import contextlib
-import re
 
 import numpy as np
 from ported_harness import oracle_run
+from ported_harness import raises as _raises
 
 import scopeflow as tf
 
@@ -24,18 +24,6 @@ try:
     import pytest
 except ImportError:  # under the oracle, whose virtualenv has no pytest
     pytest = None
-
-
-@contextlib.contextmanager
-def _raises(exc, pattern=None):
-    """Expects ``exc`` whose message matches the regular expression ``pattern``."""
-    try:
-        yield
-    except exc as e:
-        if pattern is not None and not re.search(pattern, str(e)):
-            raise AssertionError(f"{e!r} does not match {pattern!r}") from e
-    else:
-        raise AssertionError(f"{exc} not raised")
 
 
 @contextlib.contextmanager

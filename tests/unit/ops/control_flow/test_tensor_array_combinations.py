@@ -11,10 +11,10 @@ Every expected value and message here is what TensorFlow 2.21 (TF1 mode) gives;
 from __future__ import annotations
 
 import contextlib
-import re
 
 import numpy as np
 from ported_harness import oracle_run
+from ported_harness import raises as _raises
 
 import scopeflow as tf
 
@@ -23,17 +23,6 @@ import scopeflow as tf
 def _session():
     with tf.Graph().as_default(), tf.Session() as sess:
         yield sess
-
-
-@contextlib.contextmanager
-def _raises(exc, pattern):
-    try:
-        yield
-    except exc as e:
-        if not re.search(pattern, str(e)):
-            raise AssertionError(f"{e!r} does not match {pattern!r}") from e
-    else:
-        raise AssertionError(f"{exc} not raised")
 
 
 def _op_error(pattern):
