@@ -44,7 +44,9 @@ class OpError(Exception):
     error_code = read_only("_error_code")
 
     def __str__(self):
-        return self._message
+        # A message of None (TF's tests pass the message first, as node_def) must not make
+        # str() fail inside logging's formatting.
+        return self._message if isinstance(self._message, str) else str(self._message)
 
     def __reduce__(self):
         return type(self), (None, None, self._message, self._error_code)
