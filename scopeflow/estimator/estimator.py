@@ -475,6 +475,12 @@ class Estimator:
                 sharded=True, max_to_keep=self._config.keep_checkpoint_max,
                 keep_checkpoint_every_n_hours=self._config.keep_checkpoint_every_n_hours,
                 defer_build=True, save_relative_paths=True))
+        chief_hooks = self._chief_saver_hooks(spec, worker_hooks, saving_listeners)
+        return self._run_training_loop(spec, worker_hooks, chief_hooks)
+
+    def _chief_saver_hooks(self, spec, worker_hooks, saving_listeners):
+        """TF's CheckpointSaverHook (unless the hooks bring one), the listeners attached to
+        the first saver hook; the chief-only hooks."""
         chief_hooks = []
         all_hooks = worker_hooks + list(spec.training_chief_hooks)
         saver_hooks = [h for h in all_hooks if isinstance(h, hooks_lib.CheckpointSaverHook)]
@@ -494,6 +500,9 @@ class Estimator:
             for listener in saving_listeners:
                 if listener not in saver_hooks[0]._listeners:  # noqa: SLF001 - as TF
                     saver_hooks[0]._listeners.append(listener)  # noqa: SLF001
+        return chief_hooks
+
+    def _run_training_loop(self, spec, worker_hooks, chief_hooks):
         with MonitoredTrainingSession(
                 master=self._config.master, is_chief=self._config.is_chief,
                 checkpoint_dir=self._model_dir, scaffold=spec.scaffold, hooks=worker_hooks,

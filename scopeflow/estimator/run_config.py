@@ -26,6 +26,33 @@ def _check_positive(name, value, allow_none=True, allow_zero=False):
         raise ValueError(f"{name} must be {'>= 0' if allow_zero else '> 0'}, given: {value}")
 
 
+def _checkpoint_frequency(save_checkpoints_steps, save_checkpoints_secs):
+    """TF's defaults: every 600 seconds when neither is given; both given is an error."""
+    if save_checkpoints_steps == _USE_DEFAULT and save_checkpoints_secs == _USE_DEFAULT:
+        return None, _DEFAULT_SAVE_CHECKPOINTS_SECS
+    if save_checkpoints_secs == _USE_DEFAULT:
+        return save_checkpoints_steps, None
+    if save_checkpoints_steps == _USE_DEFAULT:
+        return None, save_checkpoints_secs
+    if save_checkpoints_steps is not None and save_checkpoints_secs is not None:
+        raise ValueError("Can not provide both save_checkpoints_steps and "
+                         "save_checkpoints_secs.")
+    return save_checkpoints_steps, save_checkpoints_secs
+
+
+def _check_one_machine(train_distribute, eval_distribute, experimental_distribute):
+    if train_distribute is not None or eval_distribute is not None or \
+            experimental_distribute is not None:
+        raise NotImplementedError(
+            "RunConfig(train_distribute/eval_distribute/experimental_distribute): "
+            "distribution strategies are not implemented in scopeflow (it trains in one "
+            "process; see docs/estimator.md)")
+    if "TF_CONFIG" in os.environ and os.environ["TF_CONFIG"].strip() not in ("", "{}"):
+        raise NotImplementedError(
+            "RunConfig with TF_CONFIG (a cluster of ps/worker tasks): scopeflow's "
+            "Estimator runs on one machine")
+
+
 _REPLACEABLE = ("model_dir", "tf_random_seed", "save_summary_steps", "save_checkpoints_steps",
                 "save_checkpoints_secs", "session_config", "keep_checkpoint_max",
                 "keep_checkpoint_every_n_hours", "log_step_count_steps", "train_distribute",
@@ -44,25 +71,9 @@ class RunConfig:
                  train_distribute=None, device_fn=None, protocol=None, eval_distribute=None,
                  experimental_distribute=None, experimental_max_worker_delay_secs=None,
                  session_creation_timeout_secs=7200, checkpoint_save_graph_def=True):
-        if (save_checkpoints_steps == _USE_DEFAULT and save_checkpoints_secs == _USE_DEFAULT):
-            save_checkpoints_steps, save_checkpoints_secs = None, _DEFAULT_SAVE_CHECKPOINTS_SECS
-        elif save_checkpoints_secs == _USE_DEFAULT:
-            save_checkpoints_secs = None
-        elif save_checkpoints_steps == _USE_DEFAULT:
-            save_checkpoints_steps = None
-        elif save_checkpoints_steps is not None and save_checkpoints_secs is not None:
-            raise ValueError("Can not provide both save_checkpoints_steps and "
-                             "save_checkpoints_secs.")
-        if train_distribute is not None or eval_distribute is not None or \
-                experimental_distribute is not None:
-            raise NotImplementedError(
-                "RunConfig(train_distribute/eval_distribute/experimental_distribute): "
-                "distribution strategies are not implemented in scopeflow (it trains in one "
-                "process; see docs/estimator.md)")
-        if "TF_CONFIG" in os.environ and os.environ["TF_CONFIG"].strip() not in ("", "{}"):
-            raise NotImplementedError(
-                "RunConfig with TF_CONFIG (a cluster of ps/worker tasks): scopeflow's "
-                "Estimator runs on one machine")
+        save_checkpoints_steps, save_checkpoints_secs = _checkpoint_frequency(
+            save_checkpoints_steps, save_checkpoints_secs)
+        _check_one_machine(train_distribute, eval_distribute, experimental_distribute)
         _check_positive("save_summary_steps", save_summary_steps, allow_zero=True)
         _check_positive("save_checkpoints_steps", save_checkpoints_steps, allow_zero=True)
         _check_positive("save_checkpoints_secs", save_checkpoints_secs, allow_zero=True)
@@ -70,23 +81,14 @@ class RunConfig:
         _check_positive("log_step_count_steps", log_step_count_steps, allow_zero=True)
         if tf_random_seed is not None and not isinstance(tf_random_seed, int):
             raise TypeError(f"tf_random_seed must be integer, given: {tf_random_seed}")
+        args = dict(locals())
+        for key in _REPLACEABLE:
+            setattr(self, "_" + key, args[key])
         self._model_dir = os.fspath(model_dir) if model_dir is not None else None
-        self._tf_random_seed = tf_random_seed
-        self._save_summary_steps = save_summary_steps
-        self._save_checkpoints_steps = save_checkpoints_steps
-        self._save_checkpoints_secs = save_checkpoints_secs
-        self._session_config = session_config
-        self._keep_checkpoint_max = keep_checkpoint_max
-        self._keep_checkpoint_every_n_hours = keep_checkpoint_every_n_hours
-        self._log_step_count_steps = log_step_count_steps
-        self._train_distribute = train_distribute
-        self._device_fn = device_fn
-        self._protocol = protocol
-        self._eval_distribute = eval_distribute
-        self._experimental_distribute = experimental_distribute
-        self._experimental_max_worker_delay_secs = experimental_max_worker_delay_secs
-        self._session_creation_timeout_secs = session_creation_timeout_secs
-        self._checkpoint_save_graph_def = checkpoint_save_graph_def
+        self._set_one_machine_cluster()
+
+    def _set_one_machine_cluster(self):
+        """The cluster properties of one machine: a chief worker with no parameter servers."""
         self._service = None
         self._cluster_spec = ClusterSpec({})
         self._task_type = TaskType.WORKER
