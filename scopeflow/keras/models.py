@@ -1,12 +1,15 @@
-"""``tf.keras.models``: ``Model``, ``Sequential``, and rebuilding a model from its config
-or JSON."""
+"""``tf.keras.models``: ``Model``, ``Sequential``, rebuilding a model from its config or
+JSON, and whole-model HDF5 files (``save_model``/``load_model``, tf_keras's layout)."""
 
 from __future__ import annotations
 
 import json
+import logging
+import os
 
 from scopeflow.keras.engine.sequential import Sequential
 from scopeflow.keras.engine.training import Model
+from scopeflow.keras.utils import saving_utils
 
 __all__ = ["Model", "Sequential", "model_from_config", "model_from_json", "load_model",
            "save_model"]
@@ -35,11 +38,62 @@ def model_from_json(json_string, custom_objects=None):
 
 
 def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 - Keras's name
-    raise NotImplementedError("tf.keras.models.load_model (whole-model HDF5 or SavedModel) is "
-                              "not implemented in scopeflow yet; rebuild the model "
-                              "(model_from_json) and use load_weights")
+    """A model ``save_model``/``model.save`` (or tf_keras) wrote to HDF5: its architecture,
+    its weights and, with ``compile=True``, compiled as saved with the optimizer's state
+    (slots and ``iterations``) restored, so that training goes on where it stopped.
+
+    ``custom_objects`` maps the names of custom layers, losses, metrics and optimizers to
+    their classes or functions; an unknown name raises ``ValueError``
+    (``Unknown layer: MyLayer``)."""
+    h5py = saving_utils._need_h5py("load_model")
+    if isinstance(filepath, h5py.File):
+        return _load_model_from_hdf5(filepath, custom_objects, compile)
+    filepath = os.fspath(filepath)
+    if not os.path.exists(filepath):
+        raise OSError(f"No file or directory found at {filepath}")
+    if os.path.isdir(filepath) or not h5py.is_hdf5(filepath):
+        raise NotImplementedError(
+            f"tf.keras.models.load_model of a SavedModel ({filepath}) is not implemented in "
+            "scopeflow; save the model to HDF5 (model.save('m.h5')) instead")
+    with h5py.File(filepath, mode="r") as f:
+        return _load_model_from_hdf5(f, custom_objects, compile)
 
 
-def save_model(model, filepath, overwrite=True, include_optimizer=True):
-    raise NotImplementedError("tf.keras.models.save_model is not implemented in scopeflow "
-                              "yet; use to_json and save_weights")
+def _attr_text(f, name):
+    value = f.attrs.get(name)
+    return value.decode("utf-8") if hasattr(value, "decode") else value
+
+
+def _load_model_from_hdf5(f, custom_objects, compile):  # noqa: A002 - Keras's name
+    custom_objects = dict(custom_objects or {})
+    model_config = _attr_text(f, "model_config")
+    if model_config is None:
+        raise ValueError(f"No model config found in the file at {f.filename}.")
+    model = model_from_config(json.loads(model_config), custom_objects=custom_objects)
+    saving_utils.load_weights_from_hdf5_group(f["model_weights"], model)
+    if not compile:
+        return model
+    training_config = _attr_text(f, "training_config")
+    if training_config is None:
+        logging.warning("No training configuration found in the save file, so the model was "
+                        "*not* compiled. Compile it manually.")
+        return model
+    model.compile(**saving_utils.compile_args_from_training_config(
+        json.loads(training_config), custom_objects))
+    if "optimizer_weights" in f:
+        values = saving_utils.load_optimizer_weights_from_hdf5_group(f)
+        with model.outputs[0].graph.as_default():
+            model.optimizer._create_all_weights(model.trainable_weights)
+        try:
+            model.optimizer.set_weights(values)
+        except ValueError:
+            logging.warning("Error in loading the saved optimizer state. As a result, your "
+                            "model is starting with a freshly initialized optimizer.")
+    return model
+
+
+def save_model(model, filepath, overwrite=True, include_optimizer=True, save_format=None):
+    """``model.save``: the whole model in Keras's HDF5 file (``.h5``, ``.keras``,
+    ``.hdf5`` or ``save_format='h5'``; needs h5py): architecture, weights, compile arguments
+    and the optimizer's state. The SavedModel format is not implemented."""
+    saving_utils.save_model(model, filepath, overwrite, include_optimizer, save_format)

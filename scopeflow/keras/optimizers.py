@@ -55,7 +55,11 @@ class Optimizer:
     # ── variables ─────────────────────────────────────────────────────────────────────
     @contextlib.contextmanager
     def _scope(self):
-        """The optimizer's name scope: opened once (``training/Adam/``), re-entered after."""
+        """The optimizer's name scope: opened once (``training/Adam/``), re-entered after;
+        none while ``_create_all_weights`` makes the variables at the caller's scope."""
+        if getattr(self, "_unscoped", False):
+            yield ""
+            return
         scope = getattr(self, "_scope_name", None)
         with name_scope(scope if scope else self._name) as opened:
             self._scope_name = opened
@@ -81,8 +85,18 @@ class Optimizer:
                 variable = Variable(float(value), name=name, dtype=dtypes.float32,
                                     trainable=False)
                 self._hyper[name] = variable
-                self._weights.append(variable)
         self._hypers_created = True
+
+    def _create_all_weights(self, var_list):
+        """The iterations, hyperparameters and slots for ``var_list`` made now, where the
+        caller is (``load_model`` makes them at the graph's root, ``iter:0``,
+        ``dense/kernel/m:0``, as tf_keras does) so that ``set_weights`` can fill them."""
+        self._unscoped = True
+        try:
+            self._create_hypers()
+            self._create_slots(var_list)
+        finally:
+            self._unscoped = False
 
     def _get_hyper(self, name):
         self._create_hypers()
@@ -117,6 +131,8 @@ class Optimizer:
 
     @property
     def weights(self):
+        """``iterations`` then the slots, as tf_keras lists them (the hyperparameter
+        variables are not among them): the order of HDF5's ``optimizer_weights``."""
         return list(self._weights)
 
     def variables(self):
@@ -186,6 +202,8 @@ class Optimizer:
             config["clipnorm"] = self.clipnorm
         if self.clipvalue is not None:
             config["clipvalue"] = self.clipvalue
+        if self.global_clipnorm is not None:
+            config["global_clipnorm"] = self.global_clipnorm
         return config
 
     @classmethod

@@ -571,8 +571,8 @@ class Model(Network):
             saving_utils.load_weights_from_checkpoint(self, filepath)
 
     def save(self, filepath, overwrite=True, include_optimizer=True, save_format=None):
-        raise NotImplementedError("tf.keras.Model.save (whole-model HDF5 or SavedModel) is "
-                                  "not implemented in scopeflow yet; use save_weights")
+        """The whole model in Keras's HDF5 file (``tf.keras.models.save_model``)."""
+        saving_utils.save_model(self, filepath, overwrite, include_optimizer, save_format)
 
     def to_json(self, **kwargs):
         """The model's architecture as tf_keras's JSON (``model_from_json`` reads it)."""

@@ -1,16 +1,32 @@
 """Saving a model's weights: Keras's HDF5 layout (one group per layer, its ``weight_names``
 attribute, one dataset per weight; needs h5py) and TF checkpoints (a ``tf.train.Saver`` over
-the model's weights, in Keras's session)."""
+the model's weights, in Keras's session); and whole models in Keras's HDF5 file (root attrs
+``model_config``, ``training_config``, ``keras_version``, ``backend``; groups
+``model_weights`` and ``optimizer_weights``), which tf_keras reads and writes alike."""
 
 from __future__ import annotations
+
+import json
+import logging
+import os
 
 import numpy as np
 
 from scopeflow.keras import backend as K
+from scopeflow.keras import losses, optimizers
+from scopeflow.keras import metrics as metrics_module
+from scopeflow.keras.utils.generic_utils import CustomObjectScope, serialize_keras_object
 from scopeflow.train.saver import Saver
 
 __all__ = ["save_weights_to_hdf5", "load_weights_from_hdf5", "save_weights_to_checkpoint",
-           "load_weights_from_checkpoint"]
+           "load_weights_from_checkpoint", "save_weights_to_hdf5_group",
+           "load_weights_from_hdf5_group", "save_model_to_hdf5", "model_metadata",
+           "compile_args_from_training_config", "load_optimizer_weights_from_hdf5_group",
+           "save_attributes_to_hdf5_group", "load_attributes_from_hdf5_group",
+           "is_hdf5_filepath", "save_model"]
+
+# The Keras version scopeflow's files name: tf_keras's, whose layout they follow.
+KERAS_VERSION = "2.21.0"
 
 def _need_h5py(what):
     """h5py, imported on first use: it is optional (the `keras` extra), as for tf_keras, and
@@ -23,77 +39,305 @@ def _need_h5py(what):
     return h5py
 
 
-def _layers(model):
-    return [layer for layer in model.layers]
+# Attributes over this many bytes go into numbered chunks (``layer_names0``, ...), as Keras
+# splits them: HDF5 object headers hold at most 64 KiB.
+HDF5_OBJECT_HEADER_LIMIT = 64512
 
 
-def save_weights_to_hdf5(model, filepath):
-    """Keras's weights file: attrs ``layer_names``, ``backend``, ``keras_version``; a group
-    per layer with ``weight_names`` and its weights (``dense/dense/kernel:0``)."""
-    h5py = _need_h5py("save_weights")
-    with h5py.File(filepath, "w") as f:
-        layers = _layers(model)
-        f.attrs["layer_names"] = [layer.name.encode("utf8") for layer in layers]
-        f.attrs["backend"] = b"tensorflow"
-        f.attrs["keras_version"] = b"2.21.0"
-        for layer in layers:
-            group = f.create_group(layer.name)
-            weights = layer.weights
-            values = K.batch_get_value(weights)
-            names = [w.name.encode("utf8") for w in weights]
-            group.attrs["weight_names"] = names
-            for name, value in zip(names, values):
-                dataset = group.create_dataset(name.decode("utf8"), value.shape,
-                                               dtype=value.dtype)
-                dataset[...] = value if value.shape else value
+def save_attributes_to_hdf5_group(group, name, data):
+    """``group.attrs[name] = data``, split into ``name0``, ``name1``... when too large."""
+    data_npy = np.asarray(data)
+    num_chunks = 1
+    chunked = np.array_split(data_npy, num_chunks)
+    while any(x.nbytes > HDF5_OBJECT_HEADER_LIMIT for x in chunked):
+        num_chunks += 1
+        chunked = np.array_split(data_npy, num_chunks)
+    if num_chunks > 1:
+        for chunk_id, chunk in enumerate(chunked):
+            group.attrs[f"{name}{chunk_id}"] = chunk
+    else:
+        group.attrs[name] = data
+
+
+def load_attributes_from_hdf5_group(group, name):
+    """The strings ``save_attributes_to_hdf5_group`` stored (chunked or not)."""
+    if name in group.attrs:
+        return _decode(group.attrs[name])
+    data, chunk_id = [], 0
+    while f"{name}{chunk_id}" in group.attrs:
+        data += _decode(group.attrs[f"{name}{chunk_id}"])
+        chunk_id += 1
+    return data
 
 
 def _decode(values):
     return [v.decode("utf8") if isinstance(v, bytes) else str(v) for v in values]
 
 
+def _layers(model):
+    return [layer for layer in model.layers]
+
+
+def _save_subset(group, weights):
+    values = K.batch_get_value(weights)
+    names = [w.name.encode("utf8") for w in weights]
+    save_attributes_to_hdf5_group(group, "weight_names", names)
+    for name, value in zip(names, values):
+        value = np.asarray(value)
+        dataset = group.create_dataset(name.decode("utf8"), value.shape, dtype=value.dtype)
+        dataset[()] = value
+
+
+def save_weights_to_hdf5_group(f, model):
+    """Keras's weights layout in ``f`` (a file or the ``model_weights`` group): attrs
+    ``layer_names``, ``backend``, ``keras_version``; a group per layer (in name order) with
+    ``weight_names`` and its weights (``dense/dense/kernel:0``), trainable ones first; and
+    ``top_level_model_weights`` (the model's own weights, none for Sequential/functional)."""
+    layers = _layers(model)
+    save_attributes_to_hdf5_group(f, "layer_names", [layer.name.encode("utf8")
+                                                     for layer in layers])
+    f.attrs["backend"] = b"tensorflow"
+    f.attrs["keras_version"] = KERAS_VERSION.encode("utf8")
+    for layer in sorted(layers, key=lambda layer: layer.name):
+        _save_subset(f.create_group(layer.name),
+                     layer.trainable_weights + layer.non_trainable_weights)
+    _save_subset(f.create_group("top_level_model_weights"),
+                 list(getattr(model, "_trainable_weights", [])) +
+                 list(getattr(model, "_non_trainable_weights", [])))
+
+
+def save_weights_to_hdf5(model, filepath):
+    """``model.save_weights('w.h5')``: Keras's weights file (``save_weights_to_hdf5_group``)."""
+    h5py = _need_h5py("save_weights")
+    with h5py.File(filepath, "w") as f:
+        save_weights_to_hdf5_group(f, model)
+
+
+def _stored_weights(f):
+    layer_names = load_attributes_from_hdf5_group(f, "layer_names")
+    stored = {}
+    for name in layer_names:
+        group = f[name]
+        stored[name] = [np.asarray(group[w])
+                        for w in load_attributes_from_hdf5_group(group, "weight_names")]
+    return layer_names, stored
+
+
+def load_weights_from_hdf5_group(f, model, by_name=False):
+    """Sets the model's weights from Keras's layout in ``f``: layer by layer in order (the
+    layers with weights), or matched by layer name."""
+    layer_names, stored = _stored_weights(f)
+    tuples = []
+    if by_name:
+        for layer in _layers(model):
+            if layer.name in stored:
+                values = stored[layer.name]
+                if len(values) != len(layer.weights):
+                    raise ValueError(f"Layer named \"{layer.name}\" expects "
+                                     f"{len(layer.weights)} weight(s), but the saved "
+                                     f"weights have {len(values)} element(s).")
+                tuples += list(zip(layer.weights, values))
+    else:
+        with_weights = [layer for layer in _layers(model) if layer.weights]
+        saved = [name for name in layer_names if stored[name]]
+        if len(saved) != len(with_weights):
+            raise ValueError(f"You are trying to load a weight file containing "
+                             f"{len(saved)} layers into a model with "
+                             f"{len(with_weights)} layers.")
+        for layer, name in zip(with_weights, saved):
+            values = stored[name]
+            weights = layer.trainable_weights + layer.non_trainable_weights
+            if len(values) != len(weights):
+                raise ValueError(f"Layer #{with_weights.index(layer)} (named "
+                                 f"\"{layer.name}\") expects {len(weights)} "
+                                 f"weight(s), but the saved weights have {len(values)} "
+                                 "element(s).")
+            for w, v in zip(weights, values):
+                if tuple(w.shape.as_list()) != v.shape:
+                    raise ValueError(f"Layer weight shape {tuple(w.shape.as_list())} not "
+                                     f"compatible with provided weight shape {v.shape}")
+            tuples += list(zip(weights, values))
+    K.batch_set_value(tuples)
+
+
 def load_weights_from_hdf5(model, filepath, by_name=False):
-    """Loads a Keras HDF5 weights file: layer by layer in order, or matched by name."""
+    """Loads a Keras HDF5 weights file (or a whole-model file's ``model_weights``)."""
     h5py = _need_h5py("load_weights")
     with h5py.File(filepath, "r") as f:
         if "layer_names" not in f.attrs and "model_weights" in f:
             f = f["model_weights"]
-        layer_names = _decode(f.attrs["layer_names"])
-        stored = {}
-        for name in layer_names:
-            group = f[name]
-            weight_names = _decode(group.attrs["weight_names"])
-            stored[name] = [np.asarray(group[w]) for w in weight_names]
-        tuples = []
-        if by_name:
-            for layer in _layers(model):
-                if layer.name in stored:
-                    values = stored[layer.name]
-                    if len(values) != len(layer.weights):
-                        raise ValueError(f"Layer named \"{layer.name}\" expects "
-                                         f"{len(layer.weights)} weight(s), but the saved "
-                                         f"weights have {len(values)} element(s).")
-                    tuples += list(zip(layer.weights, values))
+        load_weights_from_hdf5_group(f, model, by_name=by_name)
+
+
+# ── whole models (model.save / load_model) ─────────────────────────────────────────────
+def _serialize_nested(config):
+    """Losses and metrics as names (functions) or ``{'class_name', 'config'}`` (objects)."""
+    if isinstance(config, dict):
+        return {key: _serialize_nested(value) for key, value in config.items()}
+    if isinstance(config, (list, tuple)):
+        return [_serialize_nested(value) for value in config]
+    if callable(config):
+        return serialize_keras_object(config)
+    return config
+
+
+def _deserialize_nested(deserialize, config):
+    if config is None:
+        return None
+    if isinstance(config, str) or (isinstance(config, dict) and "class_name" in config):
+        return deserialize(config)
+    if isinstance(config, dict):
+        return {key: _deserialize_nested(deserialize, value) for key, value in config.items()}
+    if isinstance(config, (list, tuple)):
+        return [_deserialize_nested(deserialize, value) for value in config]
+    raise ValueError("Saved configuration not understood. Configuration should be a "
+                     f"dictionary, string, tuple or list. Received: config={config}.")
+
+
+def model_metadata(model, include_optimizer=True):
+    """The root attributes of a whole-model file: ``keras_version``, ``backend``,
+    ``model_config`` and, for a model compiled with a Keras optimizer, ``training_config``
+    (loss, metrics, loss_weights, ``optimizer_config``)."""
+    model_config = json.loads(model.to_json())
+    metadata = {"keras_version": KERAS_VERSION, "backend": "tensorflow",
+                "model_config": {"class_name": model_config["class_name"],
+                                 "config": model_config["config"]}}
+    optimizer = getattr(model, "optimizer", None)
+    if optimizer is not None and include_optimizer and getattr(model, "_compiled", False):
+        if isinstance(optimizer, optimizers.TFOptimizer):
+            logging.warning("TensorFlow optimizers do not make it possible to access "
+                            "optimizer attributes or optimizer state after instantiation. "
+                            "As a result, we cannot save the optimizer as part of the model "
+                            "save file. You will have to compile your model again after "
+                            "loading it. Prefer using a TF-Keras optimizer instead (see "
+                            "keras.io/optimizers).")
         else:
-            with_weights = [layer for layer in _layers(model) if layer.weights]
-            saved = [name for name in layer_names if stored[name]]
-            if len(saved) != len(with_weights):
-                raise ValueError(f"You are trying to load a weight file containing "
-                                 f"{len(saved)} layers into a model with "
-                                 f"{len(with_weights)} layers.")
-            for layer, name in zip(with_weights, saved):
-                values = stored[name]
-                if len(values) != len(layer.weights):
-                    raise ValueError(f"Layer #{with_weights.index(layer)} (named "
-                                     f"\"{layer.name}\") expects {len(layer.weights)} "
-                                     f"weight(s), but the saved weights have {len(values)} "
-                                     "element(s).")
-                for w, v in zip(layer.weights, values):
-                    if tuple(w.shape.as_list()) != v.shape:
-                        raise ValueError(f"Layer weight shape {tuple(w.shape.as_list())} not "
-                                         f"compatible with provided weight shape {v.shape}")
-                tuples += list(zip(layer.weights, values))
-        K.batch_set_value(tuples)
+            metadata["training_config"] = _serialize_nested({
+                "loss": model.loss, "metrics": model._compile_metrics,
+                "loss_weights": model.loss_weights, "sample_weight_mode": None,
+                "weighted_metrics": model._compile_weighted_metrics})
+            metadata["training_config"]["optimizer_config"] = {
+                "class_name": type(optimizer).__name__, "config": optimizer.get_config()}
+    return metadata
+
+
+def _json_default(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"Not JSON serializable: {value!r}")
+
+
+def save_optimizer_weights_to_hdf5_group(group, optimizer):
+    """``optimizer_weights``: ``weight_names`` and one dataset per variable (``iter:0``,
+    then the slots, ``training/Adam/dense/kernel/m:0``)."""
+    weights = optimizer.weights
+    if weights:
+        _save_subset(group.create_group("optimizer_weights"), weights)
+
+
+def load_optimizer_weights_from_hdf5_group(group):
+    weights_group = group["optimizer_weights"]
+    return [np.asarray(weights_group[name])
+            for name in load_attributes_from_hdf5_group(weights_group, "weight_names")]
+
+
+def ask_to_proceed_with_overwrite(filepath):
+    """Asks on the terminal whether to overwrite ``filepath`` (Keras's prompt)."""
+    overwrite = input(f"[WARNING] {filepath} already exists - overwrite? [y/n]").strip().lower()
+    while overwrite not in ("y", "n"):
+        overwrite = input('Enter "y" (overwrite) or "n" (cancel).').strip().lower()
+    if overwrite == "n":
+        return False
+    print("[TIP] Next time specify overwrite=True!")
+    return True
+
+
+def is_hdf5_filepath(filepath):
+    return str(filepath).endswith((".h5", ".keras", ".hdf5"))
+
+
+def save_model_to_hdf5(model, filepath, overwrite=True, include_optimizer=True):
+    """``model.save('m.h5')``: the architecture (``model_config``), the compile arguments
+    (``training_config``), the weights (``model_weights``) and the optimizer's state
+    (``optimizer_weights``) in one HDF5 file, laid out as tf_keras writes it."""
+    h5py = _need_h5py("save_model")
+    if not (hasattr(model, "get_config") and model._is_graph_network):
+        raise NotImplementedError(
+            "Saving the model to HDF5 format requires the model to be a Functional model or "
+            "a Sequential model. It does not work for subclassed models, because such models "
+            "are defined via the body of a Python method, which isn't safely serializable.")
+    opened = not isinstance(filepath, h5py.File)
+    if opened:
+        filepath = os.fspath(filepath)
+        if not overwrite and os.path.isfile(filepath) and \
+                not ask_to_proceed_with_overwrite(filepath):
+            return
+        dirpath = os.path.dirname(filepath)
+        if dirpath and not os.path.exists(dirpath):
+            os.makedirs(dirpath)
+        f = h5py.File(filepath, mode="w")
+    else:
+        f = filepath
+    try:
+        for key, value in model_metadata(model, include_optimizer).items():
+            if isinstance(value, (dict, list, tuple)):
+                f.attrs[key] = json.dumps(value, default=_json_default).encode("utf8")
+            else:
+                f.attrs[key] = value
+        save_weights_to_hdf5_group(f.create_group("model_weights"), model)
+        optimizer = getattr(model, "optimizer", None)
+        if include_optimizer and optimizer is not None and \
+                "training_config" in f.attrs:
+            save_optimizer_weights_to_hdf5_group(f, optimizer)
+        f.flush()
+    finally:
+        if opened:
+            f.close()
+
+
+def save_model(model, filepath, overwrite=True, include_optimizer=True, save_format=None):
+    """``model.save``/``tf.keras.models.save_model``: HDF5 for ``.h5``, ``.keras``, ``.hdf5``
+    paths, an open ``h5py.File`` or ``save_format='h5'``; SavedModel (not implemented)
+    otherwise."""
+    h5py = _need_h5py("save_model")
+    if not isinstance(filepath, h5py.File):
+        filepath = os.fspath(filepath)
+        if save_format is None:
+            save_format = "h5" if is_hdf5_filepath(filepath) else "tf"
+    elif save_format is None:
+        save_format = "h5"
+    if save_format not in ("h5", "tf"):
+        raise ValueError(f"Unknown format. Received: `save_format`={save_format}. Expected "
+                         "`save_format` to be 'tf' or 'h5'.")
+    if save_format == "tf":
+        raise NotImplementedError(
+            f"tf.keras.models.save_model in the SavedModel format (save_format='tf', path "
+            f"{filepath!r}) is not implemented in scopeflow; save to HDF5 (a path ending in "
+            "'.h5' or save_format='h5')")
+    save_model_to_hdf5(model, filepath, overwrite, include_optimizer)
+
+
+def compile_args_from_training_config(training_config, custom_objects=None):
+    """``model.compile``'s arguments from a file's ``training_config``."""
+    custom_objects = custom_objects or {}
+    with CustomObjectScope(custom_objects):
+        optimizer = optimizers.deserialize(training_config["optimizer_config"],
+                                           custom_objects=custom_objects)
+        loss = _deserialize_nested(losses.deserialize, training_config.get("loss"))
+        metrics = _deserialize_nested(_deserialize_metric, training_config.get("metrics"))
+        weighted = _deserialize_nested(_deserialize_metric,
+                                       training_config.get("weighted_metrics"))
+    return {"optimizer": optimizer, "loss": loss, "metrics": metrics,
+            "weighted_metrics": weighted, "loss_weights": training_config.get("loss_weights")}
+
+
+def _deserialize_metric(config):
+    # Keras resolves these by the output's shape in compile: keep the string.
+    if config in ("accuracy", "acc", "crossentropy", "ce"):
+        return config
+    return metrics_module.deserialize(config)
 
 
 def _saver(model):
