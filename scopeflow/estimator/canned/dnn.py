@@ -11,6 +11,7 @@ from scopeflow.layers import core as layers_core
 from scopeflow.ops.math.count_ops import zero_fraction
 from scopeflow.ops.nn.nn_activation_ops import relu
 from scopeflow.ops.state import init_ops
+from scopeflow.state.partitioned_variables import min_max_variable_partitioner
 from scopeflow.state.variable_scope import variable_scope
 from scopeflow.summary import histogram, scalar
 
@@ -41,10 +42,10 @@ def _hidden_summary(value, tag):
 
 
 def dnn_logits(features, mode, units, hidden_units, feature_columns, activation_fn=relu,
-               dropout=None):
+               dropout=None, input_layer_partitioner=None):
     """TF's DNN logit function, in the current variable scope (``dnn``):
     ``input_from_feature_columns``, ``hiddenlayer_<i>``, ``logits``."""
-    with variable_scope("input_from_feature_columns"):
+    with variable_scope("input_from_feature_columns", partitioner=input_layer_partitioner):
         net = input_layer(features, feature_columns)
     for layer_id, num in enumerate(hidden_units):
         with variable_scope(f"hiddenlayer_{layer_id}") as scope:
@@ -63,7 +64,8 @@ def dnn_logits(features, mode, units, hidden_units, feature_columns, activation_
 
 
 def _dnn_model_fn(features, labels, mode, head, hidden_units, feature_columns,
-                  optimizer="Adagrad", activation_fn=relu, dropout=None, batch_norm=False):
+                  optimizer="Adagrad", activation_fn=relu, dropout=None, batch_norm=False,
+                  input_layer_partitioner=None):
     if not isinstance(features, dict):
         raise ValueError(f"features should be a dictionary of `Tensor`s. Given type: "
                          f"{type(features)}")
@@ -71,52 +73,47 @@ def _dnn_model_fn(features, labels, mode, head, hidden_units, feature_columns,
         raise NotImplementedError("DNNClassifier/DNNRegressor(batch_norm=True) is not "
                                   "implemented in scopeflow yet")
     optimizer = get_optimizer_instance(optimizer, learning_rate=_LEARNING_RATE)
-    with variable_scope("dnn", values=tuple(features.values())):
+    # TF's partitioners (one part on one machine) and the head built inside the ``dnn``
+    # scope: its slots are saved as TF 2.15 names them, ``<var>/t_0/Adagrad``.
+    partitioner = min_max_variable_partitioner(max_partitions=0)
+    with variable_scope("dnn", values=tuple(features.values()), partitioner=partitioner):
+        input_layer_partitioner = input_layer_partitioner or min_max_variable_partitioner(
+            max_partitions=0, min_slice_size=64 << 20)
         logits = dnn_logits(features, mode, head.logits_dimension, hidden_units,
-                            feature_columns, activation_fn, dropout)
-    return head.create_estimator_spec(features, mode, logits, labels, optimizer)
+                            feature_columns, activation_fn, dropout, input_layer_partitioner)
+        return head.create_estimator_spec(features, mode, logits, labels, optimizer)
 
 
 class _DNNBase(Estimator):
     def __init__(self, head, hidden_units, feature_columns, model_dir, optimizer,
-                 activation_fn, dropout, config, warm_start_from, batch_norm):
+                 activation_fn, dropout, config, warm_start_from, batch_norm,
+                 input_layer_partitioner):
         feature_columns = tuple(feature_columns or [])
         hidden_units = list(hidden_units)
 
         def _model_fn(features, labels, mode, config):
             del config
             return _dnn_model_fn(features, labels, mode, head, hidden_units, feature_columns,
-                                 optimizer, activation_fn, dropout, batch_norm)
+                                 optimizer, activation_fn, dropout, batch_norm,
+                                 input_layer_partitioner)
 
         super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config,
                          warm_start_from=warm_start_from)
 
 
-def _check_unsupported(label_vocabulary, input_layer_partitioner, loss_reduction):
-    for name, value in (("label_vocabulary", label_vocabulary),
-                        ("input_layer_partitioner", input_layer_partitioner)):
-        if value is not None:
-            raise NotImplementedError(f"DNN estimators' {name} is not implemented in "
-                                      "scopeflow yet")
-    if loss_reduction != head_lib.SUM:
-        raise NotImplementedError("DNN estimators' loss_reduction other than SUM (TF 1.x's "
-                                  "default) is not implemented in scopeflow yet")
-
-
 class DNNClassifier(_DNNBase):
-    """TF 1.x's ``DNNClassifier``: Adagrad(0.05) by default, loss summed over the batch."""
+    """TF 1.x's ``DNNClassifier``: Adagrad(0.05), loss summed over the batch (defaults)."""
 
     def __init__(self, hidden_units, feature_columns, model_dir=None, n_classes=2,
                  weight_column=None, label_vocabulary=None, optimizer="Adagrad",
                  activation_fn=relu, dropout=None, input_layer_partitioner=None,
                  config=None, warm_start_from=None, loss_reduction=head_lib.SUM,
                  batch_norm=False):
-        _check_unsupported(label_vocabulary, input_layer_partitioner, loss_reduction)
-        super().__init__(head_lib.binary_or_multi_class_head(n_classes,
-                                                             weight_column=weight_column),
+        super().__init__(head_lib.binary_or_multi_class_head(n_classes, loss_reduction,
+                                                             weight_column, label_vocabulary),
                          hidden_units,
                          feature_columns, model_dir, optimizer, activation_fn, dropout,
-                         config, warm_start_from, batch_norm)
+                         config, warm_start_from, batch_norm, input_layer_partitioner)
 
 
 class DNNRegressor(_DNNBase):
@@ -126,8 +123,8 @@ class DNNRegressor(_DNNBase):
                  weight_column=None, optimizer="Adagrad", activation_fn=relu, dropout=None,
                  input_layer_partitioner=None, config=None, warm_start_from=None,
                  loss_reduction=head_lib.SUM, batch_norm=False):
-        _check_unsupported(None, input_layer_partitioner, loss_reduction)
-        super().__init__(head_lib.RegressionHead(label_dimension, weight_column=weight_column),
+        super().__init__(head_lib.RegressionHead(label_dimension, loss_reduction,
+                                                 weight_column),
                          hidden_units,
                          feature_columns, model_dir, optimizer, activation_fn, dropout,
-                         config, warm_start_from, batch_norm)
+                         config, warm_start_from, batch_norm, input_layer_partitioner)

@@ -8,10 +8,18 @@ from scopeflow import metrics
 from scopeflow.estimator import export_output
 from scopeflow.estimator.model_fn import EstimatorSpec, ModeKeys
 from scopeflow.framework import dtypes
-from scopeflow.framework.graph import GraphKeys, get_collection, name_scope
+from scopeflow.framework.graph import (
+    GraphKeys,
+    control_dependencies,
+    convert_to_tensor,
+    get_collection,
+    name_scope,
+)
 from scopeflow.losses import losses_impl
 from scopeflow.ops import array_ops, math_ops
 from scopeflow.ops.control_flow.control_flow_ops import group, with_dependencies
+from scopeflow.ops.logging.check_ops import assert_less_equal, assert_non_negative
+from scopeflow.ops.lookup.lookup_ops import KeyValueTensorInitializer, StaticHashTable
 from scopeflow.ops.nn.nn_activation_ops import softmax
 from scopeflow.ops.nn.nn_composites import sigmoid_cross_entropy_with_logits
 from scopeflow.ops.strings.string_ops import as_string
@@ -23,6 +31,61 @@ _CLASSIFY_SERVING_KEY = "classification"
 _REGRESS_SERVING_KEY = "regression"
 _PREDICT_SERVING_KEY = "predict"
 SUM = losses_impl.Reduction.SUM
+
+
+def validate_loss_reduction(loss_reduction):
+    """TF's check: one of ``tf.losses.Reduction`` other than ``NONE``."""
+    if loss_reduction not in losses_impl.Reduction.all() or \
+            loss_reduction == losses_impl.Reduction.NONE:
+        raise ValueError(f"Invalid loss_reduction: {loss_reduction}")
+    return loss_reduction
+
+
+def _assert_range(labels, n_classes):
+    """TF's ``_assert_range``: label ids in ``[0, n_classes - 1]`` (checked when run)."""
+    with name_scope(None, "assert_range", (labels,)):
+        assert_less = assert_less_equal(
+            labels, convert_to_tensor(n_classes - 1, dtype=labels.dtype),
+            message="Labels must <= n_classes - 1")
+        assert_greater = assert_non_negative(labels, message="Labels must >= 0")
+        with control_dependencies((assert_less, assert_greater)):
+            return array_ops.identity(labels)
+
+
+def _index_table_lookup(vocabulary, labels):
+    """TF's ``index_table_from_tensor(vocabulary).lookup(labels)``: each string label's
+    position in ``vocabulary`` (int64), -1 for one not in it. The table is filled by the
+    scaffold's local init op (``tables_initializer``)."""
+    with name_scope(None, "class_id_lookup"):
+        keys = convert_to_tensor(list(vocabulary), dtypes.string, name="keys")
+        init = KeyValueTensorInitializer(keys, math_ops.range(len(vocabulary),
+                                                               dtype=dtypes.int64))
+        table = StaticHashTable(init, default_value=-1)
+    return table.lookup(labels)
+
+
+def _index_to_string(vocabulary, class_ids):
+    """TF's ``index_to_string_table_from_tensor(vocabulary).lookup(class_ids)``: the
+    vocabulary string of each id (``'UNK'`` for one out of range)."""
+    with name_scope(None, "class_string_lookup"):
+        values = convert_to_tensor(list(vocabulary), dtypes.string, name="values")
+        init = KeyValueTensorInitializer(math_ops.range(len(vocabulary), dtype=dtypes.int64),
+                                         values)
+        table = StaticHashTable(init, default_value="UNK")
+    return table.lookup(math_ops.cast(class_ids, dtypes.int64))
+
+
+def _string_label_ids(labels, vocabulary, n_classes):
+    """TF's ``_label_ids``: integer labels as they are, or string labels looked up in the
+    vocabulary; then checked to be in range."""
+    if vocabulary is None:
+        if not labels.dtype.is_integer:
+            raise ValueError(f"Labels dtype should be integer. Instead got {labels.dtype}.")
+        return _assert_range(labels, n_classes)
+    if labels.dtype != dtypes.string:
+        raise ValueError("Labels dtype should be string if there is a vocabulary. Instead "
+                         f"got {labels.dtype}")
+    return _assert_range(_index_table_lookup(vocabulary, labels), n_classes)
 
 
 def _labels_as_column(labels, logits_dim):
@@ -41,10 +104,17 @@ def _all_class_ids(logits, n_classes):
     return array_ops.tile(array_ops.expand_dims(math_ops.range(n_classes), 0), [batch, 1])
 
 
-def _all_classes(logits, n_classes):
+def _all_classes(logits, n_classes, label_vocabulary=None):
     batch = array_ops.shape(logits)[0]
-    return array_ops.tile(array_ops.expand_dims(as_string(math_ops.range(n_classes)), 0),
-                          [batch, 1])
+    classes = convert_to_tensor(list(label_vocabulary), dtypes.string) \
+        if label_vocabulary else as_string(math_ops.range(n_classes))
+    return array_ops.tile(array_ops.expand_dims(classes, 0), [batch, 1])
+
+
+def _classes_of(class_ids, label_vocabulary):
+    if label_vocabulary:
+        return _index_to_string(label_vocabulary, class_ids)
+    return as_string(class_ids, name="str_classes")
 
 
 def _mean_of(values, name, weights=None):
@@ -78,7 +148,7 @@ def _example_weights(features, weight_column, logits):
 
 
 def _train_spec(loss, unreduced_loss, optimizer, predictions, train_op_fn=None,
-                weights=None):
+                weights=None, loss_reduction=SUM):
     if train_op_fn is not None:
         train_op = train_op_fn(loss)
     else:
@@ -86,11 +156,13 @@ def _train_spec(loss, unreduced_loss, optimizer, predictions, train_op_fn=None,
     update_ops = get_collection(GraphKeys.UPDATE_OPS)
     if update_ops:
         train_op = with_dependencies([group(*update_ops)], train_op)
-    ones = array_ops.ones_like(unreduced_loss)
-    example_weight_sum = math_ops.reduce_sum(ones if weights is None else weights * ones)
     with name_scope(""):
         summary_scalar("loss", loss)
-        summary_scalar("average_loss", loss / example_weight_sum)
+        if loss_reduction == SUM:  # as TF: the mean loss only for SUM
+            ones = array_ops.ones_like(unreduced_loss)
+            example_weight_sum = math_ops.reduce_sum(ones if weights is None
+                                                     else weights * ones)
+            summary_scalar("average_loss", loss / example_weight_sum)
     return EstimatorSpec(ModeKeys.TRAIN, predictions=predictions, loss=loss,
                          train_op=train_op)
 
@@ -100,7 +172,7 @@ class _Head:
 
     def __init__(self, logits_dimension, loss_reduction=SUM, weight_column=None):
         self._logits_dimension = logits_dimension
-        self._loss_reduction = loss_reduction
+        self._loss_reduction = validate_loss_reduction(loss_reduction)
         self._weight_column = weight_column
 
     logits_dimension = property(lambda self: self._logits_dimension)
@@ -125,15 +197,21 @@ class _Head:
                     ops = self._metrics(processed, predictions, unreduced, weights)
                 return EstimatorSpec(ModeKeys.EVAL, predictions=predictions, loss=loss,
                                      eval_metric_ops=ops)
-            return _train_spec(loss, unreduced, optimizer, predictions, train_op_fn, weights)
+            return _train_spec(loss, unreduced, optimizer, predictions, train_op_fn, weights,
+                               self._loss_reduction)
 
 
 class MultiClassHead(_Head):
     """Softmax cross-entropy over ``n_classes`` logits; integer labels."""
 
-    def __init__(self, n_classes, loss_reduction=SUM, weight_column=None):
+    def __init__(self, n_classes, loss_reduction=SUM, weight_column=None,
+                 label_vocabulary=None):
+        if label_vocabulary is not None and not isinstance(label_vocabulary, (list, tuple)):
+            raise ValueError("label_vocabulary should be a list or a tuple. Given type: "
+                             f"{type(label_vocabulary)}")
         super().__init__(n_classes, loss_reduction, weight_column)
         self._n_classes = n_classes
+        self._label_vocabulary = label_vocabulary
 
     def _predictions(self, logits):
         with name_scope("predictions"):
@@ -142,19 +220,18 @@ class MultiClassHead(_Head):
             probabilities = softmax(logits, name="probabilities")
             predictions = {
                 "logits": logits, "probabilities": probabilities, "class_ids": class_ids,
-                "classes": as_string(class_ids, name="str_classes"),
+                "classes": _classes_of(class_ids, self._label_vocabulary),
                 "all_class_ids": _all_class_ids(logits, self._n_classes),
-                "all_classes": _all_classes(logits, self._n_classes)}
-        out = export_output.ClassificationOutput(scores=probabilities,
-                                                 classes=_all_classes(probabilities,
-                                                                      self._n_classes))
+                "all_classes": _all_classes(logits, self._n_classes, self._label_vocabulary)}
+        out = export_output.ClassificationOutput(
+            scores=probabilities,
+            classes=_all_classes(probabilities, self._n_classes, self._label_vocabulary))
         return predictions, {_DEFAULT_SERVING_KEY: out, _CLASSIFY_SERVING_KEY: out,
                              _PREDICT_SERVING_KEY: export_output.PredictOutput(predictions)}
 
     def _unreduced_loss(self, logits, labels):
-        labels = _labels_as_column(labels, 1)
-        if not labels.dtype.is_integer:
-            raise ValueError(f"Labels dtype should be integer. Instead got {labels.dtype}.")
+        labels = _string_label_ids(_labels_as_column(labels, 1), self._label_vocabulary,
+                                   self._n_classes)
         unreduced = losses_impl.sparse_softmax_cross_entropy(
             labels=labels, logits=logits, reduction=losses_impl.Reduction.NONE)
         return array_ops.expand_dims(unreduced, -1), labels
@@ -168,8 +245,12 @@ class MultiClassHead(_Head):
 class BinaryClassHead(_Head):
     """Sigmoid cross-entropy over one logit; labels 0 or 1."""
 
-    def __init__(self, loss_reduction=SUM, weight_column=None):
+    def __init__(self, loss_reduction=SUM, weight_column=None, label_vocabulary=None):
+        if label_vocabulary is not None and not isinstance(label_vocabulary, (list, tuple)):
+            raise TypeError("label_vocabulary should be a list or tuple. Given type: "
+                            f"{type(label_vocabulary)}")
         super().__init__(1, loss_reduction, weight_column)
+        self._label_vocabulary = label_vocabulary
 
     def _predictions(self, logits):
         with name_scope("predictions"):
@@ -181,17 +262,22 @@ class BinaryClassHead(_Head):
                                                               name="class_ids"), -1)
             predictions = {
                 "logits": logits, "logistic": logistic, "probabilities": probabilities,
-                "class_ids": class_ids, "classes": as_string(class_ids, name="str_classes"),
+                "class_ids": class_ids,
+                "classes": _classes_of(class_ids, self._label_vocabulary),
                 "all_class_ids": _all_class_ids(logits, 2),
-                "all_classes": _all_classes(logits, 2)}
-        out = export_output.ClassificationOutput(scores=probabilities,
-                                                 classes=_all_classes(probabilities, 2))
+                "all_classes": _all_classes(logits, 2, self._label_vocabulary)}
+        out = export_output.ClassificationOutput(
+            scores=probabilities, classes=_all_classes(probabilities, 2,
+                                                       self._label_vocabulary))
         return predictions, {_DEFAULT_SERVING_KEY: out, _CLASSIFY_SERVING_KEY: out,
                              _REGRESS_SERVING_KEY: export_output.RegressionOutput(logistic),
                              _PREDICT_SERVING_KEY: export_output.PredictOutput(predictions)}
 
     def _unreduced_loss(self, logits, labels):
-        labels = math_ops.cast(_labels_as_column(labels, 1), dtypes.float32)
+        labels = _labels_as_column(labels, 1)
+        if self._label_vocabulary is not None:
+            labels = _index_table_lookup(self._label_vocabulary, labels)
+        labels = _assert_range(math_ops.cast(labels, dtypes.float32), 2)
         return sigmoid_cross_entropy_with_logits(labels=labels, logits=logits), labels
 
     def _metrics(self, labels, predictions, unreduced, weights=None):
@@ -244,8 +330,10 @@ class RegressionHead(_Head):
                 "label/mean": metrics.mean(labels, weights=weights)}
 
 
-def binary_or_multi_class_head(n_classes, loss_reduction=SUM, weight_column=None):
+def binary_or_multi_class_head(n_classes, loss_reduction=SUM, weight_column=None,
+                               label_vocabulary=None):
     if n_classes is None or n_classes < 2:
         raise ValueError(f"n_classes must be > 1 for classification: {n_classes}")
-    return BinaryClassHead(loss_reduction, weight_column) if n_classes == 2 else \
-        MultiClassHead(n_classes, loss_reduction, weight_column)
+    if n_classes == 2:
+        return BinaryClassHead(loss_reduction, weight_column, label_vocabulary)
+    return MultiClassHead(n_classes, loss_reduction, weight_column, label_vocabulary)
