@@ -232,6 +232,12 @@ class Network(Layer):
     def stateful(self, value):
         pass
 
+    def reset_states(self):
+        """Resets the states of the stateful layers (stateful RNNs) to zeros."""
+        for layer in self.layers:
+            if getattr(layer, "stateful", False) and hasattr(layer, "reset_states"):
+                layer.reset_states()
+
     @property
     def input_shape(self):
         shapes = [tuple(x.shape.as_list()) for x in self.inputs]

@@ -251,7 +251,7 @@ class Model(Network):
         with self.outputs[0].graph.as_default():
             self._test_function = K.function(
                 self._feeds(), [self.total_loss] + self._extra_loss_outputs()
-                + self._metric_tensors, name="test_function")
+                + self._metric_tensors, updates=self.state_updates, name="test_function")
             self._test_function.training = False
 
     def _run(self, function, ins, training):
@@ -487,6 +487,7 @@ class Model(Network):
         if self._predict_function is None:
             with self.outputs[0].graph.as_default():
                 self._predict_function = K.function(list(self.inputs), list(self.outputs),
+                                                    updates=self.state_updates,
                                                     name="predict_function")
         num_samples = len(inputs[0])
         results = None

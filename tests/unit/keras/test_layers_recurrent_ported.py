@@ -195,12 +195,6 @@ SKIPPED = {
 }
 
 if pytest is not None:
-    # Everything up to the container's reset_states() passes; Model.reset_states belongs to
-    # the engine (scopeflow/keras/engine), which lacks it yet. Strict: remove when it lands.
-    test_statefulness = pytest.mark.xfail(
-        raises=AttributeError, strict=True,
-        reason="keras Model.reset_states is not implemented yet")(test_statefulness)
-
     @pytest.mark.parametrize("name", sorted(SKIPPED))
     def test_skipped_tf_test(name):
         pytest.skip(SKIPPED[name])
