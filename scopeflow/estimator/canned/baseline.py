@@ -51,25 +51,19 @@ class _BaselineBase(Estimator):
 
 
 class BaselineClassifier(_BaselineBase):
-    """Predicts the class frequencies seen in training (TF 1.x's, loss summed)."""
+    """Predicts the class frequencies seen in training (TF 1.x's; loss summed by default)."""
 
     def __init__(self, model_dir=None, n_classes=2, weight_column=None, label_vocabulary=None,
                  optimizer="Ftrl", config=None, loss_reduction=head_lib.SUM):
-        if label_vocabulary is not None or loss_reduction != head_lib.SUM:
-            raise NotImplementedError("BaselineClassifier's label_vocabulary and "
-                                      "loss_reduction other than SUM are not implemented in "
-                                      "scopeflow yet")
-        super().__init__(head_lib.binary_or_multi_class_head(n_classes), model_dir,
-                         optimizer, config, weight_column)
+        super().__init__(head_lib.binary_or_multi_class_head(
+            n_classes, loss_reduction, label_vocabulary=label_vocabulary), model_dir,
+            optimizer, config, weight_column)
 
 
 class BaselineRegressor(_BaselineBase):
-    """Predicts the mean label seen in training (TF 1.x's, loss summed)."""
+    """Predicts the mean label seen in training (TF 1.x's; loss summed by default)."""
 
     def __init__(self, model_dir=None, label_dimension=1, weight_column=None,
                  optimizer="Ftrl", config=None, loss_reduction=head_lib.SUM):
-        if loss_reduction != head_lib.SUM:
-            raise NotImplementedError("BaselineRegressor's loss_reduction other than SUM is "
-                                      "not implemented in scopeflow yet")
-        super().__init__(head_lib.RegressionHead(label_dimension), model_dir, optimizer,
-                         config, weight_column)
+        super().__init__(head_lib.RegressionHead(label_dimension, loss_reduction), model_dir,
+                         optimizer, config, weight_column)

@@ -101,7 +101,7 @@ class _DNNLinearCombinedBase(Estimator):
 
 
 class DNNLinearCombinedClassifier(_DNNLinearCombinedBase):
-    """TF 1.x's wide-and-deep classifier (loss summed over the batch)."""
+    """TF 1.x's wide-and-deep classifier (loss summed over the batch by default)."""
 
     def __init__(self, model_dir=None, linear_feature_columns=None, linear_optimizer="Ftrl",
                  dnn_feature_columns=None, dnn_optimizer="Adagrad", dnn_hidden_units=None,
@@ -109,10 +109,10 @@ class DNNLinearCombinedClassifier(_DNNLinearCombinedBase):
                  label_vocabulary=None, input_layer_partitioner=None, config=None,
                  warm_start_from=None, loss_reduction=head_lib.SUM, batch_norm=False,
                  linear_sparse_combiner="sum"):
-        check_unsupported("DNNLinearCombinedClassifier", label_vocabulary,
-                          input_layer_partitioner, loss_reduction, linear_sparse_combiner)
-        super().__init__(head_lib.binary_or_multi_class_head(n_classes,
-                                                             weight_column=weight_column),
+        check_unsupported("DNNLinearCombinedClassifier", input_layer_partitioner,
+                          linear_sparse_combiner)
+        super().__init__(head_lib.binary_or_multi_class_head(n_classes, loss_reduction,
+                                                             weight_column, label_vocabulary),
                          model_dir,
                          linear_feature_columns, linear_optimizer, dnn_feature_columns,
                          dnn_optimizer, dnn_hidden_units, dnn_activation_fn, dnn_dropout,
@@ -120,7 +120,7 @@ class DNNLinearCombinedClassifier(_DNNLinearCombinedBase):
 
 
 class DNNLinearCombinedRegressor(_DNNLinearCombinedBase):
-    """TF 1.x's wide-and-deep regressor (mean squared error summed over the batch)."""
+    """TF 1.x's wide-and-deep regressor (mean squared error, summed by default)."""
 
     def __init__(self, model_dir=None, linear_feature_columns=None, linear_optimizer="Ftrl",
                  dnn_feature_columns=None, dnn_optimizer="Adagrad", dnn_hidden_units=None,
@@ -128,9 +128,10 @@ class DNNLinearCombinedRegressor(_DNNLinearCombinedBase):
                  weight_column=None, input_layer_partitioner=None, config=None,
                  warm_start_from=None, loss_reduction=head_lib.SUM, batch_norm=False,
                  linear_sparse_combiner="sum"):
-        check_unsupported("DNNLinearCombinedRegressor", None, input_layer_partitioner,
-                          loss_reduction, linear_sparse_combiner)
-        super().__init__(head_lib.RegressionHead(label_dimension, weight_column=weight_column),
+        check_unsupported("DNNLinearCombinedRegressor", input_layer_partitioner,
+                          linear_sparse_combiner)
+        super().__init__(head_lib.RegressionHead(label_dimension, loss_reduction,
+                                                 weight_column),
                          model_dir,
                          linear_feature_columns, linear_optimizer, dnn_feature_columns,
                          dnn_optimizer, dnn_hidden_units, dnn_activation_fn, dnn_dropout,

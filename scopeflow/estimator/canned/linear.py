@@ -1,6 +1,6 @@
 """``LinearClassifier`` and ``LinearRegressor`` (TF 1.x's ``tf.compat.v1.estimator``
 versions) with TF's variable names: ``linear/linear_model/<column>/weights``,
-``linear/linear_model/bias_weights``; Ftrl(0.2) by default, loss summed over the batch."""
+``linear/linear_model/bias_weights``; Ftrl(0.2), loss summed over the batch (defaults)."""
 
 from __future__ import annotations
 
@@ -75,15 +75,9 @@ def _linear_model_fn(features, labels, mode, head, feature_columns, optimizer,
         return head.create_estimator_spec(features, mode, logits, labels, optimizer)
 
 
-def check_unsupported(kind, label_vocabulary=None, partitioner=None,
-                      loss_reduction=head_lib.SUM, sparse_combiner="sum"):
-    for name, value in (("label_vocabulary", label_vocabulary),
-                        ("partitioner", partitioner)):
-        if value is not None:
-            raise NotImplementedError(f"{kind}'s {name} is not implemented in scopeflow yet")
-    if loss_reduction != head_lib.SUM:
-        raise NotImplementedError(f"{kind}'s loss_reduction other than SUM (TF 1.x's "
-                                  "default) is not implemented in scopeflow yet")
+def check_unsupported(kind, partitioner=None, sparse_combiner="sum"):
+    if partitioner is not None:
+        raise NotImplementedError(f"{kind}'s partitioner is not implemented in scopeflow yet")
     if sparse_combiner not in _COMBINERS:
         raise ValueError(f"Combiner must be one of {list(_COMBINERS)}, got: "
                          f"{sparse_combiner}")
@@ -107,27 +101,26 @@ class _LinearBase(Estimator):
 
 
 class LinearClassifier(_LinearBase):
-    """TF 1.x's ``LinearClassifier``: Ftrl(0.2) by default, loss summed over the batch."""
+    """TF 1.x's ``LinearClassifier``: Ftrl(0.2), loss summed over the batch (defaults)."""
 
     def __init__(self, feature_columns, model_dir=None, n_classes=2, weight_column=None,
                  label_vocabulary=None, optimizer="Ftrl", config=None, partitioner=None,
                  warm_start_from=None, loss_reduction=head_lib.SUM, sparse_combiner="sum"):
-        check_unsupported("LinearClassifier", label_vocabulary, partitioner, loss_reduction,
-                          sparse_combiner)
-        super().__init__(head_lib.binary_or_multi_class_head(n_classes,
-                                                             weight_column=weight_column),
+        check_unsupported("LinearClassifier", partitioner, sparse_combiner)
+        super().__init__(head_lib.binary_or_multi_class_head(n_classes, loss_reduction,
+                                                             weight_column, label_vocabulary),
                          feature_columns,
                          model_dir, optimizer, config, warm_start_from, sparse_combiner)
 
 
 class LinearRegressor(_LinearBase):
-    """TF 1.x's ``LinearRegressor``: mean squared error summed over the batch."""
+    """TF 1.x's ``LinearRegressor``: mean squared error (summed over the batch by default)."""
 
     def __init__(self, feature_columns, model_dir=None, label_dimension=1, weight_column=None,
                  optimizer="Ftrl", config=None, partitioner=None, warm_start_from=None,
                  loss_reduction=head_lib.SUM, sparse_combiner="sum"):
-        check_unsupported("LinearRegressor", None, partitioner, loss_reduction,
-                          sparse_combiner)
-        super().__init__(head_lib.RegressionHead(label_dimension, weight_column=weight_column),
+        check_unsupported("LinearRegressor", partitioner, sparse_combiner)
+        super().__init__(head_lib.RegressionHead(label_dimension, loss_reduction,
+                                                 weight_column),
                          feature_columns,
                          model_dir, optimizer, config, warm_start_from, sparse_combiner)
