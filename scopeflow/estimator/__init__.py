@@ -16,6 +16,7 @@ from scopeflow.estimator.estimator import Estimator, VocabInfo, WarmStartSetting
 from scopeflow.estimator.model_fn import EstimatorSpec, ModeKeys
 from scopeflow.estimator.run_config import RunConfig
 from scopeflow.estimator.training import (
+    BestExporter,
     EvalSpec,
     Exporter,
     FinalExporter,
@@ -47,7 +48,7 @@ from scopeflow.train.session_run_hook import (
 )
 
 __all__ = [
-    "BaselineClassifier", "BaselineRegressor",
+    "BaselineClassifier", "BaselineRegressor", "BestExporter",
     "CheckpointSaverHook", "CheckpointSaverListener", "DNNClassifier",
     "DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor", "DNNRegressor",
     "LinearClassifier", "LinearRegressor",
@@ -65,7 +66,6 @@ _NOT_YET = {
     "BoostedTreesClassifier": "gradient boosted trees (TF's C++ tree ops)",
     "BoostedTreesRegressor": "gradient boosted trees (TF's C++ tree ops)",
     "BoostedTreesEstimator": "gradient boosted trees (TF's C++ tree ops)",
-    "BestExporter": "exporting the best model by an eval metric",
     "Head": "the public head API", "BinaryClassHead": "the public head API",
     "MultiClassHead": "the public head API", "MultiLabelHead": "the public head API",
     "MultiHead": "the public head API", "RegressionHead": "the public head API",

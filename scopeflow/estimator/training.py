@@ -4,17 +4,19 @@ the exporters an ``EvalSpec`` runs after each evaluation."""
 from __future__ import annotations
 
 import collections
+import glob
 import os
 import shutil
 import time
 
-from scopeflow.estimator.estimator import Estimator
+from scopeflow.estimator.estimator import Estimator, _fn_args
 from scopeflow.platform import tf_logging as logging
+from scopeflow.summary.reader import summary_iterator
 from scopeflow.train.basic_session_run_hooks import CheckpointSaverListener, SecondOrStepTimer
 from scopeflow.train.session_run_hook import SessionRunHook
 
-__all__ = ["EvalSpec", "Exporter", "FinalExporter", "LatestExporter", "TrainSpec",
-           "train_and_evaluate"]
+__all__ = ["BestExporter", "EvalSpec", "Exporter", "FinalExporter", "LatestExporter",
+           "TrainSpec", "train_and_evaluate"]
 
 
 def _check_hooks(hooks):
@@ -101,16 +103,32 @@ class FinalExporter(Exporter):
                                             checkpoint_path=checkpoint_path)
 
 
+def _garbage_collect_exports(export_dir_base, exports_to_keep):
+    """TF's: keeps the ``exports_to_keep`` newest exports (10-digit timestamp folders)."""
+    if exports_to_keep is None or not os.path.isdir(export_dir_base):
+        return
+    stamps = sorted(int(d) for d in os.listdir(export_dir_base)
+                    if len(d) == 10 and d.isdigit())
+    for stamp in stamps[:-exports_to_keep]:
+        path = os.path.join(export_dir_base, str(stamp))
+        logging.info("Removing %s", path)
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _check_exports_to_keep(exports_to_keep):
+    if exports_to_keep is not None and exports_to_keep <= 0:
+        raise ValueError("`exports_to_keep`, if provided, must be a positive number. "
+                         f"Got {exports_to_keep}")
+    return exports_to_keep
+
+
 class LatestExporter(FinalExporter):
     """Exports after every evaluation, keeping the newest ``exports_to_keep``."""
 
     def __init__(self, name, serving_input_receiver_fn, assets_extra=None, as_text=False,
                  exports_to_keep=5):
         super().__init__(name, serving_input_receiver_fn, assets_extra, as_text)
-        if exports_to_keep is not None and exports_to_keep <= 0:
-            raise ValueError("`exports_to_keep`, if provided, must be a positive number. "
-                             f"Got {exports_to_keep}")
-        self._exports_to_keep = exports_to_keep
+        self._exports_to_keep = _check_exports_to_keep(exports_to_keep)
 
     def export(self, estimator, export_path, checkpoint_path, eval_result,
                is_the_final_export):
@@ -118,12 +136,83 @@ class LatestExporter(FinalExporter):
                                             assets_extra=self._assets_extra,
                                             as_text=self._as_text,
                                             checkpoint_path=checkpoint_path)
-        if self._exports_to_keep:
-            stamps = sorted(int(d) for d in os.listdir(export_path) if d.isdigit())
-            for stamp in stamps[:-self._exports_to_keep]:
-                logging.info("Removing %s", os.path.join(export_path, str(stamp)))
-                shutil.rmtree(os.path.join(export_path, str(stamp)), ignore_errors=True)
+        _garbage_collect_exports(export_path, self._exports_to_keep)
         return path
+
+
+def _loss_smaller(best_eval_result, current_eval_result):
+    """TF's default ``compare_fn``: True when the current ``loss`` is smaller."""
+    if not best_eval_result or "loss" not in best_eval_result:
+        raise ValueError("best_eval_result cannot be empty or no loss is found in it.")
+    if not current_eval_result or "loss" not in current_eval_result:
+        raise ValueError("current_eval_result cannot be empty or no loss is found in it.")
+    return best_eval_result["loss"] > current_eval_result["loss"]
+
+
+def _verify_compare_fn_args(compare_fn):
+    args = set(_fn_args(compare_fn))
+    for needed in ("best_eval_result", "current_eval_result"):
+        if needed not in args:
+            raise ValueError(f"compare_fn ({compare_fn}) must include {needed} argument.")
+    extra = list(args - {"best_eval_result", "current_eval_result"})
+    if extra:
+        raise ValueError(f"compare_fn ({compare_fn}) has following not expected args: "
+                         f"{extra}")
+
+
+class BestExporter(FinalExporter):
+    """Exports whenever an evaluation is better (``compare_fn``, by default a smaller
+    ``loss``) than the best so far, which it first reads from the eval events files
+    (``event_file_pattern`` under ``model_dir``), so a restarted job keeps its best;
+    keeps the newest ``exports_to_keep``."""
+
+    def __init__(self, name="best_exporter", serving_input_receiver_fn=None,
+                 event_file_pattern="eval/*.tfevents.*", compare_fn=_loss_smaller,
+                 assets_extra=None, as_text=False, exports_to_keep=5):
+        if compare_fn is None:
+            raise ValueError("`compare_fn` must not be None.")
+        _verify_compare_fn_args(compare_fn)
+        super().__init__(name, serving_input_receiver_fn, assets_extra, as_text)
+        self._compare_fn = compare_fn
+        self._event_file_pattern = event_file_pattern
+        self._model_dir = None
+        self._best_eval_result = None
+        self._has_exported = False
+        self._exports_to_keep = _check_exports_to_keep(exports_to_keep)
+
+    def export(self, estimator, export_path, checkpoint_path, eval_result,
+               is_the_final_export):
+        if self._model_dir != estimator.model_dir and self._event_file_pattern:
+            logging.info("Loading best metric from event files.")
+            self._model_dir = estimator.model_dir
+            self._best_eval_result = self._get_best_eval_result(
+                os.path.join(os.fsdecode(self._model_dir), self._event_file_pattern))
+        if self._best_eval_result is not None and self._has_exported and \
+                not self._compare_fn(best_eval_result=self._best_eval_result,
+                                     current_eval_result=eval_result):
+            return None
+        logging.info("Performing best model export.")
+        self._best_eval_result = eval_result
+        path = estimator.export_saved_model(export_path, self._fn,
+                                            assets_extra=self._assets_extra,
+                                            as_text=self._as_text,
+                                            checkpoint_path=checkpoint_path)
+        _garbage_collect_exports(export_path, self._exports_to_keep)
+        self._has_exported = True
+        return path
+
+    def _get_best_eval_result(self, event_files):
+        """The best of the eval results (each event's simple values) in the files."""
+        best = None
+        for event_file in sorted(glob.glob(event_files)):
+            for event in summary_iterator(event_file):
+                if not event.HasField("summary"):
+                    continue
+                result = {v.tag: v.simple_value for v in event.summary.value
+                          if v.HasField("simple_value")}
+                if result and (best is None or self._compare_fn(best, result)):
+                    best = result
+        return best
 
 
 class _Evaluator:
