@@ -303,7 +303,7 @@ MODULE_PATHS: dict[str, tuple[str, ...]] = {
     "tensorflow.python.estimator.training": (
         "scopeflow.estimator.training: EvalSpec TrainSpec train_and_evaluate",),
     "tensorflow.python.estimator.exporter": (
-        "scopeflow.estimator.training: Exporter FinalExporter LatestExporter",),
+        "scopeflow.estimator.training: BestExporter Exporter FinalExporter LatestExporter",),
     "tensorflow.python.estimator.export": (),
     "tensorflow.python.estimator.export.export": ("scopeflow.estimator.export",),
     "tensorflow.python.estimator.export.export_output": (
