@@ -1,0 +1,260 @@
+"""Whole-model HDF5 files (``model.save('m.h5')``, ``tf.keras.models.save_model`` and
+``load_model``), interchangeable with real tf_keras (TF 2.21, TF1 graph mode).
+
+tests/fixtures/keras_h5/ holds files tf_keras wrote (make_fixtures.py, the same script's
+model builders run here on scopeflow) and what tf_keras computed with each model after
+saving it: scopeflow loads them and gives the same predictions, evaluation, optimizer state
+(``iterations``, slots: two more training steps give tf_keras's losses), and writes the same
+layout back. The live test (skipped without the oracle) runs the other direction: tf_keras
+loads the files scopeflow writes and predicts and trains as scopeflow does.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+
+import numpy as np
+import pytest
+
+import scopeflow as tf
+
+h5py = pytest.importorskip("h5py")
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "keras_h5")
+_spec = importlib.util.spec_from_file_location(
+    "keras_h5_make_fixtures", os.path.join(FIXTURES, "make_fixtures.py"))
+make_fixtures = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(make_fixtures)
+
+with open(os.path.join(FIXTURES, "expected.json")) as _f:
+    EXPECTED = json.load(_f)
+
+K = tf.keras
+Scale = make_fixtures.scale_layer_class(K)
+
+
+def _inputs(name, case):
+    """The fixture's inputs with their dtypes (the LSTM model's word ids are int32)."""
+    return [np.asarray(a, dtype="int32" if name.startswith("functional") and i == 0
+                       else "float32") for i, a in enumerate(case["x"])]
+
+
+def _check(model, name, case, rtol=1e-5, atol=1e-6):
+    """The model computes what ``case`` recorded: predictions, evaluation, the optimizer's
+    step count, and (restored slots) the next two training steps."""
+    x, y = _inputs(name, case), np.asarray(case["y"], "float32")
+    np.testing.assert_allclose(model.predict(x), case["predict"], rtol=rtol, atol=atol)
+    np.testing.assert_allclose(model.evaluate(x, y, batch_size=4, verbose=0),
+                               case["evaluate"], rtol=rtol, atol=atol)
+    assert K.backend.get_value(model.optimizer.iterations) == case["iterations"]
+    if "train_on_batch" in case:
+        steps = [model.train_on_batch(x, y) for _ in range(2)]
+        np.testing.assert_allclose(steps, case["train_on_batch"], rtol=1e-4, atol=1e-6)
+        np.testing.assert_allclose(model.predict(x), case["predict_after_training"],
+                                   rtol=1e-4, atol=1e-5)
+
+
+def _walk(path):
+    """``{dataset path: (shape, dtype)}`` and ``{group path: sorted attribute names}`` of an
+    HDF5 file; the optimizer's ``training/<Name>/`` scope left out (a model loaded from a
+    file makes its optimizer's variables at the root, ``iter:0``, in tf_keras too)."""
+    out = {}
+
+    def visit(name, obj):
+        for scope in ("training/Adam/", "training/SGD/"):
+            name = name.replace(scope, "")
+        if isinstance(obj, h5py.Dataset):
+            out[name] = (obj.shape, str(obj.dtype))
+        elif not name.endswith(("training", "training/Adam", "training/SGD")):
+            out[name + "/@"] = sorted(obj.attrs)
+
+    with h5py.File(path, "r") as f:
+        f.visititems(visit)
+        out["/@"] = sorted(f.attrs)
+    return out
+
+
+@pytest.fixture(autouse=True)
+def _fresh_graph():
+    K.backend.clear_session()
+    yield
+    K.backend.clear_session()
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_tf_keras_file_loads_and_computes_its_results(name):
+    model = K.models.load_model(os.path.join(FIXTURES, f"{name}.h5"),
+                                custom_objects={"Scale": Scale})
+    _check(model, name, EXPECTED[name])
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_saving_a_tf_keras_model_again_writes_its_layout(name, tmp_path):
+    source = os.path.join(FIXTURES, f"{name}.h5")
+    model = K.models.load_model(source, custom_objects={"Scale": Scale})
+    model.save(str(tmp_path / "again.h5"))
+    assert _walk(tmp_path / "again.h5") == _walk(source)
+    with h5py.File(source, "r") as a, h5py.File(tmp_path / "again.h5", "r") as b:
+        theirs, ours = (json.loads(f.attrs["model_config"]) for f in (a, b))
+        assert ours["class_name"] == theirs["class_name"]
+        assert [layer["config"]["name"] for layer in ours["config"]["layers"]] == \
+            [layer["config"]["name"] for layer in theirs["config"]["layers"]]
+        assert json.loads(b.attrs["training_config"])["optimizer_config"] == \
+            json.loads(a.attrs["training_config"])["optimizer_config"]
+        assert b.attrs["keras_version"] == a.attrs["keras_version"]
+
+
+def test_layer_configs_are_tf_keras_own():
+    """The Sequential models' configs read back unchanged (functional ones differ only in
+    tf_keras's ``shared_object_id`` bookkeeping of shared initializers)."""
+    for name in ("mlp_adam", "cnn_sgd"):
+        K.backend.clear_session()
+        with h5py.File(os.path.join(FIXTURES, f"{name}.h5"), "r") as f:
+            theirs = json.loads(f.attrs["model_config"])
+        model = K.models.load_model(os.path.join(FIXTURES, f"{name}.h5"))
+        ours = json.loads(model.to_json())
+        assert {"class_name": ours["class_name"], "config": ours["config"]} == theirs
+
+
+def test_round_trip_keeps_predictions_and_optimizer_state(tmp_path):
+    model, x, y, _ = make_fixtures.functional(K)
+    model.fit(x, y, batch_size=4, epochs=2, shuffle=False, verbose=0)
+    tf.keras.models.save_model(model, str(tmp_path / "m.h5"))
+    case = make_fixtures.after_saving(K, model, x, y, deterministic=True)
+    slots = {w.name.split("/", 2)[-1]: v
+             for w, v in zip(model.optimizer.weights, model.optimizer.get_weights())}
+    K.backend.clear_session()
+    loaded = K.models.load_model(str(tmp_path / "m.h5"))
+    assert [w.name for w in loaded.optimizer.weights][:2] == ["iter:0", "embedding/embeddings/m:0"]
+    with h5py.File(tmp_path / "m.h5", "r") as f:
+        names = [str(n) for n in f["optimizer_weights"].attrs["weight_names"]]
+        assert names[0] == "training/Adam/iter:0"
+        assert set(f["model_weights"]) == {"ids", "extra", "embedding", "lstm", "dense",
+                                           "concatenate", "out", "top_level_model_weights"}
+    assert len(slots) == len(loaded.optimizer.weights)
+    _check(loaded, "functional", case)
+
+
+def test_include_optimizer_false_and_uncompiled_models_load_uncompiled(tmp_path):
+    model, x, y, _ = make_fixtures.mlp(K)
+    model.save(str(tmp_path / "m.h5"), include_optimizer=False)
+    K.models.Sequential([K.layers.Dense(2, input_shape=(3,))]).save(str(tmp_path / "u.h5"))
+    for path in ("m.h5", "u.h5"):
+        with h5py.File(tmp_path / path, "r") as f:
+            assert "training_config" not in f.attrs and "optimizer_weights" not in f
+        K.backend.clear_session()
+        loaded = K.models.load_model(str(tmp_path / path))
+        assert loaded.optimizer is None
+    K.backend.clear_session()
+    model, x, _, _ = make_fixtures.cnn(K)
+    model.save(str(tmp_path / "c.h5"))
+    expected = model.predict(x)
+    K.backend.clear_session()
+    loaded = K.models.load_model(str(tmp_path / "c.h5"), compile=False)
+    assert loaded.optimizer is None
+    np.testing.assert_allclose(loaded.predict(x), expected, rtol=1e-6)
+
+
+def test_custom_objects_and_unknown_classes():
+    path = os.path.join(FIXTURES, "custom_layer.h5")
+    with pytest.raises(ValueError, match="Unknown layer: Scale"):
+        K.models.load_model(path)
+    with K.utils.custom_object_scope({"Scale": Scale}):
+        model = K.models.load_model(path)
+    assert type(model.layers[-1]) is Scale and model.layers[-1].offset == 0.5
+
+
+def test_custom_loss_by_name(tmp_path):
+    def doubled_mse(y_true, y_pred):
+        return 2.0 * K.losses.mean_squared_error(y_true, y_pred)
+
+    model = K.Sequential([K.layers.Dense(1, input_shape=(2,))])
+    model.compile("sgd", doubled_mse)
+    model.save(str(tmp_path / "m.h5"))
+    with h5py.File(tmp_path / "m.h5", "r") as f:
+        assert json.loads(f.attrs["training_config"])["loss"] == "doubled_mse"
+    K.backend.clear_session()
+    with pytest.raises(ValueError, match="Unknown loss function: doubled_mse"):
+        K.models.load_model(str(tmp_path / "m.h5"))
+    K.backend.clear_session()
+    loaded = K.models.load_model(str(tmp_path / "m.h5"),
+                                 custom_objects={"doubled_mse": doubled_mse})
+    assert loaded.loss is doubled_mse
+
+
+def test_savedmodel_format_and_missing_files(tmp_path):
+    model = K.Sequential([K.layers.Dense(1, input_shape=(2,))])
+    with pytest.raises(NotImplementedError, match="SavedModel"):
+        model.save(str(tmp_path / "saved"))
+    with pytest.raises(NotImplementedError, match="SavedModel"):
+        model.save(str(tmp_path / "m.h5"), save_format="tf")
+    with pytest.raises(ValueError, match="Unknown format"):
+        model.save(str(tmp_path / "m.h5"), save_format="pb")
+    with pytest.raises(OSError, match="No file or directory found at"):
+        K.models.load_model(str(tmp_path / "missing.h5"))
+    os.makedirs(tmp_path / "dir")
+    with pytest.raises(NotImplementedError, match="SavedModel"):
+        K.models.load_model(str(tmp_path / "dir"))
+    model.save(str(tmp_path / "m.keras"), save_format="h5")
+    assert h5py.is_hdf5(tmp_path / "m.keras")
+
+
+def test_subclassed_model_cannot_be_saved_to_hdf5(tmp_path):
+    class Twice(K.Model):
+        def call(self, inputs):
+            return inputs * 2.0
+
+    with pytest.raises(NotImplementedError, match="Functional model or a Sequential"):
+        Twice().save(str(tmp_path / "m.h5"))
+
+
+TF_KERAS_READS_OURS = """
+import importlib.util, os
+spec = importlib.util.spec_from_file_location("make_fixtures", {script!r})
+make_fixtures = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(make_fixtures)
+K = tf.keras
+Scale = make_fixtures.scale_layer_class(K)
+ours = json.load(open({ours_json!r}))
+result = {{"loaded": {{}}, "written": make_fixtures.write(tf, {theirs!r})}}
+for name, case in ours.items():
+    K.backend.clear_session()
+    model = K.models.load_model(os.path.join({ours!r}, name + ".h5"),
+                                custom_objects={{"Scale": Scale}})
+    x = [np.asarray(a, dtype="int32" if name.startswith("functional") and i == 0
+                    else "float32") for i, a in enumerate(case["x"])]
+    y = np.asarray(case["y"], "float32")
+    result["loaded"][name] = make_fixtures.after_saving(K, model, x, y, "train_on_batch" in case)
+print(json.dumps(result))
+"""
+
+
+def test_files_interchange_with_live_tf_keras(tf1, tmp_path):
+    """Scopeflow writes the fixture models, tf_keras loads them and computes what scopeflow
+    computed; tf_keras writes them afresh and scopeflow loads those."""
+    ours, theirs = tmp_path / "ours", tmp_path / "theirs"
+    ours.mkdir()
+    theirs.mkdir()
+    expected = make_fixtures.write(tf, str(ours))
+    with open(ours / "expected.json", "w") as f:
+        json.dump(expected, f)
+    result = tf1(TF_KERAS_READS_OURS.format(
+        script=os.path.abspath(os.path.join(FIXTURES, "make_fixtures.py")),
+        ours_json=str(ours / "expected.json"), ours=str(ours), theirs=str(theirs)))
+    for name, case in result["loaded"].items():
+        mine = expected[name]
+        np.testing.assert_allclose(case["predict"], mine["predict"], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(case["evaluate"], mine["evaluate"], rtol=1e-5, atol=1e-6)
+        assert case["iterations"] == mine["iterations"]
+        if "train_on_batch" in mine:
+            np.testing.assert_allclose(case["train_on_batch"], mine["train_on_batch"],
+                                       rtol=1e-4, atol=1e-6)
+            np.testing.assert_allclose(case["predict_after_training"],
+                                       mine["predict_after_training"], rtol=1e-4, atol=1e-5)
+    assert sorted(result["written"]) == sorted(expected)
+    for name, case in result["written"].items():
+        K.backend.clear_session()
+        model = K.models.load_model(str(theirs / f"{name}.h5"), custom_objects={"Scale": Scale})
+        _check(model, name, case)
