@@ -24,12 +24,15 @@ from scopeflow.keras import layers as layers_module
 from scopeflow.keras import losses as losses_module
 from scopeflow.keras import metrics as metrics_module
 from scopeflow.keras import optimizers
+from scopeflow.keras.engine import data_adapter
+from scopeflow.keras.engine.input_layer import Input
 from scopeflow.keras.engine.keras_tensor import get_mask
 from scopeflow.keras.engine.network import Network
 from scopeflow.keras.utils import saving_utils
 from scopeflow.keras.utils.generic_utils import Progbar
 from scopeflow.ops import array_ops, math_ops
 from scopeflow.ops.constant_op import constant
+from scopeflow.platform import tf_logging as logging
 
 __all__ = ["Model"]
 
@@ -53,6 +56,36 @@ def _batches(size, batch_size):
 
 def _slice(arrays, ids):
     return [None if a is None else a[ids] for a in arrays]
+
+
+class _FitRun:
+    """The settings of one ``fit`` that its loops share."""
+
+    def __init__(self, epochs, verbose, callbacks, initial_epoch, validation_freq, batch_size,
+                 class_weight):
+        self.epochs, self.verbose, self.callbacks = epochs, verbose, callbacks
+        self.initial_epoch, self.validation_freq = initial_epoch, validation_freq
+        self.batch_size, self.class_weight = batch_size, class_weight
+
+
+def _validation_tuple(validation_data):
+    """``(x, y, sample_weight)`` of ``validation_data`` (2 or 3 items)."""
+    if len(validation_data) == 2:
+        return validation_data[0], validation_data[1], None
+    if len(validation_data) == 3:
+        return tuple(validation_data)
+    raise ValueError("When passing validation_data, it must contain 2 (x_val, y_val) or 3 "
+                     "(x_val, y_val, val_sample_weights) items, however it contains "
+                     f"{len(validation_data)} items")
+
+
+def _should_validate(validation_freq, epoch):
+    """tf_keras's rule: every ``validation_freq`` epochs, or the epochs (1-based) listed."""
+    if isinstance(validation_freq, int):
+        if validation_freq < 1:
+            raise ValueError("`validation_freq` can not be less than 1.")
+        return (epoch + 1) % validation_freq == 0
+    return epoch + 1 in validation_freq
 
 
 class Model(Network):
@@ -340,10 +373,39 @@ class Model(Network):
         return inputs, targets, weights
 
     def _ensure_built(self, x):
-        if not self.outputs:
-            raise NotImplementedError("fit/evaluate/predict of a subclassed model (no "
-                                      "functional outputs) is not implemented in scopeflow's "
-                                      "tf.keras; build it with the functional API")
+        if self.outputs:
+            return
+        if self._is_graph_network or type(self).call is Network.call:
+            raise ValueError("This model has not yet been built: it has no inputs.")
+        self._build_subclassed(x)
+
+    def _build_subclassed(self, x):
+        """tf_keras's deferred build of a subclassed model: one placeholder per input array,
+        shaped like the data (any batch size), the model called on them, then the loss and
+        metrics of ``compile``."""
+        arrays = list(x.values()) if isinstance(x, dict) else \
+            list(x) if isinstance(x, (list, tuple)) else [x]
+        with K.get_graph().as_default():
+            inputs = []
+            for array in arrays:
+                array = np.asarray(array)
+                dtype = K.floatx() if array.dtype.kind == "f" else array.dtype.name
+                inputs.append(Input(batch_shape=(None,) + array.shape[1:], dtype=dtype))
+            if isinstance(x, dict):
+                structure = dict(zip(x, inputs))
+            else:
+                structure = inputs[0] if len(inputs) == 1 else inputs
+            outputs = self(structure)
+        self.inputs = inputs
+        self.outputs = _as_list(outputs)
+        self.input_names = [f"input_{i + 1}" for i in range(len(self.inputs))]
+        self.output_names = [f"output_{i + 1}" for i in range(len(self.outputs))]
+        self.built = True
+        if self._compiled and self.optimizer is not None:
+            self._compile_graph()
+
+    def _graph(self):
+        return self.outputs[0].graph if self.outputs else K.get_graph()
 
     # ── loops ─────────────────────────────────────────────────────────────────────────
     def _loop(self, function, arrays, num_samples, batch_size, training, callbacks=None,
@@ -376,119 +438,282 @@ class Model(Network):
             return []
         return [total_loss / seen] + values[1:]
 
+    def _run_steps(self, function, feed, training, callbacks=None, class_weight=None,
+                   steps_name="steps"):
+        """Runs ``function`` on ``feed.steps`` batches of ``feed`` (all it has when that is
+        None): the loss averaged over the steps, then the metrics' running values."""
+        self.reset_metrics()
+        step, total, values = 0, 0.0, []
+        while feed.steps is None or step < feed.steps:
+            batch = feed.next_batch()
+            if batch is None:
+                self._out_of_data(feed, step, steps_name)
+                break
+            logs = {"batch": step, "size": feed.log_size(batch)}
+            if callbacks is not None:
+                callbacks.on_train_batch_begin(step, logs)
+            arrays = sum(self._prepare(*batch, class_weight=class_weight), [])
+            outs = self._run(function, arrays, training)
+            values = self._accumulate_metrics([float(np.asarray(o)) for o in outs],
+                                              len(arrays[0]))
+            total += values[0]
+            step += 1
+            if callbacks is not None:
+                logs.update(zip(self.metrics_names, values))
+                callbacks.on_train_batch_end(step - 1, logs)
+                if self.stop_training:
+                    break
+        if not step:
+            raise ValueError("Empty training data.")
+        return [total / step] + values[1:]
+
+    def _out_of_data(self, feed, step, steps_name):
+        """tf_keras's handling of data that ends before ``steps``: a warning and the end of
+        training, or (steps unknown) the number of steps of a pass learnt."""
+        if feed.steps is not None:
+            self.stop_training = True
+            what = "dataset" if feed.kind == "dataset" else "dataset iterator"
+            logging.warning(f"Your {what} ran out of data; interrupting training. Make sure "
+                            f"that your {what} can generate at least `{steps_name} * epochs` "
+                            "batches. You may need to use the repeat() function when "
+                            "building your dataset.")
+        elif step > 0:
+            feed.steps = step
+
+    def _predict_steps(self, feed):
+        results = []
+        while feed.steps is None or len(results) < feed.steps:
+            batch = feed.next_batch()
+            if batch is None:
+                break
+            inputs, _, _ = self._prepare(batch[0], None)
+            results.append(self._run(self._predict_function, inputs, False))
+        if not results:
+            raise ValueError("Empty prediction data.")
+        outputs = [np.concatenate([r[i] for r in results]) for i in range(len(results[0]))]
+        return outputs[0] if len(outputs) == 1 else outputs
+
+    # ── fit ───────────────────────────────────────────────────────────────────────────
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose=1, callbacks=None,
             validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,
             sample_weight=None, initial_epoch=0, steps_per_epoch=None, validation_steps=None,
-            validation_freq=1, **kwargs):
-        """Trains on NumPy arrays for ``epochs``; returns the ``History``."""
+            validation_freq=1, max_queue_size=10, workers=1, use_multiprocessing=False,
+            **kwargs):
+        """Trains for ``epochs``: on NumPy arrays in batches of ``batch_size``, or on a
+        ``tf.data`` dataset, generator, ``Sequence`` or tensors, ``steps_per_epoch`` batches
+        an epoch (a finite dataset's or a ``Sequence``'s length when None). Returns the
+        ``History``."""
         if kwargs:
             raise TypeError(f"Unrecognized keyword arguments: {kwargs}")
-        if steps_per_epoch is not None:
-            raise NotImplementedError("fit(steps_per_epoch=...) (tensors or datasets as input) "
-                                      "is not implemented in scopeflow's tf.keras")
-        if batch_size is None:
-            batch_size = 32
         self._check_compiled()
-        inputs, targets, weights = self._prepare(x, y, sample_weight, class_weight)
+        if shuffle == "batch":
+            raise NotImplementedError("fit(shuffle='batch') is not implemented in scopeflow's "
+                                      "tf.keras")
+        run = _FitRun(epochs, verbose, callbacks, initial_epoch, validation_freq,
+                      batch_size or 32, class_weight)
+        if data_adapter.is_array_data(x) and steps_per_epoch is None:
+            return self._fit_arrays(run, x, y, sample_weight, validation_split,
+                                    validation_data, shuffle)
+        if validation_split:
+            raise ValueError("`validation_split` is only supported for Tensors or NumPy "
+                             "arrays.")
+        feed = data_adapter.make_feed(self._graph(), x, y, sample_weight, steps_per_epoch,
+                                      "steps_per_epoch", shuffle)
+        return self._fit_feed(run, feed, validation_data, validation_steps)
+
+    def _fit_arrays(self, run, x, y, sample_weight, validation_split, validation_data,
+                    shuffle):
+        inputs, targets, weights = self._prepare(x, y, sample_weight, run.class_weight)
+        arrays = inputs + targets + weights
         val_arrays = None
         if validation_data is not None:
-            if len(validation_data) == 2:
-                val_x, val_y = validation_data
-                val_w = None
-            elif len(validation_data) == 3:
-                val_x, val_y, val_w = validation_data
-            else:
-                raise ValueError("When passing validation_data, it must contain 2 (x_val, "
-                                 "y_val) or 3 (x_val, y_val, val_sample_weights) items, "
-                                 f"however it contains {len(validation_data)} items")
-            vi, vt, vw = self._prepare(val_x, val_y, val_w)
-            val_arrays = vi + vt + vw
+            val_arrays = sum(self._prepare(*_validation_tuple(validation_data)), [])
         elif validation_split and 0.0 < validation_split < 1.0:
             split_at = int(len(inputs[0]) * (1.0 - validation_split))
-            all_arrays = inputs + targets + weights
-            val_arrays = [a[split_at:] for a in all_arrays]
-            inputs = [a[:split_at] for a in inputs]
-            targets = [a[:split_at] for a in targets]
-            weights = [a[:split_at] for a in weights]
-        arrays = inputs + targets + weights
-        num_samples = len(inputs[0])
+            val_arrays = [a[split_at:] for a in arrays]
+            arrays = [a[:split_at] for a in arrays]
+        num_samples = len(arrays[0])
         self._make_train_function()
-        do_validation = val_arrays is not None
-        if do_validation:
-            self._make_test_function()
-        out_labels = list(self.metrics_names)
-        callback_metrics = out_labels + ([f"val_{n}" for n in out_labels]
-                                         if do_validation else [])
-        self.history = cbks.History()
-        stateful = self.metrics_names[1:]
-        callback_list = [cbks.BaseLogger(stateful_metrics=stateful)] + _as_list(callbacks) + \
-            [self.history]
-        if verbose:
-            callback_list.append(cbks.ProgbarLogger("samples", stateful_metrics=stateful))
-        callback_list = cbks.CallbackList(callback_list)
-        callback_list.set_model(self)
-        callback_list.set_params({"batch_size": batch_size, "epochs": epochs, "steps": None,
-                                  "samples": num_samples, "verbose": verbose,
-                                  "do_validation": do_validation,
-                                  "metrics": callback_metrics})
-        self.stop_training = False
-        if do_validation and verbose:
-            print(f"Train on {num_samples} samples, validate on {len(val_arrays[0])} samples")
-        elif verbose:
-            print(f"Train on {num_samples} samples")
-        callback_list.on_train_begin()
-        for epoch in range(initial_epoch, epochs):
-            epoch_logs = {}
-            callback_list.on_epoch_begin(epoch, epoch_logs)
+        validate = self._array_validator(val_arrays, run.batch_size)
+        if run.verbose:
+            print(f"Train on {num_samples} samples" + (
+                f", validate on {len(val_arrays[0])} samples" if validate else ""))
+        callback_list = self._fit_callbacks(run, "samples", num_samples, None, validate)
+
+        def train_epoch(epoch):
             index_array = np.arange(num_samples)
-            if shuffle == "batch":
-                raise NotImplementedError("fit(shuffle='batch') is not implemented in "
-                                          "scopeflow's tf.keras")
             if shuffle:
                 np.random.shuffle(index_array)
-            self._loop(self._train_function, arrays, num_samples, batch_size, True,
+            self._loop(self._train_function, arrays, num_samples, run.batch_size, True,
                        callbacks=callback_list, index_array=index_array)
-            if do_validation and (epoch + 1) % validation_freq == 0 and \
+            return {}
+
+        return self._epochs(run, callback_list, train_epoch, validate)
+
+    def _fit_feed(self, run, feed, validation_data, validation_steps):
+        if not self.outputs:
+            self._ensure_built(feed.peek()[0])
+        self._make_train_function()
+        validate, val_count = self._feed_validator(validation_data, validation_steps,
+                                                   run.batch_size)
+        if run.verbose and feed.kind != "generator":
+            unit = "steps" if feed.kind == "dataset" else "samples"
+            print(f"Train on {feed.steps} {unit}" + (
+                f", validate on {val_count} {unit}" if val_count else ""))
+        callback_list = self._fit_callbacks(run, "steps", feed.steps, feed.steps, validate)
+
+        def train_epoch(epoch):
+            if epoch > run.initial_epoch:
+                feed.new_pass()
+            values = self._run_steps(self._train_function, feed, True, callback_list,
+                                     run.class_weight, "steps_per_epoch")
+            feed.end_epoch()
+            return dict(zip(self.metrics_names, values))
+
+        return self._epochs(run, callback_list, train_epoch, validate)
+
+    def _array_validator(self, val_arrays, batch_size):
+        """The function of the epoch giving the ``val_`` logs on NumPy arrays (None)."""
+        if val_arrays is None:
+            return None
+        self._make_test_function()
+
+        def validate(epoch):
+            values = self._loop(self._test_function, val_arrays, len(val_arrays[0]),
+                                batch_size, False, mode="test")
+            return {f"val_{n}": v for n, v in zip(self.metrics_names, values)}
+
+        return validate
+
+    def _feed_validator(self, validation_data, validation_steps, batch_size):
+        """The validation function and its number of steps or samples, for any data."""
+        if validation_data is None:
+            return None, None
+        if isinstance(validation_data, (list, tuple)) and \
+                data_adapter.is_array_data(validation_data[0]):
+            arrays = sum(self._prepare(*_validation_tuple(validation_data)), [])
+            return self._array_validator(arrays, batch_size), len(arrays[0])
+        if isinstance(validation_data, (list, tuple)):
+            validation_data = _validation_tuple(validation_data)
+        else:
+            validation_data = (validation_data, None, None)
+        feed = data_adapter.make_feed(self._graph(), *validation_data,
+                                      steps=validation_steps, steps_name="validation_steps")
+        self._make_test_function()
+        passes = []
+
+        def validate(epoch):
+            if passes:
+                feed.new_pass(restart=True)
+            passes.append(epoch)
+            values = self._run_steps(self._test_function, feed, False,
+                                     steps_name="validation_steps")
+            return {f"val_{n}": v for n, v in zip(self.metrics_names, values)}
+
+        return validate, feed.steps
+
+    def _fit_callbacks(self, run, count_mode, samples, steps, validate):
+        """The ``CallbackList`` of ``fit``: ``BaseLogger``, the user's, ``History`` and (when
+        verbose) ``ProgbarLogger``, with tf_keras's params."""
+        self.history = cbks.History()
+        stateful = self.metrics_names[1:]
+        callback_list = [cbks.BaseLogger(stateful_metrics=stateful)] + \
+            _as_list(run.callbacks) + [self.history]
+        if run.verbose:
+            callback_list.append(cbks.ProgbarLogger(count_mode, stateful_metrics=stateful))
+        callback_list = cbks.CallbackList(callback_list)
+        callback_list.set_model(self)
+        names = list(self.metrics_names)
+        metrics = names + ([f"val_{n}" for n in names] if validate is not None else [])
+        callback_list.set_params({
+            "batch_size": run.batch_size if count_mode == "samples" else None,
+            "epochs": run.epochs, "steps": steps, "samples": samples,
+            "verbose": run.verbose, "do_validation": validate is not None,
+            "metrics": metrics})
+        return callback_list
+
+    def _epochs(self, run, callback_list, train_epoch, validate):
+        """The epochs from ``initial_epoch``: train, validate when due, the callbacks."""
+        self.stop_training = False
+        callback_list.on_train_begin()
+        for epoch in range(run.initial_epoch, run.epochs):
+            epoch_logs = {}
+            callback_list.on_epoch_begin(epoch, epoch_logs)
+            epoch_logs.update(train_epoch(epoch))
+            if validate is not None and _should_validate(run.validation_freq, epoch) and \
                     not self.stop_training:
-                values = self._loop(self._test_function, val_arrays, len(val_arrays[0]),
-                                    batch_size, False, mode="test")
-                for name, value in zip(out_labels, values):
-                    epoch_logs[f"val_{name}"] = value
+                epoch_logs.update(validate(epoch))
             callback_list.on_epoch_end(epoch, epoch_logs)
             if self.stop_training:
                 break
         callback_list.on_train_end()
         return self.history
 
+    def fit_generator(self, generator, steps_per_epoch=None, epochs=1, verbose=1,
+                      callbacks=None, validation_data=None, validation_steps=None,
+                      validation_freq=1, class_weight=None, max_queue_size=10, workers=1,
+                      use_multiprocessing=False, shuffle=True, initial_epoch=0):
+        """``fit`` on a generator or ``Sequence`` (TF1's name for it)."""
+        return self.fit(generator, steps_per_epoch=steps_per_epoch, epochs=epochs,
+                        verbose=verbose, callbacks=callbacks, validation_data=validation_data,
+                        validation_steps=validation_steps, validation_freq=validation_freq,
+                        class_weight=class_weight, shuffle=shuffle,
+                        initial_epoch=initial_epoch)
+
+    # ── evaluate, predict ─────────────────────────────────────────────────────────────
     def evaluate(self, x=None, y=None, batch_size=None, verbose=1, sample_weight=None,
-                 steps=None, callbacks=None, **kwargs):
-        """The loss and metrics over ``x``/``y``: a scalar, or a list (``metrics_names``)."""
-        if steps is not None:
-            raise NotImplementedError("evaluate(steps=...) is not implemented in scopeflow's "
-                                      "tf.keras")
+                 steps=None, callbacks=None, max_queue_size=10, workers=1,
+                 use_multiprocessing=False, **kwargs):
+        """The loss and metrics over ``x``/``y`` (or ``steps`` batches of a dataset,
+        generator or tensors): a scalar, or a list (``metrics_names``)."""
+        if kwargs:
+            raise TypeError(f"Invalid keyword arguments: {kwargs}")
         self._check_compiled()
-        batch_size = batch_size or 32
-        inputs, targets, weights = self._prepare(x, y, sample_weight)
-        self._make_test_function()
-        arrays = inputs + targets + weights
-        num_samples = len(inputs[0])
         # tf_keras's graph-mode evaluate prints no progress bar, whatever ``verbose``.
-        values = [np.float32(v) for v in self._loop(self._test_function, arrays, num_samples,
-                                                    batch_size, False, mode="test")]
+        if data_adapter.is_array_data(x) and steps is None:
+            batch_size = batch_size or 32
+            inputs, targets, weights = self._prepare(x, y, sample_weight)
+            self._make_test_function()
+            values = self._loop(self._test_function, inputs + targets + weights,
+                                len(inputs[0]), batch_size, False, mode="test")
+        else:
+            feed = data_adapter.make_feed(self._graph(), x, y, sample_weight, steps)
+            if not self.outputs:
+                self._ensure_built(feed.peek()[0])
+            self._make_test_function()
+            values = self._run_steps(self._test_function, feed, False)
+        values = [np.float32(v) for v in values]
         return values[0] if len(values) == 1 else values
 
-    def predict(self, x, batch_size=None, verbose=0, steps=None, callbacks=None, **kwargs):
-        """The outputs for ``x``, batch by batch, concatenated (a list for several)."""
-        if steps is not None:
-            raise NotImplementedError("predict(steps=...) is not implemented in scopeflow's "
-                                      "tf.keras")
-        batch_size = batch_size or 32
-        inputs, _, _ = self._prepare(x, None)
+    def evaluate_generator(self, generator, steps=None, callbacks=None, max_queue_size=10,
+                           workers=1, use_multiprocessing=False, verbose=0):
+        """``evaluate`` on a generator or ``Sequence`` (TF1's name for it)."""
+        return self.evaluate(generator, steps=steps, verbose=verbose, callbacks=callbacks)
+
+    def predict(self, x, batch_size=None, verbose=0, steps=None, callbacks=None,
+                max_queue_size=10, workers=1, use_multiprocessing=False, **kwargs):
+        """The outputs for ``x`` (arrays in batches, or ``steps`` batches of a dataset,
+        generator or tensors), concatenated (a list for several)."""
+        if kwargs:
+            raise TypeError(f"Invalid keyword arguments: {kwargs}")
+        feed = None
+        if not data_adapter.is_array_data(x) or steps is not None:
+            feed = data_adapter.make_feed(self._graph(), x, steps=steps)
+            if not self.outputs:
+                self._ensure_built(feed.peek()[0])
+        elif not self.outputs:
+            self._ensure_built(x)
         if self._predict_function is None:
             with self.outputs[0].graph.as_default():
                 self._predict_function = K.function(list(self.inputs), list(self.outputs),
                                                     updates=self.state_updates,
                                                     name="predict_function")
+        if feed is not None:
+            return self._predict_steps(feed)
+        return self._predict_arrays(x, batch_size or 32, verbose)
+
+    def _predict_arrays(self, x, batch_size, verbose):
+        inputs, _, _ = self._prepare(x, None)
         num_samples = len(inputs[0])
         results = None
         progbar = Progbar(num_samples) if verbose == 1 else None
@@ -500,6 +725,11 @@ class Model(Network):
                 progbar.update(end)
         results = [np.concatenate(r) for r in results]
         return results[0] if len(results) == 1 else results
+
+    def predict_generator(self, generator, steps=None, callbacks=None, max_queue_size=10,
+                          workers=1, use_multiprocessing=False, verbose=0):
+        """``predict`` on a generator or ``Sequence`` (TF1's name for it)."""
+        return self.predict(generator, steps=steps, verbose=verbose, callbacks=callbacks)
 
     def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None,
                        reset_metrics=True):
