@@ -3,13 +3,14 @@ JSON, and whole-model HDF5 files (``save_model``/``load_model``, tf_keras's layo
 
 from __future__ import annotations
 
+import contextlib
 import json
-import logging
 import os
 
 from scopeflow.keras.engine.sequential import Sequential
 from scopeflow.keras.engine.training import Model
 from scopeflow.keras.utils import saving_utils
+from scopeflow.platform import tf_logging as logging
 
 __all__ = ["Model", "Sequential", "model_from_config", "model_from_json", "load_model",
            "save_model"]
@@ -64,12 +65,28 @@ def _attr_text(f, name):
     return value.decode("utf-8") if hasattr(value, "decode") else value
 
 
+@contextlib.contextmanager
+def _naming_custom_objects():
+    """An ``Unknown layer: MyLayer`` error says how to pass the class, as tf_keras's does."""
+    try:
+        yield
+    except ValueError as e:
+        if not str(e).startswith("Unknown "):
+            raise
+        raise ValueError(f"{e}. Please ensure you are using a "
+                         "`keras.utils.custom_object_scope` and that this object is included "
+                         "in the scope (or pass it in `load_model(..., custom_objects=...)`). "
+                         "See https://www.tensorflow.org/guide/keras/save_and_serialize"
+                         "#registering_the_custom_object for details.") from None
+
+
 def _load_model_from_hdf5(f, custom_objects, compile):  # noqa: A002 - Keras's name
     custom_objects = dict(custom_objects or {})
     model_config = _attr_text(f, "model_config")
     if model_config is None:
         raise ValueError(f"No model config found in the file at {f.filename}.")
-    model = model_from_config(json.loads(model_config), custom_objects=custom_objects)
+    with _naming_custom_objects():
+        model = model_from_config(json.loads(model_config), custom_objects=custom_objects)
     saving_utils.load_weights_from_hdf5_group(f["model_weights"], model)
     if not compile:
         return model
@@ -78,8 +95,10 @@ def _load_model_from_hdf5(f, custom_objects, compile):  # noqa: A002 - Keras's n
         logging.warning("No training configuration found in the save file, so the model was "
                         "*not* compiled. Compile it manually.")
         return model
-    model.compile(**saving_utils.compile_args_from_training_config(
-        json.loads(training_config), custom_objects))
+    with _naming_custom_objects():
+        args = saving_utils.compile_args_from_training_config(json.loads(training_config),
+                                                              custom_objects)
+    model.compile(**args)
     if "optimizer_weights" in f:
         values = saving_utils.load_optimizer_weights_from_hdf5_group(f)
         with model.outputs[0].graph.as_default():

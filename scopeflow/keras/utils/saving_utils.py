@@ -7,7 +7,6 @@ the model's weights, in Keras's session); and whole models in Keras's HDF5 file 
 from __future__ import annotations
 
 import json
-import logging
 import os
 
 import numpy as np
@@ -16,6 +15,7 @@ from scopeflow.keras import backend as K
 from scopeflow.keras import losses, optimizers
 from scopeflow.keras import metrics as metrics_module
 from scopeflow.keras.utils.generic_utils import CustomObjectScope, serialize_keras_object
+from scopeflow.platform import tf_logging as logging
 from scopeflow.train.saver import Saver
 
 __all__ = ["save_weights_to_hdf5", "load_weights_from_hdf5", "save_weights_to_checkpoint",

@@ -137,6 +137,29 @@ def test_round_trip_keeps_predictions_and_optimizer_state(tmp_path):
     _check(loaded, "functional", case)
 
 
+def test_multi_output_dict_losses_and_rmsprop_round_trip(tmp_path):
+    a = K.Input((3,), name="a")
+    h = K.layers.Dense(2, name="h")(a)
+    model = K.Model(a, [h, K.layers.Dense(1, name="o")(h)])
+    model.compile(K.optimizers.RMSprop(0.01, momentum=0.5),
+                  loss={"h": "mse", "o": K.losses.mean_absolute_error},
+                  loss_weights={"h": 1.0, "o": 0.5}, metrics={"o": ["mae"]})
+    x, y = np.ones((2, 3), "float32"), [np.ones((2, 2), "float32"), np.ones((2, 1), "float32")]
+    model.train_on_batch(x, y)
+    model.save(str(tmp_path / "m.h5"))
+    with h5py.File(tmp_path / "m.h5", "r") as f:
+        config = json.loads(f.attrs["training_config"])
+    assert config["loss"] == {"h": "mse", "o": "mean_absolute_error"}
+    assert config["loss_weights"] == {"h": 1.0, "o": 0.5}
+    assert config["optimizer_config"]["class_name"] == "RMSprop"
+    after = [model.train_on_batch(x, y) for _ in range(2)]
+    K.backend.clear_session()
+    loaded = K.models.load_model(str(tmp_path / "m.h5"))
+    assert loaded.loss == {"h": K.losses.mean_squared_error, "o": K.losses.mean_absolute_error}
+    np.testing.assert_allclose([loaded.train_on_batch(x, y) for _ in range(2)], after,
+                               rtol=1e-5)
+
+
 def test_include_optimizer_false_and_uncompiled_models_load_uncompiled(tmp_path):
     model, x, y, _ = make_fixtures.mlp(K)
     model.save(str(tmp_path / "m.h5"), include_optimizer=False)
@@ -159,7 +182,8 @@ def test_include_optimizer_false_and_uncompiled_models_load_uncompiled(tmp_path)
 
 def test_custom_objects_and_unknown_classes():
     path = os.path.join(FIXTURES, "custom_layer.h5")
-    with pytest.raises(ValueError, match="Unknown layer: Scale"):
+    with pytest.raises(ValueError, match="Unknown layer: Scale. Please ensure you are using a "
+                       "`keras.utils.custom_object_scope`"):
         K.models.load_model(path)
     with K.utils.custom_object_scope({"Scale": Scale}):
         model = K.models.load_model(path)
