@@ -282,3 +282,18 @@ def test_files_interchange_with_live_tf_keras(tf1, tmp_path):
         K.backend.clear_session()
         model = K.models.load_model(str(theirs / f"{name}.h5"), custom_objects={"Scale": Scale})
         _check(model, name, case)
+
+
+def test_open_h5py_files_and_model_checkpoint(tmp_path):
+    model, x, y, _ = make_fixtures.custom_layer(K)
+    checkpoint = K.callbacks.ModelCheckpoint(str(tmp_path / "m{epoch:02d}.h5"))
+    model.fit(x, y, batch_size=3, epochs=2, shuffle=False, verbose=0, callbacks=[checkpoint])
+    expected = model.predict(x)
+    with h5py.File(tmp_path / "open.h5", "w") as f:
+        K.models.save_model(model, f)
+    for path in ("m02.h5", "open.h5"):
+        K.backend.clear_session()
+        with h5py.File(tmp_path / path, "r") as f:
+            loaded = K.models.load_model(f, custom_objects={"Scale": Scale})
+        np.testing.assert_allclose(loaded.predict(x), expected, rtol=1e-6)
+        assert K.backend.get_value(loaded.optimizer.iterations) == 4
