@@ -188,7 +188,9 @@ class History(Callback):
 
 
 class ProgbarLogger(Callback):
-    """Prints ``Epoch 1/2`` and Keras's progress bar (``count_mode='samples'``)."""
+    """Prints ``Epoch 1/2`` and Keras's progress bar: counted in samples (arrays), or in
+    steps (datasets, generators), where tf_keras shows every batch log (``batch``,
+    ``size``, then the loss and metrics) and, at ``verbose=2``, the epoch's logs alone."""
 
     def __init__(self, count_mode="samples", stateful_metrics=None):
         super().__init__()
@@ -222,9 +224,15 @@ class ProgbarLogger(Callback):
 
     def on_batch_end(self, batch, logs=None):
         logs = logs or {}
+        if self.use_steps:
+            self.seen = batch + 1
+            self.log_values = list(logs.items())
+            if self.verbose == 1:
+                self.progbar.update(self.seen, self.log_values, finalize=False)
+            return
         batch_size = logs.get("size", 0)
         num_steps = logs.get("num_steps", 1)
-        self.seen += num_steps if self.use_steps else batch_size * num_steps
+        self.seen += batch_size * num_steps
         for k in self.params["metrics"]:
             if k in logs:
                 self.log_values.append((k, logs[k]))
@@ -233,6 +241,12 @@ class ProgbarLogger(Callback):
 
     def on_epoch_end(self, epoch, logs=None):
         logs = logs or {}
+        if self.use_steps:
+            if self.target is None:
+                self.target = self.progbar.target = self.seen
+            if self.verbose:
+                self.progbar.update(self.target, list(logs.items()), finalize=True)
+            return
         for k in self.params["metrics"]:
             if k in logs:
                 self.log_values.append((k, logs[k]))

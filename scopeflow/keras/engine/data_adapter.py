@@ -12,6 +12,7 @@ it; symbolic tensors are evaluated once per step.
 from __future__ import annotations
 
 import random
+import weakref
 
 import numpy as np
 
@@ -100,24 +101,39 @@ class _Feed:
         raise NotImplementedError
 
 
+_DATASET_OPS = weakref.WeakKeyDictionary()
+
+
+def _dataset_ops(graph, dataset, role):
+    """``(cardinality, iterator, get_next)`` of ``dataset`` in ``graph``, made once per
+    ``role`` (the training data and the validation data of one ``fit`` may be the same
+    dataset, read by two iterators): each ``fit``/``evaluate``/``predict`` re-initializes
+    the iterator (the data starts again, as with tf_keras's new iterator per call) instead
+    of growing the graph."""
+    made = _DATASET_OPS.setdefault(dataset, {})
+    if (graph, role) not in made:
+        with graph.as_default():
+            iterator = dataset.make_initializable_iterator()
+            made[graph, role] = (dataset.cardinality(), iterator, iterator.get_next())
+    return made[graph, role]
+
+
 class DatasetFeed(_Feed):
     """A ``tf.data.Dataset`` read in the session through an initializable iterator."""
 
     kind = "dataset"
 
-    def __init__(self, model_graph, dataset, steps, steps_name):
+    def __init__(self, model_graph, dataset, steps, steps_name, role="data"):
         super().__init__()
         # tf_keras starts a dataset again each epoch only when it counted the steps itself.
         self.reset_each_epoch = steps is None
-        with model_graph.as_default():
-            if steps is None:
-                size = int(K.get_session().run(dataset.cardinality()))
-                if size == INFINITE_CARDINALITY:
-                    raise ValueError("When passing an infinitely repeating dataset, you must "
-                                     f"specify the `{steps_name}` argument.")
-                steps = size if size >= 0 else None
-            self._iterator = dataset.make_initializable_iterator()
-            self._next = self._iterator.get_next()
+        cardinality, self._iterator, self._next = _dataset_ops(model_graph, dataset, role)
+        if steps is None:
+            size = int(K.get_session().run(cardinality))
+            if size == INFINITE_CARDINALITY:
+                raise ValueError("When passing an infinitely repeating dataset, you must "
+                                 f"specify the `{steps_name}` argument.")
+            steps = size if size >= 0 else None
         self.steps = steps
         K.get_session().run(self._iterator.initializer)
 
@@ -193,7 +209,7 @@ class _PlainGeneratorFeed(GeneratorFeed):
 
 class TensorFeed(_Feed):
     """Symbolic tensors (``fit(x=tensor, y=tensor, steps_per_epoch=...)``), evaluated in
-    the session once per step."""
+    the session once per step; or NumPy arrays given with ``steps``, whole each step."""
 
     def __init__(self, x, y, sample_weight, steps, steps_name):
         super().__init__()
@@ -205,6 +221,8 @@ class TensorFeed(_Feed):
 
     def _fetch(self):
         x, y, w = self._tensors
+        if not _is_symbolic(x):
+            return x, y, w     # NumPy arrays with ``steps``: all of them, each step
         fetches = {"x": x}
         if y is not None:
             fetches["y"] = y
@@ -233,7 +251,7 @@ def make_feed(graph, x, y=None, sample_weight=None, steps=None, steps_name="step
                              f"{'dataset' if isinstance(x, Dataset) else 'python generator'} "
                              "as input.")
     if isinstance(x, Dataset):
-        return DatasetFeed(graph, x, steps, steps_name)
+        return DatasetFeed(graph, x, steps, steps_name, steps_name)
     if isinstance(x, Sequence):
         return GeneratorFeed(x, steps, steps_name, shuffle=shuffle)
     if _is_generator(x):
