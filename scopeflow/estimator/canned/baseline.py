@@ -9,6 +9,7 @@ from scopeflow.estimator.canned.dnn import get_optimizer_instance
 from scopeflow.estimator.estimator import Estimator
 from scopeflow.framework import dtypes
 from scopeflow.framework.graph import control_dependencies
+from scopeflow.framework.sparse_tensor import SparseTensor
 from scopeflow.ops import array_ops, math_ops
 from scopeflow.ops.logging.check_ops import assert_equal
 from scopeflow.ops.state import init_ops
@@ -17,16 +18,29 @@ from scopeflow.state.variable_scope import get_variable, variable_scope
 _LEARNING_RATE = 0.3
 
 
-def _baseline_logits(features, num_outputs):
-    if not isinstance(features, dict):
-        features = {"": features}
+def _batch_size_and_checks(features, weight_column):
+    """TF's: the first feature's batch size, and checks that the others (the weight column
+    left out) have the same."""
     checks, batch_size = [], None
-    for feature in features.values():
-        first_dim = array_ops.shape(feature)[0]
+    weight_key = getattr(weight_column, "key", weight_column)
+    for key, feature in features.items():
+        if key == weight_key:
+            continue
+        if isinstance(feature, SparseTensor):  # TF's shape of one: its int32 dense_shape
+            first_dim = math_ops.cast(feature.dense_shape, dtypes.int32)[0]
+        else:
+            first_dim = array_ops.shape(feature)[0]
         if batch_size is None:
             batch_size = first_dim
         else:
             checks.append(assert_equal(batch_size, first_dim))
+    return checks, batch_size
+
+
+def _baseline_logits(features, num_outputs, weight_column=None):
+    if not isinstance(features, dict):
+        features = {"": features}
+    checks, batch_size = _batch_size_and_checks(features, weight_column)
     with control_dependencies(checks), variable_scope("baseline"):
         bias = get_variable("bias", shape=[num_outputs],
                             initializer=init_ops.zeros_initializer())
@@ -36,13 +50,9 @@ def _baseline_logits(features, num_outputs):
 
 class _BaselineBase(Estimator):
     def __init__(self, head, model_dir, optimizer, config, weight_column):
-        if weight_column is not None:
-            raise NotImplementedError("Baseline estimators' weight_column is not implemented "
-                                      "in scopeflow yet")
-
         def _model_fn(features, labels, mode, config):
             del config
-            logits = _baseline_logits(features, head.logits_dimension)
+            logits = _baseline_logits(features, head.logits_dimension, weight_column)
             opt = get_optimizer_instance(optimizer, learning_rate=_LEARNING_RATE) \
                 if mode == "train" else None
             return head.create_estimator_spec(features, mode, logits, labels, opt)
@@ -56,7 +66,7 @@ class BaselineClassifier(_BaselineBase):
     def __init__(self, model_dir=None, n_classes=2, weight_column=None, label_vocabulary=None,
                  optimizer="Ftrl", config=None, loss_reduction=head_lib.SUM):
         super().__init__(head_lib.binary_or_multi_class_head(
-            n_classes, loss_reduction, label_vocabulary=label_vocabulary), model_dir,
+            n_classes, loss_reduction, weight_column, label_vocabulary), model_dir,
             optimizer, config, weight_column)
 
 
@@ -65,5 +75,6 @@ class BaselineRegressor(_BaselineBase):
 
     def __init__(self, model_dir=None, label_dimension=1, weight_column=None,
                  optimizer="Ftrl", config=None, loss_reduction=head_lib.SUM):
-        super().__init__(head_lib.RegressionHead(label_dimension, loss_reduction), model_dir,
-                         optimizer, config, weight_column)
+        super().__init__(head_lib.RegressionHead(label_dimension, loss_reduction,
+                                                 weight_column), model_dir, optimizer,
+                         config, weight_column)
