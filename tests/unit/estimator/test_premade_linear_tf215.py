@@ -118,14 +118,8 @@ def test_premade_linear_matches_tf215(name, tmp_path):
             else:
                 np.testing.assert_allclose(got_v, value, rtol=1e-4, atol=1e-6, err_msg=key)
     want_vars = want["variables"]
-    if name.startswith("DNNClassifier"):
-        # Known difference: TF 2.15's DNNClassifier partitions its layers (one part) and
-        # saves their Adagrad slots as ``<var>/t_0/Adagrad``; scopeflow's are
-        # ``<var>/Adagrad``. The model's variables are compared.
-        want_vars = {k: v for k, v in want_vars.items() if "/t_0/" not in k}
-        assert {k for k in est.get_variable_names() if "Adagrad" not in k} == set(want_vars)
-    else:
-        assert sorted(est.get_variable_names()) == sorted(want_vars)
+    # DNNClassifier's Adagrad slots included: TF 2.15 names them ``<var>/t_0/Adagrad``.
+    assert sorted(est.get_variable_names()) == sorted(want_vars)
     for var, value in want_vars.items():
         np.testing.assert_allclose(est.get_variable_value(var), value, rtol=1e-4, atol=1e-6,
                                    err_msg=var)
