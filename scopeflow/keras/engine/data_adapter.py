@@ -161,9 +161,8 @@ class GeneratorFeed(_Feed):
         self._shuffle = shuffle
         if steps is None:
             if self._sequence is None:
-                raise ValueError(f"`{steps_name}=None` is only valid for a generator based on "
-                                 "the `keras.utils.Sequence` class. Please specify "
-                                 f"`{steps_name}` or use the `keras.utils.Sequence` class.")
+                raise ValueError("Please specify the number of steps via the "
+                                 f"`{steps_name}` argument.")
             steps = len(self._sequence)
         self.steps = steps
         self._iterator = None
@@ -232,28 +231,53 @@ class TensorFeed(_Feed):
         return values["x"], values.get("y"), values.get("w")
 
 
+def _check_no_extras(x, y, sample_weight, validation_split):
+    """tf_keras's errors for arguments a dataset or generator carries itself."""
+    if isinstance(x, Dataset):
+        if y is not None:
+            raise ValueError(f"You passed a dataset or dataset iterator ({x}) as input `x` to "
+                             "your model. In that case, you should not specify a target "
+                             "(`y`) argument, since the dataset or dataset iterator generates "
+                             f"both input data and target data. Received: {y}")
+        if sample_weight is not None:
+            raise ValueError("`sample_weight` argument is not supported when input `x` is a "
+                             "dataset or a dataset iterator. Instead, you can provide "
+                             "sample_weight as the third element of your dataset, i.e. "
+                             "(inputs, targets, sample_weight).")
+        if validation_split:
+            raise ValueError("`validation_split` argument is not supported when input `x` is "
+                             f"a dataset or a dataset iterator. Received: x={x}, "
+                             f"validation_split={validation_split:f}")
+    elif isinstance(x, Sequence) or _is_generator(x):
+        if y is not None:
+            raise ValueError("`y` argument is not supported when data isa generator or "
+                             "Sequence instance. Instead pass targets as the second element "
+                             "of the generator.")
+        if sample_weight is not None:
+            raise ValueError("`sample_weight` argument is not supported when data isa "
+                             "generator or Sequence instance. Instead pass sample weights as "
+                             "the third element of the generator.")
+        if validation_split:
+            raise ValueError("If your data is in the form of a Python generator, you cannot "
+                             "use `validation_split`.")
+
+
 def make_feed(graph, x, y=None, sample_weight=None, steps=None, steps_name="steps",
-              shuffle=False):
+              shuffle=False, validation_split=0.0):
     """The feed for ``x`` (a dataset, generator, ``Sequence`` or tensors)."""
     if isinstance(x, Iterator):
         raise ValueError("For performance reasons TF-Keras `fit`, `evaluate` and`predict` "
                          "accept tf.data `Datasets` as input but not iterators that have been "
                          "manually generated from Datasets by users. Please directly pass in "
                          "the original `Dataset` object instead of passing in `iter(dataset)`.")
-    if isinstance(x, (Dataset, Sequence)) or _is_generator(x):
-        if y is not None:
-            raise ValueError("`y` argument is not supported when using dataset as input."
-                             if isinstance(x, Dataset) else
-                             "`y` argument is not supported when using python generator as "
-                             "input.")
-        if sample_weight is not None:
-            raise ValueError("`sample_weight` argument is not supported when using "
-                             f"{'dataset' if isinstance(x, Dataset) else 'python generator'} "
-                             "as input.")
+    _check_no_extras(x, y, sample_weight, validation_split)
     if isinstance(x, Dataset):
         return DatasetFeed(graph, x, steps, steps_name, steps_name)
     if isinstance(x, Sequence):
         return GeneratorFeed(x, steps, steps_name, shuffle=shuffle)
     if _is_generator(x):
         return _PlainGeneratorFeed(x, steps, steps_name)
+    if validation_split:
+        raise NotImplementedError("fit(validation_split=...) with tensors or with "
+                                  "steps_per_epoch is not implemented in scopeflow's tf.keras")
     return TensorFeed(x, y, sample_weight, steps, steps_name)

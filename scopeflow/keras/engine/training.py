@@ -514,11 +514,8 @@ class Model(Network):
         if data_adapter.is_array_data(x) and steps_per_epoch is None:
             return self._fit_arrays(run, x, y, sample_weight, validation_split,
                                     validation_data, shuffle)
-        if validation_split:
-            raise ValueError("`validation_split` is only supported for Tensors or NumPy "
-                             "arrays.")
         feed = data_adapter.make_feed(self._graph(), x, y, sample_weight, steps_per_epoch,
-                                      "steps_per_epoch", shuffle)
+                                      "steps_per_epoch", shuffle, validation_split)
         return self._fit_feed(run, feed, validation_data, validation_steps)
 
     def _fit_arrays(self, run, x, y, sample_weight, validation_split, validation_data,

@@ -47,7 +47,8 @@ def _close(ours, theirs, path="result"):
         assert sorted(ours) == sorted(theirs), path
         for k in theirs:
             _close(ours[k], theirs[k], f"{path}[{k!r}]")
-    elif isinstance(theirs, list) and theirs and isinstance(theirs[0], str):
+    elif isinstance(theirs, str) or isinstance(theirs, list) and theirs and \
+            isinstance(theirs[0], str):
         assert ours == theirs, path
     elif isinstance(theirs, list) and theirs and isinstance(theirs[0], list) and \
             len({len(t) for t in theirs}) > 1:
