@@ -312,3 +312,60 @@ def test_errors_match_tf215():
             assert got[key][0] == value[0] and got[key][2:] == value[2:], (key, got[key])
         else:
             assert got[key] == value, key
+
+
+_SERVE = """
+import json, sys
+import numpy as np
+import tensorflow.compat.v1 as tf
+tf.disable_v2_behavior()
+path, xs = sys.argv[1], np.array(json.loads(sys.argv[2]), np.float32)
+examples = [tf.train.Example(features=tf.train.Features(feature={"x": tf.train.Feature(
+    float_list=tf.train.FloatList(value=row))})).SerializeToString() for row in xs]
+with tf.Session(graph=tf.Graph()) as sess:
+    meta = tf.saved_model.loader.load(sess, ["serve"], path)
+    out = {}
+    for key in ("predict", "serving_default"):
+        sig = meta.signature_def[key]
+        fetch = {k: v.name for k, v in sig.outputs.items()}
+        feed = {list(sig.inputs.values())[0].name: examples}
+        got = sess.run(fetch, feed)
+        out[key] = {k: [x.decode() if isinstance(x, bytes) else x
+                        for x in np.ravel(v).tolist()] for k, v in got.items()}
+print(json.dumps(out))
+"""
+
+
+def _vocab_export(tmp_path):
+    # The Baseline classifier: the DNN and linear models' exports hold zero_fraction's
+    # tf.cond, which scopeflow writes as its own Cond op (TF cannot load it; docs).
+    make, kind, ckpt = _makers()["BaselineClassifierVocab"]
+    feats, y = _data()
+    est = make(str(tmp_path / "m"), tf.estimator.RunConfig(save_checkpoints_steps=100),
+               _warm_start(ckpt))
+    est.train(_train_fn({"x": feats["x"]}, _labels(kind, y)), steps=3)
+    fc = [tf.feature_column.numeric_column("x", shape=[4])]
+    path = est.export_saved_model(
+        str(tmp_path / "export"), tf.estimator.export.build_parsing_serving_input_receiver_fn(
+            tf.feature_column.make_parse_example_spec(fc)))
+    return path.decode(), feats["x"][:3]
+
+
+@pytest.mark.skipif(not TF215_PYTHON.exists(), reason="TF 2.15 + tensorflow-estimator venv "
+                    "(/work/tf215 or SCOPEFLOW_TF215_PYTHON) is absent")
+def test_tf215_serves_scopeflow_vocabulary_export(tmp_path):
+    """TF 2.15 loads scopeflow's export of a label_vocabulary classifier (its init op fills
+    the class-string table) and serves TF's own predictions: the vocabulary strings."""
+    path, xs = _vocab_export(tmp_path)
+    out = subprocess.run([str(TF215_PYTHON), "-c", _SERVE, path, json.dumps(xs.tolist())],
+                         capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"})
+    assert out.returncode == 0, out.stderr[-3000:]
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    want = EXPECTED["BaselineClassifierVocab"]["predictions"]
+    assert got["predict"]["classes"] == [p["classes"][0] for p in want]
+    assert got["predict"]["all_classes"] == [c for p in want for c in p["all_classes"]]
+    for key in ("probabilities", "logits"):
+        np.testing.assert_allclose(got["predict"][key], np.ravel([p[key] for p in want]),
+                                   rtol=1e-4)
+    assert got["serving_default"]["classes"] == IRIS * 3
