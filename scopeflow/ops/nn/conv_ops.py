@@ -24,7 +24,7 @@ from scopeflow.ops import array_ops
 from scopeflow.ops.math.blas import gemm as _gemm
 from scopeflow.ops.math.blas import parallel_ufunc
 from scopeflow.ops.math.blas import split_rows as _split_rows
-from scopeflow.ops.nn import depthwise_gemm
+from scopeflow.ops.nn import depthwise_gemm, depthwise_taps
 from scopeflow.ops.nn.conv_geometry import (
     backprop_op,
     channel_index,
@@ -408,27 +408,14 @@ depthwise_op = OpDef("DepthwiseConv2dNative", shape=_depthwise_shape, dtype=_con
                      attrs=_DW_ATTRS, input_names=("input", "filter"))
 
 
-def _depthwise_taps_one_multiplier(xp, w, oh, ow, sh, sw, dh, dw):
-    """The per-tap sum for a channel multiplier of 1, each product over whole rows of
-    channels (NumPy's inner loop over ``C``, not over a trailing axis of 1)."""
-    kh, kw, c, _ = w.shape
-    out = np.zeros((xp.shape[0], oh, ow, c), np.result_type(xp, w))
-    tmp = np.empty_like(out)
-    for i in range(kh):
-        for j in range(kw):
-            np.multiply(tap_view(xp, i, j, oh, ow, sh, sw, dh, dw), w[i, j, :, 0], out=tmp)
-            out += tmp
-    return out
-
-
 @depthwise_op.def_kernel
 def _depthwise_kernel(x, w, **attrs):
     kh, kw, c, m = w.shape
     (oh, ph, sh, dh), (ow, pw, sw, dw) = _conv_setup("DepthwiseConv2dNative", x.shape, kh, kw,
                                                      attrs)
     if m == 1 and c >= 32:   # MobileNet's layers: taps over many channels beat C GEMMs
-        return _depthwise_taps_one_multiplier(padded_nhwc(x, ph, pw), w, oh, ow, sh, sw,
-                                              dh, dw)
+        return depthwise_taps.depthwise_taps_one_multiplier(
+            padded_nhwc(x, ph, pw), w, oh, ow, (sh, sw), (dh, dw))
     if depthwise_gemm.fast_ok(attrs, x, w):
         return depthwise_gemm.depthwise_forward(x, w, ph, pw)
     xp = padded_nhwc(x, ph, pw)

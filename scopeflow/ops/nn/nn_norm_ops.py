@@ -19,6 +19,7 @@ from scopeflow.framework.tensor_shape import TensorShape
 from scopeflow.ops import constant_op
 from scopeflow.ops.math.blas import gemm
 from scopeflow.ops.math.reduction_ops import _sum_accumulator
+from scopeflow.ops.nn import batch_norm_blocks
 from scopeflow.ops.nn.nn_rules import merge_same_shape, same_dtype_in
 
 __all__ = ["fused_batch_norm", "lrn", "local_response_normalization"]
@@ -84,9 +85,12 @@ def _fused_bn_kernel(x, scale, offset, mean, variance, *, epsilon, exponential_a
         saved_mean, saved_var = batch_mean, batch_var
     else:
         inv = 1 / np.sqrt(variance + np.float32(epsilon))
-        y = xf - _bn_bcast(mean, x.ndim, c)
         run_mean, run_var = mean.copy(), variance.copy()
         saved_mean, saved_var = mean.copy(), variance.copy()
+        if batch_norm_blocks.takes(x, c):
+            return (batch_norm_blocks.normalize(x, mean, inv * scale, offset), run_mean,
+                    run_var, saved_mean, saved_var, np.zeros([0], np.float32))
+        y = xf - _bn_bcast(mean, x.ndim, c)
     y *= _bn_bcast(inv * scale, x.ndim, c)
     y += _bn_bcast(offset, x.ndim, c)
     return (y.astype(x.dtype, copy=False), run_mean, run_var, saved_mean, saved_var,
