@@ -23,6 +23,7 @@ The suite (``--suite``, issue 20's rows), each script runnable alone, ``--tf`` f
   bench_summary.py           scalar + histogram + image summaries written every step
   bench_memory.py            peak RSS (MiB) of the CNN's training, in a fresh process
   bench_import.py            import time in fresh processes (scopeflow: with every extra too)
+  bench_inference.py         frozen MobileNet v1 and ResNet-50 at batch 1 and 32 (graphs TF made)
 Not in it: bench_distributed.py (no TensorFlow side) and bench_libm.py (scopeflow's own
 code paths). Rows ending ``_mb`` are MiB, ``_per_s`` rates; the others are times.
 """
@@ -45,7 +46,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SEED_MODELS = ["bench/bench_conv.py", "bench/bench_word2vec.py"]
 SUITE = SEED_MODELS + [f"bench/bench_{name}.py" for name in (
     "word2vec_dynamic", "lstm", "session", "train", "pipeline", "checkpoint", "summary",
-    "memory", "import")]
+    "memory", "import", "inference")]
 
 
 def _env(turns):
