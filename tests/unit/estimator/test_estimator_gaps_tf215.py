@@ -369,3 +369,15 @@ def test_tf215_serves_scopeflow_vocabulary_export(tmp_path):
         np.testing.assert_allclose(got["predict"][key], np.ravel([p[key] for p in want]),
                                    rtol=1e-4)
     assert got["serving_default"]["classes"] == IRIS * 3
+
+
+def test_dnn_embedding_checkpoint_names_match_tf215(tmp_path):
+    """The DNN's input layer is partitioned as TF's: the embedding and every Adagrad slot
+    are saved under TF 2.15's names (``.../embedding_weights/t_0/Adagrad``)."""
+    feats, y = _data()
+    x, tok = _columns()
+    est = tf.estimator.DNNClassifier([3], [x, tf.feature_column.embedding_column(tok, 2)],
+                                     n_classes=3, model_dir=str(tmp_path))
+    est.train(_train_fn(feats, y), steps=1)
+    got = [[n, list(s)] for n, s in tf.train.list_variables(str(tmp_path))]
+    assert got == EXPECTED["embedding_variable_names"]
