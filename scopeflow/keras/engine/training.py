@@ -153,65 +153,82 @@ class Model(Network):
         return [list(spec) for _ in self.outputs]
 
     def _compile_graph(self):
-        graph = self.outputs[0].graph
-        with graph.as_default():
+        """The targets' placeholders, the total loss in ``loss/`` and the metrics in
+        ``metrics/``, in that order (the graph's names follow tf_keras's)."""
+        with self.outputs[0].graph.as_default():
             self._loss_fns = self._loss_functions()
-            if self.loss_weights is None:
-                weights = [1.0] * len(self.outputs)
-            elif isinstance(self.loss_weights, dict):
-                weights = [self.loss_weights.get(n, 1.0) for n in self.output_names]
-            else:
-                weights = list(self.loss_weights)
-            self._targets, self._sample_weights = [], []
-            for output, name, fn in zip(self.outputs, self.output_names, self._loss_fns):
-                if fn is None:
-                    self._targets.append(None)
-                    self._sample_weights.append(None)
-                    continue
-                target = K.placeholder(ndim=output.shape.ndims, name=f"{name}_target",
-                                       dtype=output.dtype.base_dtype)
-                self._targets.append(target)
-                self._sample_weights.append(array_ops.placeholder_with_default(
-                    constant([1.0], dtype=K.floatx()), shape=[None],
-                    name=f"{name}_sample_weights"))
-            total = None
-            self._output_losses = []
+            self._compile_placeholders()
             with name_scope("loss"):
-                for i, (output, name, fn) in enumerate(zip(self.outputs, self.output_names,
-                                                           self._loss_fns)):
-                    if fn is None:
-                        self._output_losses.append(None)
-                        continue
-                    with name_scope(f"{name}_loss"):
-                        value = self._weighted_loss(fn, self._targets[i], output,
-                                                    self._sample_weights[i], get_mask(output))
-                    self._output_losses.append(value)
-                    term = value if weights[i] == 1.0 else value * weights[i]
-                    total = term if total is None else total + term
-                if total is None:
-                    raise ValueError("The model cannot be compiled because it has no loss to "
-                                     "optimize.")
-                extra = self.losses
-                if extra:
-                    total = total + math_ops.add_n([math_ops.cast(x, total.dtype.base_dtype)
-                                                    for x in extra])
-            self.total_loss = total
-            self._metric_tensors, self.metrics_names = [], ["loss"]
-            if len(self.outputs) > 1:
-                self.metrics_names += [f"{n}_loss" for n, fn in
-                                       zip(self.output_names, self._loss_fns) if fn is not None]
-            per_output = self._per_output(self._compile_metrics)
-            with name_scope("metrics"):
-                for i, (output, name) in enumerate(zip(self.outputs, self.output_names)):
-                    if self._targets[i] is None:
-                        continue
-                    for metric in per_output[i]:
-                        fn, metric_name = self._metric_function(metric, output, i)
-                        with name_scope(metric_name):
-                            value = math_ops.reduce_mean(fn(self._targets[i], output))
-                        self._metric_tensors.append(value)
-                        self.metrics_names.append(metric_name if len(self.outputs) == 1
-                                                  else f"{name}_{metric_name}")
+                self.total_loss = self._compile_total_loss()
+            self._compile_metric_tensors()
+
+    def _compile_placeholders(self):
+        """One target placeholder (``dense_1_target``) and one sample-weight placeholder
+        (ones by default) per output that has a loss."""
+        self._targets, self._sample_weights = [], []
+        for output, name, fn in zip(self.outputs, self.output_names, self._loss_fns):
+            if fn is None:
+                self._targets.append(None)
+                self._sample_weights.append(None)
+                continue
+            target = K.placeholder(ndim=output.shape.ndims, name=f"{name}_target",
+                                   dtype=output.dtype.base_dtype)
+            self._targets.append(target)
+            self._sample_weights.append(array_ops.placeholder_with_default(
+                constant([1.0], dtype=K.floatx()), shape=[None],
+                name=f"{name}_sample_weights"))
+
+    def _loss_weight_list(self):
+        if self.loss_weights is None:
+            return [1.0] * len(self.outputs)
+        if isinstance(self.loss_weights, dict):
+            return [self.loss_weights.get(n, 1.0) for n in self.output_names]
+        return list(self.loss_weights)
+
+    def _compile_total_loss(self):
+        """Each output's weighted loss times its ``loss_weights``, plus the layers' losses."""
+        weights = self._loss_weight_list()
+        total = None
+        self._output_losses = []
+        for i, (output, name, fn) in enumerate(zip(self.outputs, self.output_names,
+                                                   self._loss_fns)):
+            if fn is None:
+                self._output_losses.append(None)
+                continue
+            with name_scope(f"{name}_loss"):
+                value = self._weighted_loss(fn, self._targets[i], output,
+                                            self._sample_weights[i], get_mask(output))
+            self._output_losses.append(value)
+            term = value if weights[i] == 1.0 else value * weights[i]
+            total = term if total is None else total + term
+        if total is None:
+            raise ValueError("The model cannot be compiled because it has no loss to "
+                             "optimize.")
+        extra = self.losses
+        if extra:
+            total = total + math_ops.add_n([math_ops.cast(x, total.dtype.base_dtype)
+                                            for x in extra])
+        return total
+
+    def _compile_metric_tensors(self):
+        """``metrics_names`` (the loss, each output's loss when several, the metrics) and
+        the metrics' tensors, in ``metrics/``."""
+        self._metric_tensors, self.metrics_names = [], ["loss"]
+        if len(self.outputs) > 1:
+            self.metrics_names += [f"{n}_loss" for n, fn in
+                                   zip(self.output_names, self._loss_fns) if fn is not None]
+        per_output = self._per_output(self._compile_metrics)
+        with name_scope("metrics"):
+            for i, (output, name) in enumerate(zip(self.outputs, self.output_names)):
+                if self._targets[i] is None:
+                    continue
+                for metric in per_output[i]:
+                    fn, metric_name = self._metric_function(metric, output, i)
+                    with name_scope(metric_name):
+                        value = math_ops.reduce_mean(fn(self._targets[i], output))
+                    self._metric_tensors.append(value)
+                    self.metrics_names.append(metric_name if len(self.outputs) == 1
+                                              else f"{name}_{metric_name}")
 
     def _weighted_loss(self, fn, target, output, sample_weight, mask):
         losses = fn(target, output)
