@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import importlib as _importlib
 import sys as _sys
 import warnings as _warnings
 
@@ -58,15 +59,12 @@ from scopeflow.api import manip
 from scopeflow.ops.image.image_transform_ops import random_crop
 from scopeflow.ops.image.patch_ops import extract_image_patches, extract_volume_patches
 from scopeflow import data
-from scopeflow import contrib
 from scopeflow import metrics
 from scopeflow.api import test as test
 from scopeflow.platform import tf_logging as logging
 from scopeflow import train
 from scopeflow import summary
 from scopeflow import saved_model  # noqa: E402
-from scopeflow import estimator  # noqa: E402  (tf.estimator, docs/estimator.md)
-from scopeflow import keras  # noqa: E402  (tf.keras, graph mode)
 from scopeflow import profiler  # noqa: E402  (tf.profiler: tfprof model analysis)
 from scopeflow.io.protos import TensorInfo  # noqa: E402
 from scopeflow.summary import Event, HistogramProto, SessionLog, Summary
@@ -238,5 +236,17 @@ from scopeflow.framework import api_fallback as _api  # noqa: E402
 _api.install_fallbacks()
 
 
+# Heavy optional namespaces load on first use (``tf.keras``, ``from scopeflow import keras``,
+# ``import scopeflow.keras``), so ``import scopeflow`` does not pay for them; importing one
+# adds no op types to the registry.
+_LAZY_SUBMODULES = ("contrib", "estimator", "keras")
+
+
 def __getattr__(name):
+    if name in _LAZY_SUBMODULES:
+        return _importlib.import_module(f"{__name__}.{name}")  # also sets it on this module
     raise _api.missing_attribute(__name__, name)
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY_SUBMODULES))

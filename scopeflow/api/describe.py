@@ -19,6 +19,7 @@ import inspect
 import sys
 import types
 
+from scopeflow.framework.api_fallback import member
 from scopeflow.framework.opdef import REGISTRY, OpDef
 from scopeflow.framework.opdef import describe as describe_op
 
@@ -32,7 +33,8 @@ def describe(name: str) -> str:
     path = name.removeprefix("tf.").removeprefix("compat.v1.")
     namespace, _, leaf = path.rpartition(".")
     module = _resolve(namespace)
-    if not isinstance(module, types.ModuleType) or leaf not in vars(module):
+    if not isinstance(module, types.ModuleType) or (
+            member(module, leaf) is None and leaf not in vars(module)):
         raise ValueError(f"{name!r} is neither a registered op type nor a name scopeflow "
                          f"exports (see docs/API.md for every TF1 name and its status)")
     obj = vars(module)[leaf]
@@ -51,7 +53,7 @@ def describe(name: str) -> str:
 def _resolve(namespace: str):
     obj = sys.modules["scopeflow"]
     for part in filter(None, namespace.split(".")):
-        obj = vars(obj).get(part) if hasattr(obj, "__dict__") else None
+        obj = member(obj, part)
     return obj
 
 

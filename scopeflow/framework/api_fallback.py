@@ -314,11 +314,22 @@ def install_fallbacks() -> None:
 
 
 # ── coverage, for docs/API.md ─────────────────────────────────────────────────────────────
+def member(obj, name: str):
+    """``obj.<name>`` as the namespace ``obj`` defines it, or ``None``, without the missing-name
+    fallback; a namespace's lazily loaded submodule (``tf.keras``) is loaded."""
+    if not hasattr(obj, "__dict__"):
+        return None
+    found = vars(obj).get(name)
+    if found is None and name in vars(obj).get("_LAZY_SUBMODULES", ()):
+        found = getattr(obj, name)
+    return found
+
+
 def _resolve(path: str):
     """The scopeflow object reached as ``tf.<path>``, or ``None``."""
     obj = sys.modules["scopeflow"]
     for part in filter(None, path.split(".")):
-        obj = vars(obj).get(part) if hasattr(obj, "__dict__") else None
+        obj = member(obj, part)
         if obj is None:
             return None
     return obj
@@ -333,6 +344,8 @@ def coverage() -> dict[str, dict]:
     for path in _data().MODULES:
         obj = _resolve(path)
         have = vars(obj) if obj is not None and hasattr(obj, "__dict__") else {}
+        for lazy in tuple(have.get("_LAZY_SUBMODULES", ())):
+            member(obj, lazy)  # loaded, as tf.<lazy> loads it
         rows = []
         for name, kind in sorted(tf1_names(path).items(), key=lambda x: x[0].lower()):
             qualpath = f"{path}.{name}" if path else name
