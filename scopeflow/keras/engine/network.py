@@ -62,6 +62,27 @@ def map_graph_network(inputs, outputs):
     """``(network_nodes, nodes_by_depth, layers, layers_by_depth)`` of the graph from
     ``inputs`` to ``outputs``."""
     nodes_in_decreasing_depth, layer_indices = _build_map(outputs)
+    node_objects, nodes_depths, layers_depths = _depths(nodes_in_decreasing_depth, inputs,
+                                                        layer_indices)
+    nodes_by_depth = defaultdict(list)
+    for node_id, depth in nodes_depths.items():
+        nodes_by_depth[depth].append(node_objects[node_id])
+    layers_by_depth = defaultdict(list)
+    for layer, depth in layers_depths.items():
+        layers_by_depth[depth].append(layer)
+    layers = []
+    for depth in sorted(layers_by_depth, reverse=True):
+        group = sorted(layers_by_depth[depth], key=lambda layer: layer_indices[layer])
+        layers_by_depth[depth] = group
+        layers.extend(group)
+    _check_connected(inputs, nodes_by_depth, layers, layers_depths)
+    return set(map(id, node_objects.values())), dict(nodes_by_depth), layers, \
+        dict(layers_by_depth)
+
+
+def _depths(nodes_in_decreasing_depth, inputs, layer_indices):
+    """The nodes by id, each node's depth (longest path to an output) and each layer's;
+    unused inputs at depth 0 (``layer_indices`` -1 for them)."""
     nodes_depths, layers_depths = {}, {}
     node_objects = {}
     for node in reversed(nodes_in_decreasing_depth):
@@ -81,18 +102,11 @@ def map_graph_network(inputs, outputs):
             node = layer._inbound_nodes[0]
             node_objects[id(node)] = node
             nodes_depths[id(node)] = 0
-    nodes_by_depth = defaultdict(list)
-    for node_id, depth in nodes_depths.items():
-        nodes_by_depth[depth].append(node_objects[node_id])
-    layers_by_depth = defaultdict(list)
-    for layer, depth in layers_depths.items():
-        layers_by_depth[depth].append(layer)
-    layers = []
-    for depth in sorted(layers_by_depth, reverse=True):
-        group = sorted(layers_by_depth[depth], key=lambda layer: layer_indices[layer])
-        layers_by_depth[depth] = group
-        layers.extend(group)
-    # Every node's inputs must be computable from the model's inputs.
+    return node_objects, nodes_depths, layers_depths
+
+
+def _check_connected(inputs, nodes_by_depth, layers, layers_depths):
+    """Every node's inputs must be computable from the model's inputs."""
     computable = {id(x) for x in inputs}
     for depth in sorted(nodes_by_depth, reverse=True):
         for node in nodes_by_depth[depth]:
@@ -111,8 +125,6 @@ def map_graph_network(inputs, outputs):
                         f"Graph disconnected: cannot obtain value for tensor {x} at layer "
                         f"\"{node.outbound_layer.name}\".")
             computable.update(id(x) for x in _flatten(node.output_tensors))
-    return set(map(id, node_objects.values())), dict(nodes_by_depth), layers, \
-        dict(layers_by_depth)
 
 
 def _refill(structure, flat):
