@@ -59,6 +59,8 @@ def _onednn_takes(*arrays) -> bool:
 _CONV_PROBE = ((50, 14, 14, 32), (5, 5, 32, 64), (1, 1), ((2, 2), (2, 2)), (14, 14))
 _POOL_PROBE = ((50, 28, 28, 32), (2, 2), (2, 2), ((0, 0), (0, 0)), (14, 14))
 _ONEDNN_WHEN = "float32, NHWC; other dtypes and formats: numpy"
+# MobileNet v1's second depthwise layer at batch 32 (x, filter, strides, pads, output size).
+_DEPTHWISE_PROBE = ((32, 112, 112, 64), (3, 3, 64, 1), (2, 2), ((0, 1), (0, 1)), (56, 56))
 
 
 def _onednn_conv(kind: str) -> NativeKernel:
@@ -72,6 +74,9 @@ NATIVE: dict[str, NativeKernel] = {
     "Conv2D": _onednn_conv("fwd"),
     "Conv2DBackpropInput": _onednn_conv("bwd_data"),
     "Conv2DBackpropFilter": _onednn_conv("bwd_weights"),
+    "DepthwiseConv2dNative": NativeKernel(
+        ONEDNN, _onednn_takes, _ONEDNN_WHEN, "MobileNet dw2",
+        lambda lib: lib.implementation("fwd_depthwise", *_DEPTHWISE_PROBE)),
     "MaxPool": NativeKernel(ONEDNN, _onednn_takes, _ONEDNN_WHEN, "seed pool1",
                             lambda lib: lib.max_pool_implementation(*_POOL_PROBE)),
 }

@@ -207,6 +207,12 @@ def _hwio_md_strides(kh, kw, ci, co):
     return (co, ci, kh, kw), (1, co, kw * ci * co, ci * co)
 
 
+def _depthwise_md_strides(kh, kw, c, m):
+    """(oneDNN dims, strides) of a depthwise ``[kh, kw, C, M]`` filter as grouped weights:
+    logical order G (= C), O/G (= M), I/G (= 1), H, W."""
+    return (c, m, 1, kh, kw), (m, 1, c * m, kw * c * m, c * m)
+
+
 class _Plan:
     """One pass at one geometry: the primitive, its weight reorder and buffer sizes."""
 
@@ -423,7 +429,10 @@ class OneDNN:
         kind, (n, h, w, c), (kh, kw, co), (oh, ow), strides, dilations, pad_l, pad_r, bias = key
         src = self._md(*_nhwc_md_strides(n, h, w, c))
         dst = self._md(*_nhwc_md_strides(n, oh, ow, co))
-        w_dims, w_strides = _hwio_md_strides(kh, kw, c, co)
+        if kind == "fwd_depthwise":  # grouped weights, one group per input channel
+            w_dims, w_strides = _depthwise_md_strides(kh, kw, c, co // c)
+        else:
+            w_dims, w_strides = _hwio_md_strides(kh, kw, c, co)
         wany = self._md(w_dims)
         whwio = self._md(w_dims, w_strides)
         geo = (_Dims(*strides), _Dims(*(d - 1 for d in dilations)), _Dims(*pad_l),
@@ -462,7 +471,7 @@ class OneDNN:
         if status == 3:  # unimplemented
             return None
         self._check(status, "convolution_forward_primitive_desc_create")
-        if kind == "fwd":
+        if kind in ("fwd", "fwd_depthwise"):
             return fwd, fwd
         pd = _p()
         if kind == "bwd_data":
@@ -539,6 +548,21 @@ class OneDNN:
             out = np.empty((x.shape[0], out_hw[0], out_hw[1], co), np.float32)
         extra = () if bias is None else ((_ARG_POST_OP_0_SRC_1, np.ascontiguousarray(bias)),)
         self._run_with_weights(plan, w, (_ARG_SRC, x), (_ARG_DST, out), extra)
+        return out
+
+    def depthwise_conv2d(self, x, w, strides, dilations, pads, out_hw, out=None):
+        """NHWC ``x`` (float32) convolved channel by channel with ``w`` (``[kh, kw, C, M]``,
+        TF's DepthwiseConv2dNative): an ``(N, oh, ow, C * M)`` array, into ``out`` (a
+        C-contiguous float32 array) when given; None when oneDNN can't."""
+        kh, kw, c, m = w.shape
+        plan = self._plan(self._key("fwd_depthwise", x.shape, kh, kw, c * m, out_hw, strides,
+                                    dilations, pads))
+        if plan is None:
+            return None
+        x, w = np.ascontiguousarray(x), np.ascontiguousarray(w)
+        if out is None:
+            out = np.empty((x.shape[0], out_hw[0], out_hw[1], c * m), np.float32)
+        self._run_with_weights(plan, w, (_ARG_SRC, x), (_ARG_DST, out))
         return out
 
     def _run_with_weights(self, plan, w, src, dst, extra=()):
@@ -652,7 +676,9 @@ class OneDNN:
     def implementation(self, kind, x_shape, filter_shape, strides, pads, out_hw,
                        dilations=(1, 1)) -> str | None:
         """oneDNN's kernel name for one conv pass (e.g. ``brg:avx2``), None if none fits."""
-        kh, kw, _, co = filter_shape
+        kh, kw, ci, co = filter_shape
+        if kind == "fwd_depthwise":  # the filter is [kh, kw, C, M]: C * M outputs
+            co *= ci
         plan = self._plan(self._key(kind, x_shape, kh, kw, co, out_hw, strides, dilations,
                                     pads))
         return None if plan is None else plan.impl

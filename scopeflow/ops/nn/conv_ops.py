@@ -408,11 +408,42 @@ depthwise_op = OpDef("DepthwiseConv2dNative", shape=_depthwise_shape, dtype=_con
                      attrs=_DW_ATTRS, input_names=("input", "filter"))
 
 
+def _depthwise_native(x, w, rows, cols):
+    """The depthwise conv on oneDNN, split over the batch as Conv2D's, or None when the
+    backend can't take it."""
+    (oh, ph, sh, dh), (ow, pw, sw, dw) = rows, cols
+    native = backends.native("DepthwiseConv2dNative", x, w)
+    geometry = native and _native_geometry(ph, pw, sh, sw, dh, dw)
+    if not geometry:
+        return None
+    kh, kw, c, m = w.shape
+    out = np.empty((x.shape[0], oh, ow, c * m), np.float32)
+
+    def part(lo, hi):
+        return native.depthwise_conv2d(x[lo:hi], w, *geometry, (oh, ow), out=out[lo:hi]) \
+            is not None
+
+    if _native_over_batch(native, part, x.shape[0], 2.0 * out.size * kh * kw):
+        return out
+    return None
+
+
 @depthwise_op.def_kernel
 def _depthwise_kernel(x, w, **attrs):
     kh, kw, c, m = w.shape
     (oh, ph, sh, dh), (ow, pw, sw, dw) = _conv_setup("DepthwiseConv2dNative", x.shape, kh, kw,
                                                      attrs)
+    if x.shape[3] != c:
+        if x.shape[3] % max(c, 1):
+            raise errors.InvalidArgumentError(
+                None, None, "input depth must be evenly divisible by filter depth: "
+                f"{x.shape[3]} vs {c}")
+        raise errors.UnimplementedError(
+            None, None, f"DepthwiseConv2dNative: input depth {x.shape[3]} over filter depth "
+            f"{c} (grouped) is not supported")
+    out = _depthwise_native(x, w, (oh, ph, sh, dh), (ow, pw, sw, dw))
+    if out is not None:
+        return out
     if m == 1 and c >= 32:   # MobileNet's layers: taps over many channels beat C GEMMs
         return depthwise_taps.depthwise_taps_one_multiplier(
             padded_nhwc(x, ph, pw), w, oh, ow, (sh, sw), (dh, dw))

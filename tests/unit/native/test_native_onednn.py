@@ -130,6 +130,50 @@ def test_the_seed_shapes_take_the_native_path():
     assert DNNL.conv2d(x, f, (1, 1), (1, 1), pads, (14, 14)) is not None
 
 
+# (batch, h, w, c, kh, kw, multiplier, stride, padding, dilation)
+DEPTHWISE_CASES = [
+    (32, 28, 28, 64, 3, 3, 1, 2, "SAME", 1),    # MobileNet's (split over the batch)
+    (2, 14, 14, 128, 3, 3, 1, 1, "SAME", 1),
+    (1, 7, 9, 3, 3, 3, 2, 1, "SAME", 1),         # a channel multiplier
+    (3, 9, 11, 4, 3, 2, 3, 2, "VALID", 1),
+    (2, 9, 9, 8, 3, 3, 1, 1, "SAME", 2),          # dilated
+    (2, 6, 7, 3, 3, 3, 1, 1, [[0, 0], [1, 0], [2, 1], [0, 0]], 1),   # explicit
+    (2, 4, 4, 5, 5, 5, 1, 1, "SAME", 1),          # kernel larger than the image
+]
+
+
+@needs_dnnl
+@pytest.mark.parametrize("case", DEPTHWISE_CASES,
+                         ids=["x".join(map(str, c[:7])) + f"-{c[7]}-{c[9]}"
+                              for c in DEPTHWISE_CASES])
+def test_depthwise_matches_numpy(case):
+    n, h, w, c, kh, kw, m, s, padding, d = case
+    attrs = _attrs(s, padding, d)
+    del attrs["use_cudnn_on_gpu"]
+    x, f = _rand(n, h, w, c), _rand(kh, kw, c, m, seed=1)
+    x[0, 1, 2, 0] = np.nan
+    want = _numpy(conv_ops._depthwise_kernel, x, f, **attrs)
+    plans = len(DNNL._plans)
+    got = conv_ops._depthwise_kernel(x, f, **attrs)
+    assert len(DNNL._plans) > plans   # oneDNN ran it (a new plan for this geometry)
+    assert got.dtype == np.float32 and got.shape == want.shape
+    assert (np.isnan(got) == np.isnan(want)).all()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.nanmax(np.abs(want)))
+
+
+@needs_dnnl
+def test_depthwise_takes_a_fast_kernel_and_keeps_tf_errors():
+    impl = DNNL.implementation("fwd_depthwise", (32, 112, 112, 64), (3, 3, 64, 1), (2, 2),
+                               ((0, 1), (0, 1)), (56, 56))
+    assert impl and not impl.startswith("ref"), impl
+    x, f = _rand(1, 5, 5, 4), _rand(3, 3, 3, 1, seed=1)
+    attrs = _attrs()
+    del attrs["use_cudnn_on_gpu"]
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="input depth must be evenly divisible by filter depth: 4 vs 3"):
+        conv_ops._depthwise_kernel(x, f, **attrs)
+
+
 # (batch, h, w, c, kh, kw, stride h, stride w, padding)
 POOL_CASES = [(50, 28, 28, 32, 2, 2, 2, 2, "VALID"),   # the seed CNN's pool1
               (3, 7, 5, 4, 3, 3, 2, 2, "SAME"), (2, 6, 7, 3, 2, 3, 1, 2, "SAME"),

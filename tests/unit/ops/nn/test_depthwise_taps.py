@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import scopeflow as tf
+from scopeflow.native import onednn
 from scopeflow.ops.nn import depthwise_taps
 from scopeflow.ops.nn.conv_geometry import tap_view
 
@@ -50,7 +51,9 @@ def test_same_bits_as_the_plain_loop(monkeypatch, shape, kernel, strides, dilati
     assert got.tobytes() == want.tobytes()
 
 
-def test_the_op_takes_this_path_for_many_channels():
+def test_the_op_takes_this_path_for_many_channels(monkeypatch):
+    """Where the oneDNN backend (the `fast` extra) is off or absent."""
+    monkeypatch.setattr(onednn, "_ENABLED", False)
     rng = np.random.default_rng(0)
     x = rng.normal(size=(2, 16, 16, 64)).astype(np.float32)
     w = rng.normal(size=(3, 3, 64, 1)).astype(np.float32)
