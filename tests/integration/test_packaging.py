@@ -37,7 +37,7 @@ EXTRAS = {"all", "test", "docs", "digits", "bfloat16", "image", "plot", "mpi", "
           "keras"}
 # Modules that only optional features use: `import scopeflow` must not load them.
 OPTIONAL_MODULES = ("ml_dtypes", "sklearn", "matplotlib", "tensorboard", "scipy", "mpi4py",
-                    "starlette", "uvicorn", "h5py")
+                    "starlette", "uvicorn", "orjson", "h5py")
 
 
 def _canonical(name: str) -> str:

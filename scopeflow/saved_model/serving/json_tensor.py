@@ -31,10 +31,16 @@ from __future__ import annotations
 
 import base64
 import binascii
+import itertools
 import json
 import math
 
 import numpy as np
+
+try:
+    import orjson as _orjson  # optional (the `serve` extra)
+except ImportError:
+    _orjson = None
 
 from scopeflow.framework import dtypes
 from scopeflow.io import protos
@@ -64,13 +70,36 @@ def _reject_constant(name):
     raise ValueError(f"Invalid value '{name}'")
 
 
+def _rapidjson_int(text: str):
+    """An integer literal as TF Serving's RapidJSON reads it (and orjson): an int within
+    int64/uint64, else the nearest double."""
+    value = int(text)
+    return value if -2**63 <= value < 2**64 else float(text)
+
+
+def _fast_loads(body: bytes):
+    """``body`` parsed by orjson (the `serve` extra; ~8x Python's json on an image's
+    floats, to the same doubles), or None where it is absent or refuses the text (NaN and
+    Infinity, ints past 64 bits, deep nesting, bad JSON): Python's json then parses it or
+    words the error as before."""
+    if _orjson is None:
+        return None
+    try:
+        return _orjson.loads(body)
+    except _orjson.JSONDecodeError:
+        return None
+
+
 def parse_json(body: bytes) -> dict:
     """The request body as a JSON object (TF's ``ParseJson``)."""
     if not body or not body.strip():
         raise RequestError("JSON Parse error: The document is empty")
+    doc = _fast_loads(body)
     try:
-        text = body.decode("utf-8")
-        doc = json.loads(text)  # Python's json takes NaN, Infinity, -Infinity as TF does
+        if doc is None:
+            text = body.decode("utf-8")
+            # Python's json takes NaN, Infinity, -Infinity as TF does
+            doc = json.loads(text, parse_int=_rapidjson_int)
     except UnicodeDecodeError as e:
         raise RequestError(f"JSON Parse error: Invalid encoding in string. at offset: "
                            f"{e.start}") from None
@@ -200,9 +229,37 @@ def _fill(val, level, shape, dtype_enum, out):
         _fill(v, level + 1, shape, dtype_enum, out)
 
 
+def _float_leaves_array(val, shape, name):
+    """A rectangular nested list of JSON floats as a float array, with C-speed checks; None
+    for anything else (ints, bools, ragged or mixed levels), which :func:`_fill` checks
+    element by element with TF's messages. An image is ~100K floats: the element walk took
+    ~0.3 s of a request."""
+    leaves = val
+    for _ in range(len(shape) - 1):
+        leaves = itertools.chain.from_iterable(leaves)
+    try:
+        if set(map(type, leaves)) != {float}:
+            return None
+        arr = np.array(val, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+    if arr.shape != tuple(shape):
+        return None
+    if name == "float32":
+        finite = np.abs(arr[np.isfinite(arr)])
+        if finite.size and finite.max() > float(np.finfo(np.float32).max):
+            return None   # _fill names the value
+    return arr.astype(name)
+
+
 def to_array(val, dtype_enum) -> np.ndarray:
     """A JSON value (scalar or nested lists) as an array of the dtype."""
     shape = _dense_shape(val)
+    name = dtypes.as_dtype(dtype_enum).name
+    if name in _FLOAT_DIGITS and shape and shape[-1]:
+        arr = _float_leaves_array(val, shape, name)
+        if arr is not None:
+            return arr
     flat: list = []
     try:
         _fill(val, 0, shape, dtype_enum, flat)
