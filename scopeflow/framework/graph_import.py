@@ -188,11 +188,13 @@ def _from_shape(proto):
     return TensorShape([None if d.size < 0 else d.size for d in proto.dim])
 
 
-# TF1's control-flow ops, and scopeflow's (whose sub-graphs a GraphDef does not carry).
-_CONTROL_FLOW_OPS = frozenset({
-    "Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond", "RefSwitch", "RefMerge",
-    "RefEnter", "RefExit", "RefNextIteration", "If", "StatelessIf", "While", "StatelessWhile",
-    "Cond", "WhileLoop", "WhileLoopGrad", "LoopVar"})
+# TF1's while-loop frames (Switch/Merge conds import: ops.control_flow.dataflow_ops), TF2's
+# functional control flow, and scopeflow's own (whose sub-graphs a GraphDef does not carry).
+_WHILE_LOOP_OPS = frozenset({
+    "Enter", "Exit", "NextIteration", "LoopCond", "RefEnter", "RefExit", "RefNextIteration"})
+_CONTROL_FLOW_OPS = _WHILE_LOOP_OPS | {
+    "If", "StatelessIf", "While", "StatelessWhile", "Cond", "WhileLoop", "WhileLoopGrad",
+    "LoopVar"}
 
 
 def _tensor_name(spec):
@@ -279,6 +281,12 @@ def _check_nodes(nodes):
             raise ValueError(f"Node '{node.name}' is not unique")
         seen.add(node.name)
     for node in nodes:
+        if node.op in _WHILE_LOOP_OPS:
+            raise NotImplementedError(
+                f"import_graph_def: node '{node.name}' (op {node.op}) is part of a TF1 while "
+                "loop; while loops in imported GraphDefs are not supported yet (conds, as "
+                "Switch/Merge, are). Build the model in Python and restore its checkpoint "
+                "instead.")
         if node.op in _CONTROL_FLOW_OPS:
             raise NotImplementedError(
                 f"import_graph_def of a graph with control flow (node '{node.name}', op "

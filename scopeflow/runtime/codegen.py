@@ -17,6 +17,7 @@ from scopeflow.framework import errors
 from scopeflow.framework.kernel_context import OpRunContext
 from scopeflow.framework.registry import VARIABLE_OP_TYPES, is_variable_op
 from scopeflow.runtime.memory import aliased_inputs, snapshot
+from scopeflow.runtime.dead_tensors import check_fetch
 from scopeflow.runtime.plan_ir import How
 
 __all__ = ["PlanWriter", "PLAN_FILENAME"]
@@ -183,6 +184,9 @@ class PlanWriter:
 
     def _fetch(self, t) -> str:
         v = self.var_of[t]
+        if t in self.ir.maybe_dead:  # TF1's Switch: a dead fetch raises (dead_tensors)
+            self.namespace["_alive"] = check_fetch
+            v = f"_alive({v}, {self.ir.fetches.index(t)})"
         if self.inner:
             # A branch's or loop body's results go to the construct's kernel, not to the
             # user: only a view of a variable is copied (a later write must not change it).

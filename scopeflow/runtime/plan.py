@@ -31,6 +31,7 @@ from scopeflow.framework.graph import Operation, Tensor
 from scopeflow.framework.kernel_context import OpRunContext, UninitializedVariable
 from scopeflow.framework.opdef import shape_str
 from scopeflow.framework.registry import VARIABLE_OP_TYPES, is_variable_op
+from scopeflow.runtime import dead_tensors
 from scopeflow.runtime.codegen import PLAN_FILENAME, PlanWriter
 from scopeflow.runtime.passes import PASSES, run_passes, shape_specialization
 from scopeflow.runtime.plan_ir import PlanIR
@@ -149,6 +150,7 @@ def compile_plan(fetch_tensors, target_ops, feed_tensors, state, passes=None,
     ir = PlanIR(ops, fetch_tensors, fed, target_ops)
     if fed_shapes is not None:
         shape_specialization.begin(ir, dict(zip(feed_tensors, fed_shapes)))
+    dead_tensors.prepare(ir)  # TF1's Switch/Merge: only in a plan that has a Switch
     run_passes(PASSES if passes is None else passes, ir)
     fn, source, line_to_op, variable_readers = PlanWriter(
         ir, list(feed_tensors), state, inner=context is not None).write()

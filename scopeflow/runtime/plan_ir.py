@@ -69,6 +69,8 @@ class PlanIR:
       forwarded: each output of a ``FORWARDED`` step mapped to the tensor whose value it is.
       controls: ops that are control inputs of others (they must run for their effect).
       reallocated: ref keys of the variables an ``Assign`` of the run may give a new buffer.
+      dead_region, maybe_dead: the ops that may be dead, and fetches that may be, in a plan
+        with TF1's ``Switch`` (``runtime.dead_tensors``); empty in any other plan.
       specialized: in a plan specialised on the fed shapes, the shapes inferred from them
         (``passes.shape_specialization.Inference``); None in a generic plan.
     """
@@ -87,6 +89,10 @@ class PlanIR:
                             if op._op_def.type == "Assign" and not op._attrs["validate_shape"]}
         self._memory = None
         self.specialized = None
+        # Ops that may be dead (``runtime.dead_tensors``: a plan with a ``Switch``), which
+        # the passes leave alone, and the fetches that may be dead.
+        self.dead_region: set = set()
+        self.maybe_dead: set = set()
         for op in ops:
             if op._op_def.type == "Const" and op._outputs[0] not in self.fed:
                 # A constant's value is its attr: bound into the plan, never a call.

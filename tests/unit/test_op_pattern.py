@@ -45,6 +45,8 @@ PATCHERS = {
         "sets a plan step's kernel (ir.steps[op].kernel), not an OpDef's",
     ("scopeflow.runtime.passes.owning_kernels", "rewrite"):
         "sets a plan step's kernel (ir.steps[op].kernel), not an OpDef's",
+    ("scopeflow.runtime.dead_tensors", "_guard"):
+        "sets a plan step's kernel (a Guard around it, for TF1's dead tensors), not an OpDef's",
 }
 
 

@@ -126,8 +126,11 @@ def for_config(config, passes=PASSES) -> tuple:
 
 def run_passes(passes, ir) -> None:
     """Runs each pass over the plan's ops, in order."""
+    skip = ir.dead_region  # ops that may be dead (runtime.dead_tensors): left as they are
     for p in passes:
         for op in ir.ops:
+            if skip and op in skip:
+                continue
             match = p.applies(op, ir)
             if match is not None:
                 p.rewrite(op, ir, match)
