@@ -16,8 +16,8 @@ import numpy as np
 from scopeflow.framework import errors
 from scopeflow.framework.kernel_context import OpRunContext
 from scopeflow.framework.registry import VARIABLE_OP_TYPES, is_variable_op
-from scopeflow.runtime.memory import aliased_inputs, snapshot
 from scopeflow.runtime.dead_tensors import check_fetch
+from scopeflow.runtime.memory import aliased_inputs, snapshot
 from scopeflow.runtime.plan_ir import How
 
 __all__ = ["PlanWriter", "PLAN_FILENAME"]
