@@ -63,13 +63,7 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
     with variable_scope(scope or "rnn") as varscope:
         inputs = [map_structure(convert_to_tensor, x) for x in inputs]
         flat_first = flatten(inputs[0])
-        for x in flat_first:
-            if x.shape.ndims is not None and x.shape.ndims < 2:
-                raise ValueError(f"Expected inputs to have rank >= 2, got shape {x.shape}")
-        batch_size = next((x.shape[0].value for x in flat_first if x.shape.ndims
-                           and x.shape[0].value is not None), None)
-        if batch_size is None:
-            batch_size = array_ops.shape(flat_first[0])[0]
+        batch_size = _static_batch_size(flat_first)
         if initial_state is not None:
             state = initial_state
         else:
@@ -78,18 +72,8 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
                     "If no initial_state is provided, argument `dtype` must be specified")
             state = cell.zero_state(batch_size, dtype)
         if sequence_length is not None:
-            sequence_length = math_ops.cast(sequence_length, dtypes.int32,
-                                            name="sequence_length")
-            if sequence_length.shape.ndims not in (None, 1):
-                raise ValueError("Argument `sequence_length` must be a vector of length "
-                                 f"{batch_size}. Received sequence_length="
-                                 f"{sequence_length}.")
-            output_dtype = flatten(state)[0].dtype
-            rows = array_ops.shape(flat_first[0])[0]
-            zero_output = map_structure(
-                lambda size: array_ops.zeros(array_ops.stack([rows] + _dims(size)),
-                                             dtype=output_dtype),
-                cell.output_size)
+            sequence_length, zero_output = _static_sequence_length(
+                cell, sequence_length, batch_size, state, flat_first)
         for time, input_ in enumerate(inputs):
             if time > 0:
                 varscope.reuse_variables()
@@ -105,6 +89,34 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
             state = new_state
             outputs.append(output)
     return outputs, state
+
+
+def _static_batch_size(flat_first):
+    """The batch size of the first step's inputs: static where one knows it, else the
+    first input's dynamic ``shape[0]``; inputs must have rank >= 2."""
+    for x in flat_first:
+        if x.shape.ndims is not None and x.shape.ndims < 2:
+            raise ValueError(f"Expected inputs to have rank >= 2, got shape {x.shape}")
+    batch_size = next((x.shape[0].value for x in flat_first if x.shape.ndims
+                       and x.shape[0].value is not None), None)
+    if batch_size is None:
+        batch_size = array_ops.shape(flat_first[0])[0]
+    return batch_size
+
+
+def _static_sequence_length(cell, sequence_length, batch_size, state, flat_first):
+    """``sequence_length`` as an int32 vector, and the zero output a finished row gives."""
+    sequence_length = math_ops.cast(sequence_length, dtypes.int32, name="sequence_length")
+    if sequence_length.shape.ndims not in (None, 1):
+        raise ValueError("Argument `sequence_length` must be a vector of length "
+                         f"{batch_size}. Received sequence_length={sequence_length}.")
+    output_dtype = flatten(state)[0].dtype
+    rows = array_ops.shape(flat_first[0])[0]
+    zero_output = map_structure(
+        lambda size: array_ops.zeros(array_ops.stack([rows] + _dims(size)),
+                                     dtype=output_dtype),
+        cell.output_size)
+    return sequence_length, zero_output
 
 
 def _where_rows(done, old, new):
@@ -268,11 +280,7 @@ def _dynamic_rnn_loop(cell, inputs, initial_state, swap_memory, sequence_length,
     got_shapes = [x.shape for x in flat_input]
     const_time_steps = got_shapes[0].as_tuple()[0] if got_shapes[0].ndims else None
     const_batch_size = batch_size if isinstance(batch_size, int) else None
-    # TF's _infer_state_dtype: an explicit dtype wins (a cell's state may be int32 while
-    # its outputs are float32); otherwise the state's
-    state_leaves = [x for x in flatten(state) if not isinstance(x, TensorArray)]
-    state_dtype = as_dtype(dtype) if dtype is not None else \
-        state_leaves[0].dtype.base_dtype if state_leaves else None
+    state_dtype = _infer_state_dtype(dtype, state)
     if sequence_length is not None:
         max_len = math_ops.reduce_max(sequence_length)
         zero_output = map_structure(
@@ -307,12 +315,27 @@ def _dynamic_rnn_loop(cell, inputs, initial_state, swap_memory, sequence_length,
     _, output_tas, final_state = while_loop(
         lambda time, *_: time < loop_bound, time_step, (time, output_tas, state),
         maximum_iterations=time_steps, swap_memory=swap_memory)
+    outputs = _stacked_outputs(output_tas, flat_output_size, const_time_steps,
+                               const_batch_size)
+    return pack_sequence_as(cell.output_size, outputs), final_state
+
+
+def _infer_state_dtype(dtype, state):
+    """TF's ``_infer_state_dtype``: an explicit dtype wins (a cell's state may be int32
+    while its outputs are float32); otherwise the state's."""
+    state_leaves = [x for x in flatten(state) if not isinstance(x, TensorArray)]
+    return as_dtype(dtype) if dtype is not None else \
+        state_leaves[0].dtype.base_dtype if state_leaves else None
+
+
+def _stacked_outputs(output_tas, flat_output_size, const_time_steps, const_batch_size):
+    """Each output TensorArray stacked, ``[time, batch, size...]`` with the static dims."""
     outputs = []
     for ta, size in zip(output_tas, flat_output_size):
         out = ta.stack()
         out.set_shape(TensorShape([const_time_steps, const_batch_size] + _dims(size)))
         outputs.append(out)
-    return pack_sequence_as(cell.output_size, outputs), final_state
+    return outputs
 
 
 def _unstacked_inputs(flat_input, time_steps, base_name):
@@ -394,6 +417,76 @@ def _concat_batch(batch_size, size):
     return [batch_size] + dims
 
 
+def _raw_rnn_batch_size(flat_input):
+    """``(const_batch_size, batch_size)`` of ``loop_fn``'s first inputs: the static size
+    (or None) they agree on, and that size or the first input's dynamic ``shape[0]``."""
+    input_shape = [convert_to_tensor(x).shape for x in flat_input]
+    static_batch_size = input_shape[0][0] if input_shape[0].ndims else \
+        TensorShape([None])[0]
+    for shape_i in input_shape:
+        other = shape_i[0] if shape_i.ndims else TensorShape([None])[0]
+        static_batch_size.assert_is_compatible_with(other)
+    batch_size = static_batch_size.value
+    const_batch_size = batch_size
+    if batch_size is None:
+        batch_size = array_ops.shape(flat_input[0])[0]
+    return const_batch_size, batch_size
+
+
+def _raw_rnn_emit_arrays(cell, emit_structure, flat_state, const_batch_size, batch_size):
+    """The TensorArrays the loop writes emitted outputs into, and the zeros finished rows
+    emit, both in ``emit_structure`` (the cell's output structure when it is None)."""
+    if emit_structure is not None:
+        flat_emit_structure = flatten(emit_structure)
+        flat_emit_size = [emit.shape if emit.shape.is_fully_defined()
+                          else array_ops.shape(emit) for emit in flat_emit_structure]
+        flat_emit_dtypes = [emit.dtype for emit in flat_emit_structure]
+    else:
+        emit_structure = cell.output_size
+        flat_emit_size = flatten(emit_structure)
+        flat_emit_dtypes = [flat_state[0].dtype] * len(flat_emit_size)
+
+    flat_emit_ta = [
+        TensorArray(dtype=dtype_i, dynamic_size=True, size=0, name=f"rnn_output_{i}",
+                    element_shape=TensorShape([const_batch_size]).concatenate(
+                        _as_shape(size_i)))
+        for i, (dtype_i, size_i) in enumerate(zip(flat_emit_dtypes, flat_emit_size))]
+    emit_ta = pack_sequence_as(emit_structure, flat_emit_ta)
+    flat_zero_emit = [array_ops.zeros(_concat_batch(batch_size, size_i), dtype_i)
+                      for size_i, dtype_i in zip(flat_emit_size, flat_emit_dtypes)]
+    return emit_ta, pack_sequence_as(emit_structure, flat_zero_emit)
+
+
+def _raw_rnn_body(cell, loop_fn, zero_emit):
+    """The while-loop body of ``raw_rnn``: one cell step, then ``loop_fn``; finished rows
+    emit zeros and keep their state (``_copy_one_through``)."""
+
+    def body(time, elements_finished, current_input, emit_ta, state, loop_state):
+        next_output, cell_state = cell(current_input, state)
+        assert_same_structure(state, cell_state)
+        assert_same_structure(cell.output_size, next_output)
+        next_time = time + 1
+        (next_finished, next_input, next_state, emit_output,
+         next_loop_state) = loop_fn(next_time, next_output, cell_state, loop_state)
+        assert_same_structure(state, next_state)
+        assert_same_structure(current_input, next_input)
+        assert_same_structure(emit_ta, emit_output)
+        loop_state = loop_state if next_loop_state is None else next_loop_state
+
+        def copy_fn(cur_i, cand_i):
+            return _copy_one_through(elements_finished, cur_i, cand_i)
+
+        emit_output = map_structure(copy_fn, zero_emit, emit_output)
+        next_state = map_structure(copy_fn, state, next_state)
+        emit_ta = map_structure(lambda ta, emit: ta.write(time, emit), emit_ta,
+                                emit_output)
+        elements_finished = math_ops.logical_or(elements_finished, next_finished)
+        return (next_time, elements_finished, next_input, emit_ta, next_state,
+                loop_state)
+
+    return body
+
+
 def raw_rnn(cell, loop_fn, parallel_iterations=None, swap_memory=False, scope=None):
     """Runs ``cell`` in a ``tf.while_loop`` driven by ``loop_fn`` (TF1's ``raw_rnn``).
 
@@ -416,72 +509,19 @@ def raw_rnn(cell, loop_fn, parallel_iterations=None, swap_memory=False, scope=No
         loop_state = init_loop_state if init_loop_state is not None else \
             constant(0, dtype=dtypes.int32)
 
-        input_shape = [convert_to_tensor(x).shape for x in flat_input]
-        static_batch_size = input_shape[0][0] if input_shape[0].ndims else \
-            TensorShape([None])[0]
-        for shape_i in input_shape:
-            other = shape_i[0] if shape_i.ndims else TensorShape([None])[0]
-            static_batch_size.assert_is_compatible_with(other)
-        batch_size = static_batch_size.value
-        const_batch_size = batch_size
-        if batch_size is None:
-            batch_size = array_ops.shape(flat_input[0])[0]
+        const_batch_size, batch_size = _raw_rnn_batch_size(flat_input)
 
         assert_same_structure(initial_state, cell.state_size)
         flat_state = [convert_to_tensor(x) for x in flatten(initial_state)]
         state = pack_sequence_as(initial_state, flat_state)
-
-        if emit_structure is not None:
-            flat_emit_structure = flatten(emit_structure)
-            flat_emit_size = [emit.shape if emit.shape.is_fully_defined()
-                              else array_ops.shape(emit) for emit in flat_emit_structure]
-            flat_emit_dtypes = [emit.dtype for emit in flat_emit_structure]
-        else:
-            emit_structure = cell.output_size
-            flat_emit_size = flatten(emit_structure)
-            flat_emit_dtypes = [flat_state[0].dtype] * len(flat_emit_size)
-
-        flat_emit_ta = [
-            TensorArray(dtype=dtype_i, dynamic_size=True, size=0, name=f"rnn_output_{i}",
-                        element_shape=TensorShape([const_batch_size]).concatenate(
-                            _as_shape(size_i)))
-            for i, (dtype_i, size_i) in enumerate(zip(flat_emit_dtypes, flat_emit_size))]
-        emit_ta = pack_sequence_as(emit_structure, flat_emit_ta)
-        flat_zero_emit = [array_ops.zeros(_concat_batch(batch_size, size_i), dtype_i)
-                          for size_i, dtype_i in zip(flat_emit_size, flat_emit_dtypes)]
-        zero_emit = pack_sequence_as(emit_structure, flat_zero_emit)
+        emit_ta, zero_emit = _raw_rnn_emit_arrays(cell, emit_structure, flat_state,
+                                                  const_batch_size, batch_size)
 
         def condition(unused_time, elements_finished, *_):
             return math_ops.logical_not(math_ops.reduce_all(elements_finished))
 
-        def body(time, elements_finished, current_input, emit_ta, state, loop_state):
-            next_output, cell_state = cell(current_input, state)
-            assert_same_structure(state, cell_state)
-            assert_same_structure(cell.output_size, next_output)
-            next_time = time + 1
-            (next_finished, next_input, next_state, emit_output,
-             next_loop_state) = loop_fn(next_time, next_output, cell_state, loop_state)
-            assert_same_structure(state, next_state)
-            assert_same_structure(current_input, next_input)
-            assert_same_structure(emit_ta, emit_output)
-            loop_state = loop_state if next_loop_state is None else next_loop_state
-
-            def copy_fn(cur_i, cand_i):
-                # TensorArrays and scalars pass through; else finished rows keep cur_i.
-                if isinstance(cur_i, TensorArray) or cur_i.shape.ndims == 0:
-                    return cand_i
-                return reduction_ops.where(elements_finished, cur_i, cand_i)
-
-            emit_output = map_structure(copy_fn, zero_emit, emit_output)
-            next_state = map_structure(copy_fn, state, next_state)
-            emit_ta = map_structure(lambda ta, emit: ta.write(time, emit), emit_ta,
-                                    emit_output)
-            elements_finished = math_ops.logical_or(elements_finished, next_finished)
-            return (next_time, elements_finished, next_input, emit_ta, next_state,
-                    loop_state)
-
         returned = while_loop(
-            condition, body,
+            condition, _raw_rnn_body(cell, loop_fn, zero_emit),
             loop_vars=[time, elements_finished, next_input, emit_ta, state, loop_state],
             parallel_iterations=parallel_iterations, swap_memory=swap_memory)
         emit_ta, final_state, final_loop_state = returned[-3:]
