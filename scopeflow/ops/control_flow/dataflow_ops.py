@@ -114,7 +114,7 @@ def switch(data, pred, name=None):
 # ── RefSwitch ────────────────────────────────────────────────────────────────────────
 def _ref_switch_dtype(data, pred, **attrs):
     _check_pred(pred)
-    return [data, data]  # references to the same variable
+    return [data._as_ref, data._as_ref]  # references to the same variable
 
 
 def _ref_switch_kernel(data, pred, **attrs):
@@ -164,8 +164,7 @@ def merge(inputs, name=None):
 
 # ── RefMerge ─────────────────────────────────────────────────────────────────────────
 def _ref_merge_dtype(*kinds, **attrs):
-    _check_same_dtypes(kinds, "RefMerge")
-    return [kinds[0], dtypes.int32]
+    return [_check_same_dtypes(kinds, "RefMerge")._as_ref, dtypes.int32]
 
 
 def _ref_merge_kernel(*inputs, **attrs):

@@ -1,0 +1,160 @@
+"""TF1's v1 conds (Switch/Merge dataflow) in GraphDefs real TF wrote: imported and run with
+TF's dead-tensor semantics (tests/fixtures/tf1_cond_graphs, made by its make_fixtures.py
+under TF 2.21 in TF1 mode with control flow v1)."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+import scopeflow as tf
+from scopeflow.io import protos
+
+FIXTURES = pathlib.Path(__file__).resolve().parents[3] / "fixtures" / "tf1_cond_graphs"
+EXPECTED = json.loads((FIXTURES / "expected.json").read_text())
+
+
+def _graph_def(name):
+    return protos.GraphDef.FromString((FIXTURES / f"{name}.pb").read_bytes())
+
+
+def _value(rec):
+    return np.asarray(rec["value"], dtype=rec["dtype"]).reshape(rec["shape"])
+
+
+def _replay(sess, runs, rename=lambda n: n, feed_map=None):
+    """Runs the recorded runs in order and compares each with what TF gave."""
+    g = sess.graph
+    for run in runs:
+        feeds = {}
+        for k, v in run["feeds"].items():
+            t = (feed_map or {}).get(k)
+            t = g.get_tensor_by_name(rename(k)) if t is None else t
+            feeds[t] = _value(v)
+        fetches = [rename(f) for f in run["fetches"]]
+        targets = [rename(t) for t in run["targets"]]
+        if "error" in run:
+            cls, message = run["error"]
+            with pytest.raises(getattr(tf.errors, cls), match=message.replace("[", r"\[")
+                               .replace("]", r"\]")):
+                sess.run(fetches + targets, feeds)
+            continue
+        got = sess.run(fetches + targets, feeds)[:len(fetches)]
+        for name, want, have in zip(fetches, run["values"], got):
+            want = _value(want)
+            assert np.asarray(have).dtype == want.dtype, name
+            np.testing.assert_allclose(have, want, rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+@pytest.mark.parametrize("name", ["simple", "side_effects", "nested", "frozen_bn_dropout"])
+def test_values_errors_and_side_effects_are_tfs(name):
+    """Both predicate values; a variable written only in the untaken branch keeps its
+    value (and a control dependency on a dead op is dead); a dead fetch raises TF's
+    error; conds nested in conds."""
+    with tf.Graph().as_default() as g:
+        tf.import_graph_def(_graph_def(name), name="")
+        with tf.Session(graph=g) as sess:
+            _replay(sess, EXPECTED[name])
+
+
+def test_dead_branch_has_no_side_effects_with_any_passes(monkeypatch):
+    """The plan passes never fold or forward a branch's ops into running."""
+    monkeypatch.setenv("SCOPEFLOW_PLAN_PASSES", "none")
+    with tf.Graph().as_default() as g:
+        tf.import_graph_def(_graph_def("side_effects"), name="")
+        with tf.Session(graph=g) as sess:
+            _replay(sess, EXPECTED["side_effects"])
+
+
+def test_cond_in_a_name_scope_imported_with_input_map_and_a_name():
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [None, 2], name="my_x")
+        training = tf.placeholder(tf.bool, [], name="my_training")
+        out, = tf.import_graph_def(
+            _graph_def("scoped"), input_map={"model/x:0": x, "model/is_training": training},
+            return_elements=["model/out:0"], name="imp")
+        assert out.name == "imp/model/out:0"
+        assert g.get_operation_by_name("imp/model/cond/Merge").type == "Merge"
+        with tf.Session(graph=g) as sess:
+            runs = [r for r in EXPECTED["scoped"] if "model/is_training:0" in r["feeds"]]
+            _replay(sess, runs, rename=lambda n: "imp/" + n,
+                    feed_map={"model/x:0": x, "model/is_training:0": training})
+
+
+def test_saved_model_with_an_is_training_cond():
+    with tf.Graph().as_default() as g, tf.Session(graph=g) as sess:
+        tf.saved_model.loader.load(sess, ["serve"], str(FIXTURES / "saved_model"))
+        _replay(sess, EXPECTED["saved_model"])
+
+
+def test_dead_fetch_names_its_position_and_live_fetches_still_work():
+    with tf.Graph().as_default() as g:
+        tf.import_graph_def(_graph_def("simple"), name="")
+        x = np.array([1.0, 2.0, 3.0], np.float32)
+        with tf.Session(graph=g) as sess:
+            feeds = {"x:0": x, "pred:0": False}
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=r"Retval\[1\] does not have value"):
+                sess.run(["cond/Merge:0", "cond/mul:0"], feeds)
+            # A dead target does not run and is no error (TF's too).
+            assert sess.run(["cond/Merge:0", "cond/mul"], feeds)[1] is None
+            np.testing.assert_array_equal(sess.run("cond/switch_f:0", feeds), False)
+
+
+def test_while_loops_are_refused_naming_the_node():
+    with tf.Graph().as_default():
+        with pytest.raises(NotImplementedError,
+                           match=r"node 'loop/Enter' \(op Enter\).*while loops in imported "
+                                 r"GraphDefs are not supported yet"):
+            tf.import_graph_def(_graph_def("while_loop"), name="")
+
+
+def test_switch_and_merge_shapes_and_dtypes_as_tf():
+    from scopeflow.ops.control_flow import dataflow_ops as d
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 3])
+        p = tf.placeholder(tf.bool, [])
+        f, t = d.switch(x, p)
+        assert f.shape.as_list() == [None, 3] and t.dtype == tf.float32
+        assert f.name == "Switch:0" and t.name == "Switch:1"
+        out, index = d.merge([tf.zeros([2, 3]), tf.zeros([2, 4])])
+        assert out.shape.as_list() == [2, None] and index.dtype == tf.int32
+        assert index.shape.as_list() == []
+        assert d.merge([tf.zeros([2]), tf.zeros([2, 1])])[0].shape.ndims is None
+        with pytest.raises(ValueError, match="rank 0"):
+            d.switch(x, tf.placeholder(tf.bool, [2]))
+        with pytest.raises(TypeError, match="bool"):
+            d.switch(x, tf.constant(1.0))
+        with pytest.raises(TypeError, match="one dtype"):
+            d.merge([tf.zeros([2]), tf.zeros([2], tf.int32)])
+
+
+def test_gradients_through_switch_and_merge():
+    """TF's _SwitchGrad/_MergeGrad outside a cond context: the gradient reaches the input
+    on the side that ran."""
+    from scopeflow.ops.control_flow import dataflow_ops as d
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [2])
+        p = tf.placeholder(tf.bool, [])
+        f, t = d.switch(x, p)
+        y, _ = d.merge([f * 3.0, t * t])
+        grad, = tf.gradients(tf.reduce_sum(y), x)
+        with tf.Session() as sess:
+            xv = np.array([1.0, 2.0], np.float32)
+            np.testing.assert_allclose(sess.run(grad, {x: xv, p: True}), 2 * xv)
+            np.testing.assert_allclose(sess.run(grad, {x: xv, p: False}), [3.0, 3.0])
+
+
+def test_tf_graph_def_round_trip_keeps_the_ops():
+    with tf.Graph().as_default() as g:
+        tf.import_graph_def(_graph_def("side_effects"), name="")
+        gd = g.as_graph_def()
+    types = {n.name: n.op for n in gd.node}
+    assert types["cond/Merge"] == "Merge" and types["cond/AssignAdd/Switch"] == "RefSwitch"
+    with tf.Graph().as_default() as g2:
+        tf.import_graph_def(gd, name="")
+        with tf.Session(graph=g2) as sess:
+            _replay(sess, EXPECTED["side_effects"])
