@@ -400,7 +400,8 @@ class Model(Network):
         """tf_keras's deferred build of a subclassed model: one placeholder per input array,
         shaped like the data (any batch size), the model called on them, then the loss and
         metrics of ``compile``."""
-        arrays = list(x.values()) if isinstance(x, dict) else \
+        keys = sorted(x) if isinstance(x, dict) else None
+        arrays = [x[k] for k in keys] if keys else \
             list(x) if isinstance(x, (list, tuple)) else [x]
         with K.get_graph().as_default():
             inputs = []
@@ -408,14 +409,14 @@ class Model(Network):
                 array = np.asarray(array)
                 dtype = K.floatx() if array.dtype.kind == "f" else array.dtype.name
                 inputs.append(Input(batch_shape=(None,) + array.shape[1:], dtype=dtype))
-            if isinstance(x, dict):
-                structure = dict(zip(x, inputs))
+            if keys:
+                structure = dict(zip(keys, inputs))
             else:
                 structure = inputs[0] if len(inputs) == 1 else inputs
             outputs = self(structure)
         self.inputs = inputs
         self.outputs = _as_list(outputs)
-        self.input_names = [f"input_{i + 1}" for i in range(len(self.inputs))]
+        self.input_names = keys or [f"input_{i + 1}" for i in range(len(self.inputs))]
         self.output_names = [f"output_{i + 1}" for i in range(len(self.outputs))]
         self.built = True
         if self._compiled and self.optimizer is not None:
