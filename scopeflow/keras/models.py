@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import zipfile
 
 from scopeflow.keras.engine.sequential import Sequential
 from scopeflow.keras.engine.training import Model
@@ -52,10 +53,16 @@ def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 - Ker
     filepath = os.fspath(filepath)
     if not os.path.exists(filepath):
         raise OSError(f"No file or directory found at {filepath}")
-    if os.path.isdir(filepath) or not h5py.is_hdf5(filepath):
+    if os.path.isdir(filepath):
         raise NotImplementedError(
             f"tf.keras.models.load_model of a SavedModel ({filepath}) is not implemented in "
             "scopeflow; save the model to HDF5 (model.save('m.h5')) instead")
+    if not h5py.is_hdf5(filepath):
+        kind = "a Keras v3 (.keras zip) file" if zipfile.is_zipfile(filepath) else \
+            "a file that is not HDF5"
+        raise NotImplementedError(
+            f"tf.keras.models.load_model of {kind} ({filepath}) is not implemented in "
+            "scopeflow; it reads Keras's HDF5 files (model.save('m.h5'))")
     with h5py.File(filepath, mode="r") as f:
         return _load_model_from_hdf5(f, custom_objects, compile)
 
@@ -112,7 +119,8 @@ def _load_model_from_hdf5(f, custom_objects, compile):  # noqa: A002 - Keras's n
 
 
 def save_model(model, filepath, overwrite=True, include_optimizer=True, save_format=None):
-    """``model.save``: the whole model in Keras's HDF5 file (``.h5``, ``.keras``,
-    ``.hdf5`` or ``save_format='h5'``; needs h5py): architecture, weights, compile arguments
-    and the optimizer's state. The SavedModel format is not implemented."""
+    """``model.save``: the whole model in Keras's HDF5 file (needs h5py; the default format
+    in graph mode, whatever the path's extension): architecture, weights, compile arguments
+    and the optimizer's state. The SavedModel format (``save_format='tf'``) is not
+    implemented."""
     saving_utils.save_model(model, filepath, overwrite, include_optimizer, save_format)

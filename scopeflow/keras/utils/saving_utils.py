@@ -298,24 +298,28 @@ def save_model_to_hdf5(model, filepath, overwrite=True, include_optimizer=True):
 
 
 def save_model(model, filepath, overwrite=True, include_optimizer=True, save_format=None):
-    """``model.save``/``tf.keras.models.save_model``: HDF5 for ``.h5``, ``.keras``, ``.hdf5``
-    paths, an open ``h5py.File`` or ``save_format='h5'``; SavedModel (not implemented)
-    otherwise."""
+    """``model.save``/``tf.keras.models.save_model``: HDF5 unless ``save_format`` says
+    otherwise (TF1's default, which tf_keras keeps in graph mode: a path without ``.h5``
+    is an HDF5 file too; ``.keras`` is HDF5 as in TF 1.x); the SavedModel
+    (``save_format='tf'``) and Keras v3 (``'keras_v3'``) formats are not implemented."""
     h5py = _need_h5py("save_model")
     if not isinstance(filepath, h5py.File):
         filepath = os.fspath(filepath)
-        if save_format is None:
-            save_format = "h5" if is_hdf5_filepath(filepath) else "tf"
-    elif save_format is None:
-        save_format = "h5"
-    if save_format not in ("h5", "tf"):
-        raise ValueError(f"Unknown format. Received: `save_format`={save_format}. Expected "
-                         "`save_format` to be 'tf' or 'h5'.")
+    save_format = {None: "h5", "h5": "h5", "hdf5": "h5", "keras": "h5", "tf": "tf",
+                   "tensorflow": "tf", "keras_v3": "keras_v3"}.get(save_format, save_format)
+    if save_format not in ("h5", "tf", "keras_v3"):
+        raise ValueError("Unknown `save_format` argument. Expected one of 'keras', 'tf', or "
+                         f"'h5'. Received: save_format={save_format}")
     if save_format == "tf":
         raise NotImplementedError(
             f"tf.keras.models.save_model in the SavedModel format (save_format='tf', path "
-            f"{filepath!r}) is not implemented in scopeflow; save to HDF5 (a path ending in "
-            "'.h5' or save_format='h5')")
+            f"{filepath!r}) is not implemented in scopeflow; save to HDF5 (the default, or "
+            "save_format='h5')")
+    if save_format == "keras_v3":
+        raise NotImplementedError(
+            "tf.keras.models.save_model in the Keras v3 format (save_format='keras_v3') is "
+            "not implemented in scopeflow (tf_keras writes it only in eager mode); save to "
+            "HDF5")
     save_model_to_hdf5(model, filepath, overwrite, include_optimizer)
 
 

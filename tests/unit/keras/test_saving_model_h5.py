@@ -208,21 +208,30 @@ def test_custom_loss_by_name(tmp_path):
     assert loaded.loss is doubled_mse
 
 
-def test_savedmodel_format_and_missing_files(tmp_path):
+def test_formats_and_missing_files(tmp_path):
+    """TF1's default format is HDF5 whatever the extension (tf_keras in graph mode writes
+    an HDF5 file for a path without one); SavedModel is not implemented."""
     model = K.Sequential([K.layers.Dense(1, input_shape=(2,))])
+    kernel = model.get_weights()[0]
+    model.save(str(tmp_path / "no_extension"))
+    assert h5py.is_hdf5(tmp_path / "no_extension")
+    model.save(str(tmp_path / "m.keras"))
+    assert h5py.is_hdf5(tmp_path / "m.keras")
     with pytest.raises(NotImplementedError, match="SavedModel"):
-        model.save(str(tmp_path / "saved"))
-    with pytest.raises(NotImplementedError, match="SavedModel"):
-        model.save(str(tmp_path / "m.h5"), save_format="tf")
-    with pytest.raises(ValueError, match="Unknown format"):
+        model.save(str(tmp_path / "saved"), save_format="tf")
+    with pytest.raises(ValueError, match="Unknown `save_format` argument"):
         model.save(str(tmp_path / "m.h5"), save_format="pb")
     with pytest.raises(OSError, match="No file or directory found at"):
         K.models.load_model(str(tmp_path / "missing.h5"))
     os.makedirs(tmp_path / "dir")
     with pytest.raises(NotImplementedError, match="SavedModel"):
         K.models.load_model(str(tmp_path / "dir"))
-    model.save(str(tmp_path / "m.keras"), save_format="h5")
-    assert h5py.is_hdf5(tmp_path / "m.keras")
+    (tmp_path / "text.h5").write_text("not hdf5")
+    with pytest.raises(NotImplementedError, match="not HDF5"):
+        K.models.load_model(str(tmp_path / "text.h5"))
+    K.backend.clear_session()
+    loaded = K.models.load_model(str(tmp_path / "no_extension"))
+    np.testing.assert_allclose(loaded.get_weights()[0], kernel)
 
 
 def test_subclassed_model_cannot_be_saved_to_hdf5(tmp_path):
