@@ -95,6 +95,15 @@ def deserialize_keras_object(identifier, module_objects=None, custom_objects=Non
     raise ValueError(f"Could not interpret serialized {printable_module_name}: {identifier}")
 
 
+def _format_eta(eta):
+    """Seconds left as ``h:mm:ss``, ``m:ss`` or ``Ns``."""
+    if eta > 3600:
+        return f"{eta // 3600:.0f}:{(eta % 3600) // 60:02.0f}:{eta % 60:02.0f}"
+    if eta > 60:
+        return f"{eta // 60:.0f}:{eta % 60:02.0f}"
+    return f"{int(eta)}s"
+
+
 def _format_time(seconds, unit_name):
     """`` 2s/epoch``, `` 44ms/epoch``, `` 80us/sample`` (Keras's)."""
     if seconds >= 1 or seconds == 0:
@@ -128,7 +137,21 @@ class Progbar:
     def update(self, current, values=None, finalize=None):
         if finalize is None:
             finalize = self.target is not None and current >= self.target
-        values = values or []
+        self._accumulate(current, values or [])
+        self._seen_so_far = current
+        now = time.time()
+        info = f" - {now - self._start:.0f}s"
+        if self.verbose == 1:
+            if now - self._last_update < self.interval and not finalize:
+                return
+            self._write_bar(current, now, info, finalize)
+        elif self.verbose == 2 and finalize:
+            self._write_epoch_line(current, now, info)
+        self._last_update = now
+
+    def _accumulate(self, current, values):
+        """Adds ``values`` (``(name, value)`` pairs) to the running averages, weighted by the
+        steps since the last update; a stateful metric keeps only its latest value."""
         for k, v in values:
             if k not in self._values_order:
                 self._values_order.append(k)
@@ -141,62 +164,56 @@ class Progbar:
                     self._values[k][1] += value_base
             else:
                 self._values[k] = [v, 1]
-        self._seen_so_far = current
-        now = time.time()
-        info = f" - {now - self._start:.0f}s"
-        if self.verbose == 1:
-            if now - self._last_update < self.interval and not finalize:
-                return
-            prev_total_width = self._total_width
-            if self._dynamic_display:
-                sys.stdout.write("\b" * prev_total_width)
-                sys.stdout.write("\r")
-            else:
-                sys.stdout.write("\n")
-            if self.target is not None:
-                numdigits = int(np.log10(self.target)) + 1
-                bar = ("%" + str(numdigits) + "d/%d [") % (current, self.target)
-                prog = float(current) / self.target
-                prog_width = int(self.width * prog)
-                if prog_width > 0:
-                    bar += "=" * (prog_width - 1)
-                    bar += ">" if current < self.target else "="
-                bar += "." * (self.width - prog_width)
-                bar += "]"
-            else:
-                bar = f"{current:7d}/Unknown"
-            self._total_width = len(bar)
-            sys.stdout.write(bar)
-            time_per_unit = (now - self._start) / current if current else 0
-            if self.target is None or finalize:
-                info += _format_time(time_per_unit, self.unit_name)
-            else:
-                eta = time_per_unit * (self.target - current)
-                if eta > 3600:
-                    eta_format = f"{eta // 3600:.0f}:{(eta % 3600) // 60:02.0f}:{eta % 60:02.0f}"
-                elif eta > 60:
-                    eta_format = f"{eta // 60:.0f}:{eta % 60:02.0f}"
-                else:
-                    eta_format = f"{int(eta)}s"
-                info = f" - ETA: {eta_format}"
-            info += self._metrics_text()
-            self._total_width += len(info)
-            if prev_total_width > self._total_width:
-                info += " " * (prev_total_width - self._total_width)
-            if finalize:
-                info += "\n"
-            sys.stdout.write(info)
-            sys.stdout.flush()
-        elif self.verbose == 2 and finalize:
-            numdigits = int(np.log10(self.target)) + 1
-            count = ("%" + str(numdigits) + "d/%d") % (current, self.target)
-            elapsed = now - self._start
-            info += self._metrics_text()
-            info += " -" + _format_time(elapsed, "epoch")
-            info += " -" + _format_time(elapsed / self.target, self.unit_name)
-            sys.stdout.write(count + info + "\n")
-            sys.stdout.flush()
-        self._last_update = now
+
+    def _write_bar(self, current, now, info, finalize):
+        """verbose=1: redraws the bar, the ETA (or time per step) and the metrics."""
+        prev_total_width = self._total_width
+        if self._dynamic_display:
+            sys.stdout.write("\b" * prev_total_width)
+            sys.stdout.write("\r")
+        else:
+            sys.stdout.write("\n")
+        bar = self._bar(current)
+        self._total_width = len(bar)
+        sys.stdout.write(bar)
+        time_per_unit = (now - self._start) / current if current else 0
+        if self.target is None or finalize:
+            info += _format_time(time_per_unit, self.unit_name)
+        else:
+            info = f" - ETA: {_format_eta(time_per_unit * (self.target - current))}"
+        info += self._metrics_text()
+        self._total_width += len(info)
+        if prev_total_width > self._total_width:
+            info += " " * (prev_total_width - self._total_width)
+        if finalize:
+            info += "\n"
+        sys.stdout.write(info)
+        sys.stdout.flush()
+
+    def _bar(self, current):
+        """``" 3/10 [=====>......]"``, or ``"      3/Unknown"`` without a target."""
+        if self.target is None:
+            return f"{current:7d}/Unknown"
+        numdigits = int(np.log10(self.target)) + 1
+        bar = ("%" + str(numdigits) + "d/%d [") % (current, self.target)
+        prog = float(current) / self.target
+        prog_width = int(self.width * prog)
+        if prog_width > 0:
+            bar += "=" * (prog_width - 1)
+            bar += ">" if current < self.target else "="
+        bar += "." * (self.width - prog_width)
+        return bar + "]"
+
+    def _write_epoch_line(self, current, now, info):
+        """verbose=2: one line at the end, with the metrics and the times."""
+        numdigits = int(np.log10(self.target)) + 1
+        count = ("%" + str(numdigits) + "d/%d") % (current, self.target)
+        elapsed = now - self._start
+        info += self._metrics_text()
+        info += " -" + _format_time(elapsed, "epoch")
+        info += " -" + _format_time(elapsed / self.target, self.unit_name)
+        sys.stdout.write(count + info + "\n")
+        sys.stdout.flush()
 
     def _metrics_text(self):
         text = ""

@@ -55,6 +55,27 @@ def print_summary(model, line_length=None, positions=None, print_fn=None,
     """Prints ``model``'s summary, line by line through ``print_fn`` (``print``)."""
     print_fn = print_fn or print
     sequential_like = _is_sequential_like(model)
+    line_length, positions, to_display, relevant_nodes = _summary_layout(
+        model, sequential_like, line_length, positions, show_trainable)
+    print_fn(f'Model: "{model.name}"')
+    print_fn("_" * line_length)
+    _print_row(to_display, positions, print_fn)
+    print_fn("=" * line_length)
+    layers = model.layers
+    for layer in layers:
+        fields = _layer_fields(layer, sequential_like, relevant_nodes)
+        if show_trainable:
+            fields.append("Y" if layer.trainable else "N")
+        _print_row(fields, positions, print_fn)
+        print_fn(" " * line_length)
+    print_fn("=" * line_length)
+    _print_param_counts(model, print_fn)
+    print_fn("_" * line_length)
+
+
+def _summary_layout(model, sequential_like, line_length, positions, show_trainable):
+    """The summary's width, column ends, header and (for a functional model) the nodes
+    whose connections it lists."""
     relevant_nodes = []
     if sequential_like:
         line_length = line_length or 65
@@ -72,62 +93,61 @@ def print_summary(model, line_length=None, positions=None, print_fn=None,
         line_length += 11
         positions.append(line_length)
         to_display.append("Trainable")
+    return line_length, positions, to_display, relevant_nodes
 
-    def print_row(fields):
-        left = [str(x) for x in fields]
-        while any(left):
-            line = ""
-            for col in range(len(left)):
-                start = positions[col - 1] if col > 0 else 0
-                end = positions[col]
-                space = 2 if col != len(positions) - 1 else 0
-                cutoff = end - start - space
-                if col != len(positions) - 1:
-                    cutoff -= 1
-                fit = left[col][:cutoff]
-                candidates = [fit.find(x) + len(x) for x in ("),", "},", "],", "',")
-                              if fit.find(x) >= 0]
-                if candidates:
-                    cutoff = min(candidates)
-                    fit = fit[:cutoff]
-                if col == 0:
-                    line += " "
-                line += fit
-                line += " " * space if space else ""
-                left[col] = left[col][cutoff:]
-                line += " " * (positions[col] - len(line))
-            print_fn(line)
 
-    print_fn(f'Model: "{model.name}"')
-    print_fn("_" * line_length)
-    print_row(to_display)
-    print_fn("=" * line_length)
-    layers = model.layers
-    for layer in layers:
-        try:
-            output_shape = layer.output_shape
-        except AttributeError:
-            output_shape = "multiple"
-        name = f"{layer.name} ({type(layer).__name__})"
-        if sequential_like:
-            if not layer.built and not getattr(layer, "_is_graph_network", False):
-                params = "0 (unused)"
-            else:
-                params = layer.count_params()
-            fields = [name, output_shape, params]
+def _print_row(fields, positions, print_fn):
+    """One table row, wrapped over as many lines as its longest field needs."""
+    left = [str(x) for x in fields]
+    while any(left):
+        line = ""
+        for col in range(len(left)):
+            start = positions[col - 1] if col > 0 else 0
+            end = positions[col]
+            space = 2 if col != len(positions) - 1 else 0
+            cutoff = end - start - space
+            if col != len(positions) - 1:
+                cutoff -= 1
+            fit = left[col][:cutoff]
+            candidates = [fit.find(x) + len(x) for x in ("),", "},", "],", "',")
+                          if fit.find(x) >= 0]
+            if candidates:
+                cutoff = min(candidates)
+                fit = fit[:cutoff]
+            if col == 0:
+                line += " "
+            line += fit
+            line += " " * space if space else ""
+            left[col] = left[col][cutoff:]
+            line += " " * (positions[col] - len(line))
+        print_fn(line)
+
+
+def _layer_fields(layer, sequential_like, relevant_nodes):
+    """A layer's row: name (type), output shape, parameter count and, for a functional
+    model, the layers it is connected to."""
+    try:
+        output_shape = layer.output_shape
+    except AttributeError:
+        output_shape = "multiple"
+    name = f"{layer.name} ({type(layer).__name__})"
+    if sequential_like:
+        if not layer.built and not getattr(layer, "_is_graph_network", False):
+            params = "0 (unused)"
         else:
-            connections = []
-            for node in layer._inbound_nodes:
-                if relevant_nodes and not any(node is n for n in relevant_nodes):
-                    continue
-                for inbound_layer, node_index, tensor_index, _ in node.iterate_inbound():
-                    connections.append(f"{inbound_layer.name}[{node_index}][{tensor_index}]")
-            fields = [name, output_shape, layer.count_params(), connections]
-        if show_trainable:
-            fields.append("Y" if layer.trainable else "N")
-        print_row(fields)
-        print_fn(" " * line_length)
-    print_fn("=" * line_length)
+            params = layer.count_params()
+        return [name, output_shape, params]
+    connections = []
+    for node in layer._inbound_nodes:
+        if relevant_nodes and not any(node is n for n in relevant_nodes):
+            continue
+        for inbound_layer, node_index, tensor_index, _ in node.iterate_inbound():
+            connections.append(f"{inbound_layer.name}[{node_index}][{tensor_index}]")
+    return [name, output_shape, layer.count_params(), connections]
+
+
+def _print_param_counts(model, print_fn):
+    """The total, trainable and non-trainable parameter counts with their memory sizes."""
     trainable = getattr(model, "_collected_trainable_weights", None)
     if trainable is None:
         trainable = model.trainable_weights
@@ -140,4 +160,3 @@ def print_summary(model, line_length=None, positions=None, print_fn=None,
     print_fn(f"Trainable params: {trainable_count} ({_readable_memory_size(trainable_size)})")
     print_fn(f"Non-trainable params: {non_trainable_count} "
              f"({_readable_memory_size(non_trainable_size)})")
-    print_fn("_" * line_length)
