@@ -16,7 +16,7 @@ import numpy as np
 from scopeflow.framework import errors
 from scopeflow.framework.kernel_context import OpRunContext
 from scopeflow.framework.registry import VARIABLE_OP_TYPES, is_variable_op
-from scopeflow.runtime.dead_tensors import check_fetch
+from scopeflow.runtime.dead_tensors import check_fetch, retval_index
 from scopeflow.runtime.memory import aliased_inputs, snapshot
 from scopeflow.runtime.plan_ir import How
 
@@ -186,7 +186,7 @@ class PlanWriter:
         v = self.var_of[t]
         if t in self.ir.maybe_dead:  # TF1's Switch: a dead fetch raises (dead_tensors)
             self.namespace["_alive"] = check_fetch
-            v = f"_alive({v}, {self.ir.fetches.index(t)})"
+            v = f"_alive({v}, {retval_index(self.ir.fetches, t)})"
         if self.inner:
             # A branch's or loop body's results go to the construct's kernel, not to the
             # user: only a view of a variable is copied (a later write must not change it).

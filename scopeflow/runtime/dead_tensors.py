@@ -9,7 +9,8 @@ live output and one *dead* one. TensorFlow's executor then:
   constants on the ``Identity`` pivots ``cond/switch_t`` and ``cond/switch_f``);
 - except for ``Merge``, which forwards its first live data input (dead control inputs do
   not matter to it) and is dead only when all its data inputs are;
-- raises ``InvalidArgumentError("Retval[i] does not have value")`` when a fetch is dead.
+- raises ``InvalidArgumentError("Retval[i] does not have value")`` when a fetch is dead
+  (``i`` counts the distinct fetched names in sorted order, as DirectSession does).
 
 The plan is straight-line code, so a dead value is a sentinel (``DEAD``) and ``prepare``
 works out, when the plan is compiled, which ops may see one: each tensor gets the set of
@@ -33,7 +34,7 @@ from scopeflow.framework import errors
 from scopeflow.ops.control_flow.dataflow_ops import DEAD
 from scopeflow.runtime.plan_ir import How
 
-__all__ = ["DEAD", "Guard", "prepare", "check_fetch", "SWITCH_TYPES", "MERGE_TYPES"]
+__all__ = ["DEAD", "Guard", "prepare", "check_fetch", "retval_index", "SWITCH_TYPES", "MERGE_TYPES"]
 
 SWITCH_TYPES = frozenset({"Switch", "RefSwitch"})
 MERGE_TYPES = frozenset({"Merge", "RefMerge"})
@@ -42,8 +43,10 @@ _MAX_PREDICATES = 10  # a Merge over more predicates than this is taken as possi
 
 
 class Guard:
-    """A kernel as an op that may be dead calls it: dead outputs, and no call, when any of
-    the last ``n_checks`` positional arguments (after the kernel's own) is dead."""
+    """A kernel as an op that may be dead calls it: dead outputs, and no call, when any
+    positional argument is dead (the kernel's own ``n_args``, then the tensors that say
+    whether the op's variable-reference and control inputs are dead, which the kernel
+    does not get)."""
 
     __slots__ = ("kernel", "n_args", "n_outputs", "__name__", "__wrapped__")
 
@@ -68,6 +71,12 @@ def check_fetch(value, index):
     if value is DEAD:
         raise errors.InvalidArgumentError(None, None, f"Retval[{index}] does not have value")
     return value
+
+
+def retval_index(fetches, t) -> int:
+    """``t``'s index among TF's retvals: DirectSession fetches the distinct tensor names in
+    sorted order (the ``i`` of ``Retval[i] does not have value``)."""
+    return sorted({f.name for f in fetches}).index(t.name)
 
 
 def _pred_key(t):
