@@ -422,6 +422,8 @@ SIGNATURES = {
     'ReciprocalGrad': ((('y', 'T', '', ''), ('dy', 'T', '', '')), (('z', 'T', '', ''),), (('T', 'type', None),)),
     'ReduceDataset': ((('input_dataset', '', '', ''), ('initial_state', '', '', 'Tstate'), ('other_arguments', '', '', 'Targuments')), (('components', '', '', 'output_types'),), (('f', 'func', None), ('Tstate', 'list(type)', None), ('Targuments', 'list(type)', None), ('output_types', 'list(type)', None), ('output_shapes', 'list(shape)', None), ('use_inter_op_parallelism', 'bool', '2801'), ('metadata', 'string', '1200'))),
     'ReduceJoin': ((('inputs', '', '', ''), ('reduction_indices', '', '', '')), (('output', '', '', ''),), (('keep_dims', 'bool', '2800'), ('separator', 'string', '1200'))),
+    'RefMerge': ((('inputs', 'T', 'N', ''),), (('output', 'T', '', ''), ('value_index', '', '', '')), (('T', 'type', None), ('N', 'int', None))),
+    'RefSwitch': ((('data', 'T', '', ''), ('pred', '', '', '')), (('output_false', 'T', '', ''), ('output_true', 'T', '', '')), (('T', 'type', None),)),
     'RegexFullMatch': ((('input', '', '', ''), ('pattern', '', '', '')), (('output', '', '', ''),), ()),
     'RegexReplace': ((('input', '', '', ''), ('pattern', '', '', ''), ('rewrite', '', '', '')), (('output', '', '', ''),), (('replace_global', 'bool', '2801'),)),
     'Relu': ((('features', 'T', '', ''),), (('activations', 'T', '', ''),), (('T', 'type', None),)),
