@@ -1,5 +1,6 @@
-"""Frozen-graph inference of classic image models (issues 38 and 41): MobileNet v1 and
-ResNet-50 at 224x224, batch 1 and 32, for scopeflow or (with --tf) TensorFlow.
+"""Frozen-graph inference of classic image models (issues 38 and 41): MobileNet v1 and v2,
+ResNet-50 (224x224) and Inception v3 (299x299), batch 1 and 32, for scopeflow or (with
+--tf) TensorFlow.
 
     python bench/bench_inference.py            # scopeflow
     ../shared/tools/tf1 bench/bench_inference.py --tf
@@ -10,7 +11,7 @@ TensorFlow (tf_keras.applications, fixed random weights, frozen with
 ``convert_variables_to_constants``): each framework imports the same ``.pb`` with
 ``import_graph_def`` and runs ``predictions/Softmax`` on a fed float32 batch, as a
 serving process does. The first run makes the graphs into $SCOPEFLOW_BENCH_MODELS
-(default ~/.cache/scopeflow-bench/classic_models) through the TF oracle (one minute).
+(default ~/.cache/scopeflow-bench/classic_models) through the TF oracle (three minutes).
 Prints one JSON line: the best time of one run per model and batch size.
 """
 
@@ -35,7 +36,7 @@ else:
 
 ROOT = Path(__file__).resolve().parent.parent
 MAKE_MODELS = ROOT / "tests" / "fixtures" / "classic_models" / "make_models.py"
-MODELS = ("mobilenet_v1", "resnet50")
+MODELS = ("mobilenet_v1", "mobilenet_v2", "resnet50", "inception_v3")
 BATCHES = (1, 32)
 
 

@@ -23,7 +23,7 @@ The suite (``--suite``, issue 20's rows), each script runnable alone, ``--tf`` f
   bench_summary.py           scalar + histogram + image summaries written every step
   bench_memory.py            peak RSS (MiB) of the CNN's training, in a fresh process
   bench_import.py            import time in fresh processes (scopeflow: with every extra too)
-  bench_inference.py         frozen MobileNet v1 and ResNet-50 at batch 1 and 32 (graphs TF made)
+  bench_inference.py         frozen MobileNet v1/v2, ResNet-50, Inception v3, batch 1 and 32
 Not in it: bench_distributed.py (no TensorFlow side) and bench_libm.py (scopeflow's own
 code paths). Rows ending ``_mb`` are MiB, ``_per_s`` rates; the others are times.
 """
