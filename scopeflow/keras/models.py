@@ -107,9 +107,10 @@ def _load_model_from_hdf5(f, custom_objects, compile):  # noqa: A002 - Keras's n
                                                               custom_objects)
     model.compile(**args)
     if "optimizer_weights" in f:
-        values = saving_utils.load_optimizer_weights_from_hdf5_group(f)
+        names, values = saving_utils.load_optimizer_weights_from_hdf5_group(f)
         with model.outputs[0].graph.as_default():
             model.optimizer._create_all_weights(model.trainable_weights)
+        values = saving_utils.optimizer_values_in_order(model.optimizer, names, values)
         try:
             model.optimizer.set_weights(values)
         except ValueError:

@@ -46,6 +46,7 @@ class Optimizer:
         self.global_clipnorm = global_clipnorm
         self._weights = []
         self._slots = {}
+        self._slot_var_names = {}
         self._iterations = None
         self._hypers_created = False
 
@@ -120,8 +121,13 @@ class Optimizer:
                 slot = Variable(value, name=f"{base}/{slot_name}", trainable=False,
                                 dtype=var.dtype.base_dtype)
             self._slots[key] = slot
+            self._slot_var_names[key] = var.op.name
             self._weights.append(slot)
         return self._slots[key]
+
+    def _named_slots(self):
+        """``{(variable name, slot name): slot}``: ``('dense/kernel', 'm')``."""
+        return {(self._slot_var_names[key], key[1]): slot for key, slot in self._slots.items()}
 
     def get_slot(self, var, slot_name):
         return self._slots[(id(var), slot_name)]

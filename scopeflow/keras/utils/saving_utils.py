@@ -23,7 +23,7 @@ __all__ = ["save_weights_to_hdf5", "load_weights_from_hdf5", "save_weights_to_ch
            "load_weights_from_hdf5_group", "save_model_to_hdf5", "model_metadata",
            "compile_args_from_training_config", "load_optimizer_weights_from_hdf5_group",
            "save_attributes_to_hdf5_group", "load_attributes_from_hdf5_group",
-           "is_hdf5_filepath", "save_model"]
+           "is_hdf5_filepath", "save_model", "optimizer_values_in_order"]
 
 # The Keras version scopeflow's files name: tf_keras's, whose layout they follow.
 KERAS_VERSION = "2.21.0"
@@ -238,9 +238,10 @@ def save_optimizer_weights_to_hdf5_group(group, optimizer):
 
 
 def load_optimizer_weights_from_hdf5_group(group):
+    """``(names, values)`` of a file's ``optimizer_weights``."""
     weights_group = group["optimizer_weights"]
-    return [np.asarray(weights_group[name])
-            for name in load_attributes_from_hdf5_group(weights_group, "weight_names")]
+    names = load_attributes_from_hdf5_group(weights_group, "weight_names")
+    return names, [np.asarray(weights_group[name]) for name in names]
 
 
 def ask_to_proceed_with_overwrite(filepath):
@@ -327,8 +328,8 @@ def compile_args_from_training_config(training_config, custom_objects=None):
     """``model.compile``'s arguments from a file's ``training_config``."""
     custom_objects = custom_objects or {}
     with CustomObjectScope(custom_objects):
-        optimizer = optimizers.deserialize(training_config["optimizer_config"],
-                                           custom_objects=custom_objects)
+        optimizer = optimizers.deserialize(_legacy_optimizer_config(
+            training_config["optimizer_config"]), custom_objects=custom_objects)
         loss = _deserialize_nested(losses.deserialize, training_config.get("loss"))
         metrics = _deserialize_nested(_deserialize_metric, training_config.get("metrics"))
         weighted = _deserialize_nested(_deserialize_metric,
@@ -337,11 +338,65 @@ def compile_args_from_training_config(training_config, custom_objects=None):
             "weighted_metrics": weighted, "loss_weights": training_config.get("loss_weights")}
 
 
+# What tf_keras's TF2 (eager) optimizers add to their configs, and the values that make
+# them the graph-mode optimizers' equals.
+_NEW_OPTIMIZER_DEFAULTS = {"weight_decay": None, "use_ema": False, "clipnorm": None,
+                           "clipvalue": None, "global_clipnorm": None}
+_NEW_OPTIMIZER_IGNORED = ("ema_momentum", "ema_overwrite_frequency", "jit_compile",
+                          "is_legacy_optimizer")
+
+
+def _legacy_optimizer_config(config):
+    """A file tf_keras wrote in eager mode names its optimizer ``Custom>Adam`` with the new
+    optimizers' settings: as the graph-mode optimizer when those are at their defaults."""
+    class_name, settings = config["class_name"], dict(config["config"])
+    if not class_name.startswith("Custom>") and "is_legacy_optimizer" not in settings:
+        return config
+    class_name = class_name[len("Custom>"):] if class_name.startswith("Custom>") else class_name
+    for key in _NEW_OPTIMIZER_IGNORED:
+        settings.pop(key, None)
+    for key, default in _NEW_OPTIMIZER_DEFAULTS.items():
+        if key in settings and settings[key] == default:
+            del settings[key]
+    unsupported = sorted(set(settings) & {"weight_decay", "use_ema"})
+    if unsupported:
+        raise NotImplementedError(f"load_model: the optimizer {class_name}'s "
+                                  f"{unsupported} (tf_keras's TF2 optimizers) are not "
+                                  "implemented in scopeflow; load with compile=False")
+    return {"class_name": class_name, "config": settings}
+
+
 def _deserialize_metric(config):
     # Keras resolves these by the output's shape in compile: keep the string.
     if config in ("accuracy", "acc", "crossentropy", "ce"):
         return config
+    if isinstance(config, dict) and config.get("class_name") == "MeanMetricWrapper":
+        return metrics_module.deserialize(config["config"]["fn"])  # eager tf_keras's files
     return metrics_module.deserialize(config)
+
+
+def optimizer_values_in_order(optimizer, names, values):
+    """The saved optimizer values in ``optimizer.weights``' order. Graph-mode files list
+    them in that order already; tf_keras's eager optimizers write ``iteration:0`` then
+    ``Adam/m/dense/kernel:0``, ``Adam/v/dense/kernel:0``, ... (per variable), which are
+    matched here by variable and slot name."""
+    if not names or names[0] != "iteration:0":
+        return values
+    by_name = {"iter": values[0]}
+    for name, value in zip(names[1:], values[1:]):
+        parts = name.rsplit(":", 1)[0].split("/")
+        if len(parts) < 3:
+            return values
+        by_name[f"{'/'.join(parts[2:])}/{parts[1]}"] = value
+    slot_names = {id(slot): f"{var_name}/{slot_name}"
+                  for (var_name, slot_name), slot in optimizer._named_slots().items()}
+    ordered = []
+    for weight in optimizer.weights:
+        key = "iter" if weight is optimizer.iterations else slot_names.get(id(weight))
+        if key not in by_name:
+            return values
+        ordered.append(by_name[key])
+    return ordered
 
 
 def _saver(model):
