@@ -225,58 +225,60 @@ def check_source(source: str, filename: str = "<program>") -> list[Finding]:
     resolver = _Resolver()
     bound: dict[str, str] = {}   # local name -> the TF module path (or path.attr) it holds
     findings: set[Finding] = set()
-
-    def add(line, name, kind, detail):
-        findings.add(Finding(line, name, kind, detail))
-
-    def check_path(line, module_path, attrs, shown):
-        failure = resolver.chain(module_path, attrs)
-        if failure is None:
-            return
-        i, kind, detail = failure
-        if i < 0:
-            add(line, module_path, kind, detail)
-        else:
-            add(line, ".".join([shown, *attrs[:i + 1]]), kind, detail)
-
     # Imports first, in source order (a name bound anywhere counts everywhere: programs
     # import at the top).
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            for alias in node.names:
-                root = alias.name.split(".")[0]
-                if root not in _ROOTS:
-                    continue
-                module = resolver.module(alias.name)
-                if isinstance(module, tuple):
-                    add(node.lineno, alias.name, *module)
-                    continue
-                if alias.asname:
-                    bound[alias.asname] = alias.name
-                else:
-                    bound[root] = root
+            _bind_import(node, resolver, bound, findings)
         elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
-            if node.module.split(".")[0] not in _ROOTS:
-                continue
-            module = resolver.module(node.module)
-            if isinstance(module, tuple):
-                add(node.lineno, node.module, *module)
-                continue
-            for alias in node.names:
-                if alias.name == "*":
-                    continue
-                sub = f"{node.module}.{alias.name}"
-                if isinstance(resolver.module(sub), types.ModuleType):
-                    bound[alias.asname or alias.name] = sub
-                    continue
-                failure = resolver.chain(node.module, [alias.name])
-                if failure is not None:
-                    _, kind, detail = failure
-                    add(node.lineno, f"{_tf_spelling(node.module)}.{alias.name}", kind,
-                        detail)
-                else:
-                    bound[alias.asname or alias.name] = sub
+            _bind_import_from(node, resolver, bound, findings)
+    _check_attributes(tree, resolver, bound, findings)
+    return sorted(findings, key=lambda f: (f.line, f.name))
 
+
+def _bind_import(node, resolver, bound, findings):
+    """``import tensorflow[.x] [as y]``: binds the name, or a finding for a missing module."""
+    for alias in node.names:
+        root = alias.name.split(".")[0]
+        if root not in _ROOTS:
+            continue
+        module = resolver.module(alias.name)
+        if isinstance(module, tuple):
+            findings.add(Finding(node.lineno, alias.name, *module))
+            continue
+        if alias.asname:
+            bound[alias.asname] = alias.name
+        else:
+            bound[root] = root
+
+
+def _bind_import_from(node, resolver, bound, findings):
+    """``from tensorflow.x import y [as z]``: binds each name, or a finding for each that
+    scopeflow lacks."""
+    if node.module.split(".")[0] not in _ROOTS:
+        return
+    module = resolver.module(node.module)
+    if isinstance(module, tuple):
+        findings.add(Finding(node.lineno, node.module, *module))
+        return
+    for alias in node.names:
+        if alias.name == "*":
+            continue
+        sub = f"{node.module}.{alias.name}"
+        if isinstance(resolver.module(sub), types.ModuleType):
+            bound[alias.asname or alias.name] = sub
+            continue
+        failure = resolver.chain(node.module, [alias.name])
+        if failure is not None:
+            _, kind, detail = failure
+            findings.add(Finding(node.lineno, f"{_tf_spelling(node.module)}.{alias.name}",
+                                 kind, detail))
+        else:
+            bound[alias.asname or alias.name] = sub
+
+
+def _check_attributes(tree, resolver, bound, findings):
+    """A finding for each outermost ``tf.a.b`` chain (on a bound name) scopeflow lacks."""
     inner = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
     for node in ast.walk(tree):
         if not isinstance(node, ast.Attribute) or id(node) in inner:
@@ -296,8 +298,19 @@ def check_source(source: str, filename: str = "<program>") -> list[Finding]:
             attrs = [first, *parts[1:]]
         else:
             attrs = parts[1:]
-        check_path(node.lineno, base, attrs, _tf_spelling(base))
-    return sorted(findings, key=lambda f: (f.line, f.name))
+        _check_path(resolver, findings, node.lineno, base, attrs, _tf_spelling(base))
+
+
+def _check_path(resolver, findings, line, module_path, attrs, shown):
+    """A finding where ``module_path`` followed by ``attrs`` stops resolving."""
+    failure = resolver.chain(module_path, attrs)
+    if failure is None:
+        return
+    i, kind, detail = failure
+    if i < 0:
+        findings.add(Finding(line, module_path, kind, detail))
+    else:
+        findings.add(Finding(line, ".".join([shown, *attrs[:i + 1]]), kind, detail))
 
 
 def check_program(program: str) -> list[Finding]:
