@@ -531,28 +531,28 @@ class Model(Network):
                       batch_size or 32, class_weight)
         if data_adapter.is_array_data(x) and steps_per_epoch is None:
             return self._fit_arrays(run, x, y, sample_weight, validation_split,
-                                    validation_data, shuffle)
+                                    (validation_data, validation_steps), shuffle)
         feed = data_adapter.make_feed(self._graph(), x, y, sample_weight, steps_per_epoch,
                                       "steps_per_epoch", shuffle, validation_split)
         return self._fit_feed(run, feed, validation_data, validation_steps)
 
-    def _fit_arrays(self, run, x, y, sample_weight, validation_split, validation_data,
-                    shuffle):
+    def _fit_arrays(self, run, x, y, sample_weight, validation_split, validation, shuffle):
+        """``fit`` on NumPy arrays; ``validation`` is ``(validation_data, validation_steps)``
+        (arrays, or a dataset, generator or ``Sequence``)."""
         inputs, targets, weights = self._prepare(x, y, sample_weight, run.class_weight)
         arrays = inputs + targets + weights
-        val_arrays = None
-        if validation_data is not None:
-            val_arrays = sum(self._prepare(*_validation_tuple(validation_data)), [])
-        elif validation_split and 0.0 < validation_split < 1.0:
+        self._make_train_function()
+        validate, val_count = self._feed_validator(*validation, run.batch_size)
+        if validate is None and validation_split and 0.0 < validation_split < 1.0:
             split_at = int(len(inputs[0]) * (1.0 - validation_split))
             val_arrays = [a[split_at:] for a in arrays]
             arrays = [a[:split_at] for a in arrays]
+            validate, val_count = self._array_validator(val_arrays, run.batch_size), \
+                len(val_arrays[0])
         num_samples = len(arrays[0])
-        self._make_train_function()
-        validate = self._array_validator(val_arrays, run.batch_size)
         if run.verbose:
             print(f"Train on {num_samples} samples" + (
-                f", validate on {len(val_arrays[0])} samples" if validate else ""))
+                f", validate on {val_count} samples" if val_count else ""))
         callback_list = self._fit_callbacks(run, "samples", num_samples, None, validate)
 
         def train_epoch(epoch):
