@@ -397,46 +397,24 @@ def _beam_search_step(time, logits, next_cell_state, beam_state, batch_size, bea
     lengths = beam_state.lengths
     previously_finished = beam_state.finished
     not_finished = math_ops.logical_not(previously_finished)
-
     step_log_probs = _mask_probs(nn_ops.log_softmax(logits), end_token, previously_finished)
     total_probs = array_ops.expand_dims(beam_state.log_probs, 2) + step_log_probs
-
-    # A continuation is one longer than its beam unless it is the end token or the beam
-    # had finished.
     vocab_size = _dim(logits, -1)
-    grows = math_ops.cast(math_ops.not_equal(math_ops.range(vocab_size), end_token),
-                          dtypes.int64)
-    new_lengths = array_ops.expand_dims(lengths, 2) + grows * array_ops.expand_dims(
-        math_ops.cast(not_finished, dtypes.int64), 2)
-
-    accumulated_attention_probs = None
-    attention_probs = get_attention_probs(next_cell_state, coverage_penalty_weight)
-    if attention_probs is not None:
-        attention_probs *= array_ops.expand_dims(
-            math_ops.cast(not_finished, dtypes.float32), 2)
-        accumulated_attention_probs = beam_state.accumulated_attention_probs + \
-            attention_probs
-
+    new_lengths = _continuation_lengths(lengths, not_finished, vocab_size, end_token)
+    accumulated_attention_probs = _accumulated_attention(
+        beam_state, next_cell_state, coverage_penalty_weight, not_finished)
     scores = _get_scores(log_probs=total_probs, sequence_lengths=new_lengths,
                          length_penalty_weight=length_penalty_weight,
                          coverage_penalty_weight=coverage_penalty_weight,
                          finished=previously_finished,
                          accumulated_attention_probs=accumulated_attention_probs)
-    convert_to_tensor(time, name="time")
-    scores_flat = array_ops.reshape(scores, array_ops.stack([batch_size, -1]))
-    next_beam_size = convert_to_tensor(beam_width, dtype=dtypes.int32, name="beam_width")
-    next_beam_scores, word_indices = nn_ops.top_k(scores_flat, k=next_beam_size)
-    next_beam_scores.set_shape([static_batch, beam_width])
-    word_indices.set_shape([static_batch, beam_width])
+    next_beam_scores, word_indices = _top_beams(scores, time, batch_size, beam_width,
+                                                static_batch)
 
     next_beam_probs = _tensor_gather_helper(word_indices, total_probs, batch_size,
                                             beam_width * vocab_size, [-1],
                                             name="next_beam_probs")
-    next_word_ids = math_ops.cast(
-        math_ops.floormod(word_indices, vocab_size, name="next_beam_word_ids"),
-        dtypes.int32)
-    next_beam_ids = math_ops.cast(math_ops.floordiv(word_indices, vocab_size),
-                                  dtypes.int32, name="next_beam_parent_ids")
+    next_word_ids, next_beam_ids = _word_and_parent_ids(word_indices, vocab_size)
 
     parent_finished = _tensor_gather_helper(next_beam_ids, previously_finished, batch_size,
                                             beam_width, [-1])
@@ -447,11 +425,8 @@ def _beam_search_step(time, logits, next_cell_state, beam_state, batch_size, bea
     next_lengths = _tensor_gather_helper(next_beam_ids, lengths, batch_size, beam_width,
                                          [-1])
     next_lengths += math_ops.cast(math_ops.logical_not(parent_finished), dtypes.int64)
-    next_accumulated = ()
-    if accumulated_attention_probs is not None:
-        next_accumulated = _tensor_gather_helper(
-            next_beam_ids, accumulated_attention_probs, batch_size, beam_width,
-            [batch_size * beam_width, -1], name="next_accumulated_attention_probs")
+    next_accumulated = _gathered_attention(next_beam_ids, accumulated_attention_probs,
+                                           batch_size, beam_width)
     next_cell_state = map_structure(
         lambda t: _maybe_tensor_gather_helper(next_beam_ids, t, batch_size, beam_width,
                                               [batch_size * beam_width, -1]),
@@ -462,6 +437,58 @@ def _beam_search_step(time, logits, next_cell_state, beam_state, batch_size, bea
     output = BeamSearchDecoderOutput(scores=next_beam_scores, predicted_ids=next_word_ids,
                                      parent_ids=next_beam_ids)
     return output, next_state
+
+
+def _continuation_lengths(lengths, not_finished, vocab_size, end_token):
+    """``[batch, beam, vocab]`` lengths: a continuation is one longer than its beam unless
+    it is the end token or the beam had finished."""
+    grows = math_ops.cast(math_ops.not_equal(math_ops.range(vocab_size), end_token),
+                          dtypes.int64)
+    return array_ops.expand_dims(lengths, 2) + grows * array_ops.expand_dims(
+        math_ops.cast(not_finished, dtypes.int64), 2)
+
+
+def _accumulated_attention(beam_state, next_cell_state, coverage_penalty_weight,
+                           not_finished):
+    """The attention summed over the steps (the unfinished beams' this step added), for
+    the coverage penalty; None when the penalty is off."""
+    attention_probs = get_attention_probs(next_cell_state, coverage_penalty_weight)
+    if attention_probs is None:
+        return None
+    attention_probs *= array_ops.expand_dims(math_ops.cast(not_finished, dtypes.float32), 2)
+    return beam_state.accumulated_attention_probs + attention_probs
+
+
+def _top_beams(scores, time, batch_size, beam_width, static_batch):
+    """The ``beam_width`` best scores of each batch row over all beams' continuations,
+    and their indices in the flattened ``[beam * vocab]``."""
+    convert_to_tensor(time, name="time")
+    scores_flat = array_ops.reshape(scores, array_ops.stack([batch_size, -1]))
+    next_beam_size = convert_to_tensor(beam_width, dtype=dtypes.int32, name="beam_width")
+    next_beam_scores, word_indices = nn_ops.top_k(scores_flat, k=next_beam_size)
+    next_beam_scores.set_shape([static_batch, beam_width])
+    word_indices.set_shape([static_batch, beam_width])
+    return next_beam_scores, word_indices
+
+
+def _word_and_parent_ids(word_indices, vocab_size):
+    """The word (``index % vocab``) and parent beam (``index // vocab``) of each index in
+    the flattened ``[beam * vocab]`` scores, as int32."""
+    next_word_ids = math_ops.cast(
+        math_ops.floormod(word_indices, vocab_size, name="next_beam_word_ids"),
+        dtypes.int32)
+    next_beam_ids = math_ops.cast(math_ops.floordiv(word_indices, vocab_size),
+                                  dtypes.int32, name="next_beam_parent_ids")
+    return next_word_ids, next_beam_ids
+
+
+def _gathered_attention(next_beam_ids, accumulated_attention_probs, batch_size, beam_width):
+    """The accumulated attention of each new beam's parent (``()`` without coverage)."""
+    if accumulated_attention_probs is None:
+        return ()
+    return _tensor_gather_helper(
+        next_beam_ids, accumulated_attention_probs, batch_size, beam_width,
+        [batch_size * beam_width, -1], name="next_accumulated_attention_probs")
 
 
 def get_attention_probs(next_cell_state, coverage_penalty_weight):
