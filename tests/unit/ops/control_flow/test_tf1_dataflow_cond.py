@@ -158,3 +158,88 @@ def test_tf_graph_def_round_trip_keeps_the_ops():
         tf.import_graph_def(gd, name="")
         with tf.Session(graph=g2) as sess:
             _replay(sess, EXPECTED["side_effects"])
+
+
+@pytest.mark.tf
+def test_tf_runs_the_graph_def_scopeflow_writes_back(tf1, tmp_path):
+    """Imported, exported by scopeflow, and run by real TF: TF's values and side effects."""
+    with tf.Graph().as_default() as g:
+        tf.import_graph_def(_graph_def("side_effects"), name="")
+        path = tmp_path / "side_effects_sf.pb"
+        path.write_bytes(g.as_graph_def().SerializeToString())
+    got = tf1(f"""
+        gd = tf.GraphDef()
+        gd.ParseFromString(open({str(path)!r}, "rb").read())
+        tf.import_graph_def(gd, name="")
+        s = tf.Session()
+        s.run("init")
+        out = []
+        for p in (True, False, True, False):
+            out.append([float(s.run("cond/Merge:0", {{"pred:0": p}}))] +
+                       [float(x) for x in s.run(["v:0", "w:0"])])
+        print(json.dumps(out))
+    """)
+    assert got == [[11.0, 11.0, 0.0], [-1.0, 11.0, 5.0], [12.0, 12.0, 5.0], [-1.0, 12.0, 10.0]]
+
+
+@pytest.mark.tf
+def test_hand_built_switch_merge_graphs_as_tf(tf1):
+    """Dead control inputs (not into a Merge), a Merge of unrelated predicates and nested
+    switches: scopeflow's values and errors are TF's (tf.raw_ops there)."""
+    program = """
+        S = lambda x, p: {switch}
+        M = lambda xs: {merge}
+        v = tf.Variable(0.0)
+        p = tf.placeholder(tf.bool, [])
+        _, t = S(tf.constant(1.0), p)
+        gate = tf.identity(t)
+        five, six = tf.constant(5.0), tf.constant(6.0)
+        with tf.control_dependencies([gate]):
+            bump = tf.assign_add(v, 1.0)
+            both = M([five, six])[0]
+        with tf.control_dependencies([tf.group(gate)]):
+            bump2 = tf.assign_add(v, 10.0)
+        x = tf.constant([1.0, 2.0])
+        a = tf.placeholder(tf.bool, [])
+        b = tf.placeholder(tf.bool, [])
+        y = M([S(x, a)[0], S(x, b)[1]])[0] * 3.0
+        x4 = tf.constant(4.0)
+        f, tt = S(S(x4, a)[1], S(b, a)[1])
+        inner = M([f + 1.0, tt + 2.0])[0]
+        tail = M([S(x4, a)[0] * 0.0, inner])[0] * 10.0
+        s = tf.Session()
+        s.run(v.initializer)
+        out = []
+        def run(fetches, feeds):
+            try:
+                r = s.run(fetches, feeds)
+                out.append(np.asarray(r, dtype=object).tolist() if r is not None else None)
+            except tf.errors.InvalidArgumentError as e:
+                out.append(e.message.strip().split("\\n")[-1])
+        run(both, {{p: False}})
+        run([bump.op, bump2.op], {{p: False}})
+        run(v, {{}})
+        run(bump, {{p: False}})
+        run([bump.op, bump2.op], {{p: True}})
+        run(v, {{}})
+        for av in (True, False):
+            for bv in (True, False):
+                run(y, {{a: av, b: bv}})
+                run(tail, {{a: av, b: bv}})
+                run([tail, inner], {{a: av, b: bv}})
+        print(json.dumps(out, default=float))
+    """
+    theirs = tf1(program.format(switch="tf.raw_ops.Switch(data=x, pred=p)",
+                                merge="tf.raw_ops.Merge(inputs=xs)"))
+    import contextlib
+    import io
+    import textwrap
+
+    from scopeflow.ops.control_flow import dataflow_ops as d
+    with tf.Graph().as_default():
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            exec(textwrap.dedent(program.format(switch="d.switch(x, p)", merge="d.merge(xs)")),
+                 {"tf": tf, "np": np, "json": json, "d": d})
+    ours = json.loads(buf.getvalue().strip().splitlines()[-1])
+    assert ours == theirs
