@@ -102,14 +102,8 @@ def freeze_graph_with_def_protos(input_graph_def, input_saver_def, input_checkpo
     ``output_graph`` when one is given."""
     del restore_op_name, filename_tensor_name  # unused, as in TF
     blacklist = variable_names_denylist or variable_names_blacklist
-    if checkpoint_version != _V2:
-        raise NotImplementedError("freeze_graph: V1 checkpoints (checkpoint_version=1) are "
-                                  "not supported by scopeflow; save a V2 checkpoint")
-    if not input_saved_model_dir and not checkpoint_management.checkpoint_exists(
-            input_checkpoint):
-        raise ValueError("Input checkpoint '" + str(input_checkpoint) + "' doesn't exist!")
-    if not output_node_names:
-        raise ValueError("You need to supply the name of a node to --output_node_names.")
+    _check_freeze_args(checkpoint_version, input_saved_model_dir, input_checkpoint,
+                       output_node_names)
     if clear_devices:
         nodes = (input_meta_graph_def.graph_def.node if input_meta_graph_def
                  else input_graph_def.node if input_graph_def else ())
@@ -122,19 +116,8 @@ def freeze_graph_with_def_protos(input_graph_def, input_saver_def, input_checkpo
         if input_graph_def and not input_saved_model_dir:
             import_graph_def(input_graph_def, name="")
         with Session() as sess:
-            if input_saver_def:
-                Saver(saver_def=input_saver_def).restore(sess, input_checkpoint)
-            elif input_meta_graph_def:
-                import_meta_graph(input_meta_graph_def, clear_devices=True).restore(
-                    sess, input_checkpoint)
-                if initializer_nodes:
-                    sess.run(_names(initializer_nodes))
-            elif input_saved_model_dir:
-                loader_impl.load(sess, saved_model_tags or [], input_saved_model_dir)
-            else:
-                _restore_by_name(sess, input_checkpoint)
-                if initializer_nodes:
-                    sess.run(_names(initializer_nodes))
+            _restore_to_freeze(sess, input_checkpoint, input_saver_def, input_meta_graph_def,
+                               input_saved_model_dir, saved_model_tags, initializer_nodes)
             graph_def = (input_meta_graph_def.graph_def if input_meta_graph_def
                          else input_graph_def)
             output_graph_def = convert_variables_to_constants(
@@ -145,6 +128,40 @@ def freeze_graph_with_def_protos(input_graph_def, input_saver_def, input_checkpo
         with gfile.GFile(output_graph, "wb") as f:
             f.write(output_graph_def.SerializeToString(deterministic=True))
     return output_graph_def
+
+
+def _check_freeze_args(checkpoint_version, input_saved_model_dir, input_checkpoint,
+                       output_node_names):
+    """TF's checks: a V2 checkpoint that exists (unless a SavedModel is given) and some
+    output node names."""
+    if checkpoint_version != _V2:
+        raise NotImplementedError("freeze_graph: V1 checkpoints (checkpoint_version=1) are "
+                                  "not supported by scopeflow; save a V2 checkpoint")
+    if not input_saved_model_dir and not checkpoint_management.checkpoint_exists(
+            input_checkpoint):
+        raise ValueError("Input checkpoint '" + str(input_checkpoint) + "' doesn't exist!")
+    if not output_node_names:
+        raise ValueError("You need to supply the name of a node to --output_node_names.")
+
+
+def _restore_to_freeze(sess, input_checkpoint, input_saver_def, input_meta_graph_def,
+                       input_saved_model_dir, saved_model_tags, initializer_nodes):
+    """Restores the variables into ``sess``: through the SaverDef, the MetaGraphDef's
+    saver, the SavedModel, or by name; then runs ``initializer_nodes`` (not after a
+    SaverDef or SavedModel, as in TF)."""
+    if input_saver_def:
+        Saver(saver_def=input_saver_def).restore(sess, input_checkpoint)
+    elif input_meta_graph_def:
+        import_meta_graph(input_meta_graph_def, clear_devices=True).restore(
+            sess, input_checkpoint)
+        if initializer_nodes:
+            sess.run(_names(initializer_nodes))
+    elif input_saved_model_dir:
+        loader_impl.load(sess, saved_model_tags or [], input_saved_model_dir)
+    else:
+        _restore_by_name(sess, input_checkpoint)
+        if initializer_nodes:
+            sess.run(_names(initializer_nodes))
 
 
 def _parse(path, input_binary, message, what):

@@ -182,15 +182,7 @@ def fold_batch_norms(input_graph_def):
     for node in input_graph_def.node:
         if node.op not in INPUT_ORDER:
             continue
-        bias = add_op = None
-        conv_op = node_from_map(node_map, node.input[INPUT_ORDER[node.op].index("conv_op")])
-        if conv_op.op in ("BiasAdd", "Add", "AddV2"):
-            add_op = conv_op
-            conv_op = node_from_map(node_map, add_op.input[0])
-            bias = node_from_map(node_map, add_op.input[1])
-            if conv_op.op not in _CONVS:
-                conv_op = node_from_map(node_map, add_op.input[1])
-                bias = node_from_map(node_map, add_op.input[0])
+        conv_op, add_op, bias = _bn_conv_input(node_map, node)
         if bias is not None and bias.op != "Const":
             _LOG.warning("The bias %s after the conv %s was not a constant. Maybe because "
                          "freeze_graph wasn't run first?", bias.name, conv_op.name)
@@ -217,32 +209,54 @@ def fold_batch_norms(input_graph_def):
                  for role in ("var_op", "beta_op", "gamma_op")]
         if any(v is None for v in found):
             continue
-        var_value, beta_value, gamma_value = found
-        epsilon = node.attr[EPSILON_ATTR[node.op]].f
         nodes_to_skip.update({node.name: True, weights_op.name: True, conv_op.name: True})
         if add_op is not None:
             nodes_to_skip[add_op.name] = True
-        scale = 1.0 / np.sqrt((var_value + epsilon).astype(np.float64))
-        if scale_after_normalization(node):
-            scale = scale * gamma_value
-        offset = -mean_value * scale + beta_value
-        if conv_op.op == "DepthwiseConv2dNative":
-            scale = scale.reshape(weights.shape[2], weights.shape[3])
-        scaled = (weights.astype(np.float64) * scale).astype(weights.dtype)
-        scaled_op = _const_node(conv_op.name + "_weights", weights_op.attr["dtype"], scaled,
-                                weights.dtype, weights.shape)
-        for i, name in enumerate(conv_op.input):   # TF rewires the conv in place
-            if name == weights_op.name:
-                conv_op.input[i] = scaled_op.name
-        new_conv = copy.deepcopy(conv_op)
-        offset_op = _const_node(conv_op.name + "_bn_offset", mean_op.attr["dtype"], offset,
-                                mean_value.dtype, offset.shape)
-        bias_add = protos.NodeDef(name=node.name, op="BiasAdd",
-                                  input=[new_conv.name, offset_op.name])
-        bias_add.attr["T"].CopyFrom(conv_op.attr["T"])
-        bias_add.attr["data_format"].CopyFrom(conv_op.attr["data_format"])
-        new_ops.extend([scaled_op, new_conv, offset_op, bias_add])
+        new_ops.extend(_folded_conv(node, conv_op, weights_op, weights, mean_op, mean_value,
+                                    *found))
     return _rebuilt(input_graph_def, nodes_to_skip, new_ops)
+
+
+def _bn_conv_input(node_map, node):
+    """``(conv_op, add_op, bias)`` feeding the batch norm ``node``: its input, or the
+    conv behind a ``BiasAdd``/``Add`` and that add's other input (else None, None)."""
+    bias = add_op = None
+    conv_op = node_from_map(node_map, node.input[INPUT_ORDER[node.op].index("conv_op")])
+    if conv_op.op in ("BiasAdd", "Add", "AddV2"):
+        add_op = conv_op
+        conv_op = node_from_map(node_map, add_op.input[0])
+        bias = node_from_map(node_map, add_op.input[1])
+        if conv_op.op not in _CONVS:
+            conv_op = node_from_map(node_map, add_op.input[1])
+            bias = node_from_map(node_map, add_op.input[0])
+    return conv_op, add_op, bias
+
+
+def _folded_conv(node, conv_op, weights_op, weights, mean_op, mean_value, var_value,
+                 beta_value, gamma_value):
+    """The scaled weights, the conv (rewired to them, in place as TF does), the offset and
+    the ``BiasAdd`` that replace the batch norm ``node``."""
+    epsilon = node.attr[EPSILON_ATTR[node.op]].f
+    scale = 1.0 / np.sqrt((var_value + epsilon).astype(np.float64))
+    if scale_after_normalization(node):
+        scale = scale * gamma_value
+    offset = -mean_value * scale + beta_value
+    if conv_op.op == "DepthwiseConv2dNative":
+        scale = scale.reshape(weights.shape[2], weights.shape[3])
+    scaled = (weights.astype(np.float64) * scale).astype(weights.dtype)
+    scaled_op = _const_node(conv_op.name + "_weights", weights_op.attr["dtype"], scaled,
+                            weights.dtype, weights.shape)
+    for i, name in enumerate(conv_op.input):   # TF rewires the conv in place
+        if name == weights_op.name:
+            conv_op.input[i] = scaled_op.name
+    new_conv = copy.deepcopy(conv_op)
+    offset_op = _const_node(conv_op.name + "_bn_offset", mean_op.attr["dtype"], offset,
+                            mean_value.dtype, offset.shape)
+    bias_add = protos.NodeDef(name=node.name, op="BiasAdd",
+                              input=[new_conv.name, offset_op.name])
+    bias_add.attr["T"].CopyFrom(conv_op.attr["T"])
+    bias_add.attr["data_format"].CopyFrom(conv_op.attr["data_format"])
+    return [scaled_op, new_conv, offset_op, bias_add]
 
 
 # ── fuse_resize_and_conv ─────────────────────────────────────────────────────────────
@@ -250,12 +264,7 @@ def fuse_resize_and_conv(input_graph_def, output_node_names):
     """``ResizeBilinear`` and/or ``MirrorPad`` before a ``Conv2D`` merged into TF's
     ``FusedResizeAndPadConv2D``/``FusedPadConv2D`` (module doc, pass 6)."""
     node_map = _node_map(input_graph_def)
-    refs = collections.defaultdict(int)
-    for node in input_graph_def.node:
-        for name in node.input:
-            refs[node_name_from_input(name)] += 1
-    for name in output_node_names:
-        refs[name] += 1
+    refs = _reference_counts(input_graph_def, output_node_names)
     new_ops = []
     for conv in input_graph_def.node:
         if conv.op != "Conv2D":
@@ -297,6 +306,17 @@ def fuse_resize_and_conv(input_graph_def, output_node_names):
     out.node.extend(copy.deepcopy(n) for n in input_graph_def.node if refs[n.name] >= 1)
     out.node.extend(new_ops)
     return out
+
+
+def _reference_counts(input_graph_def, output_node_names):
+    """How many inputs (and outputs of the graph) name each node."""
+    refs = collections.defaultdict(int)
+    for node in input_graph_def.node:
+        for name in node.input:
+            refs[node_name_from_input(name)] += 1
+    for name in output_node_names:
+        refs[name] += 1
+    return refs
 
 
 # ── convert_placeholder_to_const ─────────────────────────────────────────────────────
@@ -350,15 +370,7 @@ def _decomposed_bn(node_map, node):
         return None
     data = node_from_map(node_map, data_mul.input[0])
     scale = node_from_map(node_map, data_mul.input[1])
-    data_format = None
-    if data.op in _CONVS:
-        data_format = data.attr["data_format"]
-    else:
-        for name in data.input:
-            producer = node_from_map(node_map, name)
-            if producer.op in _CONVS:
-                data_format = producer.attr["data_format"]
-                break
+    data_format = _conv_data_format(node_map, data)
     if data_format is None or data_format.s != b"NHWC":
         return None
     if scale.op == "Rsqrt":
@@ -391,6 +403,18 @@ def _decomposed_bn(node_map, node):
     return dict(data_mul=data_mul, sub=sub, data=data, scale=scale, rsqrt=rsqrt,
                 gamma=gamma, beta=beta, mean_mul=mean_mul, mean=mean, var_eps=var_eps,
                 variance=variance, eps=eps, data_format=data_format)
+
+
+def _conv_data_format(node_map, data):
+    """The ``data_format`` attr of the convolution ``data`` is, or that one of its inputs
+    is; None when neither is a convolution."""
+    if data.op in _CONVS:
+        return data.attr["data_format"]
+    for name in data.input:
+        producer = node_from_map(node_map, name)
+        if producer.op in _CONVS:
+            return producer.attr["data_format"]
+    return None
 
 
 def fuse_decomposed_batch_norm(input_graph_def):
