@@ -460,6 +460,7 @@ class Model(Network):
                    steps_name="steps"):
         """Runs ``function`` on ``feed.steps`` batches of ``feed`` (all it has when that is
         None): the loss averaged over the steps, then the metrics' running values."""
+        mode = "train" if training else "test"
         self.reset_metrics()
         step, total, values = 0, 0.0, []
         while feed.steps is None or step < feed.steps:
@@ -469,7 +470,7 @@ class Model(Network):
                 break
             logs = {"batch": step, "size": feed.log_size(batch)}
             if callbacks is not None:
-                callbacks.on_train_batch_begin(step, logs)
+                getattr(callbacks, f"on_{mode}_batch_begin")(step, logs)
             arrays = sum(self._prepare(*batch, class_weight=class_weight), [])
             outs = self._run(function, arrays, training)
             values = self._accumulate_metrics([float(np.asarray(o)) for o in outs],
@@ -478,8 +479,8 @@ class Model(Network):
             step += 1
             if callbacks is not None:
                 logs.update(zip(self.metrics_names, values))
-                callbacks.on_train_batch_end(step - 1, logs)
-                if self.stop_training:
+                getattr(callbacks, f"on_{mode}_batch_end")(step - 1, logs)
+                if training and self.stop_training:
                     break
         if not step:
             raise ValueError("Empty training data.")
@@ -689,16 +690,33 @@ class Model(Network):
             batch_size = batch_size or 32
             inputs, targets, weights = self._prepare(x, y, sample_weight)
             self._make_test_function()
+            callback_list = self._test_callbacks(callbacks, verbose, len(inputs[0]))
             values = self._loop(self._test_function, inputs + targets + weights,
-                                len(inputs[0]), batch_size, False, mode="test")
+                                len(inputs[0]), batch_size, False, mode="test",
+                                callbacks=callback_list)
         else:
             feed = data_adapter.make_feed(self._graph(), x, y, sample_weight, steps)
             if not self.outputs:
                 self._ensure_built(feed.peek()[0])
             self._make_test_function()
-            values = self._run_steps(self._test_function, feed, False)
+            callback_list = self._test_callbacks(callbacks, verbose, feed.steps)
+            values = self._run_steps(self._test_function, feed, False, callback_list)
+        if callback_list is not None:
+            callback_list.on_test_end()
         values = [np.float32(v) for v in values]
         return values[0] if len(values) == 1 else values
+
+    def _test_callbacks(self, callbacks, verbose, count):
+        """The user's callbacks of ``evaluate`` (None without), ``on_test_begin`` called."""
+        if not callbacks:
+            return None
+        callback_list = cbks.CallbackList(_as_list(callbacks))
+        callback_list.set_model(self)
+        callback_list.set_params({"batch_size": None, "epochs": 1, "steps": count,
+                                  "samples": count, "verbose": verbose,
+                                  "do_validation": False, "metrics": list(self.metrics_names)})
+        callback_list.on_test_begin()
+        return callback_list
 
     def evaluate_generator(self, generator, steps=None, callbacks=None, max_queue_size=10,
                            workers=1, use_multiprocessing=False, verbose=0):

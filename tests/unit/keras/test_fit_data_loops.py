@@ -115,3 +115,26 @@ def test_subclassed_model_builds_from_dict_of_arrays():
     assert len(h.history["loss"]) == 2 and h.history["loss"][1] < h.history["loss"][0]
     assert model.predict({"a": X, "b": X[:, :2]}).shape == (20, 2)
     assert [w.shape.as_list() for w in model.weights] == [[6, 2], [2]]
+
+
+def test_evaluate_calls_the_test_hooks():
+    """The hooks and logs tf_keras's evaluate gives callbacks (checked against TF 2.21)."""
+    model = _model()
+    calls = []
+
+    class Hooks(K.callbacks.Callback):
+        def on_test_begin(self, logs=None):
+            calls.append("begin")
+
+        def on_test_batch_end(self, batch, logs=None):
+            calls.append((batch, logs["size"], sorted(logs)))
+
+        def on_test_end(self, logs=None):
+            calls.append("end")
+
+    model.evaluate(X, Y, batch_size=8, callbacks=[Hooks()])
+    names = ["batch", "loss", "mean_absolute_error", "size"]
+    assert calls == ["begin", (0, 8, names), (1, 8, names), (2, 4, names), "end"]
+    calls.clear()
+    model.evaluate(tf.data.Dataset.from_tensor_slices((X, Y)).batch(8), callbacks=[Hooks()])
+    assert calls == ["begin", (0, 1, names), (1, 1, names), (2, 1, names), "end"]
