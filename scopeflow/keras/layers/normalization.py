@@ -163,6 +163,18 @@ class BatchNormalization(Layer):
             delta = (variable - math_ops.cast(value, variable.dtype.base_dtype)) * decay
             return state_ops.assign_sub(variable, delta, name=scope)
 
+    def _variance_update(self, inputs, training, batch_variance, variance):
+        """The variance the moving variance moves towards: Keras's fused path uses fused
+        batch norm's Bessel-corrected variance (it normalises with the biased one)."""
+        if not self.fused:
+            return variance
+        moving_variance = self.moving_variance
+        sample_size = math_ops.cast(array_ops.size(inputs) // array_ops.size(
+            batch_variance), batch_variance.dtype)
+        unbiased = batch_variance * sample_size / (sample_size - 1.0)
+        return smart_cond(training, lambda: unbiased,
+                          lambda: convert_to_tensor(moving_variance))
+
     def call(self, inputs, training=None, mask=None):
         if training is None:
             training = K.learning_phase()
@@ -192,16 +204,8 @@ class BatchNormalization(Layer):
                               lambda: convert_to_tensor(moving_mean))
             variance = smart_cond(training, lambda: batch_variance,
                                   lambda: convert_to_tensor(moving_variance))
-            if self.fused:
-                # Keras's fused path updates the moving variance with fused batch norm's
-                # Bessel-corrected variance (it normalises with the biased one).
-                sample_size = math_ops.cast(array_ops.size(inputs) // array_ops.size(
-                    batch_variance), batch_variance.dtype)
-                unbiased = batch_variance * sample_size / (sample_size - 1.0)
-                variance_update = smart_cond(training, lambda: unbiased,
-                                             lambda: convert_to_tensor(moving_variance))
-            else:
-                variance_update = variance
+            variance_update = self._variance_update(inputs, training, batch_variance,
+                                                    variance)
             if training_value is None:
                 momentum = smart_cond(training, lambda: convert_to_tensor(self.momentum),
                                       lambda: convert_to_tensor(1.0))

@@ -76,13 +76,7 @@ def rnn(step_function, inputs, initial_states, output_size, go_backwards=False, 
     static = inputs.shape.as_list()
     time_major = array_ops.transpose(inputs, [1, 0] + list(range(2, ndim)))
     if mask is not None:
-        if mask.dtype.base_dtype != dtypes.bool:
-            mask = math_ops.cast(mask, dtypes.bool)
-        if mask.shape.ndims == 2:
-            mask = array_ops.transpose(mask, [1, 0])
-        else:
-            raise ValueError("The mask of an RNN must be [batch, time]; got shape "
-                             f"{mask.shape}")
+        mask = _time_major_mask(mask)
     if go_backwards:
         time_major = reverse_ops.reverse(time_major, [0])
         if mask is not None:
@@ -95,65 +89,95 @@ def rnn(step_function, inputs, initial_states, output_size, go_backwards=False, 
     batch = array_ops.shape(inputs)[0]
     zero_output = array_ops.zeros(array_ops.stack([batch] + _size_dims(output_size)),
                                   dtype=inputs.dtype.base_dtype) if mask is not None else None
+    one_step = _masked_step(step_function, zero_output if zero_output_for_mask else None)
+    if unroll:
+        stacked, last_output, states = _unrolled_rnn(one_step, time_major, mask, static,
+                                                     zero_output, states)
+    else:
+        stacked, last_output, states = _while_rnn(one_step, inputs, time_major, mask, static,
+                                                  zero_output, states, output_size, batch)
+    outputs = array_ops.transpose(stacked, [1, 0] + list(range(2, stacked.shape.ndims or 3)))
+    outputs.set_shape([static[0], static[1]] + _size_dims(output_size))
+    return last_output, outputs, states
+
+
+def _time_major_mask(mask):
+    """A ``[batch, time]`` mask as a bool ``[time, batch]`` one."""
+    if mask.dtype.base_dtype != dtypes.bool:
+        mask = math_ops.cast(mask, dtypes.bool)
+    if mask.shape.ndims == 2:
+        return array_ops.transpose(mask, [1, 0])
+    raise ValueError(f"The mask of an RNN must be [batch, time]; got shape {mask.shape}")
+
+
+def _masked_step(step_function, masked_output):
+    """``one_step(input_t, mask_t, prev_output, states)``: ``step_function``, where rows
+    whose mask is off keep their states and give ``masked_output`` (the previous output
+    when it is None)."""
 
     def one_step(input_t, mask_t, prev_output, states):
         output, new_states = step_function(input_t, list(states))
         new_states = flatten(new_states)
         if mask_t is not None:
-            keep = zero_output if zero_output_for_mask else prev_output
+            keep = masked_output if masked_output is not None else prev_output
             output = _where(mask_t, output, keep)
             new_states = [_where(mask_t, n, s) for n, s in zip(new_states, states)]
         return output, new_states
 
-    if unroll:
-        steps = static[1]
-        if steps is None:
-            raise ValueError("Unrolling requires a fixed number of timesteps.")
-        inputs_list = array_ops.unstack(time_major, num=steps)
-        masks = array_ops.unstack(mask, num=steps) if mask is not None else [None] * steps
-        outputs = []
-        prev_output = zero_output
-        for input_t, mask_t in zip(inputs_list, masks):
-            prev_output, states = one_step(input_t, mask_t, prev_output, states)
-            outputs.append(prev_output)
-        stacked = array_ops.stack(outputs)
-        last_output = outputs[-1]
-    else:
-        steps = array_ops.shape(time_major)[0]
-        input_ta = TensorArray(inputs.dtype.base_dtype, size=steps,
-                               element_shape=TensorShape([static[0]] + static[2:]),
-                               tensor_array_name="input_ta").unstack(time_major)
-        mask_ta = TensorArray(dtypes.bool, size=steps, tensor_array_name="mask_ta").unstack(
-            mask) if mask is not None else None
-        output_ta = TensorArray(inputs.dtype.base_dtype, size=steps,
-                                element_shape=TensorShape([static[0]]
-                                                          + _size_dims(output_size)),
-                                tensor_array_name="output_ta")
-        time = constant(0, dtype=dtypes.int32, name="time")
-        first_output = zero_output if zero_output is not None else array_ops.zeros(
-            array_ops.stack([batch] + _size_dims(output_size)), dtype=inputs.dtype.base_dtype)
-        state_shapes = [s.shape for s in states]
-        output_shape = TensorShape([static[0]] + _size_dims(output_size))
-        first_output.set_shape(output_shape)
+    return one_step
 
-        def body(time, output_ta, prev_output, *states):
-            input_t = input_ta.read(time)
-            input_t.set_shape([static[0]] + static[2:])
-            mask_t = mask_ta.read(time) if mask_ta is not None else None
-            output, new_states = one_step(input_t, mask_t, prev_output, states)
-            output.set_shape(output_shape)
-            for n, shape in zip(new_states, state_shapes):
-                n.set_shape(shape)
-            return (time + 1, output_ta.write(time, output), output, *new_states)
 
-        loop = while_loop(lambda time, *_: time < steps, body,
-                          (time, output_ta, first_output, *states),
-                          maximum_iterations=steps)
-        output_ta, last_output, states = loop[1], loop[2], list(loop[3:])
-        stacked = output_ta.stack()
-    outputs = array_ops.transpose(stacked, [1, 0] + list(range(2, stacked.shape.ndims or 3)))
-    outputs.set_shape([static[0], static[1]] + _size_dims(output_size))
-    return last_output, outputs, states
+def _unrolled_rnn(one_step, time_major, mask, static, zero_output, states):
+    """``unroll=True``: one graph copy of the step per time step; returns ``(stacked
+    time-major outputs, last output, final states)``."""
+    steps = static[1]
+    if steps is None:
+        raise ValueError("Unrolling requires a fixed number of timesteps.")
+    inputs_list = array_ops.unstack(time_major, num=steps)
+    masks = array_ops.unstack(mask, num=steps) if mask is not None else [None] * steps
+    outputs = []
+    prev_output = zero_output
+    for input_t, mask_t in zip(inputs_list, masks):
+        prev_output, states = one_step(input_t, mask_t, prev_output, states)
+        outputs.append(prev_output)
+    return array_ops.stack(outputs), outputs[-1], states
+
+
+def _while_rnn(one_step, inputs, time_major, mask, static, zero_output, states, output_size,
+               batch):
+    """The step in a ``tf.while_loop`` over TensorArrays of the inputs (and mask); returns
+    ``(stacked time-major outputs, last output, final states)``."""
+    steps = array_ops.shape(time_major)[0]
+    input_ta = TensorArray(inputs.dtype.base_dtype, size=steps,
+                           element_shape=TensorShape([static[0]] + static[2:]),
+                           tensor_array_name="input_ta").unstack(time_major)
+    mask_ta = TensorArray(dtypes.bool, size=steps, tensor_array_name="mask_ta").unstack(
+        mask) if mask is not None else None
+    output_ta = TensorArray(inputs.dtype.base_dtype, size=steps,
+                            element_shape=TensorShape([static[0]]
+                                                      + _size_dims(output_size)),
+                            tensor_array_name="output_ta")
+    time = constant(0, dtype=dtypes.int32, name="time")
+    first_output = zero_output if zero_output is not None else array_ops.zeros(
+        array_ops.stack([batch] + _size_dims(output_size)), dtype=inputs.dtype.base_dtype)
+    state_shapes = [s.shape for s in states]
+    output_shape = TensorShape([static[0]] + _size_dims(output_size))
+    first_output.set_shape(output_shape)
+
+    def body(time, output_ta, prev_output, *states):
+        input_t = input_ta.read(time)
+        input_t.set_shape([static[0]] + static[2:])
+        mask_t = mask_ta.read(time) if mask_ta is not None else None
+        output, new_states = one_step(input_t, mask_t, prev_output, states)
+        output.set_shape(output_shape)
+        for n, shape in zip(new_states, state_shapes):
+            n.set_shape(shape)
+        return (time + 1, output_ta.write(time, output), output, *new_states)
+
+    loop = while_loop(lambda time, *_: time < steps, body,
+                      (time, output_ta, first_output, *states),
+                      maximum_iterations=steps)
+    return loop[1].stack(), loop[2], list(loop[3:])
 
 
 # ── Dropout masks (made once per call, used at every step) ───────────────────────────
