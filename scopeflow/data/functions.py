@@ -66,36 +66,41 @@ st.leaf_from_tensors(spec, a)
                 # here, fetched per call; outside values come from the caller's env).
                 ctx.aux_outputs[_DATASET] = self._inside(result)
             else:
-                if isinstance(result, list):
-                    result = tuple(result)  # as TF: a list result is a tuple of components
-                result = _sparse_values_as_tensors(result)
-                leaves = st.flatten(result)
-                # datasets among the results (a map making dataset-valued elements): not
-                # outputs of the plan; each call makes their values (``caller``)
-                self.datasets = {i: x for i, x in enumerate(leaves) if isinstance(x, Dataset)}
-                for i, x in self.datasets.items():
-                    ctx.aux_outputs[f"{_DATASET}{i}"] = self._inside(x)
-                # SparseTensors and RaggedTensors stay composite: their components are
-                # the function's outputs
-                leaves = [x if i in self.datasets or x is None or isinstance(
-                    x, (SparseTensor, RaggedTensor)) or hasattr(x, "_data_spec")
-                    else convert_to_tensor(x) for i, x in enumerate(leaves)]
-                flat = [t for i, x in enumerate(leaves) if i not in self.datasets
-                        for t in st.components_of(x)]
-                flat = [t if t._op._cf_context is ctx else array_ops.identity(t)
-                        for t in flat]
-                self.results = ctx.outputs = flat
-                out_specs = [DatasetSpec(x._structure) if i in self.datasets
-                             else st.spec_of(x) for i, x in enumerate(leaves)]
-                self.leaf_specs = out_specs
-                self.output_structure = st.pack(result, out_specs) \
-                    if st.is_sequence(result) else out_specs[0]
+                self._trace_results(result, ctx)
         # plus what datasets it returns need from outside it (their iterators read them)
         outputs = [self.output] if allow_dataset and hasattr(self.output, "_structure") \
             else list(getattr(self, "datasets", {}).values())
         self.captures = list(ctx.captures) + [
             t for d in outputs for t in d._captures()
             if t._op._cf_context is not ctx and t not in set(ctx.captures)]
+
+    def _trace_results(self, result, ctx):
+        """Makes the traced tensor (or composite) results ``ctx``'s outputs, with their
+        specs; dataset-valued results are made per call instead."""
+        if isinstance(result, list):
+            result = tuple(result)  # as TF: a list result is a tuple of components
+        result = _sparse_values_as_tensors(result)
+        leaves = st.flatten(result)
+        # datasets among the results (a map making dataset-valued elements): not
+        # outputs of the plan; each call makes their values (``caller``)
+        self.datasets = {i: x for i, x in enumerate(leaves) if isinstance(x, Dataset)}
+        for i, x in self.datasets.items():
+            ctx.aux_outputs[f"{_DATASET}{i}"] = self._inside(x)
+        # SparseTensors and RaggedTensors stay composite: their components are
+        # the function's outputs
+        leaves = [x if i in self.datasets or x is None or isinstance(
+            x, (SparseTensor, RaggedTensor)) or hasattr(x, "_data_spec")
+            else convert_to_tensor(x) for i, x in enumerate(leaves)]
+        flat = [t for i, x in enumerate(leaves) if i not in self.datasets
+                for t in st.components_of(x)]
+        flat = [t if t._op._cf_context is ctx else array_ops.identity(t)
+                for t in flat]
+        self.results = ctx.outputs = flat
+        out_specs = [DatasetSpec(x._structure) if i in self.datasets
+                     else st.spec_of(x) for i, x in enumerate(leaves)]
+        self.leaf_specs = out_specs
+        self.output_structure = st.pack(result, out_specs) \
+            if st.is_sequence(result) else out_specs[0]
 
     def _inside(self, dataset):
         """The tensors ``dataset`` needs that this function computes (not its arguments:

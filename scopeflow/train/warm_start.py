@@ -110,13 +110,13 @@ def warm_start(ckpt_to_initialize_from, vars_to_warm_start=".*", var_name_to_voc
     if pending:
         init_from_checkpoint(ckpt_to_initialize_from, pending)
     _log.info("Warm-started %d variables.", count)
-    unused = set(prev_names) - used
+    _check_all_used("var_name_to_prev_var_name", set(prev_names) - used, grouped)
+    _check_all_used("var_name_to_vocab_info", set(vocab_infos) - vocab_used, grouped)
+
+
+def _check_all_used(argument, unused, grouped):
+    """TF's ValueError for names in ``argument`` that match no warm-started variable."""
     if unused:
-        raise ValueError(f"You provided the following variables in var_name_to_prev_var_name "
-                         f"that were not used: {unused}.  Perhaps you misspelled them?  Here "
-                         f"is the list of viable variable names: {grouped.keys()}")
-    unused = set(vocab_infos) - vocab_used
-    if unused:
-        raise ValueError(f"You provided the following variables in var_name_to_vocab_info "
+        raise ValueError(f"You provided the following variables in {argument} "
                          f"that were not used: {unused}.  Perhaps you misspelled them?  Here "
                          f"is the list of viable variable names: {grouped.keys()}")
