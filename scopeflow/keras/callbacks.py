@@ -123,6 +123,18 @@ class CallbackList:
     def on_test_batch_end(self, batch, logs=None):
         self._call("on_test_batch_end", batch, logs if logs is not None else {})
 
+    def on_predict_batch_begin(self, batch, logs=None):
+        self._call("on_predict_batch_begin", batch, logs if logs is not None else {})
+
+    def on_predict_batch_end(self, batch, logs=None):
+        self._call("on_predict_batch_end", batch, logs if logs is not None else {})
+
+    def on_predict_begin(self, logs=None):
+        self._call("on_predict_begin", logs if logs is not None else {})
+
+    def on_predict_end(self, logs=None):
+        self._call("on_predict_end", logs if logs is not None else {})
+
     def on_train_begin(self, logs=None):
         self._call("on_train_begin", logs if logs is not None else {})
 

@@ -499,18 +499,31 @@ class Model(Network):
         elif step > 0:
             feed.steps = step
 
-    def _predict_steps(self, feed):
+    def _predict_steps(self, feed, callback_list=None):
         results = []
         while feed.steps is None or len(results) < feed.steps:
             batch = feed.next_batch()
             if batch is None:
                 break
             inputs, _, _ = self._prepare(batch[0], None)
-            results.append(self._run(self._predict_function, inputs, False))
+            results.append(self._predict_batch(inputs, len(results), feed.log_size(batch),
+                                               callback_list))
         if not results:
             raise ValueError("Empty prediction data.")
         outputs = [np.concatenate([r[i] for r in results]) for i in range(len(results[0]))]
         return outputs[0] if len(outputs) == 1 else outputs
+
+    def _predict_batch(self, inputs, step, size, callback_list):
+        """The outputs of one batch, between the predict batch hooks (tf_keras's logs:
+        ``batch``, ``size``, then ``outputs``)."""
+        logs = {"batch": step, "size": size}
+        if callback_list is not None:
+            callback_list.on_predict_batch_begin(step, logs)
+        outs = self._run(self._predict_function, inputs, False)
+        if callback_list is not None:
+            logs["outputs"] = outs
+            callback_list.on_predict_batch_end(step, logs)
+        return outs
 
     # ── fit ───────────────────────────────────────────────────────────────────────────
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose=1, callbacks=None,
@@ -741,17 +754,29 @@ class Model(Network):
                 self._predict_function = K.function(list(self.inputs), list(self.outputs),
                                                     updates=self.state_updates,
                                                     name="predict_function")
+        callback_list = None
+        if callbacks:
+            callback_list = cbks.CallbackList(_as_list(callbacks))
+            callback_list.set_model(self)
+            callback_list.set_params({"batch_size": batch_size, "epochs": 1,
+                                      "steps": steps, "verbose": verbose})
+            callback_list.on_predict_begin()
         if feed is not None:
-            return self._predict_steps(feed)
-        return self._predict_arrays(x, batch_size or 32, verbose)
+            outputs = self._predict_steps(feed, callback_list)
+        else:
+            outputs = self._predict_arrays(x, batch_size or 32, verbose, callback_list)
+        if callback_list is not None:
+            callback_list.on_predict_end()
+        return outputs
 
-    def _predict_arrays(self, x, batch_size, verbose):
+    def _predict_arrays(self, x, batch_size, verbose, callback_list=None):
         inputs, _, _ = self._prepare(x, None)
         num_samples = len(inputs[0])
         results = None
         progbar = Progbar(num_samples) if verbose == 1 else None
-        for start, end in _batches(num_samples, batch_size):
-            outs = self._run(self._predict_function, [a[start:end] for a in inputs], False)
+        for step, (start, end) in enumerate(_batches(num_samples, batch_size)):
+            outs = self._predict_batch([a[start:end] for a in inputs], step, end - start,
+                                       callback_list)
             results = [[o] for o in outs] if results is None else \
                 [r + [o] for r, o in zip(results, outs)]
             if progbar is not None:

@@ -138,3 +138,26 @@ def test_evaluate_calls_the_test_hooks():
     calls.clear()
     model.evaluate(tf.data.Dataset.from_tensor_slices((X, Y)).batch(8), callbacks=[Hooks()])
     assert calls == ["begin", (0, 1, names), (1, 1, names), (2, 1, names), "end"]
+
+
+def test_predict_calls_the_predict_hooks():
+    """tf_keras's predict hooks and logs (checked against TF 2.21): ``batch``, ``size``
+    (rows for arrays, 1 a step for datasets), ``outputs``."""
+    model = _model()
+    calls = []
+
+    class Hooks(K.callbacks.Callback):
+        def on_predict_begin(self, logs=None):
+            calls.append("begin")
+
+        def on_predict_batch_end(self, batch, logs=None):
+            calls.append((batch, logs["size"], [np.shape(o) for o in logs["outputs"]]))
+
+        def on_predict_end(self, logs=None):
+            calls.append("end")
+
+    model.predict(X, batch_size=8, callbacks=[Hooks()])
+    assert calls == ["begin", (0, 8, [(8, 2)]), (1, 8, [(8, 2)]), (2, 4, [(4, 2)]), "end"]
+    calls.clear()
+    model.predict(tf.data.Dataset.from_tensor_slices(X).batch(16), callbacks=[Hooks()])
+    assert calls == ["begin", (0, 1, [(16, 2)]), (1, 1, [(4, 2)]), "end"]
