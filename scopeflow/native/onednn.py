@@ -58,6 +58,8 @@ import threading
 
 import numpy as np
 
+from scopeflow.native import packed_weights
+
 __all__ = ["backend", "load_error", "enabled", "set_enabled", "OneDNN", "DISTRIBUTION"]
 
 DISTRIBUTION = "onednn-cpu-gomp"
@@ -245,6 +247,7 @@ class OneDNN:
         self._attr = self._make_attr()
         self._plans: dict = {}
         self._plans_lock = threading.Lock()
+        self._packed = packed_weights.PackedWeights()
         self._tls = threading.local()
         os.register_at_fork(after_in_child=self._after_fork)
 
@@ -258,6 +261,7 @@ class OneDNN:
         self.threads = 1
         self._plans = {}
         self._plans_lock = threading.Lock()
+        self._packed = packed_weights.PackedWeights()
         self._tls = threading.local()
 
     # ctypes signatures: every handle is a void*, every status an int.
@@ -565,15 +569,34 @@ class OneDNN:
         self._run_with_weights(plan, w, (_ARG_SRC, x), (_ARG_DST, out))
         return out
 
+    def _packed_weights_memory(self, state, plan, w):
+        """A memory object over a constant filter packed once for the plan (see
+        :mod:`scopeflow.native.packed_weights`), or None: the plan takes the filter as it
+        is, or the filter may change."""
+        if plan.reorder is None or not packed_weights.cacheable(w):
+            return None
+        packed = self._packed.get(plan.key, w)
+        fresh = packed is None
+        if fresh:
+            packed = _aligned(plan.weights_bytes)
+        chosen = self._memory(state, plan, "w_chosen", plan.mds["chosen"], packed.ctypes.data)
+        if fresh:
+            plain = self._memory(state, plan, "w", plan.mds["hwio"], w.ctypes.data)
+            self._run_reorder(state, plan, plain, chosen)
+            self._packed.put(plan.key, w, packed)
+        return chosen
+
     def _run_with_weights(self, plan, w, src, dst, extra=()):
         """Runs a pass that reads the weights (forward, backward data); ``src``/``dst`` are
         ``(argument, array)`` for the NHWC tensors on either side of the conv, ``extra``
         more of them (the bias)."""
         state = self._thread()
         md = plan.mds
-        wmem, plain = self._weights_args(state, plan, w.ctypes.data, "weights")
-        if plain is not None:
-            self._run_reorder(state, plan, plain, wmem)
+        wmem = self._packed_weights_memory(state, plan, w)
+        if wmem is None:
+            wmem, plain = self._weights_args(state, plan, w.ctypes.data, "weights")
+            if plain is not None:
+                self._run_reorder(state, plan, plain, wmem)
         self._execute(state, plan.prim, [
             (src[0], self._memory(state, plan, "src", md["src"], src[1].ctypes.data)),
             (_ARG_WEIGHTS, wmem),
