@@ -52,7 +52,6 @@ from scopeflow.api import linalg
 from scopeflow.ops.linalg import *  # noqa: F403
 from scopeflow import layers
 from scopeflow import losses
-from scopeflow import distributions
 from scopeflow import feature_column
 from scopeflow.api import image
 from scopeflow.api import manip
@@ -239,7 +238,7 @@ _api.install_fallbacks()
 # Heavy optional namespaces load on first use (``tf.keras``, ``from scopeflow import keras``,
 # ``import scopeflow.keras``), so ``import scopeflow`` does not pay for them; importing one
 # adds no op types to the registry.
-_LAZY_SUBMODULES = ("contrib", "estimator", "keras")
+_LAZY_SUBMODULES = ("contrib", "distributions", "estimator", "keras")
 
 
 def __getattr__(name):

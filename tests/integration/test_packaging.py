@@ -249,32 +249,40 @@ def test_import_does_not_load_optional_modules():
 
 
 # scopeflow's own heavy namespaces: `import scopeflow` leaves them for first use (`tf.keras`).
-LAZY_SUBPACKAGES = ("scopeflow.contrib", "scopeflow.estimator", "scopeflow.keras")
+LAZY_SUBPACKAGES = ("scopeflow.contrib", "scopeflow.distributions", "scopeflow.estimator",
+                    "scopeflow.keras")
 
 
 def test_import_loads_keras_estimator_contrib_on_first_use():
-    """``import scopeflow`` loads none of tf.keras, tf.estimator, tf.contrib; the first
-    attribute access (``tf.keras``, ``tf.compat.v1.estimator``) loads each, and they are
-    the modules ``import scopeflow.keras`` gives."""
+    """``import scopeflow`` loads none of tf.keras, tf.estimator, tf.contrib,
+    tf.distributions; the first attribute access (``tf.keras``, ``tf.compat.v1.estimator``)
+    loads each, they are the modules ``import scopeflow.keras`` gives, and loading them
+    registers no op type (a GraphDef imports the same either way)."""
     probe = textwrap.dedent(f"""
         import json, sys
         import scopeflow as tf
+        from scopeflow.framework.opdef import REGISTRY
         before = [m for m in {LAZY_SUBPACKAGES!r} if m in sys.modules]
-        listed = all(n in dir(tf) for n in ("contrib", "estimator", "keras"))
+        op_types = set(REGISTRY)
+        listed = all(n in dir(tf) for n in ("contrib", "distributions", "estimator", "keras"))
         dense = tf.keras.layers.Dense
         estimator = tf.compat.v1.estimator.Estimator
         rnn = tf.contrib.rnn
+        normal = tf.distributions.Normal
         import scopeflow.keras
         from scopeflow import estimator as est
         print(json.dumps(dict(
             before=before, listed=listed,
             after=[m for m in {LAZY_SUBPACKAGES!r} if m in sys.modules],
+            new_op_types=sorted(set(REGISTRY) - op_types),
             same=tf.keras is scopeflow.keras and tf.compat.v1.keras is tf.keras
             and est.Estimator is estimator and dense.__module__.startswith("scopeflow.keras")
-            and rnn.__name__ == "scopeflow.contrib.rnn")))
+            and rnn.__name__ == "scopeflow.contrib.rnn"
+            and normal.__module__ == "scopeflow.distributions.normal")))
     """)
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          cwd=ROOT, timeout=300)
     assert out.returncode == 0, out.stderr
     facts = json.loads(out.stdout.strip().splitlines()[-1])
-    assert facts == dict(before=[], listed=True, after=list(LAZY_SUBPACKAGES), same=True)
+    assert facts == dict(before=[], listed=True, after=list(LAZY_SUBPACKAGES), new_op_types=[],
+                         same=True)
