@@ -26,9 +26,10 @@ dilations and non-negative paddings):
   the sums from it and rounds differently); the fused-conv plan pass relies on that.
 * Activations stay in the caller's NHWC buffers (oneDNN's ``nxc`` kernels read them in
   place). Weights go to the layout oneDNN prefers (format ``any``): with plain HWIO its
-  backward passes fall to slow paths. The filter is reordered on every call (a 5x5x32x64
-  filter costs microseconds) instead of being cached per variable, so a variable that
-  Adam updates in place can never be read stale.
+  backward passes fall to slow paths. A variable's filter is reordered on every call (a
+  5x5x32x64 filter costs microseconds) instead of being cached, so a variable that Adam
+  updates in place can never be read stale; a constant one (a frozen graph's) is packed
+  once (:mod:`scopeflow.native.packed_weights`).
 * One plan per (pass, shapes, strides, dilations, paddings): the primitive descriptor,
   the primitive, the weight reorder, their scratchpad size; built once, kept for the
   process. Memory objects are per thread and re-pointed at each call's arrays; the
@@ -47,7 +48,8 @@ of 1.3-1.6x): ``OMP_WAIT_POLICY=passive`` is set before libgomp loads unless the
 it. A process forked after a conv drops to one thread (libgomp's pool dies in the fork).
 With a one-thread team the conv kernels (``scopeflow.ops.nn.conv_ops``) split a large pass
 over the batch instead: two calls, one per half, on the GEMM helper's two threads, which
-block rather than spin (seed CNN, conv2's three passes: 44 ms on one thread, 27 ms split).
+block rather than spin (seed CNN, conv2's three passes: 44 ms on one thread, 27 ms split);
+a forward pass over a batch of one (inference) is split into two bands of output rows.
 """
 
 from __future__ import annotations

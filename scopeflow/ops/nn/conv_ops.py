@@ -112,6 +112,27 @@ def _native_over_batch(native, run, n, flops):
     return all(ran)
 
 
+def _input_rows(x, lo, hi, sh, dh, kh, ph):
+    """The input rows output rows ``[lo, hi)`` read, and the (top, bottom) padding around
+    them, for a conv over that band alone (the same windows as over the whole image)."""
+    start = lo * sh - ph[0]
+    end = (hi - 1) * sh - ph[0] + (kh - 1) * dh + 1
+    h = x.shape[1]
+    return x[:, max(0, start):min(h, end)], (max(0, -start), max(0, end - h))
+
+
+def _native_split(native, by_batch, by_rows, n, oh, flops):
+    """Runs a native forward pass over the batch (``by_batch(lo, hi)``), or, for a batch of
+    one, over two bands of output rows (``by_rows(lo, hi)``) on the two GEMM threads:
+    batch-1 inference would otherwise leave one core idle. True when every part ran."""
+    if n != 1 or oh < 2 or native.threads > 1:
+        return _native_over_batch(native, by_batch, n, flops)
+    ran = []
+    _split_rows(lambda lo, hi: ran.append(by_rows(lo, hi)), oh, flops,
+                min_flops=_NATIVE_SPLIT_FLOPS)
+    return all(ran)
+
+
 def _check_out_backprop(op_type, dy, oh, ow, in_shape, k):
     if dy.shape[1:3] != (oh, ow):
         raise errors.InvalidArgumentError(
@@ -175,11 +196,12 @@ def _conv2d_native(x, w, rows, cols, bias=None, relu=False):
     if not geometry:
         return None
     n, kh, kw, ci, co = x.shape[0], *w.shape
+    strides, dilations, _ = geometry
     out = np.empty((n, oh, ow, co), np.float32)
 
-    def part(lo, hi):
-        y = out[lo:hi]
-        if native.conv2d(x[lo:hi], w, *geometry, (oh, ow), out=y, bias=bias) is None:
+    def run(x_part, y, pads):
+        if native.conv2d(x_part, w, strides, dilations, pads, y.shape[1:3], out=y,
+                         bias=bias) is None:
             return False
         if relu:
             # NumPy's maximum, as the Relu kernel, on the part just written (still in
@@ -187,7 +209,14 @@ def _conv2d_native(x, w, rows, cols, bias=None, relu=False):
             np.maximum(y, _zeros_like_cached(y), out=y)
         return True
 
-    if _native_over_batch(native, part, n, 2.0 * out.size * kh * kw * ci):
+    def by_batch(lo, hi):
+        return run(x[lo:hi], out[lo:hi], (ph, pw))
+
+    def by_rows(lo, hi):
+        band, pads_h = _input_rows(x, lo, hi, sh, dh, kh, ph)
+        return band.shape[1] > 0 and run(band, out[:, lo:hi], (pads_h, pw))
+
+    if _native_split(native, by_batch, by_rows, n, oh, 2.0 * out.size * kh * kw * ci):
         return out
     return None
 
@@ -417,13 +446,21 @@ def _depthwise_native(x, w, rows, cols):
     if not geometry:
         return None
     kh, kw, c, m = w.shape
+    strides, dilations, _ = geometry
     out = np.empty((x.shape[0], oh, ow, c * m), np.float32)
 
-    def part(lo, hi):
-        return native.depthwise_conv2d(x[lo:hi], w, *geometry, (oh, ow), out=out[lo:hi]) \
-            is not None
+    def run(x_part, y, pads):
+        return native.depthwise_conv2d(x_part, w, strides, dilations, pads, y.shape[1:3],
+                                       out=y) is not None
 
-    if _native_over_batch(native, part, x.shape[0], 2.0 * out.size * kh * kw):
+    def by_batch(lo, hi):
+        return run(x[lo:hi], out[lo:hi], (ph, pw))
+
+    def by_rows(lo, hi):
+        band, pads_h = _input_rows(x, lo, hi, sh, dh, kh, ph)
+        return band.shape[1] > 0 and run(band, out[:, lo:hi], (pads_h, pw))
+
+    if _native_split(native, by_batch, by_rows, x.shape[0], oh, 2.0 * out.size * kh * kw):
         return out
     return None
 

@@ -239,6 +239,50 @@ def test_batch_split_matches_the_whole_batch(monkeypatch, batch):
     # another CPU. What must hold everywhere is above: the same shapes give the same bits.)
 
 
+def _two_bands(task, m, flops, min_flops=0.0):
+    """blas.split_rows, always in two halves, one after the other (deterministic)."""
+    half = m // 2
+    task(0, half)
+    task(half, m)
+
+
+# (h, w, kh, kw, stride, padding, dilation): SAME, VALID leaving rows unread, dilated,
+# explicit, a kernel taller than a band.
+ROW_CASES = [(14, 14, 5, 5, 1, "SAME", 1), (15, 13, 3, 3, 2, "VALID", 1),
+             (16, 16, 3, 3, 2, "SAME", 1), (13, 11, 3, 3, 1, "SAME", 2),
+             (9, 8, 3, 2, 1, [[0, 0], [2, 1], [1, 0], [0, 0]], 1), (6, 6, 7, 7, 1, "SAME", 1)]
+
+
+@needs_dnnl
+@pytest.mark.parametrize("case", ROW_CASES, ids=[str(c[:7]) for c in ROW_CASES])
+def test_a_batch_of_one_runs_as_two_bands_of_rows(monkeypatch, case):
+    # The optimisation: a batch of one (inference) has no batch to split, so a forward
+    # pass runs as two bands of output rows, each reading its own input rows. Compared
+    # here with one call over the whole image, and with NumPy.
+    h, w, kh, kw, s, padding, d = case
+    attrs = _attrs(s, padding, d)
+    dw_attrs = {k: v for k, v in attrs.items() if k != "use_cudnn_on_gpu"}
+    x, f, g = _rand(1, h, w, 8), _rand(kh, kw, 8, 16, seed=1), _rand(kh, kw, 8, 2, seed=2)
+    monkeypatch.setattr(DNNL, "threads", 1)
+    whole = (conv_ops._conv2d_kernel(x, f, **attrs),
+             conv_ops._depthwise_kernel(x, g, **dw_attrs))
+    calls = []
+    for name in ("conv2d", "depthwise_conv2d"):
+        method = getattr(DNNL, name)
+        monkeypatch.setattr(DNNL, name, lambda *a, _m=method, **k: (
+            calls.append(a[0].shape), _m(*a, **k))[1])
+    monkeypatch.setattr(conv_ops, "_split_rows", _two_bands)
+    bands = (conv_ops._conv2d_kernel(x, f, **attrs),
+             conv_ops._depthwise_kernel(x, g, **dw_attrs))
+    assert len(calls) == 4 and all(c[1] < h + 1 for c in calls), calls
+    reference = (_numpy(conv_ops._conv2d_kernel, x, f, **attrs),
+                 _numpy(conv_ops._depthwise_kernel, x, g, **dw_attrs))
+    for got, one_call, want in zip(bands, whole, reference):
+        assert got.shape == one_call.shape == want.shape
+        np.testing.assert_allclose(got, one_call, rtol=1e-5, atol=1e-5 * np.abs(want).max())
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
+
+
 @needs_dnnl
 def test_no_batch_split_with_a_team_of_openmp_threads(monkeypatch):
     monkeypatch.setattr(DNNL, "threads", 2)
