@@ -243,3 +243,20 @@ def test_hand_built_switch_merge_graphs_as_tf(tf1):
                  {"tf": tf, "np": np, "json": json, "d": d})
     ours = json.loads(buf.getvalue().strip().splitlines()[-1])
     assert ours == theirs
+
+
+def test_import_meta_graph_trains_through_tfs_cond_gradient_as_tf():
+    """TF's .meta holds a v1 cond and its gradient (Switch/Merge again); restored and
+    trained in scopeflow, the losses and weights are TF's."""
+    want = EXPECTED["train_meta"]
+    with tf.Graph().as_default(), tf.Session() as sess:
+        saver = tf.train.import_meta_graph(str(FIXTURES / "train_meta" / "model.meta"))
+        saver.restore(sess, str(FIXTURES / "train_meta" / "model"))
+        x = _value(want["x"])
+        losses = []
+        for p in want["preds"]:
+            feeds = {"x:0": x, "is_training:0": p}
+            losses.append(float(sess.run("loss:0", feeds)))
+            sess.run("train", feeds)
+        np.testing.assert_allclose(losses, want["losses"], rtol=1e-6)
+        np.testing.assert_allclose(sess.run("d/kernel:0"), _value(want["kernel"]), rtol=1e-6)
