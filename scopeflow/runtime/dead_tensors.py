@@ -22,8 +22,9 @@ change: each is called through a ``Guard``, which gets the tensors that say whet
 dead (its inputs, its variable-reference inputs, and witnesses of its control inputs) and
 returns dead outputs without calling the kernel. A plan with no ``Switch`` is untouched.
 
-The plan's rewrite passes leave the ops that may be dead alone (``ir.dead_region``):
-folding a branch's constant, or forwarding a value, would make it live.
+The plan's rewrite passes leave the ops that may be dead, and the producers they read
+directly, alone (``ir.dead_region``): folding a branch's constant, or fusing an op into a
+kernel with its readers, would make it live.
 """
 
 from __future__ import annotations
@@ -154,6 +155,11 @@ def prepare(ir) -> None:
     a = _Analysis(ir)
     region = {op for op in ir.ops if a.op[op] or op._op_def.type in SWITCH_TYPES
               or any(a.tensor.get(t) for t in op._outputs)}
+    # A pass keyed on a producer may rewrite its readers (consumer_fusion): the producers
+    # that ops which may be dead read directly (never in a TF-built cond, whose branches
+    # read outside values through a Switch) are left alone too.
+    region |= {t._op for op in region if op._op_def.type not in SWITCH_TYPES | MERGE_TYPES
+               for t in op._inputs if t._op in a.in_plan}
     ir.dead_region = region
     ir.maybe_dead = {t for t in ir.fetches if a.of(t)}
     witness_memo: dict = {}
