@@ -78,13 +78,22 @@ _FORWARD_INFERENCE = 96       # dnnl_forward_inference
 _POOLING_MAX = 0x1FF          # dnnl_pooling_max
 _CONV_DIRECT = 0x1            # dnnl_convolution_direct
 _BINARY_ADD = 0x1FFF0         # dnnl_binary_add
+_BINARY_MUL = 0x1FFF1         # dnnl_binary_mul
+_BINARY_SUB = 0x1FFF5         # dnnl_binary_sub
+_BINARY = {"add": _BINARY_ADD, "mul": _BINARY_MUL, "sub": _BINARY_SUB}
 _SCRATCHPAD_USER = 1          # dnnl_scratchpad_mode_user
 _QUERY_IMPL_INFO_STR = 8      # dnnl_query_impl_info_str
 _QUERY_EXEC_ARG_MD = 255      # dnnl_query_exec_arg_md
 _ARG_SRC, _ARG_DST, _ARG_WEIGHTS = 1, 17, 33
 # DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, the first post-op's second operand
 # (DNNL_ARG_ATTR_MULTIPLE_POST_OP_BASE is 32768 in 3.x).
-_ARG_POST_OP_0_SRC_1 = 32768 * 1 | 2
+_ARG_POST_OP_BASE = 32768    # DNNL_ARG_ATTR_MULTIPLE_POST_OP_BASE
+
+
+def _post_op_src1(index: int) -> int:
+    """DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1: post-op ``index``'s vector."""
+    return _ARG_POST_OP_BASE * (index + 1) | 2
+
 _ARG_SCRATCHPAD = 80
 _ARG_DIFF_SRC, _ARG_DIFF_DST, _ARG_DIFF_WEIGHTS = 129, 145, 161
 _MAX_DIMS = 12                # DNNL_MAX_NDIMS
@@ -304,9 +313,10 @@ class OneDNN:
         sig("dnnl_pooling_forward_primitive_desc_create", i, pp, _p, i, i, _p, _p, dims, dims,
             dims, dims, dims, _p)
 
-    def _make_attr(self, bias_md=None):
-        """Primitive attributes: a user-managed scratchpad and, with ``bias_md``, a post-op
-        adding that vector to the result as it is written.
+    def _make_attr(self, post=(), vector_md=None):
+        """Primitive attributes: a user-managed scratchpad and, for each name of ``post``
+        (``"add"``, ``"sub"``, ``"mul"``), a post-op combining the result as it is written
+        with a vector of the output channels (``vector_md``), in that order.
 
         The bias is a binary post-op, not the conv's own bias argument: oneDNN starts the
         sums from its bias argument, which rounds differently from adding the bias to the
@@ -318,12 +328,13 @@ class OneDNN:
         self._check(lib.dnnl_primitive_attr_create(ctypes.byref(attr)), "primitive_attr_create")
         self._check(lib.dnnl_primitive_attr_set_scratchpad_mode(attr, _SCRATCHPAD_USER),
                     "primitive_attr_set_scratchpad_mode")
-        if bias_md is not None:
-            post = _p()
-            self._check(lib.dnnl_post_ops_create(ctypes.byref(post)), "post_ops_create")
-            self._check(lib.dnnl_post_ops_append_binary(post, _BINARY_ADD, bias_md),
-                        "post_ops_append_binary")
-            self._check(lib.dnnl_primitive_attr_set_post_ops(attr, post),
+        if post:
+            ops = _p()
+            self._check(lib.dnnl_post_ops_create(ctypes.byref(ops)), "post_ops_create")
+            for name in post:
+                self._check(lib.dnnl_post_ops_append_binary(ops, _BINARY[name], vector_md),
+                            "post_ops_append_binary")
+            self._check(lib.dnnl_primitive_attr_set_post_ops(attr, ops),
                         "primitive_attr_set_post_ops")
         return attr
 
@@ -432,7 +443,7 @@ class OneDNN:
     def _make_plan(self, key):
         if key[0] == "max_pool":
             return self._make_pool_plan(key)
-        kind, (n, h, w, c), (kh, kw, co), (oh, ow), strides, dilations, pad_l, pad_r, bias = key
+        kind, (n, h, w, c), (kh, kw, co), (oh, ow), strides, dilations, pad_l, pad_r, post = key
         src = self._md(*_nhwc_md_strides(n, h, w, c))
         dst = self._md(*_nhwc_md_strides(n, oh, ow, co))
         if kind == "fwd_depthwise":  # grouped weights, one group per input channel
@@ -443,9 +454,9 @@ class OneDNN:
         whwio = self._md(w_dims, w_strides)
         geo = (_Dims(*strides), _Dims(*(d - 1 for d in dilations)), _Dims(*pad_l),
                _Dims(*pad_r))
-        # The bias broadcasts over N, H and W (logical order N, C, H, W).
-        bias_md = self._md((1, co, 1, 1), (co, 1, 1, 1)) if bias else None
-        pds = self._conv_pds(kind, src, wany, dst, geo, bias_md)
+        # Post-op vectors broadcast over N, H and W (logical order N, C, H, W).
+        vector_md = self._md((1, co, 1, 1), (co, 1, 1, 1)) if post else None
+        pds = self._conv_pds(kind, src, wany, dst, geo, post, vector_md)
         plan = pds and self._new_plan(key, pds[1])
         if plan is None:
             return None
@@ -461,15 +472,15 @@ class OneDNN:
             plan.reorder, plan.reorder_pd = self._reorder(whwio, chosen)
         return self._finish_plan(plan, pd, {"src": src, "dst": dst, "hwio": whwio,
                                             "chosen": chosen, "pd": pd, "fwd": fwd,
-                                            "wany": wany, "bias": bias_md})
+                                            "wany": wany, "vector": vector_md})
 
-    def _conv_pds(self, kind, src, wany, dst, geo, bias_md):
+    def _conv_pds(self, kind, src, wany, dst, geo, post=(), vector_md=None):
         """(forward pd, pass ``kind``'s pd), or None when oneDNN has no kernel at all.
 
         The backward passes need the forward pd as their hint, so it is made for each.
         """
         lib, ref = self._lib, ctypes.byref
-        attr = self._make_attr(bias_md) if bias_md is not None else self._attr
+        attr = self._make_attr(post, vector_md) if post else self._attr
         fwd = _p()
         status = lib.dnnl_convolution_forward_primitive_desc_create(
             ref(fwd), self._engine, _FORWARD_TRAINING, _CONV_DIRECT, src, wany, None, dst,
@@ -524,10 +535,10 @@ class OneDNN:
         return self._finish_plan(plan, pd, {"src": src, "dst": dst, "pd": pd})
 
     @staticmethod
-    def _key(kind, x_shape, kh, kw, co, out_hw, strides, dilations, pads, bias=False):
+    def _key(kind, x_shape, kh, kw, co, out_hw, strides, dilations, pads, post=()):
         (ph0, ph1), (pw0, pw1) = pads
         return (kind, tuple(x_shape), (kh, kw, co), tuple(out_hw), tuple(strides),
-                tuple(dilations), (ph0, pw0), (ph1, pw1), bias)
+                tuple(dilations), (ph0, pw0), (ph1, pw1), tuple(post))
 
     # ── the conv passes ──────────────────────────────────────────────────────────────
     def _weights_args(self, state, plan, w_ptr, into_role):
@@ -540,19 +551,26 @@ class OneDNN:
         plain = self._memory(state, plan, "w", md["hwio"], w_ptr)
         return chosen, plain
 
-    def conv2d(self, x, w, strides, dilations, pads, out_hw, out=None, bias=None):
+    def conv2d(self, x, w, strides, dilations, pads, out_hw, out=None, bias=None, post=()):
         """NHWC ``x`` (float32) convolved with HWIO ``w``, plus ``bias`` (per output
         channel, added to the finished sums) when given, into ``out`` (a C-contiguous
-        float32 array) when given; None when oneDNN can't."""
+        float32 array) when given; None when oneDNN can't.
+
+        ``post``: ``(name, vector)`` pairs, each combining the finished sums with a vector
+        of the output channels (``"add"``, ``"sub"``, ``"mul"``), in order, as the
+        separate elementwise ops would (``bias=b`` is ``post=(("add", b),)``)."""
+        if bias is not None:
+            post = (("add", bias),)
         kh, kw, _, co = w.shape
         plan = self._plan(self._key("fwd", x.shape, kh, kw, co, out_hw, strides, dilations,
-                                    pads, bias is not None))
+                                    pads, tuple(name for name, _ in post)))
         if plan is None:
             return None
         x, w = np.ascontiguousarray(x), np.ascontiguousarray(w)
         if out is None:
             out = np.empty((x.shape[0], out_hw[0], out_hw[1], co), np.float32)
-        extra = () if bias is None else ((_ARG_POST_OP_0_SRC_1, np.ascontiguousarray(bias)),)
+        extra = [(_post_op_src1(i), np.ascontiguousarray(v, np.float32))
+                 for i, (_, v) in enumerate(post)]
         self._run_with_weights(plan, w, (_ARG_SRC, x), (_ARG_DST, out), extra)
         return out
 
@@ -604,8 +622,8 @@ class OneDNN:
             (_ARG_WEIGHTS, wmem),
             (dst[0], self._memory(state, plan, "dst", md["dst"], dst[1].ctypes.data)),
             (_ARG_SCRATCHPAD, self._scratch_mem(state, plan)),
-            *[(arg, self._memory(state, plan, "bias", md["bias"], a.ctypes.data))
-              for arg, a in extra]])
+            *[(arg, self._memory(state, plan, f"post{i}", md["vector"], a.ctypes.data))
+              for i, (arg, a) in enumerate(extra)]])
 
     def conv2d_backprop_input(self, in_shape, w, dy, strides, dilations, pads, out=None):
         """The input gradient (NHWC, ``in_shape``) of a conv, into ``out`` when given; None

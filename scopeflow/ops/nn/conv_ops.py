@@ -187,11 +187,13 @@ def _conv2d_kernel(x, w, **attrs):
                       w.reshape(kh * kw * ci, co))
 
 
-def _conv2d_native(x, w, rows, cols, bias=None, relu=False):
-    """The conv on oneDNN (plus ``bias``, fused, and ReLU, when given), or None when the
-    backend can't take it; ``rows``/``cols`` are ``_conv_setup``'s geometry."""
+def _conv2d_native(x, w, rows, cols, bias=None, relu=False, post=()):
+    """The conv on oneDNN (plus ``bias``, fused, and ReLU, when given; ``post``: the
+    backend's per-channel post-ops), or None when the backend can't take it;
+    ``rows``/``cols`` are ``_conv_setup``'s geometry."""
     (oh, ph, sh, dh), (ow, pw, sw, dw) = rows, cols
-    native = _native(x, w) if bias is None else _native(x, w, bias)
+    vectors = ([] if bias is None else [bias]) + [v for _, v in post]
+    native = _native(x, w, *vectors)
     geometry = native and _native_geometry(ph, pw, sh, sw, dh, dw)
     if not geometry:
         return None
@@ -201,7 +203,7 @@ def _conv2d_native(x, w, rows, cols, bias=None, relu=False):
 
     def run(x_part, y, pads):
         if native.conv2d(x_part, w, strides, dilations, pads, y.shape[1:3], out=y,
-                         bias=bias) is None:
+                         bias=bias, post=post) is None:
             return False
         if relu:
             # NumPy's maximum, as the Relu kernel, on the part just written (still in
@@ -230,6 +232,18 @@ def conv2d_with_bias_native(x, w, b, conv_attrs, relu):
     if x.shape[3] != w.shape[2] or b.shape != (w.shape[3],):
         return None
     return _conv2d_native(x, w, rows, cols, bias=b, relu=relu)
+
+
+def conv2d_with_post_native(x, w, conv_attrs, post):
+    """Conv2D whose finished sums are combined with vectors of the output channels, in
+    order (``post``: ``(name, vector)`` pairs, name ``"sub"``, ``"mul"`` or ``"add"``), as
+    one oneDNN call with the separate elementwise ops' bits, or None where the backend
+    can't take it (an inference batch norm after a conv: ``consumer_fusion``)."""
+    kh, kw = w.shape[:2]
+    rows, cols = _conv_setup("Conv2D", x.shape, kh, kw, conv_attrs)
+    if x.shape[3] != w.shape[2] or any(v.shape != (w.shape[3],) for _, v in post):
+        return None
+    return _conv2d_native(x, w, rows, cols, post=post)
 
 
 def _conv_padding(padding, data_format, op_type="Conv2D"):

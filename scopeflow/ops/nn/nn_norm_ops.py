@@ -84,17 +84,30 @@ def _fused_bn_kernel(x, scale, offset, mean, variance, *, epsilon, exponential_a
         y = centered
         saved_mean, saved_var = batch_mean, batch_var
     else:
+        if batch_norm_blocks.takes(x, c):
+            y = batch_norm_blocks.normalize(x, mean, inference_multiplier(
+                scale, variance, epsilon), offset)
+            return inference_outputs(y, mean, variance)
         inv = 1 / np.sqrt(variance + np.float32(epsilon))
         run_mean, run_var = mean.copy(), variance.copy()
         saved_mean, saved_var = mean.copy(), variance.copy()
-        if batch_norm_blocks.takes(x, c):
-            return (batch_norm_blocks.normalize(x, mean, inv * scale, offset), run_mean,
-                    run_var, saved_mean, saved_var, np.zeros([0], np.float32))
         y = xf - _bn_bcast(mean, x.ndim, c)
     y *= _bn_bcast(inv * scale, x.ndim, c)
     y += _bn_bcast(offset, x.ndim, c)
     return (y.astype(x.dtype, copy=False), run_mean, run_var, saved_mean, saved_var,
             np.zeros([0], np.float32))
+
+
+def inference_multiplier(scale, variance, epsilon):
+    """What an inference batch norm multiplies ``x - mean`` by, per channel."""
+    return 1 / np.sqrt(variance + np.float32(epsilon)) * scale
+
+
+def inference_outputs(y, mean, variance, count=6):
+    """A FusedBatchNorm's outputs (its first ``count``) in inference: ``y``, then the given
+    statistics as its running and saved ones."""
+    return (y, mean.copy(), variance.copy(), mean.copy(), variance.copy(),
+            np.zeros([0], np.float32))[:count]
 
 
 _BN_ATTRS = {"epsilon": 1e-4, "exponential_avg_factor": 1.0, "data_format": "NHWC",

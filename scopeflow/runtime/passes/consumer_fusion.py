@@ -1,9 +1,10 @@
 """Consumer fusion: an op and the chain of ops that read its output alone run as one
 kernel (a rule of ``RULES``, by op type), at the chain's last op; the others are not run.
 
-This is TF's grappler remapper: ``Conv2D`` + ``BiasAdd`` + ``Relu`` run as one oneDNN
-call, which adds the bias and applies the ReLU while each block of the output is still in
-cache, instead of writing the conv's output and reading it twice more.
+This is TF's grappler remapper: ``Conv2D`` + ``BiasAdd`` + ``Relu`` (or an inference
+``FusedBatchNorm``) run as one oneDNN call, which adds the bias and applies the ReLU (or
+normalizes) while each block of the output is still in cache, instead of writing the
+conv's output and reading it again.
 
 The fused kernel reads the chain's inputs where the chain's last op stands in the order,
 later than the first op did. So it applies only when every value it drops is the run's own
@@ -16,7 +17,8 @@ from __future__ import annotations
 
 from scopeflow.framework import dtypes
 from scopeflow.native import backends
-from scopeflow.ops.nn.conv_ops import conv2d_op, conv2d_with_bias_native
+from scopeflow.ops.nn.conv_ops import conv2d_op, conv2d_with_bias_native, conv2d_with_post_native
+from scopeflow.ops.nn.nn_norm_ops import inference_multiplier, inference_outputs
 from scopeflow.runtime.passes.rules import first_match, own_kernel_rules, touches_its_table
 from scopeflow.runtime.plan_ir import How
 
@@ -79,8 +81,51 @@ def _fused_conv2d_kernel(conv, adder, relu_op):
     return fused_conv2d
 
 
+_BATCH_NORMS = frozenset({"FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"})
+
+
+def conv2d_batch_norm(op, chain, shape):
+    """Conv2D, then an inference FusedBatchNorm (is_training False) whose statistics
+    outputs nothing reads, as one oneDNN call whose post-ops subtract the mean, multiply
+    by ``scale / sqrt(variance + epsilon)`` and add the offset while the output is in
+    cache (TF's ``_FusedConv2D`` with ``FusedBatchNorm``); the unfused ops' bits. None for
+    any other chain, and without the backend."""
+    if (not backends.loaded("Conv2D") or op._attrs["data_format"] != "NHWC"
+            or op._outputs[0].dtype != dtypes.float32 or len(chain) != 1):
+        return None
+    bn, conv_out = chain[0], op._outputs[0]
+    if (bn._op_def.type not in _BATCH_NORMS or bn._attrs["is_training"]
+            or bn._attrs["data_format"] != "NHWC" or bn._inputs[0] is not conv_out):
+        return None
+    known = [shape(t).as_tuple() for t in (*op._inputs, conv_out)]
+    if any(s is None or None in s for s in known):
+        return None  # a run-time shape error must still name the Conv2D
+    if any(shape(v).as_tuple() != (known[1][3],) or v.dtype != dtypes.float32
+           for v in bn._inputs[1:]):
+        return None
+    return _fused_conv2d_batch_norm_kernel(op, bn)
+
+
+def _fused_conv2d_batch_norm_kernel(conv, bn):
+    conv_kernel, conv_attrs = conv2d_op.kernel, dict(conv._attrs)
+    bn_kernel, bn_attrs = bn._op_def.kernel, dict(bn._attrs)
+    epsilon, count = bn_attrs["epsilon"], len(bn._outputs)
+
+    def fused_conv2d_batch_norm(x, w, scale, offset, mean, variance):
+        post = (("sub", mean), ("mul", inference_multiplier(scale, variance, epsilon)),
+                ("add", offset))
+        y = conv2d_with_post_native(x, w, conv_attrs, post)
+        if y is not None:
+            return inference_outputs(y, mean, variance, count)
+        # The ops one by one, as unfused (the backend switched off since compiling).
+        return bn_kernel(conv_kernel(x, w, **conv_attrs), scale, offset, mean, variance,
+                         **bn_attrs)
+
+    return fused_conv2d_batch_norm
+
+
 RULES = {
-    "Conv2D": (conv2d_bias_relu,),
+    "Conv2D": (conv2d_bias_relu, conv2d_batch_norm),
 }
 
 
@@ -88,14 +133,24 @@ touches = touches_its_table(RULES)
 
 
 def _plain(op, ir) -> bool:
-    """Whether the plan runs ``op`` as itself: its own kernel on its own inputs."""
+    """Whether the plan runs ``op`` as itself: its own kernel on its own inputs, with one
+    output read (a batch norm's statistics outputs unread)."""
     step = ir.steps.get(op)
     od = op._op_def
     return (step is not None and step.calls and step.kernel is od.kernel and step.with_attrs
             and len(step.inputs) == len(op._inputs)
             and all(a is b for a, b in zip(step.inputs, op._inputs)) and not od.stateful
-            and not od.ref_inputs and len(op._outputs) == 1
+            and not od.ref_inputs
+            and (len(op._outputs) == 1 or (od.type in _BATCH_NORMS and not any(
+                _read(t, ir) for t in op._outputs[1:])))
             and not any(t in ir.fed or t in ir.folded for t in op._outputs))
+
+
+def _read(t, ir) -> bool:
+    """Whether the plan fetches ``t`` or a step of it reads ``t``."""
+    return any(f is t for f in ir.fetches) or any(
+        c in ir.steps and ir.steps[c].reads and any(x is t for x in ir.steps[c].inputs)
+        for c in t._consumers)
 
 
 def _one_reader(t, ir):

@@ -13,6 +13,7 @@ import pytest
 
 import scopeflow as tf
 from scopeflow.native import onednn
+from scopeflow.ops.nn import nn_norm_ops
 from scopeflow.runtime import passes as plan_passes
 from scopeflow.runtime import plan as plan_module
 
@@ -195,3 +196,68 @@ def test_config_remapping_off_turns_the_pass_off():
         sess.run(tf.global_variables_initializer())
         assert _kernels(sess, y, {x: np.ones((2, 8, 8, 3), np.float32)})[y.op.name] \
             != "fused_conv2d"
+
+
+# ── Conv2D + inference FusedBatchNorm ──────────────────────────────────────────────
+def _conv_bn_graph(version, frozen, fetch_stats=False):
+    """A conv, an inference batch norm (FusedBatchNorm, V2 or V3 by ``version``) and a
+    ReLU; constants like a frozen graph's, or variables. Returns (x, fetches)."""
+    rng = np.random.default_rng(version)
+    make = tf.constant if frozen else tf.Variable
+    x = tf.placeholder(tf.float32, [2, 9, 9, 8])
+    w = make(rng.standard_normal((3, 3, 8, 16), dtype=np.float32))
+    scale, offset, mean = (make(rng.standard_normal(16, dtype=np.float32)) for _ in range(3))
+    variance = make(rng.uniform(0.5, 2.0, 16).astype(np.float32))
+    y = tf.nn.conv2d(x, w, [1, 2, 2, 1], "SAME")
+    op_def = {1: nn_norm_ops.fused_bn_v1_op, 2: nn_norm_ops.fused_bn_v2_op,
+              3: nn_norm_ops.fused_bn_op}[version]
+    bn = op_def.bind(y, scale, offset, mean, variance, epsilon=1e-3, is_training=False)
+    out = tf.nn.relu(bn[0])
+    return x, [out, bn[1]] if fetch_stats else [out]
+
+
+def _run_conv_bn(spec, monkeypatch, version, frozen=True, fetch_stats=False):
+    monkeypatch.setenv(plan_passes.ENV_VAR, spec)
+    tf.reset_default_graph()
+    x, fetches = _conv_bn_graph(version, frozen, fetch_stats)
+    images = np.random.default_rng(9).standard_normal((2, 9, 9, 8), dtype=np.float32)
+    images[0, 4, 4, 3] = np.nan
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        out = [sess.run(fetches, {x: images}) for _ in range(2)]
+        return out, _kernels(sess, fetches, {x: images})
+
+
+@needs_dnnl
+@pytest.mark.parametrize("version", [1, 2, 3])
+@pytest.mark.parametrize("frozen", [True, False], ids=["constants", "variables"])
+def test_conv_and_inference_batch_norm_fuse_with_the_unfused_bits(monkeypatch, version,
+                                                                  frozen):
+    fused, kernels = _run_conv_bn("all", monkeypatch, version, frozen)
+    unfused, kernels_off = _run_conv_bn("-consumer_fusion", monkeypatch, version, frozen)
+    assert "fused_conv2d_batch_norm" in kernels.values()
+    assert "fused_conv2d_batch_norm" not in kernels_off.values()
+    for got, want in zip(fused, unfused):
+        assert [a.tobytes() for a in got] == [a.tobytes() for a in want]
+    assert np.isnan(fused[0][0]).any()
+
+
+@needs_dnnl
+def test_no_fusion_when_a_statistics_output_is_read(monkeypatch):
+    fused, kernels = _run_conv_bn("all", monkeypatch, 3, fetch_stats=True)
+    assert "fused_conv2d_batch_norm" not in kernels.values()
+    unfused, _ = _run_conv_bn("-consumer_fusion", monkeypatch, 3, fetch_stats=True)
+    assert [a.tobytes() for a in fused[0]] == [a.tobytes() for a in unfused[0]]
+
+
+@needs_dnnl
+def test_no_fusion_for_a_training_batch_norm(monkeypatch):
+    monkeypatch.setenv(plan_passes.ENV_VAR, "all")
+    tf.reset_default_graph()
+    x = tf.placeholder(tf.float32, [2, 9, 9, 8])
+    w = tf.constant(np.ones((3, 3, 8, 4), np.float32))
+    y, _, _ = tf.nn.fused_batch_norm(tf.nn.conv2d(x, w, [1, 1, 1, 1], "SAME"),
+                                     tf.ones([4]), tf.zeros([4]), is_training=True)
+    with tf.Session() as sess:
+        kernels = _kernels(sess, [y], {x: np.zeros((2, 9, 9, 8), np.float32)})
+    assert "fused_conv2d_batch_norm" not in kernels.values()
