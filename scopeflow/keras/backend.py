@@ -409,6 +409,8 @@ class Function:
         self.name = name
         self.feed_dict = session_kwargs.pop("feed_dict", None) or {}
         self.fetches = session_kwargs.pop("fetches", None) or []
+        # tf_keras's hook: {fetch: callback(value)}, each called with its fetch's value.
+        self.fetch_callbacks = session_kwargs.pop("fetch_callbacks", None) or {}
         self.session_kwargs = session_kwargs
 
     def __call__(self, inputs):
@@ -420,8 +422,11 @@ class Function:
                 continue
             feed[tensor] = value
         fetches = self.outputs + ([self.updates_op] if self.updates_op is not None else [])
-        results = get_session().run(fetches + list(self.fetches), feed_dict=feed,
-                                    **self.session_kwargs)
+        extra = list(self.fetches)
+        results = get_session().run(fetches + extra, feed_dict=feed, **self.session_kwargs)
+        for fetch, value in zip(extra, results[len(fetches):]):
+            if fetch in self.fetch_callbacks:
+                self.fetch_callbacks[fetch](value)
         return results[:len(self.outputs)]
 
 
