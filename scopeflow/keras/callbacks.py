@@ -10,8 +10,10 @@ import os
 
 import numpy as np
 
+from scopeflow import summary as summary_lib
 from scopeflow.keras import backend as K
 from scopeflow.keras.utils.generic_utils import Progbar
+from scopeflow.ops import array_ops
 from scopeflow.platform import tf_logging as logging
 from scopeflow.summary import FileWriter, Summary
 
@@ -557,25 +559,74 @@ class ReduceLROnPlateau(_Monitor):
 
 
 class TensorBoard(Callback):
-    """Writes the graph and each epoch's logs as scalar summaries to ``log_dir``
-    (``histogram_freq``, embeddings and profiling are not implemented)."""
+    """Writes the graph and each epoch's logs as scalar summaries to ``log_dir``; with
+    ``histogram_freq=N``, every N epochs, histograms of each layer's weights (tags
+    ``<weight name with : as _>``) and outputs (``<layer>_out``), with ``write_grads`` the
+    weights' gradients (``..._grad``) and with ``write_images`` the weights as images,
+    each computed on every validation batch (tf_keras's v1 callback: the merged summary
+    is fetched with the test function, its step counting validation batches).
+    Embeddings and profiling are not implemented."""
 
-    def __init__(self, log_dir="./logs", histogram_freq=0, write_graph=True,
-                 write_images=False, update_freq="epoch", **kwargs):
+    def __init__(self, log_dir="./logs", histogram_freq=0, batch_size=32, write_graph=True,
+                 write_grads=False, write_images=False, embeddings_freq=0,
+                 embeddings_layer_names=None, embeddings_metadata=None, embeddings_data=None,
+                 update_freq="epoch", profile_batch=2):
         super().__init__()
-        if histogram_freq:
-            raise NotImplementedError("TensorBoard(histogram_freq>0) is not implemented in "
+        if embeddings_freq:
+            raise NotImplementedError("TensorBoard(embeddings_freq>0) is not implemented in "
                                       "scopeflow's tf.keras")
         self.log_dir = os.fspath(log_dir)
+        self.histogram_freq = histogram_freq
+        self.batch_size = batch_size
         self.write_graph = write_graph
+        self.write_grads = write_grads
+        self.write_images = write_images
         self.update_freq = update_freq
         self.writer = None
+        self.merged = None
         self._samples_seen = 0
+        self._total_val_batches_seen = 0
 
     def set_model(self, model):
         self.model = model
         graph = K.get_session().graph if self.write_graph else None
         self.writer = FileWriter(self.log_dir, graph)
+        if self.histogram_freq and self.merged is None:
+            with model.outputs[0].graph.as_default():
+                self._make_histogram_ops(model)
+                self.merged = summary_lib.merge_all()
+
+    def _make_histogram_ops(self, model):
+        """tf_keras's summaries, in its order: per layer, its weights (and their images),
+        its trainable weights' gradients, then its output(s)."""
+        for layer in model.layers:
+            for weight in layer.weights:
+                name = weight.name.replace(":", "_")
+                summary_lib.histogram(name, weight)
+                if self.write_images:
+                    image = _weight_image(weight)
+                    if image is not None:
+                        summary_lib.image(name, image)
+            if self.write_grads:
+                for weight in layer.trainable_weights:
+                    name = weight.name.replace(":", "_")
+                    grads = model.optimizer.get_gradients(model.total_loss, weight)
+                    grads = [g.values if type(g).__name__ == "IndexedSlices" else g
+                             for g in grads]
+                    summary_lib.histogram(f"{name}_grad", grads)
+            try:
+                output = layer.output
+            except AttributeError:
+                continue
+            if isinstance(output, list):
+                for i, out in enumerate(output):
+                    summary_lib.histogram(f"{layer.name}_out_{i}", out)
+            else:
+                summary_lib.histogram(f"{layer.name}_out", output)
+
+    def _fetch_callback(self, summary):
+        self.writer.add_summary(summary, self._total_val_batches_seen)
+        self._total_val_batches_seen += 1
 
     def _write(self, logs, step):
         for name, value in logs.items():
@@ -597,12 +648,47 @@ class TensorBoard(Callback):
         elif self.update_freq == "batch":
             self._write({f"batch_{k}": v for k, v in logs.items()}, self._samples_seen)
 
+    def on_epoch_begin(self, epoch, logs=None):
+        if self.histogram_freq and epoch % self.histogram_freq == 0:
+            self.model._make_test_function()
+            function = self.model._test_function
+            if self.merged not in function.fetches:
+                function.fetches.append(self.merged)
+                function.fetch_callbacks[self.merged] = self._fetch_callback
+
     def on_epoch_end(self, epoch, logs=None):
         self._write(dict(logs or {}), epoch)
+        if self.histogram_freq and self.model._test_function is not None:
+            function = self.model._test_function
+            if self.merged in function.fetches:
+                function.fetches.remove(self.merged)
+            function.fetch_callbacks.pop(self.merged, None)
 
     def on_train_end(self, logs=None):
         if self.writer is not None:
             self.writer.close()
+
+
+def _weight_image(weight):
+    """tf_keras's image of a weight (``write_images``): a 2-D kernel as one wide image, a
+    3-D kernel as one image per output channel, a bias as a column; None for others."""
+    image = array_ops.squeeze(weight)
+    shape = tuple(image.shape.as_list())
+    if len(shape) == 2:
+        if shape[0] > shape[1]:
+            image = array_ops.transpose(image)
+            shape = tuple(image.shape.as_list())
+        image = array_ops.reshape(image, [1, shape[0], shape[1], 1])
+    elif len(shape) == 3:
+        if K.image_data_format() == "channels_last":
+            image = array_ops.transpose(image, perm=[2, 0, 1])
+            shape = tuple(image.shape.as_list())
+        image = array_ops.reshape(image, [shape[0], shape[1], shape[2], 1])
+    elif len(shape) == 1:
+        image = array_ops.reshape(image, [1, shape[0], 1, 1])
+    else:
+        return None
+    return image
 
 
 class RemoteMonitor(Callback):
