@@ -1,5 +1,7 @@
 """``DNNClassifier`` and ``DNNRegressor`` (TF 1.x's ``tf.compat.v1.estimator`` versions) with
-TF's variable names: ``dnn/hiddenlayer_<i>/{kernel,bias}``, ``dnn/logits/{kernel,bias}``."""
+TF's variable names: ``dnn/hiddenlayer_<i>/{kernel,bias}``, ``dnn/logits/{kernel,bias}`` and,
+with ``batch_norm=True``, ``dnn/hiddenlayer_<i>/batchnorm_<i>/{gamma,beta,moving_mean,
+moving_variance}``."""
 
 from __future__ import annotations
 
@@ -8,11 +10,12 @@ from scopeflow.estimator.canned import head as head_lib
 from scopeflow.estimator.estimator import Estimator
 from scopeflow.feature_column.feature_column import input_layer
 from scopeflow.layers import core as layers_core
+from scopeflow.layers import normalization as layers_normalization
 from scopeflow.ops.math.count_ops import zero_fraction
 from scopeflow.ops.nn.nn_activation_ops import relu
 from scopeflow.ops.state import init_ops
 from scopeflow.state.partitioned_variables import min_max_variable_partitioner
-from scopeflow.state.variable_scope import variable_scope
+from scopeflow.state.variable_scope import get_variable_scope, variable_scope
 from scopeflow.summary import histogram, scalar
 
 _LEARNING_RATE = 0.05
@@ -36,15 +39,41 @@ def get_optimizer_instance(opt, learning_rate=None):
     return opt
 
 
+class _BatchNormalization(layers_normalization.BatchNormalization):
+    """TF's legacy ``BatchNormalization``, whose ``moving_mean``/``moving_variance`` are made
+    with the variable scope's partitioner switched off (``gamma``/``beta`` keep it), as TF's
+    ``build`` does; the estimators' ``dnn`` scope has a partitioner."""
+
+    def add_weight(self, name, shape, dtype=None, initializer=None, regularizer=None,
+                   trainable=True, constraint=None):
+        scope = get_variable_scope()
+        partitioner = scope.partitioner
+        if trainable or partitioner is None:
+            return super().add_weight(name, shape, dtype, initializer, regularizer,
+                                      trainable, constraint)
+        scope.set_partitioner(None)
+        try:
+            return super().add_weight(name, shape, dtype, initializer, regularizer,
+                                      trainable, constraint)
+        finally:
+            scope.set_partitioner(partitioner)
+
+
 def _hidden_summary(value, tag):
     scalar(f"{tag}/fraction_of_zero_values", zero_fraction(value))
     histogram(f"{tag}/activation", value)
 
 
 def dnn_logits(features, mode, units, hidden_units, feature_columns, activation_fn=relu,
-               dropout=None, input_layer_partitioner=None):
+               dropout=None, input_layer_partitioner=None, batch_norm=False):
     """TF's DNN logit function, in the current variable scope (``dnn``):
-    ``input_from_feature_columns``, ``hiddenlayer_<i>``, ``logits``."""
+    ``input_from_feature_columns``, ``hiddenlayer_<i>``, ``logits``.
+
+    As TF 2.15's ``_DNNModel``: each hidden layer is ``activation(x @ kernel + bias)``, then
+    dropout (training only), then with ``batch_norm`` a ``BatchNormalization(momentum=0.999)``
+    named ``batchnorm_<i>`` inside ``hiddenlayer_<i>``: batch statistics and the moving-average
+    updates (``UPDATE_OPS``, run with the train op by the head) in training, the moving
+    statistics in eval and predict."""
     with variable_scope("input_from_feature_columns", partitioner=input_layer_partitioner):
         net = input_layer(features, feature_columns)
     for layer_id, num in enumerate(hidden_units):
@@ -54,6 +83,10 @@ def dnn_logits(features, mode, units, hidden_units, feature_columns, activation_
                 kernel_initializer=init_ops.glorot_uniform_initializer(), name=scope)
             if dropout is not None and mode == "train":
                 net = layers_core.dropout(net, rate=dropout, training=True)
+            if batch_norm:
+                bn = _BatchNormalization(momentum=0.999, name=f"batchnorm_{layer_id}",
+                                         _scope=f"batchnorm_{layer_id}")
+                net = bn(net, training=mode == "train")
         _hidden_summary(net, scope.name)
     with variable_scope("logits") as scope:
         logits = layers_core.dense(
@@ -69,9 +102,6 @@ def _dnn_model_fn(features, labels, mode, head, hidden_units, feature_columns,
     if not isinstance(features, dict):
         raise ValueError(f"features should be a dictionary of `Tensor`s. Given type: "
                          f"{type(features)}")
-    if batch_norm:
-        raise NotImplementedError("DNNClassifier/DNNRegressor(batch_norm=True) is not "
-                                  "implemented in scopeflow yet")
     optimizer = get_optimizer_instance(optimizer, learning_rate=_LEARNING_RATE)
     # TF's partitioners (one part on one machine) and the head built inside the ``dnn``
     # scope: its slots are saved as TF 2.15 names them, ``<var>/t_0/Adagrad``.
@@ -80,7 +110,8 @@ def _dnn_model_fn(features, labels, mode, head, hidden_units, feature_columns,
         input_layer_partitioner = input_layer_partitioner or min_max_variable_partitioner(
             max_partitions=0, min_slice_size=64 << 20)
         logits = dnn_logits(features, mode, head.logits_dimension, hidden_units,
-                            feature_columns, activation_fn, dropout, input_layer_partitioner)
+                            feature_columns, activation_fn, dropout, input_layer_partitioner,
+                            batch_norm)
         return head.create_estimator_spec(features, mode, logits, labels, optimizer)
 
 

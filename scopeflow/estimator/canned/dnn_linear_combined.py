@@ -36,9 +36,6 @@ def _dnn_linear_combined_model_fn(features, labels, mode, head, linear_feature_c
     if not linear_feature_columns and not dnn_feature_columns:
         raise ValueError("Either linear_feature_columns or dnn_feature_columns must be "
                          "defined.")
-    if batch_norm:
-        raise NotImplementedError("DNNLinearCombined estimators' batch_norm=True is not "
-                                  "implemented in scopeflow yet")
     dnn_out = linear_out = None
     if dnn_feature_columns:
         dnn_optimizer = get_optimizer_instance(dnn_optimizer, learning_rate=_DNN_LEARNING_RATE)
@@ -48,7 +45,8 @@ def _dnn_linear_combined_model_fn(features, labels, mode, head, linear_feature_c
         with variable_scope("dnn", values=tuple(features.values())) as scope:
             dnn_scope = scope.name
             dnn_out = dnn_logits(features, mode, head.logits_dimension, dnn_hidden_units,
-                                 dnn_feature_columns, dnn_activation_fn, dnn_dropout)
+                                 dnn_feature_columns, dnn_activation_fn, dnn_dropout,
+                                 batch_norm=batch_norm)
     if linear_feature_columns:
         linear_optimizer = get_optimizer_instance(
             linear_optimizer,
