@@ -49,11 +49,13 @@ def _replay(sess, runs, rename=lambda n: n, feed_map=None):
             np.testing.assert_allclose(have, want, rtol=1e-5, atol=1e-6, err_msg=name)
 
 
-@pytest.mark.parametrize("name", ["simple", "side_effects", "nested", "frozen_bn_dropout"])
+@pytest.mark.parametrize("name", ["simple", "side_effects", "nested", "frozen_bn_dropout",
+                                  "dropout"])
 def test_values_errors_and_side_effects_are_tfs(name):
     """Both predicate values; a variable written only in the untaken branch keeps its
     value (and a control dependency on a dead op is dead); a dead fetch raises TF's
-    error; conds nested in conds."""
+    error; conds nested in conds; dropout's masks, its random op running only in the
+    training runs."""
     with tf.Graph().as_default() as g:
         tf.import_graph_def(_graph_def(name), name="")
         with tf.Session(graph=g) as sess:
