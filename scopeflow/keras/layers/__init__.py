@@ -49,6 +49,9 @@ from scopeflow.keras.layers.wrappers import *  # noqa: E402,F403
 
 __all__ += [name for module in (_advanced_activations, _convolutional, _merge, _normalization,
                                 _pooling, _recurrent, _wrappers) for name in module.__all__]
+from scopeflow.keras.layers.convolutional_recurrent import ConvLSTM2D  # noqa: E402
+
+__all__ += ["ConvLSTM2D"]
 
 from scopeflow.keras.utils.generic_utils import (  # noqa: E402
     deserialize_keras_object as _deserialize_keras_object,
