@@ -4,6 +4,7 @@ from scopeflow.api import special  # noqa: F401 - tf.math.special
 from scopeflow.framework.api_fallback import missing_attribute
 from scopeflow.ops import math_ops
 from scopeflow.ops.array.layout_ops import invert_permutation
+from scopeflow.ops.math import cwise_grad_ops as _cwise_grad_ops  # noqa: F401 - TanhGrad &c.
 from scopeflow.ops.math.approx_topk_ops import approx_max_k, approx_min_k
 from scopeflow.ops.math.bessel_ops import bessel_i0, bessel_i0e, bessel_i1, bessel_i1e
 from scopeflow.ops.math.count_ops import bincount, confusion_matrix, zero_fraction
