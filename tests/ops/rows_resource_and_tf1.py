@@ -21,6 +21,10 @@ EXEMPT.update({op: _OPTIMIZERS for op in REGISTRY if op.startswith(("ResourceApp
 _TF1_GRAPHS = ("TF 1.x's op, met in GraphDefs TF 1.x wrote: values and gradients vs TF in "
                "tests/unit/saved_model/test_classic_models.py (committed TF 1.x graph + live)")
 EXEMPT.update({op: _TF1_GRAPHS for op in ("Add", "FusedBatchNorm", "FusedBatchNormV2")})
+_TF1_GRADS = ("TF 1.x's batch-norm gradient ops, emitted by FusedBatchNorm(V2)'s gradient "
+              "rules: values = FusedBatchNormGradV3's, and a TF training graph through them "
+              "vs TF, in tests/unit/ops/nn/test_fused_batch_norm_v1_grad.py")
+EXEMPT.update({op: _TF1_GRADS for op in ("FusedBatchNormGrad", "FusedBatchNormGradV2")})
 
 # No rows: every op here is exempt (a row needs a record TF made of it, in
 # tests/fixtures/tf_op_table, and these are built by op type, which TF's public API is not).

@@ -192,11 +192,39 @@ fused_bn_v2_op = OpDef("FusedBatchNormV2", shape=_fused_bn_v1_shape, dtype=_fuse
                        input_names=("x", "scale", "offset", "mean", "variance"))
 
 
+# Their gradients, as TF's rules emit them (TF 1.x training graphs hold these): the
+# V3 gradient's values from the saved statistics, without its third reserve input.
+def _fused_bn_grad_v1_shape(dy, x, scale, r1, r2, **attrs):
+    return _fused_bn_grad_shape(dy, x, scale, r1, r2, None, **attrs)
+
+
+def _fused_bn_grad_v1_dtype(dy, x, scale, r1, r2, **attrs):
+    return _fused_bn_grad_dtype(dy, x, scale, r1, r2, None, **attrs)
+
+
+def _fused_bn_grad_v1_kernel(dy, x, scale, saved_mean, saved_var, **attrs):
+    return _fused_bn_grad_kernel(dy, x, scale, saved_mean, saved_var, None, **attrs)
+
+
+_BN_GRAD_V1_INPUTS = ("y_backprop", "x", "scale", "reserve_space_1", "reserve_space_2")
+fused_bn_grad_v1_op = OpDef(
+    "FusedBatchNormGrad", shape=_fused_bn_grad_v1_shape, dtype=_fused_bn_grad_v1_dtype,
+    kernel=_fused_bn_grad_v1_kernel, num_outputs=5, grad=NO_GRADIENT,
+    attrs={"epsilon": 1e-4, "data_format": "NHWC", "is_training": True},
+    input_names=_BN_GRAD_V1_INPUTS)
+fused_bn_grad_v2_op = OpDef(
+    "FusedBatchNormGradV2", shape=_fused_bn_grad_v1_shape, dtype=_fused_bn_grad_v1_dtype,
+    kernel=_fused_bn_grad_v1_kernel, num_outputs=5, grad=NO_GRADIENT,
+    attrs={"epsilon": 1e-4, "data_format": "NHWC", "is_training": True},
+    input_names=_BN_GRAD_V1_INPUTS)
+
+
 def _fused_bn_v1_grad(op, dy, *unused):
-    """FusedBatchNormV3's gradient, from the saved statistics (outputs 3 and 4)."""
-    empty = constant_op.constant(np.zeros([0], np.float32))
-    dx, dscale, doffset, _, _ = fused_bn_grad_op.bind(
-        dy, op.inputs[0], op.inputs[1], op.outputs[3], op.outputs[4], empty,
+    """FusedBatchNorm(V2)'s gradient: FusedBatchNormGrad(V2) of the saved statistics
+    (outputs 3 and 4), as TF's ``_FusedBatchNormGrad``."""
+    grad_op = fused_bn_grad_v1_op if op.type == "FusedBatchNorm" else fused_bn_grad_v2_op
+    dx, dscale, doffset, _, _ = grad_op.bind(
+        dy, op.inputs[0], op.inputs[1], op.outputs[3], op.outputs[4],
         epsilon=op.get_attr("epsilon"), data_format=op.get_attr("data_format"),
         is_training=op.get_attr("is_training"))
     return [dx, dscale, doffset, None, None]

@@ -190,7 +190,8 @@ _REGISTRY_FIXTURE = (Path(__file__).resolve().parents[2] / "fixtures" / "tf_grad
 _TF_RULES_GIVING_NONE = {"ArgMax", "ArgMin", "Ceil", "Floor", "FloorDiv", "Rint", "Round",
                          "TruncateDiv"}
 # TF computes (second-order) gradients through these; scopeflow has no rule and raises.
-_SECOND_ORDER_MISSING = {"FusedBatchNormGradV3", "MaxPoolGrad", "MaxPool3DGrad",
+_SECOND_ORDER_MISSING = {"FusedBatchNormGradV3", "FusedBatchNormGrad", "FusedBatchNormGradV2",
+                         "MaxPoolGrad", "MaxPool3DGrad",
                          # TF's gradient w.r.t. the means, stddevs and bounds: not built yet
                          "StatelessParameterizedTruncatedNormal"}
 
