@@ -104,6 +104,21 @@ def _conv2d_bias_relu():
     return lambda sess: sess.run(y, {x: images})
 
 
+def _conv2d_batch_norm():
+    if onednn.backend() is None:
+        pytest.skip(f"oneDNN backend unavailable: {onednn.load_error()}")
+    rng = np.random.default_rng(1)
+    x = tf.placeholder(tf.float32, [2, 6, 6, 3])
+    w = tf.constant(rng.standard_normal((3, 3, 3, 4)).astype(np.float32))
+    scale, offset, mean = (tf.constant(rng.standard_normal(4).astype(np.float32))
+                           for _ in range(3))
+    variance = tf.constant(rng.uniform(0.5, 2.0, 4).astype(np.float32))
+    y, _, _ = tf.nn.fused_batch_norm(tf.nn.conv2d(x * 1.5, w, [1, 1, 1, 1], "SAME"), scale,
+                                     offset, mean, variance, is_training=False)
+    images = rng.standard_normal((2, 6, 6, 3)).astype(np.float32)
+    return lambda sess: sess.run(y, {x: images})
+
+
 # (pass, op type, rule name) -> a program: ``program()`` builds its ops in the default graph
 # and returns ``run(sess)``, which computes the results once.
 PROGRAMS = {
@@ -119,6 +134,7 @@ PROGRAMS = {
     ("producer_absorption", "Select", "select_of_negation"): _select_of_negation,
     ("owning_kernels", "Assign", "assign_keeps_owned_value"): _assign_keeps_owned_value,
     ("consumer_fusion", "Conv2D", "conv2d_bias_relu"): _conv2d_bias_relu,
+    ("consumer_fusion", "Conv2D", "conv2d_batch_norm"): _conv2d_batch_norm,
 }
 
 
