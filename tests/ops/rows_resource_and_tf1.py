@@ -25,6 +25,9 @@ _TF1_GRADS = ("TF 1.x's batch-norm gradient ops, emitted by FusedBatchNorm(V2)'s
               "rules: values = FusedBatchNormGradV3's, and a TF training graph through them "
               "vs TF, in tests/unit/ops/nn/test_fused_batch_norm_v1_grad.py")
 EXEMPT.update({op: _TF1_GRADS for op in ("FusedBatchNormGrad", "FusedBatchNormGradV2")})
+EXEMPT["BatchMatMul"] = ("TF 1.x's batched product (no broadcasting): values and gradients "
+                         "= BatchMatMulV2's, TF's messages, a GraphDef TF wrote, in "
+                         "tests/unit/ops/math/test_batch_matmul_v1.py")
 
 # No rows: every op here is exempt (a row needs a record TF made of it, in
 # tests/fixtures/tf_op_table, and these are built by op type, which TF's public API is not).

@@ -178,6 +178,39 @@ def _batch_matmul_grad(op, dy):
     return _product_grads(mm, x, y, dy, op.get_attr("adj_x"), op.get_attr("adj_y"))
 
 
+# ── BatchMatMul (TF 1.x's, in the GraphDefs TF 1.x wrote): equal ranks, equal batch ──
+def _batch_matmul_v1_shape(x, y, **attrs):
+    if x.ndims is not None and y.ndims is not None and min(x.ndims, y.ndims) >= 2:
+        bx, by = x.as_tuple()[:-2], y.as_tuple()[:-2]   # TF merges the batch parts
+        if len(bx) != len(by):
+            raise ValueError(f"Shapes must be equal rank, but are {len(bx)} and {len(by)}")
+        for i, (a, b) in enumerate(zip(bx, by)):
+            if a is not None and b is not None and a != b:
+                raise ValueError(f"Dimension {i} in both shapes must be equal, but are {a} "
+                                 f"and {b}. Shapes are {shape_str(TensorShape(bx))} and "
+                                 f"{shape_str(TensorShape(by))}.")
+    return _batch_matmul_shape(x, y, adj_x=attrs["adj_x"], adj_y=attrs["adj_y"])
+
+
+def _batch_matmul_v1_kernel(x, y, *, adj_x, adj_y):
+    dims = (shape_str(TensorShape(x.shape)), shape_str(TensorShape(y.shape)))
+    if x.ndim != y.ndim:
+        raise errors.InvalidArgumentError(
+            None, None, f"In[0] and In[1] has different ndims: {dims[0]} vs. {dims[1]}")
+    for i in range(x.ndim - 2):
+        if x.shape[i] != y.shape[i]:
+            raise errors.InvalidArgumentError(
+                None, None, f"In[0].dim({i}) and In[1].dim({i}) must be the same: "
+                f"{dims[0]} vs {dims[1]}")
+    return _batch_matmul_kernel(x, y, adj_x=adj_x, adj_y=adj_y)
+
+
+batch_matmul_v1_op = OpDef("BatchMatMul", shape=_batch_matmul_v1_shape,
+                           dtype=_same_dtype_in(_MATMUL_TYPES), kernel=_batch_matmul_v1_kernel,
+                           attrs={"adj_x": False, "adj_y": False}, input_names=("x", "y"))
+batch_matmul_v1_op.def_grad(_batch_matmul_grad)  # TF's rule: products of BatchMatMulV2
+
+
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
            a_is_sparse=False, b_is_sparse=False, name=None) -> Tensor:
     """Matrix product ``a @ b``.
