@@ -133,16 +133,16 @@ touches = touches_its_table(RULES)
 
 
 def _plain(op, ir) -> bool:
-    """Whether the plan runs ``op`` as itself: its own kernel on its own inputs, with one
-    output read (a batch norm's statistics outputs unread)."""
+    """Whether the plan runs ``op`` as itself: its own kernel on its own inputs, with only
+    its first output read (a batch norm's statistics outputs unread); a rule that takes a
+    multi-output op returns all its outputs."""
     step = ir.steps.get(op)
     od = op._op_def
     return (step is not None and step.calls and step.kernel is od.kernel and step.with_attrs
             and len(step.inputs) == len(op._inputs)
             and all(a is b for a, b in zip(step.inputs, op._inputs)) and not od.stateful
             and not od.ref_inputs
-            and (len(op._outputs) == 1 or (od.type in _BATCH_NORMS and not any(
-                _read(t, ir) for t in op._outputs[1:])))
+            and not any(_read(t, ir) for t in op._outputs[1:])
             and not any(t in ir.fed or t in ir.folded for t in op._outputs))
 
 
